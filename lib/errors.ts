@@ -1,0 +1,181 @@
+/**
+ * Typed errors. Every failure engram reports is an {@link EngramError} with a
+ * literal `code`; `isEngramError()` checks `name`/`code` rather than
+ * `instanceof`, because class identity is lost across workers and Electron's bridge.
+ */
+
+/** Every error code engram can report. */
+export type EngramErrorCode =
+  | 'VALIDATION'
+  | 'CLOSED'
+  | 'NOT_FOUND'
+  | 'LIMIT_EXCEEDED'
+  | 'DIMENSION_MISMATCH'
+  | 'MODEL_LOAD'
+  | 'EMBEDDING'
+  | 'INDEX'
+  | 'QUOTA_EXCEEDED'
+  | 'STORE'
+  | 'ABORTED'
+  | 'IMPORT'
+  | 'LLM'
+  | 'SYNC';
+
+/**
+ * Base class of every engram error.
+ * @example
+ * try { await memory.add('') } catch (e) { if (isEngramError(e)) console.log(e.code) }
+ */
+export class EngramError extends Error {
+  readonly code: EngramErrorCode;
+  constructor(code: EngramErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'EngramError';
+    this.code = code;
+  }
+}
+
+/** Bad input: names the offending field. Nothing was written. */
+export class ValidationError extends EngramError {
+  readonly field: string;
+  constructor(field: string, message: string, options?: { cause?: unknown }) {
+    super('VALIDATION', `${field}: ${message}`, options);
+    this.name = 'ValidationError';
+    this.field = field;
+  }
+}
+
+/** The store was closed; open a new instance. */
+export class ClosedError extends EngramError {
+  constructor(what = 'engram') {
+    super('CLOSED', `${what} is closed`);
+    this.name = 'ClosedError';
+  }
+}
+
+/** A record that was asked for by id does not exist. */
+export class NotFoundError extends EngramError {
+  constructor(what: string, id: string) {
+    super('NOT_FOUND', `${what} not found: ${id}`);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** A write would exceed a limit (a core memory block's character limit, for example). */
+export class LimitExceededError extends EngramError {
+  readonly limit: number;
+  readonly attempted: number;
+  constructor(what: string, limit: number, attempted: number) {
+    super('LIMIT_EXCEEDED', `${what}: ${attempted} exceeds the limit of ${limit}`);
+    this.name = 'LimitExceededError';
+    this.limit = limit;
+    this.attempted = attempted;
+  }
+}
+
+/** Vectors of a different length than the store or index expects. */
+export class DimensionMismatchError extends EngramError {
+  readonly expected: number;
+  readonly actual: number;
+  constructor(expected: number, actual: number, detail = '') {
+    super('DIMENSION_MISMATCH', `expected dimension ${expected}, got ${actual}${detail ? ` (${detail})` : ''}`);
+    this.name = 'DimensionMismatchError';
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** The embedding model could not be loaded. */
+export class ModelLoadError extends EngramError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('MODEL_LOAD', message, options);
+    this.name = 'ModelLoadError';
+  }
+}
+
+/** The embedder failed or returned vectors of the wrong shape. */
+export class EmbeddingError extends EngramError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('EMBEDDING', message, options);
+    this.name = 'EmbeddingError';
+  }
+}
+
+/** The vector index failed (capacity, corrupt snapshot, WASM fault). */
+export class IndexError extends EngramError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('INDEX', message, options);
+    this.name = 'IndexError';
+  }
+}
+
+/** The browser refused to store more data. */
+export class QuotaExceededError extends EngramError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('QUOTA_EXCEEDED', message, options);
+    this.name = 'QuotaExceededError';
+  }
+}
+
+/** IndexedDB failed for a reason other than quota. */
+export class StoreError extends EngramError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('STORE', message, options);
+    this.name = 'StoreError';
+  }
+}
+
+/** Long work was cancelled through its AbortSignal. */
+export class AbortError extends EngramError {
+  constructor(message = 'aborted', options?: { cause?: unknown }) {
+    super('ABORTED', message, options);
+    this.name = 'AbortError';
+  }
+}
+
+/** An import file is malformed; `line` is 1-based. The store is unchanged. */
+export class ImportError extends EngramError {
+  readonly line: number;
+  constructor(line: number, message: string, options?: { cause?: unknown }) {
+    super('IMPORT', `line ${line}: ${message}`, options);
+    this.name = 'ImportError';
+    this.line = line;
+  }
+}
+
+/** A language-model call failed or answered in an unusable shape. */
+export class LlmError extends EngramError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('LLM', message, options);
+    this.name = 'LlmError';
+  }
+}
+
+/** Sync with the remote target failed. */
+export class SyncError extends EngramError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('SYNC', message, options);
+    this.name = 'SyncError';
+  }
+}
+
+const CODES: ReadonlySet<string> = new Set<EngramErrorCode>([
+  'VALIDATION', 'CLOSED', 'NOT_FOUND', 'LIMIT_EXCEEDED', 'DIMENSION_MISMATCH', 'MODEL_LOAD',
+  'EMBEDDING', 'INDEX', 'QUOTA_EXCEEDED', 'STORE', 'ABORTED', 'IMPORT', 'LLM', 'SYNC',
+]);
+
+/**
+ * True for any engram error, including one that crossed a worker or IPC boundary.
+ * @example
+ * if (isEngramError(e) && e.code === 'VALIDATION') showFieldError(e.message)
+ */
+export function isEngramError(e: unknown): e is EngramError {
+  if (typeof e !== 'object' || e === null) return false;
+  const { name, code } = e as { name?: unknown; code?: unknown };
+  return typeof name === 'string' && name.endsWith('Error') && typeof code === 'string' && CODES.has(code);
+}
+
+/** Throws {@link AbortError} when the signal has fired. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AbortError('aborted', { cause: signal.reason });
+}

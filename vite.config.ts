@@ -1,0 +1,84 @@
+/// <reference types="vitest/config" />
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defineConfig } from 'vite';
+import { playwright } from '@vitest/browser-playwright';
+
+/** The Chromium that browser tests drive: CHROMIUM_PATH, else Debian's, else Playwright's own. */
+function chromiumPath(): string | undefined {
+  const candidates = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  return candidates.find((p): p is string => typeof p === 'string' && p !== '' && existsSync(p));
+}
+
+const wantsBrowser = process.argv.some((a) => a.includes('browser')) || !process.argv.includes('--project');
+const executablePath = chromiumPath();
+if (wantsBrowser && executablePath === undefined && process.env['VITEST'] !== undefined) {
+  console.warn(
+    '[engram] No Chromium found for the browser tests. Install one (apt-get install -y chromium) ' +
+      'or set CHROMIUM_PATH to a Chromium/Chrome executable.',
+  );
+}
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export default defineConfig({
+  build: {
+    lib: {
+      entry: resolve(import.meta.dirname, 'lib/index.ts'),
+      formats: ['es'],
+      fileName: 'engram',
+    },
+    outDir: 'dist',
+    sourcemap: true,
+    rollupOptions: {
+      external: [/^dexie/, /^hnswlib-wasm/, /^@huggingface\/transformers/, /^@qdrant\//],
+    },
+  },
+  optimizeDeps: {
+    exclude: ['hnswlib-wasm', '@huggingface/transformers', 'onnxruntime-web'],
+  },
+  server: { fs: { allow: ['.'] } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          environment: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.browser.test.ts'],
+          setupFiles: ['test/setup-node.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/**/*.browser.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          browser: {
+            enabled: true,
+            headless: true,
+            screenshotFailures: false,
+            provider: playwright({
+              launchOptions: executablePath === undefined ? { args: CHROMIUM_ARGS } : { executablePath, args: CHROMIUM_ARGS },
+            }),
+            instances: [{ browser: 'chromium' }],
+          },
+        },
+      },
+    ],
+  },
+});
