@@ -39,7 +39,7 @@ export default defineConfig({
     },
     outDir: 'dist',
     sourcemap: true,
-    rollupOptions: {
+    rolldownOptions: {
       external: [/^dexie/, /^hnswlib-wasm/, /^@huggingface\/transformers/, /^@qdrant\//],
     },
   },
