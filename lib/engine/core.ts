@@ -1,0 +1,54 @@
+/**
+ * lib/engine ties the parts together: the store, the keyword index and (with
+ * semantic memory) the vector index and the embedder. Faces in lib/memory call
+ * the engine and never Dexie or WASM directly. The engine must not import faces.
+ */
+import { ClosedError } from '../errors.js';
+import type { EngramDb } from '../store/schema.js';
+import { writeTransaction, type WritePlan } from '../store/write.js';
+
+/** Settings every engine operation reads, fixed at open(). */
+export interface CoreSettings {
+  /** Largest accepted message content or memory text, in UTF-8 bytes. */
+  maxContentBytes: number;
+  /** The clock; injectable for tests of TTLs and ordering. */
+  now: () => number;
+  /** This device's id, recorded as the origin of the memories it writes. */
+  deviceId: string;
+}
+
+/** The open store and its settings, shared by every engine operation. */
+export class Core {
+  readonly db: EngramDb;
+  readonly settings: CoreSettings;
+  #closed = false;
+
+  constructor(db: EngramDb, settings: CoreSettings) {
+    this.db = db;
+    this.settings = settings;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Throws ClosedError after close(). Every public operation calls it first. */
+  assertOpen(): void {
+    if (this.#closed) throw new ClosedError();
+  }
+
+  now(): number {
+    return this.settings.now();
+  }
+
+  /** The single write path; see {@link writeTransaction}. */
+  async write<R>(plan: () => Promise<WritePlan<R>>): Promise<R> {
+    this.assertOpen();
+    return writeTransaction(this.db, this.settings.now, plan);
+  }
+
+  /** Marks the core closed; the caller closes Dexie and frees the rest. */
+  markClosed(): void {
+    this.#closed = true;
+  }
+}

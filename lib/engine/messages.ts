@@ -1,0 +1,260 @@
+/**
+ * Conversation log operations: the engine side of every conversation face.
+ * Messages are ordered by `position` within a thread; `inContext` says whether
+ * a message is in the agent's context window. Trimmed messages stay in the log
+ * (and in recall search) until deleted.
+ */
+import { ValidationError } from '../errors.js';
+import { ROLES, type MessageRow, type Metadata, type Role } from '../store/rows.js';
+import type { RowChange } from '../store/write.js';
+import { MAX_KEY, MIN_KEY } from '../store/write.js';
+import { contentHash } from '../util/hash.js';
+import { newId } from '../util/id.js';
+import { isPlainObject, optionalId, rejectUnknownKeys, requireMetadata, requireOneOf, requireText, requireTime } from '../util/validate.js';
+import type { Core } from './core.js';
+
+/** A message as a caller gives it. */
+export interface MessageInput {
+  role: Role;
+  content: string;
+  /** Name of the speaker or tool. */
+  name?: string;
+  /** Id of the tool call a tool message answers. */
+  toolCallId?: string;
+  /** Keeps a caller's own id; one is made when absent. */
+  id?: string;
+  /** When the message was said; now when absent. */
+  createdAt?: Date | string | number;
+  metadata?: Metadata;
+}
+
+/** A stored message as faces return it. */
+export interface Message {
+  id: string;
+  threadId: string;
+  role: Role;
+  content: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  name?: string;
+  toolCallId?: string;
+  agentId?: string;
+  userId?: string;
+  metadata?: Metadata;
+}
+
+/** Who a thread belongs to. */
+export interface ThreadRef {
+  threadId: string;
+  agentId?: string;
+  userId?: string;
+}
+
+const MESSAGE_KEYS = ['role', 'content', 'name', 'toolCallId', 'id', 'createdAt', 'metadata'] as const;
+
+/** The public view of a row. */
+export function toMessage(row: MessageRow): Message {
+  const m: Message = { id: row.id, threadId: row.threadId, role: row.role, content: row.content, createdAt: row.createdAt };
+  if (row.name !== undefined) m.name = row.name;
+  if (row.toolCallId !== undefined) m.toolCallId = row.toolCallId;
+  if (row.agentId !== undefined) m.agentId = row.agentId;
+  if (row.userId !== undefined) m.userId = row.userId;
+  if (row.metadata !== undefined) m.metadata = row.metadata;
+  return m;
+}
+
+/** The duplicate-detection hash: role, name and content. */
+export function messageHash(role: Role, content: string, name: string | undefined): string {
+  return contentHash(`${role}\u0000${name ?? ''}\u0000${content}`);
+}
+
+/** Validates one input message and turns it into a row (position and context set later). */
+export function validateMessage(core: Core, thread: ThreadRef, input: unknown, field: string): MessageRow {
+  if (!isPlainObject(input)) throw new ValidationError(field, 'must be an object with role and content');
+  rejectUnknownKeys(field, input, MESSAGE_KEYS);
+  const role = requireOneOf(`${field}.role`, input['role'], ROLES);
+  const content = requireText(`${field}.content`, input['content'], core.settings.maxContentBytes);
+  const name = optionalId(`${field}.name`, input['name']);
+  const toolCallId = optionalId(`${field}.toolCallId`, input['toolCallId']);
+  const id = optionalId(`${field}.id`, input['id']) ?? newId(core.now());
+  const createdAt = input['createdAt'] === undefined ? core.now() : requireTime(`${field}.createdAt`, input['createdAt']);
+  const row: MessageRow = {
+    id,
+    threadId: thread.threadId,
+    role,
+    content,
+    createdAt,
+    position: 0,
+    hash: messageHash(role, content, name),
+    inContext: 1,
+  };
+  if (thread.agentId !== undefined) row.agentId = thread.agentId;
+  if (thread.userId !== undefined) row.userId = thread.userId;
+  if (name !== undefined) row.name = name;
+  if (toolCallId !== undefined) row.toolCallId = toolCallId;
+  if (input['metadata'] !== undefined) row.metadata = requireMetadata(`${field}.metadata`, input['metadata']);
+  return row;
+}
+
+/** Where new messages go in the thread. */
+export type Placement = 'append' | 'prepend';
+
+/**
+ * Adds validated rows to a thread in one transaction. Without `allowDuplicates`,
+ * a row whose id, or whose role + name + content, already stands in the thread
+ * (or earlier in the same batch) is skipped and the standing message returned.
+ */
+export async function addMessages(
+  core: Core,
+  threadId: string,
+  rows: MessageRow[],
+  options: { allowDuplicates: boolean; placement: Placement },
+): Promise<Message[]> {
+  const { db } = core;
+  return core.write(async () => {
+    const out: MessageRow[] = [];
+    const fresh: MessageRow[] = [];
+    const byId = new Map<string, MessageRow>();
+    const byHash = new Map<string, MessageRow>();
+    for (const row of rows) {
+      const existing = byId.get(row.id) ?? (await db.messages.get(row.id));
+      if (existing !== undefined) {
+        // Ids are unique keys: a standing id is always returned, never written twice.
+        if (existing.threadId !== threadId) throw new ValidationError('id', `${row.id} already belongs to another thread`);
+        out.push(existing);
+        continue;
+      }
+      if (!options.allowDuplicates) {
+        const dup =
+          byHash.get(row.hash) ??
+          (await db.messages.where('[threadId+hash]').equals([threadId, row.hash]).filter((m) => sameMessage(m, row)).first());
+        if (dup !== undefined) {
+          out.push(dup);
+          continue;
+        }
+      }
+      byId.set(row.id, row);
+      byHash.set(row.hash, row);
+      fresh.push(row);
+      out.push(row);
+    }
+    await assignPositions(core, threadId, fresh, options.placement);
+    const changes: RowChange[] = fresh.map((after) => ({ table: 'messages', op: 'add', id: after.id, after }));
+    return { changes, result: out.map(toMessage) };
+  });
+}
+
+function sameMessage(a: MessageRow, b: MessageRow): boolean {
+  return a.role === b.role && a.content === b.content && a.name === b.name;
+}
+
+async function edgePositions(core: Core, threadId: string): Promise<{ first?: MessageRow; last?: MessageRow }> {
+  const range = core.db.messages.where('[threadId+position]').between([threadId, MIN_KEY], [threadId, MAX_KEY]);
+  const [first, last] = await Promise.all([range.first(), range.clone().last()]);
+  return { ...(first === undefined ? {} : { first }), ...(last === undefined ? {} : { last }) };
+}
+
+/**
+ * Sets positions: appended rows go after the last message; prepended rows go
+ * right after a leading system message of the context window (MemGPT's
+ * prepend_to_messages), or before everything when there is none.
+ */
+async function assignPositions(core: Core, threadId: string, rows: MessageRow[], placement: Placement): Promise<void> {
+  if (rows.length === 0) return;
+  const { first, last } = await edgePositions(core, threadId);
+  if (placement === 'append' || first === undefined) {
+    const start = last === undefined ? 0 : Math.floor(last.position) + 1;
+    rows.forEach((r, i) => (r.position = start + i));
+    return;
+  }
+  const context = await contextRows(core, threadId);
+  const head = context[0];
+  if (head?.role === 'system') {
+    const next = context[1]?.position ?? head.position + rows.length + 1;
+    const step = (next - head.position) / (rows.length + 1);
+    rows.forEach((r, i) => (r.position = head.position + step * (i + 1)));
+  } else {
+    const start = first.position - rows.length;
+    rows.forEach((r, i) => (r.position = start + i));
+  }
+}
+
+/** The context window of a thread, in order. */
+export async function contextRows(core: Core, threadId: string): Promise<MessageRow[]> {
+  return core.db.messages.where('[threadId+inContext+position]').between([threadId, 1, MIN_KEY], [threadId, 1, MAX_KEY]).toArray();
+}
+
+/** Every message of a thread (context or not), in order. */
+export async function threadRows(core: Core, threadId: string): Promise<MessageRow[]> {
+  return core.db.messages.where('[threadId+position]').between([threadId, MIN_KEY], [threadId, MAX_KEY]).toArray();
+}
+
+/** Deletes messages of a thread by id (all or nothing). */
+export async function deleteMessages(core: Core, threadId: string, ids: readonly string[]): Promise<number> {
+  const { db } = core;
+  return core.write(async () => {
+    const rows = await db.messages.bulkGet([...ids]);
+    const changes: RowChange[] = [];
+    rows.forEach((row, i) => {
+      if (row?.threadId !== threadId) throw new ValidationError('ids', `no message ${ids[i] ?? ''} in thread ${threadId}`);
+      changes.push({ table: 'messages', op: 'delete', id: row.id, before: row });
+    });
+    return { changes, result: changes.length };
+  });
+}
+
+/** Moves messages in or out of the context window; they stay in the log. */
+export async function setInContext(core: Core, rows: readonly MessageRow[], inContext: 0 | 1): Promise<void> {
+  await core.write(async () => {
+    await Promise.resolve();
+    const changes: RowChange[] = rows
+      .filter((r) => r.inContext !== inContext)
+      .map((before) => ({ table: 'messages', op: 'update', id: before.id, before, after: { ...before, inContext } }));
+    return { changes, result: undefined };
+  });
+}
+
+/**
+ * Replaces a thread's messages with `rows` in one transaction (used by
+ * loadStateDict and clear). Ids used by another thread are rejected.
+ */
+export async function replaceThread(core: Core, threadId: string, rows: readonly MessageRow[]): Promise<void> {
+  const { db } = core;
+  await core.write(async () => {
+    const current = await threadRows(core, threadId);
+    const others = await db.messages.bulkGet(rows.map((r) => r.id));
+    others.forEach((o, i) => {
+      if (o !== undefined && o.threadId !== threadId) throw new ValidationError(`messages[${i}].id`, `${o.id} already belongs to another thread`);
+    });
+    const keep = new Set(rows.map((r) => r.id));
+    const changes: RowChange[] = current
+      .filter((r) => !keep.has(r.id))
+      .map((before) => ({ table: 'messages', op: 'delete', id: before.id, before }));
+    const byId = new Map(current.map((r) => [r.id, r]));
+    for (const after of rows) {
+      const before = byId.get(after.id);
+      changes.push(before === undefined ? { table: 'messages', op: 'add', id: after.id, after } : { table: 'messages', op: 'update', id: after.id, before, after });
+    }
+    return { changes, result: undefined };
+  });
+}
+
+/** Swaps in a new system message: the old leading one leaves the context but stays in the log. */
+export async function swapSystemMessage(core: Core, threadId: string, row: MessageRow): Promise<Message> {
+  return core.write(async () => {
+    const context = await contextRows(core, threadId);
+    const head = context[0];
+    const changes: RowChange[] = [];
+    if (head?.role === 'system') {
+      row.position = head.position;
+      changes.push({ table: 'messages', op: 'update', id: head.id, before: head, after: { ...head, inContext: 0 } });
+    } else {
+      const { first } = await edgePositions(core, threadId);
+      row.position = first === undefined ? 0 : first.position - 1;
+    }
+    const existing = await core.db.messages.get(row.id);
+    if (existing !== undefined) throw new ValidationError('message.id', `${row.id} already exists`);
+    changes.push({ table: 'messages', op: 'add', id: row.id, after: row });
+    return { changes, result: toMessage(row) };
+  });
+}

@@ -1,0 +1,32 @@
+/**
+ * Opening the Dexie store: schema, device id and the schema version in `meta`.
+ */
+import { ValidationError } from '../errors.js';
+import { EngramDb, SCHEMA_VERSION } from '../store/schema.js';
+import { storeError } from '../store/write.js';
+import { newId } from '../util/id.js';
+
+/** Opens (or creates) the database `name` and returns it with this device's id. */
+export async function openStore(name: string): Promise<{ db: EngramDb; deviceId: string }> {
+  const db = new EngramDb(name);
+  try {
+    await db.open();
+    const deviceId = await db.transaction('rw', db.meta, async () => {
+      const schema = await db.meta.get('schemaVersion');
+      const stored = schema?.value;
+      if (typeof stored === 'number' && stored > SCHEMA_VERSION) {
+        throw new ValidationError('name', `store "${name}" has schema version ${stored}, newer than this engram (${SCHEMA_VERSION})`);
+      }
+      if (stored !== SCHEMA_VERSION) await db.meta.put({ key: 'schemaVersion', value: SCHEMA_VERSION });
+      const device = (await db.meta.get('deviceId'))?.value;
+      if (typeof device === 'string') return device;
+      const id = newId();
+      await db.meta.put({ key: 'deviceId', value: id });
+      return id;
+    });
+    return { db, deviceId };
+  } catch (e) {
+    db.close();
+    throw storeError(e, `opening store "${name}"`);
+  }
+}

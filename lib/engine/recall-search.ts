@@ -1,0 +1,64 @@
+/**
+ * Search over the whole conversation log (MemGPT recall memory): BM25 over the
+ * keyword postings, and inclusive date ranges over the createdAt index.
+ */
+import { keywordSearch } from '../search/keyword-index.js';
+import type { MessageRow, PostingRow, Role } from '../store/rows.js';
+import type { Core } from './core.js';
+
+/** Which messages a recall search may return. */
+export interface MessageFilter {
+  threadId?: string;
+  agentId?: string;
+  userId?: string;
+  role?: Role;
+}
+
+/** A page of messages and how many matched in all. */
+export interface MessagePage {
+  rows: MessageRow[];
+  total: number;
+}
+
+function postingFilter(f: MessageFilter): ((p: PostingRow) => boolean) | undefined {
+  if (f.threadId === undefined && f.agentId === undefined && f.userId === undefined && f.role === undefined) return undefined;
+  return (p) =>
+    (f.threadId === undefined || p.t === f.threadId) &&
+    (f.agentId === undefined || p.a === f.agentId) &&
+    (f.userId === undefined || p.u === f.userId) &&
+    (f.role === undefined || p.r === f.role);
+}
+
+function rowFilter(f: MessageFilter): (m: MessageRow) => boolean {
+  return (m) =>
+    (f.threadId === undefined || m.threadId === f.threadId) &&
+    (f.agentId === undefined || m.agentId === f.agentId) &&
+    (f.userId === undefined || m.userId === f.userId) &&
+    (f.role === undefined || m.role === f.role);
+}
+
+/** Messages ranked by BM25 relevance to `query`, paged. */
+export async function searchMessagesByText(core: Core, query: string, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
+  core.assertOpen();
+  const { db } = core;
+  const pf = postingFilter(filter);
+  const { hits, total } = await keywordSearch(db.postings, db.meta, 'm', query, pf === undefined ? {} : { filter: pf });
+  const ids = hits.slice(start, start + count).map((h) => h.id);
+  const rows = (await db.messages.bulkGet(ids)).filter((r): r is MessageRow => r !== undefined);
+  return { rows, total };
+}
+
+/** Messages created in [from, to] (inclusive), oldest first, paged. */
+export async function searchMessagesByDate(core: Core, from: number, to: number, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
+  core.assertOpen();
+  const { db } = core;
+  if (to < from) return { rows: [], total: 0 };
+  const base =
+    filter.threadId === undefined
+      ? db.messages.where('createdAt').between(from, to, true, true)
+      : db.messages.where('[threadId+createdAt]').between([filter.threadId, from], [filter.threadId, to], true, true);
+  const needsFilter = filter.agentId !== undefined || filter.userId !== undefined || filter.role !== undefined;
+  const collection = needsFilter ? base.filter(rowFilter(filter)) : base;
+  const [total, rows] = await Promise.all([collection.clone().count(), collection.clone().offset(start).limit(count).toArray()]);
+  return { rows, total };
+}

@@ -1,0 +1,52 @@
+/**
+ * The state dict of a conversation: a versioned JSON snapshot of one thread,
+ * and its validation on load.
+ */
+import { ValidationError } from '../errors.js';
+import type { Core } from '../engine/core.js';
+import { validateMessage, type Message } from '../engine/messages.js';
+import type { MessageRow } from '../store/rows.js';
+import { isPlainObject, optionalId, requireId } from '../util/validate.js';
+
+/** One message of a state dict: the message plus its place in the thread. */
+export interface StateMessage extends Message {
+  position: number;
+  inContext: boolean;
+}
+
+/** What Conversation.stateDict() returns and loadStateDict() takes. */
+export interface ConversationState {
+  version: 1;
+  threadId: string;
+  agentId?: string;
+  userId?: string;
+  messages: StateMessage[];
+}
+
+/** Validates a state dict and turns it into rows of `threadId`. Throws ValidationError naming the field. */
+export function validateState(core: Core, threadId: string, state: unknown): MessageRow[] {
+  if (!isPlainObject(state)) throw new ValidationError('state', 'must be an object from stateDict()');
+  if (state['version'] !== 1) throw new ValidationError('state.version', `must be 1, got ${JSON.stringify(state['version']) ?? 'undefined'}`);
+  requireId('state.threadId', state['threadId']);
+  const agentId = optionalId('state.agentId', state['agentId']);
+  const userId = optionalId('state.userId', state['userId']);
+  const messages = state['messages'];
+  if (!Array.isArray(messages)) throw new ValidationError('state.messages', 'must be an array');
+  const seen = new Set<string>();
+  return messages.map((m: unknown, i) => {
+    const field = `state.messages[${i}]`;
+    if (!isPlainObject(m)) throw new ValidationError(field, 'must be an object');
+    const { position, inContext, threadId: _t, agentId: _a, userId: _u, ...input } = m;
+    if (typeof position !== 'number' || !Number.isFinite(position)) throw new ValidationError(`${field}.position`, 'must be a finite number');
+    if (typeof inContext !== 'boolean') throw new ValidationError(`${field}.inContext`, 'must be a boolean');
+    if (typeof input['id'] !== 'string') throw new ValidationError(`${field}.id`, 'must be a string');
+    if (typeof input['createdAt'] !== 'number') throw new ValidationError(`${field}.createdAt`, 'must be epoch milliseconds');
+    const thread = { threadId, ...(agentId === undefined ? {} : { agentId }), ...(userId === undefined ? {} : { userId }) };
+    const row = validateMessage(core, thread, input, field);
+    if (seen.has(row.id)) throw new ValidationError(`${field}.id`, `duplicate id ${row.id}`);
+    seen.add(row.id);
+    row.position = position;
+    row.inContext = inContext ? 1 : 0;
+    return row;
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * Row shapes of every table. Optional fields are absent (never undefined-valued)
+ * so that IndexedDB leaves them out of indexes.
+ */
+
+/** Roles a conversation message can have. */
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+export const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];
+
+/** A JSON value, as stored in metadata and key/value memories. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type Metadata = Record<string, Json>;
+
+/** One message of the conversation log (recall memory). */
+export interface MessageRow {
+  id: string;
+  threadId: string;
+  agentId?: string;
+  userId?: string;
+  role: Role;
+  content: string;
+  name?: string;
+  toolCallId?: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** Order within the thread; prepends get smaller numbers than every existing message. */
+  position: number;
+  /** Duplicate-detection hash of role, name and content. */
+  hash: string;
+  /** 1 while the message is in the agent's context window, 0 once trimmed or swapped out. */
+  inContext: 0 | 1;
+  metadata?: Metadata;
+}
+
+/** The three memory tiers. */
+export type Tier = 'short_term' | 'project' | 'long_term';
+export const TIERS: readonly Tier[] = ['short_term', 'project', 'long_term'];
+
+/** A long-term (or tiered) memory. */
+export interface MemoryRow {
+  id: string;
+  text: string;
+  tier: Tier;
+  userId?: string;
+  agentId?: string;
+  runId?: string;
+  projectId?: string;
+  sessionId?: string;
+  /** Key of a key/value memory (remember/recall). */
+  key?: string;
+  value?: Json;
+  metadata: Metadata;
+  /** Hash of the text within its scope, for duplicate detection. */
+  hash: string;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt?: number;
+  accessCount: number;
+  lastAccessedAt?: number;
+  version: number;
+  /** Tombstone: set when deleted, kept so sync can carry the deletion. */
+  deletedAt?: number;
+  /** Device id of the device that made this version. */
+  origin: string;
+}
+
+/** A memory's vector, kept apart so listing memories never reads vectors. */
+export interface VectorRow {
+  id: string;
+  vector: Float32Array;
+  embedderId: string;
+}
+
+/** Which table a change or history entry is about. */
+export type TableName = 'messages' | 'memories' | 'blocks' | 'traces';
+export type ChangeOp = 'add' | 'update' | 'delete';
+
+/** One entry of a record's history. */
+export interface HistoryRow {
+  seq?: number;
+  table: TableName;
+  recordId: string;
+  op: ChangeOp;
+  before: unknown;
+  after: unknown;
+  at: number;
+}
+
+/** A core memory block (MemGPT). */
+export interface BlockRow {
+  agentId: string;
+  label: string;
+  value: string;
+  limit: number;
+  version: number;
+  updatedAt: number;
+}
+
+/** One step of a reasoning trace. */
+export interface TraceRow {
+  id: string;
+  sessionId: string;
+  projectId?: string;
+  step: string;
+  thinking: string;
+  evidence?: Json;
+  confidence?: number;
+  at: number;
+}
+
+/** The append-only change log that the index, keyword postings and sync feed from. */
+export interface ChangeRow {
+  seq?: number;
+  table: TableName;
+  recordId: string;
+  op: ChangeOp;
+  at: number;
+}
+
+/** Key/value rows: schema version, device id, embedder, index snapshot, cursors, statistics. */
+export interface MetaRow {
+  key: string;
+  value: unknown;
+}
+
+/**
+ * One keyword posting: term `k` occurs `f` times in document `d` of corpus `c`
+ * ('m' messages, 'v' memories) whose length is `n` tokens. Message postings carry
+ * the fields recall search filters on, so a filtered search reads postings only.
+ */
+export interface PostingRow {
+  c: 'm' | 'v';
+  k: string;
+  d: string;
+  f: number;
+  n: number;
+  t?: string;
+  a?: string;
+  u?: string;
+  r?: Role;
+}

@@ -1,0 +1,154 @@
+/**
+ * The single write path. Every change to a message, memory, block or trace goes
+ * through {@link writeTransaction}: in one IndexedDB transaction it writes the
+ * row, its history entry, a change-log entry, the keyword postings and the
+ * corpus statistics. Either all of it lands or none of it does.
+ */
+import { Dexie } from 'dexie';
+import { EngramError, QuotaExceededError, StoreError } from '../errors.js';
+import { postingKeys, postingsOf, statsKey, type Corpus, type CorpusStats } from '../search/keyword-index.js';
+import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TraceRow, VectorRow } from './rows.js';
+import { ALL_TABLES, type EngramDb } from './schema.js';
+
+/** One row change, with the row before and after. */
+export type RowChange =
+  | { table: 'messages'; op: ChangeOp; id: string; before?: MessageRow; after?: MessageRow }
+  | { table: 'memories'; op: ChangeOp; id: string; before?: MemoryRow; after?: MemoryRow; vector?: VectorRow }
+  | { table: 'blocks'; op: ChangeOp; id: string; before?: BlockRow; after?: BlockRow }
+  | { table: 'traces'; op: ChangeOp; id: string; before?: TraceRow; after?: TraceRow };
+
+/** What a planner decides: the changes to apply and the value to return. */
+export interface WritePlan<R> {
+  changes: RowChange[];
+  result: R;
+}
+
+/** The key of a block in the change log and history. */
+export function blockRecordId(agentId: string, label: string): string {
+  return `${agentId}/${label}`;
+}
+
+function messageFields(m: MessageRow): { t: string; r: MessageRow['role']; a?: string; u?: string } {
+  return { t: m.threadId, r: m.role, ...(m.agentId === undefined ? {} : { a: m.agentId }), ...(m.userId === undefined ? {} : { u: m.userId }) };
+}
+
+/** The text a row is keyword-indexed under, or undefined when it is not indexed. */
+function indexedText(change: RowChange, row: MessageRow | MemoryRow | BlockRow | TraceRow | undefined): string | undefined {
+  if (row === undefined) return undefined;
+  if (change.table === 'messages') return (row as MessageRow).content;
+  if (change.table === 'memories') {
+    const m = row as MemoryRow;
+    return m.deletedAt === undefined ? m.text : undefined;
+  }
+  return undefined;
+}
+
+/** Translates an IndexedDB failure into a typed error. */
+export function storeError(e: unknown, what: string): EngramError {
+  if (e instanceof EngramError) return e;
+  const name = (e as { name?: unknown }).name;
+  const inner = (e as { inner?: { name?: unknown } }).inner?.name;
+  if (name === 'QuotaExceededError' || inner === 'QuotaExceededError') {
+    return new QuotaExceededError(`${what}: the browser refused to store more data`, { cause: e });
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  return new StoreError(`${what}: ${message}`, { cause: e });
+}
+
+/**
+ * Runs `plan` inside one read-write transaction over the whole store and applies
+ * the changes it returns. `plan` may read (its reads see a consistent store) but
+ * must await only Dexie calls. Throwing anywhere rolls everything back.
+ * @example
+ * await writeTransaction(db, now, async () => ({ changes: [{ table: 'messages', op: 'add', id, after: row }], result: row }))
+ */
+export async function writeTransaction<R>(db: EngramDb, now: () => number, plan: () => Promise<WritePlan<R>>): Promise<R> {
+  try {
+    return await db.transaction('rw', [...ALL_TABLES], async () => {
+      const { changes, result } = await plan();
+      await applyChanges(db, changes, now());
+      return result;
+    });
+  } catch (e) {
+    throw storeError(e, 'write failed');
+  }
+}
+
+async function applyChanges(db: EngramDb, changes: RowChange[], at: number): Promise<void> {
+  if (changes.length === 0) return;
+  const statDelta = new Map<Corpus, CorpusStats>();
+  const bump = (corpus: Corpus, docs: number, length: number): void => {
+    const s = statDelta.get(corpus) ?? { docs: 0, length: 0 };
+    s.docs += docs;
+    s.length += length;
+    statDelta.set(corpus, s);
+  };
+  const postingAdds: ReturnType<typeof postingsOf>['rows'] = [];
+  const postingDeletes: [string, string, string][] = [];
+
+  for (const change of changes) {
+    const corpus: Corpus | undefined = change.table === 'messages' ? 'm' : change.table === 'memories' ? 'v' : undefined;
+    const beforeText = indexedText(change, change.before);
+    const afterText = indexedText(change, change.after);
+    const fieldsChanged =
+      change.table === 'messages' && change.before !== undefined && change.after !== undefined
+        ? JSON.stringify(messageFields(change.before)) !== JSON.stringify(messageFields(change.after))
+        : false;
+    if (corpus !== undefined && (beforeText !== afterText || fieldsChanged)) {
+      if (beforeText !== undefined) {
+        postingDeletes.push(...postingKeys(corpus, change.id, beforeText));
+        bump(corpus, -1, -postingsOf(corpus, change.id, beforeText).length);
+      }
+      if (afterText !== undefined) {
+        const fields = change.table === 'messages' ? messageFields(change.after!) : {};
+        const { rows, length } = postingsOf(corpus, change.id, afterText, fields);
+        postingAdds.push(...rows);
+        bump(corpus, 1, length);
+      }
+    }
+    await writeRow(db, change);
+    await db.history.add({ table: change.table, recordId: change.id, op: change.op, before: change.before ?? null, after: change.after ?? null, at });
+    await db.changes.add({ table: change.table, recordId: change.id, op: change.op, at });
+  }
+  if (postingDeletes.length > 0) await db.postings.bulkDelete(postingDeletes);
+  if (postingAdds.length > 0) await db.postings.bulkPut(postingAdds);
+  for (const [corpus, delta] of statDelta) {
+    const key = statsKey(corpus);
+    const current = ((await db.meta.get(key))?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
+    await db.meta.put({ key, value: { docs: current.docs + delta.docs, length: current.length + delta.length } });
+  }
+}
+
+async function writeRow(db: EngramDb, change: RowChange): Promise<void> {
+  switch (change.table) {
+    case 'messages':
+      if (change.after === undefined) await db.messages.delete(change.id);
+      else await db.messages.put(change.after);
+      return;
+    case 'memories':
+      if (change.after === undefined) {
+        await db.memories.delete(change.id);
+        await db.vectors.delete(change.id);
+        return;
+      }
+      await db.memories.put(change.after);
+      if (change.after.deletedAt !== undefined) await db.vectors.delete(change.id);
+      else if (change.vector !== undefined) await db.vectors.put(change.vector);
+      return;
+    case 'blocks': {
+      const row = change.after ?? change.before;
+      if (row === undefined) return;
+      if (change.after === undefined) await db.blocks.delete([row.agentId, row.label]);
+      else await db.blocks.put(change.after);
+      return;
+    }
+    case 'traces':
+      if (change.after === undefined) await db.traces.delete(change.id);
+      else await db.traces.put(change.after);
+      return;
+  }
+}
+
+/** Dexie's key bounds, re-exported for range queries in the engine. */
+export const MIN_KEY = Dexie.minKey;
+export const MAX_KEY = Dexie.maxKey;
