@@ -46,6 +46,9 @@ function indexedText(change: RowChange, row: MessageRow | MemoryRow | BlockRow |
 /** Translates an IndexedDB failure into a typed error. */
 export function storeError(e: unknown, what: string): EngramError {
   if (e instanceof EngramError) return e;
+  // Dexie wraps errors whose name matches a DOMException name (NotFoundError…) in its own class.
+  const wrapped = (e as { inner?: unknown }).inner;
+  if (wrapped instanceof EngramError) return wrapped;
   const name = (e as { name?: unknown }).name;
   const inner = (e as { inner?: { name?: unknown } }).inner?.name;
   if (name === 'QuotaExceededError' || inner === 'QuotaExceededError') {
