@@ -1,0 +1,255 @@
+import type { DataType } from '@huggingface/transformers';
+import { AbortError, ClosedError, EmbeddingError, ValidationError, throwIfAborted } from '../errors.js';
+import { assertTexts, validateEmbeddings } from './embedder.js';
+import type { EmbedOptions, Embedder } from './embedder.js';
+import type { LoadedExtractor, ModelLoadProgress, RuntimeConfig, WasmPaths } from './transformers-runtime.js';
+
+export type { ModelLoadProgress, WasmPaths } from './transformers-runtime.js';
+
+/**
+ * Options for {@link TransformersEmbedder.create}. Validated once, there.
+ * @example
+ * await TransformersEmbedder.create({ localModelPath: '/models/', batchSize: 64 })
+ */
+export interface TransformersEmbedderOptions {
+  /**
+   * A transformers.js feature-extraction model: a folder name under
+   * `localModelPath`, or a Hugging Face model id (needs `allowRemoteModels`).
+   * Becomes the embedder's `id`.
+   * @default 'engram-glove-100d' (the offline model built by `npm run model`)
+   * @example { model: 'Xenova/all-MiniLM-L6-v2', allowRemoteModels: true }
+   */
+  model?: string;
+  /**
+   * Where model folders live: a file-system folder in Node, a URL path the
+   * page serves in browsers.
+   * @default Node: the package's `models/` folder; browsers: '/models/'
+   * @example { localModelPath: '/assets/models/' }
+   */
+  localModelPath?: string;
+  /**
+   * Whether a model missing locally may be downloaded from the Hugging Face Hub
+   * (and kept in the browser's Cache API).
+   * @default false
+   * @example { allowRemoteModels: true }
+   */
+  allowRemoteModels?: boolean;
+  /**
+   * Run the model in a Web Worker, off the page's main thread.
+   * @default true where `Worker` exists (browsers), false in Node
+   * @example { worker: false }
+   */
+  worker?: boolean;
+  /**
+   * Texts per model call; `embed()` can be aborted between batches.
+   * @default 32
+   * @example { batchSize: 64 }
+   */
+  batchSize?: number;
+  /**
+   * Weight precision to load (picks `onnx/model{_suffix}.onnx`).
+   * @default the model's `transformers.js_config.dtype`, else transformers.js' default for the device
+   * @example { dtype: 'q8' }
+   */
+  dtype?: DataType;
+  /**
+   * Browser only: where ONNX Runtime Web's `.mjs`/`.wasm` are served.
+   * @default the copies in node_modules/onnxruntime-web, served by Vite (never a CDN)
+   * @example { wasmPaths: '/ort/' }
+   */
+  wasmPaths?: WasmPaths;
+  /**
+   * Called with each model-loading event.
+   * @default undefined
+   * @example { onProgress: (p) => console.log(p.status, p.file, p.progress) }
+   */
+  onProgress?: (progress: ModelLoadProgress) => void;
+  /**
+   * Cancels `create()`; it then rejects with `AbortError` and frees whatever was loaded.
+   * @default undefined
+   * @example { signal: AbortSignal.timeout(30_000) }
+   */
+  signal?: AbortSignal;
+}
+
+/** The offline model's folder name; see scripts/build-offline-model.mjs. */
+export const DEFAULT_EMBEDDING_MODEL = 'engram-glove-100d';
+const DEFAULT_BATCH_SIZE = 32;
+
+type Backend = Omit<LoadedExtractor, 'run'> & { run(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array> };
+
+/**
+ * An {@link Embedder} on the transformers.js feature-extraction pipeline (mean
+ * pooling, L2 normalisation), batched. In Node it runs in-thread on
+ * onnxruntime-node; in browsers it runs in a Web Worker on ONNX Runtime Web,
+ * with the runtime's files and the model served by the app itself. Remote
+ * models are off unless asked for, so the default setup never touches the
+ * network. transformers.js is imported inside `create()`, not at module load.
+ * @example
+ * const embedder = await TransformersEmbedder.create();            // offline GloVe model, 100 dimensions
+ * const [v] = await embedder.embed(['where did I park the car?']);
+ * await embedder.dispose();
+ */
+export class TransformersEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimensions: number;
+  /** Texts per model call. */
+  readonly batchSize: number;
+  /** True when the model runs in a Web Worker. */
+  readonly inWorker: boolean;
+  readonly #backend: Backend;
+  #closed = false;
+  #running = new Set<Promise<unknown>>();
+
+  private constructor(id: string, backend: Backend, batchSize: number, inWorker: boolean) {
+    this.id = id;
+    this.dimensions = backend.dimensions;
+    this.#backend = backend;
+    this.batchSize = batchSize;
+    this.inWorker = inWorker;
+  }
+
+  /**
+   * Loads the model (in a worker in browsers) and learns its output dimension.
+   * Rejects with `ModelLoadError` (the cause attached) when the model cannot be
+   * loaded, `ValidationError` for bad options, `AbortError` when aborted.
+   * @example
+   * const embedder = await TransformersEmbedder.create({ onProgress: (p) => console.log(p.status) });
+   * embedder.dimensions; // 100
+   */
+  static async create(options: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
+    const model = options.model ?? DEFAULT_EMBEDDING_MODEL;
+    if (typeof model !== 'string' || model.trim() === '') throw new ValidationError('model', 'must be a non-empty string');
+    const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    if (!Number.isInteger(batchSize) || batchSize < 1) {
+      throw new ValidationError('batchSize', `must be a positive integer, got ${String(batchSize)}`);
+    }
+    const node = isNode();
+    const workerAvailable = typeof Worker === 'function' && !node;
+    const inWorker = options.worker ?? workerAvailable;
+    if (inWorker && !workerAvailable) throw new ValidationError('worker', 'Web Workers are not available here');
+    const { signal } = options;
+    throwIfAborted(signal);
+
+    const config: RuntimeConfig = {
+      model,
+      localModelPath: options.localModelPath ?? (node ? await defaultNodeModelPath(model) : '/models/'),
+      allowRemoteModels: options.allowRemoteModels ?? false,
+      dtype: options.dtype,
+      wasmPaths: options.wasmPaths,
+    };
+    const page = (globalThis as { location?: Location }).location;
+    if (!node && page !== undefined) {
+      // The worker resolves relative URLs against its own script; make it the page's meaning.
+      config.localModelPath = new URL(config.localModelPath, page.href).href;
+    }
+
+    let backend: Backend;
+    if (inWorker) {
+      const { startWorkerExtractor } = await import('./worker-client.js');
+      backend = await startWorkerExtractor(config, options.onProgress);
+    } else {
+      const { loadExtractor } = await import('./transformers-runtime.js');
+      if (!node && config.wasmPaths === undefined) {
+        const { localWasmPaths } = await import('./ort-wasm-paths.js');
+        config.wasmPaths = await localWasmPaths();
+        config.numThreads = 1;
+      }
+      backend = await loadExtractor(config, options.onProgress);
+    }
+    if (signal?.aborted === true) {
+      await backend.dispose().catch(() => undefined);
+      throw new AbortError('aborted', { cause: signal.reason });
+    }
+    return new TransformersEmbedder(model, backend, batchSize, inWorker);
+  }
+
+  /**
+   * One normalised vector per text, in order, computed `batchSize` texts at a
+   * time. Aborting rejects with `AbortError` before the next batch (in a worker:
+   * at once). An empty text gets a valid vector too.
+   * @example
+   * const vectors = await embedder.embed(texts, { signal: controller.signal });
+   */
+  async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    if (this.#closed) throw new ClosedError('TransformersEmbedder');
+    const { signal } = options;
+    throwIfAborted(signal);
+    assertTexts(texts);
+    if (texts.length === 0) return [];
+    const work = this.#embedBatches(texts, signal);
+    this.#running.add(work);
+    try {
+      return await work;
+    } finally {
+      this.#running.delete(work);
+    }
+  }
+
+  /**
+   * Frees the model (and terminates the worker). Waits for running `embed()`
+   * calls, which finish their current batch and then reject with `ClosedError`.
+   * Later calls reject with `ClosedError`. Idempotent.
+   * @example
+   * await embedder.dispose();
+   */
+  async dispose(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#running]);
+    await this.#backend.dispose();
+  }
+
+  async #embedBatches(texts: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
+    const dims = this.dimensions;
+    const out: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += this.batchSize) {
+      throwIfAborted(signal);
+      if (this.#closed) throw new ClosedError('TransformersEmbedder');
+      const batch = texts.slice(start, start + this.batchSize);
+      const data = await this.#backend.run(batch, signal);
+      if (data.length !== batch.length * dims) {
+        throw new EmbeddingError(`the model returned ${data.length} values for ${batch.length} texts of ${dims} dimensions`);
+      }
+      for (let i = 0; i < batch.length; i++) out.push(data.slice(i * dims, (i + 1) * dims));
+    }
+    validateEmbeddings(texts, out, dims);
+    return out;
+  }
+}
+
+function isNode(): boolean {
+  const p = (globalThis as { process?: { versions?: { node?: unknown } } }).process;
+  return typeof p?.versions?.node === 'string';
+}
+
+/** The bits of node:fs/promises and node:url used below (the library's tsconfig has no Node types). */
+interface NodeFs {
+  stat(path: string): Promise<{ isFile(): boolean }>;
+}
+interface NodeUrl {
+  fileURLToPath(url: URL): string;
+}
+
+/**
+ * The `models/` folder that holds `model`: next to lib/ (running from source)
+ * or next to dist/ (the built package), else under the working directory.
+ * Node's modules are loaded by a computed name so that bundlers leave them alone.
+ */
+async function defaultNodeModelPath(model: string): Promise<string> {
+  const fsName = 'node:fs/promises';
+  const urlName = 'node:url';
+  const [fs, url] = (await Promise.all([import(/* @vite-ignore */ fsName), import(/* @vite-ignore */ urlName)])) as [NodeFs, NodeUrl];
+  const cwd = (globalThis as { process?: { cwd?: () => string } }).process?.cwd?.();
+  const candidates: string[] = [];
+  if (import.meta.url.startsWith('file:')) {
+    candidates.push(url.fileURLToPath(new URL('../../models/', import.meta.url)));
+    candidates.push(url.fileURLToPath(new URL('../models/', import.meta.url)));
+  }
+  if (cwd !== undefined) candidates.push(`${cwd}/models/`);
+  for (const dir of candidates) {
+    const info = await fs.stat(`${dir}${model}/config.json`).catch(() => undefined);
+    if (info?.isFile() === true) return dir;
+  }
+  return candidates[0] ?? 'models/';
+}
