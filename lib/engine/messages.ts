@@ -112,29 +112,32 @@ export async function addMessages(
 ): Promise<Message[]> {
   const { db } = core;
   return core.write(async () => {
+    const standing = await db.messages.bulkGet(rows.map((r) => r.id));
+    const candidates = options.allowDuplicates
+      ? []
+      : await db.messages.where('[threadId+hash]').anyOf(rows.map((r) => [threadId, r.hash])).toArray();
+    const byId = new Map<string, MessageRow>();
+    const byHash = new Map<string, MessageRow[]>();
+    const remember = (row: MessageRow): void => {
+      byId.set(row.id, row);
+      byHash.set(row.hash, [...(byHash.get(row.hash) ?? []), row]);
+    };
+    for (const row of standing) {
+      if (row === undefined) continue;
+      // Ids are unique keys: a standing id is always returned, never written twice.
+      if (row.threadId !== threadId) throw new ValidationError('id', `${row.id} already belongs to another thread`);
+      byId.set(row.id, row);
+    }
+    candidates.forEach(remember);
     const out: MessageRow[] = [];
     const fresh: MessageRow[] = [];
-    const byId = new Map<string, MessageRow>();
-    const byHash = new Map<string, MessageRow>();
     for (const row of rows) {
-      const existing = byId.get(row.id) ?? (await db.messages.get(row.id));
-      if (existing !== undefined) {
-        // Ids are unique keys: a standing id is always returned, never written twice.
-        if (existing.threadId !== threadId) throw new ValidationError('id', `${row.id} already belongs to another thread`);
-        out.push(existing);
+      const same = byId.get(row.id) ?? (options.allowDuplicates ? undefined : byHash.get(row.hash)?.find((m) => sameMessage(m, row)));
+      if (same !== undefined) {
+        out.push(same);
         continue;
       }
-      if (!options.allowDuplicates) {
-        const dup =
-          byHash.get(row.hash) ??
-          (await db.messages.where('[threadId+hash]').equals([threadId, row.hash]).filter((m) => sameMessage(m, row)).first());
-        if (dup !== undefined) {
-          out.push(dup);
-          continue;
-        }
-      }
-      byId.set(row.id, row);
-      byHash.set(row.hash, row);
+      remember(row);
       fresh.push(row);
       out.push(row);
     }

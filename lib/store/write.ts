@@ -88,6 +88,7 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number): Pro
   };
   const postingAdds: ReturnType<typeof postingsOf>['rows'] = [];
   const postingDeletes: [string, string, string][] = [];
+  const rows = new RowBatch();
 
   for (const change of changes) {
     const corpus: Corpus | undefined = change.table === 'messages' ? 'm' : change.table === 'memories' ? 'v' : undefined;
@@ -104,15 +105,18 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number): Pro
       }
       if (afterText !== undefined) {
         const fields = change.table === 'messages' ? messageFields(change.after!) : {};
-        const { rows, length } = postingsOf(corpus, change.id, afterText, fields);
-        postingAdds.push(...rows);
+        const { rows: adds, length } = postingsOf(corpus, change.id, afterText, fields);
+        postingAdds.push(...adds);
         bump(corpus, 1, length);
       }
     }
-    await writeRow(db, change);
-    await db.history.add({ table: change.table, recordId: change.id, op: change.op, before: change.before ?? null, after: change.after ?? null, at });
-    await db.changes.add({ table: change.table, recordId: change.id, op: change.op, at });
+    rows.add(change);
   }
+  await rows.flush(db);
+  await db.history.bulkAdd(
+    changes.map((c) => ({ table: c.table, recordId: c.id, op: c.op, before: c.before ?? null, after: c.after ?? null, at })),
+  );
+  await db.changes.bulkAdd(changes.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at })));
   if (postingDeletes.length > 0) await db.postings.bulkDelete(postingDeletes);
   if (postingAdds.length > 0) await db.postings.bulkPut(postingAdds);
   for (const [corpus, delta] of statDelta) {
@@ -122,33 +126,52 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number): Pro
   }
 }
 
-async function writeRow(db: EngramDb, change: RowChange): Promise<void> {
-  switch (change.table) {
-    case 'messages':
-      if (change.after === undefined) await db.messages.delete(change.id);
-      else await db.messages.put(change.after);
-      return;
-    case 'memories':
-      if (change.after === undefined) {
-        await db.memories.delete(change.id);
-        await db.vectors.delete(change.id);
+/**
+ * Row writes of one transaction, grouped per table so they go to IndexedDB in
+ * bulk. Only the last write of a record counts, as if applied in order.
+ */
+class RowBatch {
+  readonly #puts = new Map<string, Map<string, unknown>>();
+  readonly #deletes = new Map<string, Map<string, unknown>>();
+
+  add(change: RowChange): void {
+    switch (change.table) {
+      case 'messages':
+        this.#write('messages', change.id, change.after);
+        return;
+      case 'memories':
+        this.#write('memories', change.id, change.after);
+        if (change.after === undefined || change.after.deletedAt !== undefined) this.#write('vectors', change.id, undefined);
+        else if (change.vector !== undefined) this.#write('vectors', change.id, change.vector);
+        return;
+      case 'blocks': {
+        const row = change.after ?? change.before;
+        if (row !== undefined) this.#write('blocks', change.id, change.after, [row.agentId, row.label]);
         return;
       }
-      await db.memories.put(change.after);
-      if (change.after.deletedAt !== undefined) await db.vectors.delete(change.id);
-      else if (change.vector !== undefined) await db.vectors.put(change.vector);
-      return;
-    case 'blocks': {
-      const row = change.after ?? change.before;
-      if (row === undefined) return;
-      if (change.after === undefined) await db.blocks.delete([row.agentId, row.label]);
-      else await db.blocks.put(change.after);
-      return;
+      case 'traces':
+        this.#write('traces', change.id, change.after);
+        return;
     }
-    case 'traces':
-      if (change.after === undefined) await db.traces.delete(change.id);
-      else await db.traces.put(change.after);
-      return;
+  }
+
+  #write(table: string, id: string, row: unknown, key: unknown = id): void {
+    const puts = this.#puts.get(table) ?? new Map<string, unknown>();
+    const deletes = this.#deletes.get(table) ?? new Map<string, unknown>();
+    this.#puts.set(table, puts);
+    this.#deletes.set(table, deletes);
+    if (row === undefined) {
+      puts.delete(id);
+      deletes.set(id, key);
+    } else {
+      deletes.delete(id);
+      puts.set(id, row);
+    }
+  }
+
+  async flush(db: EngramDb): Promise<void> {
+    for (const [table, deletes] of this.#deletes) if (deletes.size > 0) await db.table(table).bulkDelete([...deletes.values()]);
+    for (const [table, puts] of this.#puts) if (puts.size > 0) await db.table(table).bulkPut([...puts.values()]);
   }
 }
 

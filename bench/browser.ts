@@ -1,0 +1,74 @@
+/**
+ * Runs a benchmark page in real Chromium: starts a Vite dev server on loopback,
+ * opens the page with Playwright (Debian's Chromium or CHROMIUM_PATH), relays
+ * the page's console lines as progress, and returns what the page posts to
+ * `window.__benchResult`. Node side only.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium } from 'playwright';
+import { createServer } from 'vite';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** The Chromium executable benchmarks drive. */
+export function chromiumPath(): string {
+  const found = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+    (p): p is string => typeof p === 'string' && p !== '' && existsSync(p),
+  );
+  if (found === undefined) {
+    console.error('No Chromium found: apt-get install -y chromium, or set CHROMIUM_PATH.');
+    process.exit(2);
+  }
+  return found;
+}
+
+/**
+ * Opens `page` (a path under the repository, e.g. 'bench/pages/recall-search.html')
+ * with `query` parameters and waits up to `timeoutMs` for its result.
+ */
+export async function runPage<T>(page: string, query: Record<string, string>, timeoutMs = 30 * 60_000): Promise<T> {
+  const root = resolve(import.meta.dirname, '..');
+  const server = await createServer({
+    root,
+    configFile: false,
+    logLevel: 'error',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, fs: { allow: [root] } },
+    optimizeDeps: { exclude: ['hnswlib-wasm', '@huggingface/transformers', 'onnxruntime-web'] },
+  });
+  await server.listen();
+  const address = server.httpServer?.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: ARGS });
+  try {
+    const tab = await browser.newPage();
+    tab.on('console', (msg) => {
+      console.log(`  [page] ${msg.text()}`);
+    });
+    tab.on('pageerror', (err) => {
+      console.error(`  [page error] ${err.message}`);
+    });
+    const qs = new URLSearchParams(query).toString();
+    await tab.goto(`http://127.0.0.1:${port}/${page}?${qs}`);
+    await tab.waitForFunction(() => (window as unknown as { __benchResult?: unknown }).__benchResult !== undefined, undefined, {
+      timeout: timeoutMs,
+      polling: 500,
+    });
+    const result = await tab.evaluate(() => (window as unknown as { __benchResult: unknown }).__benchResult);
+    const failure = (result as { error?: string }).error;
+    if (typeof failure === 'string') throw new Error(`benchmark page failed: ${failure}`);
+    return result as T;
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * bench/recall-search: recall text search p50 over 10k and 100k messages in
+ * real Chromium, against a full scan of the same data in the same run.
+ * Goals: at 100k at least 10x faster than the scan; time at 100k at most 3x the time at 10k.
+ * Run: npx tsx bench/recall-search.ts [--sizes 10000,100000]
+ */
+import { runPage } from './browser.js';
+import { printTable, writeResult } from './util/report.js';
+
+interface SizeResult {
+  messages: number;
+  queries: number;
+  indexP50: number;
+  indexP95: number;
+  scanP50: number;
+  scanP95: number;
+  speedup: number;
+  agreement: number;
+  buildSeconds: number;
+}
+
+const arg = process.argv.indexOf('--sizes');
+const sizes = arg > 0 ? process.argv[arg + 1] ?? '10000,100000' : '10000,100000';
+console.log(`recall-search: sizes ${sizes} (Chromium, real IndexedDB)`);
+const { results } = await runPage<{ results: SizeResult[] }>('bench/pages/recall-search.html', { sizes });
+
+printTable(
+  'recall text search (BM25, top 10), Chromium',
+  results.map((r) => ({
+    messages: r.messages,
+    'index p50 ms': r.indexP50.toFixed(2),
+    'index p95 ms': r.indexP95.toFixed(2),
+    'scan p50 ms': r.scanP50.toFixed(1),
+    'speedup x': r.speedup.toFixed(1),
+    'top10 agreement': r.agreement.toFixed(3),
+    'store s': r.buildSeconds.toFixed(1),
+  })),
+);
+const small = results.find((r) => r.messages === 10_000);
+const large = results.find((r) => r.messages === 100_000);
+const goals = [];
+if (large !== undefined) goals.push({ goal: 'index vs scan at 100k', target: '>= 10x', measured: large.speedup, met: large.speedup >= 10 });
+if (small !== undefined && large !== undefined) {
+  const growth = large.indexP50 / small.indexP50;
+  goals.push({ goal: 'p50 at 100k / p50 at 10k', target: '<= 3x', measured: growth, met: growth <= 3 });
+}
+printTable('goals', goals.map((g) => ({ goal: g.goal, target: g.target, measured: `${g.measured.toFixed(2)}x`, met: g.met ? 'yes' : 'NO' })));
+writeResult('recall-search', { results, goals });
