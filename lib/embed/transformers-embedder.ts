@@ -21,8 +21,9 @@ export interface TransformersEmbedderOptions {
    */
   model?: string;
   /**
-   * Where model folders live: a file-system folder in Node, a URL path the
-   * page serves in browsers.
+   * Where model folders live: a file-system folder in Node, a same-origin URL
+   * path the page serves in browsers (a cross-origin URL is not probed for
+   * tokenizer files by transformers.js 4.3.2).
    * @default Node: the package's `models/` folder; browsers: '/models/'
    * @example { localModelPath: '/assets/models/' }
    */
@@ -140,8 +141,11 @@ export class TransformersEmbedder implements Embedder {
     };
     const page = (globalThis as { location?: Location }).location;
     if (!node && page !== undefined) {
-      // The worker resolves relative URLs against its own script; make it the page's meaning.
-      config.localModelPath = new URL(config.localModelPath, page.href).href;
+      // A worker resolves relative URLs against its own script: pin the page's meaning. Keep it a
+      // root-relative path, not a full URL: transformers.js 4.3.2 only probes non-URL local paths
+      // for optional files (tokenizer_config.json) and would silently skip the tokenizer.
+      const url = new URL(config.localModelPath, page.href);
+      config.localModelPath = url.origin === page.origin ? `${url.pathname}${url.search}` : url.href;
     }
 
     let backend: Backend;
