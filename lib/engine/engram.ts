@@ -1,13 +1,32 @@
 /**
  * The engine's public object. `Engram.open()` does the I/O; faces hang off it.
  */
+import type { Embedder } from '../embed/embedder.js';
 import { ValidationError } from '../errors.js';
+import { Archival } from '../memory/archival.js';
 import { Blocks } from '../memory/blocks.js';
 import { Conversation, type ConversationOptions } from '../memory/conversation.js';
+import {
+  LongTermMemory,
+  parseScope,
+  type AddOptions,
+  type AddResult,
+  type ChatMessage,
+  type GetAllOptions,
+  type MemoryScope,
+  type SearchOptions,
+  type SearchResult,
+} from '../memory/long-term.js';
+import { PersistentMemory } from '../memory/persistent.js';
 import { Recall } from '../memory/recall.js';
+import type { MemoryFilters } from '../search/filters.js';
+import type { Metadata } from '../store/rows.js';
 import { isPlainObject, rejectUnknownKeys, requireId, requireInt } from '../util/validate.js';
 import { Core } from './core.js';
-import { openStore } from './open-store.js';
+import type { MemoryHistoryEntry, MemoryItem } from './memories.js';
+import { openStore, resetStore } from './open-store.js';
+import { Semantic, type EmbedderSource } from './semantic.js';
+import type { IndexOrigin, LongWorkOptions } from './vector-state.js';
 
 /** Options of {@link Engram.open}. */
 export interface EngramOptions {
@@ -26,9 +45,28 @@ export interface EngramOptions {
    * @default Date.now
    */
   now?: () => number;
+  /**
+   * The embedder: an instance, or a factory called on first semantic use.
+   * @default the offline model, `TransformersEmbedder.create()` (engram-glove-100d)
+   * @example new HashEmbedder({ dimensions: 64 })
+   */
+  embedder?: Embedder | (() => Promise<Embedder>);
+  /**
+   * Re-embed every memory when the store was written with another embedder
+   * (otherwise that is a DimensionMismatchError). `true` or `{ onProgress, signal }`.
+   * @default false
+   */
+  reembed?: boolean | LongWorkOptions;
+  /** Progress of loading or rebuilding the vector index. */
+  onProgress?: LongWorkOptions['onProgress'];
 }
 
-const OPTION_KEYS = ['name', 'maxContentBytes', 'now'] as const;
+const OPTION_KEYS = ['name', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress'] as const;
+
+async function defaultEmbedder(): Promise<Embedder> {
+  const { TransformersEmbedder } = await import('../embed/transformers-embedder.js');
+  return TransformersEmbedder.create();
+}
 
 /**
  * On-device memory for an AI agent.
@@ -43,11 +81,17 @@ export class Engram {
   readonly name: string;
   readonly #core: Core;
   readonly #recall: Recall;
+  readonly #semantic: Semantic;
+  readonly #memory: LongTermMemory;
+  readonly #progress: LongWorkOptions;
 
-  private constructor(name: string, core: Core) {
+  private constructor(name: string, core: Core, semantic: Semantic, progress: LongWorkOptions) {
     this.name = name;
     this.#core = core;
     this.#recall = new Recall(core);
+    this.#semantic = semantic;
+    this.#memory = new LongTermMemory(core, semantic);
+    this.#progress = progress;
   }
 
   /** Opens (or creates) the store `options.name`. */
@@ -58,8 +102,28 @@ export class Engram {
     const maxContentBytes = options.maxContentBytes === undefined ? 1_048_576 : requireInt('options.maxContentBytes', options.maxContentBytes, 1);
     if (options.now !== undefined && typeof options.now !== 'function') throw new ValidationError('options.now', 'must be a function');
     const now = options.now ?? Date.now;
+    const source: EmbedderSource = options.embedder ?? defaultEmbedder;
+    if (typeof source !== 'function' && (typeof source !== 'object' || typeof source.embed !== 'function')) {
+      throw new ValidationError('options.embedder', 'must be an Embedder or a function returning one');
+    }
+    if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw new ValidationError('options.onProgress', 'must be a function');
+    const reembed = options.reembed === undefined || options.reembed === false ? undefined : options.reembed === true ? {} : options.reembed;
+    const progress: LongWorkOptions = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
     const { db, deviceId } = await openStore(name);
-    return new Engram(name, new Core(db, { maxContentBytes, now, deviceId }));
+    const core = new Core(db, { maxContentBytes, now, deviceId });
+    const semantic = new Semantic(core, source, reembed);
+    const engram = new Engram(name, core, semantic, progress);
+    // A store that already holds memories checks its embedder (and loads its index) now,
+    // so a mismatch surfaces at open; an empty one loads the model on first use.
+    if ((await Semantic.recorded(core)) !== undefined) {
+      try {
+        await semantic.ready(progress);
+      } catch (e) {
+        await engram.close();
+        throw e;
+      }
+    }
+    return engram;
   }
 
   /** True after close(). */
@@ -93,11 +157,105 @@ export class Engram {
     return new Blocks(this.#core, requireId('agentId', agentId));
   }
 
-  /** Closes the store. Idempotent; every later call rejects with ClosedError. */
+  /** Stores a text, or the non-system messages of a conversation, as long-term memories (mem0 add). */
+  add(input: string | readonly ChatMessage[], options?: AddOptions): Promise<{ results: AddResult[] }> {
+    return this.#memory.add(input, options);
+  }
+
+  /**
+   * Finds memories by meaning and keywords (hybrid by default) within a scope.
+   * @example
+   * const { results } = await engram.search('where does Ana live?', { userId: 'ana', limit: 3 })
+   */
+  search(query: string, options?: SearchOptions): Promise<{ results: SearchResult[] }> {
+    return this.#memory.search(query, options);
+  }
+
+  /** One memory, or undefined when missing or deleted. */
+  get(id: string): Promise<MemoryItem | undefined> {
+    return this.#memory.get(id);
+  }
+
+  /** Memories of a scope, newest first, paged. */
+  getAll(options?: GetAllOptions): Promise<{ results: MemoryItem[]; total: number }> {
+    return this.#memory.getAll(options);
+  }
+
+  /** Changes a memory's text (re-embedded) or metadata; bumps its version and records history. */
+  update(id: string, change: string | { text?: string; metadata?: Metadata }): Promise<MemoryItem> {
+    return this.#memory.update(id, change);
+  }
+
+  /** Deletes a memory (a tombstone stays for sync). */
+  delete(id: string): Promise<boolean> {
+    return this.#memory.delete(id);
+  }
+
+  /** Deletes every memory of a scope. */
+  deleteAll(scope: MemoryScope & { filters?: MemoryFilters }): Promise<number> {
+    return this.#memory.deleteAll(scope);
+  }
+
+  /** A memory's history (ADD, UPDATE, DELETE), oldest first. */
+  history(id: string): Promise<MemoryHistoryEntry[]> {
+    return this.#memory.history(id);
+  }
+
+  /** Deletes everything in this store: messages, memories, blocks, traces, history. */
+  async reset(): Promise<void> {
+    this.#core.assertOpen();
+    await resetStore(this.#core.db);
+    if (this.#semantic.started) {
+      const { state } = await this.#semantic.ready();
+      await state.reset();
+    }
+  }
+
+  /**
+   * MassGen PersistentMemory for an agent/user/run.
+   * @example
+   * const memory = engram.persistent({ agentId: 'helper', userId: 'ana' })
+   */
+  persistent(scope: MemoryScope = {}): PersistentMemory {
+    this.#core.assertOpen();
+    if (!isPlainObject(scope)) throw new ValidationError('scope', 'must be an object');
+    rejectUnknownKeys('scope', scope, ['userId', 'agentId', 'runId']);
+    return new PersistentMemory(this.#memory, parseScope(scope, 'scope'));
+  }
+
+  /** MemGPT archival memory of an agent. */
+  archival(agentId: string): Archival {
+    this.#core.assertOpen();
+    return new Archival(this.#memory, requireId('agentId', agentId));
+  }
+
+  /**
+   * Loads the embedder and the vector index now rather than on first use, with progress.
+   * Reports whether the index came from its snapshot or was rebuilt.
+   */
+  async ready(options: LongWorkOptions = {}): Promise<{ embedderId: string; dimensions: number; index: IndexOrigin; size: number }> {
+    this.#core.assertOpen();
+    const { embedder, state } = await this.#semantic.ready({ ...this.#progress, ...options });
+    return { embedderId: embedder.id, dimensions: embedder.dimensions, index: state.origin, size: state.index.size };
+  }
+
+  /** Writes the vector index snapshot now (close() does too). */
+  async flush(): Promise<void> {
+    this.#core.assertOpen();
+    if (!this.#semantic.started) return;
+    const { state } = await this.#semantic.ready();
+    await state.catchUp();
+    await state.snapshot();
+  }
+
+  /** Closes the store: snapshots the index, frees WASM and the model, closes IndexedDB. Idempotent. */
   async close(): Promise<void> {
     if (this.#core.closed) return;
-    this.#core.markClosed();
-    this.#core.db.close();
-    await Promise.resolve();
+    try {
+      await this.#semantic.close();
+    } finally {
+      this.#core.markClosed();
+      this.#core.db.close();
+    }
   }
 }

@@ -2,7 +2,7 @@
  * Opening the Dexie store: schema, device id and the schema version in `meta`.
  */
 import { ValidationError } from '../errors.js';
-import { EngramDb, SCHEMA_VERSION } from '../store/schema.js';
+import { ALL_TABLES, EngramDb, SCHEMA_VERSION } from '../store/schema.js';
 import { storeError } from '../store/write.js';
 import { newId } from '../util/id.js';
 
@@ -28,5 +28,20 @@ export async function openStore(name: string): Promise<{ db: EngramDb; deviceId:
   } catch (e) {
     db.close();
     throw storeError(e, `opening store "${name}"`);
+  }
+}
+
+/** Empties every table but the store's identity (schema version, device id, embedder). */
+export async function resetStore(db: EngramDb): Promise<void> {
+  const keep = ['schemaVersion', 'deviceId', 'embedder'];
+  try {
+    await db.transaction('rw', [...ALL_TABLES], async () => {
+      for (const table of ALL_TABLES) {
+        if (table === 'meta') await db.meta.where('key').noneOf(keep).delete();
+        else await db.table(table).clear();
+      }
+    });
+  } catch (e) {
+    throw storeError(e, 'reset');
   }
 }

@@ -26,7 +26,7 @@ export interface ConversationState {
 /** Validates a state dict and turns it into rows of `threadId`. Throws ValidationError naming the field. */
 export function validateState(core: Core, threadId: string, state: unknown): MessageRow[] {
   if (!isPlainObject(state)) throw new ValidationError('state', 'must be an object from stateDict()');
-  if (state['version'] !== 1) throw new ValidationError('state.version', `must be 1, got ${JSON.stringify(state['version']) ?? 'undefined'}`);
+  if (state['version'] !== 1) throw new ValidationError('state.version', `must be 1, got ${String(state['version'])}`);
   requireId('state.threadId', state['threadId']);
   const agentId = optionalId('state.agentId', state['agentId']);
   const userId = optionalId('state.userId', state['userId']);
@@ -36,7 +36,11 @@ export function validateState(core: Core, threadId: string, state: unknown): Mes
   return messages.map((m: unknown, i) => {
     const field = `state.messages[${i}]`;
     if (!isPlainObject(m)) throw new ValidationError(field, 'must be an object');
-    const { position, inContext, threadId: _t, agentId: _a, userId: _u, ...input } = m;
+    const { position, inContext, ...input } = m;
+    // The thread's own ids come from the state's header, not from each message.
+    delete input['threadId'];
+    delete input['agentId'];
+    delete input['userId'];
     if (typeof position !== 'number' || !Number.isFinite(position)) throw new ValidationError(`${field}.position`, 'must be a finite number');
     if (typeof inContext !== 'boolean') throw new ValidationError(`${field}.inContext`, 'must be a boolean');
     if (typeof input['id'] !== 'string') throw new ValidationError(`${field}.id`, 'must be a string');

@@ -4,7 +4,7 @@
  * row, its history entry, a change-log entry, the keyword postings and the
  * corpus statistics. Either all of it lands or none of it does.
  */
-import { Dexie } from 'dexie';
+import { Dexie, type IndexableType } from 'dexie';
 import { EngramError, QuotaExceededError, StoreError } from '../errors.js';
 import { postingKeys, postingsOf, statsKey, type Corpus, type CorpusStats } from '../search/keyword-index.js';
 import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TraceRow, VectorRow } from './rows.js';
@@ -132,7 +132,7 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number): Pro
  */
 class RowBatch {
   readonly #puts = new Map<string, Map<string, unknown>>();
-  readonly #deletes = new Map<string, Map<string, unknown>>();
+  readonly #deletes = new Map<string, Map<string, IndexableType>>();
 
   add(change: RowChange): void {
     switch (change.table) {
@@ -155,9 +155,9 @@ class RowBatch {
     }
   }
 
-  #write(table: string, id: string, row: unknown, key: unknown = id): void {
+  #write(table: string, id: string, row: unknown, key: IndexableType = id): void {
     const puts = this.#puts.get(table) ?? new Map<string, unknown>();
-    const deletes = this.#deletes.get(table) ?? new Map<string, unknown>();
+    const deletes = this.#deletes.get(table) ?? new Map<string, IndexableType>();
     this.#puts.set(table, puts);
     this.#deletes.set(table, deletes);
     if (row === undefined) {

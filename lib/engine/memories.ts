@@ -1,0 +1,267 @@
+/**
+ * Long-term memory operations (mem0-style CRUD) on the engine. Every write goes
+ * through the single write path with its vector, so a memory is either fully
+ * added, vector included, or not at all. Deletion leaves a tombstone for sync.
+ */
+import { NotFoundError, ValidationError } from '../errors.js';
+import { compileFilters, SCOPE_FIELDS, type CompiledFilter, type Scope } from '../search/filters.js';
+import type { Json, MemoryRow, Metadata, Tier } from '../store/rows.js';
+import type { RowChange } from '../store/write.js';
+import { contentHash } from '../util/hash.js';
+import { newId } from '../util/id.js';
+import type { Core } from './core.js';
+import type { Semantic } from './semantic.js';
+
+/** A memory to store. */
+export interface MemoryInput {
+  text: string;
+  tier: Tier;
+  scope: Scope;
+  metadata: Metadata;
+  key?: string;
+  value?: Json;
+  expiresAt?: number;
+}
+
+/** A memory as faces return it. Times are epoch milliseconds. */
+export interface MemoryItem {
+  id: string;
+  memory: string;
+  tier: Tier;
+  metadata: Metadata;
+  createdAt: number;
+  updatedAt: number;
+  version: number;
+  userId?: string;
+  agentId?: string;
+  runId?: string;
+  projectId?: string;
+  sessionId?: string;
+  key?: string;
+  value?: Json;
+  expiresAt?: number;
+}
+
+/** The public view of a row. */
+export function toItem(row: MemoryRow): MemoryItem {
+  const item: MemoryItem = {
+    id: row.id,
+    memory: row.text,
+    tier: row.tier,
+    metadata: row.metadata,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    version: row.version,
+  };
+  for (const k of SCOPE_FIELDS) if (row[k] !== undefined) item[k] = row[k];
+  if (row.key !== undefined) item.key = row.key;
+  if (row.value !== undefined) item.value = row.value;
+  if (row.expiresAt !== undefined) item.expiresAt = row.expiresAt;
+  return item;
+}
+
+/** Duplicate-detection hash: the same text (or key) in the same tier and scope. */
+export function memoryHash(tier: Tier, scope: Scope, text: string, key?: string): string {
+  const s = SCOPE_FIELDS.map((k) => scope[k] ?? '').join('\u0001');
+  return contentHash(`${tier}\u0000${s}\u0000${key === undefined ? `t:${text}` : `k:${key}`}`);
+}
+
+function sameScope(row: MemoryRow, scope: Scope): boolean {
+  return SCOPE_FIELDS.every((k) => row[k] === scope[k]);
+}
+
+function isDuplicate(row: MemoryRow, input: MemoryInput, now: number): boolean {
+  if (row.deletedAt !== undefined || (row.expiresAt !== undefined && row.expiresAt <= now)) return false;
+  if (row.tier !== input.tier || !sameScope(row, input.scope)) return false;
+  return input.key === undefined ? row.key === undefined && row.text === input.text : row.key === input.key;
+}
+
+async function findDuplicates(core: Core, inputs: readonly MemoryInput[]): Promise<(MemoryRow | undefined)[]> {
+  const hashes = inputs.map((i) => memoryHash(i.tier, i.scope, i.text, i.key));
+  const rows = await core.db.memories.where('hash').anyOf([...new Set(hashes)]).toArray();
+  const now = core.now();
+  return inputs.map((input, i) => rows.find((r) => r.hash === hashes[i] && isDuplicate(r, input, now)));
+}
+
+/**
+ * Stores memories. The same text in the same tier and scope is stored once: the
+ * standing memory is returned with `added: false`.
+ */
+export async function addMemories(
+  core: Core,
+  semantic: Semantic,
+  inputs: readonly MemoryInput[],
+  signal?: AbortSignal,
+): Promise<{ item: MemoryItem; added: boolean }[]> {
+  core.assertOpen();
+  if (inputs.length === 0) return [];
+  const standing = await findDuplicates(core, inputs);
+  // Embed only what is new, each distinct text once.
+  const texts = [...new Set(inputs.filter((_, i) => standing[i] === undefined).map((i) => i.text))];
+  const { vectors, embedder } = texts.length === 0 ? { vectors: [], embedder: (await semantic.ready()).embedder } : await semantic.embed(texts, signal);
+  const vectorOf = new Map(texts.map((t, i) => [t, vectors[i]!]));
+  const result = await core.write(async () => {
+    const again = await findDuplicates(core, inputs); // another tab may have added them meanwhile
+    const now = core.now();
+    const changes: RowChange[] = [];
+    const out: { item: MemoryItem; added: boolean }[] = [];
+    const fresh: MemoryRow[] = [];
+    inputs.forEach((input, i) => {
+      const dup = again[i] ?? fresh.find((r) => isDuplicate(r, input, now));
+      if (dup !== undefined) {
+        out.push({ item: toItem(dup), added: false });
+        return;
+      }
+      const row: MemoryRow = {
+        id: newId(now),
+        text: input.text,
+        tier: input.tier,
+        ...input.scope,
+        metadata: input.metadata,
+        hash: memoryHash(input.tier, input.scope, input.text, input.key),
+        createdAt: now,
+        updatedAt: now,
+        accessCount: 0,
+        version: 1,
+        origin: core.settings.deviceId,
+      };
+      if (input.key !== undefined) row.key = input.key;
+      if (input.value !== undefined) row.value = input.value;
+      if (input.expiresAt !== undefined) row.expiresAt = input.expiresAt;
+      let vector = vectorOf.get(input.text);
+      if (vector === undefined) throw new ValidationError('text', 'no vector was computed for a new memory');
+      if (fresh.some((r) => r.text === input.text)) vector = vector.slice();
+      fresh.push(row);
+      changes.push({ table: 'memories', op: 'add', id: row.id, after: row, vector: { id: row.id, vector, embedderId: embedder.id } });
+      out.push({ item: toItem(row), added: true });
+    });
+    return { changes, result: out };
+  });
+  await afterWrite(semantic);
+  return result;
+}
+
+/** Keeps the index current after a write, and snapshots it when much has changed. */
+async function afterWrite(semantic: Semantic): Promise<void> {
+  const { state } = await semantic.ready();
+  await state.catchUp();
+  if (state.unsnapshotted >= Math.max(1000, state.index.size / 10)) await state.snapshot();
+}
+
+/** A live memory row, or undefined. */
+export async function getLive(core: Core, id: string): Promise<MemoryRow | undefined> {
+  core.assertOpen();
+  const row = await core.db.memories.get(id);
+  return row === undefined || row.deletedAt !== undefined || (row.expiresAt !== undefined && row.expiresAt <= core.now()) ? undefined : row;
+}
+
+/** What an update changes. */
+export interface MemoryPatch {
+  text?: string;
+  metadata?: Metadata;
+  value?: Json;
+  expiresAt?: number;
+}
+
+/** Updates a memory: re-embeds when the text changes, bumps `version`, writes history. */
+export async function updateMemory(core: Core, semantic: Semantic, id: string, patch: MemoryPatch, signal?: AbortSignal): Promise<MemoryItem> {
+  const current = await getLive(core, id);
+  if (current === undefined) throw new NotFoundError('memory', id);
+  const textChanged = patch.text !== undefined && patch.text !== current.text;
+  const embedded = textChanged ? await semantic.embed([patch.text!], signal) : undefined;
+  const item = await core.write(async () => {
+    const before = await core.db.memories.get(id);
+    if (before === undefined || before.deletedAt !== undefined) throw new NotFoundError('memory', id);
+    const now = core.now();
+    const after: MemoryRow = { ...before, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1, origin: core.settings.deviceId };
+    if (patch.text !== undefined) {
+      after.text = patch.text;
+      after.hash = memoryHash(after.tier, after, after.text, after.key);
+    }
+    if (patch.metadata !== undefined) after.metadata = patch.metadata;
+    if (patch.value !== undefined) after.value = patch.value;
+    if (patch.expiresAt !== undefined) after.expiresAt = patch.expiresAt;
+    const change: RowChange = { table: 'memories', op: 'update', id, before, after };
+    if (embedded !== undefined) change.vector = { id, vector: embedded.vectors[0]!, embedderId: embedded.embedder.id };
+    return { changes: [change], result: toItem(after) };
+  });
+  await afterWrite(semantic);
+  return item;
+}
+
+/** Tombstones memories (kept for sync, gone from search and listing). Returns how many. */
+export async function deleteMemories(core: Core, semantic: Semantic, ids: readonly string[]): Promise<number> {
+  core.assertOpen();
+  const count = await core.write(async () => {
+    const rows = await core.db.memories.bulkGet([...ids]);
+    const now = core.now();
+    const changes: RowChange[] = [];
+    for (const before of rows) {
+      if (before === undefined || before.deletedAt !== undefined) continue;
+      const after: MemoryRow = { ...before, deletedAt: now, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1, origin: core.settings.deviceId };
+      changes.push({ table: 'memories', op: 'delete', id: before.id, before, after });
+    }
+    return { changes, result: changes.length };
+  });
+  if (semantic.started) await afterWrite(semantic);
+  return count;
+}
+
+/** Live rows that pass `filter`, using a scope index when the filter has a scope. */
+export async function matchingRows(core: Core, filter: CompiledFilter): Promise<MemoryRow[]> {
+  core.assertOpen();
+  const field = SCOPE_FIELDS.find((k) => filter.scope[k] !== undefined);
+  const { memories } = core.db;
+  const rows = field === undefined ? await memories.toArray() : await memories.where(field).equals(filter.scope[field]!).toArray();
+  const now = core.now();
+  return rows.filter((r) => filter.matches(r, now));
+}
+
+/** Newest first, paged, with the number that matched. */
+export async function listMemories(core: Core, filter: CompiledFilter, offset: number, limit: number): Promise<{ items: MemoryItem[]; total: number }> {
+  const rows = await matchingRows(core, filter);
+  rows.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+  return { items: rows.slice(offset, offset + limit).map(toItem), total: rows.length };
+}
+
+/** One entry of a memory's history. */
+export interface MemoryHistoryEntry {
+  op: 'ADD' | 'UPDATE' | 'DELETE';
+  /** The text before the change (null for ADD). */
+  previous: string | null;
+  /** The text after the change (null for DELETE). */
+  memory: string | null;
+  version: number;
+  at: number;
+  metadata: Metadata | null;
+}
+
+/** A memory's history, oldest first. */
+export async function memoryHistory(core: Core, id: string): Promise<MemoryHistoryEntry[]> {
+  core.assertOpen();
+  const entries = await core.db.history.where('recordId').equals(id).toArray();
+  return entries
+    .filter((e) => e.table === 'memories')
+    .map((e) => {
+      const before = e.before as MemoryRow | null;
+      const after = e.after as MemoryRow | null;
+      const op = e.op === 'add' ? 'ADD' : e.op === 'update' ? 'UPDATE' : 'DELETE';
+      return {
+        op,
+        previous: before?.text ?? null,
+        memory: op === 'DELETE' ? null : (after?.text ?? null),
+        version: after?.version ?? before?.version ?? 0,
+        at: e.at,
+        metadata: after?.metadata ?? null,
+      };
+    });
+}
+
+/** Deletes (tombstones) every memory that matches a non-empty filter. */
+export async function deleteMatching(core: Core, semantic: Semantic, filter: CompiledFilter): Promise<number> {
+  if (filter.empty) throw new ValidationError('scope', 'deleteAll needs at least one scope field or filter; use reset() to delete everything');
+  const rows = await matchingRows(core, filter);
+  return deleteMemories(core, semantic, rows.map((r) => r.id));
+}
+
+export { compileFilters };

@@ -1,0 +1,133 @@
+/**
+ * Semantic memory's moving parts: the embedder (loaded lazily, recorded in the
+ * store with its dimension) and the vector state. A store written with one
+ * embedder refuses another with DimensionMismatchError unless re-embedding is
+ * asked for, which re-embeds every live memory and rebuilds the index.
+ */
+import { DimensionMismatchError, EmbeddingError, isEngramError, throwIfAborted } from '../errors.js';
+import { validateEmbeddings, type Embedder } from '../embed/embedder.js';
+import type { VectorRow } from '../store/rows.js';
+import { storeError } from '../store/write.js';
+import type { Core } from './core.js';
+import { VectorState, isLive, type LongWorkOptions } from './vector-state.js';
+
+/** The embedder a store was written with. */
+export interface EmbedderRecord {
+  id: string;
+  dimensions: number;
+}
+
+const EMBEDDER_KEY = 'embedder';
+const REEMBED_BATCH = 64;
+
+/** Where the embedder comes from: an instance, or a factory called on first use. */
+export type EmbedderSource = Embedder | (() => Promise<Embedder>);
+
+/** Embedder plus vector index, made ready on first use. */
+export class Semantic {
+  readonly #core: Core;
+  readonly #source: EmbedderSource;
+  readonly #reembed: LongWorkOptions | undefined;
+  #ready: Promise<{ embedder: Embedder; state: VectorState }> | undefined;
+
+  constructor(core: Core, source: EmbedderSource, reembed: LongWorkOptions | undefined) {
+    this.#core = core;
+    this.#source = source;
+    this.#reembed = reembed;
+  }
+
+  /** The recorded embedder of the store, if any memory was ever embedded. */
+  static async recorded(core: Core): Promise<EmbedderRecord | undefined> {
+    return (await core.db.meta.get(EMBEDDER_KEY))?.value as EmbedderRecord | undefined;
+  }
+
+  /** Loads the embedder and the index (once); checks the embedder against the store. */
+  ready(options: LongWorkOptions = {}): Promise<{ embedder: Embedder; state: VectorState }> {
+    this.#ready ??= this.#load(options).catch((e: unknown) => {
+      this.#ready = undefined;
+      throw e;
+    });
+    return this.#ready;
+  }
+
+  /** True once ready() has succeeded or is under way. */
+  get started(): boolean {
+    return this.#ready !== undefined;
+  }
+
+  async #load(options: LongWorkOptions): Promise<{ embedder: Embedder; state: VectorState }> {
+    const embedder = typeof this.#source === 'function' ? await this.#source() : this.#source;
+    this.#core.assertOpen();
+    const recorded = await Semantic.recorded(this.#core);
+    if (recorded !== undefined && (recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions)) {
+      if (this.#reembed === undefined) {
+        throw new DimensionMismatchError(
+          recorded.dimensions,
+          embedder.dimensions,
+          `the store was embedded with "${recorded.id}" (${recorded.dimensions}-d); this engram uses "${embedder.id}" (${embedder.dimensions}-d). Open with { reembed: true } to re-embed every memory`,
+        );
+      }
+      await reembedAll(this.#core, embedder, { ...this.#reembed, ...options });
+    }
+    if (recorded === undefined || recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions) {
+      await this.#core.db.meta.put({ key: EMBEDDER_KEY, value: { id: embedder.id, dimensions: embedder.dimensions } satisfies EmbedderRecord });
+    }
+    const state = await VectorState.load(this.#core, embedder.id, embedder.dimensions, options);
+    return { embedder, state };
+  }
+
+  /** Embeds texts and checks the embedder's answer (count, length, finite, unit norm). */
+  async embed(texts: readonly string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; embedder: Embedder }> {
+    const { embedder } = await this.ready();
+    let vectors: unknown;
+    try {
+      vectors = await embedder.embed(texts, signal === undefined ? {} : { signal });
+    } catch (e) {
+      if (isEngramError(e)) throw e;
+      throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    validateEmbeddings(texts, vectors, embedder.dimensions);
+    return { vectors, embedder };
+  }
+
+  /** Snapshots the index if it was loaded, then frees it and the embedder. */
+  async close(): Promise<void> {
+    if (this.#ready === undefined) return;
+    const ready = await this.#ready.catch(() => undefined);
+    if (ready === undefined) return;
+    try {
+      await ready.state.catchUp();
+      await ready.state.snapshot();
+    } finally {
+      ready.state.dispose();
+      await ready.embedder.dispose();
+    }
+  }
+}
+
+/** Re-embeds every live memory with `embedder`, resumable: vectors already made by it are kept. */
+async function reembedAll(core: Core, embedder: Embedder, options: LongWorkOptions): Promise<void> {
+  const { db } = core;
+  const rows = (await db.memories.toArray()).filter((r) => isLive(r, core.now()));
+  const existing = await db.vectors.bulkGet(rows.map((r) => r.id));
+  const todo = rows.filter((_, i) => existing[i]?.embedderId !== embedder.id);
+  let done = rows.length - todo.length;
+  options.onProgress?.({ phase: 'reembed', done, total: rows.length });
+  for (let i = 0; i < todo.length; i += REEMBED_BATCH) {
+    throwIfAborted(options.signal);
+    const batch = todo.slice(i, i + REEMBED_BATCH);
+    const texts = batch.map((r) => r.text);
+    const vectors = await embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal });
+    validateEmbeddings(texts, vectors, embedder.dimensions);
+    const out: VectorRow[] = batch.map((r, j) => ({ id: r.id, vector: vectors[j]!, embedderId: embedder.id }));
+    try {
+      await db.vectors.bulkPut(out);
+    } catch (e) {
+      throw storeError(e, 're-embedding');
+    }
+    done += batch.length;
+    options.onProgress?.({ phase: 'reembed', done, total: rows.length });
+  }
+  // The old snapshot indexes old vectors; drop it so the index is rebuilt from the new ones.
+  await db.meta.delete('indexSnapshot');
+}

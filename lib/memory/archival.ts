@@ -1,0 +1,56 @@
+/**
+ * Archival memory (MemGPT): an agent's long-term passages, inserted one at a
+ * time and searched by meaning, paged, in MemGPT's result shape.
+ */
+import { ValidationError } from '../errors.js';
+import type { Metadata } from '../store/rows.js';
+import { isPlainObject, rejectUnknownKeys, requireInt } from '../util/validate.js';
+import type { LongTermMemory } from './long-term.js';
+
+/** One archival search result. */
+export interface ArchivalResult {
+  id: string;
+  /** ISO 8601 time the passage was stored. */
+  timestamp: string;
+  content: string;
+}
+
+/** Results 1000 deep at most are ranked for paging. */
+const MAX_RANKED = 1000;
+
+/**
+ * An agent's archival memory.
+ * @example
+ * const archive = engram.archival('helper')
+ * await archive.insert('The user’s dog is called Pixel.')
+ * const { results, total } = await archive.search('pets', { count: 5 })
+ */
+export class Archival {
+  readonly agentId: string;
+  readonly #memory: LongTermMemory;
+
+  constructor(memory: LongTermMemory, agentId: string) {
+    this.#memory = memory;
+    this.agentId = agentId;
+  }
+
+  /** Stores a passage; returns its id (the standing one when the same text is already archived). */
+  async insert(text: string, metadata?: Metadata): Promise<string> {
+    const { results } = await this.#memory.add(text, { agentId: this.agentId, ...(metadata === undefined ? {} : { metadata }) });
+    return results[0]!.id;
+  }
+
+  /** Passages ranked by relevance to `query`; `total` is how many were ranked. */
+  async search(query: string, options: { count?: number; start?: number } = {}): Promise<{ results: ArchivalResult[]; total: number }> {
+    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
+    rejectUnknownKeys('options', options, ['count', 'start']);
+    const count = options.count === undefined ? 10 : requireInt('options.count', options.count, 1, MAX_RANKED);
+    const start = options.start === undefined ? 0 : requireInt('options.start', options.start, 0, MAX_RANKED - 1);
+    const { total: stored } = await this.#memory.getAll({ agentId: this.agentId, limit: 1 });
+    const { results } = await this.#memory.search(query, { agentId: this.agentId, limit: Math.min(MAX_RANKED, Math.max(stored, 1)) });
+    return {
+      total: results.length,
+      results: results.slice(start, start + count).map((r) => ({ id: r.id, timestamp: new Date(r.createdAt).toISOString(), content: r.memory })),
+    };
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * Long-term memory in mem0's vocabulary: add / search / get / getAll / update /
+ * delete / deleteAll / history. Validates at the door and calls the engine.
+ */
+import { ValidationError } from '../errors.js';
+import type { Core } from '../engine/core.js';
+import {
+  addMemories,
+  deleteMatching,
+  deleteMemories,
+  getLive,
+  listMemories,
+  memoryHistory,
+  toItem,
+  updateMemory,
+  type MemoryHistoryEntry,
+  type MemoryInput,
+  type MemoryItem,
+  type MemoryPatch,
+} from '../engine/memories.js';
+import { SEARCH_MODES, searchMemories, type SearchMode } from '../engine/memory-search.js';
+import type { Semantic } from '../engine/semantic.js';
+import { compileFilters, type MemoryFilters, type Scope } from '../search/filters.js';
+import { ROLES, type Metadata } from '../store/rows.js';
+import { isPlainObject, optionalId, rejectUnknownKeys, requireId, requireInt, requireMetadata, requireOneOf, requireText } from '../util/validate.js';
+
+/** Who a memory belongs to. */
+export interface MemoryScope {
+  userId?: string;
+  agentId?: string;
+  runId?: string;
+}
+
+/** Options of {@link LongTermMemory.add}. */
+export interface AddOptions extends MemoryScope {
+  /** Stored with the memory; filterable in search. */
+  metadata?: Metadata;
+  signal?: AbortSignal;
+}
+
+/** One result of add(): the memory and whether it was new. */
+export interface AddResult extends MemoryItem {
+  event: 'ADD' | 'NONE';
+}
+
+/** Options of {@link LongTermMemory.search}. */
+export interface SearchOptions extends MemoryScope {
+  filters?: MemoryFilters;
+  /** Most results. @default 10 */
+  limit?: number;
+  /** Minimum cosine similarity (hybrid, vector) or BM25 score (keyword). */
+  threshold?: number;
+  /** @default 'hybrid' */
+  mode?: SearchMode;
+  signal?: AbortSignal;
+}
+
+/** One search result. */
+export interface SearchResult extends MemoryItem {
+  score: number;
+  /** Cosine similarity with the query, where computed. */
+  similarity?: number;
+}
+
+/** Options of {@link LongTermMemory.getAll}. */
+export interface GetAllOptions extends MemoryScope {
+  filters?: MemoryFilters;
+  /** @default 100 */
+  limit?: number;
+  /** @default 0 */
+  offset?: number;
+}
+
+/** A chat message given to add(). */
+export interface ChatMessage {
+  role: string;
+  content: string;
+  name?: string;
+}
+
+const SCOPE_KEYS = ['userId', 'agentId', 'runId'] as const;
+
+/** Validates userId / agentId / runId options into a scope. */
+export function parseScope(options: Record<string, unknown>, field = 'options'): Scope {
+  const scope: Scope = {};
+  for (const k of SCOPE_KEYS) {
+    const v = optionalId(`${field}.${k}`, options[k]);
+    if (v !== undefined) scope[k] = v;
+  }
+  return scope;
+}
+
+function requireOptions(options: unknown, known: readonly string[]): Record<string, unknown> {
+  if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
+  rejectUnknownKeys('options', options, known);
+  return options;
+}
+
+/** Texts to store from a string or chat messages (system messages are skipped). */
+function textsOf(input: unknown, maxBytes: number): { text: string; role?: string }[] {
+  if (typeof input === 'string') return [{ text: requireText('text', input, maxBytes) }];
+  if (!Array.isArray(input) || input.length === 0) throw new ValidationError('messages', 'must be a non-empty string or a non-empty array of messages');
+  return input
+    .map((m: unknown, i) => {
+      if (!isPlainObject(m)) throw new ValidationError(`messages[${i}]`, 'must be an object with role and content');
+      const role = requireOneOf(`messages[${i}].role`, m['role'], ROLES);
+      return { text: requireText(`messages[${i}].content`, m['content'], maxBytes), role };
+    })
+    .filter((m) => m.role !== 'system');
+}
+
+/**
+ * mem0-style long-term memory over the engine.
+ * @example
+ * await engram.add('Ana is allergic to peanuts', { userId: 'ana' })
+ * const { results } = await engram.search('food allergies', { userId: 'ana' })
+ */
+export class LongTermMemory {
+  readonly #core: Core;
+  readonly #semantic: Semantic;
+
+  constructor(core: Core, semantic: Semantic) {
+    this.#core = core;
+    this.#semantic = semantic;
+  }
+
+  /** Stores a text, or each non-system message of a conversation, as memories. */
+  async add(input: string | readonly ChatMessage[], options: AddOptions = {}): Promise<{ results: AddResult[] }> {
+    this.#core.assertOpen();
+    const o = requireOptions(options, [...SCOPE_KEYS, 'metadata', 'signal']);
+    const scope = parseScope(o);
+    const metadata = requireMetadata('options.metadata', o['metadata']);
+    const inputs: MemoryInput[] = textsOf(input, this.#core.settings.maxContentBytes).map(({ text, role }) => ({
+      text,
+      tier: 'long_term',
+      scope,
+      metadata: role === undefined ? metadata : { ...metadata, role },
+    }));
+    const added = await addMemories(this.#core, this.#semantic, inputs, options.signal);
+    return { results: added.map(({ item, added: isNew }) => ({ ...item, event: isNew ? 'ADD' : 'NONE' })) };
+  }
+
+  /** Finds memories by meaning and keywords within a scope. */
+  async search(query: string, options: SearchOptions = {}): Promise<{ results: SearchResult[] }> {
+    this.#core.assertOpen();
+    const text = requireText('query', query, this.#core.settings.maxContentBytes);
+    const o = requireOptions(options, [...SCOPE_KEYS, 'filters', 'limit', 'threshold', 'mode', 'signal']);
+    const filter = compileFilters(o['filters'], parseScope(o), 'options.filters');
+    const limit = o['limit'] === undefined ? 10 : requireInt('options.limit', o['limit'], 1, 1000);
+    const mode = o['mode'] === undefined ? 'hybrid' : requireOneOf('options.mode', o['mode'], SEARCH_MODES);
+    const threshold = o['threshold'];
+    if (threshold !== undefined && (typeof threshold !== 'number' || !Number.isFinite(threshold))) {
+      throw new ValidationError('options.threshold', 'must be a finite number');
+    }
+    const hits = await searchMemories(this.#core, this.#semantic, text, {
+      filter,
+      limit,
+      mode,
+      ...(threshold === undefined ? {} : { threshold }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return {
+      results: hits.map((h) => ({ ...toItem(h.row), score: h.score, ...(h.similarity === undefined ? {} : { similarity: h.similarity }) })),
+    };
+  }
+
+  /** One memory, or undefined when missing or deleted. */
+  async get(id: string): Promise<MemoryItem | undefined> {
+    const row = await getLive(this.#core, requireId('id', id));
+    return row === undefined ? undefined : toItem(row);
+  }
+
+  /** Memories of a scope, newest first, paged, with the total. */
+  async getAll(options: GetAllOptions = {}): Promise<{ results: MemoryItem[]; total: number }> {
+    this.#core.assertOpen();
+    const o = requireOptions(options, [...SCOPE_KEYS, 'filters', 'limit', 'offset']);
+    const filter = compileFilters(o['filters'], parseScope(o), 'options.filters');
+    const limit = o['limit'] === undefined ? 100 : requireInt('options.limit', o['limit'], 1, 100_000);
+    const offset = o['offset'] === undefined ? 0 : requireInt('options.offset', o['offset'], 0);
+    const { items, total } = await listMemories(this.#core, filter, offset, limit);
+    return { results: items, total };
+  }
+
+  /** Changes a memory's text (re-embedded) and/or metadata; bumps its version and records history. */
+  async update(id: string, change: string | { text?: string; metadata?: Metadata }): Promise<MemoryItem> {
+    this.#core.assertOpen();
+    requireId('id', id);
+    const patch: MemoryPatch = {};
+    if (typeof change === 'string') patch.text = requireText('text', change, this.#core.settings.maxContentBytes);
+    else {
+      const c = requireOptions(change, ['text', 'metadata']);
+      if (c['text'] !== undefined) patch.text = requireText('text', c['text'], this.#core.settings.maxContentBytes);
+      if (c['metadata'] !== undefined) patch.metadata = requireMetadata('metadata', c['metadata']);
+      if (patch.text === undefined && patch.metadata === undefined) throw new ValidationError('change', 'must give text or metadata');
+    }
+    return updateMemory(this.#core, this.#semantic, id, patch);
+  }
+
+  /** Deletes a memory (a tombstone stays for sync). Returns false when there was none. */
+  async delete(id: string): Promise<boolean> {
+    return (await deleteMemories(this.#core, this.#semantic, [requireId('id', id)])) === 1;
+  }
+
+  /** Deletes every memory of a scope (at least one of userId, agentId, runId or a filter). */
+  async deleteAll(options: MemoryScope & { filters?: MemoryFilters }): Promise<number> {
+    this.#core.assertOpen();
+    const o = requireOptions(options, [...SCOPE_KEYS, 'filters']);
+    return deleteMatching(this.#core, this.#semantic, compileFilters(o['filters'], parseScope(o), 'options.filters'));
+  }
+
+  /** A memory's changes, oldest first. */
+  async history(id: string): Promise<MemoryHistoryEntry[]> {
+    return memoryHistory(this.#core, requireId('id', id));
+  }
+}
+

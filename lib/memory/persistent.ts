@@ -1,0 +1,117 @@
+/**
+ * PersistentMemory (MassGen on mem0): developer-controlled `record` / `retrieve`
+ * and the agent tools `saveToMemory` / `recallFromMemory`, scoped to an agent,
+ * user and run.
+ */
+import { ValidationError } from '../errors.js';
+import { isPlainObject, rejectUnknownKeys, requireInt } from '../util/validate.js';
+import type { ChatMessage, LongTermMemory, MemoryScope, SearchResult } from './long-term.js';
+
+/** Options of {@link PersistentMemory.retrieve}. */
+export interface RetrieveOptions {
+  /** Most memories in the context. @default 5 */
+  limit?: number;
+  /**
+   * Minimum cosine similarity for a memory to count as relevant.
+   * @default 0.55 (tuned on the offline model: paraphrases score above, unrelated sentences below)
+   */
+  minSimilarity?: number;
+}
+
+/** What the agent tools answer. */
+export interface ToolAnswer {
+  success: boolean;
+  message: string;
+  memories?: string[];
+}
+
+const DEFAULT_MIN_SIMILARITY = 0.55;
+
+/**
+ * Memory an agent keeps across runs.
+ * @example
+ * const memory = engram.persistent({ agentId: 'helper', userId: 'ana' })
+ * await memory.record([{ role: 'user', content: 'I am vegetarian' }])
+ * const context = await memory.retrieve('what should I cook tonight?')
+ */
+export class PersistentMemory {
+  readonly scope: MemoryScope;
+  readonly #memory: LongTermMemory;
+
+  constructor(memory: LongTermMemory, scope: MemoryScope) {
+    this.#memory = memory;
+    this.scope = scope;
+  }
+
+  /** Stores the turns of a conversation (system messages are skipped). */
+  async record(messages: readonly ChatMessage[]): Promise<number> {
+    const { results } = await this.#memory.add(messages, { ...this.scope, metadata: { source: 'record' } });
+    return results.filter((r) => r.event === 'ADD').length;
+  }
+
+  /**
+   * A context block for a system prompt with the memories relevant to `query`
+   * (or to the user messages among `messages`); '' when nothing is relevant.
+   */
+  async retrieve(query: string | readonly ChatMessage[], options: RetrieveOptions = {}): Promise<string> {
+    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
+    rejectUnknownKeys('options', options, ['limit', 'minSimilarity']);
+    const limit = options.limit === undefined ? 5 : requireInt('options.limit', options.limit, 1, 100);
+    const threshold: unknown = options.minSimilarity ?? DEFAULT_MIN_SIMILARITY;
+    if (typeof threshold !== 'number' || !Number.isFinite(threshold)) throw new ValidationError('options.minSimilarity', 'must be a finite number');
+    const text = typeof query === 'string' ? query : queryOf(query);
+    if (text.trim() === '') return '';
+    const { results } = await this.#memory.search(text, { ...this.scope, limit, threshold });
+    return formatContext(results);
+  }
+
+  /** Agent tool: saves each content string as a memory. */
+  async saveToMemory(args: { thinking?: string; content: string[] }): Promise<ToolAnswer> {
+    if (!isPlainObject(args) || !Array.isArray(args.content) || args.content.length === 0) {
+      throw new ValidationError('content', 'must be a non-empty array of strings');
+    }
+    let saved = 0;
+    const { results } = await this.#memory.add(
+      args.content.map((content) => ({ role: 'assistant', content })),
+      { ...this.scope, metadata: { source: 'agent' } },
+    );
+    saved = results.filter((r) => r.event === 'ADD').length;
+    return { success: true, message: `Saved ${saved} new memor${saved === 1 ? 'y' : 'ies'} (${results.length - saved} already known).` };
+  }
+
+  /** Agent tool: recalls memories for each keyword, most relevant first, without repeats. */
+  async recallFromMemory(args: { keywords: string[]; limit?: number }): Promise<ToolAnswer> {
+    if (!isPlainObject(args) || !Array.isArray(args.keywords) || args.keywords.length === 0) {
+      throw new ValidationError('keywords', 'must be a non-empty array of strings');
+    }
+    const limit = args.limit === undefined ? 5 : requireInt('limit', args.limit, 1, 100);
+    const seen = new Set<string>();
+    const memories: string[] = [];
+    for (const keyword of args.keywords) {
+      const { results } = await this.#memory.search(keyword, { ...this.scope, limit });
+      for (const r of results) {
+        if (seen.has(r.id)) continue;
+        seen.add(r.id);
+        memories.push(r.memory);
+      }
+    }
+    return {
+      success: true,
+      message: memories.length === 0 ? 'No memories found.' : `Found ${memories.length} memor${memories.length === 1 ? 'y' : 'ies'}.`,
+      memories,
+    };
+  }
+}
+
+function queryOf(input: readonly ChatMessage[]): string {
+  if (!Array.isArray(input)) throw new ValidationError('query', 'must be a string or an array of messages');
+  const messages: readonly ChatMessage[] = input;
+  const users = messages.filter((m) => m.role === 'user').map((m) => m.content);
+  return (users.length > 0 ? users.slice(-2) : messages.slice(-1).map((m) => m.content)).join('\n');
+}
+
+/** The context block retrieve() returns. */
+export function formatContext(results: readonly SearchResult[]): string {
+  if (results.length === 0) return '';
+  return ['Relevant memories:', ...results.map((r) => `- ${r.memory}`)].join('\n');
+}

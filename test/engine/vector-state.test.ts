@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
+import type { IndexProgress } from '../../lib/engine/vector-state.js';
+import { DimensionMismatchError, Engram } from '../../lib/index.js';
+import { EngramDb } from '../../lib/store/schema.js';
+
+const embedder = (d = 32): HashEmbedder => new HashEmbedder({ dimensions: d });
+const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
+
+async function fill(e: Engram, from: number, to: number): Promise<void> {
+  for (let i = from; i < to; i++) await e.add(`memory number ${i} about topic${i}`, { userId: 'u' });
+}
+
+async function allFound(e: Engram, n: number): Promise<boolean> {
+  for (let i = 0; i < n; i++) {
+    const { results } = await e.search(`memory number ${i} about topic${i}`, { userId: 'u', mode: 'vector', limit: 1 });
+    if (results[0]?.memory !== `memory number ${i} about topic${i}`) return false;
+  }
+  return true;
+}
+
+describe('vector index persistence', () => {
+  it('open() restores the index from its snapshot after close()', async () => {
+    const name = unique('snap');
+    const a = await Engram.open({ name, embedder: embedder() });
+    await fill(a, 0, 30);
+    await a.close();
+    const b = await Engram.open({ name, embedder: embedder() });
+    const ready = await b.ready();
+    expect(ready.index).toBe('snapshot');
+    expect(ready.size).toBe(30);
+    expect(await allFound(b, 30)).toBe(true);
+    await b.close();
+  });
+
+  it('open() replays writes newer than the snapshot (a crash after the snapshot)', async () => {
+    const name = unique('stale');
+    const a = await Engram.open({ name, embedder: embedder() });
+    await fill(a, 0, 20);
+    await a.flush();
+    await fill(a, 20, 35);
+    const deleted = (await a.getAll({ userId: 'u', limit: 1 })).results[0]!;
+    await a.delete(deleted.id);
+    // `a` never closes: its last writes exist only in the store and the change log.
+    const b = await Engram.open({ name, embedder: embedder() });
+    const ready = await b.ready();
+    expect(ready.index).toBe('snapshot');
+    expect(ready.size).toBe(34);
+    expect(await allFound(b, 34)).toBe(true);
+    expect((await b.search(deleted.memory, { mode: 'vector', limit: 50 })).results.some((r) => r.id === deleted.id)).toBe(false);
+    await b.close();
+    await a.close();
+  });
+
+  it('open() rebuilds from stored vectors when the snapshot is missing or corrupt, with progress', async () => {
+    for (const damage of ['missing', 'corrupt', 'truncated'] as const) {
+      const name = unique(damage);
+      const a = await Engram.open({ name, embedder: embedder() });
+      await fill(a, 0, 25);
+      await a.close();
+      const db = new EngramDb(name);
+      await db.open();
+      const record = (await db.meta.get('indexSnapshot'))!.value as { bytes: Uint8Array };
+      if (damage === 'missing') await db.meta.delete('indexSnapshot');
+      if (damage === 'corrupt') await db.meta.put({ key: 'indexSnapshot', value: { ...record, bytes: new Uint8Array(record.bytes.length).fill(7) } });
+      if (damage === 'truncated') await db.meta.put({ key: 'indexSnapshot', value: { ...record, bytes: record.bytes.slice(0, record.bytes.length >> 1) } });
+      db.close();
+      const progress: IndexProgress[] = [];
+      const b = await Engram.open({ name, embedder: embedder(), onProgress: (p) => progress.push(p) });
+      const ready = await b.ready();
+      expect(ready.index).toBe('rebuild');
+      expect(ready.size).toBe(25);
+      expect(progress.some((p) => p.phase === 'rebuild' && p.done === 25 && p.total === 25)).toBe(true);
+      expect(await allFound(b, 25)).toBe(true);
+      await b.close();
+    }
+  });
+
+  it('two instances on one store see each other\'s memories in search', async () => {
+    const name = unique('tabs');
+    const a = await Engram.open({ name, embedder: embedder() });
+    const b = await Engram.open({ name, embedder: embedder() });
+    await a.add('written in tab a about gardening', { userId: 'u' });
+    await b.ready();
+    await a.add('written in tab a about sailing', { userId: 'u' });
+    const found = await b.search('written in tab a about sailing', { mode: 'vector', limit: 1 });
+    expect(found.results[0]!.memory).toBe('written in tab a about sailing');
+    await a.close();
+    await b.close();
+  });
+
+  it('open() with another embedder gives DimensionMismatchError unless asked to re-embed', async () => {
+    const name = unique('mismatch');
+    const a = await Engram.open({ name, embedder: embedder(32) });
+    await fill(a, 0, 10);
+    await a.close();
+    await expect(Engram.open({ name, embedder: embedder(16) })).rejects.toThrow(DimensionMismatchError);
+    const progress: IndexProgress[] = [];
+    const b = await Engram.open({ name, embedder: embedder(16), reembed: { onProgress: (p) => progress.push(p) } });
+    expect(progress.filter((p) => p.phase === 'reembed').at(-1)).toEqual({ phase: 'reembed', done: 10, total: 10 });
+    expect((await b.ready()).dimensions).toBe(16);
+    expect(await allFound(b, 10)).toBe(true);
+    await b.close();
+    const c = await Engram.open({ name, embedder: embedder(16) });
+    expect((await c.ready()).index).toBe('snapshot');
+    await c.close();
+  });
+
+  it('reembed honours its AbortSignal and a later re-embed finishes the job', async () => {
+    const name = unique('abort');
+    const a = await Engram.open({ name, embedder: embedder(32) });
+    await fill(a, 0, 200);
+    await a.close();
+    const controller = new AbortController();
+    const opening = Engram.open({
+      name,
+      embedder: embedder(16),
+      reembed: { signal: controller.signal, onProgress: (p) => { if (p.done >= 64) controller.abort(); } },
+    });
+    await expect(opening).rejects.toThrow(/aborted/);
+    const b = await Engram.open({ name, embedder: embedder(16), reembed: true });
+    expect(await allFound(b, 20)).toBe(true);
+    expect((await b.getAll({ limit: 1 })).total).toBe(200);
+    await b.close();
+  });
+});
