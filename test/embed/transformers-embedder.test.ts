@@ -5,6 +5,14 @@ import { AbortError, ClosedError, ModelLoadError, ValidationError } from '../../
 import { TransformersEmbedder } from '../../lib/embed/transformers-embedder.js';
 import type { ModelLoadProgress } from '../../lib/embed/transformers-embedder.js';
 import { PARAPHRASES, cosine } from './paraphrases.js';
+import { referenceEmbed } from './glove-reference.js';
+
+/** Reads a file of the repository (Node's fs by a computed name: the test tsconfig carries no Node types). */
+async function readRepoFile(path: string): Promise<Uint8Array> {
+  const fsName = 'node:fs/promises';
+  const fs = (await import(/* @vite-ignore */ fsName)) as { readFile(p: URL): Promise<Uint8Array> };
+  return fs.readFile(new URL(`../../${path}`, import.meta.url));
+}
 
 function mean(xs: readonly number[]): number {
   return xs.reduce((s, x) => s + x, 0) / xs.length;
@@ -44,6 +52,17 @@ describe('TransformersEmbedder (node, offline model)', () => {
       expect(norm(v)).toBeCloseTo(1, 5);
     }
     expect(cosine(vectors[0]!, vectors[1]!)).toBeLessThan(0.99);
+  });
+
+  it('embed() matches a direct lookup in the model table within 1e-5', async () => {
+    const texts = [...PARAPHRASES.flat(), '', 'Unknown zzqxv words, mostly!', 'Numbers like 1990 and 42 count too.'];
+    const tokenizer: unknown = JSON.parse(new TextDecoder().decode(await readRepoFile('models/engram-glove-100d/tokenizer.json')));
+    const onnx = await readRepoFile('models/engram-glove-100d/onnx/model.onnx');
+    const expected = referenceEmbed(tokenizer, onnx, texts);
+    const got = await embedder.embed(texts);
+    for (let i = 0; i < texts.length; i++) {
+      for (let d = 0; d < 100; d++) expect(Math.abs(got[i]![d]! - expected[i]![d]!), texts[i]).toBeLessThan(1e-5);
+    }
   });
 
   it('embed() scores paraphrases clearly above unrelated sentences', async () => {
