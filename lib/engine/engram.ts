@@ -19,6 +19,8 @@ import {
 } from '../memory/long-term.js';
 import { PersistentMemory } from '../memory/persistent.js';
 import { Recall } from '../memory/recall.js';
+import { MemorySystem, type MemorySystemOptions } from '../memory/tiers.js';
+import { newId } from '../util/id.js';
 import type { MemoryFilters } from '../search/filters.js';
 import type { Metadata } from '../store/rows.js';
 import { isPlainObject, rejectUnknownKeys, requireId, requireInt } from '../util/validate.js';
@@ -61,6 +63,8 @@ export interface EngramOptions {
   onProgress?: LongWorkOptions['onProgress'];
 }
 
+const MAX_SYSTEMS = 64;
+
 const OPTION_KEYS = ['name', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress'] as const;
 
 async function defaultEmbedder(): Promise<Embedder> {
@@ -84,6 +88,8 @@ export class Engram {
   readonly #semantic: Semantic;
   readonly #memory: LongTermMemory;
   readonly #progress: LongWorkOptions;
+  /** Memory systems by (session, project), least recently used first. */
+  readonly #systems = new Map<string, MemorySystem>();
 
   private constructor(name: string, core: Core, semantic: Semantic, progress: LongWorkOptions) {
     this.name = name;
@@ -221,6 +227,32 @@ export class Engram {
     if (!isPlainObject(scope)) throw new ValidationError('scope', 'must be an object');
     rejectUnknownKeys('scope', scope, ['userId', 'agentId', 'runId']);
     return new PersistentMemory(this.#memory, parseScope(scope, 'scope'));
+  }
+
+  /**
+   * The three-tier memory system of a session and project. Systems are cached per
+   * (session, project); the 64 most recently used are kept.
+   * @example
+   * const mem = engram.system({ sessionId: 's1', projectId: 'apollo' })
+   */
+  system(options: MemorySystemOptions = {}): MemorySystem {
+    this.#core.assertOpen();
+    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
+    rejectUnknownKeys('options', options, ['sessionId', 'projectId', 'maxEntries', 'ttlMs']);
+    const sessionId = options.sessionId === undefined ? newId(this.#core.now()) : requireId('options.sessionId', options.sessionId);
+    const projectId = options.projectId === undefined ? undefined : requireId('options.projectId', options.projectId);
+    const maxEntries = options.maxEntries === undefined ? 100 : requireInt('options.maxEntries', options.maxEntries, 1, 100_000);
+    const ttlMs = options.ttlMs === undefined ? 3_600_000 : requireInt('options.ttlMs', options.ttlMs, 1);
+    const key = JSON.stringify([sessionId, projectId ?? null, maxEntries, ttlMs]);
+    let system = this.#systems.get(key);
+    if (system === undefined) {
+      system = new MemorySystem(this.#core, this.#semantic, { sessionId, maxEntries, ttlMs, ...(projectId === undefined ? {} : { projectId }) });
+      if (this.#systems.size >= MAX_SYSTEMS) this.#systems.delete(this.#systems.keys().next().value!);
+    } else {
+      this.#systems.delete(key);
+    }
+    this.#systems.set(key, system);
+    return system;
   }
 
   /** MemGPT archival memory of an agent. */

@@ -13,7 +13,16 @@ import { ALL_TABLES, type EngramDb } from './schema.js';
 /** One row change, with the row before and after. */
 export type RowChange =
   | { table: 'messages'; op: ChangeOp; id: string; before?: MessageRow; after?: MessageRow }
-  | { table: 'memories'; op: ChangeOp; id: string; before?: MemoryRow; after?: MemoryRow; vector?: VectorRow }
+  | {
+      table: 'memories';
+      op: ChangeOp;
+      id: string;
+      before?: MemoryRow;
+      after?: MemoryRow;
+      vector?: VectorRow;
+      /** Bookkeeping only (access counts): no history entry, no change-log entry. */
+      quiet?: boolean;
+    }
   | { table: 'blocks'; op: ChangeOp; id: string; before?: BlockRow; after?: BlockRow }
   | { table: 'traces'; op: ChangeOp; id: string; before?: TraceRow; after?: TraceRow };
 
@@ -113,10 +122,9 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number): Pro
     rows.add(change);
   }
   await rows.flush(db);
-  await db.history.bulkAdd(
-    changes.map((c) => ({ table: c.table, recordId: c.id, op: c.op, before: c.before ?? null, after: c.after ?? null, at })),
-  );
-  await db.changes.bulkAdd(changes.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at })));
+  const logged = changes.filter((c) => !(c.table === 'memories' && c.quiet === true));
+  await db.history.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, before: c.before ?? null, after: c.after ?? null, at })));
+  await db.changes.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at })));
   if (postingDeletes.length > 0) await db.postings.bulkDelete(postingDeletes);
   if (postingAdds.length > 0) await db.postings.bulkPut(postingAdds);
   for (const [corpus, delta] of statDelta) {

@@ -1,0 +1,91 @@
+/**
+ * Engine side of the three-tier memory system: key/value memories (upserted by
+ * key within tier and scope), access bookkeeping, least-recently-used eviction
+ * of short-term entries, and bounded reasoning traces.
+ */
+import type { Json, MemoryRow, Metadata, Tier, TraceRow } from '../store/rows.js';
+import type { RowChange } from '../store/write.js';
+import { MAX_KEY, MIN_KEY } from '../store/write.js';
+import { compileFilters, type Scope } from '../search/filters.js';
+import { newId } from '../util/id.js';
+import type { Core } from './core.js';
+import { addMemories, deleteMemories, matchingRows, memoryHash, updateMemory, type MemoryItem } from './memories.js';
+import type { Semantic } from './semantic.js';
+
+/** The text a key/value memory is searched by. */
+export function keyedText(key: string, value: Json): string {
+  return `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`;
+}
+
+/** The live row holding `key` in a tier and scope, if any. */
+export async function findKeyed(core: Core, tier: Tier, scope: Scope, key: string): Promise<MemoryRow | undefined> {
+  const hash = memoryHash(tier, scope, '', key);
+  const now = core.now();
+  const rows = await core.db.memories.where('hash').equals(hash).toArray();
+  return rows.find((r) => r.key === key && r.tier === tier && r.deletedAt === undefined && (r.expiresAt === undefined || r.expiresAt > now));
+}
+
+/** Stores or replaces the value under `key` in a tier and scope. */
+export async function rememberKeyed(
+  core: Core,
+  semantic: Semantic,
+  input: { tier: Tier; scope: Scope; key: string; value: Json; metadata: Metadata; expiresAt?: number },
+): Promise<MemoryItem> {
+  const text = keyedText(input.key, input.value);
+  const existing = await findKeyed(core, input.tier, input.scope, input.key);
+  if (existing !== undefined) {
+    return updateMemory(core, semantic, existing.id, {
+      text,
+      value: input.value,
+      metadata: input.metadata,
+      ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
+    });
+  }
+  const [added] = await addMemories(core, semantic, [{ text, tier: input.tier, scope: input.scope, key: input.key, value: input.value, metadata: input.metadata, ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }) }]);
+  return added!.item;
+}
+
+/** Counts a read: access count and time, without history or change-log noise. */
+export async function touch(core: Core, row: MemoryRow): Promise<MemoryRow> {
+  return core.write(async () => {
+    const before = await core.db.memories.get(row.id);
+    if (before === undefined) return { changes: [], result: row };
+    const after: MemoryRow = { ...before, accessCount: before.accessCount + 1, lastAccessedAt: core.now() };
+    const change: RowChange = { table: 'memories', op: 'update', id: row.id, before, after, quiet: true };
+    return { changes: [change], result: after };
+  });
+}
+
+/** Removes an expired row for good (a tombstone, so other devices learn of it too). */
+export async function expire(core: Core, semantic: Semantic, row: MemoryRow): Promise<void> {
+  await deleteMemories(core, semantic, [row.id]);
+}
+
+/** Keeps at most `max` short-term entries in a session, evicting the least recently used. */
+export async function evictShortTerm(core: Core, semantic: Semantic, sessionId: string, max: number): Promise<number> {
+  const rows = await matchingRows(core, compileFilters({ tier: 'short_term' }, { sessionId }));
+  if (rows.length <= max) return 0;
+  rows.sort((a, b) => (a.lastAccessedAt ?? a.updatedAt) - (b.lastAccessedAt ?? b.updatedAt) || (a.id < b.id ? -1 : 1));
+  return deleteMemories(core, semantic, rows.slice(0, rows.length - max).map((r) => r.id));
+}
+
+/** Appends a reasoning step and drops the oldest beyond `max`. */
+export async function addTrace(core: Core, trace: Omit<TraceRow, 'id' | 'at'>, max: number): Promise<TraceRow> {
+  return core.write(async () => {
+    const at = core.now();
+    const row: TraceRow = { ...trace, id: newId(at), at };
+    const existing = await core.db.traces.where('[sessionId+at]').between([trace.sessionId, MIN_KEY], [trace.sessionId, MAX_KEY]).toArray();
+    const drop = existing.slice(0, Math.max(0, existing.length + 1 - max));
+    const changes: RowChange[] = [
+      ...drop.map((before): RowChange => ({ table: 'traces', op: 'delete', id: before.id, before })),
+      { table: 'traces', op: 'add', id: row.id, after: row },
+    ];
+    return { changes, result: row };
+  });
+}
+
+/** A session's reasoning trace, oldest first. */
+export async function listTraces(core: Core, sessionId: string): Promise<TraceRow[]> {
+  core.assertOpen();
+  return core.db.traces.where('[sessionId+at]').between([sessionId, MIN_KEY], [sessionId, MAX_KEY]).toArray();
+}
