@@ -3,6 +3,7 @@
  */
 import type { Embedder } from '../embed/embedder.js';
 import { ValidationError } from '../errors.js';
+import { toChatModel, type ChatModel, type LlmOption } from '../llm/chat-model.js';
 import { Archival } from '../memory/archival.js';
 import { Blocks } from '../memory/blocks.js';
 import { Conversation, type ConversationOptions } from '../memory/conversation.js';
@@ -20,6 +21,7 @@ import {
 import { PersistentMemory } from '../memory/persistent.js';
 import { Recall } from '../memory/recall.js';
 import { MemorySystem, type MemorySystemOptions } from '../memory/tiers.js';
+import { AgentTools, type ToolsScope } from '../memory/tools.js';
 import { newId } from '../util/id.js';
 import type { MemoryFilters } from '../search/filters.js';
 import type { Metadata } from '../store/rows.js';
@@ -61,11 +63,17 @@ export interface EngramOptions {
   reembed?: boolean | LongWorkOptions;
   /** Progress of loading or rebuilding the vector index. */
   onProgress?: LongWorkOptions['onProgress'];
+  /**
+   * A language model for `add(messages, { infer: true })`: an OpenAI-compatible
+   * endpoint (a local server keeps everything on the device) or an async function.
+   * @example { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }
+   */
+  llm?: LlmOption;
 }
 
 const MAX_SYSTEMS = 64;
 
-const OPTION_KEYS = ['name', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress'] as const;
+const OPTION_KEYS = ['name', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress', 'llm'] as const;
 
 async function defaultEmbedder(): Promise<Embedder> {
   const { TransformersEmbedder } = await import('../embed/transformers-embedder.js');
@@ -91,12 +99,12 @@ export class Engram {
   /** Memory systems by (session, project), least recently used first. */
   readonly #systems = new Map<string, MemorySystem>();
 
-  private constructor(name: string, core: Core, semantic: Semantic, progress: LongWorkOptions) {
+  private constructor(name: string, core: Core, semantic: Semantic, progress: LongWorkOptions, model: ChatModel | undefined) {
     this.name = name;
     this.#core = core;
     this.#recall = new Recall(core);
     this.#semantic = semantic;
-    this.#memory = new LongTermMemory(core, semantic);
+    this.#memory = new LongTermMemory(core, semantic, model);
     this.#progress = progress;
   }
 
@@ -115,10 +123,11 @@ export class Engram {
     if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw new ValidationError('options.onProgress', 'must be a function');
     const reembed = options.reembed === undefined || options.reembed === false ? undefined : options.reembed === true ? {} : options.reembed;
     const progress: LongWorkOptions = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
+    const model = options.llm === undefined ? undefined : toChatModel(options.llm);
     const { db, deviceId } = await openStore(name);
     const core = new Core(db, { maxContentBytes, now, deviceId });
     const semantic = new Semantic(core, source, reembed);
-    const engram = new Engram(name, core, semantic, progress);
+    const engram = new Engram(name, core, semantic, progress, model);
     // A store that already holds memories checks its embedder (and loads its index) now,
     // so a mismatch surfaces at open; an empty one loads the model on first use.
     if ((await Semantic.recorded(core)) !== undefined) {
@@ -164,7 +173,7 @@ export class Engram {
   }
 
   /** Stores a text, or the non-system messages of a conversation, as long-term memories (mem0 add). */
-  add(input: string | readonly ChatMessage[], options?: AddOptions): Promise<{ results: AddResult[] }> {
+  add(input: string | readonly ChatMessage[], options?: AddOptions): Promise<{ results: AddResult[]; error?: { code: string; message: string } }> {
     return this.#memory.add(input, options);
   }
 
@@ -253,6 +262,22 @@ export class Engram {
     }
     this.#systems.set(key, system);
     return system;
+  }
+
+  /**
+   * Memory tools for an agent to call (agent-controlled memory).
+   * @example
+   * const tools = engram.tools({ agentId: 'helper', userId: 'ana' })
+   * tools.openai() // pass as `tools` to an OpenAI-compatible chat completion
+   * await tools.call('core_memory_append', { label: 'human', content: 'Likes jazz' })
+   */
+  tools(scope: ToolsScope = {}): AgentTools {
+    this.#core.assertOpen();
+    if (!isPlainObject(scope)) throw new ValidationError('scope', 'must be an object');
+    rejectUnknownKeys('scope', scope, ['agentId', 'userId']);
+    const agentId = scope.agentId === undefined ? 'agent' : requireId('scope.agentId', scope.agentId);
+    const userId = scope.userId === undefined ? undefined : requireId('scope.userId', scope.userId);
+    return new AgentTools(this, { agentId, ...(userId === undefined ? {} : { userId }) });
   }
 
   /** MemGPT archival memory of an agent. */

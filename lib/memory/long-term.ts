@@ -20,6 +20,8 @@ import {
 } from '../engine/memories.js';
 import { SEARCH_MODES, searchMemories, type SearchMode } from '../engine/memory-search.js';
 import type { Semantic } from '../engine/semantic.js';
+import { inferAndApply } from '../engine/infer.js';
+import type { ChatModel } from '../llm/chat-model.js';
 import { compileFilters, type MemoryFilters, type Scope } from '../search/filters.js';
 import { ROLES, type Metadata } from '../store/rows.js';
 import { isPlainObject, optionalId, rejectUnknownKeys, requireId, requireInt, requireMetadata, requireOneOf, requireText } from '../util/validate.js';
@@ -35,12 +37,20 @@ export interface MemoryScope {
 export interface AddOptions extends MemoryScope {
   /** Stored with the memory; filterable in search. */
   metadata?: Metadata;
+  /**
+   * Extract facts with the LLM (the `llm` option of open) and reconcile them with
+   * similar memories (ADD, UPDATE, DELETE, NONE) instead of storing the raw text.
+   * @default false
+   */
+  infer?: boolean;
   signal?: AbortSignal;
 }
 
-/** One result of add(): the memory and whether it was new. */
+/** One result of add(): the memory and what happened to it. */
 export interface AddResult extends MemoryItem {
-  event: 'ADD' | 'NONE';
+  event: 'ADD' | 'UPDATE' | 'DELETE' | 'NONE';
+  /** The text before an UPDATE or DELETE (infer only). */
+  previous?: string;
 }
 
 /** Options of {@link LongTermMemory.search}. */
@@ -99,6 +109,9 @@ function requireOptions(options: unknown, known: readonly string[]): Record<stri
 /** Texts to store from a string or chat messages (system messages are skipped). */
 function textsOf(input: unknown, maxBytes: number): { text: string; role?: string }[] {
   if (typeof input === 'string') return [{ text: requireText('text', input, maxBytes) }];
+  if (Array.isArray(input) && input.length > 0 && input.every((m) => isPlainObject(m) && m['role'] === 'system')) {
+    throw new ValidationError('messages', 'has only system messages; nothing to remember');
+  }
   if (!Array.isArray(input) || input.length === 0) throw new ValidationError('messages', 'must be a non-empty string or a non-empty array of messages');
   return input
     .map((m: unknown, i) => {
@@ -118,19 +131,32 @@ function textsOf(input: unknown, maxBytes: number): { text: string; role?: strin
 export class LongTermMemory {
   readonly #core: Core;
   readonly #semantic: Semantic;
+  readonly #model: ChatModel | undefined;
 
-  constructor(core: Core, semantic: Semantic) {
+  constructor(core: Core, semantic: Semantic, model?: ChatModel) {
     this.#core = core;
     this.#semantic = semantic;
+    this.#model = model;
   }
 
-  /** Stores a text, or each non-system message of a conversation, as memories. */
-  async add(input: string | readonly ChatMessage[], options: AddOptions = {}): Promise<{ results: AddResult[] }> {
+  /**
+   * Stores a text, or each non-system message of a conversation, as memories.
+   * With `infer`, stores the facts the LLM extracts instead; if the LLM fails the
+   * raw input is stored and `error` says why.
+   */
+  async add(input: string | readonly ChatMessage[], options: AddOptions = {}): Promise<{ results: AddResult[]; error?: { code: string; message: string } }> {
     this.#core.assertOpen();
-    const o = requireOptions(options, [...SCOPE_KEYS, 'metadata', 'signal']);
+    const o = requireOptions(options, [...SCOPE_KEYS, 'metadata', 'infer', 'signal']);
     const scope = parseScope(o);
     const metadata = requireMetadata('options.metadata', o['metadata']);
-    const inputs: MemoryInput[] = textsOf(input, this.#core.settings.maxContentBytes).map(({ text, role }) => ({
+    const texts = textsOf(input, this.#core.settings.maxContentBytes);
+    if (o['infer'] !== undefined && typeof o['infer'] !== 'boolean') throw new ValidationError('options.infer', 'must be a boolean');
+    if (o['infer'] === true) {
+      if (this.#model === undefined) throw new ValidationError('options.infer', 'needs an llm: open engram with { llm }');
+      const conversation = texts.map((t) => ({ role: t.role ?? 'user', content: t.text }));
+      return inferAndApply(this.#core, this.#semantic, this.#model, conversation, scope, metadata, options.signal);
+    }
+    const inputs: MemoryInput[] = texts.map(({ text, role }) => ({
       text,
       tier: 'long_term',
       scope,

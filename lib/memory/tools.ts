@@ -1,0 +1,232 @@
+/**
+ * Agent-controlled memory: the memory tools of MassGen and MemGPT as JSON
+ * Schema function definitions (OpenAI and Anthropic formats) and `call()`,
+ * which runs one and answers with text. Bad arguments get an answer the model
+ * can read and correct, never a crash.
+ */
+import { isEngramError } from '../errors.js';
+import type { Engram } from '../engine/engram.js';
+
+/** A JSON Schema object (the subset tools use). */
+export interface JsonSchema {
+  type: 'object' | 'string' | 'integer' | 'array' | 'number';
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  minimum?: number;
+  minItems?: number;
+  additionalProperties?: boolean;
+}
+
+/** One tool: name, description and parameter schema. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** OpenAI's function-calling tool format. */
+export interface OpenAiTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: JsonSchema };
+}
+
+/** Anthropic's tool format. */
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: JsonSchema;
+}
+
+const str = (description: string): JsonSchema => ({ type: 'string', description });
+const page: JsonSchema = { type: 'integer', minimum: 0, description: 'Page of results, starting at 0.' };
+const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
+
+/** Every memory tool engram offers. */
+export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
+  {
+    name: 'save_to_memory',
+    description: 'Save important facts to long-term memory so they can be recalled in later conversations.',
+    parameters: obj({ thinking: str('Why these facts are worth remembering.'), content: { type: 'array', minItems: 1, items: str('One self-contained fact.'), description: 'Facts to save.' } }, ['thinking', 'content']),
+  },
+  {
+    name: 'recall_from_memory',
+    description: 'Recall memories related to the given keywords or questions.',
+    parameters: obj({ keywords: { type: 'array', minItems: 1, items: str('A keyword or question.'), description: 'What to look for.' }, limit: { type: 'integer', minimum: 1, description: 'Most memories per keyword (default 5).' } }, ['keywords']),
+  },
+  {
+    name: 'archival_memory_insert',
+    description: 'Add a passage to archival memory. Write it so it can be found by meaning later.',
+    parameters: obj({ content: str('The passage to store.') }, ['content']),
+  },
+  {
+    name: 'archival_memory_search',
+    description: 'Search archival memory by meaning, paged.',
+    parameters: obj({ query: str('What to search for.'), page }, ['query']),
+  },
+  {
+    name: 'conversation_search',
+    description: 'Search the whole conversation history by keywords, paged.',
+    parameters: obj({ query: str('Keywords to search for.'), page }, ['query']),
+  },
+  {
+    name: 'conversation_search_date',
+    description: 'Search the conversation history between two dates (inclusive), paged.',
+    parameters: obj({ start_date: str('Start date, YYYY-MM-DD or ISO 8601.'), end_date: str('End date, YYYY-MM-DD or ISO 8601.'), page }, ['start_date', 'end_date']),
+  },
+  {
+    name: 'core_memory_append',
+    description: 'Append text to a core memory block (for example "human" or "persona").',
+    parameters: obj({ label: str('Block label.'), content: str('Text to append on a new line.') }, ['label', 'content']),
+  },
+  {
+    name: 'core_memory_replace',
+    description: 'Replace text in a core memory block. old_content must match exactly.',
+    parameters: obj({ label: str('Block label.'), old_content: str('Exact text to replace.'), new_content: str('Replacement text (empty to delete).') }, ['label', 'old_content', 'new_content']),
+  },
+];
+
+const PAGE_SIZE = 5;
+
+/** A readable problem with the arguments. */
+class ArgumentProblem {
+  constructor(readonly message: string) {}
+}
+
+/** Checks arguments against a tool's schema (types, required, no extras). */
+function checkArgs(def: ToolDefinition, args: unknown): Record<string, unknown> {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new ArgumentProblem('arguments must be a JSON object');
+  const record = args as Record<string, unknown>;
+  const props = def.parameters.properties ?? {};
+  for (const key of Object.keys(record)) if (!(key in props)) throw new ArgumentProblem(`unknown argument "${key}"; expected ${Object.keys(props).join(', ')}`);
+  for (const key of def.parameters.required ?? []) if (record[key] === undefined) throw new ArgumentProblem(`missing required argument "${key}"`);
+  for (const [key, schema] of Object.entries(props)) {
+    const v = record[key];
+    if (v === undefined) continue;
+    const ok =
+      schema.type === 'string' ? typeof v === 'string'
+      : schema.type === 'integer' ? Number.isInteger(v) && (schema.minimum === undefined || (v as number) >= schema.minimum)
+      : schema.type === 'array' ? Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length >= (schema.minItems ?? 0)
+      : true;
+    if (!ok) throw new ArgumentProblem(`argument "${key}" must be ${schema.type === 'array' ? 'a non-empty array of strings' : schema.type === 'integer' ? `an integer${schema.minimum === undefined ? '' : ` >= ${schema.minimum}`}` : 'a string'}`);
+  }
+  return record;
+}
+
+/** Who the tools act for. */
+export interface ToolsScope {
+  /** Agent whose archival and core memory the tools use. @default 'agent' */
+  agentId?: string;
+  userId?: string;
+}
+
+/**
+ * Memory tools bound to one agent and user.
+ * @example
+ * const tools = engram.tools({ agentId: 'helper', userId: 'ana' })
+ * const reply = await openai.chat.completions.create({ model, messages, tools: tools.openai() })
+ * for (const call of reply.choices[0].message.tool_calls ?? []) await tools.call(call.function.name, call.function.arguments)
+ */
+export class AgentTools {
+  readonly agentId: string;
+  readonly userId: string | undefined;
+  readonly #engram: Engram;
+
+  constructor(engram: Engram, scope: { agentId: string; userId?: string }) {
+    this.#engram = engram;
+    this.agentId = scope.agentId;
+    this.userId = scope.userId;
+  }
+
+  /** The definitions, format-neutral. */
+  get definitions(): readonly ToolDefinition[] {
+    return TOOL_DEFINITIONS;
+  }
+
+  /** The tools in OpenAI's `tools` format. */
+  openai(): OpenAiTool[] {
+    return TOOL_DEFINITIONS.map((d) => ({ type: 'function', function: { name: d.name, description: d.description, parameters: d.parameters } }));
+  }
+
+  /** The tools in Anthropic's `tools` format. */
+  anthropic(): AnthropicTool[] {
+    return TOOL_DEFINITIONS.map((d) => ({ name: d.name, description: d.description, input_schema: d.parameters }));
+  }
+
+  /**
+   * Runs a tool and answers with text for the model. `args` may be an object or
+   * the JSON string a model produced. Problems come back as text starting with "Error:".
+   */
+  async call(name: string, args: unknown): Promise<string> {
+    const def = TOOL_DEFINITIONS.find((d) => d.name === name);
+    if (def === undefined) return `Error: unknown tool "${String(name)}". Available tools: ${TOOL_DEFINITIONS.map((d) => d.name).join(', ')}.`;
+    try {
+      let parsed: unknown = args ?? {};
+      if (typeof parsed === 'string') {
+        try {
+          parsed = JSON.parse(parsed === '' ? '{}' : parsed);
+        } catch {
+          throw new ArgumentProblem('arguments are not valid JSON');
+        }
+      }
+      return await this.#run(name, checkArgs(def, parsed));
+    } catch (e) {
+      if (e instanceof ArgumentProblem) return `Error: ${name}: ${e.message}. Call it again with corrected arguments.`;
+      if (isEngramError(e) && e.code !== 'CLOSED' && e.code !== 'STORE' && e.code !== 'QUOTA_EXCEEDED') return `Error: ${name}: ${e.message}`;
+      throw e;
+    }
+  }
+
+  async #run(name: string, a: Record<string, unknown>): Promise<string> {
+    const scope = { agentId: this.agentId, ...(this.userId === undefined ? {} : { userId: this.userId }) };
+    const pageOf = (): number => (a['page'] as number | undefined) ?? 0;
+    switch (name) {
+      case 'save_to_memory': {
+        const r = await this.#engram.persistent(scope).saveToMemory({ thinking: a['thinking'] as string, content: a['content'] as string[] });
+        return r.message;
+      }
+      case 'recall_from_memory': {
+        const limit = a['limit'] as number | undefined;
+        const r = await this.#engram.persistent(scope).recallFromMemory({ keywords: a['keywords'] as string[], ...(limit === undefined ? {} : { limit }) });
+        return r.memories === undefined || r.memories.length === 0 ? 'No memories found.' : r.memories.map((m) => `- ${m}`).join('\n');
+      }
+      case 'archival_memory_insert':
+        await this.#engram.archival(this.agentId).insert(a['content'] as string);
+        return 'Inserted into archival memory.';
+      case 'archival_memory_search': {
+        const r = await this.#engram.archival(this.agentId).search(a['query'] as string, { count: PAGE_SIZE, start: pageOf() * PAGE_SIZE });
+        return pageText(r.results.map((x) => `[${x.timestamp}] ${x.content}`), r.total, pageOf());
+      }
+      case 'conversation_search': {
+        const r = await this.#engram.recall.textSearch(a['query'] as string, { ...scope, count: PAGE_SIZE, start: pageOf() * PAGE_SIZE });
+        return pageText(r.results.map((x) => `[${x.timestamp}] ${x.role}: ${x.content}`), r.total, pageOf());
+      }
+      case 'conversation_search_date': {
+        const end = endOfDay(a['end_date'] as string);
+        const r = await this.#engram.recall.dateSearch(a['start_date'] as string, end, { ...scope, count: PAGE_SIZE, start: pageOf() * PAGE_SIZE });
+        return pageText(r.results.map((x) => `[${x.timestamp}] ${x.role}: ${x.content}`), r.total, pageOf());
+      }
+      case 'core_memory_append': {
+        const b = await this.#engram.blocks(this.agentId).append(a['label'] as string, a['content'] as string);
+        return `Block "${b.label}" now reads:\n${b.value}`;
+      }
+      default: {
+        const b = await this.#engram.blocks(this.agentId).replace(a['label'] as string, a['old_content'] as string, a['new_content'] as string);
+        return `Block "${b.label}" now reads:\n${b.value}`;
+      }
+    }
+  }
+}
+
+/** A bare YYYY-MM-DD end date covers the whole day. */
+function endOfDay(value: string): string | number {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T23:59:59.999Z`) : value;
+}
+
+function pageText(lines: string[], total: number, pageNo: number): string {
+  if (total === 0) return 'No results found.';
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  if (lines.length === 0) return `No results on page ${pageNo} (${total} results in ${pages} pages).`;
+  return `Showing ${lines.length} of ${total} results (page ${pageNo + 1}/${pages}):\n${lines.join('\n')}`;
+}
