@@ -9,9 +9,10 @@
  *
  * Must not import Dexie, hnswlib, lib/store, lib/index, lib/engine or anything
  * above them: embedders know texts and vectors, nothing about where they are
- * kept. Only `transformers-embedder.ts`, `transformers-runtime.ts` and
- * `embed-worker.ts` may touch `@huggingface/transformers`, and only through a
- * lazy `import()`, so importing this folder has no side effects.
+ * kept. Only `transformers-runtime.ts` imports `@huggingface/transformers`
+ * (lazily, inside `loadExtractor()`) and only `ort-wasm-paths.ts` references
+ * `onnxruntime-web` (lazily, for the browser); everything else here is plain
+ * TypeScript, so importing this folder has no side effects.
  */
 
 import { EmbeddingError, ValidationError } from '../errors.js';

@@ -8,7 +8,11 @@
 
 import type { WasmPaths } from './transformers-runtime.js';
 
-/** Absolute URLs of the ONNX Runtime Web factory and binary that this app serves. */
+/**
+ * Absolute URLs of the ONNX Runtime Web factory and binary that this app serves.
+ * @example
+ * env.backends.onnx.wasm.wasmPaths = await localWasmPaths();
+ */
 export async function localWasmPaths(): Promise<WasmPaths> {
   const [mjs, wasm] = await Promise.all([
     import('onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url'),

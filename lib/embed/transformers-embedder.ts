@@ -73,7 +73,10 @@ export interface TransformersEmbedderOptions {
   signal?: AbortSignal;
 }
 
-/** The offline model's folder name; see scripts/build-offline-model.mjs. */
+/**
+ * The offline model's folder name; see scripts/build-offline-model.mjs.
+ * @example TransformersEmbedder.create({ model: DEFAULT_EMBEDDING_MODEL })
+ */
 export const DEFAULT_EMBEDDING_MODEL = 'engram-glove-100d';
 const DEFAULT_BATCH_SIZE = 32;
 

@@ -8,10 +8,16 @@
 import type { DataType, FeatureExtractionPipeline } from '@huggingface/transformers';
 import { EmbeddingError, ModelLoadError } from '../errors.js';
 
-/** Where the ONNX Runtime Web files come from (browser only). Either a folder URL or the two files. */
+/**
+ * Where the ONNX Runtime Web files come from (browser only): a folder URL, or the factory and binary.
+ * @example { mjs: '/ort/ort-wasm-simd-threaded.asyncify.mjs', wasm: '/ort/ort-wasm-simd-threaded.asyncify.wasm' }
+ */
 export type WasmPaths = string | { mjs?: string; wasm: string };
 
-/** Everything a load needs; plain data, so it can be posted to a worker. */
+/**
+ * Everything a load needs; plain data, so it can be posted to a worker.
+ * @example { model: 'engram-glove-100d', localModelPath: '/models/', allowRemoteModels: false }
+ */
 export interface RuntimeConfig {
   model: string;
   localModelPath: string;
@@ -38,7 +44,11 @@ export interface ModelLoadProgress {
   total?: number;
 }
 
-/** A loaded pipeline. */
+/**
+ * A loaded pipeline.
+ * @example
+ * const flat = await extractor.run(['a', 'b']); // length 2 * extractor.dimensions
+ */
 export interface LoadedExtractor {
   readonly dimensions: number;
   /** Row-major `texts.length x dimensions`, every row unit length. */
@@ -54,7 +64,12 @@ let loadChain: Promise<unknown> = Promise.resolve();
 /** transformers.js' own default, before we first touched it. */
 let browserCacheAvailable: boolean | undefined;
 
-/** Loads the pipeline and learns the output dimension by embedding one probe text. */
+/**
+ * Loads the pipeline and learns the output dimension by embedding one probe text.
+ * Rejects with ModelLoadError (cause attached).
+ * @example
+ * const extractor = await loadExtractor({ model: 'engram-glove-100d', localModelPath: 'models/', allowRemoteModels: false });
+ */
 export function loadExtractor(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress) => void): Promise<LoadedExtractor> {
   const load = loadChain.then(() => loadNow(config, onProgress));
   loadChain = load.catch(() => undefined);
@@ -127,7 +142,10 @@ function toProgress(info: unknown): ModelLoadProgress {
   return p;
 }
 
-/** The message of anything thrown. */
+/**
+ * The message of anything thrown.
+ * @example messageOf(new TypeError('x')) // 'x'
+ */
 export function messageOf(e: unknown): string {
   if (e instanceof Error) return e.message;
   if (typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string') {

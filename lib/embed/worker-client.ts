@@ -25,6 +25,8 @@ function causeOf(error: SerializedError): SerializedError {
  * Starts the worker and loads the model in it. The returned extractor's `run`
  * accepts a signal: an abort rejects at once with AbortError (the batch in the
  * worker completes and is discarded).
+ * @example
+ * const extractor = await startWorkerExtractor({ model: 'engram-glove-100d', localModelPath: '/models/', allowRemoteModels: false });
  */
 export async function startWorkerExtractor(
   config: RuntimeConfig,
@@ -38,6 +40,7 @@ export async function startWorkerExtractor(
   }
 
   let nextId = 1;
+  let loaded = false;
   let dead: Error | undefined;
   const pending = new Map<number, Pending>();
 
@@ -60,7 +63,8 @@ export async function startWorkerExtractor(
   });
   worker.addEventListener('error', (event: ErrorEvent) => {
     event.preventDefault();
-    fail(new ModelLoadError(`the embedding worker failed: ${event.message || 'could not load its script'}`, { cause: event.error }));
+    const message = `the embedding worker failed: ${event.message || 'could not load its script'}`;
+    fail(loaded ? new EmbeddingError(message, { cause: event.error }) : new ModelLoadError(message, { cause: event.error }));
   });
   worker.addEventListener('messageerror', () => {
     fail(new EmbeddingError('the embedding worker sent a message that could not be read'));
@@ -78,12 +82,13 @@ export async function startWorkerExtractor(
 
   let dimensions: number;
   try {
-    const loaded = await request({ type: 'load', config }, onProgress);
-    if (loaded.type === 'error') {
-      throw new ModelLoadError(loaded.error.message, { cause: causeOf(loaded.error) });
+    const answer = await request({ type: 'load', config }, onProgress);
+    if (answer.type === 'error') {
+      throw new ModelLoadError(answer.error.message, { cause: causeOf(answer.error) });
     }
-    if (loaded.type !== 'loaded') throw new ModelLoadError(`unexpected answer "${loaded.type}" to load`);
-    dimensions = loaded.dimensions;
+    if (answer.type !== 'loaded') throw new ModelLoadError(`unexpected answer "${answer.type}" to load`);
+    dimensions = answer.dimensions;
+    loaded = true;
   } catch (e) {
     worker.terminate();
     throw e;

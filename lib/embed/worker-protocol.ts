@@ -6,13 +6,19 @@
 
 import type { ModelLoadProgress, RuntimeConfig } from './transformers-runtime.js';
 
-/** Page -> worker. Every request carries an id that its answer repeats. */
+/**
+ * Page -> worker. Every request carries an id that its answer repeats.
+ * @example { type: 'embed', id: 7, texts: ['hello'] }
+ */
 export type WorkerRequest =
   | { type: 'load'; id: number; config: RuntimeConfig }
   | { type: 'embed'; id: number; texts: string[] }
   | { type: 'dispose'; id: number };
 
-/** Worker -> page. */
+/**
+ * Worker -> page.
+ * @example { type: 'loaded', id: 1, dimensions: 100 }
+ */
 export type WorkerResponse =
   | { type: 'progress'; id: number; progress: ModelLoadProgress }
   | { type: 'loaded'; id: number; dimensions: number }
@@ -21,7 +27,10 @@ export type WorkerResponse =
   | { type: 'disposed'; id: number }
   | { type: 'error'; id: number; error: SerializedError };
 
-/** An error flattened for postMessage. */
+/**
+ * An error flattened for postMessage.
+ * @example { name: 'ModelLoadError', message: 'could not load …', code: 'MODEL_LOAD' }
+ */
 export interface SerializedError {
   name: string;
   message: string;
@@ -29,7 +38,11 @@ export interface SerializedError {
   stack?: string;
 }
 
-/** Flattens anything thrown into a {@link SerializedError}. */
+/**
+ * Flattens anything thrown into a {@link SerializedError}.
+ * @example
+ * scope.postMessage({ type: 'error', id, error: serializeError(e) })
+ */
 export function serializeError(e: unknown): SerializedError {
   if (typeof e === 'object' && e !== null) {
     const { name, message, code, stack } = e as { name?: unknown; message?: unknown; code?: unknown; stack?: unknown };
