@@ -58,15 +58,16 @@ describe('long-term memory (mem0 API)', () => {
   });
 
   it('search() applies threshold, metadata and date filters', async () => {
-    const t0 = clock.now();
     await engram.add('apples are red', { userId: 'u', metadata: { kind: 'fruit', n: 1 } });
     await engram.add('bananas are yellow', { userId: 'u', metadata: { kind: 'fruit', n: 2 } });
+    clock.advance(10_000);
+    const t0 = clock.now();
     await engram.add('carrots are orange', { userId: 'u', metadata: { kind: 'vegetable' } });
     const fruit = await engram.search('are', { userId: 'u', filters: { metadata: { kind: 'fruit' } }, mode: 'vector' });
     expect(fruit.results.map((r) => r.memory).sort()).toEqual(['apples are red', 'bananas are yellow']);
     const some = await engram.search('colour', { filters: { userId: 'u', metadata: { n: { in: [2, 3] } } }, mode: 'vector' });
     expect(some.results.map((r) => r.memory)).toEqual(['bananas are yellow']);
-    const late = await engram.search('are', { userId: 'u', filters: { createdAt: { from: t0 + 3 } }, mode: 'vector' });
+    const late = await engram.search('are', { userId: 'u', filters: { createdAt: { from: t0 } }, mode: 'vector' });
     expect(late.results.map((r) => r.memory)).toEqual(['carrots are orange']);
     const strict = await engram.search('apples are red', { userId: 'u', threshold: 0.99, mode: 'vector' });
     expect(strict.results.map((r) => r.memory)).toEqual(['apples are red']);
@@ -174,11 +175,11 @@ describe('a failing embedder', () => {
     await e.add('first memory', { userId: 'u' });
     for (const mode of ['throw', 'short', 'nan', 'count'] as const) {
       faulty.mode = mode;
-      await expect(e.add(['second memory', 'third'].map((content) => ({ role: 'user', content })), { userId: 'u' })).rejects.toThrow(EmbeddingError);
+      await expect(e.add(['second entry', 'third entry'].map((content) => ({ role: 'user', content })), { userId: 'u' })).rejects.toThrow(EmbeddingError);
     }
     faulty.mode = 'ok';
     expect((await e.getAll()).results.map((r) => r.memory)).toEqual(['first memory']);
-    expect((await e.search('second memory', { mode: 'keyword' })).results).toEqual([]);
+    expect((await e.search('second entry', { mode: 'keyword' })).results).toEqual([]);
     const ready = await e.ready();
     expect(ready.size).toBe(1);
     await e.close();

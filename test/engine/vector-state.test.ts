@@ -4,7 +4,7 @@ import type { IndexProgress } from '../../lib/engine/vector-state.js';
 import { DimensionMismatchError, Engram } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
 
-const embedder = (d = 32): HashEmbedder => new HashEmbedder({ dimensions: d });
+const embedder = (d = 256): HashEmbedder => new HashEmbedder({ dimensions: d });
 const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
 
 async function fill(e: Engram, from: number, to: number): Promise<void> {
@@ -91,34 +91,34 @@ describe('vector index persistence', () => {
 
   it('open() with another embedder gives DimensionMismatchError unless asked to re-embed', async () => {
     const name = unique('mismatch');
-    const a = await Engram.open({ name, embedder: embedder(32) });
+    const a = await Engram.open({ name, embedder: embedder(256) });
     await fill(a, 0, 10);
     await a.close();
-    await expect(Engram.open({ name, embedder: embedder(16) })).rejects.toThrow(DimensionMismatchError);
+    await expect(Engram.open({ name, embedder: embedder(128) })).rejects.toThrow(DimensionMismatchError);
     const progress: IndexProgress[] = [];
-    const b = await Engram.open({ name, embedder: embedder(16), reembed: { onProgress: (p) => progress.push(p) } });
+    const b = await Engram.open({ name, embedder: embedder(128), reembed: { onProgress: (p) => progress.push(p) } });
     expect(progress.filter((p) => p.phase === 'reembed').at(-1)).toEqual({ phase: 'reembed', done: 10, total: 10 });
-    expect((await b.ready()).dimensions).toBe(16);
+    expect((await b.ready()).dimensions).toBe(128);
     expect(await allFound(b, 10)).toBe(true);
     await b.close();
-    const c = await Engram.open({ name, embedder: embedder(16) });
+    const c = await Engram.open({ name, embedder: embedder(128) });
     expect((await c.ready()).index).toBe('snapshot');
     await c.close();
   });
 
   it('reembed honours its AbortSignal and a later re-embed finishes the job', async () => {
     const name = unique('abort');
-    const a = await Engram.open({ name, embedder: embedder(32) });
+    const a = await Engram.open({ name, embedder: embedder(256) });
     await fill(a, 0, 200);
     await a.close();
     const controller = new AbortController();
     const opening = Engram.open({
       name,
-      embedder: embedder(16),
+      embedder: embedder(128),
       reembed: { signal: controller.signal, onProgress: (p) => { if (p.done >= 64) controller.abort(); } },
     });
     await expect(opening).rejects.toThrow(/aborted/);
-    const b = await Engram.open({ name, embedder: embedder(16), reembed: true });
+    const b = await Engram.open({ name, embedder: embedder(128), reembed: true });
     expect(await allFound(b, 20)).toBe(true);
     expect((await b.getAll({ limit: 1 })).total).toBe(200);
     await b.close();

@@ -40,9 +40,10 @@ describe('compileFilters', () => {
 
 describe('reciprocalRankFusion', () => {
   it('reciprocalRankFusion() ranks items in both lists first', () => {
-    const fused = reciprocalRankFusion([['a', 'b', 'c'], ['c', 'b', 'd']]);
+    const fused = reciprocalRankFusion([['a', 'b', 'c'], ['b', 'c', 'd']]);
     expect(fused.map((f) => f.id)).toEqual(['b', 'c', 'a', 'd']);
-    expect(fused[0]!.ranks).toEqual([2, 2]);
+    expect(fused[0]!.ranks).toEqual([2, 1]);
     expect(fused[3]!.ranks).toEqual([undefined, 3]);
+    expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 61, 12);
   });
 });

@@ -1,0 +1,306 @@
+/**
+ * ExactIndex: brute-force cosine search. Unit-length copies of the vectors
+ * live in one contiguous Float32Array (row i = slot i); removal moves the last
+ * row into the hole, so rows stay dense and a search is one linear pass. It is
+ * the ground truth for tests and benchmarks, and the faster choice below the
+ * crossover size measured in `choose-index.ts`.
+ */
+import { ClosedError, IndexError } from '../errors.js';
+import { decodeSnapshot, encodeSnapshot } from './snapshot-format.js';
+import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
+import type { VectorHit, VectorIndex } from './vector-index.js';
+
+/** Options of {@link ExactIndex.create}. */
+export interface ExactIndexOptions {
+  /** Vector length. @example 384 */
+  dimensions: number;
+  /** Rows to allocate up front; grows by doubling. @default 1024 */
+  capacity?: number;
+}
+
+/**
+ * Exact nearest neighbours by cosine similarity.
+ * @example
+ * const index = ExactIndex.create({ dimensions: 3 });
+ * index.add('a', new Float32Array([1, 0, 0]));
+ * index.add('b', new Float32Array([0, 1, 0]));
+ * index.search(new Float32Array([1, 0.2, 0]), 1); // [{ id: 'a', score: 0.98… }]
+ */
+export class ExactIndex implements VectorIndex {
+  readonly kind = 'exact' as const;
+  readonly dimensions: number;
+  #rows: Float32Array;
+  #ids: string[] = [];
+  #slots = new Map<string, number>();
+  #disposed = false;
+
+  private constructor(dimensions: number, capacity: number) {
+    this.dimensions = dimensions;
+    this.#rows = new Float32Array(dimensions * capacity);
+  }
+
+  /**
+   * Creates an empty index.
+   * @example
+   * const index = ExactIndex.create({ dimensions: 384 });
+   */
+  static create(options: ExactIndexOptions): ExactIndex {
+    assertIntegerIn(options.dimensions, 'dimensions', 1, 65_536);
+    const capacity = options.capacity ?? 1024;
+    assertIntegerIn(capacity, 'capacity', 1, 2 ** 31);
+    return new ExactIndex(options.dimensions, capacity);
+  }
+
+  /**
+   * Rebuilds an index from {@link ExactIndex.snapshot} bytes. Throws IndexError when they are corrupt or truncated.
+   * @example
+   * const copy = ExactIndex.restore(index.snapshot());
+   */
+  static restore(bytes: Uint8Array): ExactIndex {
+    const parts = decodeSnapshot(bytes, 'exact');
+    const { dimensions, ids, payload } = parts;
+    if (dimensions < 1 || payload.length !== ids.length * dimensions * 4) {
+      throw new IndexError('exact snapshot payload does not match its id table');
+    }
+    const index = new ExactIndex(dimensions, Math.max(1, ids.length));
+    // decodeSnapshot returns a 4-byte aligned payload, so it can be viewed as floats directly.
+    index.#rows.set(new Float32Array(payload.buffer, payload.byteOffset, payload.length / 4));
+    ids.forEach((entry, slot) => {
+      if (entry.label !== slot || index.#slots.has(entry.id) || entry.id === '') throw new IndexError('exact snapshot id table is corrupt');
+      index.#ids.push(entry.id);
+      index.#slots.set(entry.id, slot);
+    });
+    return index;
+  }
+
+  get size(): number {
+    return this.#ids.length;
+  }
+
+  /**
+   * Adds or replaces the vector for `id`.
+   * @example
+   * index.add('m1', embedding);
+   */
+  add(id: string, vector: Float32Array): void {
+    this.#open();
+    assertId(id, 'id');
+    assertVector(vector, this.dimensions, 'vector');
+    this.#put(id, vector);
+  }
+
+  /**
+   * Adds or replaces many vectors; all are validated before any is stored.
+   * @example
+   * index.addMany([{ id: 'a', vector: va }, { id: 'b', vector: vb }]);
+   */
+  addMany(items: readonly { id: string; vector: Float32Array }[]): void {
+    this.#open();
+    items.forEach((item, i) => {
+      assertId(item.id, `items[${i}].id`);
+      assertVector(item.vector, this.dimensions, `items[${i}].vector`);
+    });
+    const fresh = items.filter((item) => !this.#slots.has(item.id)).length;
+    this.#reserve(this.#ids.length + fresh);
+    for (const item of items) this.#put(item.id, item.vector);
+  }
+
+  /**
+   * Removes `id` (the last row moves into its place). Returns false when it was absent.
+   * @example
+   * index.remove('m1'); // true
+   */
+  remove(id: string): boolean {
+    this.#open();
+    const slot = this.#slots.get(id);
+    if (slot === undefined) return false;
+    const last = this.#ids.length - 1;
+    if (slot !== last) {
+      const movedId = this.#ids[last]!;
+      const d = this.dimensions;
+      this.#rows.copyWithin(slot * d, last * d, (last + 1) * d);
+      this.#ids[slot] = movedId;
+      this.#slots.set(movedId, slot);
+    }
+    this.#ids.pop();
+    this.#slots.delete(id);
+    return true;
+  }
+
+  /**
+   * True when `id` is in the index.
+   * @example
+   * if (!index.has(id)) index.add(id, vector);
+   */
+  has(id: string): boolean {
+    this.#open();
+    return this.#slots.has(id);
+  }
+
+  /**
+   * The k most similar vectors, best first (ties broken by id). `filter` is
+   * checked before a row is scored, so k filtered hits come back whenever k exist.
+   * @example
+   * index.search(query, 10, (id) => id.startsWith('user-1:'));
+   */
+  search(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[] {
+    this.#open();
+    assertVector(vector, this.dimensions, 'vector');
+    assertK(k);
+    const count = this.#ids.length;
+    const want = Math.min(k, count);
+    if (want === 0) return [];
+    const d = this.dimensions;
+    const query = new Float32Array(d);
+    normalizeInto(vector, query, 0);
+    const rows = this.#rows;
+    const ids = this.#ids;
+    const top = new TopK(want, ids);
+    for (let slot = 0; slot < count; slot++) {
+      if (filter !== undefined && !filter(ids[slot]!)) continue;
+      const base = slot * d;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let i = 0;
+      for (; i + 3 < d; i += 4) {
+        s0 += rows[base + i]! * query[i]!;
+        s1 += rows[base + i + 1]! * query[i + 1]!;
+        s2 += rows[base + i + 2]! * query[i + 2]!;
+        s3 += rows[base + i + 3]! * query[i + 3]!;
+      }
+      for (; i < d; i++) s0 += rows[base + i]! * query[i]!;
+      top.offer(s0 + s1 + s2 + s3, slot);
+    }
+    return top.sorted();
+  }
+
+  /**
+   * Every id with a copy of its stored (unit-length) vector, in storage order.
+   * @example
+   * for (const { id, vector } of exact.entries()) hnsw.add(id, vector);
+   */
+  *entries(): IterableIterator<{ id: string; vector: Float32Array }> {
+    this.#open();
+    const d = this.dimensions;
+    for (let slot = 0; slot < this.#ids.length; slot++) {
+      yield { id: this.#ids[slot]!, vector: this.#rows.slice(slot * d, (slot + 1) * d) };
+    }
+  }
+
+  /**
+   * Serialises ids and unit vectors; {@link ExactIndex.restore} reads it back.
+   * @example
+   * await store.put('index-snapshot', index.snapshot());
+   */
+  snapshot(): Uint8Array {
+    this.#open();
+    const used = this.#rows.subarray(0, this.#ids.length * this.dimensions);
+    return encodeSnapshot({
+      kind: 'exact',
+      dimensions: this.dimensions,
+      params: [],
+      ids: this.#ids.map((id, label) => ({ id, label, flags: 0 })),
+      payload: new Uint8Array(used.buffer, used.byteOffset, used.byteLength),
+    });
+  }
+
+  /**
+   * Releases the storage. Idempotent; later calls throw ClosedError.
+   * @example
+   * index.dispose();
+   */
+  dispose(): void {
+    this.#disposed = true;
+    this.#rows = new Float32Array(0);
+    this.#ids = [];
+    this.#slots.clear();
+  }
+
+  #open(): void {
+    if (this.#disposed) throw new ClosedError('ExactIndex');
+  }
+
+  #put(id: string, vector: Float32Array): void {
+    let slot = this.#slots.get(id);
+    if (slot === undefined) {
+      slot = this.#ids.length;
+      this.#reserve(slot + 1);
+      this.#ids.push(id);
+      this.#slots.set(id, slot);
+    }
+    normalizeInto(vector, this.#rows, slot * this.dimensions);
+  }
+
+  #reserve(rows: number): void {
+    const d = this.dimensions;
+    if (rows * d <= this.#rows.length) return;
+    let capacity = Math.max(1, this.#rows.length / d);
+    while (capacity < rows) capacity *= 2;
+    const grown = new Float32Array(capacity * d);
+    grown.set(this.#rows);
+    this.#rows = grown;
+  }
+}
+
+/** Keeps the best `k` (score, slot) pairs in a min-heap; ties go to the smaller id. */
+class TopK {
+  readonly #scores: Float64Array;
+  readonly #slots: Int32Array;
+  readonly #ids: readonly string[];
+  #size = 0;
+
+  constructor(k: number, ids: readonly string[]) {
+    this.#scores = new Float64Array(k);
+    this.#slots = new Int32Array(k);
+    this.#ids = ids;
+  }
+
+  /** True when hit a is worse than hit b. */
+  #worse(scoreA: number, slotA: number, scoreB: number, slotB: number): boolean {
+    if (scoreA !== scoreB) return scoreA < scoreB;
+    return this.#ids[slotA]! > this.#ids[slotB]!;
+  }
+
+  offer(score: number, slot: number): void {
+    const scores = this.#scores;
+    const slots = this.#slots;
+    const k = scores.length;
+    if (this.#size < k) {
+      let i = this.#size++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!this.#worse(score, slot, scores[parent]!, slots[parent]!)) break;
+        scores[i] = scores[parent]!;
+        slots[i] = slots[parent]!;
+        i = parent;
+      }
+      scores[i] = score;
+      slots[i] = slot;
+      return;
+    }
+    if (!this.#worse(scores[0]!, slots[0]!, score, slot)) return;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= k) break;
+      const right = left + 1;
+      const child = right < k && this.#worse(scores[right]!, slots[right]!, scores[left]!, slots[left]!) ? right : left;
+      if (!this.#worse(scores[child]!, slots[child]!, score, slot)) break;
+      scores[i] = scores[child]!;
+      slots[i] = slots[child]!;
+      i = child;
+    }
+    scores[i] = score;
+    slots[i] = slot;
+  }
+
+  sorted(): VectorHit[] {
+    const order = Array.from({ length: this.#size }, (_, i) => i);
+    order.sort((a, b) =>
+      this.#worse(this.#scores[a]!, this.#slots[a]!, this.#scores[b]!, this.#slots[b]!) ? 1 : -1,
+    );
+    return order.map((i) => ({ id: this.#ids[this.#slots[i]!]!, score: this.#scores[i]! }));
+  }
+}

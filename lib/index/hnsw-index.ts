@@ -1,0 +1,542 @@
+/**
+ * HnswIndex: approximate cosine search with hnswlib compiled to WebAssembly
+ * (hnswlib-wasm). This is the only file that imports hnswlib-wasm, lazily,
+ * inside `create()`/`restore()`, so importing it has no side effects.
+ *
+ * hnswlib works on integer labels. Each id added gets a fresh label (a counter
+ * saved in snapshots); `remove()` marks the label deleted, and the next new
+ * vector takes over a deleted slot (this build enables hnswlib's
+ * replace-deleted mode), so removals do not leak capacity. Re-adding a removed
+ * id is an ordinary add under a new label. Every input is checked in JS first,
+ * because hnswlib's own errors surface as opaque `WebAssembly.Exception`s;
+ * those that still occur are translated to IndexError.
+ */
+import { ClosedError, IndexError } from '../errors.js';
+import { inspectHnswlibFile } from './hnswlib-file.js';
+import { IdbfsMemory, REGULAR_FILE_MODE } from './idbfs-memory.js';
+import { decodeSnapshot, encodeSnapshot } from './snapshot-format.js';
+import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
+import type { VectorHit, VectorIndex } from './vector-index.js';
+
+/** Options of {@link HnswIndex.create}. */
+export interface HnswIndexOptions {
+  /** Vector length. @example 384 */
+  dimensions: number;
+  /** Slots allocated up front; doubles whenever an add would not fit. @default 1024 */
+  capacity?: number;
+  /** Graph degree (links per node per layer; layer 0 gets 2·m). @default 16 */
+  m?: number;
+  /** Candidate list size while inserting: higher builds slower and better. @default 200 */
+  efConstruction?: number;
+  /** Candidate list size while searching (raised to k when k is larger): higher is slower and more accurate. @default 64 */
+  efSearch?: number;
+}
+
+/** The parts of hnswlib-wasm's HierarchicalNSW binding that are used here. */
+interface NativeHnsw {
+  initIndex(maxElements: number, m: number, efConstruction: number, randomSeed: number): void;
+  readIndex(filename: string, maxElements: number): unknown;
+  writeIndex(filename: string): unknown;
+  resizeIndex(newMaxElements: number): void;
+  addPoint(point: Float32Array, label: number, replaceDeleted: boolean): void;
+  addPoints(points: Float32Array[], labels: number[], replaceDeleted: boolean): void;
+  markDelete(label: number): void;
+  searchKnn(query: Float32Array, k: number, filter: ((label: number) => boolean) | undefined): { distances: number[]; neighbors: number[] };
+  getPoint(label: number): ArrayLike<number>;
+  setEfSearch(ef: number): void;
+  delete(): void;
+}
+
+interface HnswLibrary {
+  HierarchicalNSW: new (space: 'cosine', dimensions: number, autoSaveFilename: string) => NativeHnsw;
+  EmscriptenFileSystemManager: { syncFS(populateFromStore: boolean, callback: undefined): void };
+  getExceptionMessage?: (e: unknown) => [string, string];
+}
+
+/** One loaded hnswlib-wasm module and the in-memory store behind its file system. */
+interface Runtime {
+  lib: HnswLibrary;
+  files: IdbfsMemory;
+  nextFile: number;
+}
+
+/** hnswlib-wasm's IDBFS mount point (fixed in its C++ wrapper). */
+const MOUNT = '/hnswlib-index';
+/** hnswlib's level generator seed: fixed so that builds are reproducible. */
+const RANDOM_SEED = 100;
+/** Items per addPoints() call. The binding rebuilds a used-label cache (O(size)) after every call, so batches keep bulk loads linear. */
+const ADD_BATCH = 1000;
+/** One runtime per JS realm, shared by every copy of this module, because hnswlib-wasm itself caches its module per realm. */
+const RUNTIME_KEY = Symbol.for('engram.index.hnswlib-runtime');
+
+/**
+ * Approximate nearest neighbours (HNSW) by cosine similarity.
+ * @example
+ * const index = await HnswIndex.create({ dimensions: 384 });
+ * index.addMany(rows.map((r) => ({ id: r.id, vector: r.vector })));
+ * const hits = index.search(queryVector, 10);
+ * const bytes = index.snapshot();
+ * const again = await HnswIndex.restore(bytes);
+ */
+export class HnswIndex implements VectorIndex {
+  readonly kind = 'hnsw' as const;
+  readonly dimensions: number;
+  readonly #runtime: Runtime;
+  readonly #native: NativeHnsw;
+  readonly #m: number;
+  readonly #efConstruction: number;
+  #efSearch: number;
+  #capacity: number;
+  /** Live ids and their labels, both ways. */
+  readonly #labelOf = new Map<string, number>();
+  readonly #idOf = new Map<number, string>();
+  /** Slots hnswlib holds, live and deleted (its element count). */
+  #slots: number;
+  /** Deleted slots waiting to be taken over by new vectors. */
+  #tombstones: number;
+  #nextLabel: number;
+  #disposed = false;
+  #broken: unknown = undefined;
+
+  private constructor(
+    runtime: Runtime,
+    native: NativeHnsw,
+    params: { dimensions: number; m: number; efConstruction: number; efSearch: number; capacity: number; nextLabel: number },
+    live: readonly { id: string; label: number }[],
+    tombstones: number,
+  ) {
+    this.#runtime = runtime;
+    this.#native = native;
+    this.dimensions = params.dimensions;
+    this.#m = params.m;
+    this.#efConstruction = params.efConstruction;
+    this.#efSearch = params.efSearch;
+    this.#capacity = params.capacity;
+    this.#nextLabel = params.nextLabel;
+    for (const { id, label } of live) {
+      this.#labelOf.set(id, label);
+      this.#idOf.set(label, id);
+    }
+    this.#tombstones = tombstones;
+    this.#slots = live.length + tombstones;
+  }
+
+  /**
+   * Loads hnswlib-wasm (first call only) and creates an empty index.
+   * @example
+   * const index = await HnswIndex.create({ dimensions: 100, efSearch: 128 });
+   */
+  static async create(options: HnswIndexOptions): Promise<HnswIndex> {
+    const dimensions = options.dimensions;
+    const capacity = options.capacity ?? 1024;
+    const m = options.m ?? 16;
+    const efConstruction = options.efConstruction ?? 200;
+    const efSearch = options.efSearch ?? 64;
+    assertIntegerIn(dimensions, 'dimensions', 1, 65_536);
+    assertIntegerIn(capacity, 'capacity', 1, 2 ** 31);
+    assertIntegerIn(m, 'm', 2, 1024);
+    assertIntegerIn(efConstruction, 'efConstruction', 1, 1_000_000);
+    assertIntegerIn(efSearch, 'efSearch', 1, 1_000_000);
+    const runtime = await loadRuntime();
+    const native = wasmCall(runtime, 'create index', () => new runtime.lib.HierarchicalNSW('cosine', dimensions, ''));
+    try {
+      wasmCall(runtime, 'initIndex', () => {
+        native.initIndex(capacity, m, efConstruction, RANDOM_SEED);
+        native.setEfSearch(efSearch);
+      });
+    } catch (e) {
+      native.delete();
+      throw e;
+    }
+    return new HnswIndex(runtime, native, { dimensions, m, efConstruction, efSearch, capacity, nextLabel: 0 }, [], 0);
+  }
+
+  /**
+   * Opens an index from {@link HnswIndex.snapshot} bytes without rebuilding the
+   * graph. Corrupt or truncated bytes throw IndexError before reaching WASM.
+   * @example
+   * const index = await HnswIndex.restore(bytesFromStore);
+   */
+  static async restore(bytes: Uint8Array): Promise<HnswIndex> {
+    const parts = decodeSnapshot(bytes, 'hnsw');
+    const [m, efConstruction, efSearch, capacity, nextLabel] = parts.params;
+    if (parts.params.length !== 5 || m === undefined || efConstruction === undefined || efSearch === undefined || capacity === undefined || nextLabel === undefined) {
+      throw new IndexError('hnsw snapshot parameters are missing');
+    }
+    const file = inspectHnswlibFile(parts.payload, parts.dimensions);
+    const fileLabels = new Set(file.labels);
+    const consistent =
+      parts.ids.length === file.count - file.deleted.size &&
+      file.m === m &&
+      file.efConstruction === efConstruction &&
+      capacity >= file.count &&
+      efSearch >= 1 &&
+      file.labels.every((label) => label < nextLabel) &&
+      parts.ids.every((entry) => entry.id !== '' && fileLabels.has(entry.label) && !file.deleted.has(entry.label)) &&
+      new Set(parts.ids.map((entry) => entry.id)).size === parts.ids.length;
+    if (!consistent) throw new IndexError('hnsw snapshot id table does not match its index data');
+
+    const runtime = await loadRuntime();
+    const native = wasmCall(runtime, 'create index', () => new runtime.lib.HierarchicalNSW('cosine', parts.dimensions, ''));
+    const name = `engram-${runtime.nextFile++}`;
+    try {
+      runtime.files.records.set(`${MOUNT}/${name}`, { timestamp: new Date(), mode: REGULAR_FILE_MODE, contents: parts.payload });
+      syncFromStore(runtime);
+      wasmCall(runtime, 'readIndex', () => {
+        native.readIndex(name, capacity);
+        native.setEfSearch(efSearch);
+      });
+    } catch (e) {
+      native.delete();
+      throw e;
+    } finally {
+      removeFile(runtime, name);
+    }
+    const params = { dimensions: parts.dimensions, m, efConstruction, efSearch, capacity, nextLabel };
+    return new HnswIndex(runtime, native, params, parts.ids, file.deleted.size);
+  }
+
+  get size(): number {
+    return this.#disposed ? 0 : this.#labelOf.size;
+  }
+
+  /** Slots allocated in WASM memory (grows by doubling). */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  /** Deleted slots hnswlib still holds; the next new vectors take them over. */
+  get tombstones(): number {
+    return this.#tombstones;
+  }
+
+  /** Current search candidate list size. */
+  get efSearch(): number {
+    return this.#efSearch;
+  }
+
+  /**
+   * Sets the search candidate list size: higher is slower and more accurate.
+   * @example
+   * index.setEfSearch(128);
+   */
+  setEfSearch(ef: number): void {
+    this.#usable();
+    assertIntegerIn(ef, 'ef', 1, 1_000_000);
+    this.#mutate('setEfSearch', () => {
+      this.#native.setEfSearch(ef);
+    });
+    this.#efSearch = ef;
+  }
+
+  /**
+   * Adds or replaces the vector for `id`.
+   * @example
+   * index.add('m1', embedding);
+   */
+  add(id: string, vector: Float32Array): void {
+    this.#usable();
+    assertId(id, 'id');
+    assertVector(vector, this.dimensions, 'vector');
+    // The binding refuses even an in-place update when every slot is used.
+    this.#reserve(1);
+    const existing = this.#labelOf.get(id);
+    if (existing !== undefined) {
+      // Same label, replaceDeleted off: hnswlib updates the vector and repairs its links.
+      this.#mutate('addPoint', () => {
+        this.#native.addPoint(vector, existing, false);
+      });
+      return;
+    }
+    const label = this.#nextLabel;
+    this.#mutate('addPoint', () => {
+      this.#native.addPoint(vector, label, true);
+    });
+    this.#track(id, label);
+  }
+
+  /**
+   * Adds or replaces many vectors; all are validated first. New ids go to
+   * hnswlib in batches, which is much faster than one add() each.
+   * @example
+   * index.addMany(rows.map((r) => ({ id: r.id, vector: r.vector })));
+   */
+  addMany(items: readonly { id: string; vector: Float32Array }[]): void {
+    this.#usable();
+    items.forEach((item, i) => {
+      assertId(item.id, `items[${i}].id`);
+      assertVector(item.vector, this.dimensions, `items[${i}].vector`);
+    });
+    const latest = new Map<string, Float32Array>();
+    for (const item of items) latest.set(item.id, item.vector);
+    const fresh: [string, Float32Array][] = [];
+    for (const [id, vector] of latest) {
+      if (this.#labelOf.has(id)) this.add(id, vector);
+      else fresh.push([id, vector]);
+    }
+    this.#reserve(fresh.length);
+    for (let start = 0; start < fresh.length; start += ADD_BATCH) {
+      const batch = fresh.slice(start, start + ADD_BATCH);
+      const first = this.#nextLabel;
+      const labels = batch.map((_, i) => first + i);
+      this.#mutate('addPoints', () => {
+        this.#native.addPoints(
+          batch.map(([, vector]) => vector),
+          labels,
+          true,
+        );
+      });
+      batch.forEach(([id], i) => {
+        this.#track(id, first + i);
+      });
+    }
+  }
+
+  /**
+   * Marks `id` deleted; it no longer appears in results. Returns false when it was absent.
+   * @example
+   * index.remove('m1'); // true
+   */
+  remove(id: string): boolean {
+    this.#usable();
+    const label = this.#labelOf.get(id);
+    if (label === undefined) return false;
+    this.#mutate('markDelete', () => {
+      this.#native.markDelete(label);
+    });
+    this.#labelOf.delete(id);
+    this.#idOf.delete(label);
+    this.#tombstones += 1;
+    return true;
+  }
+
+  /**
+   * True when `id` is live in the index.
+   * @example
+   * if (!index.has(id)) index.add(id, vector);
+   */
+  has(id: string): boolean {
+    this.#usable();
+    return this.#labelOf.has(id);
+  }
+
+  /**
+   * Up to k hits, best first; k is clamped to the live count. `filter` runs
+   * inside hnswlib's graph walk (as its label filter), which keeps exploring
+   * until it has k allowed hits or has visited every node it can reach. If it
+   * still comes back short (allowed nodes hnswlib cannot reach), the allowed ids
+   * are enumerated from this index's own id table and scored exactly against
+   * their stored vectors, so k filtered hits come back whenever k exist.
+   * @example
+   * index.search(query, 10, (id) => allowed.has(id));
+   */
+  search(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[] {
+    this.#usable();
+    assertVector(vector, this.dimensions, 'vector');
+    assertK(k);
+    const want = Math.min(k, this.size);
+    if (want === 0) return [];
+    // A throwing filter must not unwind through WASM frames: remember the error, reject the rest, rethrow after.
+    const failure: { error?: unknown; failed: boolean } = { failed: false };
+    const idOf = this.#idOf;
+    const allowed =
+      filter === undefined
+        ? undefined
+        : (label: number): boolean => {
+            const id = idOf.get(label);
+            if (failure.failed || id === undefined) return false;
+            try {
+              return filter(id);
+            } catch (e) {
+              failure.failed = true;
+              failure.error = e;
+              return false;
+            }
+          };
+    const result = wasmCall(this.#runtime, 'searchKnn', () => this.#native.searchKnn(vector, want, allowed));
+    if (failure.failed) throw failure.error;
+    if (result.neighbors.length < want) return this.#exactSearch(vector, want, filter);
+    return result.neighbors.map((label, i) => ({ id: idOf.get(label) ?? '', score: 1 - (result.distances[i] ?? 1) }));
+  }
+
+  /**
+   * Serialises the whole index (graph, vectors, ids, parameters) into one byte
+   * array: the envelope of `snapshot-format.ts` around hnswlib's own index file.
+   * @example
+   * await store.put('index-snapshot', index.snapshot());
+   */
+  snapshot(): Uint8Array {
+    this.#usable();
+    const runtime = this.#runtime;
+    const name = `engram-${runtime.nextFile++}`;
+    let file: Uint8Array | undefined;
+    try {
+      wasmCall(runtime, 'writeIndex', () => this.#native.writeIndex(name));
+      runtime.files.flush();
+      file = runtime.files.records.get(`${MOUNT}/${name}`)?.contents;
+    } finally {
+      removeFile(runtime, name);
+    }
+    if (file === undefined) throw new IndexError('hnswlib-wasm did not hand over the index file');
+    return encodeSnapshot({
+      kind: 'hnsw',
+      dimensions: this.dimensions,
+      params: [this.#m, this.#efConstruction, this.#efSearch, this.#capacity, this.#nextLabel],
+      ids: [...this.#labelOf].map(([id, label]) => ({ id, label, flags: 0 })),
+      payload: file,
+    });
+  }
+
+  /**
+   * Frees the WASM memory of this index. Idempotent; later calls throw ClosedError.
+   * @example
+   * index.dispose();
+   */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    try {
+      this.#native.delete();
+    } catch {
+      // Already gone after a WASM fault: nothing left to free.
+    }
+  }
+
+  #usable(): void {
+    if (this.#disposed) throw new ClosedError('HnswIndex');
+    if (this.#broken !== undefined) {
+      throw new IndexError('HnswIndex is unusable after an earlier WASM failure; rebuild it', { cause: this.#broken });
+    }
+  }
+
+  /** Runs a state-changing WASM call; if it fails the JS and WASM sides may disagree, so the index is retired. */
+  #mutate(what: string, fn: () => void): void {
+    try {
+      wasmCall(this.#runtime, what, fn);
+    } catch (e) {
+      this.#broken = e;
+      throw e;
+    }
+  }
+
+  /** Records a new live id whose vector went in under `label` with replaceDeleted on. */
+  #track(id: string, label: number): void {
+    this.#labelOf.set(id, label);
+    this.#idOf.set(label, id);
+    this.#nextLabel = label + 1;
+    if (this.#tombstones > 0) this.#tombstones -= 1;
+    else this.#slots += 1;
+  }
+
+  /**
+   * Grows capacity (doubling) so that `extra` more slots fit. The binding
+   * checks `count + extra <= capacity` before it considers reusing deleted
+   * slots, so tombstones do not count as free here.
+   */
+  #reserve(extra: number): void {
+    const needed = this.#slots + extra;
+    if (needed <= this.#capacity) return;
+    let capacity = this.#capacity;
+    while (capacity < needed) capacity *= 2;
+    this.#mutate('resizeIndex', () => {
+      this.#native.resizeIndex(capacity);
+    });
+    this.#capacity = capacity;
+  }
+
+  /** Exact scoring over every live id that passes `filter`, reading vectors back from hnswlib. */
+  #exactSearch(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[] {
+    const query = new Float32Array(this.dimensions);
+    normalizeInto(vector, query, 0);
+    const hits: VectorHit[] = [];
+    this.#labelOf.forEach((label, id) => {
+      if (filter !== undefined && !filter(id)) return;
+      const stored = wasmCall(this.#runtime, 'getPoint', () => this.#native.getPoint(label));
+      let score = 0;
+      for (let i = 0; i < query.length; i++) score += query[i]! * (stored[i] ?? 0);
+      hits.push({ id, score });
+    });
+    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    return hits.slice(0, k);
+  }
+}
+
+/** Calls into WASM, turning anything it throws into IndexError with hnswlib's own message when there is one. */
+function wasmCall<T>(runtime: Runtime, what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    let detail = e instanceof Error ? e.message : String(e);
+    if (typeof WebAssembly.Exception === 'function' && e instanceof WebAssembly.Exception) {
+      try {
+        detail = runtime.lib.getExceptionMessage?.(e).join(': ') ?? detail;
+      } catch {
+        // Keep the generic text.
+      }
+    }
+    throw new IndexError(`hnswlib ${what} failed: ${detail}`, { cause: e });
+  }
+}
+
+/** Runs an IDBFS sync from the in-memory store into the WASM file system, to completion. */
+function syncFromStore(runtime: Runtime): void {
+  runtime.lib.EmscriptenFileSystemManager.syncFS(true, undefined);
+  runtime.files.flush();
+}
+
+/** Deletes a transfer file from the store and, by syncing, from the WASM file system. */
+function removeFile(runtime: Runtime, name: string): void {
+  runtime.files.records.delete(`${MOUNT}/${name}`);
+  syncFromStore(runtime);
+}
+
+function loadRuntime(): Promise<Runtime> {
+  const slot = globalThis as unknown as Record<symbol, Promise<Runtime> | undefined>;
+  let pending = slot[RUNTIME_KEY];
+  if (pending === undefined) {
+    pending = startRuntime().catch((cause: unknown) => {
+      slot[RUNTIME_KEY] = undefined;
+      throw cause instanceof IndexError ? cause : new IndexError('could not load hnswlib-wasm', { cause });
+    });
+    slot[RUNTIME_KEY] = pending;
+  }
+  return pending;
+}
+
+/**
+ * Loads hnswlib-wasm with its IDBFS mount pointed at an {@link IdbfsMemory}:
+ * the global `indexedDB` is swapped for a forwarding shim only while the module
+ * starts (its file system opens its database then and keeps the handle).
+ * Browsers and workers import the package entry; Node imports the built file
+ * directly (the package has only a `module` field) and needs a temporary
+ * `window`, because the build targets the web.
+ */
+async function startRuntime(): Promise<Runtime> {
+  const files = new IdbfsMemory(MOUNT);
+  const scope = globalThis as unknown as Record<string, unknown>;
+  const inBrowser = typeof scope['window'] === 'object' || typeof scope['importScripts'] === 'function';
+  const undo: (() => void)[] = [];
+  if (!inBrowser) {
+    scope['window'] = globalThis;
+    undo.push(() => Reflect.deleteProperty(globalThis, 'window'));
+  }
+  const own = Object.getOwnPropertyDescriptor(globalThis, 'indexedDB');
+  Object.defineProperty(globalThis, 'indexedDB', { value: files.factory(scope['indexedDB']), configurable: true, writable: true });
+  undo.push(() => {
+    if (own === undefined) Reflect.deleteProperty(globalThis, 'indexedDB');
+    else Object.defineProperty(globalThis, 'indexedDB', own);
+  });
+  let lib: HnswLibrary;
+  try {
+    const module = (inBrowser ? await import('hnswlib-wasm') : await import('hnswlib-wasm/dist/hnswlib.js')) as unknown as {
+      loadHnswlib: () => Promise<unknown>;
+    };
+    lib = (await module.loadHnswlib()) as HnswLibrary;
+  } finally {
+    for (const step of undo.reverse()) step();
+  }
+  if (!files.opened) {
+    throw new IndexError('hnswlib-wasm was initialised before engram loaded it, so index snapshots cannot be moved in or out');
+  }
+  return { lib, files, nextFile: 0 };
+}

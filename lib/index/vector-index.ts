@@ -1,0 +1,52 @@
+/**
+ * lib/index owns nearest-neighbour search over vectors: the {@link VectorIndex}
+ * seam, `HnswIndex` (hnswlib-wasm), `ExactIndex` (brute force, the ground truth),
+ * their snapshots, and the rule for choosing between them.
+ *
+ * It must not import Dexie, the embedder or the engine: an index is a cache the
+ * engine fills from the store and snapshots into it. Only `hnsw-index.ts`
+ * touches hnswlib-wasm, and only lazily inside `create()`/`restore()`.
+ */
+
+/** One search result. */
+export interface VectorHit {
+  id: string;
+  /** Cosine similarity in [-1, 1]; higher is better. */
+  score: number;
+}
+
+/**
+ * Nearest-neighbour index over fixed-length vectors, by cosine similarity.
+ * Implemented by `HnswIndex` (approximate, fast at scale) and `ExactIndex`
+ * (exact, fast below the measured crossover size).
+ * @example
+ * const index: VectorIndex = ExactIndex.create({ dimensions: 3 });
+ * index.add('a', new Float32Array([1, 0, 0]));
+ * index.search(new Float32Array([1, 0.1, 0]), 5); // [{ id: 'a', score: 0.995… }]
+ */
+export interface VectorIndex {
+  readonly kind: 'hnsw' | 'exact';
+  readonly dimensions: number;
+  /** Live (not deleted) vectors. */
+  readonly size: number;
+  /** Adds or replaces the vector for id. Throws DimensionMismatchError / ValidationError (NaN, non-finite) before touching anything. */
+  add(id: string, vector: Float32Array): void;
+  /** Adds or replaces many vectors; validates all of them before adding any. For duplicate ids the last one wins. */
+  addMany(items: readonly { id: string; vector: Float32Array }[]): void;
+  /** Removes id; false when it was not there. */
+  remove(id: string): boolean;
+  has(id: string): boolean;
+  /** Up to k hits, best first; filter restricts which ids may be returned (applied inside the search, not after, so k filtered hits come back when they exist). */
+  search(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[];
+  /** Serialises the whole index (ids included) into bytes; restore with the class's static restore(). */
+  snapshot(): Uint8Array;
+  /** Frees memory (WASM included). Idempotent; other calls afterwards throw ClosedError. */
+  dispose(): void;
+}
+
+export { ExactIndex } from './exact-index.js';
+export type { ExactIndexOptions } from './exact-index.js';
+export { HnswIndex } from './hnsw-index.js';
+export type { HnswIndexOptions } from './hnsw-index.js';
+export { createIndex, promote, restoreIndex, EXACT_CROSSOVER } from './choose-index.js';
+export type { CreateIndexOptions, PromoteOptions } from './choose-index.js';
