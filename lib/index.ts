@@ -4,13 +4,45 @@
 export { Engram } from './engine/engram.js';
 export type { EngramOptions } from './engine/engram.js';
 export type { Message, MessageInput } from './engine/messages.js';
+export type { MemoryItem, MemoryHistoryEntry } from './engine/memories.js';
+export type { SearchMode } from './engine/memory-search.js';
+export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vector-state.js';
+export type { InferResult, InferredChange } from './engine/infer.js';
+
 export { Conversation } from './memory/conversation.js';
 export type { ConversationOptions, GetMessagesOptions } from './memory/conversation.js';
 export type { ConversationState, StateMessage } from './memory/conversation-state.js';
+export type { ContextMessage, ContextWindow } from './memory/context-window.js';
 export { Recall } from './memory/recall.js';
 export type { RecallPage, RecallResult, RecallSearchOptions } from './memory/recall.js';
 export { Blocks } from './memory/blocks.js';
 export type { Block } from './memory/blocks.js';
+export type { AddOptions, AddResult, ChatMessage, GetAllOptions, MemoryScope, SearchOptions, SearchResult } from './memory/long-term.js';
+export { PersistentMemory } from './memory/persistent.js';
+export type { RetrieveOptions, ToolAnswer } from './memory/persistent.js';
+export { Archival } from './memory/archival.js';
+export type { ArchivalResult } from './memory/archival.js';
+export { MemorySystem } from './memory/tiers.js';
+export type { MemorySystemOptions, SystemContext, TierHit, TraceStep } from './memory/tiers.js';
+export { AgentTools, TOOL_DEFINITIONS } from './memory/tools.js';
+export type { AnthropicTool, JsonSchema, OpenAiTool, ToolDefinition, ToolsScope } from './memory/tools.js';
+export { Assistant } from './memory/assistant.js';
+export type { AssistantOptions, ToolUse, TurnReport } from './memory/assistant.js';
+
+export { openAiCompatible } from './llm/chat-model.js';
+export type { ChatCallOptions, ChatFunction, ChatModel, ChatTurn, LlmOption, ModelReply, OpenAiCompatibleOptions, ToolCall } from './llm/chat-model.js';
+
+export type { Embedder, EmbedOptions } from './embed/embedder.js';
+export { TransformersEmbedder, DEFAULT_EMBEDDING_MODEL } from './embed/transformers-embedder.js';
+export type { TransformersEmbedderOptions } from './embed/transformers-embedder.js';
+export { HashEmbedder } from './embed/hash-embedder.js';
+export { CachedEmbedder } from './embed/cached-embedder.js';
+
+export type { VectorIndex, VectorHit } from './index/vector-index.js';
+export { ExactIndex } from './index/exact-index.js';
+export { HnswIndex } from './index/hnsw-index.js';
+
+export type { DateRange, MemoryFilters, MetadataCondition } from './search/filters.js';
 export type { Json, Metadata, Role, Tier } from './store/rows.js';
 export { newId, idToUuid, idFromUuid } from './util/id.js';
 export {

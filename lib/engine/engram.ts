@@ -5,6 +5,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { ValidationError } from '../errors.js';
 import { toChatModel, type ChatModel, type LlmOption } from '../llm/chat-model.js';
 import { Archival } from '../memory/archival.js';
+import { Assistant, type AssistantOptions } from '../memory/assistant.js';
 import { Blocks } from '../memory/blocks.js';
 import { Conversation, type ConversationOptions } from '../memory/conversation.js';
 import {
@@ -278,6 +279,17 @@ export class Engram {
     const agentId = scope.agentId === undefined ? 'agent' : requireId('scope.agentId', scope.agentId);
     const userId = scope.userId === undefined ? undefined : requireId('scope.userId', scope.userId);
     return new AgentTools(this, { agentId, ...(userId === undefined ? {} : { userId }) });
+  }
+
+  /**
+   * Developer-controlled memory around any chat model (add `tools: true` for hybrid control).
+   * @example
+   * const bot = engram.assistant({ threadId: 't1', userId: 'ana', model: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' } })
+   * const turn = await bot.send('What did I tell you about my trip?')
+   */
+  assistant(options: AssistantOptions): Assistant {
+    this.#core.assertOpen();
+    return new Assistant(this, options);
   }
 
   /** MemGPT archival memory of an agent. */

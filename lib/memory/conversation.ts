@@ -27,7 +27,9 @@ import {
 import { searchMessagesByText } from '../engine/recall-search.js';
 import { ROLES, type MessageRow, type Role } from '../store/rows.js';
 import { isPlainObject, optionalId, rejectUnknownKeys, requireInt, requireOneOf } from '../util/validate.js';
+import { listBlocks } from '../engine/blocks.js';
 import { validateState, type ConversationState } from './conversation-state.js';
+import { buildContextWindow, type ContextWindow } from './context-window.js';
 
 /** Options of {@link Engram.conversation}. */
 export interface ConversationOptions {
@@ -205,6 +207,21 @@ export class Conversation {
     const row = validateMessage(this.#core, this.#thread, message, 'message');
     if (row.role !== 'system') throw new ValidationError('message.role', 'must be system');
     return swapSystemMessage(this.#core, this.threadId, row);
+  }
+
+  /**
+   * What fits in a model's context: the leading system message, the agent's core
+   * memory blocks and the newest messages within `maxTokens` (a character-based
+   * estimate), with a report of what was left out.
+   */
+  async contextWindow(options: { maxTokens: number }): Promise<ContextWindow> {
+    this.#core.assertOpen();
+    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object with maxTokens');
+    rejectUnknownKeys('options', options, ['maxTokens']);
+    const maxTokens = requireInt('options.maxTokens', options.maxTokens, 1);
+    const rows = await contextRows(this.#core, this.threadId);
+    const blocks = this.#thread.agentId === undefined ? [] : await listBlocks(this.#core, this.#thread.agentId);
+    return buildContextWindow(rows, blocks, maxTokens);
   }
 
   async #insert(input: readonly MessageInput[], placement: Placement, field: string): Promise<Message[]> {

@@ -1,0 +1,125 @@
+/**
+ * Developer-controlled memory around any chat model: one `send()` stores the
+ * user's message, recalls relevant memories, builds the prompt (system message,
+ * core memory, recalled memories, the conversation that fits), calls the model,
+ * stores the reply and records the turn. With `tools`, the model may also call
+ * the memory tools itself (hybrid control).
+ */
+import { ValidationError } from '../errors.js';
+import type { Engram } from '../engine/engram.js';
+import { toChatModel, type ChatModel, type ChatTurn, type LlmOption } from '../llm/chat-model.js';
+import { isPlainObject, optionalId, rejectUnknownKeys, requireId, requireInt } from '../util/validate.js';
+import type { AddResult, SearchResult } from './long-term.js';
+import { formatContext } from './persistent.js';
+
+/** Options of {@link Engram.assistant}. */
+export interface AssistantOptions {
+  threadId: string;
+  agentId?: string;
+  userId?: string;
+  /** The model: an OpenAI-compatible endpoint or an async function. */
+  model: LlmOption;
+  /** @default 'You are a helpful assistant with long-term memory.' */
+  systemPrompt?: string;
+  /** Memories recalled per turn. @default 5 */
+  recallLimit?: number;
+  /** Minimum similarity of a recalled memory. @default 0.55 */
+  minSimilarity?: number;
+  /** Token budget of the conversation part of the prompt. @default 3000 */
+  maxTokens?: number;
+  /** Offer the memory tools to the model as well (hybrid control). @default false */
+  tools?: boolean;
+}
+
+/** A tool the model called during a turn. */
+export interface ToolUse {
+  name: string;
+  arguments: string;
+  result: string;
+}
+
+/** What one turn did, step by step. */
+export interface TurnReport {
+  reply: string;
+  recalledMemories: SearchResult[];
+  /** The context block given to the model ('' when nothing was relevant). */
+  recalled: string;
+  stored: AddResult[];
+  toolUses: ToolUse[];
+  timings: { recallMs: number; modelMs: number; storeMs: number; totalMs: number };
+}
+
+const MAX_TOOL_ROUNDS = 4;
+
+/**
+ * A chat turn runner with memory.
+ * @example
+ * const bot = engram.assistant({ threadId: 't1', userId: 'ana', model: async (msgs) => callMyModel(msgs) })
+ * const { reply, recalledMemories, timings } = await bot.send('Where do I live?')
+ */
+export class Assistant {
+  readonly #engram: Engram;
+  readonly #model: ChatModel;
+  readonly #o: Required<Omit<AssistantOptions, 'agentId' | 'userId' | 'model'>> & { agentId?: string; userId?: string };
+
+  constructor(engram: Engram, options: AssistantOptions) {
+    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
+    rejectUnknownKeys('options', options, ['threadId', 'agentId', 'userId', 'model', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'tools']);
+    if (options.model === undefined) throw new ValidationError('options.model', 'is required');
+    this.#engram = engram;
+    this.#model = toChatModel(options.model);
+    const agentId = optionalId('options.agentId', options.agentId);
+    const userId = optionalId('options.userId', options.userId);
+    this.#o = {
+      threadId: requireId('options.threadId', options.threadId),
+      systemPrompt: options.systemPrompt ?? 'You are a helpful assistant with long-term memory.',
+      recallLimit: options.recallLimit === undefined ? 5 : requireInt('options.recallLimit', options.recallLimit, 1, 100),
+      minSimilarity: options.minSimilarity ?? 0.55,
+      maxTokens: options.maxTokens === undefined ? 3000 : requireInt('options.maxTokens', options.maxTokens, 100),
+      tools: options.tools ?? false,
+      ...(agentId === undefined ? {} : { agentId }),
+      ...(userId === undefined ? {} : { userId }),
+    };
+  }
+
+  /** Runs one turn for the user's `text`. */
+  async send(text: string, options: { signal?: AbortSignal } = {}): Promise<TurnReport> {
+    const t0 = performance.now();
+    const scope = { ...(this.#o.agentId === undefined ? {} : { agentId: this.#o.agentId }), ...(this.#o.userId === undefined ? {} : { userId: this.#o.userId }) };
+    const chat = this.#engram.conversation(this.#o.threadId, { ...scope, allowDuplicates: true });
+    const existing = await chat.getMessages({ limit: 1 });
+    if (existing.length === 0) await chat.add({ role: 'system', content: this.#o.systemPrompt });
+    await chat.add({ role: 'user', content: text });
+
+    const tRecall = performance.now();
+    const { results: recalledMemories } = await this.#engram.search(text, { ...scope, limit: this.#o.recallLimit, threshold: this.#o.minSimilarity });
+    const recalled = formatContext(recalledMemories);
+    const recallMs = performance.now() - tRecall;
+
+    const window = await chat.contextWindow({ maxTokens: this.#o.maxTokens });
+    const messages: ChatTurn[] = window.messages.map((m) => ({ role: m.role, content: m.content }));
+    if (recalled !== '') messages.splice(messages[0]?.role === 'system' ? 1 : 0, 0, { role: 'system', content: recalled });
+
+    const tModel = performance.now();
+    const toolUses: ToolUse[] = [];
+    const tools = this.#o.tools ? this.#engram.tools({ ...(this.#o.agentId === undefined ? {} : { agentId: this.#o.agentId }), ...(this.#o.userId === undefined ? {} : { userId: this.#o.userId }) }) : undefined;
+    let reply = await this.#model(messages, { ...(tools === undefined ? {} : { tools: tools.openai() }), ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    for (let round = 0; tools !== undefined && reply.toolCalls !== undefined && reply.toolCalls.length > 0 && round < MAX_TOOL_ROUNDS; round++) {
+      messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls });
+      for (const call of reply.toolCalls) {
+        const result = await tools.call(call.name, call.arguments);
+        toolUses.push({ name: call.name, arguments: call.arguments, result });
+        messages.push({ role: 'tool', content: result, toolCallId: call.id });
+      }
+      reply = await this.#model(messages, { tools: tools.openai(), ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    }
+    const modelMs = performance.now() - tModel;
+
+    const tStore = performance.now();
+    const answer = reply.content.trim() === '' ? '(no reply)' : reply.content;
+    await chat.add({ role: 'assistant', content: answer });
+    const { results: stored } = await this.#engram.add([{ role: 'user', content: text }], { ...scope, metadata: { source: 'chat', threadId: this.#o.threadId } });
+    const storeMs = performance.now() - tStore;
+    return { reply: answer, recalledMemories, recalled, stored, toolUses, timings: { recallMs, modelMs, storeMs, totalMs: performance.now() - t0 } };
+  }
+}
