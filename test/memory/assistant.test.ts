@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
+import type { ChatTurn } from '../../lib/llm/chat-model.js';
+import type { Engram } from '../../lib/index.js';
+import { openTemp } from '../helpers.js';
+import { startScriptedServer } from '../llm/scripted-server.js';
+
+let engram: Engram;
+beforeEach(async () => {
+  engram = await openTemp({ embedder: new HashEmbedder({ dimensions: 256 }) });
+});
+afterEach(async () => {
+  await engram.close();
+});
+
+describe('Assistant', () => {
+  it('send() stores the turn, recalls memories for the next reply and reports timings', async () => {
+    const seen: ChatTurn[][] = [];
+    const bot = engram.assistant({
+      threadId: 't1',
+      userId: 'ana',
+      minSimilarity: 0.3,
+      model: async (messages) => {
+        seen.push(messages);
+        return `ok ${seen.length}`;
+      },
+    });
+    const first = await bot.send('My name is Ana and I live in Porto');
+    expect(first.reply).toBe('ok 1');
+    expect(first.stored.map((s) => s.memory)).toEqual(['My name is Ana and I live in Porto']);
+    expect(first.timings.totalMs).toBeGreaterThanOrEqual(first.timings.modelMs);
+    const second = await bot.send('Where do I live, Porto or Lisbon?');
+    expect(second.recalledMemories.map((m) => m.memory)).toContain('My name is Ana and I live in Porto');
+    expect(second.recalled).toContain('Relevant memories:');
+    const prompt = seen[1]!;
+    expect(prompt[0]).toEqual({ role: 'system', content: 'You are a helpful assistant with long-term memory.' });
+    expect(prompt[1]!.content).toContain('I live in Porto');
+    expect(prompt.at(-1)).toEqual({ role: 'user', content: 'Where do I live, Porto or Lisbon?' });
+    expect((await engram.conversation('t1').getMessages()).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
+    const other = engram.assistant({ threadId: 't2', userId: 'bo', minSimilarity: 0.3, model: async () => 'hi' });
+    expect((await other.send('Where do I live, Porto or Lisbon?')).recalledMemories).toEqual([]);
+  });
+
+  it('send() lets the model call memory tools against an OpenAI-compatible server (hybrid)', async () => {
+    const server = await startScriptedServer([
+      { content: '', toolCalls: [{ id: 'c1', name: 'core_memory_append', arguments: '{"label":"human","content":"Name: Ana"}' }] },
+      { content: 'Nice to meet you, Ana!' },
+    ]);
+    const bot = engram.assistant({ threadId: 't', agentId: 'helper', tools: true, model: { baseUrl: server.baseUrl, model: 'scripted' } });
+    const turn = await bot.send('Hi, I am Ana');
+    expect(turn.reply).toBe('Nice to meet you, Ana!');
+    expect(turn.toolUses).toEqual([{ name: 'core_memory_append', arguments: '{"label":"human","content":"Name: Ana"}', result: 'Block "human" now reads:\nName: Ana' }]);
+    expect((await engram.blocks('helper').get('human'))!.value).toBe('Name: Ana');
+    expect(server.requests[0]!.tools).toHaveLength(8);
+    expect(server.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Block "human" now reads:\nName: Ana' });
+    await server.close();
+  });
+});
+
+describe('contextWindow', () => {
+  it('contextWindow() keeps the system message, core memory and the newest messages that fit', async () => {
+    await engram.blocks('helper').set('human', 'Name: Ana');
+    const chat = engram.conversation('t', { agentId: 'helper' });
+    await chat.add({ role: 'system', content: 'You are helpful.' });
+    const ids = (await chat.add(Array.from({ length: 10 }, (_, i) => ({ role: 'user' as const, content: `message ${i} `.repeat(10) })))).map((m) => m.id);
+    const window = await chat.contextWindow({ maxTokens: 120 });
+    expect(window.messages[0]).toEqual({ role: 'system', content: 'You are helpful.' });
+    expect(window.messages[1]!.content).toContain('<human characters="9/2000">\nName: Ana\n</human>');
+    const kept = window.messages.slice(2).map((m) => m.content);
+    expect(kept.at(-1)).toContain('message 9');
+    expect(kept.length).toBeGreaterThan(0);
+    expect(window.tokens).toBeLessThanOrEqual(120);
+    expect(window.omitted.messages + kept.length).toBe(10);
+    expect(window.omitted.ids).toEqual(ids.slice(0, window.omitted.messages));
+    expect(window.overBudget).toBe(false);
+    expect((await chat.contextWindow({ maxTokens: 5 })).overBudget).toBe(true);
+    await expect(chat.contextWindow({ maxTokens: 0 })).rejects.toThrow(/maxTokens/);
+  });
+});

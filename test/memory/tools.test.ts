@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
+import { TOOL_DEFINITIONS, type Engram } from '../../lib/index.js';
+import { openTemp } from '../helpers.js';
+
+let engram: Engram;
+beforeEach(async () => {
+  engram = await openTemp({ embedder: new HashEmbedder({ dimensions: 128 }) });
+});
+afterEach(async () => {
+  await engram.close();
+});
+
+const NAMES = ['save_to_memory', 'recall_from_memory', 'archival_memory_insert', 'archival_memory_search', 'conversation_search', 'conversation_search_date', 'core_memory_append', 'core_memory_replace'];
+
+describe('AgentTools', () => {
+  it('openai() and anthropic() describe every tool with a JSON Schema', () => {
+    const tools = engram.tools({ agentId: 'helper' });
+    expect(tools.openai().map((t) => t.function.name)).toEqual(NAMES);
+    expect(tools.anthropic().map((t) => t.name)).toEqual(NAMES);
+    for (const t of tools.openai()) {
+      expect(t.type).toBe('function');
+      expect(t.function.parameters).toMatchObject({ type: 'object', additionalProperties: false });
+      expect(t.function.description.length).toBeGreaterThan(10);
+      for (const r of t.function.parameters.required ?? []) expect(Object.keys(t.function.parameters.properties ?? {})).toContain(r);
+    }
+    expect(tools.anthropic()[0]!.input_schema).toBe(TOOL_DEFINITIONS[0]!.parameters);
+  });
+
+  it('call() runs each tool and answers with text', async () => {
+    const tools = engram.tools({ agentId: 'helper', userId: 'ana' });
+    expect(await tools.call('save_to_memory', { thinking: 'useful', content: ['Ana plays the cello'] })).toMatch(/Saved 1 new memory/);
+    expect(await tools.call('recall_from_memory', JSON.stringify({ keywords: ['cello'] }))).toBe('- Ana plays the cello');
+    expect(await tools.call('archival_memory_insert', { content: 'Concert on Friday at the old theatre' })).toBe('Inserted into archival memory.');
+    expect(await tools.call('archival_memory_search', { query: 'theatre concert' })).toMatch(/Showing \d of \d results \(page 1\/1\):\n.*theatre/s);
+    await engram.conversation('t', { agentId: 'helper', userId: 'ana' }).add([
+      { role: 'user', content: 'Remind me about the dentist', createdAt: '2026-03-02T10:00:00Z' },
+      { role: 'assistant', content: 'Dentist noted for Tuesday', createdAt: '2026-03-03T10:00:00Z' },
+    ]);
+    expect(await tools.call('conversation_search', { query: 'dentist' })).toMatch(/Showing 2 of 2 results/);
+    const byDate = await tools.call('conversation_search_date', { start_date: '2026-03-02', end_date: '2026-03-02' });
+    expect(byDate).toMatch(/Showing 1 of 1 results[\s\S]*Remind me about the dentist/);
+    expect(await tools.call('core_memory_append', { label: 'human', content: 'Plays cello' })).toBe('Block "human" now reads:\nPlays cello');
+    expect(await tools.call('core_memory_replace', { label: 'human', old_content: 'cello', new_content: 'viola' })).toBe('Block "human" now reads:\nPlays viola');
+    expect((await engram.blocks('helper').get('human'))!.value).toBe('Plays viola');
+  });
+
+  it('call() answers bad arguments with readable errors instead of throwing', async () => {
+    const tools = engram.tools();
+    expect(await tools.call('fly_to_moon', {})).toMatch(/^Error: unknown tool "fly_to_moon"/);
+    expect(await tools.call('save_to_memory', '{not json')).toMatch(/^Error: save_to_memory: arguments are not valid JSON/);
+    expect(await tools.call('save_to_memory', { thinking: 'x' })).toMatch(/missing required argument "content"/);
+    expect(await tools.call('save_to_memory', { thinking: 'x', content: [] })).toMatch(/"content" must be a non-empty array of strings/);
+    expect(await tools.call('archival_memory_search', { query: 'x', page: -1 })).toMatch(/"page" must be an integer >= 0/);
+    expect(await tools.call('archival_memory_search', { query: 'x', colour: 1 })).toMatch(/unknown argument "colour"/);
+    expect(await tools.call('conversation_search_date', { start_date: 'someday', end_date: '2026-01-01' })).toMatch(/^Error: conversation_search_date: from: is not a valid date/);
+    expect(await tools.call('core_memory_replace', { label: 'human', old_content: 'x', new_content: 'y' })).toMatch(/^Error: core_memory_replace: block not found/);
+    await engram.blocks('agent').set('human', 'short', { limit: 10 });
+    expect(await tools.call('core_memory_append', { label: 'human', content: 'far too long for it' })).toMatch(/exceeds the limit of 10/);
+    expect(await tools.call('archival_memory_insert', { content: '' })).toMatch(/^Error: archival_memory_insert: text: must not be empty/);
+  });
+});
