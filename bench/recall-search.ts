@@ -17,6 +17,8 @@ interface SizeResult {
   speedup: number;
   agreement: number;
   buildSeconds: number;
+  scopedP50: number;
+  scopedP95: number;
 }
 
 const arg = process.argv.indexOf('--sizes');
@@ -33,6 +35,8 @@ printTable(
     'scan p50 ms': r.scanP50.toFixed(1),
     'speedup x': r.speedup.toFixed(1),
     'top10 agreement': r.agreement.toFixed(3),
+    'scoped p50 ms': r.scopedP50.toFixed(2),
+    'scoped p95 ms': r.scopedP95.toFixed(2),
     'store s': r.buildSeconds.toFixed(1),
   })),
 );

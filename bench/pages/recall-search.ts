@@ -19,6 +19,8 @@ interface SizeResult {
   speedup: number;
   agreement: number;
   buildSeconds: number;
+  scopedP50: number;
+  scopedP95: number;
 }
 
 const log = (line: string): void => {
@@ -66,7 +68,7 @@ async function runSize(n: number, queryCount: number, scanCount: number): Promis
       list.push({ role: 'user', content: m.content });
       byThread.set(m.threadId, list);
     }
-    for (const [threadId, list] of byThread) await engram.conversation(threadId, { allowDuplicates: true }).add(list);
+    for (const [threadId, list] of byThread) await engram.conversation(threadId, { userId: 'owner', allowDuplicates: true }).add(list);
     if ((i / batch) % 10 === 0) log(`  ${n}: stored ${i + slice.length} messages`);
   }
   const buildSeconds = (performance.now() - t0) / 1000;
@@ -80,6 +82,12 @@ async function runSize(n: number, queryCount: number, scanCount: number): Promis
     indexTop.set(q, page.results.map((r) => r.id));
   }
   log(`  ${n}: index p50 ${percentile(indexTimes, 50).toFixed(2)} ms`);
+  // The same queries scoped to the user who owns every message: the filter passes everything.
+  const scopedTimes: number[] = [];
+  for (const q of qs.slice(0, 50)) {
+    const [ms] = await timed(() => engram.recall.textSearch(q, { count: 10, userId: 'owner' }));
+    scopedTimes.push(ms);
+  }
   const db = new EngramDb(name);
   await db.open();
   const scanTimes: number[] = [];
@@ -106,6 +114,8 @@ async function runSize(n: number, queryCount: number, scanCount: number): Promis
     speedup: scanP50 / indexP50,
     agreement: agree / Math.max(scanTimes.length, 1),
     buildSeconds,
+    scopedP50: percentile(scopedTimes, 50),
+    scopedP95: percentile(scopedTimes, 95),
   };
 }
 

@@ -42,7 +42,7 @@ export async function searchMessagesByText(core: Core, query: string, filter: Me
   core.assertOpen();
   const { db } = core;
   const pf = postingFilter(filter);
-  const { hits, total } = await keywordSearch(db.postings, db.meta, 'm', query, pf === undefined ? {} : { filter: pf });
+  const { hits, total } = await keywordSearch(db.postings, db.meta, 'm', query, { depth: start + count, ...(pf === undefined ? {} : { filter: pf }) });
   const ids = hits.slice(start, start + count).map((h) => h.id);
   const rows = (await db.messages.bulkGet(ids)).filter((r): r is MessageRow => r !== undefined);
   return { rows, total };

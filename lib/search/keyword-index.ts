@@ -3,7 +3,7 @@
  * postings of the query's terms only (one key range per term), never every
  * document, so it stays fast as the conversation log grows.
  */
-import { Dexie, type Table } from 'dexie';
+import { Dexie, type Collection, type Table } from 'dexie';
 import type { MetaRow, PostingRow } from '../store/rows.js';
 import { queryTerms, termFrequencies } from './tokenize.js';
 
@@ -50,16 +50,32 @@ export interface KeywordHit {
 export interface KeywordSearchOptions {
   /** Keeps only postings (documents) it accepts. */
   filter?: (posting: PostingRow) => boolean;
+  /**
+   * Only the best `depth` hits need exact scores and order (start + count of the
+   * page asked for). Lets an unfiltered search skip reading the postings of very
+   * common terms (MaxScore): they can no longer change the top `depth`.
+   * @default Infinity
+   */
+  depth?: number;
+}
+
+type PostingTable = Table<PostingRow, [string, string, string]>;
+
+function termRange(postings: PostingTable, corpus: Corpus, k: string): Collection<PostingRow, [string, string, string]> {
+  return postings.where('[c+k+d]').between([corpus, k, Dexie.minKey], [corpus, k, Dexie.maxKey]);
 }
 
 /**
- * BM25 over the postings of the query's terms. Returns every matching document
- * (at least one query term, accepted by the filter), best first; ties keep id order.
+ * BM25 over the postings of the query's terms. Returns matching documents (at
+ * least one query term, accepted by the filter), best first, ties in id order,
+ * and how many matched in all. The first `depth` hits are exact; without a
+ * filter, the postings of terms too common to reach the top `depth` are not
+ * read, only looked up for the contenders and counted for the total.
  * @example
- * const { hits } = await keywordSearch(db.postings, db.meta, 'm', 'paris trip')
+ * const { hits, total } = await keywordSearch(db.postings, db.meta, 'm', 'paris trip', { depth: 10 })
  */
 export async function keywordSearch(
-  postings: Table<PostingRow, [string, string, string]>,
+  postings: PostingTable,
   meta: Table<MetaRow, string>,
   corpus: Corpus,
   query: string,
@@ -67,26 +83,69 @@ export async function keywordSearch(
 ): Promise<{ hits: KeywordHit[]; total: number }> {
   const terms = queryTerms(query);
   if (terms.length === 0) return { hits: [], total: 0 };
-  const [statsRow, ...lists] = await Promise.all([
-    meta.get(statsKey(corpus)),
-    ...terms.map((k) => postings.where('[c+k+d]').between([corpus, k, Dexie.minKey], [corpus, k, Dexie.maxKey]).toArray()),
-  ]);
+  const [statsRow, ...dfs] = await Promise.all([meta.get(statsKey(corpus)), ...terms.map((k) => termRange(postings, corpus, k).count())]);
   const stats = (statsRow?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
   const docs = Math.max(stats.docs, 1);
   const avgLength = stats.length > 0 ? stats.length / docs : 1;
+  const weighted = terms
+    .map((k, i) => {
+      const df = dfs[i] ?? 0;
+      const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+      return { k, df, idf, bound: idf * (K1 + 1) };
+    })
+    .filter((t) => t.df > 0)
+    .sort((a, b) => b.bound - a.bound);
+  const contribution = (idf: number, p: PostingRow): number => (idf * p.f * (K1 + 1)) / (p.f + K1 * (1 - B + (B * p.n) / avgLength));
   const scores = new Map<string, number>();
   const filter = options.filter;
-  for (const list of lists) {
-    const df = list.length;
-    if (df === 0) continue;
-    const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
-    for (const p of list) {
-      if (filter !== undefined && !filter(p)) continue;
-      const tf = (p.f * (K1 + 1)) / (p.f + K1 * (1 - B + (B * p.n) / avgLength));
-      scores.set(p.d, (scores.get(p.d) ?? 0) + idf * tf);
+  const depth = options.depth ?? Infinity;
+  let read = 0;
+  for (; read < weighted.length; read++) {
+    if (filter === undefined && scores.size >= depth) {
+      const rest = weighted.slice(read).reduce((sum, t) => sum + t.bound, 0);
+      if (rest < kthLargest([...scores.values()], depth)) break;
     }
+    const t = weighted[read]!;
+    for (const p of await termRange(postings, corpus, t.k).toArray()) {
+      if (filter !== undefined && !filter(p)) continue;
+      scores.set(p.d, (scores.get(p.d) ?? 0) + contribution(t.idf, p));
+    }
+  }
+  const skipped = weighted.slice(read);
+  let total = scores.size;
+  if (skipped.length > 0) {
+    // Contenders: documents that could still reach the top `depth` with every skipped term.
+    const threshold = kthLargest([...scores.values()], depth);
+    const rest = skipped.reduce((sum, t) => sum + t.bound, 0);
+    const contenders = [...scores].filter(([, score]) => score + rest >= threshold).map(([d]) => d);
+    for (const t of skipped) {
+      const found = await postings.bulkGet(contenders.map((d): [string, string, string] => [corpus, t.k, d]));
+      for (const p of found) if (p !== undefined) scores.set(p.d, (scores.get(p.d) ?? 0) + contribution(t.idf, p));
+    }
+    total = await unionSize(postings, corpus, skipped, new Set(scores.keys()));
   }
   const hits = [...scores].map(([id, score]) => ({ id, score }));
   hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  return { hits, total: hits.length };
+  return { hits, total };
+}
+
+function kthLargest(values: number[], k: number): number {
+  if (values.length < k) return -Infinity;
+  values.sort((a, b) => b - a);
+  return values[k - 1]!;
+}
+
+/**
+ * How many documents contain any query term: the documents already read, plus
+ * the skipped terms' postings, counting the largest list by its size alone.
+ */
+async function unionSize(postings: PostingTable, corpus: Corpus, skipped: { k: string; df: number }[], seen: Set<string>): Promise<number> {
+  const largest = skipped.reduce((a, b) => (b.df > a.df ? b : a));
+  for (const t of skipped) {
+    if (t === largest) continue;
+    for (const key of await termRange(postings, corpus, t.k).primaryKeys()) seen.add(key[2]);
+  }
+  const ids = [...seen];
+  const inLargest = (await postings.bulkGet(ids.map((d): [string, string, string] => [corpus, largest.k, d]))).filter((p) => p !== undefined).length;
+  return largest.df + ids.length - inLargest;
 }
