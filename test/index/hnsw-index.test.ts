@@ -1,0 +1,277 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClosedError, DimensionMismatchError, IndexError, ValidationError } from '../../lib/errors.js';
+import { ExactIndex } from '../../lib/index/exact-index.js';
+import { HnswIndex } from '../../lib/index/hnsw-index.js';
+import { decodeSnapshot, encodeSnapshot } from '../../lib/index/snapshot-format.js';
+import { clusteredVectors } from '../../bench/util/vectors.js';
+
+const DIMS = 32;
+const v = (...xs: number[]): Float32Array => new Float32Array(xs);
+
+function recallAt10(exact: ExactIndex, hnsw: HnswIndex, queries: readonly Float32Array[]): number {
+  let hits = 0;
+  for (const q of queries) {
+    const truth = new Set(exact.search(q, 10).map((h) => h.id));
+    hits += hnsw.search(q, 10).filter((h) => truth.has(h.id)).length;
+  }
+  return hits / (queries.length * 10);
+}
+
+describe('HnswIndex', () => {
+  const data = clusteredVectors({ count: 2000, dimensions: DIMS, clusters: 40, seed: 1 });
+  const queries = clusteredVectors({ count: 50, dimensions: DIMS, clusters: 40, seed: 2 });
+  const items = data.map((vector, i) => ({ id: `v${i}`, vector }));
+  let built: HnswIndex;
+  let exact: ExactIndex;
+
+  beforeAll(async () => {
+    built = await HnswIndex.create({ dimensions: DIMS, capacity: 64 });
+    built.addMany(items);
+    exact = ExactIndex.create({ dimensions: DIMS });
+    exact.addMany(items);
+  });
+
+  afterAll(() => {
+    built.dispose();
+  });
+
+  it('create() applies the documented defaults', async () => {
+    const index = await HnswIndex.create({ dimensions: 8 });
+    expect(index.kind).toBe('hnsw');
+    expect(index.dimensions).toBe(8);
+    expect(index.size).toBe(0);
+    expect(index.capacity).toBe(1024);
+    expect(index.efSearch).toBe(64);
+    expect(index.search(new Float32Array(8).fill(1), 10)).toEqual([]);
+    index.dispose();
+  });
+
+  it('create() rejects invalid options with ValidationError', async () => {
+    await expect(HnswIndex.create({ dimensions: 0 })).rejects.toThrow(ValidationError);
+    await expect(HnswIndex.create({ dimensions: 4, m: 1 })).rejects.toThrow(ValidationError);
+    await expect(HnswIndex.create({ dimensions: 4, efSearch: 0 })).rejects.toThrow(ValidationError);
+    await expect(HnswIndex.create({ dimensions: 4, capacity: 2.5 })).rejects.toThrow(ValidationError);
+  });
+
+  it('create() leaves the global indexedDB and window as they were', async () => {
+    const before = globalThis.indexedDB;
+    const index = await HnswIndex.create({ dimensions: 4 });
+    expect(globalThis.indexedDB).toBe(before);
+    expect('window' in globalThis).toBe(false);
+    index.dispose();
+  });
+
+  it('search() returns k hits ordered by score, with cosine similarities', () => {
+    const hits = built.search(queries[0]!, 10);
+    expect(hits).toHaveLength(10);
+    for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+    const truth = new Map(exact.search(queries[0]!, 2000).map((h) => [h.id, h.score]));
+    for (const hit of hits) expect(hit.score).toBeCloseTo(truth.get(hit.id)!, 4);
+  });
+
+  it('search() top-10 agrees with ExactIndex at recall@10 >= 0.95 on clustered data', () => {
+    expect(recallAt10(exact, built, queries)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('addMany() grew the capacity by doubling past the initial 64 slots', () => {
+    expect(built.size).toBe(2000);
+    expect(built.capacity).toBe(2048);
+    for (const i of [0, 63, 64, 1999]) expect(built.search(data[i]!, 1)[0]!.id).toBe(`v${i}`);
+  });
+
+  it('add() grows capacity one vector at a time past a full index', async () => {
+    const index = await HnswIndex.create({ dimensions: DIMS, capacity: 4 });
+    for (let i = 0; i < 20; i++) index.add(`v${i}`, data[i]!);
+    expect(index.size).toBe(20);
+    expect(index.capacity).toBe(32);
+    for (let i = 0; i < 20; i++) expect(index.search(data[i]!, 1)[0]!.id).toBe(`v${i}`);
+    index.dispose();
+  });
+
+  it('add() replaces the vector of an existing id in place', async () => {
+    const index = await HnswIndex.create({ dimensions: 2, capacity: 2 });
+    index.add('a', v(1, 0));
+    index.add('b', v(0.6, 0.8));
+    index.add('a', v(0, 1));
+    expect(index.size).toBe(2);
+    expect(index.capacity).toBe(4);
+    expect(index.search(v(0, 1), 1)[0]!.id).toBe('a');
+    expect(index.search(v(0, 1), 1)[0]!.score).toBeCloseTo(1, 5);
+    index.dispose();
+  });
+
+  it('remove() hides the id; re-adding it works; new vectors take over deleted slots', async () => {
+    const index = await HnswIndex.create({ dimensions: DIMS, capacity: 256 });
+    index.addMany(items.slice(0, 200));
+    expect(index.remove('v5')).toBe(true);
+    expect(index.remove('v5')).toBe(false);
+    expect(index.remove('nope')).toBe(false);
+    expect(index.has('v5')).toBe(false);
+    expect(index.size).toBe(199);
+    expect(index.search(data[5]!, 199).some((h) => h.id === 'v5')).toBe(false);
+    index.add('v5', data[5]!);
+    expect(index.has('v5')).toBe(true);
+    expect(index.search(data[5]!, 1)[0]!.id).toBe('v5');
+    // Churn: remove 50, add 50 new ones; the freed slots are reused, so no growth.
+    for (let i = 100; i < 150; i++) index.remove(`v${i}`);
+    expect(index.tombstones).toBe(50);
+    index.addMany(items.slice(200, 250));
+    expect(index.tombstones).toBe(0);
+    expect(index.size).toBe(200);
+    expect(index.capacity).toBe(256);
+    for (const i of [0, 99, 150, 249]) expect(index.search(data[i]!, 1)[0]!.id).toBe(`v${i}`);
+    expect(index.search(data[120]!, 200).some((h) => h.id === 'v120')).toBe(false);
+    index.dispose();
+  });
+
+  it('search() clamps k to the live count', async () => {
+    const index = await HnswIndex.create({ dimensions: DIMS, capacity: 8 });
+    index.addMany(items.slice(0, 5));
+    index.remove('v0');
+    const hits = index.search(queries[0]!, 100);
+    expect(hits.map((h) => h.id).sort()).toEqual(['v1', 'v2', 'v3', 'v4']);
+    expect(index.search(queries[0]!, 0)).toEqual([]);
+    index.dispose();
+  });
+
+  it('search() with a filter returns k filtered hits, matching ExactIndex with the same filter', () => {
+    const tenth = (id: string): boolean => Number(id.slice(1)) % 10 === 3;
+    let agree = 0;
+    for (const q of queries.slice(0, 20)) {
+      const hits = built.search(q, 10, tenth);
+      expect(hits).toHaveLength(10);
+      expect(hits.every((h) => tenth(h.id))).toBe(true);
+      const truth = new Set(exact.search(q, 10, tenth).map((h) => h.id));
+      agree += hits.filter((h) => truth.has(h.id)).length;
+    }
+    expect(agree / 200).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('search() with a very selective filter returns every match', () => {
+    const few = new Set(['v3', 'v1500', 'v777']);
+    const hits = built.search(queries[1]!, 10, (id) => few.has(id));
+    expect(hits.map((h) => h.id).sort()).toEqual([...few].sort());
+    const expected = exact.search(queries[1]!, 10, (id) => few.has(id));
+    expect(hits.map((h) => h.id)).toEqual(expected.map((h) => h.id));
+    hits.forEach((hit, i) => {
+      expect(hit.score).toBeCloseTo(expected[i]!.score, 4);
+    });
+  });
+
+  it('search() rethrows an error thrown by the filter and stays usable', () => {
+    const boom = new RangeError('filter failed');
+    expect(() =>
+      built.search(queries[0]!, 10, () => {
+        throw boom;
+      }),
+    ).toThrow(boom);
+    expect(built.search(queries[0]!, 10)).toHaveLength(10);
+  });
+
+  it('add() and search() reject a wrong dimension with DimensionMismatchError before touching WASM', () => {
+    expect(() => { built.add('bad', new Float32Array(DIMS + 1)); }).toThrow(DimensionMismatchError);
+    expect(() => built.search(new Float32Array(DIMS - 1), 10)).toThrow(DimensionMismatchError);
+    expect(() => { built.addMany([{ id: 'x', vector: data[0]! }, { id: 'bad', vector: new Float32Array(3) }]); }).toThrow(DimensionMismatchError);
+    expect(built.has('x')).toBe(false);
+    expect(built.size).toBe(2000);
+  });
+
+  it('add() rejects NaN and infinite values with ValidationError', () => {
+    const nan = data[0]!.slice();
+    nan[3] = Number.NaN;
+    const inf = data[0]!.slice();
+    inf[0] = Number.NEGATIVE_INFINITY;
+    expect(() => { built.add('nan', nan); }).toThrow(ValidationError);
+    expect(() => { built.add('inf', inf); }).toThrow(ValidationError);
+    expect(() => built.search(nan, 10)).toThrow(ValidationError);
+    expect(() => built.search(queries[0]!, -1)).toThrow(ValidationError);
+    expect(built.has('nan')).toBe(false);
+  });
+
+  it('setEfSearch() changes the search effort and rejects invalid values', async () => {
+    const index = await HnswIndex.restore(built.snapshot());
+    index.setEfSearch(10);
+    expect(index.efSearch).toBe(10);
+    const low = recallAt10(exact, index, queries);
+    index.setEfSearch(200);
+    expect(recallAt10(exact, index, queries)).toBeGreaterThanOrEqual(low);
+    expect(() => {
+      index.setEfSearch(0);
+    }).toThrow(ValidationError);
+    index.dispose();
+  });
+
+  it('snapshot() and restore() round-trip: identical results, parameters and ids', async () => {
+    const index = await HnswIndex.create({ dimensions: DIMS, capacity: 512, m: 12, efConstruction: 100, efSearch: 48 });
+    index.addMany(items.slice(0, 500));
+    index.remove('v7');
+    index.remove('v8');
+    const copy = await HnswIndex.restore(index.snapshot());
+    expect(copy.size).toBe(498);
+    expect(copy.capacity).toBe(512);
+    expect(copy.efSearch).toBe(48);
+    expect(copy.tombstones).toBe(2);
+    expect(copy.has('v7')).toBe(false);
+    for (const q of queries) expect(copy.search(q, 10)).toEqual(index.search(q, 10));
+    const odd = (id: string): boolean => id.endsWith('1');
+    expect(copy.search(queries[3]!, 10, odd)).toEqual(index.search(queries[3]!, 10, odd));
+    // The restored index keeps working: adds reuse the two deleted slots, then grow.
+    copy.addMany(items.slice(500, 520));
+    copy.remove('v0');
+    expect(copy.size).toBe(517);
+    expect(copy.search(data[510]!, 1)[0]!.id).toBe('v510');
+    index.dispose();
+    copy.dispose();
+  });
+
+  it('snapshot() of an empty index restores to an empty index', async () => {
+    const empty = await HnswIndex.create({ dimensions: 4 });
+    const copy = await HnswIndex.restore(empty.snapshot());
+    expect(copy.size).toBe(0);
+    copy.add('a', v(1, 0, 0, 0));
+    const hits = copy.search(v(1, 0, 0, 0), 3);
+    expect(hits.map((h) => h.id)).toEqual(['a']);
+    expect(hits[0]!.score).toBeCloseTo(1, 5);
+    empty.dispose();
+    copy.dispose();
+  });
+
+  it('restore() throws IndexError for corrupt or truncated bytes', async () => {
+    const bytes = built.snapshot();
+    const flipped = bytes.slice();
+    flipped[Math.floor(bytes.length / 2)]! ^= 0x01;
+    await expect(HnswIndex.restore(flipped)).rejects.toThrow(IndexError);
+    await expect(HnswIndex.restore(bytes.subarray(0, bytes.length - 1000))).rejects.toThrow(IndexError);
+    await expect(HnswIndex.restore(bytes.subarray(0, 20))).rejects.toThrow(IndexError);
+    await expect(HnswIndex.restore(new Uint8Array(0))).rejects.toThrow(IndexError);
+    await expect(HnswIndex.restore(ExactIndex.create({ dimensions: 3 }).snapshot())).rejects.toThrow(IndexError);
+  });
+
+  it('restore() throws IndexError for well-formed envelopes around invalid hnswlib data', async () => {
+    const parts = decodeSnapshot(built.snapshot(), 'hnsw');
+    const badLink = parts.payload.slice();
+    // First neighbour of element 0 at level 0 (header 56 bytes, then the link count word): point it out of range.
+    new DataView(badLink.buffer).setUint32(56 + 4, 0x7fffffff, true);
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, payload: badLink }))).rejects.toThrow(/link to a missing element/);
+    const cut = parts.payload.subarray(0, parts.payload.length - 4);
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, payload: cut }))).rejects.toThrow(IndexError);
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, dimensions: DIMS + 1 }))).rejects.toThrow(IndexError);
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, ids: parts.ids.slice(1) }))).rejects.toThrow(/does not match/);
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, params: parts.params.slice(0, 2) }))).rejects.toThrow(IndexError);
+    // The module is unharmed: the real snapshot still opens.
+    const ok = await HnswIndex.restore(encodeSnapshot(parts));
+    expect(ok.size).toBe(2000);
+    ok.dispose();
+  });
+
+  it('dispose() is idempotent and later calls throw ClosedError', async () => {
+    const index = await HnswIndex.create({ dimensions: 2 });
+    index.add('a', v(1, 0));
+    index.dispose();
+    index.dispose();
+    expect(index.size).toBe(0);
+    expect(() => { index.add('b', v(0, 1)); }).toThrow(ClosedError);
+    expect(() => index.search(v(1, 0), 1)).toThrow(ClosedError);
+    expect(() => index.snapshot()).toThrow(ClosedError);
+  });
+});
