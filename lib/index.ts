@@ -7,6 +7,7 @@ export type { Message, MessageInput } from './engine/messages.js';
 export type { MemoryItem, MemoryHistoryEntry } from './engine/memories.js';
 export type { SearchMode } from './engine/memory-search.js';
 export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vector-state.js';
+export type { ImportMode, TransferOptions, TransferProgress } from './engine/transfer.js';
 export type { InferResult, InferredChange } from './engine/infer.js';
 
 export { Conversation } from './memory/conversation.js';

@@ -30,6 +30,7 @@ import { isPlainObject, rejectUnknownKeys, requireId, requireInt } from '../util
 import { Core } from './core.js';
 import type { MemoryHistoryEntry, MemoryItem } from './memories.js';
 import { openStore, resetStore } from './open-store.js';
+import { exportStore, importParsed, parseExport, type ImportMode, type TransferOptions } from './transfer.js';
 import { Semantic, type EmbedderSource } from './semantic.js';
 import type { IndexOrigin, LongWorkOptions } from './vector-state.js';
 
@@ -306,6 +307,43 @@ export class Engram {
     this.#core.assertOpen();
     const { embedder, state } = await this.#semantic.ready({ ...this.#progress, ...options });
     return { embedderId: embedder.id, dimensions: embedder.dimensions, index: state.origin, size: state.index.size };
+  }
+
+  /**
+   * The whole store as a versioned JSON-lines file (messages, memories with
+   * vectors, history, blocks, traces), with progress.
+   * @example
+   * const file = await engram.export({ onProgress: (p) => console.log(p.done, p.total) })
+   */
+  async export(options: TransferOptions = {}): Promise<Blob> {
+    return exportStore(this.#core, options);
+  }
+
+  /**
+   * Imports an export file into the store `options.name` and opens it. Every line
+   * is validated first; a bad file gives an ImportError with the line number and
+   * the store is left as it was. `replace` empties the store first; `merge` keeps
+   * it and takes new or newer records.
+   * @example
+   * const engram = await Engram.import(file, { name: 'assistant', mode: 'merge' })
+   */
+  static async import(file: Blob | string, options: EngramOptions & TransferOptions & { mode: ImportMode }): Promise<Engram> {
+    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object with name and mode');
+    const { mode, signal, onProgress, ...openOptions } = options;
+    if (mode !== 'merge' && mode !== 'replace') throw new ValidationError('options.mode', "must be 'merge' or 'replace'");
+    if (typeof file !== 'string' && !(file instanceof Blob)) throw new ValidationError('file', 'must be a Blob, a File or a string');
+    const transfer: TransferOptions = { ...(signal === undefined ? {} : { signal }), ...(onProgress === undefined ? {} : { onProgress }) };
+    const parsed = await parseExport(file, transfer);
+    const name = requireId('options.name', openOptions.name);
+    const { db, deviceId } = await openStore(name);
+    const core = new Core(db, { maxContentBytes: Number.MAX_SAFE_INTEGER, now: openOptions.now ?? Date.now, deviceId });
+    try {
+      await importParsed(core, parsed, mode, transfer);
+    } finally {
+      core.markClosed();
+      db.close();
+    }
+    return Engram.open(openOptions);
   }
 
   /** Writes the vector index snapshot now (close() does too). */

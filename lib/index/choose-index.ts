@@ -23,15 +23,33 @@ import type { VectorIndex } from './vector-index.js';
  */
 export const EXACT_CROSSOVER = 1000;
 
-/** Options of {@link createIndex}. */
+/**
+ * Options of {@link createIndex}.
+ * @example
+ * await createIndex({ dimensions: 100, expectedSize: 50_000, hnsw: { efSearch: 96 } });
+ */
 export interface CreateIndexOptions {
-  /** Vector length. @example 100 */
+  /**
+   * Vector length.
+   * @example { dimensions: 100 }
+   */
   dimensions: number;
-  /** How many vectors the index is expected to hold; decides the kind. @example 25_000 */
+  /**
+   * How many vectors the index is expected to hold; decides the kind.
+   * @example { expectedSize: 25_000 }
+   */
   expectedSize: number;
-  /** HNSW parameters, used when an HnswIndex is chosen. @default HnswIndex defaults */
+  /**
+   * HNSW parameters, used when an HnswIndex is chosen.
+   * @default HnswIndex's defaults
+   * @example { hnsw: { efSearch: 128 } }
+   */
   hnsw?: Omit<HnswIndexOptions, 'dimensions'>;
-  /** Size from which HNSW is chosen. @default EXACT_CROSSOVER */
+  /**
+   * Size from which HNSW is chosen.
+   * @default EXACT_CROSSOVER
+   * @example { crossover: 5000 }
+   */
   crossover?: number;
 }
 
@@ -50,11 +68,23 @@ export async function createIndex(options: CreateIndexOptions): Promise<VectorIn
   return HnswIndex.create({ ...options.hnsw, dimensions: options.dimensions, capacity });
 }
 
-/** Options of {@link promote}. */
+/**
+ * Options of {@link promote}.
+ * @example
+ * await promote(index, { crossover: 2000, hnsw: { m: 24 } });
+ */
 export interface PromoteOptions {
-  /** Size from which an ExactIndex is rebuilt as HNSW. @default EXACT_CROSSOVER */
+  /**
+   * Size from which an ExactIndex is rebuilt as HNSW.
+   * @default EXACT_CROSSOVER
+   * @example { crossover: 2000 }
+   */
   crossover?: number;
-  /** HNSW parameters of the new index. @default HnswIndex defaults */
+  /**
+   * HNSW parameters of the new index.
+   * @default HnswIndex's defaults
+   * @example { hnsw: { m: 32 } }
+   */
   hnsw?: Omit<HnswIndexOptions, 'dimensions'>;
 }
 

@@ -10,11 +10,22 @@ import { decodeSnapshot, encodeSnapshot } from './snapshot-format.js';
 import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
 import type { VectorHit, VectorIndex } from './vector-index.js';
 
-/** Options of {@link ExactIndex.create}. */
+/**
+ * Options of {@link ExactIndex.create}.
+ * @example
+ * ExactIndex.create({ dimensions: 100, capacity: 500 });
+ */
 export interface ExactIndexOptions {
-  /** Vector length. @example 384 */
+  /**
+   * Vector length.
+   * @example { dimensions: 384 }
+   */
   dimensions: number;
-  /** Rows to allocate up front; grows by doubling. @default 1024 */
+  /**
+   * Rows to allocate up front; grows by doubling.
+   * @default 1024
+   * @example { capacity: 5000 }
+   */
   capacity?: number;
 }
 

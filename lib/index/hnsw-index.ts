@@ -11,24 +11,47 @@
  * because hnswlib's own errors surface as opaque `WebAssembly.Exception`s;
  * those that still occur are translated to IndexError.
  */
-import { ClosedError, IndexError } from '../errors.js';
+import { ClosedError, IndexError, ValidationError } from '../errors.js';
 import { inspectHnswlibFile } from './hnswlib-file.js';
 import { IdbfsMemory, REGULAR_FILE_MODE } from './idbfs-memory.js';
 import { decodeSnapshot, encodeSnapshot } from './snapshot-format.js';
 import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
 import type { VectorHit, VectorIndex } from './vector-index.js';
 
-/** Options of {@link HnswIndex.create}. */
+/**
+ * Options of {@link HnswIndex.create}.
+ * @example
+ * await HnswIndex.create({ dimensions: 384, capacity: 50_000, m: 16, efConstruction: 200, efSearch: 64 });
+ */
 export interface HnswIndexOptions {
-  /** Vector length. @example 384 */
+  /**
+   * Vector length.
+   * @example { dimensions: 384 }
+   */
   dimensions: number;
-  /** Slots allocated up front; doubles whenever an add would not fit. @default 1024 */
+  /**
+   * Slots allocated up front; doubles whenever an add would not fit.
+   * @default 1024
+   * @example { capacity: 100_000 }
+   */
   capacity?: number;
-  /** Graph degree (links per node per layer; layer 0 gets 2·m). @default 16 */
+  /**
+   * Graph degree (links per node per layer; layer 0 gets 2·m).
+   * @default 16
+   * @example { m: 32 }
+   */
   m?: number;
-  /** Candidate list size while inserting: higher builds slower and better. @default 200 */
+  /**
+   * Candidate list size while inserting: higher builds slower and better.
+   * @default 200
+   * @example { efConstruction: 100 }
+   */
   efConstruction?: number;
-  /** Candidate list size while searching (raised to k when k is larger): higher is slower and more accurate. @default 64 */
+  /**
+   * Candidate list size while searching (raised to k when k is larger): higher is slower and more accurate.
+   * @default 64
+   * @example { efSearch: 128 }
+   */
   efSearch?: number;
 }
 
@@ -66,6 +89,15 @@ const MOUNT = '/hnswlib-index';
 const RANDOM_SEED = 100;
 /** Items per addPoints() call. The binding rebuilds a used-label cache (O(size)) after every call, so batches keep bulk loads linear. */
 const ADD_BATCH = 1000;
+/**
+ * Share of hnswlib-wasm's 2 GiB heap that the level-0 arrays of one index may
+ * take: the heap is one per realm, shared by every index, and a resize needs
+ * the old and the new array at once.
+ */
+const HEAP_BUDGET = 1.5 * 2 ** 30;
+/** Bytes hnswlib allocates per slot at level 0: links (2m + count), vector, label. */
+const slotBytes = (dimensions: number, m: number): number => (2 * m + 1) * 4 + dimensions * 4 + 4;
+
 /** One runtime per JS realm, shared by every copy of this module, because hnswlib-wasm itself caches its module per realm. */
 const RUNTIME_KEY = Symbol.for('engram.index.hnswlib-runtime');
 
@@ -137,6 +169,9 @@ export class HnswIndex implements VectorIndex {
     assertIntegerIn(m, 'm', 2, 1024);
     assertIntegerIn(efConstruction, 'efConstruction', 1, 1_000_000);
     assertIntegerIn(efSearch, 'efSearch', 1, 1_000_000);
+    if (capacity * slotBytes(dimensions, m) > HEAP_BUDGET) {
+      throw new ValidationError('capacity', `${capacity} slots of ${dimensions} dimensions do not fit in hnswlib-wasm's 2 GiB heap`);
+    }
     const runtime = await loadRuntime();
     const native = wasmCall(runtime, 'create index', () => new runtime.lib.HierarchicalNSW('cosine', dimensions, ''));
     try {
@@ -167,6 +202,7 @@ export class HnswIndex implements VectorIndex {
     const fileLabels = new Set(file.labels);
     const consistent =
       parts.ids.length === file.count - file.deleted.size &&
+      capacity * slotBytes(parts.dimensions, m) <= HEAP_BUDGET &&
       file.m === m &&
       file.efConstruction === efConstruction &&
       capacity >= file.count &&
@@ -356,7 +392,12 @@ export class HnswIndex implements VectorIndex {
     const result = wasmCall(this.#runtime, 'searchKnn', () => this.#native.searchKnn(vector, want, allowed));
     if (failure.failed) throw failure.error;
     if (result.neighbors.length < want) return this.#exactSearch(vector, want, filter);
-    return result.neighbors.map((label, i) => ({ id: idOf.get(label) ?? '', score: 1 - (result.distances[i] ?? 1) }));
+    const hits: VectorHit[] = [];
+    result.neighbors.forEach((label, i) => {
+      const id = idOf.get(label);
+      if (id !== undefined) hits.push({ id, score: 1 - (result.distances[i] ?? 1) });
+    });
+    return hits;
   }
 
   /**
@@ -436,8 +477,11 @@ export class HnswIndex implements VectorIndex {
   #reserve(extra: number): void {
     const needed = this.#slots + extra;
     if (needed <= this.#capacity) return;
+    const limit = Math.floor(HEAP_BUDGET / slotBytes(this.dimensions, this.#m));
+    if (needed > limit) throw new IndexError(`${needed} vectors of ${this.dimensions} dimensions do not fit in hnswlib-wasm's 2 GiB heap`);
     let capacity = this.#capacity;
     while (capacity < needed) capacity *= 2;
+    capacity = Math.min(capacity, limit);
     this.#mutate('resizeIndex', () => {
       this.#native.resizeIndex(capacity);
     });

@@ -14,7 +14,11 @@
  */
 import { IndexError } from '../errors.js';
 
-/** What {@link inspectHnswlibFile} learnt from a valid file. */
+/**
+ * What {@link inspectHnswlibFile} learnt from a valid file.
+ * @example
+ * const { count, deleted } = inspectHnswlibFile(payload, 384);
+ */
 export interface HnswlibFileInfo {
   /** Elements stored, deleted ones included. */
   count: number;

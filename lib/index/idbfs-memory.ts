@@ -17,7 +17,11 @@
  * or at the next microtask, the same point where a real transaction auto-commits.
  */
 
-/** One file or directory record, in the shape IDBFS stores. */
+/**
+ * One file or directory record, in the shape IDBFS stores.
+ * @example
+ * memory.records.set('/hnswlib-index/f', { timestamp: new Date(), mode: REGULAR_FILE_MODE, contents: bytes });
+ */
 export interface IdbfsRecord {
   timestamp: Date;
   mode: number;
@@ -52,10 +56,22 @@ class MemoryRequest {
   }
 }
 
-/** Regular file mode bits (S_IFREG | 0666), as Emscripten's FS.isFile() expects. */
+/**
+ * Regular file mode bits (S_IFREG | 0666), as Emscripten's FS.isFile() expects.
+ * @example
+ * const record = { timestamp: new Date(), mode: REGULAR_FILE_MODE, contents: bytes };
+ */
 export const REGULAR_FILE_MODE = 0o100666;
 
-/** The in-memory database plus the `indexedDB`-shaped factory that exposes it. */
+/**
+ * The in-memory database plus the `indexedDB`-shaped factory that exposes it.
+ * @example
+ * const memory = new IdbfsMemory('/hnswlib-index');
+ * globalThis.indexedDB = memory.factory(realIndexedDB); // only while hnswlib-wasm starts
+ * native.writeIndex('f');
+ * memory.flush();
+ * const bytes = memory.records.get('/hnswlib-index/f')?.contents;
+ */
 export class IdbfsMemory {
   /** Records by absolute path, exactly as IDBFS keys them. */
   readonly records = new Map<string, IdbfsRecord>();
@@ -71,6 +87,8 @@ export class IdbfsMemory {
   /**
    * An object to install as the global `indexedDB` while hnswlib-wasm initialises:
    * `open(dbName)` is answered from memory, every other call goes to `real`.
+   * @example
+   * Object.defineProperty(globalThis, 'indexedDB', { value: memory.factory(indexedDB), configurable: true });
    */
   factory(real: unknown): object {
     const realFactory = real as Record<string, unknown> | undefined;
@@ -93,7 +111,11 @@ export class IdbfsMemory {
     };
   }
 
-  /** Completes every transaction still open, so a sync finishes before this returns. */
+  /**
+   * Completes every transaction still open, so a sync finishes before this returns.
+   * @example
+   * native.writeIndex('f'); memory.flush();
+   */
   flush(): void {
     while (this.#completions.length > 0) {
       const pending = this.#completions;

@@ -28,21 +28,37 @@ import { IndexError } from '../errors.js';
 
 const MAGIC = 'ENGRAMVX';
 const HEADER_BYTES = 32;
-/** Current envelope version. Bump when the layout changes; decoders reject other versions. */
+/**
+ * Current envelope version. Bump when the layout changes; decoders reject other versions.
+ * @example
+ * if (SNAPSHOT_FORMAT_VERSION !== 1) migrate();
+ */
 export const SNAPSHOT_FORMAT_VERSION = 1;
 
-/** Which index wrote the snapshot. */
+/**
+ * Which index wrote the snapshot.
+ * @example
+ * const kind: SnapshotKind = snapshotKind(bytes);
+ */
 export type SnapshotKind = 'exact' | 'hnsw';
 const KIND_CODES: Record<SnapshotKind, number> = { exact: 1, hnsw: 2 };
 
-/** One id table row: the index's internal label for `id`, and bit flags (reserved, 0 for now). */
+/**
+ * One id table row: the index's internal label for `id`, and bit flags (reserved, 0 for now).
+ * @example
+ * const row: SnapshotIdEntry = { id: 'm1', label: 0, flags: 0 };
+ */
 export interface SnapshotIdEntry {
   id: string;
   label: number;
   flags: number;
 }
 
-/** The decoded parts of a snapshot. */
+/**
+ * The decoded parts of a snapshot.
+ * @example
+ * const { kind, dimensions, ids, payload } = decodeSnapshot(bytes, 'exact');
+ */
 export interface SnapshotParts {
   kind: SnapshotKind;
   dimensions: number;

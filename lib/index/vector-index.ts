@@ -8,7 +8,11 @@
  * touches hnswlib-wasm, and only lazily inside `create()`/`restore()`.
  */
 
-/** One search result. */
+/**
+ * One search result.
+ * @example
+ * const [best]: VectorHit[] = index.search(query, 1); // { id: 'm1', score: 0.93 }
+ */
 export interface VectorHit {
   id: string;
   /** Cosine similarity in [-1, 1]; higher is better. */

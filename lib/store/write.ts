@@ -30,6 +30,12 @@ export type RowChange =
 export interface WritePlan<R> {
   changes: RowChange[];
   result: R;
+  /**
+   * Skip history entries (an import brings its own history). Change-log entries
+   * are always written.
+   * @default false
+   */
+  withoutHistory?: boolean;
 }
 
 /** The key of a block in the change log and history. */
@@ -77,8 +83,8 @@ export function storeError(e: unknown, what: string): EngramError {
 export async function writeTransaction<R>(db: EngramDb, now: () => number, plan: () => Promise<WritePlan<R>>): Promise<R> {
   try {
     return await db.transaction('rw', [...ALL_TABLES], async () => {
-      const { changes, result } = await plan();
-      await applyChanges(db, changes, now());
+      const { changes, result, withoutHistory } = await plan();
+      await applyChanges(db, changes, now(), withoutHistory === true);
       return result;
     });
   } catch (e) {
@@ -86,7 +92,7 @@ export async function writeTransaction<R>(db: EngramDb, now: () => number, plan:
   }
 }
 
-async function applyChanges(db: EngramDb, changes: RowChange[], at: number): Promise<void> {
+async function applyChanges(db: EngramDb, changes: RowChange[], at: number, withoutHistory: boolean): Promise<void> {
   if (changes.length === 0) return;
   const statDelta = new Map<Corpus, CorpusStats>();
   const bump = (corpus: Corpus, docs: number, length: number): void => {
@@ -123,7 +129,9 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number): Pro
   }
   await rows.flush(db);
   const logged = changes.filter((c) => !(c.table === 'memories' && c.quiet === true));
-  await db.history.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, before: c.before ?? null, after: c.after ?? null, at })));
+  if (!withoutHistory) {
+    await db.history.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, before: c.before ?? null, after: c.after ?? null, at })));
+  }
   await db.changes.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at })));
   if (postingDeletes.length > 0) await db.postings.bulkDelete(postingDeletes);
   if (postingAdds.length > 0) await db.postings.bulkPut(postingAdds);

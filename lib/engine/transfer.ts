@@ -1,0 +1,275 @@
+/**
+ * Export and import: the whole store as a versioned JSON-lines file. Export
+ * writes a header (format and schema versions, embedder), then every message,
+ * memory (with its vector), history entry, block and trace, and an end line.
+ * Import validates every line before it writes anything, then writes in one
+ * transaction: a bad file gives an ImportError with its line number and leaves
+ * the store as it was.
+ */
+import { ImportError, throwIfAborted } from '../errors.js';
+import { checkRow, type RowKind } from '../store/row-checks.js';
+import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../store/rows.js';
+import { SCHEMA_VERSION, type EngramDb } from '../store/schema.js';
+import { blockRecordId, type RowChange } from '../store/write.js';
+import type { Core } from './core.js';
+import type { EmbedderRecord } from './semantic.js';
+
+/** The format name and version written in every export header. */
+export const EXPORT_FORMAT = 'engram-export';
+export const EXPORT_VERSION = 1;
+
+/** Progress of an export or import. */
+export interface TransferProgress {
+  phase: 'export' | 'validate' | 'write';
+  done: number;
+  total: number;
+}
+
+/** Options of export and import. */
+export interface TransferOptions {
+  onProgress?: (progress: TransferProgress) => void;
+  signal?: AbortSignal;
+}
+
+interface Header {
+  type: 'header';
+  format: typeof EXPORT_FORMAT;
+  version: number;
+  schemaVersion: number;
+  embedder: EmbedderRecord | null;
+  exportedAt: string;
+  counts: Record<RowKind, number>;
+}
+
+const PAGE = 1000;
+const KINDS: readonly RowKind[] = ['message', 'memory', 'history', 'block', 'trace'];
+
+function encodeVector(v: Float32Array): string {
+  const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function decodeVector(text: string, dimensions: number): Float32Array | undefined {
+  let binary: string;
+  try {
+    binary = atob(text);
+  } catch {
+    return undefined;
+  }
+  if (binary.length !== dimensions * 4) return undefined;
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  const v = new Float32Array(bytes.buffer);
+  return v.every(Number.isFinite) ? v : undefined;
+}
+
+/** Every row of a table, a page at a time, in primary-key order. */
+async function* pages<T>(db: EngramDb, table: 'messages' | 'memories' | 'history' | 'blocks' | 'traces'): AsyncGenerator<T[]> {
+  let offset = 0;
+  for (;;) {
+    const page = (await db.table(table).orderBy(':id').offset(offset).limit(PAGE).toArray()) as T[];
+    if (page.length === 0) return;
+    offset += page.length;
+    yield page;
+  }
+}
+
+/** Writes the store as JSON lines into a Blob. */
+export async function exportStore(core: Core, options: TransferOptions = {}): Promise<Blob> {
+  core.assertOpen();
+  const { db } = core;
+  const embedder = ((await db.meta.get('embedder'))?.value as EmbedderRecord | undefined) ?? null;
+  const counts = {
+    message: await db.messages.count(),
+    memory: await db.memories.count(),
+    history: await db.history.count(),
+    block: await db.blocks.count(),
+    trace: await db.traces.count(),
+  };
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const header: Header = { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, schemaVersion: SCHEMA_VERSION, embedder, exportedAt: new Date(core.now()).toISOString(), counts };
+  const parts: string[] = [`${JSON.stringify(header)}\n`];
+  let done = 0;
+  const report = (): void => options.onProgress?.({ phase: 'export', done, total });
+  report();
+  const emit = (lines: string[]): void => {
+    parts.push(lines.join(''));
+    done += lines.length;
+    report();
+  };
+  for await (const page of pages<MessageRow>(db, 'messages')) emit(page.map((row) => `${JSON.stringify({ type: 'message', row })}\n`));
+  for await (const page of pages<MemoryRow>(db, 'memories')) {
+    throwIfAborted(options.signal);
+    const vectors = await db.vectors.bulkGet(page.map((m) => m.id));
+    emit(page.map((row, i) => {
+      const v = vectors[i];
+      return `${JSON.stringify({ type: 'memory', row, vector: v === undefined ? null : { embedderId: v.embedderId, data: encodeVector(v.vector) } })}\n`;
+    }));
+  }
+  for await (const page of pages<HistoryRow>(db, 'history')) emit(page.map((row) => `${JSON.stringify({ type: 'history', row })}\n`));
+  for await (const page of pages<BlockRow>(db, 'blocks')) emit(page.map((row) => `${JSON.stringify({ type: 'block', row })}\n`));
+  for await (const page of pages<TraceRow>(db, 'traces')) emit(page.map((row) => `${JSON.stringify({ type: 'trace', row })}\n`));
+  parts.push(`${JSON.stringify({ type: 'end', records: done })}\n`);
+  return new Blob(parts, { type: 'application/x-ndjson' });
+}
+
+/** A validated import file. */
+interface Parsed {
+  header: Header;
+  messages: MessageRow[];
+  memories: { row: MemoryRow; vector?: VectorRow }[];
+  history: HistoryRow[];
+  blocks: BlockRow[];
+  traces: TraceRow[];
+}
+
+/** Parses and validates every line; throws ImportError naming the first bad line. */
+export async function parseExport(file: Blob | string, options: TransferOptions = {}): Promise<Parsed> {
+  const text = typeof file === 'string' ? file : await file.text();
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const parsed: Parsed = { header: undefined as unknown as Header, messages: [], memories: [], history: [], blocks: [], traces: [] };
+  const parse = (i: number): Record<string, unknown> => {
+    let value: unknown;
+    try {
+      value = JSON.parse(lines[i]!);
+    } catch (e) {
+      throw new ImportError(i + 1, 'is not valid JSON', { cause: e });
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ImportError(i + 1, 'must be a JSON object');
+    return value as Record<string, unknown>;
+  };
+  if (lines.length === 0) throw new ImportError(1, 'the file is empty');
+  const head = parse(0);
+  if (head['type'] !== 'header' || head['format'] !== EXPORT_FORMAT) throw new ImportError(1, `is not an ${EXPORT_FORMAT} header`);
+  if (head['version'] !== EXPORT_VERSION) throw new ImportError(1, `export format version ${String(head['version'])} is not supported (this engram reads ${EXPORT_VERSION})`);
+  if (typeof head['schemaVersion'] !== 'number' || head['schemaVersion'] > SCHEMA_VERSION) throw new ImportError(1, `schema version ${String(head['schemaVersion'])} is newer than this engram's (${SCHEMA_VERSION})`);
+  const embedder = head['embedder'];
+  if (embedder !== null && (typeof embedder !== 'object' || typeof (embedder as EmbedderRecord).id !== 'string' || !Number.isInteger((embedder as EmbedderRecord).dimensions))) {
+    throw new ImportError(1, 'header.embedder must be null or { id, dimensions }');
+  }
+  parsed.header = head as unknown as Header;
+  const dims = (embedder as EmbedderRecord | null)?.dimensions;
+  let ended = false;
+  const seen = { message: new Set<string>(), memory: new Set<string>(), block: new Set<string>(), trace: new Set<string>(), history: new Set<string>() };
+  for (let i = 1; i < lines.length; i++) {
+    if (i % PAGE === 0) {
+      throwIfAborted(options.signal);
+      options.onProgress?.({ phase: 'validate', done: i, total: lines.length });
+    }
+    const line = i + 1;
+    if (ended) throw new ImportError(line, 'comes after the end line');
+    const record = parse(i);
+    const type = record['type'];
+    if (type === 'end') {
+      if (record['records'] !== i - 1) throw new ImportError(line, `the end line counts ${String(record['records'])} records but the file has ${i - 1}: it is truncated or edited`);
+      ended = true;
+      continue;
+    }
+    if (typeof type !== 'string' || !(KINDS as readonly string[]).includes(type)) throw new ImportError(line, `unknown record type ${JSON.stringify(type)}`);
+    const kind = type as RowKind;
+    const problem = checkRow(kind, record['row']);
+    if (problem !== undefined) throw new ImportError(line, `${kind}: ${problem}`);
+    const row = record['row'] as Record<string, unknown>;
+    const key = kind === 'block' ? `${String(row['agentId'])}/${String(row['label'])}` : kind === 'history' ? String(row['seq']) : String(row['id']);
+    if (kind !== 'history' || row['seq'] !== undefined) {
+      if (seen[kind].has(key)) throw new ImportError(line, `duplicate ${kind} ${key}`);
+      seen[kind].add(key);
+    }
+    switch (kind) {
+      case 'message':
+        parsed.messages.push(row as unknown as MessageRow);
+        break;
+      case 'memory': {
+        const v = record['vector'];
+        const m = row as unknown as MemoryRow;
+        if (v === null || v === undefined) {
+          if (m.deletedAt === undefined) throw new ImportError(line, 'a live memory needs its vector');
+          parsed.memories.push({ row: m });
+          break;
+        }
+        const vec = v as { embedderId?: unknown; data?: unknown };
+        if (dims === undefined || typeof vec.data !== 'string' || vec.embedderId !== (embedder as EmbedderRecord).id) throw new ImportError(line, "the vector does not match the header's embedder");
+        const vector = decodeVector(vec.data, dims);
+        if (vector === undefined) throw new ImportError(line, `the vector is not ${dims} finite 32-bit floats`);
+        parsed.memories.push({ row: m, vector: { id: m.id, vector, embedderId: vec.embedderId } });
+        break;
+      }
+      case 'history':
+        parsed.history.push(row as unknown as HistoryRow);
+        break;
+      case 'block':
+        parsed.blocks.push(row as unknown as BlockRow);
+        break;
+      case 'trace':
+        parsed.traces.push(row as unknown as TraceRow);
+        break;
+    }
+  }
+  if (!ended) throw new ImportError(lines.length + 1, 'the end line is missing: the file is truncated');
+  return parsed;
+}
+
+/** How an import meets what the store already holds. */
+export type ImportMode = 'merge' | 'replace';
+
+/**
+ * Writes a parsed file in one transaction. `replace` empties the store first;
+ * `merge` keeps what is there and takes an imported record where it is new or
+ * newer (memories and blocks by version, messages and traces when absent).
+ */
+export async function importParsed(core: Core, parsed: Parsed, mode: ImportMode, options: TransferOptions = {}): Promise<{ records: number }> {
+  const { db } = core;
+  const total = parsed.messages.length + parsed.memories.length + parsed.history.length + parsed.blocks.length + parsed.traces.length;
+  throwIfAborted(options.signal);
+  options.onProgress?.({ phase: 'write', done: 0, total });
+  await core.write(async () => {
+    const recorded = (await db.meta.get('embedder'))?.value as EmbedderRecord | undefined;
+    const incoming = parsed.header.embedder;
+    if (mode === 'replace') {
+      for (const t of ['messages', 'memories', 'vectors', 'history', 'blocks', 'traces', 'postings'] as const) await db.table(t).clear();
+      await db.meta.where('key').anyOf(['stats:m', 'stats:v', 'indexSnapshot']).delete();
+      if (incoming === null) await db.meta.delete('embedder');
+      else await db.meta.put({ key: 'embedder', value: incoming });
+    } else if (incoming !== null && parsed.memories.some((m) => m.vector !== undefined)) {
+      const live = await db.memories.filter((m) => m.deletedAt === undefined).count();
+      if (recorded !== undefined && live > 0 && (recorded.id !== incoming.id || recorded.dimensions !== incoming.dimensions)) {
+        throw new ImportError(1, `the file's vectors come from "${incoming.id}" (${incoming.dimensions}-d) but this store uses "${recorded.id}" (${recorded.dimensions}-d)`);
+      }
+      if (recorded === undefined || live === 0) await db.meta.put({ key: 'embedder', value: incoming });
+    }
+    const changes: RowChange[] = [];
+    const existingMessages = mode === 'merge' ? await db.messages.bulkGet(parsed.messages.map((m) => m.id)) : [];
+    parsed.messages.forEach((after, i) => {
+      if (existingMessages[i] === undefined) changes.push({ table: 'messages', op: 'add', id: after.id, after });
+    });
+    const existingMemories = mode === 'merge' ? await db.memories.bulkGet(parsed.memories.map((m) => m.row.id)) : [];
+    parsed.memories.forEach(({ row: after, vector }, i) => {
+      const before = existingMemories[i];
+      if (before !== undefined && before.version >= after.version) return;
+      changes.push({ table: 'memories', op: before === undefined ? 'add' : 'update', id: after.id, after, ...(before === undefined ? {} : { before }), ...(vector === undefined ? {} : { vector }) });
+    });
+    const existingBlocks = mode === 'merge' ? await db.blocks.bulkGet(parsed.blocks.map((b) => [b.agentId, b.label])) : [];
+    parsed.blocks.forEach((after, i) => {
+      const before = existingBlocks[i];
+      if (before !== undefined && before.version >= after.version) return;
+      changes.push({ table: 'blocks', op: before === undefined ? 'add' : 'update', id: blockRecordId(after.agentId, after.label), after, ...(before === undefined ? {} : { before }) });
+    });
+    const existingTraces = mode === 'merge' ? await db.traces.bulkGet(parsed.traces.map((t) => t.id)) : [];
+    parsed.traces.forEach((after, i) => {
+      if (existingTraces[i] === undefined) changes.push({ table: 'traces', op: 'add', id: after.id, after });
+    });
+    if (mode === 'replace') await db.history.bulkPut(parsed.history);
+    else {
+      const have = new Set((await db.history.toArray()).map((h) => `${h.recordId}|${h.op}|${h.at}`));
+      const fresh = parsed.history.filter((h) => !have.has(`${h.recordId}|${h.op}|${h.at}`));
+      // New sequence numbers here: the file's may collide with this store's.
+      await db.history.bulkAdd(fresh.map((h) => ({ table: h.table, recordId: h.recordId, op: h.op, before: h.before, after: h.after, at: h.at })));
+    }
+    return { changes, result: undefined, withoutHistory: true };
+  });
+  options.onProgress?.({ phase: 'write', done: total, total });
+  return { records: total };
+}

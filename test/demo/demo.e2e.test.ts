@@ -1,0 +1,205 @@
+// End to end: the demo page (demo/) served by its own Vite config and used in
+// real Chromium the way a developer would try it: wait for the offline model,
+// chat, inspect each turn, search, switch user, reload. Every request that does
+// not go to the local server is blocked and recorded, so the test also proves
+// the page works offline. Leaves a screenshot in test/demo/__screenshots__/.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type Page } from 'playwright';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SCREENSHOT = resolve(import.meta.dirname, '__screenshots__/demo.png');
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+/** Longest wait for the model (5-8 s in the worker on a slow machine) and for one step. */
+const MODEL_WAIT = 90_000;
+const STEP_WAIT = 30_000;
+
+function chromiumPath(): string {
+  const found = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
+    (p): p is string => typeof p === 'string' && p !== '' && existsSync(p),
+  );
+  if (found === undefined) throw new TypeError('No Chromium found: apt-get install -y chromium, or set CHROMIUM_PATH.');
+  return found;
+}
+
+let server: ViteDevServer;
+let browser: Browser;
+let page: Page;
+let origin: string;
+const offsite: string[] = [];
+const pageErrors: string[] = [];
+
+/** Texts of the elements matching `selector`. */
+function texts(selector: string): Promise<string[]> {
+  return page.locator(selector).allInnerTexts();
+}
+
+async function waitReady(): Promise<void> {
+  await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+}
+
+/** Types a message as a user would, sends it, and waits until the turn's report is on the page. */
+async function chat(text: string): Promise<void> {
+  const before = await page.locator('[data-testid="turn"]').count();
+  await page.fill('[data-testid="chat-input"]', text);
+  await page.press('[data-testid="chat-input"]', 'Enter');
+  await page.waitForFunction(
+    (n) => document.querySelectorAll('[data-testid="turn"]').length === n && !(document.querySelector('[data-testid="chat-input"]') as HTMLInputElement).disabled,
+    before + 1,
+    { timeout: STEP_WAIT },
+  );
+}
+
+/** The last turn's sections. */
+function lastTurn(part: 'recalled' | 'stored' | 'timings'): Promise<string> {
+  return page.locator(`[data-testid="turn"]`).last().locator(`[data-testid="${part}"]`).innerText();
+}
+
+async function search(mode: 'vector' | 'keyword' | 'hybrid' | 'log', query: string): Promise<string[]> {
+  await page.click(`[data-testid="mode-${mode}"]`);
+  await page.fill('[data-testid="search-input"]', query);
+  await page.click('[data-testid="search-button"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="search-results"]')?.getAttribute('data-state') === 'done', undefined, {
+    timeout: STEP_WAIT,
+  });
+  return texts('[data-testid="search-results"] .result .text');
+}
+
+beforeAll(async () => {
+  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
+  server = await createServer({
+    configFile: resolve(ROOT, 'demo/vite.config.ts'),
+    logLevel: 'error',
+    // No HMR and no watching: edits elsewhere in the checkout must not reload the page under test.
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+  });
+  await server.listen();
+  const address = server.httpServer?.address();
+  if (typeof address !== 'object' || address === null) throw new TypeError('the demo server has no address');
+  origin = `http://127.0.0.1:${address.port}`;
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: ARGS });
+  const context = await browser.newContext({ viewport: { width: 1360, height: 1000 } });
+  await context.route('**/*', async (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
+    else {
+      offsite.push(url);
+      await route.abort();
+    }
+  });
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(m.text());
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('demo page', () => {
+  it('loads the offline model in a worker and reports embedder, index and counts', async () => {
+    await page.goto(origin);
+    await waitReady();
+    const status = page.locator('[data-testid="status"]');
+    expect(await status.getAttribute('data-embedder')).toBe('engram-glove-100d');
+    expect(await status.getAttribute('data-index')).toBe('empty');
+    expect(await status.getAttribute('data-memories')).toBe('0');
+    expect(await status.innerText()).toMatch(/engram-glove-100d · 100-d/);
+    expect(await page.locator('[data-testid="loading"]').isHidden()).toBe(true);
+  }, 120_000);
+
+  it('chat turns show what was stored, what was recalled for the reply and timings', async () => {
+    await chat('My name is Ana and I live in Porto');
+    expect(await lastTurn('stored')).toContain('My name is Ana and I live in Porto');
+    expect(await lastTurn('stored')).toContain('ADD');
+    await chat('I am allergic to peanuts');
+    expect(await lastTurn('stored')).toContain('I am allergic to peanuts');
+    await chat('Where do I live?');
+
+    const recalled = await lastTurn('recalled');
+    expect(recalled).toContain('My name is Ana and I live in Porto');
+    expect(recalled).not.toContain('peanuts');
+    expect(recalled).toMatch(/0\.\d\d/); // the similarity score
+    expect(await page.locator('.msg.assistant .bubble').last().innerText()).toBe('I remember that your name is Ana and you live in Porto.');
+    expect(await lastTurn('stored')).toContain('Where do I live?');
+    const timings = page.locator('[data-testid="turn"]').last().locator('[data-testid="timings"]');
+    for (const step of ['recall', 'model', 'store', 'total']) {
+      expect(await timings.locator(`[data-step="${step}"] b`).innerText()).toMatch(/^\d+(\.\d)? (ms|s)$/);
+    }
+    expect(await page.locator('[data-testid="turn"]').count()).toBe(3);
+    expect(await page.getAttribute('[data-testid="status"]', 'data-memories')).toBe('3');
+    expect(await page.innerText('[data-testid="memory-count"]')).toBe('3');
+  }, 90_000);
+
+  it('search finds memories by meaning and by keyword', async () => {
+    const byMeaning = await search('vector', 'nut allergy');
+    expect(byMeaning[0]).toBe('I am allergic to peanuts');
+    // No memory contains "nut" or "allergy" as a word: keyword search finds nothing, meaning search does.
+    expect(await search('keyword', 'nut allergy')).toEqual([]);
+    expect(await search('keyword', 'porto')).toEqual(['My name is Ana and I live in Porto']);
+    const hybrid = await search('hybrid', 'peanuts');
+    expect(hybrid[0]).toBe('I am allergic to peanuts');
+    const log = await search('log', 'peanuts');
+    expect(log).toContain('I am allergic to peanuts');
+  }, 60_000);
+
+  it('another user sees none of Ana\u2019s memories, in the list, the search or the chat', async () => {
+    await page.click('[data-testid="user-ben"]');
+    await page.waitForFunction(() => document.getElementById('chat-title')?.textContent?.includes('Ben') === true, undefined, { timeout: STEP_WAIT });
+    expect(await page.innerText('[data-testid="memory-count"]')).toBe('0');
+    expect(await texts('[data-testid="memory-list"] .memory .text')).toEqual([]);
+    expect(await page.locator('[data-testid="turn"]').count()).toBe(0);
+    expect(await search('vector', 'Where does Ana live?')).toEqual([]);
+    expect(await search('keyword', 'porto')).toEqual([]);
+    await chat('Where do I live?');
+    expect(await lastTurn('recalled')).not.toContain('Porto');
+    expect(await page.locator('.msg.assistant .bubble').last().innerText()).toBe("I don't know that yet. Tell me, and I'll remember it.");
+    expect(await page.innerText('[data-testid="count-ana-helper"]')).toBe('3');
+    expect(await page.innerText('[data-testid="count-ben-helper"]')).toBe('1');
+    // Ana's memories with another agent are isolated too.
+    await page.click('[data-testid="user-ana"]');
+    await page.click('[data-testid="agent-planner"]');
+    await page.waitForFunction(() => document.getElementById('chat-title')?.textContent?.startsWith('Planner') === true, undefined, { timeout: STEP_WAIT });
+    expect(await page.innerText('[data-testid="memory-count"]')).toBe('0');
+    await page.click('[data-testid="agent-helper"]');
+    await page.waitForFunction(() => document.getElementById('chat-title')?.textContent === 'Helper talking with Ana', undefined, { timeout: STEP_WAIT });
+  }, 60_000);
+
+  it('after a reload the memories, the chat and the turn reports are still there', async () => {
+    await page.reload();
+    await waitReady();
+    const status = page.locator('[data-testid="status"]');
+    expect(['snapshot', 'rebuild']).toContain(await status.getAttribute('data-index'));
+    expect(await status.getAttribute('data-memories')).toBe('4');
+    expect(await page.innerText('#chat-title')).toBe('Helper talking with Ana');
+    expect((await texts('[data-testid="memory-list"] .memory .text')).sort()).toEqual(
+      ['I am allergic to peanuts', 'My name is Ana and I live in Porto', 'Where do I live?'],
+    );
+    expect(await texts('.msg.user .bubble')).toEqual(['My name is Ana and I live in Porto', 'I am allergic to peanuts', 'Where do I live?']);
+    expect(await page.locator('[data-testid="turn"]').count()).toBe(3);
+    expect(await lastTurn('recalled')).toContain('My name is Ana and I live in Porto');
+    expect(await search('vector', 'nut allergy')).toContain('I am allergic to peanuts');
+
+    await mkdir(resolve(SCREENSHOT, '..'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(offsite).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+});
