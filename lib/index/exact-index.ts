@@ -84,6 +84,11 @@ export class ExactIndex implements VectorIndex {
     return index;
   }
 
+  /**
+   * Vectors held; 0 after dispose().
+   * @example
+   * if (index.size >= EXACT_CROSSOVER) index = await promote(index);
+   */
   get size(): number {
     return this.#ids.length;
   }

@@ -232,21 +232,38 @@ export class HnswIndex implements VectorIndex {
     return new HnswIndex(runtime, native, params, parts.ids, file.deleted.size);
   }
 
+  /**
+   * Live (not deleted) vectors; 0 after dispose().
+   * @example
+   * if (index.size === 0) return [];
+   */
   get size(): number {
     return this.#disposed ? 0 : this.#labelOf.size;
   }
 
-  /** Slots allocated in WASM memory (grows by doubling). */
+  /**
+   * Slots allocated in WASM memory (grows by doubling).
+   * @example
+   * console.log(`${index.size}/${index.capacity} slots used`);
+   */
   get capacity(): number {
     return this.#capacity;
   }
 
-  /** Deleted slots hnswlib still holds; the next new vectors take them over. */
+  /**
+   * Deleted slots hnswlib still holds; the next new vectors take them over.
+   * @example
+   * if (index.tombstones > index.size) rebuildLater();
+   */
   get tombstones(): number {
     return this.#tombstones;
   }
 
-  /** Current search candidate list size. */
+  /**
+   * Current search candidate list size.
+   * @example
+   * index.setEfSearch(index.efSearch * 2);
+   */
   get efSearch(): number {
     return this.#efSearch;
   }

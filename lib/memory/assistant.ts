@@ -10,7 +10,7 @@ import type { Engram } from '../engine/engram.js';
 import { toChatModel, type ChatModel, type ChatTurn, type LlmOption } from '../llm/chat-model.js';
 import { isPlainObject, optionalId, rejectUnknownKeys, requireId, requireInt } from '../util/validate.js';
 import type { AddResult, SearchResult } from './long-term.js';
-import { formatContext } from './persistent.js';
+import { DEFAULT_MIN_SIMILARITY, formatContext } from './persistent.js';
 
 /** Options of {@link Engram.assistant}. */
 export interface AssistantOptions {
@@ -23,7 +23,7 @@ export interface AssistantOptions {
   systemPrompt?: string;
   /** Memories recalled per turn. @default 5 */
   recallLimit?: number;
-  /** Minimum similarity of a recalled memory. @default 0.55 */
+  /** Minimum similarity of a recalled memory. @default 0.45 */
   minSimilarity?: number;
   /** Token budget of the conversation part of the prompt. @default 3000 */
   maxTokens?: number;
@@ -74,7 +74,7 @@ export class Assistant {
       threadId: requireId('options.threadId', options.threadId),
       systemPrompt: options.systemPrompt ?? 'You are a helpful assistant with long-term memory.',
       recallLimit: options.recallLimit === undefined ? 5 : requireInt('options.recallLimit', options.recallLimit, 1, 100),
-      minSimilarity: options.minSimilarity ?? 0.55,
+      minSimilarity: options.minSimilarity ?? DEFAULT_MIN_SIMILARITY,
       maxTokens: options.maxTokens === undefined ? 3000 : requireInt('options.maxTokens', options.maxTokens, 100),
       tools: options.tools ?? false,
       ...(agentId === undefined ? {} : { agentId }),
