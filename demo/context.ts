@@ -1,0 +1,24 @@
+/**
+ * What the demo's panels share: the open engram, the active scope and model,
+ * and two callbacks into the page (refresh everything, show an error).
+ */
+import { isEngramError, type Engram } from '../lib/index.js';
+import type { ModelSettings, Scope } from './settings.js';
+
+/** The page state every panel reads. */
+export interface DemoContext {
+  readonly engram: Engram;
+  scope: Scope;
+  model: ModelSettings;
+  /** Re-renders every panel from the store (after a turn, a delete, a scope switch). */
+  refresh(): Promise<void>;
+  /** Shows an error above the chat. */
+  showError(error: unknown): void;
+}
+
+/** An error as one line: engram's code and message, or the message. */
+export function errorText(error: unknown): string {
+  if (isEngramError(error)) return `${error.code}: ${error.message}`;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

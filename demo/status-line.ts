@@ -1,0 +1,97 @@
+/**
+ * The status line and the loading card: model-loading progress (the worker's
+ * transformers.js events), index loading phases, then the embedder, where the
+ * index came from and how many memories the browser holds.
+ */
+import type { IndexOrigin, IndexProgress, TransformersEmbedderOptions } from '../lib/index.js';
+import { byId, formatMs } from './dom.js';
+
+/** One model-loading event (lib/index.ts does not export the ModelLoadProgress name yet). */
+export type ModelLoadProgress = Parameters<NonNullable<TransformersEmbedderOptions['onProgress']>>[0];
+
+/** What `engram.ready()` reports. */
+export interface ReadyInfo {
+  embedderId: string;
+  dimensions: number;
+  index: IndexOrigin;
+  size: number;
+}
+
+const ORIGIN_TEXT: Record<IndexOrigin, string> = {
+  snapshot: 'restored from its snapshot',
+  rebuild: 'rebuilt from stored vectors',
+  empty: 'new and empty',
+};
+
+/** Drives #status, #loading and body[data-state]. */
+export class StatusLine {
+  readonly #text = byId('status-text');
+  readonly #status = byId('status');
+  readonly #loading = byId('loading');
+  readonly #bar = byId('loading-bar');
+  readonly #detail = byId('loading-detail');
+  readonly #files = new Map<string, { loaded: number; total: number }>();
+  #info: ReadyInfo | undefined;
+  #loadMs = 0;
+
+  /** A transformers.js loading event from the worker. */
+  model(p: ModelLoadProgress): void {
+    if (p.file !== undefined && p.total !== undefined && p.total > 0) {
+      this.#files.set(p.file, { loaded: p.loaded ?? (p.status === 'done' ? p.total : 0), total: p.total });
+    } else if (p.file !== undefined && p.status === 'done') {
+      const f = this.#files.get(p.file);
+      if (f !== undefined) f.loaded = f.total;
+    }
+    let loaded = 0;
+    let total = 0;
+    for (const f of this.#files.values()) {
+      loaded += f.loaded;
+      total += f.total;
+    }
+    const pct = total === 0 ? 0 : Math.min(100, (loaded / total) * 100);
+    this.#bar.style.width = `${pct.toFixed(1)}%`;
+    const mb = (n: number): string => (n / 1_048_576).toFixed(1);
+    const what = p.status === 'ready' ? 'model ready, warming up' : p.file === undefined ? p.status : `${p.status} ${p.file}`;
+    this.#detail.textContent = total === 0 ? what : `${what} · ${mb(loaded)} of ${mb(total)} MB`;
+    this.#set('loading', `Loading the embedding model… ${Math.round(pct)}%`);
+  }
+
+  /** Progress of restoring, replaying or rebuilding the vector index. */
+  index(p: IndexProgress): void {
+    const phase = p.phase === 'restore' ? 'Restoring the index snapshot' : p.phase === 'replay' ? 'Replaying changes' : p.phase === 'rebuild' ? 'Rebuilding the index' : 'Re-embedding memories';
+    this.#detail.textContent = `${phase} (${p.done}/${p.total})`;
+  }
+
+  /** The model and the index are loaded. */
+  ready(info: ReadyInfo, loadMs: number): void {
+    this.#info = info;
+    this.#loadMs = loadMs;
+    this.#bar.style.width = '100%';
+    this.#loading.hidden = true;
+  }
+
+  /** Refreshes the counts in the ready line. */
+  counts(memories: number, indexSize: number): void {
+    const info = this.#info;
+    if (info === undefined) return;
+    this.#set(
+      'ready',
+      `${info.embedderId} · ${info.dimensions}-d · ready in ${formatMs(this.#loadMs)} · index ${ORIGIN_TEXT[info.index]}, ${indexSize} vector${indexSize === 1 ? '' : 's'} · ${memories} memor${memories === 1 ? 'y' : 'ies'} in this browser`,
+    );
+    this.#status.dataset['index'] = info.index;
+    this.#status.dataset['embedder'] = info.embedderId;
+    this.#status.dataset['memories'] = String(memories);
+  }
+
+  /** Loading failed. */
+  failed(message: string): void {
+    this.#loading.hidden = true;
+    document.body.dataset['state'] = 'failed';
+    this.#set('failed', message);
+  }
+
+  #set(state: string, text: string): void {
+    this.#status.dataset['state'] = state;
+    this.#text.textContent = text;
+  }
+}
