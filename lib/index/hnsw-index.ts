@@ -209,7 +209,8 @@ export class HnswIndex implements VectorIndex {
       efSearch >= 1 &&
       file.labels.every((label) => label < nextLabel) &&
       parts.ids.every((entry) => entry.id !== '' && fileLabels.has(entry.label) && !file.deleted.has(entry.label)) &&
-      new Set(parts.ids.map((entry) => entry.id)).size === parts.ids.length;
+      new Set(parts.ids.map((entry) => entry.id)).size === parts.ids.length &&
+      new Set(parts.ids.map((entry) => entry.label)).size === parts.ids.length;
     if (!consistent) throw new IndexError('hnsw snapshot id table does not match its index data');
 
     const runtime = await loadRuntime();

@@ -43,6 +43,7 @@ export function inspectHnswlibFile(bytes: Uint8Array, dimensions: number): Hnswl
   const fail = (why: string): never => {
     throw new IndexError(`hnswlib index data is corrupt: ${why}`);
   };
+  if (!Number.isInteger(dimensions) || dimensions < 1) fail(`bad dimensions ${dimensions}`);
   if (bytes.length < HEADER_BYTES) fail('shorter than its header');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const u32 = (at: number): number => view.getUint32(at, true);

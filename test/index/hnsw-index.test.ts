@@ -257,6 +257,9 @@ describe('HnswIndex', () => {
     await expect(HnswIndex.restore(encodeSnapshot({ ...parts, payload: cut }))).rejects.toThrow(IndexError);
     await expect(HnswIndex.restore(encodeSnapshot({ ...parts, dimensions: DIMS + 1 }))).rejects.toThrow(IndexError);
     await expect(HnswIndex.restore(encodeSnapshot({ ...parts, ids: parts.ids.slice(1) }))).rejects.toThrow(/does not match/);
+    const relabelled = parts.ids.map((entry, i) => (i === 1 ? { ...entry, label: parts.ids[0]!.label } : entry));
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, ids: relabelled }))).rejects.toThrow(/does not match/);
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, dimensions: 0 }))).rejects.toThrow(IndexError);
     await expect(HnswIndex.restore(encodeSnapshot({ ...parts, params: parts.params.slice(0, 2) }))).rejects.toThrow(IndexError);
     // The module is unharmed: the real snapshot still opens.
     const ok = await HnswIndex.restore(encodeSnapshot(parts));
