@@ -330,7 +330,8 @@ export class Engram {
   static async import(file: Blob | string, options: EngramOptions & TransferOptions & { mode: ImportMode }): Promise<Engram> {
     if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object with name and mode');
     const { mode, signal, onProgress, ...openOptions } = options;
-    if (mode !== 'merge' && mode !== 'replace') throw new ValidationError('options.mode', "must be 'merge' or 'replace'");
+    const given: unknown = mode;
+    if (given !== 'merge' && given !== 'replace') throw new ValidationError('options.mode', "must be 'merge' or 'replace'");
     if (typeof file !== 'string' && !(file instanceof Blob)) throw new ValidationError('file', 'must be a Blob, a File or a string');
     const transfer: TransferOptions = { ...(signal === undefined ? {} : { signal }), ...(onProgress === undefined ? {} : { onProgress }) };
     const parsed = await parseExport(file, transfer);

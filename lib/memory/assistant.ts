@@ -65,7 +65,8 @@ export class Assistant {
   constructor(engram: Engram, options: AssistantOptions) {
     if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
     rejectUnknownKeys('options', options, ['threadId', 'agentId', 'userId', 'model', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'tools']);
-    if (options.model === undefined) throw new ValidationError('options.model', 'is required');
+    const model: unknown = options.model;
+    if (model === undefined || model === null) throw new ValidationError('options.model', 'is required');
     this.#engram = engram;
     this.#model = toChatModel(options.model);
     const agentId = optionalId('options.agentId', options.agentId);

@@ -4,7 +4,7 @@
  * which runs one and answers with text. Bad arguments get an answer the model
  * can read and correct, never a crash.
  */
-import { isEngramError } from '../errors.js';
+import { isEngramError, ValidationError } from '../errors.js';
 import type { Engram } from '../engine/engram.js';
 
 /** A JSON Schema object (the subset tools use). */
@@ -89,18 +89,13 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
 
 const PAGE_SIZE = 5;
 
-/** A readable problem with the arguments. */
-class ArgumentProblem {
-  constructor(readonly message: string) {}
-}
-
 /** Checks arguments against a tool's schema (types, required, no extras). */
 function checkArgs(def: ToolDefinition, args: unknown): Record<string, unknown> {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new ArgumentProblem('arguments must be a JSON object');
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new ValidationError('arguments', 'must be a JSON object');
   const record = args as Record<string, unknown>;
   const props = def.parameters.properties ?? {};
-  for (const key of Object.keys(record)) if (!(key in props)) throw new ArgumentProblem(`unknown argument "${key}"; expected ${Object.keys(props).join(', ')}`);
-  for (const key of def.parameters.required ?? []) if (record[key] === undefined) throw new ArgumentProblem(`missing required argument "${key}"`);
+  for (const key of Object.keys(record)) if (!(key in props)) throw new ValidationError('arguments', `unknown argument "${key}"; expected ${Object.keys(props).join(', ')}`);
+  for (const key of def.parameters.required ?? []) if (record[key] === undefined) throw new ValidationError('arguments', `missing required argument "${key}"`);
   for (const [key, schema] of Object.entries(props)) {
     const v = record[key];
     if (v === undefined) continue;
@@ -109,7 +104,7 @@ function checkArgs(def: ToolDefinition, args: unknown): Record<string, unknown> 
       : schema.type === 'integer' ? Number.isInteger(v) && (schema.minimum === undefined || (v as number) >= schema.minimum)
       : schema.type === 'array' ? Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length >= (schema.minItems ?? 0)
       : true;
-    if (!ok) throw new ArgumentProblem(`argument "${key}" must be ${schema.type === 'array' ? 'a non-empty array of strings' : schema.type === 'integer' ? `an integer${schema.minimum === undefined ? '' : ` >= ${schema.minimum}`}` : 'a string'}`);
+    if (!ok) throw new ValidationError('arguments', `argument "${key}" must be ${schema.type === 'array' ? 'a non-empty array of strings' : schema.type === 'integer' ? `an integer${schema.minimum === undefined ? '' : ` >= ${schema.minimum}`}` : 'a string'}`);
   }
   return record;
 }
@@ -160,19 +155,19 @@ export class AgentTools {
    */
   async call(name: string, args: unknown): Promise<string> {
     const def = TOOL_DEFINITIONS.find((d) => d.name === name);
-    if (def === undefined) return `Error: unknown tool "${String(name)}". Available tools: ${TOOL_DEFINITIONS.map((d) => d.name).join(', ')}.`;
+    if (def === undefined) return `Error: unknown tool "${name}". Available tools: ${TOOL_DEFINITIONS.map((d) => d.name).join(', ')}.`;
     try {
       let parsed: unknown = args ?? {};
       if (typeof parsed === 'string') {
         try {
           parsed = JSON.parse(parsed === '' ? '{}' : parsed);
         } catch {
-          throw new ArgumentProblem('arguments are not valid JSON');
+          throw new ValidationError('arguments', 'not valid JSON');
         }
       }
       return await this.#run(name, checkArgs(def, parsed));
     } catch (e) {
-      if (e instanceof ArgumentProblem) return `Error: ${name}: ${e.message}. Call it again with corrected arguments.`;
+      if (isEngramError(e) && e.code === 'VALIDATION') return `Error: ${name}: ${e.message}. Call it again with corrected arguments.`;
       if (isEngramError(e) && e.code !== 'CLOSED' && e.code !== 'STORE' && e.code !== 'QUOTA_EXCEEDED') return `Error: ${name}: ${e.message}`;
       throw e;
     }

@@ -6,6 +6,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright';
@@ -36,6 +38,42 @@ function chromiumPath(): string {
   return found;
 }
 
+/** What the local OpenAI-compatible endpoint received. */
+interface CompletionRequest {
+  authorization: string | undefined;
+  body: { model: string; messages: { role: string; content: string }[] };
+}
+
+/**
+ * A minimal OpenAI-compatible chat-completions endpoint on loopback, with CORS so the
+ * page (another origin) may call it, standing in for a local model server.
+ */
+async function startEndpoint(reply: string): Promise<{ baseUrl: string; requests: CompletionRequest[]; server: Server }> {
+  const requests: CompletionRequest[] = [];
+  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'content-type, authorization', 'access-control-allow-methods': 'POST' };
+  const http = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, cors).end();
+        return;
+      }
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        res.writeHead(404, cors).end();
+        return;
+      }
+      requests.push({ authorization: req.headers.authorization, body: JSON.parse(body) as CompletionRequest['body'] });
+      const message = { role: 'assistant', content: reply };
+      res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'stop' }] }));
+    });
+  });
+  await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
+  const { port } = http.address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, requests, server: http };
+}
+
+let endpoint: Awaited<ReturnType<typeof startEndpoint>> | undefined;
 let server: ViteDevServer | undefined;
 let browser: Browser | undefined;
 let page: Page;
@@ -88,6 +126,8 @@ beforeAll(async () => {
     server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
   });
   await server.listen();
+  endpoint = await startEndpoint('Your name is Ana.');
+  const endpointOrigin = new URL(endpoint.baseUrl).origin;
   const address = server.httpServer?.address();
   if (typeof address !== 'object' || address === null) throw new TypeError('the demo server has no address');
   origin = `http://127.0.0.1:${address.port}`;
@@ -95,7 +135,7 @@ beforeAll(async () => {
   const context = await browser.newContext({ viewport: { width: 1360, height: 1100 } });
   await context.route('**/*', async (route) => {
     const url = route.request().url();
-    if (url.startsWith(origin) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
+    if (url.startsWith(`${origin}/`) || url.startsWith(`${endpointOrigin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
     else {
       offsite.push(url);
       await route.abort();
@@ -111,6 +151,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  endpoint?.server.close();
 });
 
 describe('demo page', () => {
@@ -199,7 +240,31 @@ describe('demo page', () => {
 
     await mkdir(resolve(SCREENSHOT, '..'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  }, 120_000);
+
+  it('an OpenAI-compatible endpoint entered in the settings answers, given the recalled memories', async () => {
+    const local = endpoint!;
+    await page.click('#settings-toggle');
+    await page.check('input[name="model-kind"][value="openai"]');
+    await page.fill('#llm-base-url', local.baseUrl);
+    await page.fill('#llm-model', 'local-test-model');
+    await page.fill('#llm-api-key', 'sk-local');
+    await page.click('#settings button[type="submit"]');
+    await page.waitForFunction(() => document.getElementById('chat-subtitle')?.textContent.includes('local-test-model') === true, undefined, { timeout: STEP_WAIT });
+    await chat('What is my name?');
+
+    expect(await page.locator('.msg.assistant .bubble').last().innerText()).toBe('Your name is Ana.');
+    expect(await page.locator('.msg.assistant .meta').last().innerText()).toContain(`local-test-model at ${local.baseUrl}`);
+    expect(local.requests).toHaveLength(1);
+    const [request] = local.requests;
+    expect(request?.authorization).toBe('Bearer sk-local');
+    expect(request?.body.model).toBe('local-test-model');
+    const messages = request?.body.messages ?? [];
+    expect(messages.find((m) => m.role === 'system' && m.content.startsWith('Relevant memories:'))?.content).toContain('My name is Ana and I live in Porto');
+    expect(messages[messages.length - 1]).toEqual({ role: 'user', content: 'What is my name?' });
+    expect(await lastTurn('recalled')).toContain('My name is Ana and I live in Porto');
+
     expect(offsite).toEqual([]);
     expect(pageErrors).toEqual([]);
-  }, 120_000);
+  }, 60_000);
 });

@@ -58,6 +58,11 @@ export async function startScriptedServer(script: Scripted[] = []): Promise<Scri
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   state.baseUrl = `http://127.0.0.1:${port}/v1`;
-  state.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+    });
   return state;
 }

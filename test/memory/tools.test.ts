@@ -48,7 +48,7 @@ describe('AgentTools', () => {
   it('call() answers bad arguments with readable errors instead of throwing', async () => {
     const tools = engram.tools();
     expect(await tools.call('fly_to_moon', {})).toMatch(/^Error: unknown tool "fly_to_moon"/);
-    expect(await tools.call('save_to_memory', '{not json')).toMatch(/^Error: save_to_memory: arguments are not valid JSON/);
+    expect(await tools.call('save_to_memory', '{not json')).toMatch(/^Error: save_to_memory: arguments: not valid JSON/);
     expect(await tools.call('save_to_memory', { thinking: 'x' })).toMatch(/missing required argument "content"/);
     expect(await tools.call('save_to_memory', { thinking: 'x', content: [] })).toMatch(/"content" must be a non-empty array of strings/);
     expect(await tools.call('archival_memory_search', { query: 'x', page: -1 })).toMatch(/"page" must be an integer >= 0/);

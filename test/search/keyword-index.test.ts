@@ -46,7 +46,9 @@ describe('keywordSearch', () => {
         const pruned = await keywordSearch(db.postings, db.meta, 'm', q, { depth });
         expect(pruned.total).toBe(full.total);
         expect(pruned.hits.slice(0, depth).map((h) => h.id)).toEqual(full.hits.slice(0, depth).map((h) => h.id));
-        pruned.hits.slice(0, depth).forEach((h, i) => expect(h.score).toBeCloseTo(full.hits[i]!.score, 9));
+        pruned.hits.slice(0, depth).forEach((h, i) => {
+          expect(h.score).toBeCloseTo(full.hits[i]!.score, 9);
+        });
       }
     }
   });
