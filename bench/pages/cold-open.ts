@@ -1,0 +1,98 @@
+/**
+ * Browser side of bench/cold-open: time from Engram.open() to the first answered
+ * search on stores of N memories (384-d clustered vectors), opening from the
+ * index snapshot against a forced rebuild from the stored vectors.
+ */
+import { Engram, type Embedder } from '../../lib/index.js';
+import { EngramDb } from '../../lib/store/schema.js';
+import { clusteredVectors } from '../util/vectors.js';
+
+const log = (line: string): void => {
+  console.log(line);
+  document.getElementById('log')!.textContent += `${line}\n`;
+};
+
+const DIMS = 384;
+
+/** Looks vectors up by text: the store fills at IndexedDB speed, not model speed. */
+class TableEmbedder implements Embedder {
+  readonly id = 'bench-table-384';
+  readonly dimensions = DIMS;
+  constructor(private readonly table: Map<string, Float32Array>) {}
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    await Promise.resolve();
+    return texts.map((t) => this.table.get(t)!);
+  }
+  async dispose(): Promise<void> {}
+}
+
+function normalised(v: Float32Array): Float32Array {
+  let n = 0;
+  for (const x of v) n += x * x;
+  const s = 1 / Math.sqrt(n);
+  return v.map((x) => x * s);
+}
+
+interface Result {
+  memories: number;
+  fillSeconds: number;
+  snapshotMs: number[];
+  rebuildMs: number[];
+  ratio: number;
+}
+
+async function openAndSearch(name: string, embedder: Embedder, query: string): Promise<number> {
+  const t0 = performance.now();
+  const e = await Engram.open({ name, embedder });
+  const { results } = await e.search(query, { mode: 'vector', limit: 10 });
+  const ms = performance.now() - t0;
+  if (results.length !== 10) throw new Error(`expected 10 results, got ${results.length}`);
+  await e.close();
+  return ms;
+}
+
+async function run(n: number, rebuildRuns: number): Promise<Result> {
+  const vectors = clusteredVectors({ count: n + 1, dimensions: DIMS, seed: 5 }).map(normalised);
+  const texts = vectors.map((_, i) => `memory ${i}`);
+  const embedder = new TableEmbedder(new Map(texts.map((t, i) => [t, vectors[i]!])));
+  const name = `bench-cold-${n}-${Date.now()}`;
+  const t0 = performance.now();
+  const e = await Engram.open({ name, embedder });
+  for (let i = 0; i < n; i += 1000) {
+    await e.add(texts.slice(i, Math.min(n, i + 1000)).map((content) => ({ role: 'user', content })), { userId: 'u' });
+    if ((i / 1000) % 10 === 0) log(`  ${n}: stored ${Math.min(n, i + 1000)}`);
+  }
+  await e.close(); // writes the snapshot
+  const fillSeconds = (performance.now() - t0) / 1000;
+  log(`  ${n}: filled in ${fillSeconds.toFixed(1)} s`);
+  const query = texts[n]!;
+  const snapshotMs: number[] = [];
+  for (let r = 0; r < 3; r++) snapshotMs.push(await openAndSearch(name, embedder, query));
+  log(`  ${n}: open from snapshot ${snapshotMs.map((x) => x.toFixed(0)).join(', ')} ms`);
+  const rebuildMs: number[] = [];
+  for (let r = 0; r < rebuildRuns; r++) {
+    const db = new EngramDb(name);
+    await db.open();
+    await db.meta.delete('indexSnapshot');
+    db.close();
+    rebuildMs.push(await openAndSearch(name, embedder, query));
+  }
+  log(`  ${n}: open with rebuild ${rebuildMs.map((x) => x.toFixed(0)).join(', ')} ms`);
+  indexedDB.deleteDatabase(name);
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return { memories: n, fillSeconds, snapshotMs, rebuildMs, ratio: median(rebuildMs) / median(snapshotMs) };
+}
+
+async function main(): Promise<void> {
+  const sizes = (new URLSearchParams(location.search).get('sizes') ?? '10000,100000').split(',').map(Number);
+  const results: Result[] = [];
+  for (const n of sizes) {
+    log(`cold-open: ${n} memories`);
+    results.push(await run(n, n >= 100_000 ? 1 : 3));
+  }
+  (window as unknown as { __benchResult: unknown }).__benchResult = { results };
+}
+
+main().catch((e: unknown) => {
+  (window as unknown as { __benchResult: unknown }).__benchResult = { error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) };
+});
