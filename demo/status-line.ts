@@ -17,6 +17,9 @@ export interface ReadyInfo {
   size: number;
 }
 
+/** transformers.js loading statuses, in words. */
+const STATUS_TEXT: Record<string, string> = { initiate: 'opening', download: 'fetching', progress: 'loading', done: 'loaded' };
+
 const ORIGIN_TEXT: Record<IndexOrigin, string> = {
   snapshot: 'restored from its snapshot',
   rebuild: 'rebuilt from stored vectors',
@@ -34,7 +37,11 @@ export class StatusLine {
   #info: ReadyInfo | undefined;
   #loadMs = 0;
 
-  /** A transformers.js loading event from the worker. */
+  /**
+   * A transformers.js loading event from the worker. The files are announced one
+   * after another, so the bar follows the file being loaded (the model file is
+   * most of the bytes) and the text counts every byte loaded so far.
+   */
   model(p: ModelLoadProgress): void {
     if (p.file !== undefined && p.total !== undefined && p.total > 0) {
       this.#files.set(p.file, { loaded: p.loaded ?? (p.status === 'done' ? p.total : 0), total: p.total });
@@ -43,17 +50,15 @@ export class StatusLine {
       if (f !== undefined) f.loaded = f.total;
     }
     let loaded = 0;
-    let total = 0;
-    for (const f of this.#files.values()) {
-      loaded += f.loaded;
-      total += f.total;
-    }
-    const pct = total === 0 ? 0 : Math.min(100, (loaded / total) * 100);
+    for (const f of this.#files.values()) loaded += f.loaded;
+    const file = p.file === undefined ? undefined : this.#files.get(p.file);
+    const pct = p.status === 'ready' ? 100 : file === undefined ? 0 : Math.min(100, (file.loaded / file.total) * 100);
     this.#bar.style.width = `${pct.toFixed(1)}%`;
     const mb = (n: number): string => (n / 1_048_576).toFixed(1);
-    const what = p.status === 'ready' ? 'model ready, warming up' : p.file === undefined ? p.status : `${p.status} ${p.file}`;
-    this.#detail.textContent = total === 0 ? what : `${what} · ${mb(loaded)} of ${mb(total)} MB`;
-    this.#set('loading', `Loading the embedding model… ${Math.round(pct)}%`);
+    const verb = STATUS_TEXT[p.status] ?? p.status;
+    const what = p.status === 'ready' ? 'model ready, warming up' : p.file === undefined ? verb : `${verb} ${p.file}${file === undefined ? '' : ` ${Math.round(pct)}%`}`;
+    this.#detail.textContent = `${what} · ${mb(loaded)} MB loaded`;
+    this.#set('loading', `Loading the embedding model… ${mb(loaded)} MB`);
   }
 
   /** Progress of restoring, replaying or rebuilding the vector index. */
