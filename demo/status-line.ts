@@ -22,8 +22,8 @@ const STATUS_TEXT: Record<string, string> = { initiate: 'opening', download: 'fe
 
 const ORIGIN_TEXT: Record<IndexOrigin, string> = {
   snapshot: 'restored from its snapshot',
-  rebuild: 'rebuilt from stored vectors',
-  empty: 'new and empty',
+  rebuild: 'rebuilt from the stored vectors',
+  empty: 'started empty',
 };
 
 /** Drives #status, #loading and body[data-state]. */
@@ -81,7 +81,7 @@ export class StatusLine {
     if (info === undefined) return;
     this.#set(
       'ready',
-      `${info.embedderId} · ${info.dimensions}-d · ready in ${formatMs(this.#loadMs)} · index ${ORIGIN_TEXT[info.index]}, ${indexSize} vector${indexSize === 1 ? '' : 's'} · ${memories} memor${memories === 1 ? 'y' : 'ies'} in this browser`,
+      `${info.embedderId} (${info.dimensions}-d) · ready in ${formatMs(this.#loadMs)} · index: ${indexSize} vector${indexSize === 1 ? '' : 's'}, ${ORIGIN_TEXT[info.index]} at load · ${memories} memor${memories === 1 ? 'y' : 'ies'} in this browser`,
     );
     this.#status.dataset['index'] = info.index;
     this.#status.dataset['embedder'] = info.embedderId;

@@ -162,7 +162,7 @@ describe('demo page', () => {
     expect(await status.getAttribute('data-embedder')).toBe('engram-glove-100d');
     expect(await status.getAttribute('data-index')).toBe('empty');
     expect(await status.getAttribute('data-memories')).toBe('0');
-    expect(await status.innerText()).toMatch(/engram-glove-100d · 100-d/);
+    expect(await status.innerText()).toMatch(/engram-glove-100d \(100-d\) · ready in .* · index: 0 vectors, started empty at load · 0 memories/);
     expect(await page.locator('[data-testid="loading"]').isHidden()).toBe(true);
   }, 120_000);
 
