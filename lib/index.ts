@@ -35,7 +35,7 @@ export type { ChatCallOptions, ChatFunction, ChatModel, ChatTurn, LlmOption, Mod
 
 export type { Embedder, EmbedOptions } from './embed/embedder.js';
 export { TransformersEmbedder, DEFAULT_EMBEDDING_MODEL } from './embed/transformers-embedder.js';
-export type { TransformersEmbedderOptions } from './embed/transformers-embedder.js';
+export type { ModelLoadProgress, TransformersEmbedderOptions } from './embed/transformers-embedder.js';
 export { HashEmbedder } from './embed/hash-embedder.js';
 export { CachedEmbedder } from './embed/cached-embedder.js';
 

@@ -154,9 +154,9 @@ export class VectorState {
     return run;
   }
 
-  /** Changes applied since the last snapshot. */
+  /** Changes applied since the last snapshot; Infinity when there is none yet. */
   get unsnapshotted(): number {
-    return this.#lastSnapshotSeq < 0 ? this.seq : this.seq - this.#lastSnapshotSeq;
+    return this.#lastSnapshotSeq < 0 ? Infinity : this.seq - this.#lastSnapshotSeq;
   }
 
   /** Empties the index (after the store was reset); the log position is kept. */

@@ -29,6 +29,14 @@ export interface AssistantOptions {
   maxTokens?: number;
   /** Offer the memory tools to the model as well (hybrid control). @default false */
   tools?: boolean;
+  /**
+   * What each turn stores as long-term memory: `'statements'` the user's message
+   * unless it is a question (ends with "?"), `'all'` every user message, `'infer'`
+   * the facts extracted by the engram's `llm` option (mem0-style; falls back to the
+   * raw messages when the model fails), `'none'` nothing.
+   * @default 'statements'
+   */
+  remember?: 'statements' | 'all' | 'infer' | 'none';
 }
 
 /** A tool the model called during a turn. */
@@ -64,7 +72,11 @@ export class Assistant {
 
   constructor(engram: Engram, options: AssistantOptions) {
     if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['threadId', 'agentId', 'userId', 'model', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'tools']);
+    rejectUnknownKeys('options', options, ['threadId', 'agentId', 'userId', 'model', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'tools', 'remember']);
+    const remember: unknown = options.remember ?? 'statements';
+    if (remember !== 'statements' && remember !== 'all' && remember !== 'infer' && remember !== 'none') {
+      throw new ValidationError('options.remember', "must be 'statements', 'all', 'infer' or 'none'");
+    }
     const model: unknown = options.model;
     if (model === undefined || model === null) throw new ValidationError('options.model', 'is required');
     this.#engram = engram;
@@ -78,6 +90,7 @@ export class Assistant {
       minSimilarity: options.minSimilarity ?? DEFAULT_MIN_SIMILARITY,
       maxTokens: options.maxTokens === undefined ? 3000 : requireInt('options.maxTokens', options.maxTokens, 100),
       tools: options.tools ?? false,
+      remember,
       ...(agentId === undefined ? {} : { agentId }),
       ...(userId === undefined ? {} : { userId }),
     };
@@ -118,9 +131,33 @@ export class Assistant {
 
     const tStore = performance.now();
     const answer = reply.content.trim() === '' ? '(no reply)' : reply.content;
-    await chat.add({ role: 'assistant', content: answer });
-    const { results: stored } = await this.#engram.add([{ role: 'user', content: text }], { ...scope, metadata: { source: 'chat', threadId: this.#o.threadId } });
+    const stored = await this.#remember(text, answer, scope, options.signal);
     const storeMs = performance.now() - tStore;
-    return { reply: answer, recalledMemories, recalled, stored, toolUses, timings: { recallMs, modelMs, storeMs, totalMs: performance.now() - t0 } };
+    const timings = { recallMs, modelMs, storeMs, totalMs: performance.now() - t0 };
+    // The reply carries what its turn did, so a UI can show it again after a reload.
+    const turn = {
+      recalled: recalledMemories.map((m) => ({ id: m.id, memory: m.memory, score: m.similarity ?? m.score })),
+      stored: stored.map((m) => ({ id: m.id, memory: m.memory, event: m.event })),
+      toolUses: toolUses.map((u) => ({ name: u.name, arguments: u.arguments, result: u.result })),
+      timings,
+    };
+    await chat.add({ role: 'assistant', content: answer, metadata: { turn } });
+    return { reply: answer, recalledMemories, recalled, stored, toolUses, timings };
+  }
+
+  async #remember(text: string, answer: string, scope: { agentId?: string; userId?: string }, signal: AbortSignal | undefined): Promise<AddResult[]> {
+    const metadata = { source: 'chat', threadId: this.#o.threadId };
+    const extra = signal === undefined ? {} : { signal };
+    switch (this.#o.remember) {
+      case 'none':
+        return [];
+      case 'statements':
+        if (text.trim().endsWith('?')) return [];
+        return (await this.#engram.add([{ role: 'user', content: text }], { ...scope, metadata, ...extra })).results;
+      case 'all':
+        return (await this.#engram.add([{ role: 'user', content: text }], { ...scope, metadata, ...extra })).results;
+      case 'infer':
+        return (await this.#engram.add([{ role: 'user', content: text }, { role: 'assistant', content: answer }], { ...scope, metadata, infer: true, ...extra })).results;
+    }
   }
 }

@@ -36,7 +36,13 @@ describe('Assistant', () => {
     expect(prompt[0]).toEqual({ role: 'system', content: 'You are a helpful assistant with long-term memory.' });
     expect(prompt[1]!.content).toContain('I live in Porto');
     expect(prompt.at(-1)).toEqual({ role: 'user', content: 'Where do I live, Porto or Lisbon?' });
-    expect((await engram.conversation('t1').getMessages()).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
+    expect(second.stored).toEqual([]); // a question is not a memory
+    const log = await engram.conversation('t1').getMessages();
+    expect(log.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
+    const turn = log[4]!.metadata!['turn'] as { recalled: { memory: string }[]; stored: unknown[]; timings: { totalMs: number } };
+    expect(turn.recalled.map((r) => r.memory)).toContain('My name is Ana and I live in Porto');
+    expect(turn.stored).toEqual([]);
+    expect(turn.timings.totalMs).toBeGreaterThan(0);
     const other = engram.assistant({ threadId: 't2', userId: 'bo', minSimilarity: 0.3, model: async () => 'hi' });
     expect((await other.send('Where do I live, Porto or Lisbon?')).recalledMemories).toEqual([]);
   });
