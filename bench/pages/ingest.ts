@@ -1,7 +1,7 @@
 /**
  * Browser side of bench/ingest: add() throughput (embedding in the worker,
  * duplicate check, one transaction per batch with vectors, history, change log
- * and postings, index update) against the raw embedder's throughput on the same
+ * and keyword terms, index update) against the raw embedder's throughput on the same
  * texts, in one run.
  */
 import { Engram, TransformersEmbedder } from '../../lib/index.js';

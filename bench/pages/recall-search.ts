@@ -1,6 +1,6 @@
 /**
  * Browser side of bench/recall-search: fills a real IndexedDB store with a
- * synthetic conversation log, then times recall text search (keyword postings)
+ * synthetic conversation log, then times recall text search (keyword terms index)
  * against a full scan of the same messages that ranks with the same BM25.
  */
 import { Engram } from '../../lib/index.js';

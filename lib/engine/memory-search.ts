@@ -85,7 +85,7 @@ export async function searchMemories(core: Core, semantic: Semantic, query: stri
 
   let keywordRanked: { id: string; score: number }[] = [];
   if (mode !== 'vector') {
-    const { hits } = await keywordSearch(core.db.postings, core.db.meta, 'v', query, allowedRows === undefined ? { depth: pool } : { filter: (p) => allowedRows.has(p.d) });
+    const { hits } = await keywordSearch(core.db.terms, core.db.meta, 'v', query, allowedRows === undefined ? { depth: pool } : { filter: (p) => allowedRows.has(p.d) });
     keywordRanked = hits.slice(0, pool);
     if (mode === 'keyword' && threshold !== undefined) keywordRanked = keywordRanked.filter((h) => h.score >= threshold);
   }

@@ -1,9 +1,9 @@
 /**
  * Search over the whole conversation log (MemGPT recall memory): BM25 over the
- * keyword postings, and inclusive date ranges over the createdAt index.
+ * keyword terms index, and inclusive date ranges over the createdAt index.
  */
 import { keywordSearch } from '../search/keyword-index.js';
-import type { MessageRow, PostingRow, Role } from '../store/rows.js';
+import type { MessageRow, Role, TermsRow } from '../store/rows.js';
 import type { Core } from './core.js';
 
 /** Which messages a recall search may return. */
@@ -20,7 +20,7 @@ export interface MessagePage {
   total: number;
 }
 
-function postingFilter(f: MessageFilter): ((p: PostingRow) => boolean) | undefined {
+function termsFilter(f: MessageFilter): ((p: TermsRow) => boolean) | undefined {
   if (f.threadId === undefined && f.agentId === undefined && f.userId === undefined && f.role === undefined) return undefined;
   return (p) =>
     (f.threadId === undefined || p.t === f.threadId) &&
@@ -41,8 +41,8 @@ function rowFilter(f: MessageFilter): (m: MessageRow) => boolean {
 export async function searchMessagesByText(core: Core, query: string, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
   core.assertOpen();
   const { db } = core;
-  const pf = postingFilter(filter);
-  const { hits, total } = await keywordSearch(db.postings, db.meta, 'm', query, { depth: start + count, ...(pf === undefined ? {} : { filter: pf }) });
+  const pf = termsFilter(filter);
+  const { hits, total } = await keywordSearch(db.terms, db.meta, 'm', query, { depth: start + count, ...(pf === undefined ? {} : { filter: pf }) });
   const ids = hits.slice(start, start + count).map((h) => h.id);
   const rows = (await db.messages.bulkGet(ids)).filter((r): r is MessageRow => r !== undefined);
   return { rows, total };

@@ -229,7 +229,7 @@ export async function importParsed(core: Core, parsed: Parsed, mode: ImportMode,
     const recorded = (await db.meta.get('embedder'))?.value as EmbedderRecord | undefined;
     const incoming = parsed.header.embedder;
     if (mode === 'replace') {
-      for (const t of ['messages', 'memories', 'vectors', 'history', 'blocks', 'traces', 'postings'] as const) await db.table(t).clear();
+      for (const t of ['messages', 'memories', 'vectors', 'history', 'blocks', 'traces', 'terms'] as const) await db.table(t).clear();
       await db.meta.where('key').anyOf(['stats:m', 'stats:v', 'indexSnapshot']).delete();
       if (incoming === null) await db.meta.delete('embedder');
       else await db.meta.put({ key: 'embedder', value: incoming });

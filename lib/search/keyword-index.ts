@@ -1,23 +1,26 @@
 /**
- * Keyword postings in IndexedDB and BM25 ranking over them. A search reads the
- * postings of the query's terms only (one key range per term), never every
- * document, so it stays fast as the conversation log grows.
+ * The keyword index in IndexedDB and BM25 ranking over it. Each document has
+ * one terms row, multi-entry indexed by term; a search reads the rows of the
+ * query's terms only (one index range per term), never every document, so it
+ * stays fast as the conversation log grows.
  */
-import { Dexie, type Collection, type Table } from 'dexie';
-import type { MetaRow, PostingRow } from '../store/rows.js';
+import type { Table } from 'dexie';
+import type { MetaRow, TermsRow } from '../store/rows.js';
 import { queryTerms, termFrequencies } from './tokenize.js';
 
-/** Which document collection postings belong to: 'm' messages, 'v' memories. */
-export type Corpus = PostingRow['c'];
+/** Which document collection a terms row belongs to: 'm' messages, 'v' memories. */
+export type Corpus = TermsRow['c'];
 
-/** Fields copied into every posting of a document so filters need no other read. */
-export type PostingFields = Pick<PostingRow, 't' | 'a' | 'u' | 'r'>;
+/** Fields copied into a message's terms row so filters need no other read. */
+export type TermsFields = Pick<TermsRow, 't' | 'a' | 'u' | 'r'>;
 
 /** Document count and total length of a corpus, for BM25's length normalisation. */
 export interface CorpusStats {
   docs: number;
   length: number;
 }
+
+type TermsTable = Table<TermsRow, [string, string]>;
 
 const K1 = 1.2;
 const B = 0.75;
@@ -27,17 +30,19 @@ export function statsKey(corpus: Corpus): string {
   return `stats:${corpus}`;
 }
 
-/** The postings of one document; `length` is its length in indexed terms. */
-export function postingsOf(corpus: Corpus, id: string, text: string, fields: PostingFields = {}): { rows: PostingRow[]; length: number } {
-  const { terms, length } = termFrequencies(text);
-  const rows: PostingRow[] = [];
-  for (const [k, f] of terms) rows.push({ c: corpus, k, d: id, f, n: length, ...fields });
-  return { rows, length };
+/** The indexed form of a term: prefixed with its corpus. */
+export function termKey(corpus: Corpus, term: string): string {
+  return `${corpus}:${term}`;
 }
 
-/** The primary keys of a document's postings, for deleting them. */
-export function postingKeys(corpus: Corpus, id: string, text: string): [string, string, string][] {
-  return [...termFrequencies(text).terms.keys()].map((k) => [corpus, k, id]);
+/**
+ * The terms row of one document, or undefined when the text has no indexable
+ * term (only stopwords or punctuation).
+ */
+export function termsRowOf(corpus: Corpus, id: string, text: string, fields: TermsFields = {}): TermsRow | undefined {
+  const { terms, length } = termFrequencies(text);
+  if (terms.size === 0) return undefined;
+  return { c: corpus, d: id, k: [...terms.keys()].map((t) => termKey(corpus, t)), f: [...terms.values()], n: length, ...fields };
 }
 
 /** A ranked keyword hit. */
@@ -48,56 +53,65 @@ export interface KeywordHit {
 
 /** Options of {@link keywordSearch}. */
 export interface KeywordSearchOptions {
-  /** Keeps only postings (documents) it accepts. */
-  filter?: (posting: PostingRow) => boolean;
+  /** Keeps only documents whose terms row it accepts. */
+  filter?: (row: TermsRow) => boolean;
   /**
    * Only the best `depth` hits need exact scores and order (start + count of the
-   * page asked for). Lets an unfiltered search skip reading the postings of very
+   * page asked for). Lets an unfiltered search skip reading the rows of very
    * common terms (MaxScore): they can no longer change the top `depth`.
    * @default Infinity
    */
   depth?: number;
 }
 
-type PostingTable = Table<PostingRow, [string, string, string]>;
-
-function termRange(postings: PostingTable, corpus: Corpus, k: string): Collection<PostingRow, [string, string, string]> {
-  return postings.where('[c+k+d]').between([corpus, k, Dexie.minKey], [corpus, k, Dexie.maxKey]);
+interface WeightedTerm {
+  key: string;
+  df: number;
+  idf: number;
+  /** The most one occurrence list can add to a score. */
+  bound: number;
 }
 
 /**
- * BM25 over the postings of the query's terms. Returns matching documents (at
+ * BM25 over the terms rows of the query's terms. Returns matching documents (at
  * least one query term, accepted by the filter), best first, ties in id order,
  * and how many matched in all. The first `depth` hits are exact; without a
- * filter, the postings of terms too common to reach the top `depth` are not
- * read, only looked up for the contenders and counted for the total.
+ * filter, the rows of terms too common to reach the top `depth` are not read,
+ * only counted.
  * @example
- * const { hits, total } = await keywordSearch(db.postings, db.meta, 'm', 'paris trip', { depth: 10 })
+ * const { hits, total } = await keywordSearch(db.terms, db.meta, 'm', 'paris trip', { depth: 10 })
  */
 export async function keywordSearch(
-  postings: PostingTable,
+  terms: TermsTable,
   meta: Table<MetaRow, string>,
   corpus: Corpus,
   query: string,
   options: KeywordSearchOptions = {},
 ): Promise<{ hits: KeywordHit[]; total: number }> {
-  const terms = queryTerms(query);
-  if (terms.length === 0) return { hits: [], total: 0 };
-  const [statsRow, ...dfs] = await Promise.all([meta.get(statsKey(corpus)), ...terms.map((k) => termRange(postings, corpus, k).count())]);
+  const keys = queryTerms(query).map((t) => termKey(corpus, t));
+  if (keys.length === 0) return { hits: [], total: 0 };
+  const [statsRow, ...dfs] = await Promise.all([meta.get(statsKey(corpus)), ...keys.map((k) => terms.where('k').equals(k).count())]);
   const stats = (statsRow?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
   const docs = Math.max(stats.docs, 1);
   const avgLength = stats.length > 0 ? stats.length / docs : 1;
-  const weighted = terms
-    .map((k, i) => {
+  const weighted: WeightedTerm[] = keys
+    .map((key, i) => {
       const df = dfs[i] ?? 0;
       const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
-      return { k, df, idf, bound: idf * (K1 + 1) };
+      return { key, df, idf, bound: idf * (K1 + 1) };
     })
     .filter((t) => t.df > 0)
     .sort((a, b) => b.bound - a.bound);
-  const contribution = (idf: number, p: PostingRow): number => (idf * p.f * (K1 + 1)) / (p.f + K1 * (1 - B + (B * p.n) / avgLength));
+  /** BM25 contribution of one term to one document (0 when the document lacks it). */
+  const contribution = (t: WeightedTerm, row: TermsRow): number => {
+    const at = row.k.indexOf(t.key);
+    if (at < 0) return 0;
+    const f = row.f[at]!;
+    return (t.idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * row.n) / avgLength));
+  };
+  const rows = new Map<string, TermsRow>();
   const scores = new Map<string, number>();
-  const filter = options.filter;
+  const { filter } = options;
   const depth = options.depth ?? Infinity;
   let read = 0;
   for (; read < weighted.length; read++) {
@@ -105,24 +119,19 @@ export async function keywordSearch(
       const rest = weighted.slice(read).reduce((sum, t) => sum + t.bound, 0);
       if (rest < kthLargest([...scores.values()], depth)) break;
     }
-    const t = weighted[read]!;
-    for (const p of await termRange(postings, corpus, t.k).toArray()) {
-      if (filter !== undefined && !filter(p)) continue;
-      scores.set(p.d, (scores.get(p.d) ?? 0) + contribution(t.idf, p));
+    const term = weighted[read]!;
+    for (const row of await terms.where('k').equals(term.key).toArray()) {
+      if (filter !== undefined && !filter(row)) continue;
+      rows.set(row.d, row);
+      scores.set(row.d, (scores.get(row.d) ?? 0) + contribution(term, row));
     }
   }
   const skipped = weighted.slice(read);
   let total = scores.size;
   if (skipped.length > 0) {
-    // Contenders: documents that could still reach the top `depth` with every skipped term.
-    const threshold = kthLargest([...scores.values()], depth);
-    const rest = skipped.reduce((sum, t) => sum + t.bound, 0);
-    const contenders = [...scores].filter(([, score]) => score + rest >= threshold).map(([d]) => d);
-    for (const t of skipped) {
-      const found = await postings.bulkGet(contenders.map((d): [string, string, string] => [corpus, t.k, d]));
-      for (const p of found) if (p !== undefined) scores.set(p.d, (scores.get(p.d) ?? 0) + contribution(t.idf, p));
-    }
-    total = await unionSize(postings, corpus, skipped, new Set(scores.keys()));
+    // Every document read so far gets the skipped terms' share from its own row: no further reads.
+    for (const [d, row] of rows) scores.set(d, scores.get(d)! + skipped.reduce((sum, t) => sum + contribution(t, row), 0));
+    total = await unionSize(terms, skipped, rows);
   }
   const hits = [...scores].map(([id, score]) => ({ id, score }));
   hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
@@ -136,16 +145,17 @@ function kthLargest(values: number[], k: number): number {
 }
 
 /**
- * How many documents contain any query term: the documents already read, plus
- * the skipped terms' postings, counting the largest list by its size alone.
+ * How many documents contain any query term: the largest skipped list counted
+ * by the index alone, plus every other matching document that lacks its term.
  */
-async function unionSize(postings: PostingTable, corpus: Corpus, skipped: { k: string; df: number }[], seen: Set<string>): Promise<number> {
+async function unionSize(terms: TermsTable, skipped: WeightedTerm[], seen: Map<string, TermsRow>): Promise<number> {
   const largest = skipped.reduce((a, b) => (b.df > a.df ? b : a));
+  const others = new Map(seen);
   for (const t of skipped) {
     if (t === largest) continue;
-    for (const key of await termRange(postings, corpus, t.k).primaryKeys()) seen.add(key[2]);
+    for (const row of await terms.where('k').equals(t.key).toArray()) others.set(row.d, row);
   }
-  const ids = [...seen];
-  const inLargest = (await postings.bulkGet(ids.map((d): [string, string, string] => [corpus, largest.k, d]))).filter((p) => p !== undefined).length;
-  return largest.df + ids.length - inLargest;
+  let outside = 0;
+  for (const row of others.values()) if (!row.k.includes(largest.key)) outside++;
+  return largest.df + outside;
 }

@@ -1,7 +1,7 @@
 /**
- * lib/search owns text matching and ranking: tokenizing, the keyword postings
- * and BM25, fusion of keyword and vector rankings, and filters. It reads and
- * writes postings through tables handed to it; it must not import the engine,
+ * lib/search owns text matching and ranking: tokenizing, the keyword terms
+ * index and BM25, fusion of keyword and vector rankings, and filters. It reads
+ * terms rows through tables handed to it; it must not import the engine,
  * the vector index or the embedder.
  */
 

@@ -108,7 +108,7 @@ export interface TraceRow {
   at: number;
 }
 
-/** The append-only change log that the index, keyword postings and sync feed from. */
+/** The append-only change log that the vector index and sync feed from. */
 export interface ChangeRow {
   seq?: number;
   table: TableName;
@@ -124,15 +124,21 @@ export interface MetaRow {
 }
 
 /**
- * One keyword posting: term `k` occurs `f` times in document `d` of corpus `c`
- * ('m' messages, 'v' memories) whose length is `n` tokens. Message postings carry
- * the fields recall search filters on, so a filtered search reads postings only.
+ * The keyword terms of one document of corpus `c` ('m' messages, 'v' memories):
+ * one row per document, multi-entry indexed on `k`, so a write adds one row
+ * however many terms the text has, and IndexedDB maintains the term index
+ * itself. Terms carry their corpus as a prefix ('m:paris'). Message rows carry
+ * the fields recall search filters on.
  */
-export interface PostingRow {
+export interface TermsRow {
   c: 'm' | 'v';
-  k: string;
+  /** Document id. */
   d: string;
-  f: number;
+  /** Distinct terms, prefixed with the corpus. */
+  k: string[];
+  /** Count of each term in the document, aligned with `k`. */
+  f: number[];
+  /** Document length in indexed terms. */
   n: number;
   t?: string;
   a?: string;

@@ -11,7 +11,7 @@ import type {
   MemoryRow,
   MessageRow,
   MetaRow,
-  PostingRow,
+  TermsRow,
   TraceRow,
   VectorRow,
 } from './rows.js';
@@ -29,7 +29,7 @@ export const ALL_TABLES = [
   'traces',
   'changes',
   'meta',
-  'postings',
+  'terms',
 ] as const;
 
 /** The Dexie database of one engram store. */
@@ -42,7 +42,7 @@ export class EngramDb extends Dexie {
   traces!: Table<TraceRow, string>;
   changes!: Table<ChangeRow, number>;
   meta!: Table<MetaRow, string>;
-  postings!: Table<PostingRow, [string, string, string]>;
+  terms!: Table<TermsRow, [string, string]>;
 
   constructor(name: string) {
     super(name);
@@ -55,7 +55,7 @@ export class EngramDb extends Dexie {
       traces: 'id, [sessionId+at]',
       changes: '++seq, recordId',
       meta: 'key',
-      postings: '[c+k+d]',
+      terms: '[c+d], *k',
     });
   }
 }

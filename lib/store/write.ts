@@ -1,13 +1,14 @@
 /**
  * The single write path. Every change to a message, memory, block or trace goes
  * through {@link writeTransaction}: in one IndexedDB transaction it writes the
- * row, its history entry, a change-log entry, the keyword postings and the
+ * row, its history entry, a change-log entry, the keyword terms row and the
  * corpus statistics. Either all of it lands or none of it does.
  */
 import { Dexie, type IndexableType } from 'dexie';
 import { EngramError, QuotaExceededError, StoreError } from '../errors.js';
-import { postingKeys, postingsOf, statsKey, type Corpus, type CorpusStats } from '../search/keyword-index.js';
-import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TraceRow, VectorRow } from './rows.js';
+import { statsKey, termsRowOf, type Corpus, type CorpusStats } from '../search/keyword-index.js';
+import { termFrequencies } from '../search/tokenize.js';
+import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TermsRow, TraceRow, VectorRow } from './rows.js';
 import { ALL_TABLES, type EngramDb } from './schema.js';
 
 /** One row change, with the row before and after. */
@@ -101,8 +102,8 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, with
     s.length += length;
     statDelta.set(corpus, s);
   };
-  const postingAdds: ReturnType<typeof postingsOf>['rows'] = [];
-  const postingDeletes: [string, string, string][] = [];
+  // The last terms row of each document wins, as if the changes were applied in order.
+  const termsOps = new Map<string, { key: [string, string]; row: TermsRow | undefined }>();
   const rows = new RowBatch();
 
   for (const change of changes) {
@@ -114,16 +115,10 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, with
         ? JSON.stringify(messageFields(change.before)) !== JSON.stringify(messageFields(change.after))
         : false;
     if (corpus !== undefined && (beforeText !== afterText || fieldsChanged)) {
-      if (beforeText !== undefined) {
-        postingDeletes.push(...postingKeys(corpus, change.id, beforeText));
-        bump(corpus, -1, -postingsOf(corpus, change.id, beforeText).length);
-      }
-      if (afterText !== undefined) {
-        const fields = change.table === 'messages' ? messageFields(change.after!) : {};
-        const { rows: adds, length } = postingsOf(corpus, change.id, afterText, fields);
-        postingAdds.push(...adds);
-        bump(corpus, 1, length);
-      }
+      if (beforeText !== undefined) bump(corpus, -1, -termFrequencies(beforeText).length);
+      const after = afterText === undefined ? undefined : termsRowOf(corpus, change.id, afterText, change.table === 'messages' ? messageFields(change.after!) : {});
+      if (afterText !== undefined) bump(corpus, 1, after?.n ?? 0);
+      termsOps.set(`${corpus}:${change.id}`, { key: [corpus, change.id], row: after });
     }
     rows.add(change);
   }
@@ -133,8 +128,11 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, with
     await db.history.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, before: c.before ?? null, after: c.after ?? null, at })));
   }
   await db.changes.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at })));
-  if (postingDeletes.length > 0) await db.postings.bulkDelete(postingDeletes);
-  if (postingAdds.length > 0) await db.postings.bulkPut(postingAdds);
+  const ops = [...termsOps.values()];
+  const termsDeletes = ops.filter((o) => o.row === undefined).map((o) => o.key);
+  const termsPuts = ops.flatMap((o) => (o.row === undefined ? [] : [o.row]));
+  if (termsDeletes.length > 0) await db.terms.bulkDelete(termsDeletes);
+  if (termsPuts.length > 0) await db.terms.bulkPut(termsPuts);
   for (const [corpus, delta] of statDelta) {
     const key = statsKey(corpus);
     const current = ((await db.meta.get(key))?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };

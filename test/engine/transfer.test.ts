@@ -34,7 +34,7 @@ async function tables(name: string): Promise<Record<string, unknown[]>> {
   const db = new EngramDb(name);
   await db.open();
   const out: Record<string, unknown[]> = {};
-  for (const t of ['messages', 'memories', 'vectors', 'history', 'blocks', 'traces', 'postings'] as const) out[t] = await db.table(t).toArray();
+  for (const t of ['messages', 'memories', 'vectors', 'history', 'blocks', 'traces', 'terms'] as const) out[t] = await db.table(t).toArray();
   out['embedder'] = [(await db.meta.get('embedder'))?.value];
   out['stats'] = [(await db.meta.get('stats:m'))?.value, (await db.meta.get('stats:v'))?.value];
   db.close();

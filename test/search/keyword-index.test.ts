@@ -41,9 +41,9 @@ describe('keywordSearch', () => {
   it('keywordSearch() with a depth gives the same top hits and total as a full read', async () => {
     const queries = ['w0 w250', 'w1 w2 w399', 'w0 w1', 'w120', 'w3 w0 w77 w5', 'w0'];
     for (const q of queries) {
-      const full = await keywordSearch(db.postings, db.meta, 'm', q);
+      const full = await keywordSearch(db.terms, db.meta, 'm', q);
       for (const depth of [1, 10, 25]) {
-        const pruned = await keywordSearch(db.postings, db.meta, 'm', q, { depth });
+        const pruned = await keywordSearch(db.terms, db.meta, 'm', q, { depth });
         expect(pruned.total).toBe(full.total);
         expect(pruned.hits.slice(0, depth).map((h) => h.id)).toEqual(full.hits.slice(0, depth).map((h) => h.id));
         pruned.hits.slice(0, depth).forEach((h, i) => {
@@ -54,8 +54,8 @@ describe('keywordSearch', () => {
   });
 
   it('keywordSearch() applies a filter to every hit and to the total', async () => {
-    const all = await keywordSearch(db.postings, db.meta, 'm', 'w0 w9');
-    const t3 = await keywordSearch(db.postings, db.meta, 'm', 'w0 w9', { filter: (p) => p.t === 't3', depth: 5 });
+    const all = await keywordSearch(db.terms, db.meta, 'm', 'w0 w9');
+    const t3 = await keywordSearch(db.terms, db.meta, 'm', 'w0 w9', { filter: (p) => p.t === 't3', depth: 5 });
     const rows = await db.messages.bulkGet(all.hits.map((h) => h.id));
     expect(t3.total).toBe(rows.filter((r) => r?.threadId === 't3').length);
     expect(t3.hits.map((h) => h.id)).toEqual(all.hits.filter((_, i) => rows[i]?.threadId === 't3').map((h) => h.id));

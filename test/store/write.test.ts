@@ -21,14 +21,14 @@ function row(id: string, content: string): MessageRow {
 }
 
 describe('writeTransaction', () => {
-  it('writes the row, a history entry, a change-log entry and postings together', async () => {
+  it('writes the row, a history entry, a change-log entry and its terms together', async () => {
     await writeTransaction(db, () => 5, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: row('m1', 'blue whale') }], result: null }));
     expect(await db.messages.get('m1')).toBeDefined();
     expect(await db.history.where('recordId').equals('m1').toArray()).toEqual([
       expect.objectContaining({ table: 'messages', op: 'add', before: null, at: 5 }),
     ]);
     expect(await db.changes.toArray()).toEqual([expect.objectContaining({ seq: 1, recordId: 'm1', op: 'add' })]);
-    expect((await db.postings.toArray()).map((p) => p.k).sort()).toEqual(['blue', 'whale']);
+    expect((await db.terms.toArray()).map((t) => t.k)).toEqual([['m:blue', 'm:whale']]);
     expect((await db.meta.get('stats:m'))!.value).toEqual({ docs: 1, length: 2 });
   });
 
@@ -60,14 +60,14 @@ describe('writeTransaction', () => {
     expect((await db.meta.get('stats:m'))!.value).toEqual({ docs: 1, length: 1 });
   });
 
-  it('updates postings when content changes and removes them on delete', async () => {
+  it('updates the terms when content changes and removes them on delete', async () => {
     const before = row('m1', 'red apple');
     const after = { ...before, content: 'green pear' };
     await writeTransaction(db, () => 1, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: before }], result: null }));
     await writeTransaction(db, () => 2, async () => ({ changes: [{ table: 'messages', op: 'update', id: 'm1', before, after }], result: null }));
-    expect((await db.postings.toArray()).map((p) => p.k).sort()).toEqual(['green', 'pear']);
+    expect((await db.terms.toArray()).map((t) => t.k)).toEqual([['m:green', 'm:pear']]);
     await writeTransaction(db, () => 3, async () => ({ changes: [{ table: 'messages', op: 'delete', id: 'm1', before: after }], result: null }));
-    expect(await db.postings.count()).toBe(0);
+    expect(await db.terms.count()).toBe(0);
     expect((await db.meta.get('stats:m'))!.value).toEqual({ docs: 0, length: 0 });
     expect((await db.changes.toArray()).map((c) => c.op)).toEqual(['add', 'update', 'delete']);
   });
