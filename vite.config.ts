@@ -39,9 +39,17 @@ export default defineConfig({
     },
     outDir: 'dist',
     sourcemap: true,
+    // Emit the ONNX Runtime wasm as files next to the bundle rather than as base64 inside it.
+    assetsInlineLimit: 0,
     rolldownOptions: {
-      external: [/^dexie/, /^hnswlib-wasm/, /^@huggingface\/transformers/, /^@qdrant\//],
+      external: [/^dexie/, /^hnswlib-wasm/, /^@huggingface\/transformers/, /^onnxruntime-web/, /^@qdrant\//],
     },
+  },
+  // The library's worker leaves transformers.js and ONNX Runtime to the app's bundler,
+  // like the main entry does, instead of inlining 100 MB of wasm.
+  worker: {
+    format: 'es',
+    rolldownOptions: { external: [/^@huggingface\/transformers/, /^onnxruntime-web/] },
   },
   optimizeDeps: {
     exclude: ['hnswlib-wasm', '@huggingface/transformers', 'onnxruntime-web'],

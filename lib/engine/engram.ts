@@ -2,6 +2,7 @@
  * The engine's public object. `Engram.open()` does the I/O; faces hang off it.
  */
 import type { Embedder } from '../embed/embedder.js';
+import { TransformersEmbedder } from '../embed/transformers-embedder.js';
 import { ValidationError } from '../errors.js';
 import { toChatModel, type ChatModel, type LlmOption } from '../llm/chat-model.js';
 import { Archival } from '../memory/archival.js';
@@ -77,8 +78,8 @@ const MAX_SYSTEMS = 64;
 
 const OPTION_KEYS = ['name', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress', 'llm'] as const;
 
-async function defaultEmbedder(): Promise<Embedder> {
-  const { TransformersEmbedder } = await import('../embed/transformers-embedder.js');
+/** The offline model; transformers.js itself loads lazily inside create(). */
+function defaultEmbedder(): Promise<Embedder> {
   return TransformersEmbedder.create();
 }
 
