@@ -1,0 +1,175 @@
+/**
+ * The report's charts, one function per benchmark: result figures in, chart spec out.
+ */
+import { colour, type ChartSpec, type LegendEntry, type Series } from './svg.js';
+
+/** recall and time of one efSearch setting. */
+export interface EfFigures {
+  ef: number;
+  recall: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+/** One dataset of bench/vector.ts. */
+export interface VectorDataset {
+  dataset: string;
+  n: number;
+  dims: number;
+  queries: number;
+  m: number;
+  efConstruction: number;
+  exact: { buildMs: number; p50Ms: number; p95Ms: number; snapshotBytes: number; saveMs: number; loadMs: number };
+  hnsw: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number; restoredSearchIdentical?: boolean };
+  native?: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number };
+}
+
+/** One size of bench/recall-search.ts. */
+export interface RecallSearchSize {
+  messages: number;
+  queries: number;
+  indexP50: number;
+  indexP95: number;
+  scanP50: number;
+  scanP95: number;
+  speedup: number;
+  agreement: number;
+  buildSeconds: number;
+  scopedP50?: number;
+  scopedP95?: number;
+}
+
+/** One batch size of bench/ingest.ts. */
+export interface IngestRow {
+  texts: number;
+  batch: number;
+  rawPerSecond: number;
+  addPerSecond: number;
+  ratio: number;
+}
+
+/** One size of bench/cold-open.ts. */
+export interface ColdOpenRow {
+  memories: number;
+  fillSeconds: number;
+  snapshotMs: number[];
+  rebuildMs: number[];
+  ratio: number;
+}
+
+/** One point of `bench/vector.ts --crossover`. */
+export interface CrossoverRow {
+  dims: number;
+  n: number;
+  exactP50Ms: number;
+  hnswP50Ms: number;
+  exactBuildMs?: number;
+  hnswBuildMs?: number;
+}
+
+/** The middle value (upper median for even counts, as bench/cold-open.ts prints it). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
+/**
+ * recall@10 against p50 query time: one line per dataset through HNSW (wasm) at
+ * each efSearch, hnswlib-node (native) at the same ef as triangles, the exact scan as a square.
+ */
+export function vectorRecallChart(datasets: readonly VectorDataset[], subtitle: string): ChartSpec {
+  const series: Series[] = [];
+  const legend: LegendEntry[] = [];
+  datasets.forEach((d, i) => {
+    const c = colour(i);
+    series.push({ name: `${d.dataset} HNSW`, color: c, marker: 'circle', points: d.hnsw.byEf.map((e) => ({ x: e.p50Ms, y: e.recall, label: String(e.ef) })) });
+    if (d.native !== undefined) series.push({ name: `${d.dataset} hnswlib-node`, color: c, marker: 'triangle', line: false, points: d.native.byEf.map((e) => ({ x: e.p50Ms, y: e.recall })) });
+    series.push({ name: `${d.dataset} exact`, color: c, marker: 'square', line: false, points: [{ x: d.exact.p50Ms, y: 1 }] });
+    legend.push({ label: d.dataset, color: c, line: true });
+  });
+  const grey = '#4b5563';
+  legend.push(
+    { label: 'HNSW, hnswlib-wasm; numbers: efSearch', color: grey, marker: 'circle' },
+    { label: 'hnswlib-node, native, same ef', color: grey, marker: 'triangle' },
+    { label: 'exact scan (recall 1)', color: grey, marker: 'square' },
+  );
+  const recalls = datasets.flatMap((d) => [...d.hnsw.byEf, ...(d.native?.byEf ?? [])].map((e) => e.recall)).filter(Number.isFinite);
+  const lowest = Math.min(0.99, ...recalls);
+  const bottom = Math.max(0, Math.floor((lowest - 0.005) * 100) / 100);
+  return {
+    title: 'Vector search: recall@10 against p50 query time',
+    subtitle,
+    xLabel: 'p50 query time, ms',
+    yLabel: 'recall@10',
+    xLog: true,
+    yDomain: [bottom, 1 + (1 - bottom) * 0.05],
+    series,
+    legend,
+    height: 560,
+  };
+}
+
+/** Exact scan and HNSW query p50 by collection size, per dimension count. */
+export function crossoverChart(rows: readonly CrossoverRow[], subtitle: string): ChartSpec {
+  const dims = [...new Set(rows.map((r) => r.dims))].sort((a, b) => a - b);
+  const series: Series[] = [];
+  dims.forEach((d, i) => {
+    const mine = rows.filter((r) => r.dims === d).sort((a, b) => a.n - b.n);
+    series.push({ name: `exact scan, ${d}-d`, color: colour(i), marker: 'square', dashed: true, points: mine.map((r) => ({ x: r.n, y: r.exactP50Ms })) });
+    series.push({ name: `HNSW, ${d}-d`, color: colour(i), marker: 'circle', points: mine.map((r) => ({ x: r.n, y: r.hnswP50Ms })) });
+  });
+  return { title: 'Exact scan against HNSW: query p50 by collection size', subtitle, xLabel: 'vectors in the index', yLabel: 'p50 query time, ms', xLog: true, yLog: true, series };
+}
+
+/** Keyword index against the full scan: p50 (and index p95) by number of messages. */
+export function recallSearchChart(rows: readonly RecallSearchSize[], subtitle: string): ChartSpec {
+  const sorted = [...rows].sort((a, b) => a.messages - b.messages);
+  return {
+    title: 'recall text search: keyword index against full scan',
+    subtitle,
+    xLabel: 'messages stored',
+    yLabel: 'query time, ms',
+    xLog: true,
+    yLog: true,
+    series: [
+      { name: 'index p50', color: colour(0), marker: 'circle', points: sorted.map((r) => ({ x: r.messages, y: r.indexP50 })) },
+      { name: 'index p95', color: colour(0), marker: 'circle', dashed: true, points: sorted.map((r) => ({ x: r.messages, y: r.indexP95 })) },
+      { name: 'full scan p50', color: colour(1), marker: 'square', points: sorted.map((r) => ({ x: r.messages, y: r.scanP50, label: `${r.speedup.toFixed(0)}x index p50` })) },
+    ],
+  };
+}
+
+/** Open-to-first-search time from the snapshot and with a rebuild, by store size. */
+export function coldOpenChart(rows: readonly ColdOpenRow[], subtitle: string): ChartSpec {
+  const sorted = [...rows].sort((a, b) => a.memories - b.memories);
+  return {
+    title: 'Cold open: Engram.open() to first search',
+    subtitle,
+    xLabel: 'memories stored',
+    yLabel: 'time to first result, ms (median)',
+    xLog: true,
+    yLog: true,
+    series: [
+      { name: 'from index snapshot', color: colour(0), marker: 'circle', points: sorted.map((r) => ({ x: r.memories, y: median(r.snapshotMs) })) },
+      { name: 'rebuild from vectors', color: colour(1), marker: 'square', points: sorted.map((r) => ({ x: r.memories, y: median(r.rebuildMs), label: `${r.ratio.toFixed(0)}x` })) },
+    ],
+  };
+}
+
+/** add() and raw embedder throughput by batch size. */
+export function ingestChart(rows: readonly IngestRow[], subtitle: string): ChartSpec {
+  const sorted = [...rows].sort((a, b) => a.batch - b.batch);
+  const top = Math.max(1, ...sorted.flatMap((r) => [r.rawPerSecond, r.addPerSecond]).filter(Number.isFinite));
+  return {
+    title: 'Ingest: add() against the raw embedder',
+    subtitle,
+    xLabel: 'batch size (texts per call)',
+    yLabel: 'texts per second',
+    xLog: true,
+    yDomain: [0, top * 1.12],
+    series: [
+      { name: 'raw embedder', color: colour(1), marker: 'square', dashed: true, points: sorted.map((r) => ({ x: r.batch, y: r.rawPerSecond })) },
+      { name: 'add() (embed + store + index)', color: colour(0), marker: 'circle', points: sorted.map((r) => ({ x: r.batch, y: r.addPerSecond, label: `${r.ratio.toFixed(2)}x` })) },
+    ],
+  };
+}

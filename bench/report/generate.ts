@@ -1,0 +1,381 @@
+/**
+ * Builds bench/results/REPORT.md and its SVG charts from the benchmarks'
+ * bench/results/<name>.json files and the run record of bench/run.ts.
+ * `buildReport` is pure (tested); `writeReport` reads and writes the files.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  coldOpenChart,
+  crossoverChart,
+  ingestChart,
+  median,
+  recallSearchChart,
+  vectorRecallChart,
+  type ColdOpenRow,
+  type CrossoverRow,
+  type IngestRow,
+  type RecallSearchSize,
+  type VectorDataset,
+} from './charts.js';
+import { formatMeasured, goalsOf, goalsTable, markdownTable, metMark, tally, type GoalRow } from './goals.js';
+import { describeMachine, type BenchmarkRun, type Machine, type RunRecord } from './machine.js';
+import { renderChart, type ChartSpec } from './svg.js';
+
+/** The results directory. */
+export const RESULTS_DIR = resolve(import.meta.dirname, '..', 'results');
+
+/** The order of sections; result files with other names follow, then sync. */
+export const KNOWN = ['vector', 'vector-crossover', 'recall-search', 'ingest', 'cold-open'] as const;
+
+/** Everything the report is made from. */
+export interface ReportInput {
+  /** Parsed bench/results/<name>.json by name (run.json excluded). */
+  results: Record<string, unknown>;
+  run?: RunRecord;
+  /** Used when there is no run record. */
+  machine: Machine;
+  generatedAt: Date;
+}
+
+/** A generated chart: file name (next to REPORT.md) and SVG text. */
+export interface ChartFile {
+  file: string;
+  title: string;
+  svg: string;
+}
+
+/** The generated report. */
+export interface Report {
+  markdown: string;
+  charts: ChartFile[];
+  goals: Record<string, GoalRow[]>;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNum = (v: unknown): v is number => typeof v === 'number';
+
+/** Milliseconds with sensible precision: 0.588, 12.3, 6943. */
+export function ms(value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return '–';
+  const a = Math.abs(value);
+  return value.toFixed(a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0);
+}
+
+/** A number with `digits` decimals, '–' when missing. */
+export function num(value: number | undefined, digits = 0): string {
+  return value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
+}
+
+/** 42 s, 16 min 3 s, 1 h 02 min. */
+export function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '–';
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  const m = Math.floor(seconds / 60);
+  if (m < 60) return `${m} min ${Math.round(seconds - m * 60)} s`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+function utc(date: Date): string {
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function resultsOf(json: unknown): unknown[] | undefined {
+  return isRecord(json) && Array.isArray(json['results']) ? json['results'] : undefined;
+}
+
+function isVectorDataset(v: unknown): v is VectorDataset {
+  return isRecord(v) && typeof v['dataset'] === 'string' && isRecord(v['exact']) && isNum(v['exact']['p50Ms']) && isRecord(v['hnsw']) && Array.isArray(v['hnsw']['byEf']);
+}
+
+function all<T>(rows: unknown[] | undefined, guard: (v: unknown) => v is T): T[] | undefined {
+  return rows !== undefined && rows.length > 0 && rows.every(guard) ? rows : undefined;
+}
+
+const isRecallSize = (v: unknown): v is RecallSearchSize => isRecord(v) && isNum(v['messages']) && isNum(v['indexP50']) && isNum(v['scanP50']);
+const isIngest = (v: unknown): v is IngestRow => isRecord(v) && isNum(v['batch']) && isNum(v['rawPerSecond']) && isNum(v['addPerSecond']);
+const isColdOpen = (v: unknown): v is ColdOpenRow => isRecord(v) && isNum(v['memories']) && Array.isArray(v['snapshotMs']) && Array.isArray(v['rebuildMs']);
+const isCrossover = (v: unknown): v is CrossoverRow => isRecord(v) && isNum(v['dims']) && isNum(v['n']) && isNum(v['exactP50Ms']) && isNum(v['hnswP50Ms']);
+
+/** A table of whatever flat records a result file holds (for shapes this report does not know). */
+export function genericTable(rows: readonly unknown[]): string {
+  const records = rows.filter(isRecord);
+  if (records.length === 0) return '_No figures in the result file._';
+  const columns = [...new Set(records.flatMap((r) => Object.keys(r).filter((k) => ['number', 'string', 'boolean'].includes(typeof r[k]))))];
+  const show = (v: unknown): string => (isNum(v) ? (Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4)))) : typeof v === 'string' || typeof v === 'boolean' ? String(v) : '');
+  return markdownTable(columns, records.map((r) => columns.map((c) => show(r[c]))));
+}
+
+interface Section {
+  body: string[];
+  charts: { file: string; spec: ChartSpec }[];
+}
+
+function vectorSection(json: unknown, machineLine: string): Section {
+  const datasets = all(resultsOf(json), isVectorDataset);
+  if (datasets === undefined) return { body: ['_The result file has a shape this report does not know:_', '', genericTable(resultsOf(json) ?? [])], charts: [] };
+  const options = isRecord(json) && isRecord(json['options']) ? json['options'] : {};
+  const first = datasets[0]!;
+  const k = isNum(options['k']) ? options['k'] : 10;
+  const params = `k = ${k}, M = ${first.m}, efConstruction = ${first.efConstruction}, ${first.queries} queries per dataset`;
+  const body: string[] = [
+    `HnswIndex (HNSW in WebAssembly, hnswlib-wasm) against ExactIndex (the exact scan, which is also the ground truth) and hnswlib-node (the same C++ library, native), in Node. ${params}. ` +
+      'Datasets: clustered synthetic vectors (`clustered-…`) and sentence embeddings from the offline model (`sentences-…`). ' +
+      'Query times include handing the query vector to the library. Goals are judged at efSearch ' +
+      `${isNum(options['defaultEfSearch']) ? options['defaultEfSearch'] : 64} (HnswIndex's default).`,
+    '',
+    '#### recall@10 and query time',
+    '',
+  ];
+  const rows: (string | number)[][] = [];
+  for (const d of datasets) {
+    rows.push([d.dataset, 'exact scan', '', '1', ms(d.exact.p50Ms), ms(d.exact.p95Ms), '1x', '']);
+    for (const e of d.hnsw.byEf) {
+      const nat = d.native?.byEf.find((x) => x.ef === e.ef);
+      rows.push([d.dataset, 'HNSW (wasm)', e.ef, num(e.recall, 4), ms(e.p50Ms), ms(e.p95Ms), `${num(d.exact.p50Ms / e.p50Ms, 1)}x`, nat === undefined ? '' : `${num(e.p50Ms / nat.p50Ms, 2)}x`]);
+    }
+    for (const e of d.native?.byEf ?? []) rows.push([d.dataset, 'hnswlib-node (native)', e.ef, num(e.recall, 4), ms(e.p50Ms), ms(e.p95Ms), `${num(d.exact.p50Ms / e.p50Ms, 1)}x`, '1x']);
+  }
+  body.push(
+    markdownTable(['dataset', 'index', 'efSearch', 'recall@10', 'p50 ms', 'p95 ms', 'exact p50 / this p50', 'this p50 / native p50'], rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']),
+    '',
+    '#### Build and snapshot',
+    '',
+  );
+  const build: (string | number)[][] = [];
+  for (const d of datasets) {
+    const kinds: [string, { buildMs: number; snapshotBytes: number; saveMs: number; loadMs: number } | undefined][] = [
+      ['exact scan', d.exact],
+      ['HNSW (wasm)', d.hnsw],
+      ['hnswlib-node (native)', d.native],
+    ];
+    for (const [label, f] of kinds) {
+      if (f === undefined) continue;
+      build.push([d.dataset, label, num(f.buildMs / 1000, 1), num(d.n / (f.buildMs / 1000), 0), num(f.snapshotBytes / 1e6, 1), ms(f.saveMs), ms(f.loadMs), `${num(f.buildMs / f.loadMs, 1)}x`]);
+    }
+  }
+  body.push(markdownTable(['dataset', 'index', 'build s', 'inserts/s', 'snapshot MB', 'save ms', 'load ms', 'build / load'], build, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']));
+  if (datasets.some((d) => d.hnsw.restoredSearchIdentical === false)) body.push('', '**A restored HNSW snapshot answered differently from the index it was saved from.**');
+  return { body, charts: [{ file: 'vector-recall.svg', spec: vectorRecallChart(datasets, `${params}. ${machineLine}`) }] };
+}
+
+function crossoverSection(json: unknown, machineLine: string): Section {
+  const figures = isRecord(json) && Array.isArray(json['figures']) ? all(json['figures'], isCrossover) : undefined;
+  if (figures === undefined) return { body: ['_The result file has a shape this report does not know._'], charts: [] };
+  const queries = isRecord(json) && isNum(json['queries']) ? json['queries'] : undefined;
+  const body = [
+    `Where HNSW starts to beat the exact scan: query p50 (k = 10) of ExactIndex and HnswIndex with its default parameters, by collection size${queries === undefined ? '' : `, ${queries} queries each`}. ` +
+      'Informs the automatic choice of index (`lib/index/choose-index.ts`). No goal.',
+    '',
+    markdownTable(
+      ['dims', 'vectors', 'exact p50 ms', 'HNSW p50 ms', 'exact / HNSW', 'exact build ms', 'HNSW build ms'],
+      figures.map((r) => [r.dims, r.n, ms(r.exactP50Ms), ms(r.hnswP50Ms), `${num(r.exactP50Ms / r.hnswP50Ms, 2)}x`, num(r.exactBuildMs, 0), num(r.hnswBuildMs, 0)]),
+      ['r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  ];
+  const found = isRecord(json) && isRecord(json['firstSizeWhereHnswIsFaster']) ? json['firstSizeWhereHnswIsFaster'] : undefined;
+  if (found !== undefined) {
+    const parts = Object.entries(found).map(([d, n]) => `${d}-d: ${isNum(n) ? `${n} vectors` : 'not within the sizes measured'}`);
+    body.push('', `First size where HNSW answers faster than the scan: ${parts.join('; ')}.`);
+  }
+  return { body, charts: [{ file: 'vector-crossover.svg', spec: crossoverChart(figures, `k = 10, efSearch = 64. ${machineLine}`) }] };
+}
+
+function recallSearchSection(json: unknown, machineLine: string): Section {
+  const rows = all(resultsOf(json), isRecallSize);
+  if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
+  const body = [
+    '`recall.textSearch()` (keyword postings, BM25, top 10) over N messages stored in real IndexedDB in Chromium, against a full scan that reads every message and ranks it with the same BM25. ' +
+      '"Scoped" adds a user filter that every message passes. "top-10 overlap" is the share of the scan\'s top 10 that the index also returned.',
+    '',
+    markdownTable(
+      ['messages', 'queries', 'index p50 ms', 'index p95 ms', 'scoped p50 ms', 'scoped p95 ms', 'scan p50 ms', 'scan p95 ms', 'scan / index (p50)', 'top-10 overlap', 'store s'],
+      rows.map((r) => [r.messages, r.queries, ms(r.indexP50), ms(r.indexP95), ms(r.scopedP50), ms(r.scopedP95), ms(r.scanP50), ms(r.scanP95), `${num(r.speedup, 1)}x`, num(r.agreement, 3), num(r.buildSeconds, 0)]),
+      ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  ];
+  return { body, charts: [{ file: 'recall-search.svg', spec: recallSearchChart(rows, `BM25 top 10, Chromium, real IndexedDB. ${machineLine}`) }] };
+}
+
+function ingestSection(json: unknown, machineLine: string): Section {
+  const rows = all(resultsOf(json), isIngest);
+  if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
+  const body = [
+    '`add()` throughput (embedding in the worker with the offline model, duplicate check, one IndexedDB transaction per batch with vectors, history, change log and postings, index update) ' +
+      'against the raw embedder on the same number of texts, in Chromium. Batch 1 uses at most 500 texts.',
+    '',
+    markdownTable(
+      ['batch', 'texts', 'raw embedder texts/s', 'add() texts/s', 'add() / raw'],
+      rows.map((r) => [r.batch, r.texts, num(r.rawPerSecond, 0), num(r.addPerSecond, 0), `${num(r.ratio, 2)}x`]),
+      ['r', 'r', 'r', 'r', 'r'],
+    ),
+  ];
+  const charts = rows.length > 1 ? [{ file: 'ingest.svg', spec: ingestChart(rows, `offline model in a worker, Chromium. ${machineLine}`) }] : [];
+  return { body, charts };
+}
+
+function coldOpenSection(json: unknown, machineLine: string): Section {
+  const rows = all(resultsOf(json), isColdOpen);
+  if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
+  const body = [
+    'Time from `Engram.open()` to the first answered vector search on a store of N memories (384-d vectors, Chromium, real IndexedDB, HNSW in WebAssembly): ' +
+      'opening from the saved index snapshot against a forced rebuild from the stored vectors (snapshot deleted before each rebuild run).',
+    '',
+    markdownTable(
+      ['memories', 'snapshot open ms (median)', 'runs', 'rebuild ms (median)', 'runs', 'rebuild / snapshot', 'fill s'],
+      rows.map((r) => [r.memories, num(median(r.snapshotMs), 0), r.snapshotMs.length, num(median(r.rebuildMs), 0), r.rebuildMs.length, `${num(r.ratio, 1)}x`, num(r.fillSeconds, 0)]),
+      ['r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  ];
+  return { body, charts: [{ file: 'cold-open.svg', spec: coldOpenChart(rows, `384-d, Chromium, real IndexedDB. ${machineLine}`) }] };
+}
+
+const TITLES: Record<string, string> = {
+  vector: 'Vector index (`bench/vector.ts`)',
+  'vector-crossover': 'Exact scan or HNSW (`bench/vector.ts --crossover`)',
+  'recall-search': 'Recall text search (`bench/recall-search.ts`)',
+  ingest: 'Ingest (`bench/ingest.ts`)',
+  'cold-open': 'Cold open (`bench/cold-open.ts`)',
+};
+
+const SECTIONS: Record<string, (json: unknown, machineLine: string) => Section> = {
+  vector: vectorSection,
+  'vector-crossover': crossoverSection,
+  'recall-search': recallSearchSection,
+  ingest: ingestSection,
+  'cold-open': coldOpenSection,
+};
+
+function resultTime(json: unknown): Date | undefined {
+  const at = isRecord(json) ? json['at'] : undefined;
+  const d = typeof at === 'string' ? new Date(at) : undefined;
+  return d !== undefined && !Number.isNaN(d.getTime()) ? d : undefined;
+}
+
+/** How a benchmark fared in this run, in words, and whether its figures are from this run. */
+export function statusOf(name: string, json: unknown, run: RunRecord | undefined): { text: string; current: boolean } {
+  const at = resultTime(json);
+  const entry: BenchmarkRun | undefined = run?.benchmarks.find((b) => b.name === name);
+  const fromThisRun = at !== undefined && run !== undefined && at.getTime() >= new Date(run.startedAt).getTime();
+  const earlier = at === undefined ? 'no result file' : `figures from an earlier run (${utc(at)})`;
+  if (entry === undefined) {
+    if (json === undefined) return { text: 'not run', current: false };
+    return run === undefined || !fromThisRun ? { text: `not part of this run; ${earlier}`, current: false } : { text: 'ran', current: true };
+  }
+  if (entry.status === 'ok') return { text: `✔ ran in ${duration(entry.seconds)}`, current: fromThisRun };
+  if (entry.status === 'skipped') return { text: json === undefined ? 'skipped' : `skipped; ${earlier}`, current: false };
+  const code = entry.exitCode === null ? 'killed' : `exit ${entry.exitCode}`;
+  return { text: `✘ failed after ${duration(entry.seconds)} (${code}); ${fromThisRun ? 'figures below are from this run' : earlier}`, current: fromThisRun };
+}
+
+/** Builds the report text and charts (no file access). */
+export function buildReport(input: ReportInput): Report {
+  const { results, run } = input;
+  const machine = run?.machine ?? input.machine;
+  const machineLine = `${machine.cores} cores, Node ${machine.node}`;
+  const rank = (n: string): number => (n === 'sync' ? 1000 : (KNOWN as readonly string[]).includes(n) ? (KNOWN as readonly string[]).indexOf(n) : 100);
+  const names = [...new Set([...Object.keys(results), ...(run?.benchmarks ?? []).map((b) => b.name)])].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+
+  const goals: Record<string, GoalRow[]> = {};
+  const charts: ChartFile[] = [];
+  const sections: string[] = [];
+  const summary: (string | number)[][] = [];
+
+  for (const name of names) {
+    const json = results[name];
+    const status = statusOf(name, json, run);
+    const rows = json === undefined ? [] : goalsOf(json);
+    goals[name] = rows;
+    const { met, total } = tally(rows);
+    summary.push([`[${name}](#${anchor(name)})`, status.text, json === undefined ? '–' : total === 0 ? 'no goal at these sizes' : `${met} of ${total} ${met === total ? '✔' : '✘'}`]);
+    const out: string[] = [`## ${name}`, '', `_${TITLES[name] ?? `\`bench/${name}.ts\``}: ${status.text}${json !== undefined && status.current ? `; result file written ${utc(resultTime(json) ?? input.generatedAt)}` : ''}._`, ''];
+    const entry = run?.benchmarks.find((b) => b.name === name);
+    if (entry !== undefined) out.push(`Command: \`${entry.command}\``, '');
+    if (entry?.status === 'failed' && entry.tail !== undefined && entry.tail.trim() !== '') out.push('Last lines of its output:', '', '```text', entry.tail.trimEnd(), '```', '');
+    if (json !== undefined) {
+      const section = (SECTIONS[name] ?? ((j: unknown) => ({ body: [genericTable(resultsOf(j) ?? [])], charts: [] })))(json, machineLine);
+      out.push(...section.body, '', '#### Goals', '', goalsTable(rows), '');
+      for (const c of section.charts) {
+        charts.push({ file: c.file, title: c.spec.title, svg: renderChart(c.spec) });
+        out.push(`![${c.spec.title}](${c.file})`, '');
+      }
+    }
+    sections.push(out.join('\n'));
+  }
+
+  if (!('sync' in results)) {
+    summary.push(['[sync](#sync)', 'not benchmarked: no sync feature exists yet', '–']);
+    sections.push(
+      [
+        '## sync',
+        '',
+        'Not benchmarked. engram has no sync feature yet: `lib/` holds no sync code (only the tombstones and the change log that a future sync would carry), so there is nothing to measure and no figure is reported. ' +
+          'A sync benchmark written as `bench/sync.ts` (calling `writeResult`) will be picked up by `npm run bench` and reported here.',
+        '',
+      ].join('\n'),
+    );
+  }
+
+  const head: string[] = ['# Benchmark report', ''];
+  const when = run === undefined ? `Generated ${utc(input.generatedAt)} from the result files in \`bench/results/\`.` : `Run started ${utc(new Date(run.startedAt))}, finished ${utc(new Date(run.finishedAt))} (${duration(run.totalSeconds)}); report generated ${utc(input.generatedAt)}.`;
+  head.push(`${when} Produced by \`npm run bench\` (\`bench/run.ts\`); \`npx tsx bench/report.ts\` regenerates this file from the JSON results alone.`, '');
+  if (run?.mode === 'quick') head.push('> **Quick smoke run** (`--quick`, small sizes): these figures only show that the benchmarks work; they are not the project\'s measurements and most goals, set at 10k/100k, are not evaluated.', '');
+  if (run !== undefined && run.args.length > 0) head.push(`Runner arguments: \`${run.args.join(' ')}\``, '');
+  head.push(
+    '## Machine',
+    '',
+    markdownTable(
+      ['', ''],
+      [
+        ['CPU', `${machine.cpuModel}, ${machine.cores} cores`],
+        ['Memory', `${machine.memoryGiB} GiB`],
+        ['OS', machine.os],
+        ['Node', machine.node],
+        ['Chromium', machine.chromium],
+        ['Load average (1 min)', run === undefined ? String(machine.load1) : `${machine.load1} at start, ${run.loadAtEnd} at end`],
+      ],
+    ),
+    '',
+    '## Summary',
+    '',
+    markdownTable(['benchmark', 'this run', 'goals met'], summary),
+    '',
+  );
+  const allGoals = names.flatMap((n) => (goals[n] ?? []).map((g) => [n, g.goal, g.target, formatMeasured(g.measured, g.unit), metMark(g.met)]));
+  if (allGoals.length > 0) head.push('All goals (details and figures in each section):', '', markdownTable(['benchmark', 'goal', 'target', 'measured', 'met'], allGoals, ['l', 'l', 'l', 'r', 'l']), '');
+  return { markdown: `${[...head, ...sections].join('\n').trimEnd()}\n`, charts, goals };
+}
+
+/** GitHub's heading anchor for a plain lower-case heading. */
+function anchor(heading: string): string {
+  return heading.toLowerCase().replace(/[^a-z0-9 -]/g, '').replaceAll(' ', '-');
+}
+
+/** Reads every result file in `dir` (run.json apart) by its benchmark name. */
+export function readResults(dir = RESULTS_DIR): { results: Record<string, unknown>; run?: RunRecord } {
+  const results: Record<string, unknown> = {};
+  let run: RunRecord | undefined;
+  if (!existsSync(dir)) return { results };
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    } catch (e) {
+      console.warn(`report: skipping ${file}: ${String(e)}`);
+      continue;
+    }
+    if (file === 'run.json') run = json as RunRecord;
+    else results[file.slice(0, -'.json'.length)] = json;
+  }
+  return run === undefined ? { results } : { results, run };
+}
+
+/** Writes REPORT.md and the charts into `dir`; returns the report's path. */
+export function writeReport(dir = RESULTS_DIR): { path: string; report: Report } {
+  const { results, run } = readResults(dir);
+  const report = buildReport({ results, ...(run === undefined ? {} : { run }), machine: run?.machine ?? describeMachine(), generatedAt: new Date() });
+  for (const c of report.charts) writeFileSync(join(dir, c.file), c.svg);
+  const path = join(dir, 'REPORT.md');
+  writeFileSync(path, report.markdown);
+  return { path, report };
+}

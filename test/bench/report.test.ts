@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { argumentsFor, isNoise, PLANS } from '../../bench/run.js';
+import { buildReport, duration, ms, statusOf } from '../../bench/report/generate.js';
+import type { Machine, RunRecord } from '../../bench/report/machine.js';
+import { checkXml, countPoints } from './xml.js';
+
+const machine: Machine = { cpuModel: 'Test CPU', cores: 2, memoryGiB: 8, os: 'linux', node: 'v20.0.0', chromium: 'Chromium 1.0', load1: 0.5 };
+
+const efs = (base: number): { ef: number; recall: number; p50Ms: number; p95Ms: number }[] =>
+  [16, 32, 64, 128].map((ef, i) => ({ ef, recall: 0.9 + i * 0.03, p50Ms: base * (i + 1), p95Ms: base * (i + 2) }));
+
+function dataset(name: string, n: number, native = true): Record<string, unknown> {
+  const figures = { buildMs: 1000, snapshotBytes: 1e6, saveMs: 10, loadMs: 5 };
+  return {
+    dataset: name,
+    n,
+    dims: 384,
+    queries: 200,
+    m: 16,
+    efConstruction: 100,
+    exact: { ...figures, p50Ms: 20, p95Ms: 30 },
+    hnsw: { ...figures, byEf: efs(0.5), restoredSearchIdentical: true },
+    ...(native ? { native: { ...figures, byEf: efs(0.25) } } : {}),
+  };
+}
+
+const vector = {
+  name: 'vector',
+  at: '2030-01-01T10:05:00.000Z',
+  options: { k: 10, defaultEfSearch: 64 },
+  results: [dataset('clustered-10k×384', 10_000), dataset('clustered-100k×384', 100_000, false)],
+  goals: {
+    'clustered-10k×384': { ef: 64, recallAt10: { value: 0.96, goal: '>= 0.95', met: true }, speedupVsExact: { value: 13.3, goal: 'reported (goal set at 100k)', met: null } },
+    'clustered-100k×384': { ef: 64, speedupVsExact: { value: 13.3, goal: '>= 20', met: false } },
+  },
+};
+
+const recallSearch = {
+  name: 'recall-search',
+  at: '2020-01-01T00:00:00.000Z',
+  results: [10_000, 100_000].map((messages, i) => ({
+    messages,
+    queries: 200,
+    indexP50: 10 + i,
+    indexP95: 100,
+    scanP50: 300 * (i + 1),
+    scanP95: 400,
+    speedup: (300 * (i + 1)) / (10 + i),
+    agreement: 1,
+    buildSeconds: 30,
+    scopedP50: 9,
+    scopedP95: 90,
+  })),
+  goals: [{ goal: 'index vs scan at 100k', target: '>= 10x', measured: 54.5, met: true }],
+};
+
+const run: RunRecord = {
+  startedAt: '2030-01-01T10:00:00.000Z',
+  finishedAt: '2030-01-01T10:30:00.000Z',
+  mode: 'full',
+  args: [],
+  totalSeconds: 1800,
+  machine,
+  loadAtEnd: 0.7,
+  benchmarks: [
+    { name: 'vector', command: 'tsx bench/vector.ts', status: 'ok', seconds: 600, exitCode: 0 },
+    { name: 'recall-search', command: 'tsx bench/recall-search.ts', status: 'failed', seconds: 12, exitCode: 1, tail: 'Error: page crashed' },
+  ],
+};
+
+describe('buildReport', () => {
+  const report = buildReport({ results: { vector, 'recall-search': recallSearch }, run, machine, generatedAt: new Date('2030-01-01T10:31:00Z') });
+
+  it('states the machine, every benchmark with its status, and that there is no sync benchmark', () => {
+    const md = report.markdown;
+    expect(md).toContain('| CPU | Test CPU, 2 cores |');
+    expect(md).toContain('| Chromium | Chromium 1.0 |');
+    expect(md).toMatch(/\| \[vector\]\(#vector\) \| ✔ ran in 10 min 0 s \| 1 of 2 ✘ \|/);
+    expect(md).toMatch(/recall-search.*✘ failed after 12 s \(exit 1\); figures from an earlier run \(2020-01-01 00:00 UTC\)/);
+    expect(md).toContain('Error: page crashed');
+    expect(md).toContain('## sync');
+    expect(md).toMatch(/not benchmarked: no sync feature exists yet/);
+    expect(md).not.toMatch(/sync.*\d+ ms/);
+  });
+
+  it('prints each goal beside its measured ratio, met or not', () => {
+    const md = report.markdown;
+    expect(md).toContain('| clustered-10k×384: HNSW recall@10 (efSearch 64) | ≥ 0.95 | 0.96 | ✔ |');
+    expect(md).toContain('| clustered-100k×384: HNSW vs exact scan, p50 (efSearch 64) | ≥ 20x | 13.3x | ✘ |');
+    expect(md).toContain('– (goal set at 100k)');
+    expect(report.goals['recall-search']).toHaveLength(1);
+  });
+
+  it('charts recall@10 against p50 with HNSW lines, native and exact points, linked from the Markdown', () => {
+    const chart = report.charts.find((c) => c.file === 'vector-recall.svg');
+    expect(chart).toBeDefined();
+    expect(checkXml(chart!.svg)).toEqual([]);
+    // 10k: 4 HNSW + 4 native + 1 exact; 100k: 4 HNSW + 1 exact (no native)
+    expect(countPoints(chart!.svg)).toBe(14);
+    expect(chart!.svg.match(/<polyline/g)).toHaveLength(2);
+    expect(report.markdown).toContain('](vector-recall.svg)');
+    const recall = report.charts.find((c) => c.file === 'recall-search.svg');
+    expect(countPoints(recall!.svg)).toBe(6);
+    expect(report.markdown).toContain('](recall-search.svg)');
+  });
+
+  it('prints the figures', () => {
+    expect(report.markdown).toMatch(/\| clustered-10k×384 \| HNSW \(wasm\) \| 16 \| 0\.9000 \| 0\.500 \| 1\.00 \| 40\.0x \| 2\.00x \|/);
+    expect(report.markdown).toMatch(/\| 100000 \| 200 \| 11\.0 \|/);
+  });
+
+  it('flags a quick run', () => {
+    const quick = buildReport({ results: {}, run: { ...run, mode: 'quick', benchmarks: [] }, machine, generatedAt: new Date() });
+    expect(quick.markdown).toContain('Quick smoke run');
+    expect(quick.charts).toEqual([]);
+  });
+});
+
+describe('statusOf', () => {
+  it('tells results of this run from older ones', () => {
+    expect(statusOf('vector', vector, run)).toEqual({ text: '✔ ran in 10 min 0 s', current: true });
+    expect(statusOf('ingest', undefined, run).text).toBe('not run');
+    expect(statusOf('recall-search', recallSearch, undefined).current).toBe(false);
+  });
+});
+
+describe('formatting', () => {
+  it('prints times', () => {
+    expect(ms(0.5884)).toBe('0.588');
+    expect(ms(12.04)).toBe('12.0');
+    expect(ms(6943.2)).toBe('6943');
+    expect(ms(undefined)).toBe('–');
+    expect(duration(42)).toBe('42 s');
+    expect(duration(963)).toBe('16 min 3 s');
+    expect(duration(3720)).toBe('1 h 02 min');
+  });
+});
+
+describe('runner arguments', () => {
+  const plan = (name: string) => PLANS.find((p) => p.name === name)!;
+  it('passes sizes through and uses small sizes for --quick unless given', () => {
+    const read = (values: Record<string, string>) => (name: string) => values[name];
+    expect(argumentsFor(plan('recall-search'), false, read({}))).toEqual([]);
+    expect(argumentsFor(plan('recall-search'), true, read({}))).toEqual(['--sizes', '2000']);
+    expect(argumentsFor(plan('recall-search'), true, read({ sizes: '5000' }))).toEqual(['--sizes', '5000']);
+    expect(argumentsFor(plan('ingest'), false, read({ sizes: '5000', count: '100' }))).toEqual(['--count', '100']);
+    expect(argumentsFor(plan('vector'), false, read({ 'skip-native': 'true' }))).toEqual(['--skip-native']);
+    expect(argumentsFor(plan('vector-crossover'), false, read({ sizes: '5000', 'crossover-sizes': '100,200' }))).toEqual(['--crossover', '--sizes', '100,200']);
+  });
+
+  it('hides library noise only', () => {
+    expect(isNoise('  [page] b. jsFS synced successfully\n')).toBe(true);
+    expect(isNoise('[ 12.0s] clustered-10k: HnswIndex 1000/10000\n')).toBe(false);
+  });
+});
