@@ -1,34 +1,12 @@
 /// <reference types="vitest/config" />
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 import { playwright } from '@vitest/browser-playwright';
-
-/** The Chromium that browser tests drive: CHROMIUM_PATH, else Debian's, else Playwright's own. */
-function chromiumPath(): string | undefined {
-  const candidates = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-  return candidates.find((p): p is string => typeof p === 'string' && p !== '' && existsSync(p));
-}
+import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from './scripts/chromium.js';
 
 const wantsBrowser = process.argv.some((a) => a.includes('browser')) || !process.argv.includes('--project');
 const executablePath = chromiumPath();
-if (wantsBrowser && executablePath === undefined && process.env['VITEST'] !== undefined) {
-  console.warn(
-    '[engram] No Chromium found for the browser tests. Install one (apt-get install -y chromium) ' +
-      'or set CHROMIUM_PATH to a Chromium/Chrome executable.',
-  );
-}
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+if (wantsBrowser && executablePath === undefined && process.env['VITEST'] !== undefined) console.warn(`[engram] ${NO_CHROMIUM_HELP}`);
 
 export default defineConfig({
   build: {
@@ -81,7 +59,7 @@ export default defineConfig({
             headless: true,
             screenshotFailures: false,
             provider: playwright({
-              launchOptions: executablePath === undefined ? { args: CHROMIUM_ARGS } : { executablePath, args: CHROMIUM_ARGS },
+              launchOptions: executablePath === undefined ? { args: [...CHROMIUM_ARGS] } : { executablePath, args: [...CHROMIUM_ARGS] },
             }),
             instances: [{ browser: 'chromium' }],
           },

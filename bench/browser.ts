@@ -4,29 +4,16 @@
  * the page's console lines as progress, and returns what the page posts to
  * `window.__benchResult`. Node side only.
  */
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium } from 'playwright';
 import { createServer } from 'vite';
+import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../scripts/chromium.js';
 
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-/** The Chromium executable benchmarks drive. */
-export function chromiumPath(): string {
-  const found = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-    (p): p is string => typeof p === 'string' && p !== '' && existsSync(p),
-  );
+/** The Chromium executable benchmarks drive; exits with help when there is none. */
+function requireChromium(): string {
+  const found = chromiumPath();
   if (found === undefined) {
-    console.error('No Chromium found: apt-get install -y chromium, or set CHROMIUM_PATH.');
+    console.error(NO_CHROMIUM_HELP);
     process.exit(2);
   }
   return found;
@@ -49,7 +36,7 @@ export async function runPage<T>(page: string, query: Record<string, string>, ti
   await server.listen();
   const address = server.httpServer?.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const browser = await chromium.launch({ executablePath: chromiumPath(), args: ARGS });
+  const browser = await chromium.launch({ executablePath: requireChromium(), args: [...CHROMIUM_ARGS] });
   try {
     const tab = await browser.newPage();
     tab.on('console', (msg) => {

@@ -8,18 +8,12 @@
 import { runPage } from './browser.js';
 import { option } from './util/args.js';
 import { printTable, writeResult } from './util/report.js';
+import type { ColdOpenResult } from './pages/results.js';
 
-interface Result {
-  memories: number;
-  fillSeconds: number;
-  snapshotMs: number[];
-  rebuildMs: number[];
-  ratio: number;
-}
 
 const sizes = option('sizes') ?? '10000,100000';
 console.log(`cold-open: sizes ${sizes} (Chromium)`);
-const { results } = await runPage<{ results: Result[] }>('bench/pages/cold-open.html', { sizes });
+const { results } = await runPage<{ results: ColdOpenResult[] }>('bench/pages/cold-open.html', { sizes });
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 printTable(
   'open() to first search',

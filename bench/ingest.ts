@@ -7,19 +7,13 @@
 import { runPage } from './browser.js';
 import { option } from './util/args.js';
 import { printTable, writeResult } from './util/report.js';
+import type { IngestResult } from './pages/results.js';
 
-interface Result {
-  texts: number;
-  batch: number;
-  rawPerSecond: number;
-  addPerSecond: number;
-  ratio: number;
-}
 
 const count = option('count') ?? '3000';
 const batches = option('batches') ?? '1,16,64';
 console.log(`ingest: ${count} texts, batches ${batches} (Chromium, offline model in a worker)`);
-const { results } = await runPage<{ results: Result[] }>('bench/pages/ingest.html', { count, batches });
+const { results } = await runPage<{ results: IngestResult[] }>('bench/pages/ingest.html', { count, batches });
 printTable(
   'add() vs raw embedder throughput',
   results.map((r) => ({ batch: r.batch, texts: r.texts, 'raw texts/s': r.rawPerSecond.toFixed(0), 'add() texts/s': r.addPerSecond.toFixed(0), ratio: `${r.ratio.toFixed(2)}x` })),

@@ -6,25 +6,13 @@
  */
 import { runPage } from './browser.js';
 import { printTable, writeResult } from './util/report.js';
+import type { RecallSearchResult } from './pages/results.js';
 
-interface SizeResult {
-  messages: number;
-  queries: number;
-  indexP50: number;
-  indexP95: number;
-  scanP50: number;
-  scanP95: number;
-  speedup: number;
-  agreement: number;
-  buildSeconds: number;
-  scopedP50: number;
-  scopedP95: number;
-}
 
 const arg = process.argv.indexOf('--sizes');
 const sizes = arg > 0 ? process.argv[arg + 1] ?? '10000,100000' : '10000,100000';
 console.log(`recall-search: sizes ${sizes} (Chromium, real IndexedDB)`);
-const { results } = await runPage<{ results: SizeResult[] }>('bench/pages/recall-search.html', { sizes });
+const { results } = await runPage<{ results: RecallSearchResult[] }>('bench/pages/recall-search.html', { sizes });
 
 printTable(
   'recall text search (BM25, top 10), Chromium',

@@ -14,14 +14,5 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): { now: () => number; 
   return { now: () => t, advance: (ms) => (t += ms), set: (ms) => (t = ms) };
 }
 
-/** Seeded PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG (mulberry32), shared with the benchmarks. */
+export { mulberry32 as rng } from '../bench/util/rng.js';

@@ -6,6 +6,7 @@
 import { Engram, type Embedder } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { clusteredVectors } from '../util/vectors.js';
+import type { ColdOpenResult } from './results.js';
 
 const log = (line: string): void => {
   console.log(line);
@@ -33,13 +34,6 @@ function normalised(v: Float32Array): Float32Array {
   return v.map((x) => x * s);
 }
 
-interface Result {
-  memories: number;
-  fillSeconds: number;
-  snapshotMs: number[];
-  rebuildMs: number[];
-  ratio: number;
-}
 
 async function openAndSearch(name: string, embedder: Embedder, query: string): Promise<number> {
   const t0 = performance.now();
@@ -51,7 +45,7 @@ async function openAndSearch(name: string, embedder: Embedder, query: string): P
   return ms;
 }
 
-async function run(n: number, rebuildRuns: number): Promise<Result> {
+async function run(n: number, rebuildRuns: number): Promise<ColdOpenResult> {
   const vectors = clusteredVectors({ count: n + 1, dimensions: DIMS, seed: 5 }).map(normalised);
   const texts = vectors.map((_, i) => `memory ${i}`);
   const embedder = new TableEmbedder(new Map(texts.map((t, i) => [t, vectors[i]!])));
@@ -85,7 +79,7 @@ async function run(n: number, rebuildRuns: number): Promise<Result> {
 
 async function main(): Promise<void> {
   const sizes = (new URLSearchParams(location.search).get('sizes') ?? '10000,100000').split(',').map(Number);
-  const results: Result[] = [];
+  const results: ColdOpenResult[] = [];
   for (const n of sizes) {
     log(`cold-open: ${n} memories`);
     results.push(await run(n, n >= 100_000 ? 1 : 3));

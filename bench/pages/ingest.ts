@@ -6,21 +6,15 @@
  */
 import { Engram, TransformersEmbedder } from '../../lib/index.js';
 import { generateSentences } from '../util/sentences.js';
+import type { IngestResult } from './results.js';
 
 const log = (line: string): void => {
   console.log(line);
   document.getElementById('log')!.textContent += `${line}\n`;
 };
 
-interface Result {
-  texts: number;
-  batch: number;
-  rawPerSecond: number;
-  addPerSecond: number;
-  ratio: number;
-}
 
-async function run(count: number, batch: number): Promise<Result> {
+async function run(count: number, batch: number): Promise<IngestResult> {
   // Distinct texts for each side, so the embedder's cache never helps either.
   const all = [...new Set(generateSentences(count * 3, 11))];
   const rawTexts = all.slice(0, count);
@@ -48,7 +42,7 @@ async function run(count: number, batch: number): Promise<Result> {
 async function main(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const count = Number(params.get('count') ?? '3000');
-  const results: Result[] = [];
+  const results: IngestResult[] = [];
   for (const batch of (params.get('batches') ?? '1,16,64').split(',').map(Number)) {
     log(`ingest: ${count} texts, batches of ${batch}`);
     results.push(await run(batch === 1 ? Math.min(count, 500) : count, batch));

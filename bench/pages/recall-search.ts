@@ -8,20 +8,8 @@ import { EngramDb } from '../../lib/store/schema.js';
 import { termFrequencies, queryTerms } from '../../lib/search/tokenize.js';
 import { conversationCorpus } from '../corpus.js';
 import { percentile } from '../util/stats.js';
+import type { RecallSearchResult } from './results.js';
 
-interface SizeResult {
-  messages: number;
-  queries: number;
-  indexP50: number;
-  indexP95: number;
-  scanP50: number;
-  scanP95: number;
-  speedup: number;
-  agreement: number;
-  buildSeconds: number;
-  scopedP50: number;
-  scopedP95: number;
-}
 
 const log = (line: string): void => {
   console.log(line);
@@ -54,7 +42,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   return [performance.now() - t0, value];
 }
 
-async function runSize(n: number, queryCount: number, scanCount: number): Promise<SizeResult> {
+async function runSize(n: number, queryCount: number, scanCount: number): Promise<RecallSearchResult> {
   const name = `bench-recall-${n}-${Date.now()}`;
   const engram = await Engram.open({ name });
   const { messages, queries } = conversationCorpus(n);
@@ -122,7 +110,7 @@ async function runSize(n: number, queryCount: number, scanCount: number): Promis
 async function main(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const sizes = (params.get('sizes') ?? '10000,100000').split(',').map(Number);
-  const results: SizeResult[] = [];
+  const results: RecallSearchResult[] = [];
   for (const n of sizes) {
     log(`recall-search: ${n} messages`);
     results.push(await runSize(n, 200, n >= 100_000 ? 15 : 30));

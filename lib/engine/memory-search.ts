@@ -4,6 +4,7 @@
  * inside both searches, so scoped results never leak and k hits come back when
  * k exist.
  */
+import { ExactIndex } from '../index/exact-index.js';
 import type { CompiledFilter } from '../search/filters.js';
 import { reciprocalRankFusion } from '../search/fusion.js';
 import { keywordSearch } from '../search/keyword-index.js';
@@ -37,26 +38,12 @@ export interface MemorySearchOptions {
   signal?: AbortSignal;
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
-
-/** Exact cosine similarity of `query` with the stored vectors of `ids`. */
+/** Exact cosine similarity of `query` with the stored vectors of `ids` (the exact index, built for them). */
 async function exactScores(core: Core, query: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
   const vectors = await core.db.vectors.bulkGet([...ids]);
-  const out = new Map<string, number>();
-  vectors.forEach((v, i) => {
-    if (v !== undefined && v.vector.length === query.length) out.set(ids[i]!, cosine(query, v.vector));
-  });
-  return out;
+  const index = ExactIndex.create({ dimensions: query.length });
+  index.addMany(vectors.flatMap((v) => (v === undefined || v.vector.length !== query.length ? [] : [{ id: v.id, vector: v.vector }])));
+  return new Map(index.search(query, Math.max(index.size, 1)).map((h) => [h.id, h.score]));
 }
 
 /** Searches live memories that pass the filter. */

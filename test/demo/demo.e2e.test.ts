@@ -4,37 +4,25 @@
 // not go to the local server is blocked and recorded, so the test also proves
 // the page works offline. Leaves a screenshot in test/demo/__screenshots__/.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright';
+import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SCREENSHOT = resolve(import.meta.dirname, '__screenshots__/demo.png');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** Longest wait for the model (5-8 s in the worker on a slow machine) and for one step. */
 const MODEL_WAIT = 90_000;
 const STEP_WAIT = 30_000;
 
-function chromiumPath(): string {
-  const found = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
-    (p): p is string => typeof p === 'string' && p !== '' && existsSync(p),
-  );
-  if (found === undefined) throw new TypeError('No Chromium found: apt-get install -y chromium, or set CHROMIUM_PATH.');
+function requireChromium(): string {
+  const found = chromiumPath();
+  if (found === undefined) throw new TypeError(NO_CHROMIUM_HELP);
   return found;
 }
 
@@ -131,7 +119,7 @@ beforeAll(async () => {
   const address = server.httpServer?.address();
   if (typeof address !== 'object' || address === null) throw new TypeError('the demo server has no address');
   origin = `http://127.0.0.1:${address.port}`;
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: ARGS });
+  browser = await chromium.launch({ executablePath: requireChromium(), args: [...CHROMIUM_ARGS] });
   const context = await browser.newContext({ viewport: { width: 1360, height: 1100 } });
   await context.route('**/*', async (route) => {
     const url = route.request().url();

@@ -2,19 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { AbortError, ClosedError, ValidationError } from '../../lib/errors.js';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { validateEmbeddings } from '../../lib/embed/embedder.js';
+import { rng } from '../helpers.js';
 import { cosine } from './paraphrases.js';
 
-/** Seeded generator (mulberry32) for reproducible random texts. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['apple', 'river', 'blue', 'engine', 'quiet', 'market', 'seven', 'cloud', 'paper', 'garden', 'north', 'salt'];
 
