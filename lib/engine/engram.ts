@@ -53,7 +53,9 @@ export interface EngramOptions {
    */
   now?: () => number;
   /**
-   * The embedder: an instance, or a factory called on first semantic use.
+   * The embedder: an instance (still yours after close()), or a factory called on
+   * first semantic use (its embedder is disposed by close()). Embeddings are cached
+   * by content hash either way.
    * @default the offline model, `TransformersEmbedder.create()` (engram-glove-100d)
    * @example new HashEmbedder({ dimensions: 64 })
    */

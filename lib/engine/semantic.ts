@@ -5,6 +5,7 @@
  * asked for, which re-embeds every live memory and rebuilds the index.
  */
 import { DimensionMismatchError, EmbeddingError, isEngramError, throwIfAborted } from '../errors.js';
+import { CachedEmbedder } from '../embed/cached-embedder.js';
 import { validateEmbeddings, type Embedder } from '../embed/embedder.js';
 import type { VectorRow } from '../store/rows.js';
 import { storeError } from '../store/write.js';
@@ -56,7 +57,9 @@ export class Semantic {
   }
 
   async #load(options: LongWorkOptions): Promise<{ embedder: Embedder; state: VectorState }> {
-    const embedder = typeof this.#source === 'function' ? await this.#source() : this.#source;
+    const inner = typeof this.#source === 'function' ? await this.#source() : this.#source;
+    // Queries and re-added texts repeat: the same text is never embedded twice.
+    const embedder = new CachedEmbedder(inner);
     this.#core.assertOpen();
     const recorded = await Semantic.recorded(this.#core);
     if (recorded !== undefined && (recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions)) {
@@ -100,7 +103,8 @@ export class Semantic {
       await ready.state.snapshot();
     } finally {
       ready.state.dispose();
-      await ready.embedder.dispose();
+      // An embedder the caller handed in stays the caller's; one engram made is freed here.
+      if (typeof this.#source === 'function') await ready.embedder.dispose();
     }
   }
 }

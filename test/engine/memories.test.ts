@@ -182,6 +182,9 @@ describe('a failing embedder', () => {
     expect((await e.search('second entry', { mode: 'keyword' })).results).toEqual([]);
     const ready = await e.ready();
     expect(ready.size).toBe(1);
+    // Nothing bad was cached: the same texts embed correctly once the embedder recovers.
+    await e.add(['second entry', 'third entry'].map((content) => ({ role: 'user', content })), { userId: 'u' });
+    expect((await e.getAll()).total).toBe(3);
     await e.close();
   });
 });
