@@ -47,4 +47,26 @@ describe('semantic memory in Chromium', () => {
     expect((await copy.blocks('a').get('human'))?.value).toBe('Likes tea');
     await copy.close();
   });
+
+  it('assistant turns, the context window and LLM fact extraction run in the browser', async () => {
+    const replies = [
+      JSON.stringify({ facts: ['Lives in Porto'] }),
+      JSON.stringify({ memory: [{ id: 'new', text: 'Lives in Porto', event: 'ADD' }] }),
+      JSON.stringify({ facts: ['Moved to Lisbon'] }),
+      JSON.stringify({ memory: [{ id: '0', text: 'Lives in Lisbon', event: 'UPDATE', old_memory: 'Lives in Porto' }] }),
+    ];
+    const e = await Engram.open({ name: unique('llm'), embedder: new HashEmbedder({ dimensions: 128 }), llm: async () => replies.shift() ?? '{}' });
+    const first = await e.add([{ role: 'user', content: 'I live in Porto' }], { userId: 'ana', agentId: 'helper', infer: true });
+    expect(first.results.map((r) => r.event)).toEqual(['ADD']);
+    const second = await e.add([{ role: 'user', content: 'I moved to Lisbon' }], { userId: 'ana', agentId: 'helper', infer: true });
+    expect(second.results[0]).toMatchObject({ event: 'UPDATE', memory: 'Lives in Lisbon', previous: 'Lives in Porto' });
+    const bot = e.assistant({ threadId: 't', agentId: 'helper', userId: 'ana', minSimilarity: 0.2, model: async (messages) => `seen ${messages.length} messages` });
+    await e.blocks('helper').set('human', 'Name: Ana');
+    const turn = await bot.send('Tell me where Ana lives in Lisbon');
+    expect(turn.recalledMemories.map((m) => m.memory)).toContain('Lives in Lisbon');
+    const window = await e.conversation('t', { agentId: 'helper' }).contextWindow({ maxTokens: 500 });
+    expect(window.messages.map((m) => m.role)).toEqual(['system', 'system', 'user', 'assistant']);
+    expect(window.messages[1]!.content).toContain('Name: Ana');
+    await e.close();
+  });
 });
