@@ -21,11 +21,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { option, flag } from './util/args.js';
-import { describeMachine, type BenchmarkRun, type RunRecord } from './report/machine.js';
+import { describeMachine, load1, type BenchmarkRun, type RunRecord } from './report/machine.js';
 import { RESULTS_DIR, writeReport } from './report/generate.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -159,6 +159,8 @@ function lines(emit: (line: string) => void): { push: (chunk: Buffer) => void; e
 function runOne(plan: BenchmarkPlan, args: string[], timeoutMs: number, logDir: string): Promise<BenchmarkRun> {
   const command = `tsx ${plan.script}${args.length > 0 ? ` ${args.join(' ')}` : ''}`;
   const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const loadAtStart = load1();
   const log = createWriteStream(join(logDir, `${plan.name}.log`));
   const tail: string[] = [];
   const relay = (to: NodeJS.WriteStream): ReturnType<typeof lines> =>
@@ -193,7 +195,18 @@ function runOne(plan: BenchmarkPlan, args: string[], timeoutMs: number, logDir: 
       const ok = exitCode === 0 && !timedOut;
       if (error !== undefined) tail.push(error);
       if (timedOut) tail.push(`stopped after the ${clock(timeoutMs / 1000)} timeout`);
-      done({ name: plan.name, command, status: ok ? 'ok' : 'failed', seconds, exitCode, ...(ok ? {} : { tail: tail.slice(-15).join('\n') }) });
+      done({
+        name: plan.name,
+        command,
+        status: ok ? 'ok' : 'failed',
+        seconds,
+        exitCode,
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        loadAtStart,
+        loadAtEnd: load1(),
+        ...(ok ? {} : { tail: tail.slice(-15).join('\n') }),
+      });
     };
     child.on('error', (e) => {
       finish(null, String(e));
@@ -215,6 +228,16 @@ function keepAside(name: string, previous: Buffer | undefined, since: number, qu
   copyFileSync(path, join(quickDir, `${name}.json`));
   if (previous === undefined) rmSync(path);
   else writeFileSync(path, previous);
+}
+
+/** The record of the previous full-size run, if there is one. */
+function previousRun(): RunRecord | undefined {
+  try {
+    const run = JSON.parse(readFileSync(join(RESULTS_DIR, 'run.json'), 'utf8')) as RunRecord;
+    return run.mode === 'full' && Array.isArray(run.benchmarks) ? run : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function main(): Promise<number> {
@@ -248,6 +271,7 @@ async function main(): Promise<number> {
   console.log(`machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.chromium}, load ${machine.load1}`);
   console.log(`benchmarks: ${plans.map((p) => p.name).join(', ')}; sync: none (engram has no sync feature yet)`);
 
+  const previous = quick ? undefined : previousRun();
   const record: RunRecord = {
     startedAt: startedAt.toISOString(),
     finishedAt: startedAt.toISOString(),
@@ -261,7 +285,7 @@ async function main(): Promise<number> {
   const save = (): void => {
     record.finishedAt = new Date().toISOString();
     record.totalSeconds = Math.round((performance.now() - started) / 100) / 10;
-    record.loadAtEnd = Math.round((loadavg()[0] ?? 0) * 100) / 100;
+    record.loadAtEnd = load1();
     writeFileSync(join(outDir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
   };
 
@@ -270,16 +294,21 @@ async function main(): Promise<number> {
     if (plan.name === 'vector') ensureNativeHnsw();
     const args = argumentsFor(plan, quick);
     banner(`[${i + 1}/${selected.length}] ${plan.name}: tsx ${plan.script} ${args.join(' ')}  (elapsed ${clock((performance.now() - started) / 1000)})`);
-    const previous = quick && existsSync(join(RESULTS_DIR, `${plan.name}.json`)) ? readFileSync(join(RESULTS_DIR, `${plan.name}.json`)) : undefined;
+    const before = quick && existsSync(join(RESULTS_DIR, `${plan.name}.json`)) ? readFileSync(join(RESULTS_DIR, `${plan.name}.json`)) : undefined;
     const since = Date.now() - 1000;
     const result = await runOne(plan, args, timeoutMs, outDir);
-    if (quick) keepAside(plan.name, previous, since, outDir);
+    if (quick) keepAside(plan.name, before, since, outDir);
     record.benchmarks.push(result);
     save();
     console.log(`\n${result.status === 'ok' ? '✔' : '✘'} ${plan.name} ${result.status === 'ok' ? 'done' : `FAILED (exit ${result.exitCode ?? 'signal'})`} in ${clock(result.seconds)}`);
   }
+  // Benchmarks left out of a partial full-size run keep what the previous run recorded about them.
   for (const plan of plans) {
-    if (!selected.includes(plan)) record.benchmarks.push({ name: plan.name, command: `tsx ${plan.script}`, status: 'skipped', seconds: 0, exitCode: null });
+    if (selected.includes(plan)) continue;
+    const found = previous?.benchmarks.find((b) => b.name === plan.name && b.status !== 'skipped');
+    const kept = found === undefined || previous === undefined ? undefined : { startedAt: previous.startedAt, finishedAt: previous.finishedAt, ...found };
+    if (kept !== undefined) console.log(`${plan.name}: not run now; the report keeps its results from the run of ${kept.startedAt}`);
+    record.benchmarks.push(kept ?? { name: plan.name, command: `tsx ${plan.script}`, status: 'skipped', seconds: 0, exitCode: null });
   }
   save();
 

@@ -256,16 +256,30 @@ function resultTime(json: unknown): Date | undefined {
 export function statusOf(name: string, json: unknown, run: RunRecord | undefined): { text: string; current: boolean } {
   const at = resultTime(json);
   const entry: BenchmarkRun | undefined = run?.benchmarks.find((b) => b.name === name);
-  const fromThisRun = at !== undefined && run !== undefined && at.getTime() >= new Date(run.startedAt).getTime();
   const earlier = at === undefined ? 'no result file' : `figures from an earlier run (${utc(at)})`;
   if (entry === undefined) {
+    const fromThisRun = at !== undefined && run !== undefined && at.getTime() >= new Date(run.startedAt).getTime();
     if (json === undefined) return { text: 'not run', current: false };
     return run === undefined || !fromThisRun ? { text: `not part of this run; ${earlier}`, current: false } : { text: 'ran', current: true };
   }
-  if (entry.status === 'ok') return { text: `✔ ran in ${duration(entry.seconds)}`, current: fromThisRun };
   if (entry.status === 'skipped') return { text: json === undefined ? 'skipped' : `skipped; ${earlier}`, current: false };
+  // The result file belongs to this benchmark run when it was written while the benchmark ran.
+  const start = new Date(entry.startedAt ?? run!.startedAt).getTime() - 1000;
+  const end = entry.finishedAt === undefined ? Infinity : new Date(entry.finishedAt).getTime() + 1000;
+  const current = at !== undefined && at.getTime() >= start && at.getTime() <= end;
+  const later = at !== undefined && at.getTime() > end;
+  const when = entry.startedAt !== undefined && run !== undefined && entry.startedAt < run.startedAt ? ` on ${utc(new Date(entry.startedAt))}` : '';
+  if (entry.status === 'ok') {
+    if (later) return { text: `✔ ran${when} in ${duration(entry.seconds)}, but its result file was rewritten afterwards by another process (${utc(at!)}); the figures below are those`, current: false };
+    return { text: `✔ ran${when} in ${duration(entry.seconds)}`, current };
+  }
   const code = entry.exitCode === null ? 'killed' : `exit ${entry.exitCode}`;
-  return { text: `✘ failed after ${duration(entry.seconds)} (${code}); ${fromThisRun ? 'figures below are from this run' : earlier}`, current: fromThisRun };
+  return { text: `✘ failed${when} after ${duration(entry.seconds)} (${code}); ${current ? 'figures below are from this run' : earlier}`, current };
+}
+
+/** The load column of the summary: 1-minute load average as the benchmark started → ended. */
+function loadOf(entry: BenchmarkRun | undefined): string {
+  return entry?.loadAtStart === undefined || entry.loadAtEnd === undefined ? '–' : `${entry.loadAtStart.toFixed(1)} → ${entry.loadAtEnd.toFixed(1)}`;
 }
 
 /** Builds the report text and charts (no file access). */
@@ -287,7 +301,12 @@ export function buildReport(input: ReportInput): Report {
     const rows = json === undefined ? [] : goalsOf(json);
     goals[name] = rows;
     const { met, total } = tally(rows);
-    summary.push([`[${name}](#${anchor(name)})`, status.text, json === undefined ? '–' : total === 0 ? 'no goal at these sizes' : `${met} of ${total} ${met === total ? '✔' : '✘'}`]);
+    summary.push([
+      `[${name}](#${anchor(name)})`,
+      status.text,
+      loadOf(run?.benchmarks.find((b) => b.name === name)),
+      json === undefined ? '–' : total === 0 ? 'no goal at these sizes' : `${met} of ${total} ${met === total ? '✔' : '✘'}`,
+    ]);
     const out: string[] = [`## ${name}`, '', `_${TITLES[name] ?? `\`bench/${name}.ts\``}: ${status.text}${json !== undefined && status.current ? `; result file written ${utc(resultTime(json) ?? input.generatedAt)}` : ''}._`, ''];
     const entry = run?.benchmarks.find((b) => b.name === name);
     if (entry !== undefined) out.push(`Command: \`${entry.command}\``, '');
@@ -304,7 +323,7 @@ export function buildReport(input: ReportInput): Report {
   }
 
   if (!('sync' in results)) {
-    summary.push(['[sync](#sync)', 'not benchmarked: no sync feature exists yet', '–']);
+    summary.push(['[sync](#sync)', 'not benchmarked: no sync feature exists yet', '–', '–']);
     sections.push(
       [
         '## sync',
@@ -317,7 +336,11 @@ export function buildReport(input: ReportInput): Report {
   }
 
   const head: string[] = ['# Benchmark report', ''];
-  const when = run === undefined ? `Generated ${utc(input.generatedAt)} from the result files in \`bench/results/\`.` : `Run started ${utc(new Date(run.startedAt))}, finished ${utc(new Date(run.finishedAt))} (${duration(run.totalSeconds)}); report generated ${utc(input.generatedAt)}.`;
+  const earliest = (run?.benchmarks ?? []).map((b) => b.startedAt).filter((t): t is string => t !== undefined && t < (run?.startedAt ?? '')).sort()[0];
+  const when =
+    run === undefined
+      ? `Generated ${utc(input.generatedAt)} from the result files in \`bench/results/\`.`
+      : `${earliest === undefined ? 'Run' : `Figures from runs between ${utc(new Date(earliest))} and ${utc(new Date(run.finishedAt))}; the last run`} started ${utc(new Date(run.startedAt))}, finished ${utc(new Date(run.finishedAt))} (${duration(run.totalSeconds)}); report generated ${utc(input.generatedAt)}.`;
   head.push(`${when} Produced by \`npm run bench\` (\`bench/run.ts\`); \`npx tsx bench/report.ts\` regenerates this file from the JSON results alone.`, '');
   if (run?.mode === 'quick') head.push('> **Quick smoke run** (`--quick`, small sizes): these figures only show that the benchmarks work; they are not the project\'s measurements and most goals, set at 10k/100k, are not evaluated.', '');
   if (run !== undefined && run.args.length > 0) head.push(`Runner arguments: \`${run.args.join(' ')}\``, '');
@@ -338,7 +361,9 @@ export function buildReport(input: ReportInput): Report {
     '',
     '## Summary',
     '',
-    markdownTable(['benchmark', 'this run', 'goals met'], summary),
+    markdownTable(['benchmark', 'this run', 'load (1 min) start → end', 'goals met'], summary),
+    '',
+    `The machine has ${machine.cores} cores; a load average well above that while a benchmark ran means other work shared the CPU and its times are pessimistic.`,
     '',
   );
   const allGoals = names.flatMap((n) => (goals[n] ?? []).map((g) => [n, g.goal, g.target, formatMeasured(g.measured, g.unit), metMark(g.met)]));

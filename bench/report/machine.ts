@@ -14,7 +14,7 @@ export interface Machine {
   os: string;
   node: string;
   chromium: string;
-  /** 1-minute load average when the record was taken (how quiet the machine was). */
+  /** 1-minute load average when the record was taken (a trailing average: it includes the minute before). */
   load1: number;
 }
 
@@ -28,6 +28,12 @@ export interface BenchmarkRun {
   exitCode: number | null;
   /** Last lines of its output when it failed. */
   tail?: string;
+  /** When it started and ended (ISO); its result file should be written in between. */
+  startedAt?: string;
+  finishedAt?: string;
+  /** 1-minute load average as it started and as it ended (other work on the machine shows here). */
+  loadAtStart?: number;
+  loadAtEnd?: number;
 }
 
 /** What bench/run.ts records about a run (bench/results/run.json). */
@@ -56,6 +62,11 @@ export function chromiumVersion(): string {
   }
 }
 
+/** The 1-minute load average now, to two decimals. */
+export function load1(): number {
+  return Math.round((loadavg()[0] ?? 0) * 100) / 100;
+}
+
 /** Describes this machine now. */
 export function describeMachine(): Machine {
   const cpu = cpus();
@@ -66,6 +77,6 @@ export function describeMachine(): Machine {
     os: `${platform()} ${release()}`,
     node: process.version,
     chromium: chromiumVersion(),
-    load1: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+    load1: load1(),
   };
 }

@@ -63,7 +63,7 @@ const run: RunRecord = {
   machine,
   loadAtEnd: 0.7,
   benchmarks: [
-    { name: 'vector', command: 'tsx bench/vector.ts', status: 'ok', seconds: 600, exitCode: 0 },
+    { name: 'vector', command: 'tsx bench/vector.ts', status: 'ok', seconds: 600, exitCode: 0, startedAt: '2030-01-01T10:00:00.000Z', finishedAt: '2030-01-01T10:10:00.000Z', loadAtStart: 0.5, loadAtEnd: 2.5 },
     { name: 'recall-search', command: 'tsx bench/recall-search.ts', status: 'failed', seconds: 12, exitCode: 1, tail: 'Error: page crashed' },
   ],
 };
@@ -75,7 +75,7 @@ describe('buildReport', () => {
     const md = report.markdown;
     expect(md).toContain('| CPU | Test CPU, 2 cores |');
     expect(md).toContain('| Chromium | Chromium 1.0 |');
-    expect(md).toMatch(/\| \[vector\]\(#vector\) \| ✔ ran in 10 min 0 s \| 1 of 2 ✘ \|/);
+    expect(md).toMatch(/\| \[vector\]\(#vector\) \| ✔ ran in 10 min 0 s \| 0\.5 → 2\.5 \| 1 of 2 ✘ \|/);
     expect(md).toMatch(/recall-search.*✘ failed after 12 s \(exit 1\); figures from an earlier run \(2020-01-01 00:00 UTC\)/);
     expect(md).toContain('Error: page crashed');
     expect(md).toContain('## sync');
@@ -121,6 +121,17 @@ describe('statusOf', () => {
     expect(statusOf('vector', vector, run)).toEqual({ text: '✔ ran in 10 min 0 s', current: true });
     expect(statusOf('ingest', undefined, run).text).toBe('not run');
     expect(statusOf('recall-search', recallSearch, undefined).current).toBe(false);
+  });
+
+  it('says so when another process rewrote a result file after the benchmark ran', () => {
+    const status = statusOf('vector', { ...vector, at: '2030-01-01T10:20:00.000Z' }, run);
+    expect(status.current).toBe(false);
+    expect(status.text).toMatch(/rewritten afterwards by another process/);
+  });
+
+  it('keeps the date of a benchmark carried over from an earlier run', () => {
+    const later = { ...run, startedAt: '2030-01-02T10:00:00.000Z' };
+    expect(statusOf('vector', vector, later)).toEqual({ text: '✔ ran on 2030-01-01 10:00 UTC in 10 min 0 s', current: true });
   });
 });
 
