@@ -270,7 +270,7 @@ export function statusOf(name: string, json: unknown, run: RunRecord | undefined
   const later = at !== undefined && at.getTime() > end;
   const when = entry.startedAt !== undefined && run !== undefined && entry.startedAt < run.startedAt ? ` on ${utc(new Date(entry.startedAt))}` : '';
   if (entry.status === 'ok') {
-    if (later) return { text: `✔ ran${when} in ${duration(entry.seconds)}, but its result file was rewritten afterwards by another process (${utc(at!)}); the figures below are those`, current: false };
+    if (later) return { text: `✔ ran${when} in ${duration(entry.seconds)}, but its result file was rewritten afterwards by another process (${utc(at)}); the figures below are those`, current: false };
     return { text: `✔ ran${when} in ${duration(entry.seconds)}`, current };
   }
   const code = entry.exitCode === null ? 'killed' : `exit ${entry.exitCode}`;
