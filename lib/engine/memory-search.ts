@@ -50,29 +50,35 @@ async function exactScores(core: Core, query: Float32Array, ids: readonly string
 export async function searchMemories(core: Core, semantic: Semantic, query: string, options: MemorySearchOptions): Promise<ScoredMemory[]> {
   core.assertOpen();
   const { filter, limit, mode, threshold } = options;
-  const allowedRows = filter.empty ? undefined : new Map((await matchingRows(core, filter)).map((r) => [r.id, r]));
-  if (allowedRows?.size === 0) return [];
-  const pool = Math.max(limit * 4, 40);
+  const { state } = await semantic.ready();
+  await state.catchUp();
   const now = core.now();
+  // Which memories may be returned: from the in-memory scope table, or (for metadata
+  // conditions, which need whole rows) from the rows of the scope.
+  const allowed = filter.empty
+    ? undefined
+    : filter.needsMetadata
+      ? new Set((await matchingRows(core, filter)).map((r) => r.id))
+      : state.scopes.matching(filter, now);
+  if (allowed?.size === 0) return [];
+  const pool = Math.max(limit * 4, 40);
 
   let vectorRanked: { id: string; score: number }[] = [];
   let queryVector: Float32Array | undefined;
   if (mode !== 'keyword') {
-    const [{ state }, { vectors }] = await Promise.all([semantic.ready(), semantic.embed([query], options.signal)]);
-    queryVector = vectors[0]!;
-    if (allowedRows !== undefined && allowedRows.size <= EXACT_CANDIDATES) {
-      const scores = await exactScores(core, queryVector, [...allowedRows.keys()]);
+    queryVector = (await semantic.embed([query], options.signal)).vectors[0]!;
+    if (allowed !== undefined && allowed.size <= EXACT_CANDIDATES) {
+      const scores = await exactScores(core, queryVector, [...allowed]);
       vectorRanked = [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, pool);
     } else {
-      await state.catchUp();
-      vectorRanked = state.index.search(queryVector, pool, allowedRows === undefined ? undefined : (id) => allowedRows.has(id));
+      vectorRanked = state.index.search(queryVector, pool, allowed === undefined ? undefined : (id) => allowed.has(id));
     }
     if (threshold !== undefined) vectorRanked = vectorRanked.filter((h) => h.score >= threshold);
   }
 
   let keywordRanked: { id: string; score: number }[] = [];
   if (mode !== 'vector') {
-    const { hits } = await keywordSearch(core.db.terms, core.db.meta, 'v', query, allowedRows === undefined ? { depth: pool } : { filter: (p) => allowedRows.has(p.d) });
+    const { hits } = await keywordSearch(core.db.terms, core.db.meta, 'v', query, allowed === undefined ? { depth: pool } : { filter: (p) => allowed.has(p.d) });
     keywordRanked = hits.slice(0, pool);
     if (mode === 'keyword' && threshold !== undefined) keywordRanked = keywordRanked.filter((h) => h.score >= threshold);
   }
@@ -93,7 +99,8 @@ export async function searchMemories(core: Core, semantic: Semantic, query: stri
   }
 
   const out: ScoredMemory[] = [];
-  const rows = allowedRows ?? new Map((await core.db.memories.bulkGet(ranked.map((h) => h.id))).filter((r): r is MemoryRow => r !== undefined).map((r) => [r.id, r]));
+  // Whole rows only for the ranked candidates (a few pools), never for the whole scope.
+  const rows = new Map((await core.db.memories.bulkGet(ranked.map((h) => h.id))).filter((r): r is MemoryRow => r !== undefined).map((r) => [r.id, r]));
   for (const hit of ranked) {
     const row = rows.get(hit.id);
     if (row === undefined || !filter.matches(row, now)) continue;

@@ -12,6 +12,7 @@ import type { VectorIndex } from '../index/vector-index.js';
 import type { MemoryRow } from '../store/rows.js';
 import { storeError } from '../store/write.js';
 import type { Core } from './core.js';
+import { ScopeTable, type ScopeTuple } from './scope-table.js';
 
 /** Progress of long index work. */
 export interface IndexProgress {
@@ -29,6 +30,8 @@ export interface LongWorkOptions {
 /** What `meta` keeps of the index. */
 interface SnapshotRecord {
   bytes: Uint8Array;
+  /** The scope fields of the indexed memories (absent in older snapshots). */
+  scopes?: ScopeTuple[];
   seq: number;
   embedderId: string;
   dimensions: number;
@@ -44,6 +47,8 @@ export type IndexOrigin = 'snapshot' | 'rebuild' | 'empty';
 /** The live vector index and the change-log position it reflects. */
 export class VectorState {
   index: VectorIndex;
+  /** Scope fields of the indexed memories, for filtering inside the search. */
+  readonly scopes: ScopeTable;
   seq: number;
   readonly origin: IndexOrigin;
   readonly #core: Core;
@@ -51,10 +56,11 @@ export class VectorState {
   #lastSnapshotSeq: number;
   #chain: Promise<unknown> = Promise.resolve();
 
-  private constructor(core: Core, embedderId: string, index: VectorIndex, seq: number, origin: IndexOrigin) {
+  private constructor(core: Core, embedderId: string, index: VectorIndex, scopes: ScopeTable, seq: number, origin: IndexOrigin) {
     this.#core = core;
     this.#embedderId = embedderId;
     this.index = index;
+    this.scopes = scopes;
     this.seq = seq;
     this.origin = origin;
     this.#lastSnapshotSeq = origin === 'snapshot' ? seq : -1;
@@ -68,8 +74,9 @@ export class VectorState {
         options.onProgress?.({ phase: 'restore', done: 0, total: 1 });
         const index = await restoreIndex(record.bytes);
         if (index.dimensions !== dimensions) throw new AbortError('snapshot dimension differs');
+        const scopes = Array.isArray(record.scopes) ? ScopeTable.fromTuples(record.scopes) : await scopesFromStore(core);
         options.onProgress?.({ phase: 'restore', done: 1, total: 1 });
-        const state = new VectorState(core, embedderId, index, record.seq, 'snapshot');
+        const state = new VectorState(core, embedderId, index, scopes, record.seq, 'snapshot');
         await state.catchUp(options);
         return state;
       } catch (e) {
@@ -87,7 +94,7 @@ export class VectorState {
     const seq = (await db.changes.orderBy(':id').last())?.seq ?? 0;
     const total = await db.vectors.count();
     const index = await createIndex({ dimensions, expectedSize: total });
-    const state = new VectorState(core, embedderId, index, seq, total === 0 ? 'empty' : 'rebuild');
+    const state = new VectorState(core, embedderId, index, new ScopeTable(), seq, total === 0 ? 'empty' : 'rebuild');
     let done = 0;
     let after: string | undefined;
     options.onProgress?.({ phase: 'rebuild', done, total });
@@ -99,6 +106,9 @@ export class VectorState {
       const rows = await db.memories.bulkGet(page.map((v) => v.id));
       const items = page.filter((v, i) => v.embedderId === embedderId && isLive(rows[i], core.now()));
       state.index.addMany(items.map((v) => ({ id: v.id, vector: v.vector })));
+      rows.forEach((r, i) => {
+        if (r !== undefined && page[i]!.embedderId === embedderId && isLive(r, core.now())) state.scopes.set(r);
+      });
       done += page.length;
       options.onProgress?.({ phase: 'rebuild', done, total });
     }
@@ -126,8 +136,14 @@ export class VectorState {
         const adds: { id: string; vector: Float32Array }[] = [];
         ids.forEach((id, i) => {
           const v = vectors[i];
-          if (v !== undefined && v.embedderId === this.#embedderId && isLive(rows[i], now)) adds.push({ id, vector: v.vector });
-          else this.index.remove(id);
+          const row = rows[i];
+          if (v !== undefined && v.embedderId === this.#embedderId && isLive(row, now)) {
+            adds.push({ id, vector: v.vector });
+            this.scopes.set(row);
+          } else {
+            this.index.remove(id);
+            this.scopes.delete(id);
+          }
         });
         this.index.addMany(adds);
       }
@@ -142,7 +158,7 @@ export class VectorState {
   async snapshot(): Promise<void> {
     const run = this.#chain.then(async () => {
       if (this.seq === this.#lastSnapshotSeq) return;
-      const record: SnapshotRecord = { bytes: this.index.snapshot(), seq: this.seq, embedderId: this.#embedderId, dimensions: this.index.dimensions, at: this.#core.now() };
+      const record: SnapshotRecord = { bytes: this.index.snapshot(), scopes: this.scopes.toTuples(), seq: this.seq, embedderId: this.#embedderId, dimensions: this.index.dimensions, at: this.#core.now() };
       try {
         await this.#core.db.meta.put({ key: SNAPSHOT_KEY, value: record });
       } catch (e) {
@@ -165,6 +181,7 @@ export class VectorState {
       const dimensions = this.index.dimensions;
       this.index.dispose();
       this.index = await createIndex({ dimensions, expectedSize: 0 });
+      this.scopes.clear();
       this.#lastSnapshotSeq = -1;
     });
     this.#chain = run.catch(() => undefined);
@@ -174,6 +191,16 @@ export class VectorState {
   dispose(): void {
     this.index.dispose();
   }
+}
+
+/** The scope table of every live memory, read from the store (for snapshots that lack one). */
+async function scopesFromStore(core: Core): Promise<ScopeTable> {
+  const table = new ScopeTable();
+  const now = core.now();
+  await core.db.memories.each((row) => {
+    if (isLive(row, now)) table.set(row);
+  });
+  return table;
 }
 
 /** A memory that belongs in the index: present, not deleted, not expired. */

@@ -40,14 +40,21 @@ export type Scope = Partial<Record<ScopeField, string>>;
 
 const FILTER_KEYS = [...SCOPE_FIELDS, 'tier', 'metadata', 'createdAt', 'updatedAt'] as const;
 
+/** The fields of a memory that every condition but metadata looks at. */
+export type ScopeEntry = Pick<MemoryRow, 'tier' | 'createdAt' | 'updatedAt' | 'expiresAt' | 'deletedAt' | ScopeField>;
+
 /** A validated filter. */
 export interface CompiledFilter {
   scope: Scope;
   tiers?: ReadonlySet<Tier>;
   /** True when nothing but liveness restricts the result. */
   readonly empty: boolean;
+  /** True when metadata conditions need the whole row. */
+  readonly needsMetadata: boolean;
   /** Whether a live row passes (tombstones and expired rows never do). */
   matches(row: MemoryRow, now: number): boolean;
+  /** Every condition but metadata, on the fields an index keeps in memory. */
+  matchesEntry(entry: ScopeEntry, now: number): boolean;
 }
 
 function compileRange(field: string, value: unknown): [number, number] | undefined {
@@ -110,18 +117,24 @@ export function compileFilters(filters: unknown, callScope: Scope = {}, field = 
   const updated = compileRange(`${field}.updatedAt`, f['updatedAt']);
   const scopeEntries = Object.entries(scope) as [ScopeField, string][];
   const empty = scopeEntries.length === 0 && tiers === undefined && conditions.length === 0 && created === undefined && updated === undefined;
+  const matchesEntry = (row: ScopeEntry, now: number): boolean => {
+    if (row.deletedAt !== undefined) return false;
+    if (row.expiresAt !== undefined && row.expiresAt <= now) return false;
+    for (const [k, v] of scopeEntries) if (row[k] !== v) return false;
+    if (tiers !== undefined && !tiers.has(row.tier)) return false;
+    if (created !== undefined && (row.createdAt < created[0] || row.createdAt > created[1])) return false;
+    if (updated !== undefined && (row.updatedAt < updated[0] || row.updatedAt > updated[1])) return false;
+    return true;
+  };
   return {
     scope,
     ...(tiers === undefined ? {} : { tiers }),
     empty,
+    needsMetadata: conditions.length > 0,
+    matchesEntry,
     matches(row, now) {
-      if (row.deletedAt !== undefined) return false;
-      if (row.expiresAt !== undefined && row.expiresAt <= now) return false;
-      for (const [k, v] of scopeEntries) if (row[k] !== v) return false;
-      if (tiers !== undefined && !tiers.has(row.tier)) return false;
+      if (!matchesEntry(row, now)) return false;
       for (const [k, test] of conditions) if (!test(row.metadata[k])) return false;
-      if (created !== undefined && (row.createdAt < created[0] || row.createdAt > created[1])) return false;
-      if (updated !== undefined && (row.updatedAt < updated[0] || row.updatedAt > updated[1])) return false;
       return true;
     },
   };

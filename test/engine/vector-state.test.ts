@@ -33,6 +33,27 @@ describe('vector index persistence', () => {
     await b.close();
   });
 
+  it('open() restores the scope table with the snapshot: scoped searches stay scoped', async () => {
+    const name = unique('scopes');
+    const a = await Engram.open({ name, embedder: embedder() });
+    await a.add('shared sentence about the harbour', { userId: 'ana', agentId: 'helper' });
+    await a.add('shared sentence about the harbour', { userId: 'bo' });
+    const gone = await a.add('expired short thought about the harbour', { userId: 'ana' });
+    await a.delete(gone.results[0]!.id);
+    await a.close();
+    const b = await Engram.open({ name, embedder: embedder() });
+    expect((await b.ready()).index).toBe('snapshot');
+    for (const mode of ['vector', 'keyword', 'hybrid'] as const) {
+      const ana = await b.search('harbour', { userId: 'ana', mode, limit: 10 });
+      expect(ana.results.map((r) => [r.userId, r.agentId])).toEqual([['ana', 'helper']]);
+      expect((await b.search('harbour', { agentId: 'helper', mode })).results).toHaveLength(1);
+      expect((await b.search('harbour', { userId: 'bo', mode })).results.map((r) => r.userId)).toEqual(['bo']);
+    }
+    await b.add('new harbour note written after the reopen', { userId: 'bo' });
+    expect((await b.search('harbour', { userId: 'bo', mode: 'vector', limit: 10 })).results).toHaveLength(2);
+    await b.close();
+  });
+
   it('open() replays writes newer than the snapshot (a crash after the snapshot)', async () => {
     const name = unique('stale');
     const a = await Engram.open({ name, embedder: embedder() });
