@@ -2,6 +2,7 @@
  * The report's charts, one function per benchmark: result figures in, chart spec out.
  */
 import { colour, type ChartSpec, type LegendEntry, type Series } from './svg.js';
+import type { RecallSearchResult } from '../pages/results.js';
 
 /** recall and time of one efSearch setting. */
 export interface EfFigures {
@@ -24,20 +25,8 @@ export interface VectorDataset {
   native?: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number };
 }
 
-/** One size of bench/recall-search.ts. */
-export interface RecallSearchSize {
-  messages: number;
-  queries: number;
-  indexP50: number;
-  indexP95: number;
-  scanP50: number;
-  scanP95: number;
-  speedup: number;
-  agreement: number;
-  buildSeconds: number;
-  scopedP50?: number;
-  scopedP95?: number;
-}
+/** One size of bench/recall-search.ts (results written before the scoped columns existed lack them). */
+export type RecallSearchSize = Omit<RecallSearchResult, 'scopedP50' | 'scopedP95'> & Partial<Pick<RecallSearchResult, 'scopedP50' | 'scopedP95'>>;
 
 /** One batch size of bench/ingest.ts. */
 export interface IngestRow {

@@ -24,23 +24,13 @@ export interface MemoryInput {
 }
 
 /** A memory as faces return it. Times are epoch milliseconds. */
-export interface MemoryItem {
-  id: string;
+export type MemoryItem = Pick<
+  MemoryRow,
+  'id' | 'tier' | 'metadata' | 'createdAt' | 'updatedAt' | 'version' | 'userId' | 'agentId' | 'runId' | 'projectId' | 'sessionId' | 'key' | 'value' | 'expiresAt'
+> & {
+  /** The memory's text. */
   memory: string;
-  tier: Tier;
-  metadata: Metadata;
-  createdAt: number;
-  updatedAt: number;
-  version: number;
-  userId?: string;
-  agentId?: string;
-  runId?: string;
-  projectId?: string;
-  sessionId?: string;
-  key?: string;
-  value?: Json;
-  expiresAt?: number;
-}
+};
 
 /** The public view of a row. */
 export function toItem(row: MemoryRow): MemoryItem {
