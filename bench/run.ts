@@ -302,10 +302,18 @@ async function main(): Promise<number> {
     save();
     console.log(`\n${result.status === 'ok' ? '✔' : '✘'} ${plan.name} ${result.status === 'ok' ? 'done' : `FAILED (exit ${result.exitCode ?? 'signal'})`} in ${clock(result.seconds)}`);
   }
-  // Benchmarks left out of a partial full-size run keep what the previous run recorded about them.
+  // A partial full-size run keeps what the previous run recorded: the benchmarks it left out,
+  // and the failures of those it ran again (perhaps at smaller sizes).
+  if (previous !== undefined && (only !== undefined || skip.size > 0)) {
+    const failures = [
+      ...(previous.earlierFailures ?? []),
+      ...previous.benchmarks.filter((b) => b.status === 'failed' && selected.some((p) => p.name === b.name)).map((b) => ({ startedAt: previous.startedAt, finishedAt: previous.finishedAt, ...b })),
+    ];
+    if (failures.length > 0) record.earlierFailures = failures;
+  }
   for (const plan of plans) {
     if (selected.includes(plan)) continue;
-    const found = previous?.benchmarks.find((b) => b.name === plan.name && b.status !== 'skipped');
+    const found = only === undefined && skip.size === 0 ? undefined : previous?.benchmarks.find((b) => b.name === plan.name && b.status !== 'skipped');
     const kept = found === undefined || previous === undefined ? undefined : { startedAt: previous.startedAt, finishedAt: previous.finishedAt, ...found };
     if (kept !== undefined) console.log(`${plan.name}: not run now; the report keeps its results from the run of ${kept.startedAt}`);
     record.benchmarks.push(kept ?? { name: plan.name, command: `tsx ${plan.script}`, status: 'skipped', seconds: 0, exitCode: null });

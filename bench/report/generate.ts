@@ -298,6 +298,8 @@ export function buildReport(input: ReportInput): Report {
   for (const name of names) {
     const json = results[name];
     const status = statusOf(name, json, run);
+    const earlier = (run?.earlierFailures ?? []).filter((f) => f.name === name);
+    if (earlier.length > 0) status.text += `; an earlier attempt (\`${earlier[earlier.length - 1]!.command}\`) failed, see below`;
     const rows = json === undefined ? [] : goalsOf(json);
     goals[name] = rows;
     const { met, total } = tally(rows);
@@ -311,6 +313,13 @@ export function buildReport(input: ReportInput): Report {
     const entry = run?.benchmarks.find((b) => b.name === name);
     if (entry !== undefined) out.push(`Command: \`${entry.command}\``, '');
     if (entry?.status === 'failed' && entry.tail !== undefined && entry.tail.trim() !== '') out.push('Last lines of its output:', '', '```text', entry.tail.trimEnd(), '```', '');
+    for (const f of earlier) {
+      out.push(
+        `**An earlier attempt failed:** \`${f.command}\`${f.startedAt === undefined ? '' : ` on ${utc(new Date(f.startedAt))}`}, after ${duration(f.seconds)} (${f.exitCode === null ? 'killed' : `exit ${f.exitCode}`}); the figures below come from the later run above.`,
+        '',
+      );
+      if (f.tail !== undefined && f.tail.trim() !== '') out.push('```text', f.tail.trimEnd(), '```', '');
+    }
     if (json !== undefined) {
       const section = (SECTIONS[name] ?? ((j: unknown) => ({ body: [genericTable(resultsOf(j) ?? [])], charts: [] })))(json, machineLine);
       out.push(...section.body, '', '#### Goals', '', goalsTable(rows), '');

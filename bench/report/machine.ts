@@ -46,6 +46,11 @@ export interface RunRecord {
   machine: Machine;
   loadAtEnd: number;
   benchmarks: BenchmarkRun[];
+  /**
+   * Failed attempts of benchmarks that a later partial run (--only) ran again,
+   * e.g. at smaller sizes: the report keeps saying that the larger run failed.
+   */
+  earlierFailures?: BenchmarkRun[];
 }
 
 /** The Chromium the browser benchmarks drive (same lookup as bench/browser.ts). */

@@ -109,6 +109,14 @@ describe('buildReport', () => {
     expect(report.markdown).toMatch(/\| 100000 \| 200 \| 11\.0 \|/);
   });
 
+  it('keeps saying that an earlier, larger attempt failed', () => {
+    const failed = { name: 'recall-search', command: 'tsx bench/recall-search.ts', status: 'failed' as const, seconds: 1800, exitCode: 1, tail: 'TimeoutError', startedAt: '2029-12-31T09:00:00.000Z' };
+    const md = buildReport({ results: { 'recall-search': recallSearch }, run: { ...run, earlierFailures: [failed] }, machine, generatedAt: new Date() }).markdown;
+    expect(md).toMatch(/an earlier attempt \(`tsx bench\/recall-search.ts`\) failed/);
+    expect(md).toContain('**An earlier attempt failed:** `tsx bench/recall-search.ts` on 2029-12-31 09:00 UTC, after 30 min 0 s (exit 1)');
+    expect(md).toContain('TimeoutError');
+  });
+
   it('flags a quick run', () => {
     const quick = buildReport({ results: {}, run: { ...run, mode: 'quick', benchmarks: [] }, machine, generatedAt: new Date() });
     expect(quick.markdown).toContain('Quick smoke run');
