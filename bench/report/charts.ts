@@ -73,14 +73,14 @@ export function vectorRecallChart(datasets: readonly VectorDataset[], subtitle: 
     const c = colour(i);
     series.push({ name: `${d.dataset} HNSW`, color: c, marker: 'circle', points: d.hnsw.byEf.map((e) => ({ x: e.p50Ms, y: e.recall, label: String(e.ef) })) });
     if (d.native !== undefined) series.push({ name: `${d.dataset} hnswlib-node`, color: c, marker: 'triangle', line: false, points: d.native.byEf.map((e) => ({ x: e.p50Ms, y: e.recall })) });
-    series.push({ name: `${d.dataset} exact`, color: c, marker: 'square', line: false, points: [{ x: d.exact.p50Ms, y: 1 }] });
+    series.push({ name: `${d.dataset} exact`, color: c, marker: 'square', line: false, hollow: true, points: [{ x: d.exact.p50Ms, y: 1 }] });
     legend.push({ label: d.dataset, color: c, line: true });
   });
   const grey = '#4b5563';
   legend.push(
     { label: 'HNSW, hnswlib-wasm; numbers: efSearch', color: grey, marker: 'circle' },
     { label: 'hnswlib-node, native, same ef', color: grey, marker: 'triangle' },
-    { label: 'exact scan (recall 1)', color: grey, marker: 'square' },
+    { label: 'exact scan (recall 1)', color: grey, marker: 'square', hollow: true },
   );
   const recalls = datasets.flatMap((d) => [...d.hnsw.byEf, ...(d.native?.byEf ?? [])].map((e) => e.recall)).filter(Number.isFinite);
   const lowest = Math.min(0.99, ...recalls);

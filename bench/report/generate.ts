@@ -315,7 +315,8 @@ export function buildReport(input: ReportInput): Report {
     if (entry?.status === 'failed' && entry.tail !== undefined && entry.tail.trim() !== '') out.push('Last lines of its output:', '', '```text', entry.tail.trimEnd(), '```', '');
     for (const f of earlier) {
       out.push(
-        `**An earlier attempt failed:** \`${f.command}\`${f.startedAt === undefined ? '' : ` on ${utc(new Date(f.startedAt))}`}, after ${duration(f.seconds)} (${f.exitCode === null ? 'killed' : `exit ${f.exitCode}`}); the figures below come from the later run above.`,
+        `**An earlier attempt failed:** \`${f.command}\`${f.startedAt === undefined ? '' : ` on ${utc(new Date(f.startedAt))}`}, after ${duration(f.seconds)} (${f.exitCode === null ? 'killed' : `exit ${f.exitCode}`}). ` +
+          `The figures below come from the later run${entry === undefined ? '' : ` (\`${entry.command}\`)`}: whatever only the failed attempt would have measured is missing. Its last lines:`,
         '',
       );
       if (f.tail !== undefined && f.tail.trim() !== '') out.push('```text', f.tail.trimEnd(), '```', '');
@@ -372,7 +373,7 @@ export function buildReport(input: ReportInput): Report {
     '',
     markdownTable(['benchmark', 'this run', 'load (1 min) start → end', 'goals met'], summary),
     '',
-    `The machine has ${machine.cores} cores; a load average well above that while a benchmark ran means other work shared the CPU and its times are pessimistic.`,
+    `Load: the 1-minute load average as each benchmark started and ended (a trailing average, so the start value still counts the minute before). A benchmark adds about 1–2 itself (its process, and Chromium for the browser ones); much more than that on these ${machine.cores} cores means other work shared the CPU and its times are pessimistic.`,
     '',
   );
   const allGoals = names.flatMap((n) => (goals[n] ?? []).map((g) => [n, g.goal, g.target, formatMeasured(g.measured, g.unit), metMark(g.met)]));

@@ -23,6 +23,8 @@ export interface Series {
   /** Join the points with a line (in the order given). @default true */
   line?: boolean;
   dashed?: boolean;
+  /** Open markers (white inside), so that points on top of each other stay visible. */
+  hollow?: boolean;
   points: readonly Point[];
 }
 
@@ -33,6 +35,7 @@ export interface LegendEntry {
   marker?: Marker;
   line?: boolean;
   dashed?: boolean;
+  hollow?: boolean;
 }
 
 /** What to draw. */
@@ -180,8 +183,8 @@ function fmt(n: number): string {
 }
 
 /** SVG for one marker centred at (cx, cy); every marker carries class="pt" (tests count them). */
-export function markerSvg(shape: Marker, cx: number, cy: number, color: string, size = 4.5): string {
-  const common = `class="pt" fill="${color}" stroke="#ffffff" stroke-width="1"`;
+export function markerSvg(shape: Marker, cx: number, cy: number, color: string, size = 4.5, hollow = false): string {
+  const common = hollow ? `class="pt" fill="#ffffff" fill-opacity="0.6" stroke="${color}" stroke-width="2"` : `class="pt" fill="${color}" stroke="#ffffff" stroke-width="1"`;
   switch (shape) {
     case 'circle':
       return `<circle ${common} cx="${fmt(cx)}" cy="${fmt(cy)}" r="${fmt(size)}"/>`;
@@ -215,7 +218,8 @@ export function renderChart(spec: ChartSpec): string {
   const height = spec.height ?? 500;
   const series = spec.series.map((s) => ({ ...s, points: s.points.filter((p) => drawable(p, xLog, yLog)) }));
   const legend: readonly LegendEntry[] =
-    spec.legend ?? spec.series.map((s) => ({ label: s.name, color: s.color, marker: s.marker, line: s.line ?? true, ...(s.dashed === true ? { dashed: true } : {}) }));
+    spec.legend ??
+    spec.series.map((s) => ({ label: s.name, color: s.color, marker: s.marker, line: s.line ?? true, ...(s.dashed === true ? { dashed: true } : {}), ...(s.hollow === true ? { hollow: true } : {}) }));
   const legendWidth = Math.min(320, Math.max(130, ...legend.map((e) => textWidth(e.label, 12) + 44)));
   const margin = { top: spec.subtitle === undefined ? 48 : 66, right: legendWidth + 28, bottom: 58, left: 74 };
   const plot = { left: margin.left, top: margin.top, right: width - margin.right, bottom: height - margin.bottom };
@@ -270,7 +274,7 @@ export function renderChart(spec: ChartSpec): string {
   const bounds: Box = { x0: plot.left + 2, y0: plot.top + 2, x1: plot.right - 2, y1: plot.bottom - 2 };
   for (const s of series) {
     out.push(`<g class="series" data-name="${escapeXml(s.name)}">`);
-    for (const p of s.points) out.push(markerSvg(s.marker, x(p.x), y(p.y), s.color));
+    for (const p of s.points) out.push(markerSvg(s.marker, x(p.x), y(p.y), s.color, 4.5, s.hollow === true));
     for (const p of s.points) {
       if (p.label === undefined) continue;
       const placed = placeLabel(x(p.x), y(p.y), textWidth(p.label, 10), bounds, taken);
@@ -288,7 +292,7 @@ export function renderChart(spec: ChartSpec): string {
     const ly = plot.top + 8 + i * 20;
     const caption = e.marker === undefined && e.line !== true;
     if (e.line === true) out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="${e.color}" stroke-width="2"${e.dashed === true ? ' stroke-dasharray="6 4"' : ''}/>`);
-    if (e.marker !== undefined) out.push(markerSvg(e.marker, lx + 13, ly, e.color).replace('class="pt"', 'class="legend-pt"'));
+    if (e.marker !== undefined) out.push(markerSvg(e.marker, lx + 13, ly, e.color, 4.5, e.hollow === true).replace('class="pt"', 'class="legend-pt"'));
     out.push(`<text x="${caption ? lx : lx + 34}" y="${ly + 4}"${caption ? ' fill="#4b5563" font-style="italic"' : ''}>${escapeXml(e.label)}</text>`);
   });
   out.push('</g>');

@@ -77,7 +77,7 @@ describe('renderChart', () => {
     series: [
       { name: 'a', color: '#0072B2', marker: 'circle', points: [{ x: 0.5, y: 0.95, label: '16' }, { x: 1, y: 0.99, label: '32' }, { x: 2, y: 1 }] },
       { name: 'b', color: '#D55E00', marker: 'triangle', line: false, points: [{ x: 0.3, y: 0.95 }, { x: 0, y: 0.99 }] },
-      { name: 'c', color: '#009E73', marker: 'square', line: false, points: [{ x: 100, y: 1 }] },
+      { name: 'c', color: '#009E73', marker: 'square', line: false, hollow: true, points: [{ x: 100, y: 1 }] },
       { name: 'd', color: '#CC79A7', marker: 'diamond', dashed: true, points: [{ x: 3, y: 0.97 }, { x: 4, y: 0.98 }] },
     ],
   };
@@ -92,6 +92,7 @@ describe('renderChart', () => {
     expect(svg).toContain('stroke-dasharray');
     expect(svg).toContain('recall &lt;vs&gt; time &amp; more');
     expect(svg).toContain('p50 ms (log scale)');
+    expect(svg).toMatch(/<rect class="pt" fill="#ffffff" fill-opacity="0.6" stroke="#009E73"/);
   });
 
   it('draws the legend, axis ticks and point labels', () => {
