@@ -35,6 +35,7 @@ import { printTable, writeResult, type Row } from './util/report.js';
 import { generateSentences } from './util/sentences.js';
 import { latenciesOf, percentile } from './util/stats.js';
 import { clusteredVectors } from './util/vectors.js';
+import type { EfFigures, VectorDataset } from './pages/results.js';
 
 /** hnswlib-wasm logs every file-system sync; keep the benchmark output readable. */
 const quietLog = console.log.bind(console);
@@ -117,7 +118,7 @@ function timeOne(fn: () => unknown): number {
   return performance.now() - t;
 }
 
-async function runDataset(dataset: Dataset, efs: number[], m: number, efConstruction: number): Promise<DatasetFigures> {
+async function runDataset(dataset: Dataset, efs: number[], m: number, efConstruction: number): Promise<VectorDataset> {
   const { name, dims, data, queries } = dataset;
   const n = data.length;
   const unitData = data.map(unit);
@@ -213,7 +214,7 @@ async function runDataset(dataset: Dataset, efs: number[], m: number, efConstruc
   hnsw.dispose();
   progress(`${name}: HnswIndex snapshot ${(snapshot.length / 1e6).toFixed(1)} MB saved in ${hnswSave.toFixed(0)} ms, opened in ${hnswLoad.toFixed(0)} ms`);
 
-  const result: DatasetFigures = {
+  const result: VectorDataset = {
     dataset: name,
     n,
     dims,
@@ -253,25 +254,8 @@ async function runDataset(dataset: Dataset, efs: number[], m: number, efConstruc
   return result;
 }
 
-interface EfFigures {
-  ef: number;
-  recall: number;
-  p50Ms: number;
-  p95Ms: number;
-}
-interface DatasetFigures {
-  dataset: string;
-  n: number;
-  dims: number;
-  queries: number;
-  m: number;
-  efConstruction: number;
-  exact: { buildMs: number; p50Ms: number; p95Ms: number; snapshotBytes: number; saveMs: number; loadMs: number };
-  hnsw: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number; restoredSearchIdentical: boolean };
-  native?: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number };
-}
 
-function tableRows(results: DatasetFigures[]): Row[] {
+function tableRows(results: VectorDataset[]): Row[] {
   const rows: Row[] = [];
   const f = (x: number, d = 3): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
   for (const r of results) {
@@ -325,8 +309,8 @@ function tableRows(results: DatasetFigures[]): Row[] {
   return rows;
 }
 
-function goals(results: DatasetFigures[]): Record<string, unknown> {
-  const atDefault = (r: DatasetFigures): EfFigures | undefined => r.hnsw.byEf.find((e) => e.ef === DEFAULT_EF) ?? r.hnsw.byEf[r.hnsw.byEf.length - 1];
+function goals(results: VectorDataset[]): Record<string, unknown> {
+  const atDefault = (r: VectorDataset): EfFigures | undefined => r.hnsw.byEf.find((e) => e.ef === DEFAULT_EF) ?? r.hnsw.byEf[r.hnsw.byEf.length - 1];
   const out: Record<string, unknown> = {};
   for (const r of results) {
     const d = atDefault(r);
@@ -423,7 +407,7 @@ async function main(): Promise<void> {
   const efConstruction = numberOption('ef-construction', 100);
   const realSize = numberOption('real-size', 20_000);
 
-  const results: DatasetFigures[] = [];
+  const results: VectorDataset[] = [];
   const datasets: (() => Promise<Dataset | undefined>)[] = [];
   for (const n of sizes) {
     datasets.push(() => {

@@ -1,6 +1,6 @@
 /**
- * What the browser benchmark pages post to `window.__benchResult`, shared by
- * each page and the Node script that prints it.
+ * Result shapes shared by the benchmarks that produce them and the report that
+ * reads them (the browser pages post theirs to `window.__benchResult`).
  */
 
 /** One size of bench/recall-search. */
@@ -34,4 +34,25 @@ export interface ColdOpenResult {
   snapshotMs: number[];
   rebuildMs: number[];
   ratio: number;
+}
+
+/** recall and time of one efSearch setting. */
+export interface EfFigures {
+  ef: number;
+  recall: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+/** One dataset of bench/vector.ts. */
+export interface VectorDataset {
+  dataset: string;
+  n: number;
+  dims: number;
+  queries: number;
+  m: number;
+  efConstruction: number;
+  exact: { buildMs: number; p50Ms: number; p95Ms: number; snapshotBytes: number; saveMs: number; loadMs: number };
+  hnsw: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number; restoredSearchIdentical?: boolean };
+  native?: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number };
 }

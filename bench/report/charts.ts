@@ -2,28 +2,11 @@
  * The report's charts, one function per benchmark: result figures in, chart spec out.
  */
 import { colour, type ChartSpec, type LegendEntry, type Series } from './svg.js';
-import type { RecallSearchResult } from '../pages/results.js';
+import type { EfFigures, RecallSearchResult, VectorDataset } from '../pages/results.js';
 
-/** recall and time of one efSearch setting. */
-export interface EfFigures {
-  ef: number;
-  recall: number;
-  p50Ms: number;
-  p95Ms: number;
-}
+export type { EfFigures, VectorDataset };
 
-/** One dataset of bench/vector.ts. */
-export interface VectorDataset {
-  dataset: string;
-  n: number;
-  dims: number;
-  queries: number;
-  m: number;
-  efConstruction: number;
-  exact: { buildMs: number; p50Ms: number; p95Ms: number; snapshotBytes: number; saveMs: number; loadMs: number };
-  hnsw: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number; restoredSearchIdentical?: boolean };
-  native?: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number };
-}
+
 
 /** One size of bench/recall-search.ts (results written before the scoped columns existed lack them). */
 export type RecallSearchSize = Omit<RecallSearchResult, 'scopedP50' | 'scopedP95'> & Partial<Pick<RecallSearchResult, 'scopedP50' | 'scopedP95'>>;
