@@ -1,8 +1,8 @@
 /**
  * engram's one public door: every export by name.
  */
-export { Engram } from './engine/engram.js';
-export type { EngramOptions } from './engine/engram.js';
+export { Engram } from './engram.js';
+export type { EngramOptions } from './engram.js';
 export type { Message, MessageInput } from './engine/messages.js';
 export type { MemoryItem, MemoryHistoryEntry } from './engine/memories.js';
 export type { SearchMode } from './engine/memory-search.js';
@@ -25,10 +25,10 @@ export { Archival } from './memory/archival.js';
 export type { ArchivalResult } from './memory/archival.js';
 export { MemorySystem } from './memory/tiers.js';
 export type { MemorySystemOptions, SystemContext, TierHit, TraceStep } from './memory/tiers.js';
-export { AgentTools, TOOL_DEFINITIONS } from './memory/tools.js';
-export type { AnthropicTool, JsonSchema, OpenAiTool, ToolDefinition, ToolsScope } from './memory/tools.js';
-export { Assistant } from './memory/assistant.js';
-export type { AssistantOptions, ToolUse, TurnReport } from './memory/assistant.js';
+export { AgentTools, TOOL_DEFINITIONS } from './agent/tools.js';
+export type { AnthropicTool, JsonSchema, OpenAiTool, ToolDefinition, ToolsScope } from './agent/tools.js';
+export { Assistant } from './agent/assistant.js';
+export type { AssistantOptions, ToolUse, TurnReport } from './agent/assistant.js';
 
 export { openAiCompatible } from './llm/chat-model.js';
 export type { ChatCallOptions, ChatFunction, ChatModel, ChatTurn, LlmOption, ModelReply, OpenAiCompatibleOptions, ToolCall } from './llm/chat-model.js';
@@ -39,9 +39,9 @@ export type { ModelLoadProgress, TransformersEmbedderOptions } from './embed/tra
 export { HashEmbedder } from './embed/hash-embedder.js';
 export { CachedEmbedder } from './embed/cached-embedder.js';
 
-export type { VectorIndex, VectorHit } from './index/vector-index.js';
-export { ExactIndex } from './index/exact-index.js';
-export { HnswIndex } from './index/hnsw-index.js';
+export type { VectorIndex, VectorHit } from './vector/vector-index.js';
+export { ExactIndex } from './vector/exact-index.js';
+export { HnswIndex } from './vector/hnsw-index.js';
 
 export type { DateRange, MemoryFilters, MetadataCondition } from './search/filters.js';
 export type { Json, Metadata, Role, Tier } from './store/rows.js';

@@ -165,7 +165,7 @@ function crossoverSection(json: unknown, machineLine: string): Section {
   const queries = isRecord(json) && isNum(json['queries']) ? json['queries'] : undefined;
   const body = [
     `Where HNSW starts to beat the exact scan: query p50 (k = 10) of ExactIndex and HnswIndex with its default parameters, by collection size${queries === undefined ? '' : `, ${queries} queries each`}. ` +
-      'Informs the automatic choice of index (`lib/index/choose-index.ts`). No goal.',
+      'Informs the automatic choice of index (`lib/vector/choose-index.ts`). No goal.',
     '',
     markdownTable(
       ['dims', 'vectors', 'exact p50 ms', 'HNSW p50 ms', 'exact / HNSW', 'exact build ms', 'HNSW build ms'],

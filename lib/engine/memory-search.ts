@@ -4,7 +4,7 @@
  * inside both searches, so scoped results never leak and k hits come back when
  * k exist.
  */
-import { ExactIndex } from '../index/exact-index.js';
+import { ExactIndex } from '../vector/exact-index.js';
 import type { CompiledFilter } from '../search/filters.js';
 import { reciprocalRankFusion } from '../search/fusion.js';
 import { keywordSearch } from '../search/keyword-index.js';

@@ -7,8 +7,8 @@
  * instance on the same store are seen.
  */
 import { AbortError, isEngramError, throwIfAborted } from '../errors.js';
-import { createIndex, promote, restoreIndex } from '../index/choose-index.js';
-import type { VectorIndex } from '../index/vector-index.js';
+import { createIndex, promote, restoreIndex } from '../vector/choose-index.js';
+import type { VectorIndex } from '../vector/vector-index.js';
 import type { MemoryRow } from '../store/rows.js';
 import { storeError } from '../store/write.js';
 import type { Core } from './core.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IndexError } from '../../lib/errors.js';
-import { checksum32, decodeSnapshot, encodeSnapshot, snapshotKind, type SnapshotParts } from '../../lib/index/snapshot-format.js';
+import { checksum32, decodeSnapshot, encodeSnapshot, snapshotKind, type SnapshotParts } from '../../lib/vector/snapshot-format.js';
 
 const parts: SnapshotParts = {
   kind: 'hnsw',

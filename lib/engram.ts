@@ -1,14 +1,14 @@
 /**
  * The engine's public object. `Engram.open()` does the I/O; faces hang off it.
  */
-import type { Embedder } from '../embed/embedder.js';
-import { TransformersEmbedder } from '../embed/transformers-embedder.js';
-import { ValidationError } from '../errors.js';
-import { toChatModel, type ChatModel, type LlmOption } from '../llm/chat-model.js';
-import { Archival } from '../memory/archival.js';
-import { Assistant, type AssistantOptions } from '../memory/assistant.js';
-import { Blocks } from '../memory/blocks.js';
-import { Conversation, type ConversationOptions } from '../memory/conversation.js';
+import type { Embedder } from './embed/embedder.js';
+import { TransformersEmbedder } from './embed/transformers-embedder.js';
+import { ValidationError } from './errors.js';
+import { toChatModel, type ChatModel, type LlmOption } from './llm/chat-model.js';
+import { Archival } from './memory/archival.js';
+import { Assistant, type AssistantOptions } from './agent/assistant.js';
+import { Blocks } from './memory/blocks.js';
+import { Conversation, type ConversationOptions } from './memory/conversation.js';
 import {
   LongTermMemory,
   parseScope,
@@ -19,21 +19,21 @@ import {
   type MemoryScope,
   type SearchOptions,
   type SearchResult,
-} from '../memory/long-term.js';
-import { PersistentMemory } from '../memory/persistent.js';
-import { Recall } from '../memory/recall.js';
-import { MemorySystem, type MemorySystemOptions } from '../memory/tiers.js';
-import { AgentTools, type ToolsScope } from '../memory/tools.js';
-import { newId } from '../util/id.js';
-import type { MemoryFilters } from '../search/filters.js';
-import type { Metadata } from '../store/rows.js';
-import { isPlainObject, rejectUnknownKeys, requireId, requireInt } from '../util/validate.js';
-import { Core } from './core.js';
-import type { MemoryHistoryEntry, MemoryItem } from './memories.js';
-import { openStore, resetStore } from './open-store.js';
-import { exportStore, importParsed, parseExport, type ImportMode, type TransferOptions } from './transfer.js';
-import { Semantic, type EmbedderSource } from './semantic.js';
-import type { IndexOrigin, LongWorkOptions } from './vector-state.js';
+} from './memory/long-term.js';
+import { PersistentMemory } from './memory/persistent.js';
+import { Recall } from './memory/recall.js';
+import { MemorySystem, type MemorySystemOptions } from './memory/tiers.js';
+import { AgentTools, type ToolsScope } from './agent/tools.js';
+import { newId } from './util/id.js';
+import type { MemoryFilters } from './search/filters.js';
+import type { Metadata } from './store/rows.js';
+import { isPlainObject, rejectUnknownKeys, requireId, requireInt } from './util/validate.js';
+import { Core } from './engine/core.js';
+import type { MemoryHistoryEntry, MemoryItem } from './engine/memories.js';
+import { openStore, resetStore } from './engine/open-store.js';
+import { exportStore, importParsed, parseExport, type ImportMode, type TransferOptions } from './engine/transfer.js';
+import { Semantic, type EmbedderSource } from './engine/semantic.js';
+import type { IndexOrigin, LongWorkOptions } from './engine/vector-state.js';
 
 /** Options of {@link Engram.open}. */
 export interface EngramOptions {

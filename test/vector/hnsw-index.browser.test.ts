@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DimensionMismatchError, IndexError } from '../../lib/errors.js';
-import { ExactIndex } from '../../lib/index/exact-index.js';
-import { HnswIndex } from '../../lib/index/hnsw-index.js';
+import { ExactIndex } from '../../lib/vector/exact-index.js';
+import { HnswIndex } from '../../lib/vector/hnsw-index.js';
 import { clusteredVectors } from '../../bench/util/vectors.js';
 
 const DIMS = 64;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClosedError, DimensionMismatchError, IndexError, ValidationError } from '../../lib/errors.js';
-import { ExactIndex } from '../../lib/index/exact-index.js';
-import { HnswIndex } from '../../lib/index/hnsw-index.js';
-import { decodeSnapshot, encodeSnapshot } from '../../lib/index/snapshot-format.js';
+import { ExactIndex } from '../../lib/vector/exact-index.js';
+import { HnswIndex } from '../../lib/vector/hnsw-index.js';
+import { decodeSnapshot, encodeSnapshot } from '../../lib/vector/snapshot-format.js';
 import { clusteredVectors } from '../../bench/util/vectors.js';
 
 const DIMS = 32;

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSentences } from '../../bench/util/sentences.js';
 import { TransformersEmbedder } from '../../lib/embed/transformers-embedder.js';
-import { ExactIndex } from '../../lib/index/exact-index.js';
-import { HnswIndex } from '../../lib/index/hnsw-index.js';
+import { ExactIndex } from '../../lib/vector/exact-index.js';
+import { HnswIndex } from '../../lib/vector/hnsw-index.js';
 
 let embedder: TransformersEmbedder;
 let data: Float32Array[];

@@ -1,6 +1,6 @@
 // Real IndexedDB in real Chromium: persistence, two instances, text search.
 import { describe, expect, it } from 'vitest';
-import { Engram, ValidationError } from '../../lib/index.js';
+import { Engram, ValidationError } from '../lib/index.js';
 
 const unique = (p: string): string => `${p}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 

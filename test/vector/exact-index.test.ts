@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClosedError, DimensionMismatchError, IndexError, ValidationError } from '../../lib/errors.js';
-import { ExactIndex } from '../../lib/index/exact-index.js';
-import { decodeSnapshot, encodeSnapshot } from '../../lib/index/snapshot-format.js';
+import { ExactIndex } from '../../lib/vector/exact-index.js';
+import { decodeSnapshot, encodeSnapshot } from '../../lib/vector/snapshot-format.js';
 import { clusteredVectors } from '../../bench/util/vectors.js';
 
 const v = (...xs: number[]): Float32Array => new Float32Array(xs);

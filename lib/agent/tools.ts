@@ -5,7 +5,7 @@
  * can read and correct, never a crash.
  */
 import { isEngramError, ValidationError } from '../errors.js';
-import type { Engram } from '../engine/engram.js';
+import type { Engram } from '../engram.js';
 
 /** A JSON Schema object (the subset tools use). */
 export interface JsonSchema {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdbfsMemory, REGULAR_FILE_MODE } from '../../lib/index/idbfs-memory.js';
+import { IdbfsMemory, REGULAR_FILE_MODE } from '../../lib/vector/idbfs-memory.js';
 
 interface Req {
   result: unknown;

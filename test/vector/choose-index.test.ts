@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { IndexError, ValidationError } from '../../lib/errors.js';
-import { createIndex, EXACT_CROSSOVER, promote, restoreIndex } from '../../lib/index/choose-index.js';
-import { ExactIndex } from '../../lib/index/exact-index.js';
-import { HnswIndex } from '../../lib/index/hnsw-index.js';
+import { createIndex, EXACT_CROSSOVER, promote, restoreIndex } from '../../lib/vector/choose-index.js';
+import { ExactIndex } from '../../lib/vector/exact-index.js';
+import { HnswIndex } from '../../lib/vector/hnsw-index.js';
 import { clusteredVectors } from '../../bench/util/vectors.js';
 
 describe('choose-index', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ClosedError, Engram, ValidationError } from '../../lib/index.js';
-import { EngramDb } from '../../lib/store/schema.js';
+import { ClosedError, Engram, ValidationError } from '../lib/index.js';
+import { EngramDb } from '../lib/store/schema.js';
 
 describe('Engram', () => {
   it('open() validates options', async () => {

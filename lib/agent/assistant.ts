@@ -6,11 +6,11 @@
  * the memory tools itself (hybrid control).
  */
 import { ValidationError } from '../errors.js';
-import type { Engram } from '../engine/engram.js';
+import type { Engram } from '../engram.js';
 import { toChatModel, type ChatModel, type ChatTurn, type LlmOption } from '../llm/chat-model.js';
 import { isPlainObject, optionalId, rejectUnknownKeys, requireId, requireInt } from '../util/validate.js';
-import type { AddResult, SearchResult } from './long-term.js';
-import { DEFAULT_MIN_SIMILARITY, formatContext } from './persistent.js';
+import type { AddResult, SearchResult } from '../memory/long-term.js';
+import { DEFAULT_MIN_SIMILARITY, formatContext } from '../memory/persistent.js';
 
 /** Options of {@link Engram.assistant}. */
 export interface AssistantOptions {
