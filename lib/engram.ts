@@ -21,18 +21,18 @@ import {
   type SearchResult,
 } from './memory/long-term.js';
 import { PersistentMemory } from './memory/persistent.js';
-import { Recall } from './memory/recall.js';
-import { MemorySystem, type MemorySystemOptions } from './memory/tiers.js';
+import { Recall } from './memory/recall-memory.js';
+import { MemorySystem, type MemorySystemOptions } from './memory/memory-system.js';
 import { AgentTools, type ToolsScope } from './agent/tools.js';
 import { newId } from './util/id.js';
 import type { MemoryFilters } from './search/filters.js';
 import type { Metadata } from './store/rows.js';
 import { isPlainObject, rejectUnknownKeys, requireId, requireInt } from './util/validate.js';
-import { Core } from './engine/core.js';
+import { EngineStore } from './engine/engine-store.js';
 import type { MemoryHistoryEntry, MemoryItem } from './engine/memories.js';
 import { openStore, resetStore } from './engine/open-store.js';
 import { exportStore, importParsed, parseExport, type ImportMode, type TransferOptions } from './engine/transfer.js';
-import { Semantic, type EmbedderSource } from './engine/semantic.js';
+import { SemanticIndex, type EmbedderSource } from './engine/semantic-index.js';
 import type { IndexOrigin, LongWorkOptions } from './engine/vector-state.js';
 
 /** Options of {@link Engram.open}. */
@@ -96,15 +96,15 @@ function defaultEmbedder(): Promise<Embedder> {
  */
 export class Engram {
   readonly name: string;
-  readonly #core: Core;
+  readonly #core: EngineStore;
   readonly #recall: Recall;
-  readonly #semantic: Semantic;
+  readonly #semantic: SemanticIndex;
   readonly #memory: LongTermMemory;
   readonly #progress: LongWorkOptions;
   /** Memory systems by (session, project), least recently used first. */
   readonly #systems = new Map<string, MemorySystem>();
 
-  private constructor(name: string, core: Core, semantic: Semantic, progress: LongWorkOptions, model: ChatModel | undefined) {
+  private constructor(name: string, core: EngineStore, semantic: SemanticIndex, progress: LongWorkOptions, model: ChatModel | undefined) {
     this.name = name;
     this.#core = core;
     this.#recall = new Recall(core);
@@ -130,12 +130,12 @@ export class Engram {
     const progress: LongWorkOptions = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
     const model = options.llm === undefined ? undefined : toChatModel(options.llm);
     const { db, deviceId } = await openStore(name);
-    const core = new Core(db, { maxContentBytes, now, deviceId });
-    const semantic = new Semantic(core, source, reembed);
+    const core = new EngineStore(db, { maxContentBytes, now, deviceId });
+    const semantic = new SemanticIndex(core, source, reembed);
     const engram = new Engram(name, core, semantic, progress, model);
     // A store that already holds memories checks its embedder (and loads its index) now,
     // so a mismatch surfaces at open; an empty one loads the model on first use.
-    if ((await Semantic.recorded(core)) !== undefined) {
+    if ((await SemanticIndex.recorded(core)) !== undefined) {
       try {
         await semantic.ready(progress);
       } catch (e) {
@@ -340,7 +340,7 @@ export class Engram {
     const parsed = await parseExport(file, transfer);
     const name = requireId('options.name', openOptions.name);
     const { db, deviceId } = await openStore(name);
-    const core = new Core(db, { maxContentBytes: Number.MAX_SAFE_INTEGER, now: openOptions.now ?? Date.now, deviceId });
+    const core = new EngineStore(db, { maxContentBytes: Number.MAX_SAFE_INTEGER, now: openOptions.now ?? Date.now, deviceId });
     try {
       await importParsed(core, parsed, mode, transfer);
     } finally {

@@ -5,19 +5,19 @@
 import { LimitExceededError, NotFoundError, ValidationError } from '../errors.js';
 import type { BlockRow } from '../store/rows.js';
 import { blockRecordId, type RowChange } from '../store/write.js';
-import type { Core } from './core.js';
+import type { EngineStore } from './engine-store.js';
 
 /** Characters a block may hold unless set otherwise (Letta's default). */
 export const DEFAULT_BLOCK_LIMIT = 2000;
 
 /** Reads one block. */
-export async function getBlock(core: Core, agentId: string, label: string): Promise<BlockRow | undefined> {
+export async function getBlock(core: EngineStore, agentId: string, label: string): Promise<BlockRow | undefined> {
   core.assertOpen();
   return core.db.blocks.get([agentId, label]);
 }
 
 /** Every block of an agent, by label. */
-export async function listBlocks(core: Core, agentId: string): Promise<BlockRow[]> {
+export async function listBlocks(core: EngineStore, agentId: string): Promise<BlockRow[]> {
   core.assertOpen();
   return core.db.blocks.where('agentId').equals(agentId).sortBy('label');
 }
@@ -27,7 +27,7 @@ export async function listBlocks(core: Core, agentId: string): Promise<BlockRow[
  * returns the new value and limit; the write is checked against the limit.
  */
 export async function updateBlock(
-  core: Core,
+  core: EngineStore,
   agentId: string,
   label: string,
   next: (current: BlockRow | undefined) => { value: string; limit: number },

@@ -8,7 +8,7 @@ import type { EngramDb } from '../store/schema.js';
 import { writeTransaction, type WritePlan } from '../store/write.js';
 
 /** Settings every engine operation reads, fixed at open(). */
-export interface CoreSettings {
+export interface StoreSettings {
   /** Largest accepted message content or memory text, in UTF-8 bytes. */
   maxContentBytes: number;
   /** The clock; injectable for tests of TTLs and ordering. */
@@ -18,12 +18,12 @@ export interface CoreSettings {
 }
 
 /** The open store and its settings, shared by every engine operation. */
-export class Core {
+export class EngineStore {
   readonly db: EngramDb;
-  readonly settings: CoreSettings;
+  readonly settings: StoreSettings;
   #closed = false;
 
-  constructor(db: EngramDb, settings: CoreSettings) {
+  constructor(db: EngramDb, settings: StoreSettings) {
     this.db = db;
     this.settings = settings;
   }

@@ -9,10 +9,10 @@ import type { ChatModel } from '../llm/chat-model.js';
 import { decideUpdates, extractFacts } from '../llm/extract.js';
 import { compileFilters, type Scope } from '../search/filters.js';
 import type { Metadata } from '../store/rows.js';
-import type { Core } from './core.js';
+import type { EngineStore } from './engine-store.js';
 import { addMemories, deleteMemories, getLive, toItem, updateMemory, type MemoryInput, type MemoryItem } from './memories.js';
 import { searchMemories } from './memory-search.js';
-import type { Semantic } from './semantic.js';
+import type { SemanticIndex } from './semantic-index.js';
 
 /** What happened to one memory. */
 export interface InferredChange extends MemoryItem {
@@ -32,8 +32,8 @@ const SIMILAR_PER_FACT = 5;
 
 /** Extracts, decides and applies; falls back to storing the raw input on model failure. */
 export async function inferAndApply(
-  core: Core,
-  semantic: Semantic,
+  core: EngineStore,
+  semantic: SemanticIndex,
   model: ChatModel,
   conversation: readonly { role: string; content: string }[],
   scope: Scope,

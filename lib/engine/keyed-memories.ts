@@ -8,9 +8,9 @@ import type { RowChange } from '../store/write.js';
 import { MAX_KEY, MIN_KEY } from '../store/write.js';
 import { compileFilters, type Scope } from '../search/filters.js';
 import { newId } from '../util/id.js';
-import type { Core } from './core.js';
+import type { EngineStore } from './engine-store.js';
 import { addMemories, deleteMemories, matchingRows, memoryHash, updateMemory, type MemoryItem } from './memories.js';
-import type { Semantic } from './semantic.js';
+import type { SemanticIndex } from './semantic-index.js';
 
 /** The text a key/value memory is searched by. */
 export function keyedText(key: string, value: Json): string {
@@ -18,7 +18,7 @@ export function keyedText(key: string, value: Json): string {
 }
 
 /** The live row holding `key` in a tier and scope, if any. */
-export async function findKeyed(core: Core, tier: Tier, scope: Scope, key: string): Promise<MemoryRow | undefined> {
+export async function findKeyed(core: EngineStore, tier: Tier, scope: Scope, key: string): Promise<MemoryRow | undefined> {
   const hash = memoryHash(tier, scope, '', key);
   const now = core.now();
   const rows = await core.db.memories.where('hash').equals(hash).toArray();
@@ -27,8 +27,8 @@ export async function findKeyed(core: Core, tier: Tier, scope: Scope, key: strin
 
 /** Stores or replaces the value under `key` in a tier and scope. */
 export async function rememberKeyed(
-  core: Core,
-  semantic: Semantic,
+  core: EngineStore,
+  semantic: SemanticIndex,
   input: { tier: Tier; scope: Scope; key: string; value: Json; metadata: Metadata; expiresAt?: number },
 ): Promise<MemoryItem> {
   const text = keyedText(input.key, input.value);
@@ -46,7 +46,7 @@ export async function rememberKeyed(
 }
 
 /** Counts a read: access count and time, without history or change-log noise. */
-export async function touch(core: Core, row: MemoryRow): Promise<MemoryRow> {
+export async function touch(core: EngineStore, row: MemoryRow): Promise<MemoryRow> {
   return core.write(async () => {
     const before = await core.db.memories.get(row.id);
     if (before === undefined) return { changes: [], result: row };
@@ -57,12 +57,12 @@ export async function touch(core: Core, row: MemoryRow): Promise<MemoryRow> {
 }
 
 /** Removes an expired row for good (a tombstone, so other devices learn of it too). */
-export async function expire(core: Core, semantic: Semantic, row: MemoryRow): Promise<void> {
+export async function expire(core: EngineStore, semantic: SemanticIndex, row: MemoryRow): Promise<void> {
   await deleteMemories(core, semantic, [row.id]);
 }
 
 /** Keeps at most `max` short-term entries in a session, evicting the least recently used. */
-export async function evictShortTerm(core: Core, semantic: Semantic, sessionId: string, max: number): Promise<number> {
+export async function evictShortTerm(core: EngineStore, semantic: SemanticIndex, sessionId: string, max: number): Promise<number> {
   const rows = await matchingRows(core, compileFilters({ tier: 'short_term' }, { sessionId }));
   if (rows.length <= max) return 0;
   rows.sort((a, b) => (a.lastAccessedAt ?? a.updatedAt) - (b.lastAccessedAt ?? b.updatedAt) || (a.id < b.id ? -1 : 1));
@@ -70,7 +70,7 @@ export async function evictShortTerm(core: Core, semantic: Semantic, sessionId: 
 }
 
 /** Appends a reasoning step and drops the oldest beyond `max`. */
-export async function addTrace(core: Core, trace: Omit<TraceRow, 'id' | 'at'>, max: number): Promise<TraceRow> {
+export async function addTrace(core: EngineStore, trace: Omit<TraceRow, 'id' | 'at'>, max: number): Promise<TraceRow> {
   return core.write(async () => {
     const at = core.now();
     const row: TraceRow = { ...trace, id: newId(at), at };
@@ -85,7 +85,7 @@ export async function addTrace(core: Core, trace: Omit<TraceRow, 'id' | 'at'>, m
 }
 
 /** A session's reasoning trace, oldest first. */
-export async function listTraces(core: Core, sessionId: string): Promise<TraceRow[]> {
+export async function listTraces(core: EngineStore, sessionId: string): Promise<TraceRow[]> {
   core.assertOpen();
   return core.db.traces.where('[sessionId+at]').between([sessionId, MIN_KEY], [sessionId, MAX_KEY]).toArray();
 }

@@ -9,8 +9,8 @@ import type { Json, MemoryRow, Metadata, Tier } from '../store/rows.js';
 import type { RowChange } from '../store/write.js';
 import { contentHash } from '../util/hash.js';
 import { newId } from '../util/id.js';
-import type { Core } from './core.js';
-import type { Semantic } from './semantic.js';
+import type { EngineStore } from './engine-store.js';
+import type { SemanticIndex } from './semantic-index.js';
 
 /** A memory to store. */
 export interface MemoryInput {
@@ -66,7 +66,7 @@ function isDuplicate(row: MemoryRow, input: MemoryInput, now: number): boolean {
   return input.key === undefined ? row.key === undefined && row.text === input.text : row.key === input.key;
 }
 
-async function findDuplicates(core: Core, inputs: readonly MemoryInput[]): Promise<(MemoryRow | undefined)[]> {
+async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[]): Promise<(MemoryRow | undefined)[]> {
   const hashes = inputs.map((i) => memoryHash(i.tier, i.scope, i.text, i.key));
   const rows = await core.db.memories.where('hash').anyOf([...new Set(hashes)]).toArray();
   const now = core.now();
@@ -78,8 +78,8 @@ async function findDuplicates(core: Core, inputs: readonly MemoryInput[]): Promi
  * standing memory is returned with `added: false`.
  */
 export async function addMemories(
-  core: Core,
-  semantic: Semantic,
+  core: EngineStore,
+  semantic: SemanticIndex,
   inputs: readonly MemoryInput[],
   signal?: AbortSignal,
 ): Promise<{ item: MemoryItem; added: boolean }[]> {
@@ -132,14 +132,14 @@ export async function addMemories(
 }
 
 /** Keeps the index current after a write, and snapshots it when much has changed. */
-async function afterWrite(semantic: Semantic): Promise<void> {
+async function afterWrite(semantic: SemanticIndex): Promise<void> {
   const { state } = await semantic.ready();
   await state.catchUp();
   if (state.unsnapshotted >= Math.max(1000, state.index.size / 10)) await state.snapshot();
 }
 
 /** A live memory row, or undefined. */
-export async function getLive(core: Core, id: string): Promise<MemoryRow | undefined> {
+export async function getLive(core: EngineStore, id: string): Promise<MemoryRow | undefined> {
   core.assertOpen();
   const row = await core.db.memories.get(id);
   return row === undefined || row.deletedAt !== undefined || (row.expiresAt !== undefined && row.expiresAt <= core.now()) ? undefined : row;
@@ -154,7 +154,7 @@ export interface MemoryPatch {
 }
 
 /** Updates a memory: re-embeds when the text changes, bumps `version`, writes history. */
-export async function updateMemory(core: Core, semantic: Semantic, id: string, patch: MemoryPatch, signal?: AbortSignal): Promise<MemoryItem> {
+export async function updateMemory(core: EngineStore, semantic: SemanticIndex, id: string, patch: MemoryPatch, signal?: AbortSignal): Promise<MemoryItem> {
   const current = await getLive(core, id);
   if (current === undefined) throw new NotFoundError('memory', id);
   const textChanged = patch.text !== undefined && patch.text !== current.text;
@@ -180,7 +180,7 @@ export async function updateMemory(core: Core, semantic: Semantic, id: string, p
 }
 
 /** Tombstones memories (kept for sync, gone from search and listing). Returns how many. */
-export async function deleteMemories(core: Core, semantic: Semantic, ids: readonly string[]): Promise<number> {
+export async function deleteMemories(core: EngineStore, semantic: SemanticIndex, ids: readonly string[]): Promise<number> {
   core.assertOpen();
   const count = await core.write(async () => {
     const rows = await core.db.memories.bulkGet([...ids]);
@@ -198,7 +198,7 @@ export async function deleteMemories(core: Core, semantic: Semantic, ids: readon
 }
 
 /** Live rows that pass `filter`, using a scope index when the filter has a scope. */
-export async function matchingRows(core: Core, filter: CompiledFilter): Promise<MemoryRow[]> {
+export async function matchingRows(core: EngineStore, filter: CompiledFilter): Promise<MemoryRow[]> {
   core.assertOpen();
   const field = SCOPE_FIELDS.find((k) => filter.scope[k] !== undefined);
   const { memories } = core.db;
@@ -208,7 +208,7 @@ export async function matchingRows(core: Core, filter: CompiledFilter): Promise<
 }
 
 /** Newest first, paged, with the number that matched. */
-export async function listMemories(core: Core, filter: CompiledFilter, offset: number, limit: number): Promise<{ items: MemoryItem[]; total: number }> {
+export async function listMemories(core: EngineStore, filter: CompiledFilter, offset: number, limit: number): Promise<{ items: MemoryItem[]; total: number }> {
   const rows = await matchingRows(core, filter);
   rows.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
   return { items: rows.slice(offset, offset + limit).map(toItem), total: rows.length };
@@ -227,7 +227,7 @@ export interface MemoryHistoryEntry {
 }
 
 /** A memory's history, oldest first. */
-export async function memoryHistory(core: Core, id: string): Promise<MemoryHistoryEntry[]> {
+export async function memoryHistory(core: EngineStore, id: string): Promise<MemoryHistoryEntry[]> {
   core.assertOpen();
   const entries = await core.db.history.where('recordId').equals(id).toArray();
   return entries
@@ -248,7 +248,7 @@ export async function memoryHistory(core: Core, id: string): Promise<MemoryHisto
 }
 
 /** Deletes (tombstones) every memory that matches a non-empty filter. */
-export async function deleteMatching(core: Core, semantic: Semantic, filter: CompiledFilter): Promise<number> {
+export async function deleteMatching(core: EngineStore, semantic: SemanticIndex, filter: CompiledFilter): Promise<number> {
   if (filter.empty) throw new ValidationError('scope', 'deleteAll needs at least one scope field or filter; use reset() to delete everything');
   const rows = await matchingRows(core, filter);
   return deleteMemories(core, semantic, rows.map((r) => r.id));

@@ -7,11 +7,11 @@
 import { ExactIndex } from '../vector/exact-index.js';
 import type { CompiledFilter } from '../search/filters.js';
 import { reciprocalRankFusion } from '../search/fusion.js';
-import { keywordSearch } from '../search/keyword-index.js';
+import { keywordSearch } from '../search/keyword-search.js';
 import type { MemoryRow } from '../store/rows.js';
-import type { Core } from './core.js';
+import type { EngineStore } from './engine-store.js';
 import { matchingRows } from './memories.js';
-import type { Semantic } from './semantic.js';
+import type { SemanticIndex } from './semantic-index.js';
 
 /** How results are found. */
 export type SearchMode = 'hybrid' | 'vector' | 'keyword';
@@ -39,7 +39,7 @@ export interface MemorySearchOptions {
 }
 
 /** Exact cosine similarity of `query` with the stored vectors of `ids` (the exact index, built for them). */
-async function exactScores(core: Core, query: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
+async function exactScores(core: EngineStore, query: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
   const vectors = await core.db.vectors.bulkGet([...ids]);
   const index = ExactIndex.create({ dimensions: query.length });
   index.addMany(vectors.flatMap((v) => (v === undefined || v.vector.length !== query.length ? [] : [{ id: v.id, vector: v.vector }])));
@@ -47,7 +47,7 @@ async function exactScores(core: Core, query: Float32Array, ids: readonly string
 }
 
 /** Searches live memories that pass the filter. */
-export async function searchMemories(core: Core, semantic: Semantic, query: string, options: MemorySearchOptions): Promise<ScoredMemory[]> {
+export async function searchMemories(core: EngineStore, semantic: SemanticIndex, query: string, options: MemorySearchOptions): Promise<ScoredMemory[]> {
   core.assertOpen();
   const { filter, limit, mode, threshold } = options;
   const { state } = await semantic.ready();

@@ -2,9 +2,9 @@
  * Search over the whole conversation log (MemGPT recall memory): BM25 over the
  * keyword terms index, and inclusive date ranges over the createdAt index.
  */
-import { keywordSearch } from '../search/keyword-index.js';
+import { keywordSearch } from '../search/keyword-search.js';
 import type { MessageRow, Role, TermsRow } from '../store/rows.js';
-import type { Core } from './core.js';
+import type { EngineStore } from './engine-store.js';
 
 /** Which messages a recall search may return. */
 export interface MessageFilter {
@@ -38,7 +38,7 @@ function rowFilter(f: MessageFilter): (m: MessageRow) => boolean {
 }
 
 /** Messages ranked by BM25 relevance to `query`, paged. */
-export async function searchMessagesByText(core: Core, query: string, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
+export async function searchMessagesByText(core: EngineStore, query: string, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
   core.assertOpen();
   const { db } = core;
   const pf = termsFilter(filter);
@@ -49,7 +49,7 @@ export async function searchMessagesByText(core: Core, query: string, filter: Me
 }
 
 /** Messages created in [from, to] (inclusive), oldest first, paged. */
-export async function searchMessagesByDate(core: Core, from: number, to: number, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
+export async function searchMessagesByDate(core: EngineStore, from: number, to: number, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
   core.assertOpen();
   const { db } = core;
   if (to < from) return { rows: [], total: 0 };

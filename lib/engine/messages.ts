@@ -11,7 +11,7 @@ import { MAX_KEY, MIN_KEY } from '../store/write.js';
 import { contentHash } from '../util/hash.js';
 import { newId } from '../util/id.js';
 import { isPlainObject, optionalId, rejectUnknownKeys, requireMetadata, requireOneOf, requireText, requireTime } from '../util/validate.js';
-import type { Core } from './core.js';
+import type { EngineStore } from './engine-store.js';
 
 /** A message as a caller gives it. */
 export interface MessageInput {
@@ -69,7 +69,7 @@ export function messageHash(role: Role, content: string, name: string | undefine
 }
 
 /** Validates one input message and turns it into a row (position and context set later). */
-export function validateMessage(core: Core, thread: ThreadRef, input: unknown, field: string): MessageRow {
+export function validateMessage(core: EngineStore, thread: ThreadRef, input: unknown, field: string): MessageRow {
   if (!isPlainObject(input)) throw new ValidationError(field, 'must be an object with role and content');
   rejectUnknownKeys(field, input, MESSAGE_KEYS);
   const role = requireOneOf(`${field}.role`, input['role'], ROLES);
@@ -105,7 +105,7 @@ export type Placement = 'append' | 'prepend';
  * (or earlier in the same batch) is skipped and the standing message returned.
  */
 export async function addMessages(
-  core: Core,
+  core: EngineStore,
   threadId: string,
   rows: MessageRow[],
   options: { allowDuplicates: boolean; placement: Placement },
@@ -151,7 +151,7 @@ function sameMessage(a: MessageRow, b: MessageRow): boolean {
   return a.role === b.role && a.content === b.content && a.name === b.name;
 }
 
-async function edgePositions(core: Core, threadId: string): Promise<{ first?: MessageRow; last?: MessageRow }> {
+async function edgePositions(core: EngineStore, threadId: string): Promise<{ first?: MessageRow; last?: MessageRow }> {
   const range = core.db.messages.where('[threadId+position]').between([threadId, MIN_KEY], [threadId, MAX_KEY]);
   const [first, last] = await Promise.all([range.first(), range.clone().last()]);
   return { ...(first === undefined ? {} : { first }), ...(last === undefined ? {} : { last }) };
@@ -162,7 +162,7 @@ async function edgePositions(core: Core, threadId: string): Promise<{ first?: Me
  * right after a leading system message of the context window (MemGPT's
  * prepend_to_messages), or before everything when there is none.
  */
-async function assignPositions(core: Core, threadId: string, rows: MessageRow[], placement: Placement): Promise<void> {
+async function assignPositions(core: EngineStore, threadId: string, rows: MessageRow[], placement: Placement): Promise<void> {
   if (rows.length === 0) return;
   const { first, last } = await edgePositions(core, threadId);
   if (placement === 'append' || first === undefined) {
@@ -183,17 +183,17 @@ async function assignPositions(core: Core, threadId: string, rows: MessageRow[],
 }
 
 /** The context window of a thread, in order. */
-export async function contextRows(core: Core, threadId: string): Promise<MessageRow[]> {
+export async function contextRows(core: EngineStore, threadId: string): Promise<MessageRow[]> {
   return core.db.messages.where('[threadId+inContext+position]').between([threadId, 1, MIN_KEY], [threadId, 1, MAX_KEY]).toArray();
 }
 
 /** Every message of a thread (context or not), in order. */
-export async function threadRows(core: Core, threadId: string): Promise<MessageRow[]> {
+export async function threadRows(core: EngineStore, threadId: string): Promise<MessageRow[]> {
   return core.db.messages.where('[threadId+position]').between([threadId, MIN_KEY], [threadId, MAX_KEY]).toArray();
 }
 
 /** Deletes messages of a thread by id (all or nothing). */
-export async function deleteMessages(core: Core, threadId: string, ids: readonly string[]): Promise<number> {
+export async function deleteMessages(core: EngineStore, threadId: string, ids: readonly string[]): Promise<number> {
   const { db } = core;
   return core.write(async () => {
     const rows = await db.messages.bulkGet([...ids]);
@@ -207,7 +207,7 @@ export async function deleteMessages(core: Core, threadId: string, ids: readonly
 }
 
 /** Moves messages in or out of the context window; they stay in the log. */
-export async function setInContext(core: Core, rows: readonly MessageRow[], inContext: 0 | 1): Promise<void> {
+export async function setInContext(core: EngineStore, rows: readonly MessageRow[], inContext: 0 | 1): Promise<void> {
   await core.write(async () => {
     await Promise.resolve();
     const changes: RowChange[] = rows
@@ -221,7 +221,7 @@ export async function setInContext(core: Core, rows: readonly MessageRow[], inCo
  * Replaces a thread's messages with `rows` in one transaction (used by
  * loadStateDict and clear). Ids used by another thread are rejected.
  */
-export async function replaceThread(core: Core, threadId: string, rows: readonly MessageRow[]): Promise<void> {
+export async function replaceThread(core: EngineStore, threadId: string, rows: readonly MessageRow[]): Promise<void> {
   const { db } = core;
   await core.write(async () => {
     const current = await threadRows(core, threadId);
@@ -243,7 +243,7 @@ export async function replaceThread(core: Core, threadId: string, rows: readonly
 }
 
 /** Swaps in a new system message: the old leading one leaves the context but stays in the log. */
-export async function swapSystemMessage(core: Core, threadId: string, row: MessageRow): Promise<Message> {
+export async function swapSystemMessage(core: EngineStore, threadId: string, row: MessageRow): Promise<Message> {
   return core.write(async () => {
     const context = await contextRows(core, threadId);
     const head = context[0];

@@ -9,7 +9,7 @@ import { CachedEmbedder } from '../embed/cached-embedder.js';
 import { validateEmbeddings, type Embedder } from '../embed/embedder.js';
 import type { VectorRow } from '../store/rows.js';
 import { storeError } from '../store/write.js';
-import type { Core } from './core.js';
+import type { EngineStore } from './engine-store.js';
 import { VectorState, isLive, type LongWorkOptions } from './vector-state.js';
 
 /** The embedder a store was written with. */
@@ -25,20 +25,20 @@ const REEMBED_BATCH = 64;
 export type EmbedderSource = Embedder | (() => Promise<Embedder>);
 
 /** Embedder plus vector index, made ready on first use. */
-export class Semantic {
-  readonly #core: Core;
+export class SemanticIndex {
+  readonly #core: EngineStore;
   readonly #source: EmbedderSource;
   readonly #reembed: LongWorkOptions | undefined;
   #ready: Promise<{ embedder: Embedder; state: VectorState }> | undefined;
 
-  constructor(core: Core, source: EmbedderSource, reembed: LongWorkOptions | undefined) {
+  constructor(core: EngineStore, source: EmbedderSource, reembed: LongWorkOptions | undefined) {
     this.#core = core;
     this.#source = source;
     this.#reembed = reembed;
   }
 
   /** The recorded embedder of the store, if any memory was ever embedded. */
-  static async recorded(core: Core): Promise<EmbedderRecord | undefined> {
+  static async recorded(core: EngineStore): Promise<EmbedderRecord | undefined> {
     return (await core.db.meta.get(EMBEDDER_KEY))?.value as EmbedderRecord | undefined;
   }
 
@@ -61,7 +61,7 @@ export class Semantic {
     // Queries and re-added texts repeat: the same text is never embedded twice.
     const embedder = new CachedEmbedder(inner);
     this.#core.assertOpen();
-    const recorded = await Semantic.recorded(this.#core);
+    const recorded = await SemanticIndex.recorded(this.#core);
     if (recorded !== undefined && (recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions)) {
       if (this.#reembed === undefined) {
         throw new DimensionMismatchError(
@@ -110,7 +110,7 @@ export class Semantic {
 }
 
 /** Re-embeds every live memory with `embedder`, resumable: vectors already made by it are kept. */
-async function reembedAll(core: Core, embedder: Embedder, options: LongWorkOptions): Promise<void> {
+async function reembedAll(core: EngineStore, embedder: Embedder, options: LongWorkOptions): Promise<void> {
   const { db } = core;
   const rows = (await db.memories.toArray()).filter((r) => isLive(r, core.now()));
   const existing = await db.vectors.bulkGet(rows.map((r) => r.id));

@@ -11,8 +11,8 @@ import { checkRow, type RowKind } from '../store/row-checks.js';
 import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../store/rows.js';
 import { SCHEMA_VERSION, type EngramDb } from '../store/schema.js';
 import { blockRecordId, type RowChange } from '../store/write.js';
-import type { Core } from './core.js';
-import type { EmbedderRecord } from './semantic.js';
+import type { EngineStore } from './engine-store.js';
+import type { EmbedderRecord } from './semantic-index.js';
 
 /** The format name and version written in every export header. */
 export const EXPORT_FORMAT = 'engram-export';
@@ -77,7 +77,7 @@ async function* pages<T>(db: EngramDb, table: 'messages' | 'memories' | 'history
 }
 
 /** Writes the store as JSON lines into a Blob. */
-export async function exportStore(core: Core, options: TransferOptions = {}): Promise<Blob> {
+export async function exportStore(core: EngineStore, options: TransferOptions = {}): Promise<Blob> {
   core.assertOpen();
   const { db } = core;
   const embedder = ((await db.meta.get('embedder'))?.value as EmbedderRecord | undefined) ?? null;
@@ -220,7 +220,7 @@ export type ImportMode = 'merge' | 'replace';
  * `merge` keeps what is there and takes an imported record where it is new or
  * newer (memories and blocks by version, messages and traces when absent).
  */
-export async function importParsed(core: Core, parsed: Parsed, mode: ImportMode, options: TransferOptions = {}): Promise<{ records: number }> {
+export async function importParsed(core: EngineStore, parsed: Parsed, mode: ImportMode, options: TransferOptions = {}): Promise<{ records: number }> {
   const { db } = core;
   const total = parsed.messages.length + parsed.memories.length + parsed.history.length + parsed.blocks.length + parsed.traces.length;
   throwIfAborted(options.signal);

@@ -11,7 +11,7 @@ import { createIndex, promote, restoreIndex } from '../vector/choose-index.js';
 import type { VectorIndex } from '../vector/vector-index.js';
 import type { MemoryRow } from '../store/rows.js';
 import { storeError } from '../store/write.js';
-import type { Core } from './core.js';
+import type { EngineStore } from './engine-store.js';
 import { ScopeTable, type ScopeTuple } from './scope-table.js';
 
 /** Progress of long index work. */
@@ -51,12 +51,12 @@ export class VectorState {
   readonly scopes: ScopeTable;
   seq: number;
   readonly origin: IndexOrigin;
-  readonly #core: Core;
+  readonly #core: EngineStore;
   readonly #embedderId: string;
   #lastSnapshotSeq: number;
   #chain: Promise<unknown> = Promise.resolve();
 
-  private constructor(core: Core, embedderId: string, index: VectorIndex, scopes: ScopeTable, seq: number, origin: IndexOrigin) {
+  private constructor(core: EngineStore, embedderId: string, index: VectorIndex, scopes: ScopeTable, seq: number, origin: IndexOrigin) {
     this.#core = core;
     this.#embedderId = embedderId;
     this.index = index;
@@ -67,7 +67,7 @@ export class VectorState {
   }
 
   /** Restores from the snapshot (then replays the log) or rebuilds from the stored vectors. */
-  static async load(core: Core, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
+  static async load(core: EngineStore, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
     const record = (await core.db.meta.get(SNAPSHOT_KEY))?.value as SnapshotRecord | undefined;
     if (record !== undefined && record.embedderId === embedderId && record.dimensions === dimensions) {
       try {
@@ -88,7 +88,7 @@ export class VectorState {
   }
 
   /** Builds a fresh index from every live memory's stored vector. */
-  static async rebuild(core: Core, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
+  static async rebuild(core: EngineStore, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
     const { db } = core;
     // The seq first: changes made while we read are replayed afterwards (replay is idempotent).
     const seq = (await db.changes.orderBy(':id').last())?.seq ?? 0;
@@ -194,7 +194,7 @@ export class VectorState {
 }
 
 /** The scope table of every live memory, read from the store (for snapshots that lack one). */
-async function scopesFromStore(core: Core): Promise<ScopeTable> {
+async function scopesFromStore(core: EngineStore): Promise<ScopeTable> {
   const table = new ScopeTable();
   const now = core.now();
   await core.db.memories.each((row) => {

@@ -2,8 +2,8 @@
  * Core memory (MemGPT): an agent's labelled blocks with character limits.
  */
 import { ValidationError } from '../errors.js';
-import { DEFAULT_BLOCK_LIMIT, getBlock, listBlocks, replaceIn, updateBlock } from '../engine/blocks.js';
-import type { Core } from '../engine/core.js';
+import { DEFAULT_BLOCK_LIMIT, getBlock, listBlocks, replaceIn, updateBlock } from '../engine/block-rows.js';
+import type { EngineStore } from '../engine/engine-store.js';
 import type { BlockRow } from '../store/rows.js';
 import { isPlainObject, rejectUnknownKeys, requireId, requireInt } from '../util/validate.js';
 
@@ -36,9 +36,9 @@ function requireValue(field: string, value: unknown): string {
  */
 export class Blocks {
   readonly agentId: string;
-  readonly #core: Core;
+  readonly #core: EngineStore;
 
-  constructor(core: Core, agentId: string) {
+  constructor(core: EngineStore, agentId: string) {
     this.#core = core;
     this.agentId = agentId;
   }

@@ -3,7 +3,7 @@
  * and its validation on load.
  */
 import { ValidationError } from '../errors.js';
-import type { Core } from '../engine/core.js';
+import type { EngineStore } from '../engine/engine-store.js';
 import { validateMessage, type Message } from '../engine/messages.js';
 import type { MessageRow } from '../store/rows.js';
 import { isPlainObject, optionalId, requireId } from '../util/validate.js';
@@ -24,7 +24,7 @@ export interface ConversationState {
 }
 
 /** Validates a state dict and turns it into rows of `threadId`. Throws ValidationError naming the field. */
-export function validateState(core: Core, threadId: string, state: unknown): MessageRow[] {
+export function validateState(core: EngineStore, threadId: string, state: unknown): MessageRow[] {
   if (!isPlainObject(state)) throw new ValidationError('state', 'must be an object from stateDict()');
   if (state['version'] !== 1) throw new ValidationError('state.version', `must be 1, got ${String(state['version'])}`);
   requireId('state.threadId', state['threadId']);

@@ -8,7 +8,7 @@
  * the system message) over one thread of the conversation log.
  */
 import { ValidationError } from '../errors.js';
-import type { Core } from '../engine/core.js';
+import type { EngineStore } from '../engine/engine-store.js';
 import {
   addMessages,
   contextRows,
@@ -24,10 +24,10 @@ import {
   type Placement,
   type ThreadRef,
 } from '../engine/messages.js';
-import { searchMessagesByText } from '../engine/recall-search.js';
+import { searchMessagesByText } from '../engine/message-search.js';
 import { ROLES, type MessageRow, type Role } from '../store/rows.js';
 import { isPlainObject, optionalId, rejectUnknownKeys, requireInt, requireOneOf } from '../util/validate.js';
-import { listBlocks } from '../engine/blocks.js';
+import { listBlocks } from '../engine/block-rows.js';
 import { validateState, type ConversationState } from './conversation-state.js';
 import { buildContextWindow, type ContextWindow } from './context-window.js';
 
@@ -61,11 +61,11 @@ export interface GetMessagesOptions {
  */
 export class Conversation {
   readonly threadId: string;
-  readonly #core: Core;
+  readonly #core: EngineStore;
   readonly #thread: ThreadRef;
   readonly #allowDuplicates: boolean;
 
-  constructor(core: Core, threadId: string, options: ConversationOptions) {
+  constructor(core: EngineStore, threadId: string, options: ConversationOptions) {
     if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
     rejectUnknownKeys('options', options, ['agentId', 'userId', 'allowDuplicates']);
     if (options.allowDuplicates !== undefined && typeof options.allowDuplicates !== 'boolean') {

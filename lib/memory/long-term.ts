@@ -3,7 +3,7 @@
  * delete / deleteAll / history. Validates at the door and calls the engine.
  */
 import { ValidationError } from '../errors.js';
-import type { Core } from '../engine/core.js';
+import type { EngineStore } from '../engine/engine-store.js';
 import {
   addMemories,
   deleteMatching,
@@ -19,7 +19,7 @@ import {
   type MemoryPatch,
 } from '../engine/memories.js';
 import { SEARCH_MODES, searchMemories, type SearchMode } from '../engine/memory-search.js';
-import type { Semantic } from '../engine/semantic.js';
+import type { SemanticIndex } from '../engine/semantic-index.js';
 import { inferAndApply } from '../engine/infer.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { compileFilters, type MemoryFilters, type Scope } from '../search/filters.js';
@@ -129,11 +129,11 @@ function textsOf(input: unknown, maxBytes: number): { text: string; role?: strin
  * const { results } = await engram.search('food allergies', { userId: 'ana' })
  */
 export class LongTermMemory {
-  readonly #core: Core;
-  readonly #semantic: Semantic;
+  readonly #core: EngineStore;
+  readonly #semantic: SemanticIndex;
   readonly #model: ChatModel | undefined;
 
-  constructor(core: Core, semantic: Semantic, model?: ChatModel) {
+  constructor(core: EngineStore, semantic: SemanticIndex, model?: ChatModel) {
     this.#core = core;
     this.#semantic = semantic;
     this.#model = model;

@@ -4,11 +4,11 @@
  * `project:<id>` or global, the tier sync carries).
  */
 import { ValidationError } from '../errors.js';
-import type { Core } from '../engine/core.js';
+import type { EngineStore } from '../engine/engine-store.js';
 import { deleteMatching, matchingRows, toItem, type MemoryItem } from '../engine/memories.js';
 import { searchMemories, type ScoredMemory } from '../engine/memory-search.js';
-import type { Semantic } from '../engine/semantic.js';
-import { addTrace, evictShortTerm, expire, findKeyed, listTraces, rememberKeyed, touch } from '../engine/tiers.js';
+import type { SemanticIndex } from '../engine/semantic-index.js';
+import { addTrace, evictShortTerm, expire, findKeyed, listTraces, rememberKeyed, touch } from '../engine/keyed-memories.js';
 import { compileFilters, type Scope } from '../search/filters.js';
 import { TIERS, type Json, type Metadata, type Tier, type TraceRow } from '../store/rows.js';
 import { isPlainObject, rejectUnknownKeys, requireId, requireInt, requireJson, requireMetadata, requireOneOf, requireText } from '../util/validate.js';
@@ -69,10 +69,10 @@ export class MemorySystem {
   readonly projectId: string | undefined;
   readonly maxEntries: number;
   readonly ttlMs: number;
-  readonly #core: Core;
-  readonly #semantic: Semantic;
+  readonly #core: EngineStore;
+  readonly #semantic: SemanticIndex;
 
-  constructor(core: Core, semantic: Semantic, options: Required<Pick<MemorySystemOptions, 'sessionId' | 'maxEntries' | 'ttlMs'>> & { projectId?: string }) {
+  constructor(core: EngineStore, semantic: SemanticIndex, options: Required<Pick<MemorySystemOptions, 'sessionId' | 'maxEntries' | 'ttlMs'>> & { projectId?: string }) {
     this.#core = core;
     this.#semantic = semantic;
     this.sessionId = options.sessionId;

@@ -3,8 +3,8 @@
  * (BM25) and by date, with MemGPT's result shape.
  */
 import { ValidationError } from '../errors.js';
-import type { Core } from '../engine/core.js';
-import { searchMessagesByDate, searchMessagesByText, type MessageFilter, type MessagePage } from '../engine/recall-search.js';
+import type { EngineStore } from '../engine/engine-store.js';
+import { searchMessagesByDate, searchMessagesByText, type MessageFilter, type MessagePage } from '../engine/message-search.js';
 import { ROLES, type Role } from '../store/rows.js';
 import { isPlainObject, optionalId, rejectUnknownKeys, requireInt, requireOneOf, requireTime } from '../util/validate.js';
 
@@ -67,9 +67,9 @@ function toPage(page: MessagePage): RecallPage {
  * const { results, total } = await engram.recall.textSearch('dentist appointment', { count: 5 })
  */
 export class Recall {
-  readonly #core: Core;
+  readonly #core: EngineStore;
 
-  constructor(core: Core) {
+  constructor(core: EngineStore) {
     this.#core = core;
   }
 

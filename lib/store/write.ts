@@ -6,7 +6,7 @@
  */
 import { Dexie, type IndexableType } from 'dexie';
 import { EngramError, QuotaExceededError, StoreError } from '../errors.js';
-import { statsKey, termsRowOf, type Corpus, type CorpusStats } from '../search/keyword-index.js';
+import { statsKey, termsRowOf, type Corpus, type CorpusStats } from '../search/keyword-search.js';
 import { termFrequencies } from '../search/tokenize.js';
 import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TermsRow, TraceRow, VectorRow } from './rows.js';
 import { ALL_TABLES, type EngramDb } from './schema.js';

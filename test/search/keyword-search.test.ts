@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../lib/engine/open-store.js';
-import { keywordSearch } from '../../lib/search/keyword-index.js';
+import { keywordSearch } from '../../lib/search/keyword-search.js';
 import type { MessageRow } from '../../lib/store/rows.js';
 import type { EngramDb } from '../../lib/store/schema.js';
 import { writeTransaction } from '../../lib/store/write.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Core } from '../../lib/engine/core.js';
+import { EngineStore } from '../../lib/engine/engine-store.js';
 import { openStore } from '../../lib/engine/open-store.js';
 import { ValidationError } from '../../lib/errors.js';
 import type { MessageRow } from '../../lib/store/rows.js';
@@ -7,10 +7,10 @@ import type { EngramDb } from '../../lib/store/schema.js';
 import { writeTransaction } from '../../lib/store/write.js';
 
 let db: EngramDb;
-let core: Core;
+let core: EngineStore;
 beforeEach(async () => {
   ({ db } = await openStore(`write-${Math.random()}`));
-  core = new Core(db, { maxContentBytes: 1000, now: () => 1000, deviceId: 'dev' });
+  core = new EngineStore(db, { maxContentBytes: 1000, now: () => 1000, deviceId: 'dev' });
 });
 afterEach(() => {
   db.close();
