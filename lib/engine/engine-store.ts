@@ -5,6 +5,7 @@
  */
 import { ClosedError } from '../errors.js';
 import type { EngramDb } from '../store/schema.js';
+import { termFrequencies } from '../search/tokenize.js';
 import { writeTransaction, type WritePlan } from '../store/write.js';
 
 /** Settings every engine operation reads, fixed at open(). */
@@ -44,7 +45,7 @@ export class EngineStore {
   /** The single write path; see {@link writeTransaction}. */
   async write<R>(plan: () => Promise<WritePlan<R>>): Promise<R> {
     this.assertOpen();
-    return writeTransaction(this.db, this.settings.now, plan);
+    return writeTransaction(this.db, this.settings.now, termFrequencies, plan);
   }
 
   /** Marks the core closed; the caller closes Dexie and frees the rest. */

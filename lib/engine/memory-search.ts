@@ -8,6 +8,7 @@ import { ExactIndex } from '../vector/exact-index.js';
 import type { CompiledFilter } from '../search/filters.js';
 import { reciprocalRankFusion } from '../search/fusion.js';
 import { keywordSearch } from '../search/keyword-search.js';
+import { MEMORY_CORPUS } from '../store/keyword-terms.js';
 import type { MemoryRow } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
 import { matchingRows } from './memories.js';
@@ -78,7 +79,7 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
 
   let keywordRanked: { id: string; score: number }[] = [];
   if (mode !== 'vector') {
-    const { hits } = await keywordSearch(core.db.terms, core.db.meta, 'v', query, allowed === undefined ? { depth: pool } : { filter: (p) => allowed.has(p.d) });
+    const { hits } = await keywordSearch(core.db.terms, core.db.meta, MEMORY_CORPUS, query, allowed === undefined ? { depth: pool } : { filter: (entry) => allowed.has(entry.docId) });
     keywordRanked = hits.slice(0, pool);
     if (mode === 'keyword' && threshold !== undefined) keywordRanked = keywordRanked.filter((h) => h.score >= threshold);
   }

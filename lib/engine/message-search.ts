@@ -3,7 +3,8 @@
  * keyword terms index, and inclusive date ranges over the createdAt index.
  */
 import { keywordSearch } from '../search/keyword-search.js';
-import type { MessageRow, Role, TermsRow } from '../store/rows.js';
+import { MESSAGE_CORPUS, type MessageTermsFields } from '../store/keyword-terms.js';
+import type { MessageRow, Role } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
 
 /** Which messages a recall search may return. */
@@ -20,16 +21,10 @@ export interface MessagePage {
   total: number;
 }
 
-function termsFilter(f: MessageFilter): ((p: TermsRow) => boolean) | undefined {
-  if (f.threadId === undefined && f.agentId === undefined && f.userId === undefined && f.role === undefined) return undefined;
-  return (p) =>
-    (f.threadId === undefined || p.t === f.threadId) &&
-    (f.agentId === undefined || p.a === f.agentId) &&
-    (f.userId === undefined || p.u === f.userId) &&
-    (f.role === undefined || p.r === f.role);
-}
+const isUnfiltered = (f: MessageFilter): boolean => f.threadId === undefined && f.agentId === undefined && f.userId === undefined && f.role === undefined;
 
-function rowFilter(f: MessageFilter): (m: MessageRow) => boolean {
+/** Whether a message (or its terms entry, which carries the same fields) passes the filter. */
+function messageFilter(f: MessageFilter): (m: MessageTermsFields) => boolean {
   return (m) =>
     (f.threadId === undefined || m.threadId === f.threadId) &&
     (f.agentId === undefined || m.agentId === f.agentId) &&
@@ -41,8 +36,7 @@ function rowFilter(f: MessageFilter): (m: MessageRow) => boolean {
 export async function searchMessagesByText(core: EngineStore, query: string, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
   core.assertOpen();
   const { db } = core;
-  const pf = termsFilter(filter);
-  const { hits, total } = await keywordSearch(db.terms, db.meta, 'm', query, { depth: start + count, ...(pf === undefined ? {} : { filter: pf }) });
+  const { hits, total } = await keywordSearch(db.terms, db.meta, MESSAGE_CORPUS, query, { depth: start + count, ...(isUnfiltered(filter) ? {} : { filter: messageFilter(filter) }) });
   const ids = hits.slice(start, start + count).map((h) => h.id);
   const rows = (await db.messages.bulkGet(ids)).filter((r): r is MessageRow => r !== undefined);
   return { rows, total };
@@ -58,7 +52,7 @@ export async function searchMessagesByDate(core: EngineStore, from: number, to: 
       ? db.messages.where('createdAt').between(from, to, true, true)
       : db.messages.where('[threadId+createdAt]').between([filter.threadId, from], [filter.threadId, to], true, true);
   const needsFilter = filter.agentId !== undefined || filter.userId !== undefined || filter.role !== undefined;
-  const collection = needsFilter ? base.filter(rowFilter(filter)) : base;
+  const collection = needsFilter ? base.filter(messageFilter(filter)) : base;
   const [total, rows] = await Promise.all([collection.clone().count(), collection.clone().offset(start).limit(count).toArray()]);
   return { rows, total };
 }

@@ -5,45 +5,14 @@
  * stays fast as the conversation log grows.
  */
 import type { Table } from 'dexie';
+import { readTermsRow, statsKey, termKey, type Corpus, type CorpusStats, type TermsEntry } from '../store/keyword-terms.js';
 import type { MetaRow, TermsRow } from '../store/rows.js';
-import { queryTerms, termFrequencies } from './tokenize.js';
-
-/** Which document collection a terms row belongs to: 'm' messages, 'v' memories. */
-export type Corpus = TermsRow['c'];
-
-/** Fields copied into a message's terms row so filters need no other read. */
-export type TermsFields = Pick<TermsRow, 't' | 'a' | 'u' | 'r'>;
-
-/** Document count and total length of a corpus, for BM25's length normalisation. */
-export interface CorpusStats {
-  docs: number;
-  length: number;
-}
+import { queryTerms } from './tokenize.js';
 
 type TermsTable = Table<TermsRow, [string, string]>;
 
 const K1 = 1.2;
 const B = 0.75;
-
-/** The meta key under which a corpus's statistics live. */
-export function statsKey(corpus: Corpus): string {
-  return `stats:${corpus}`;
-}
-
-/** The indexed form of a term: prefixed with its corpus. */
-export function termKey(corpus: Corpus, term: string): string {
-  return `${corpus}:${term}`;
-}
-
-/**
- * The terms row of one document, or undefined when the text has no indexable
- * term (only stopwords or punctuation).
- */
-export function termsRowOf(corpus: Corpus, id: string, text: string, fields: TermsFields = {}): TermsRow | undefined {
-  const { terms, length } = termFrequencies(text);
-  if (terms.size === 0) return undefined;
-  return { c: corpus, d: id, k: [...terms.keys()].map((t) => termKey(corpus, t)), f: [...terms.values()], n: length, ...fields };
-}
 
 /** A ranked keyword hit. */
 export interface KeywordHit {
@@ -53,8 +22,8 @@ export interface KeywordHit {
 
 /** Options of {@link keywordSearch}. */
 export interface KeywordSearchOptions {
-  /** Keeps only documents whose terms row it accepts. */
-  filter?: (row: TermsRow) => boolean;
+  /** Keeps only documents whose terms entry it accepts. */
+  filter?: (entry: TermsEntry) => boolean;
   /**
    * Only the best `depth` hits need exact scores and order (start + count of the
    * page asked for). Lets an unfiltered search skip reading the rows of very
@@ -103,13 +72,13 @@ export async function keywordSearch(
     .filter((t) => t.df > 0)
     .sort((a, b) => b.bound - a.bound);
   /** BM25 contribution of one term to one document (0 when the document lacks it). */
-  const contribution = (t: WeightedTerm, row: TermsRow): number => {
-    const at = row.k.indexOf(t.key);
+  const contribution = (t: WeightedTerm, entry: TermsEntry): number => {
+    const at = entry.keys.indexOf(t.key);
     if (at < 0) return 0;
-    const f = row.f[at]!;
-    return (t.idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * row.n) / avgLength));
+    const f = entry.counts[at]!;
+    return (t.idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * entry.length) / avgLength));
   };
-  const rows = new Map<string, TermsRow>();
+  const rows = new Map<string, TermsEntry>();
   const scores = new Map<string, number>();
   const { filter } = options;
   const depth = options.depth ?? Infinity;
@@ -120,10 +89,10 @@ export async function keywordSearch(
       if (rest < kthLargest([...scores.values()], depth)) break;
     }
     const term = weighted[read]!;
-    for (const row of await terms.where('k').equals(term.key).toArray()) {
-      if (filter !== undefined && !filter(row)) continue;
-      rows.set(row.d, row);
-      scores.set(row.d, (scores.get(row.d) ?? 0) + contribution(term, row));
+    for (const entry of await readEntries(terms, term.key)) {
+      if (filter !== undefined && !filter(entry)) continue;
+      rows.set(entry.docId, entry);
+      scores.set(entry.docId, (scores.get(entry.docId) ?? 0) + contribution(term, entry));
     }
   }
   const skipped = weighted.slice(read);
@@ -148,14 +117,19 @@ function kthLargest(values: number[], k: number): number {
  * How many documents contain any query term: the largest skipped list counted
  * by the index alone, plus every other matching document that lacks its term.
  */
-async function unionSize(terms: TermsTable, skipped: WeightedTerm[], seen: Map<string, TermsRow>): Promise<number> {
+async function unionSize(terms: TermsTable, skipped: WeightedTerm[], seen: Map<string, TermsEntry>): Promise<number> {
   const largest = skipped.reduce((a, b) => (b.df > a.df ? b : a));
   const others = new Map(seen);
   for (const t of skipped) {
     if (t === largest) continue;
-    for (const row of await terms.where('k').equals(t.key).toArray()) others.set(row.d, row);
+    for (const entry of await readEntries(terms, t.key)) others.set(entry.docId, entry);
   }
   let outside = 0;
-  for (const row of others.values()) if (!row.k.includes(largest.key)) outside++;
+  for (const entry of others.values()) if (!entry.keys.includes(largest.key)) outside++;
   return largest.df + outside;
+}
+
+/** The terms entries of every document holding `key`. */
+async function readEntries(terms: TermsTable, key: string): Promise<TermsEntry[]> {
+  return (await terms.where('k').equals(key).toArray()).map(readTermsRow);
 }

@@ -6,8 +6,7 @@
  */
 import { Dexie, type IndexableType } from 'dexie';
 import { EngramError, QuotaExceededError, StoreError } from '../errors.js';
-import { statsKey, termsRowOf, type Corpus, type CorpusStats } from '../search/keyword-search.js';
-import { termFrequencies } from '../search/tokenize.js';
+import { MEMORY_CORPUS, MESSAGE_CORPUS, messageTermsFields, statsKey, termsRowOf, type Analyzer, type Corpus, type CorpusStats } from './keyword-terms.js';
 import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TermsRow, TraceRow, VectorRow } from './rows.js';
 import { ALL_TABLES, type EngramDb } from './schema.js';
 
@@ -44,10 +43,6 @@ export function blockRecordId(agentId: string, label: string): string {
   return `${agentId}/${label}`;
 }
 
-function messageFields(m: MessageRow): { t: string; r: MessageRow['role']; a?: string; u?: string } {
-  return { t: m.threadId, r: m.role, ...(m.agentId === undefined ? {} : { a: m.agentId }), ...(m.userId === undefined ? {} : { u: m.userId }) };
-}
-
 /** The text a row is keyword-indexed under, or undefined when it is not indexed. */
 function indexedText(change: RowChange, row: MessageRow | MemoryRow | BlockRow | TraceRow | undefined): string | undefined {
   if (row === undefined) return undefined;
@@ -79,13 +74,13 @@ export function storeError(e: unknown, what: string): EngramError {
  * the changes it returns. `plan` may read (its reads see a consistent store) but
  * must await only Dexie calls. Throwing anywhere rolls everything back.
  * @example
- * await writeTransaction(db, now, async () => ({ changes: [{ table: 'messages', op: 'add', id, after: row }], result: row }))
+ * await writeTransaction(db, now, analyze, async () => ({ changes: [{ table: 'messages', op: 'add', id, after: row }], result: row }))
  */
-export async function writeTransaction<R>(db: EngramDb, now: () => number, plan: () => Promise<WritePlan<R>>): Promise<R> {
+export async function writeTransaction<R>(db: EngramDb, now: () => number, analyze: Analyzer, plan: () => Promise<WritePlan<R>>): Promise<R> {
   try {
     return await db.transaction('rw', [...ALL_TABLES], async () => {
       const { changes, result, withoutHistory } = await plan();
-      await applyChanges(db, changes, now(), withoutHistory === true);
+      await applyChanges(db, changes, now(), analyze, withoutHistory === true);
       return result;
     });
   } catch (e) {
@@ -93,7 +88,7 @@ export async function writeTransaction<R>(db: EngramDb, now: () => number, plan:
   }
 }
 
-async function applyChanges(db: EngramDb, changes: RowChange[], at: number, withoutHistory: boolean): Promise<void> {
+async function applyChanges(db: EngramDb, changes: RowChange[], at: number, analyze: Analyzer, withoutHistory: boolean): Promise<void> {
   if (changes.length === 0) return;
   const statDelta = new Map<Corpus, CorpusStats>();
   const bump = (corpus: Corpus, docs: number, length: number): void => {
@@ -107,16 +102,16 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, with
   const rows = new RowBatch();
 
   for (const change of changes) {
-    const corpus: Corpus | undefined = change.table === 'messages' ? 'm' : change.table === 'memories' ? 'v' : undefined;
+    const corpus: Corpus | undefined = change.table === 'messages' ? MESSAGE_CORPUS : change.table === 'memories' ? MEMORY_CORPUS : undefined;
     const beforeText = indexedText(change, change.before);
     const afterText = indexedText(change, change.after);
     const fieldsChanged =
       change.table === 'messages' && change.before !== undefined && change.after !== undefined
-        ? JSON.stringify(messageFields(change.before)) !== JSON.stringify(messageFields(change.after))
+        ? JSON.stringify(messageTermsFields(change.before)) !== JSON.stringify(messageTermsFields(change.after))
         : false;
     if (corpus !== undefined && (beforeText !== afterText || fieldsChanged)) {
-      if (beforeText !== undefined) bump(corpus, -1, -termFrequencies(beforeText).length);
-      const after = afterText === undefined ? undefined : termsRowOf(corpus, change.id, afterText, change.table === 'messages' ? messageFields(change.after!) : {});
+      if (beforeText !== undefined) bump(corpus, -1, -analyze(beforeText).length);
+      const after = afterText === undefined ? undefined : termsRowOf(corpus, change.id, analyze(afterText), change.table === 'messages' ? messageTermsFields(change.after!) : {});
       if (afterText !== undefined) bump(corpus, 1, after?.n ?? 0);
       termsOps.set(`${corpus}:${change.id}`, { key: [corpus, change.id], row: after });
     }

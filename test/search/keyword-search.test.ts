@@ -3,6 +3,7 @@ import { openStore } from '../../lib/engine/open-store.js';
 import { keywordSearch } from '../../lib/search/keyword-search.js';
 import type { MessageRow } from '../../lib/store/rows.js';
 import type { EngramDb } from '../../lib/store/schema.js';
+import { termFrequencies } from '../../lib/search/tokenize.js';
 import { writeTransaction } from '../../lib/store/write.js';
 import { newId } from '../../lib/util/id.js';
 import { rng } from '../helpers.js';
@@ -31,7 +32,7 @@ beforeAll(async () => {
     hash: String(i),
     inContext: 1,
   }));
-  await writeTransaction(db, () => 1, async () => ({ changes: rows.map((after) => ({ table: 'messages', op: 'add', id: after.id, after })), result: null }));
+  await writeTransaction(db, () => 1, termFrequencies, async () => ({ changes: rows.map((after) => ({ table: 'messages', op: 'add', id: after.id, after })), result: null }));
 });
 afterAll(() => {
   db.close();
@@ -55,7 +56,7 @@ describe('keywordSearch', () => {
 
   it('keywordSearch() applies a filter to every hit and to the total', async () => {
     const all = await keywordSearch(db.terms, db.meta, 'm', 'w0 w9');
-    const t3 = await keywordSearch(db.terms, db.meta, 'm', 'w0 w9', { filter: (p) => p.t === 't3', depth: 5 });
+    const t3 = await keywordSearch(db.terms, db.meta, 'm', 'w0 w9', { filter: (p) => p.threadId === 't3', depth: 5 });
     const rows = await db.messages.bulkGet(all.hits.map((h) => h.id));
     expect(t3.total).toBe(rows.filter((r) => r?.threadId === 't3').length);
     expect(t3.hits.map((h) => h.id)).toEqual(all.hits.filter((_, i) => rows[i]?.threadId === 't3').map((h) => h.id));

@@ -4,6 +4,7 @@ import { openStore } from '../../lib/engine/open-store.js';
 import { ValidationError } from '../../lib/errors.js';
 import type { MessageRow } from '../../lib/store/rows.js';
 import type { EngramDb } from '../../lib/store/schema.js';
+import { termFrequencies } from '../../lib/search/tokenize.js';
 import { writeTransaction } from '../../lib/store/write.js';
 
 let db: EngramDb;
@@ -22,7 +23,7 @@ function row(id: string, content: string): MessageRow {
 
 describe('writeTransaction', () => {
   it('writes the row, a history entry, a change-log entry and its terms together', async () => {
-    await writeTransaction(db, () => 5, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: row('m1', 'blue whale') }], result: null }));
+    await writeTransaction(db, () => 5, termFrequencies, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: row('m1', 'blue whale') }], result: null }));
     expect(await db.messages.get('m1')).toBeDefined();
     expect(await db.history.where('recordId').equals('m1').toArray()).toEqual([
       expect.objectContaining({ table: 'messages', op: 'add', before: null, at: 5 }),
@@ -44,9 +45,9 @@ describe('writeTransaction', () => {
   });
 
   it('rolls back every change of a batch when one fails', async () => {
-    await writeTransaction(db, () => 1, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: row('m1', 'one') }], result: null }));
+    await writeTransaction(db, () => 1, termFrequencies, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: row('m1', 'one') }], result: null }));
     await expect(
-      writeTransaction(db, () => 2, async () => ({
+      writeTransaction(db, () => 2, termFrequencies, async () => ({
         changes: [
           { table: 'messages', op: 'add', id: 'm2', after: row('m2', 'two') },
           { table: 'messages', op: 'add', id: 'bad', after: { ...row('bad', 'x'), id: undefined as unknown as string } },
@@ -63,10 +64,10 @@ describe('writeTransaction', () => {
   it('updates the terms when content changes and removes them on delete', async () => {
     const before = row('m1', 'red apple');
     const after = { ...before, content: 'green pear' };
-    await writeTransaction(db, () => 1, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: before }], result: null }));
-    await writeTransaction(db, () => 2, async () => ({ changes: [{ table: 'messages', op: 'update', id: 'm1', before, after }], result: null }));
+    await writeTransaction(db, () => 1, termFrequencies, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: before }], result: null }));
+    await writeTransaction(db, () => 2, termFrequencies, async () => ({ changes: [{ table: 'messages', op: 'update', id: 'm1', before, after }], result: null }));
     expect((await db.terms.toArray()).map((t) => t.k)).toEqual([['m:green', 'm:pear']]);
-    await writeTransaction(db, () => 3, async () => ({ changes: [{ table: 'messages', op: 'delete', id: 'm1', before: after }], result: null }));
+    await writeTransaction(db, () => 3, termFrequencies, async () => ({ changes: [{ table: 'messages', op: 'delete', id: 'm1', before: after }], result: null }));
     expect(await db.terms.count()).toBe(0);
     expect((await db.meta.get('stats:m'))!.value).toEqual({ docs: 0, length: 0 });
     expect((await db.changes.toArray()).map((c) => c.op)).toEqual(['add', 'update', 'delete']);
