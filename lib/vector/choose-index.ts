@@ -11,22 +11,10 @@ import type { VectorIndex } from './vector-index.js';
 /**
  * Collection size from which HnswIndex is used instead of ExactIndex.
  *
- * Measured with `npx tsx bench/vector.ts --crossover` (clustered synthetic
- * vectors, 200 queries, k = 10, efSearch 64, p50; Node 20 on a shared 2-core
- * machine, two runs). Exact over HNSW query time (above 1: HNSW faster):
- *
- * | n    | 100-d       | 384-d       |
- * |------|-------------|-------------|
- * | 250  | 0.54 / 0.69 | 0.49 / 0.73 |
- * | 500  | 1.13 / 0.87 | 1.05 / 1.22 |
- * | 1000 | 1.62 / 1.39 | 1.81 / 1.86 |
- * | 2000 | 2.89 / 1.39 | 2.29 / 1.85 |
- *
- * The lines cross between 500 and 1000 (a tie at 500). The cut is put at 1000,
- * the first size where HNSW wins clearly in every run: below it an exact query
- * costs at most ~1 ms even at 384-d, and ExactIndex needs no WASM load and
- * inserts about a hundred times faster (hnswlib-wasm spends 1–3 ms per insert
- * at efConstruction 200).
+ * Below it an exact query costs about a millisecond even at 384-d, and
+ * ExactIndex needs no WASM load and inserts far faster than hnswlib-wasm; from
+ * it on HNSW wins clearly. Measured by `npx tsx bench/vector.ts --crossover`;
+ * the table is in bench/results/REPORT.md (vector-crossover).
  */
 export const EXACT_CROSSOVER = 1000;
 

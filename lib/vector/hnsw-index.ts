@@ -1,7 +1,7 @@
 /**
  * HnswIndex: approximate cosine search with hnswlib compiled to WebAssembly
- * (hnswlib-wasm). This is the only file that imports hnswlib-wasm, lazily,
- * inside `create()`/`restore()`, so importing it has no side effects.
+ * (hnswlib-wasm, loaded lazily by `hnswlib-runtime.ts` inside
+ * `create()`/`restore()`, so importing it has no side effects).
  *
  * hnswlib works on integer labels. Each id added gets a fresh label (a counter
  * saved in snapshots); `remove()` marks the label deleted, and the next new
@@ -13,7 +13,8 @@
  */
 import { ClosedError, IndexError, ValidationError } from '../errors.js';
 import { inspectHnswlibFile } from './hnswlib-file.js';
-import { IdbfsMemory, REGULAR_FILE_MODE } from './idbfs-memory.js';
+import { REGULAR_FILE_MODE } from './idbfs-memory.js';
+import { loadRuntime, MOUNT, removeFile, syncFromStore, wasmCall, type NativeHnsw, type Runtime } from './hnswlib-runtime.js';
 import { decodeSnapshot, encodeSnapshot } from './snapshot-format.js';
 import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
 import type { VectorHit, VectorIndex } from './vector-index.js';
@@ -55,36 +56,6 @@ export interface HnswIndexOptions {
   efSearch?: number;
 }
 
-/** The parts of hnswlib-wasm's HierarchicalNSW binding that are used here. */
-interface NativeHnsw {
-  initIndex(maxElements: number, m: number, efConstruction: number, randomSeed: number): void;
-  readIndex(filename: string, maxElements: number): unknown;
-  writeIndex(filename: string): unknown;
-  resizeIndex(newMaxElements: number): void;
-  addPoint(point: Float32Array, label: number, replaceDeleted: boolean): void;
-  addPoints(points: Float32Array[], labels: number[], replaceDeleted: boolean): void;
-  markDelete(label: number): void;
-  searchKnn(query: Float32Array, k: number, filter: ((label: number) => boolean) | undefined): { distances: number[]; neighbors: number[] };
-  getPoint(label: number): ArrayLike<number>;
-  setEfSearch(ef: number): void;
-  delete(): void;
-}
-
-interface HnswLibrary {
-  HierarchicalNSW: new (space: 'cosine', dimensions: number, autoSaveFilename: string) => NativeHnsw;
-  EmscriptenFileSystemManager: { syncFS(populateFromStore: boolean, callback: undefined): void };
-  getExceptionMessage?: (e: unknown) => [string, string];
-}
-
-/** One loaded hnswlib-wasm module and the in-memory store behind its file system. */
-interface Runtime {
-  lib: HnswLibrary;
-  files: IdbfsMemory;
-  nextFile: number;
-}
-
-/** hnswlib-wasm's IDBFS mount point (fixed in its C++ wrapper). */
-const MOUNT = '/hnswlib-index';
 /** hnswlib's level generator seed: fixed so that builds are reproducible. */
 const RANDOM_SEED = 100;
 /** Items per addPoints() call. The binding rebuilds a used-label cache (O(size)) after every call, so batches keep bulk loads linear. */
@@ -97,9 +68,6 @@ const ADD_BATCH = 1000;
 const HEAP_BUDGET = 1.5 * 2 ** 30;
 /** Bytes hnswlib allocates per slot at level 0: links (2m + count), vector, label. */
 const slotBytes = (dimensions: number, m: number): number => (2 * m + 1) * 4 + dimensions * 4 + 4;
-
-/** One runtime per JS realm, shared by every copy of this module, because hnswlib-wasm itself caches its module per realm. */
-const RUNTIME_KEY = Symbol.for('engram.index.hnswlib-runtime');
 
 /**
  * Approximate nearest neighbours (HNSW) by cosine similarity.
@@ -521,84 +489,4 @@ export class HnswIndex implements VectorIndex {
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     return hits.slice(0, k);
   }
-}
-
-/** Calls into WASM, turning anything it throws into IndexError with hnswlib's own message when there is one. */
-function wasmCall<T>(runtime: Runtime, what: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    let detail = e instanceof Error ? e.message : String(e);
-    if (typeof WebAssembly.Exception === 'function' && e instanceof WebAssembly.Exception) {
-      try {
-        detail = runtime.lib.getExceptionMessage?.(e).join(': ') ?? detail;
-      } catch {
-        // Keep the generic text.
-      }
-    }
-    throw new IndexError(`hnswlib ${what} failed: ${detail}`, { cause: e });
-  }
-}
-
-/** Runs an IDBFS sync from the in-memory store into the WASM file system, to completion. */
-function syncFromStore(runtime: Runtime): void {
-  runtime.lib.EmscriptenFileSystemManager.syncFS(true, undefined);
-  runtime.files.flush();
-}
-
-/** Deletes a transfer file from the store and, by syncing, from the WASM file system. */
-function removeFile(runtime: Runtime, name: string): void {
-  runtime.files.records.delete(`${MOUNT}/${name}`);
-  syncFromStore(runtime);
-}
-
-function loadRuntime(): Promise<Runtime> {
-  const slot = globalThis as unknown as Record<symbol, Promise<Runtime> | undefined>;
-  let pending = slot[RUNTIME_KEY];
-  if (pending === undefined) {
-    pending = startRuntime().catch((cause: unknown) => {
-      slot[RUNTIME_KEY] = undefined;
-      throw cause instanceof IndexError ? cause : new IndexError('could not load hnswlib-wasm', { cause });
-    });
-    slot[RUNTIME_KEY] = pending;
-  }
-  return pending;
-}
-
-/**
- * Loads hnswlib-wasm with its IDBFS mount pointed at an {@link IdbfsMemory}:
- * the global `indexedDB` is swapped for a forwarding shim only while the module
- * starts (its file system opens its database then and keeps the handle).
- * Browsers and workers import the package entry; Node imports the built file
- * directly (the package has only a `module` field) and needs a temporary
- * `window`, because the build targets the web.
- */
-async function startRuntime(): Promise<Runtime> {
-  const files = new IdbfsMemory(MOUNT);
-  const scope = globalThis as unknown as Record<string, unknown>;
-  const inBrowser = typeof scope['window'] === 'object' || typeof scope['importScripts'] === 'function';
-  const undo: (() => void)[] = [];
-  if (!inBrowser) {
-    scope['window'] = globalThis;
-    undo.push(() => Reflect.deleteProperty(globalThis, 'window'));
-  }
-  const own = Object.getOwnPropertyDescriptor(globalThis, 'indexedDB');
-  Object.defineProperty(globalThis, 'indexedDB', { value: files.factory(scope['indexedDB']), configurable: true, writable: true });
-  undo.push(() => {
-    if (own === undefined) Reflect.deleteProperty(globalThis, 'indexedDB');
-    else Object.defineProperty(globalThis, 'indexedDB', own);
-  });
-  let lib: HnswLibrary;
-  try {
-    const module = (inBrowser ? await import('hnswlib-wasm') : await import('hnswlib-wasm/dist/hnswlib.js')) as unknown as {
-      loadHnswlib: () => Promise<unknown>;
-    };
-    lib = (await module.loadHnswlib()) as HnswLibrary;
-  } finally {
-    for (const step of undo.reverse()) step();
-  }
-  if (!files.opened) {
-    throw new IndexError('hnswlib-wasm was initialised before engram loaded it, so index snapshots cannot be moved in or out');
-  }
-  return { lib, files, nextFile: 0 };
 }

@@ -47,10 +47,3 @@ export interface VectorIndex {
   /** Frees memory (WASM included). Idempotent; other calls afterwards throw ClosedError. */
   dispose(): void;
 }
-
-export { ExactIndex } from './exact-index.js';
-export type { ExactIndexOptions } from './exact-index.js';
-export { HnswIndex } from './hnsw-index.js';
-export type { HnswIndexOptions } from './hnsw-index.js';
-export { createIndex, promote, restoreIndex, EXACT_CROSSOVER } from './choose-index.js';
-export type { CreateIndexOptions, PromoteOptions } from './choose-index.js';
