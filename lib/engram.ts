@@ -27,7 +27,7 @@ import { AgentTools, type ToolsScope } from './agent/tools.js';
 import { newId } from './util/id.js';
 import type { MemoryFilters } from './search/filters.js';
 import type { Metadata } from './store/rows.js';
-import { isPlainObject, rejectUnknownKeys, requireId, requireInt } from './util/validate.js';
+import { isPlainObject, requireId, requireInt, requireOptions } from './util/validate.js';
 import { EngineStore } from './engine/engine-store.js';
 import type { MemoryHistoryEntry, MemoryItem } from './engine/memories.js';
 import { openStore, resetStore } from './engine/open-store.js';
@@ -115,8 +115,7 @@ export class Engram {
 
   /** Opens (or creates) the store `options.name`. */
   static async open(options: EngramOptions): Promise<Engram> {
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object with a name');
-    rejectUnknownKeys('options', options, OPTION_KEYS);
+    requireOptions('options', options, OPTION_KEYS, 'must be an object with a name');
     const name = requireId('options.name', options.name);
     const maxContentBytes = options.maxContentBytes === undefined ? 1_048_576 : requireInt('options.maxContentBytes', options.maxContentBytes, 1);
     if (options.now !== undefined && typeof options.now !== 'function') throw new ValidationError('options.now', 'must be a function');
@@ -238,8 +237,7 @@ export class Engram {
    */
   persistent(scope: MemoryScope = {}): PersistentMemory {
     this.#core.assertOpen();
-    if (!isPlainObject(scope)) throw new ValidationError('scope', 'must be an object');
-    rejectUnknownKeys('scope', scope, ['userId', 'agentId', 'runId']);
+    requireOptions('scope', scope, ['userId', 'agentId', 'runId']);
     return new PersistentMemory(this.#memory, parseScope(scope, 'scope'));
   }
 
@@ -251,8 +249,7 @@ export class Engram {
    */
   system(options: MemorySystemOptions = {}): MemorySystem {
     this.#core.assertOpen();
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['sessionId', 'projectId', 'maxEntries', 'ttlMs']);
+    requireOptions('options', options, ['sessionId', 'projectId', 'maxEntries', 'ttlMs']);
     const sessionId = options.sessionId === undefined ? newId(this.#core.now()) : requireId('options.sessionId', options.sessionId);
     const projectId = options.projectId === undefined ? undefined : requireId('options.projectId', options.projectId);
     const maxEntries = options.maxEntries === undefined ? 100 : requireInt('options.maxEntries', options.maxEntries, 1, 100_000);
@@ -278,8 +275,7 @@ export class Engram {
    */
   tools(scope: ToolsScope = {}): AgentTools {
     this.#core.assertOpen();
-    if (!isPlainObject(scope)) throw new ValidationError('scope', 'must be an object');
-    rejectUnknownKeys('scope', scope, ['agentId', 'userId']);
+    requireOptions('scope', scope, ['agentId', 'userId']);
     const agentId = scope.agentId === undefined ? 'agent' : requireId('scope.agentId', scope.agentId);
     const userId = scope.userId === undefined ? undefined : requireId('scope.userId', scope.userId);
     return new AgentTools(this, { agentId, ...(userId === undefined ? {} : { userId }) });

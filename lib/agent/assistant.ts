@@ -8,7 +8,7 @@
 import { ValidationError } from '../errors.js';
 import type { Engram } from '../engram.js';
 import { toChatModel, type ChatModel, type ChatTurn, type LlmOption } from '../llm/chat-model.js';
-import { isPlainObject, optionalId, rejectUnknownKeys, requireId, requireInt } from '../util/validate.js';
+import { optionalId, requireId, requireInt, requireOptions } from '../util/validate.js';
 import type { AddResult, SearchResult } from '../memory/long-term.js';
 import { DEFAULT_MIN_SIMILARITY, formatContext } from '../memory/persistent.js';
 
@@ -71,8 +71,7 @@ export class Assistant {
   readonly #o: Required<Omit<AssistantOptions, 'agentId' | 'userId' | 'model'>> & { agentId?: string; userId?: string };
 
   constructor(engram: Engram, options: AssistantOptions) {
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['threadId', 'agentId', 'userId', 'model', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'tools', 'remember']);
+    requireOptions('options', options, ['threadId', 'agentId', 'userId', 'model', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'tools', 'remember']);
     const remember: unknown = options.remember ?? 'statements';
     if (remember !== 'statements' && remember !== 'all' && remember !== 'infer' && remember !== 'none') {
       throw new ValidationError('options.remember', "must be 'statements', 'all', 'infer' or 'none'");

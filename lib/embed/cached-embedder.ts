@@ -1,4 +1,5 @@
-import { AbortError, ClosedError, ValidationError, throwIfAborted } from '../errors.js';
+import { ClosedError, ValidationError, throwIfAborted } from '../errors.js';
+import { untilAborted } from '../util/abort.js';
 import { assertTexts, validateEmbeddings } from './embedder.js';
 import type { EmbedOptions, Embedder } from './embedder.js';
 
@@ -213,24 +214,4 @@ async function cacheKey(text: string): Promise<string> {
   let hex = 'h:';
   for (const b of digest) hex += b.toString(16).padStart(2, '0');
   return hex;
-}
-
-/** Resolves like `promise`, or rejects with AbortError as soon as `signal` fires. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(new AbortError('aborted', { cause: signal.reason }));
-    };
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise
-      .finally(() => {
-        signal.removeEventListener('abort', onAbort);
-      })
-      .then(resolve, reject);
-  });
 }

@@ -3,7 +3,8 @@
  * to requests by id, and turns worker failures back into typed engram errors.
  */
 
-import { AbortError, EmbeddingError, ModelLoadError } from '../errors.js';
+import { EmbeddingError, ModelLoadError } from '../errors.js';
+import { untilAborted } from '../util/abort.js';
 import type { LoadedExtractor, ModelLoadProgress, RuntimeConfig } from './transformers-runtime.js';
 import type { SerializedError, WorkerRequest, WorkerResponse } from './worker-protocol.js';
 
@@ -102,23 +103,7 @@ export async function startWorkerExtractor(
       if (response.type !== 'embedded') throw new EmbeddingError(`unexpected answer "${response.type}" to embed`);
       return response.data;
     });
-    if (signal === undefined) return answer;
-    return new Promise<Float32Array>((resolve, reject) => {
-      const onAbort = (): void => {
-        reject(new AbortError('aborted', { cause: signal.reason }));
-      };
-      if (signal.aborted) {
-        onAbort();
-        answer.catch(() => undefined);
-        return;
-      }
-      signal.addEventListener('abort', onAbort, { once: true });
-      answer
-        .finally(() => {
-          signal.removeEventListener('abort', onAbort);
-        })
-        .then(resolve, reject);
-    });
+    return untilAborted(answer, signal);
   };
 
   const dispose = async (): Promise<void> => {

@@ -4,7 +4,7 @@
  * added, vector included, or not at all. Deletion leaves a tombstone for sync.
  */
 import { NotFoundError, ValidationError } from '../errors.js';
-import { compileFilters, SCOPE_FIELDS, type CompiledFilter, type Scope } from '../search/filters.js';
+import { SCOPE_FIELDS, type CompiledFilter, type Scope } from '../search/filters.js';
 import type { Json, MemoryRow, Metadata, Tier } from '../store/rows.js';
 import type { RowChange } from '../store/write.js';
 import { contentHash } from '../util/hash.js';
@@ -254,4 +254,3 @@ export async function deleteMatching(core: EngineStore, semantic: SemanticIndex,
   return deleteMemories(core, semantic, rows.map((r) => r.id));
 }
 
-export { compileFilters };

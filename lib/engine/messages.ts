@@ -10,7 +10,7 @@ import type { RowChange } from '../store/write.js';
 import { MAX_KEY, MIN_KEY } from '../store/write.js';
 import { contentHash } from '../util/hash.js';
 import { newId } from '../util/id.js';
-import { isPlainObject, optionalId, rejectUnknownKeys, requireMetadata, requireOneOf, requireText, requireTime } from '../util/validate.js';
+import { optionalId, requireMetadata, requireOneOf, requireOptions, requireText, requireTime } from '../util/validate.js';
 import type { EngineStore } from './engine-store.js';
 
 /** A message as a caller gives it. */
@@ -70,8 +70,7 @@ export function messageHash(role: Role, content: string, name: string | undefine
 
 /** Validates one input message and turns it into a row (position and context set later). */
 export function validateMessage(core: EngineStore, thread: ThreadRef, input: unknown, field: string): MessageRow {
-  if (!isPlainObject(input)) throw new ValidationError(field, 'must be an object with role and content');
-  rejectUnknownKeys(field, input, MESSAGE_KEYS);
+  requireOptions(field, input, MESSAGE_KEYS, 'must be an object with role and content');
   const role = requireOneOf(`${field}.role`, input['role'], ROLES);
   const content = requireText(`${field}.content`, input['content'], core.settings.maxContentBytes);
   const name = optionalId(`${field}.name`, input['name']);

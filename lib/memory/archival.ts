@@ -2,9 +2,8 @@
  * Archival memory (MemGPT): an agent's long-term passages, inserted one at a
  * time and searched by meaning, paged, in MemGPT's result shape.
  */
-import { ValidationError } from '../errors.js';
 import type { Metadata } from '../store/rows.js';
-import { isPlainObject, rejectUnknownKeys, requireInt } from '../util/validate.js';
+import { requireInt, requireOptions } from '../util/validate.js';
 import type { LongTermMemory } from './long-term.js';
 
 /** One archival search result. */
@@ -42,8 +41,7 @@ export class Archival {
 
   /** Passages ranked by relevance to `query`; `total` is how many were ranked. */
   async search(query: string, options: { count?: number; start?: number } = {}): Promise<{ results: ArchivalResult[]; total: number }> {
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['count', 'start']);
+    requireOptions('options', options, ['count', 'start']);
     const count = options.count === undefined ? 10 : requireInt('options.count', options.count, 1, MAX_RANKED);
     const start = options.start === undefined ? 0 : requireInt('options.start', options.start, 0, MAX_RANKED - 1);
     const { total: stored } = await this.#memory.getAll({ agentId: this.agentId, limit: 1 });

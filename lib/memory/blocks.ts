@@ -5,7 +5,7 @@ import { ValidationError } from '../errors.js';
 import { DEFAULT_BLOCK_LIMIT, getBlock, listBlocks, replaceIn, updateBlock } from '../engine/block-rows.js';
 import type { EngineStore } from '../engine/engine-store.js';
 import type { BlockRow } from '../store/rows.js';
-import { isPlainObject, rejectUnknownKeys, requireId, requireInt } from '../util/validate.js';
+import { requireId, requireInt, requireOptions } from '../util/validate.js';
 
 /** A core memory block. */
 export interface Block {
@@ -61,8 +61,7 @@ export class Blocks {
   async set(label: string, value: string, options: { limit?: number } = {}): Promise<Block> {
     requireId('label', label);
     requireValue('value', value);
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['limit']);
+    requireOptions('options', options, ['limit']);
     const limit = options.limit === undefined ? undefined : requireInt('options.limit', options.limit, 1);
     return toBlock(await updateBlock(this.#core, this.agentId, label, (cur) => ({ value, limit: limit ?? cur?.limit ?? DEFAULT_BLOCK_LIMIT })));
   }

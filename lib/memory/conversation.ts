@@ -26,7 +26,7 @@ import {
 } from '../engine/messages.js';
 import { searchMessagesByText } from '../engine/message-search.js';
 import { ROLES, type MessageRow, type Role } from '../store/rows.js';
-import { isPlainObject, optionalId, rejectUnknownKeys, requireInt, requireOneOf } from '../util/validate.js';
+import { optionalId, requireInt, requireOneOf, requireOptions } from '../util/validate.js';
 import { listBlocks } from '../engine/block-rows.js';
 import { validateState, type ConversationState } from './conversation-state.js';
 import { buildContextWindow, type ContextWindow } from './context-window.js';
@@ -66,8 +66,7 @@ export class Conversation {
   readonly #allowDuplicates: boolean;
 
   constructor(core: EngineStore, threadId: string, options: ConversationOptions) {
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['agentId', 'userId', 'allowDuplicates']);
+    requireOptions('options', options, ['agentId', 'userId', 'allowDuplicates']);
     if (options.allowDuplicates !== undefined && typeof options.allowDuplicates !== 'boolean') {
       throw new ValidationError('options.allowDuplicates', 'must be a boolean');
     }
@@ -95,8 +94,7 @@ export class Conversation {
   /** The context window, in order, optionally by role and only the newest `limit`. */
   async getMessages(options: GetMessagesOptions = {}): Promise<Message[]> {
     this.#core.assertOpen();
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['role', 'limit']);
+    requireOptions('options', options, ['role', 'limit']);
     const role = options.role === undefined ? undefined : requireOneOf('options.role', options.role, ROLES);
     const limit = options.limit === undefined ? undefined : requireInt('options.limit', options.limit, 0);
     let rows = await contextRows(this.#core, this.threadId);
@@ -216,8 +214,7 @@ export class Conversation {
    */
   async contextWindow(options: { maxTokens: number }): Promise<ContextWindow> {
     this.#core.assertOpen();
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object with maxTokens');
-    rejectUnknownKeys('options', options, ['maxTokens']);
+    requireOptions('options', options, ['maxTokens'], 'must be an object with maxTokens');
     const maxTokens = requireInt('options.maxTokens', options.maxTokens, 1);
     const rows = await contextRows(this.#core, this.threadId);
     const blocks = this.#thread.agentId === undefined ? [] : await listBlocks(this.#core, this.#thread.agentId);

@@ -24,7 +24,7 @@ import { inferAndApply } from '../engine/infer.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { compileFilters, type MemoryFilters, type Scope } from '../search/filters.js';
 import { ROLES, type Metadata } from '../store/rows.js';
-import { isPlainObject, optionalId, rejectUnknownKeys, requireId, requireInt, requireMetadata, requireOneOf, requireText } from '../util/validate.js';
+import { isPlainObject, optionalId, requireId, requireInt, requireMetadata, requireOneOf, requireOptions, requireText } from '../util/validate.js';
 
 /** Who a memory belongs to. */
 export interface MemoryScope {
@@ -100,12 +100,6 @@ export function parseScope(options: Record<string, unknown>, field = 'options'):
   return scope;
 }
 
-function requireOptions(options: unknown, known: readonly string[]): Record<string, unknown> {
-  if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-  rejectUnknownKeys('options', options, known);
-  return options;
-}
-
 /** Texts to store from a string or chat messages (system messages are skipped). */
 function textsOf(input: unknown, maxBytes: number): { text: string; role?: string }[] {
   if (typeof input === 'string') return [{ text: requireText('text', input, maxBytes) }];
@@ -146,7 +140,8 @@ export class LongTermMemory {
    */
   async add(input: string | readonly ChatMessage[], options: AddOptions = {}): Promise<{ results: AddResult[]; error?: { code: string; message: string } }> {
     this.#core.assertOpen();
-    const o = requireOptions(options, [...SCOPE_KEYS, 'metadata', 'infer', 'signal']);
+    requireOptions('options', options, [...SCOPE_KEYS, 'metadata', 'infer', 'signal']);
+    const o: Record<string, unknown> = options;
     const scope = parseScope(o);
     const metadata = requireMetadata('options.metadata', o['metadata']);
     const texts = textsOf(input, this.#core.settings.maxContentBytes);
@@ -170,7 +165,8 @@ export class LongTermMemory {
   async search(query: string, options: SearchOptions = {}): Promise<{ results: SearchResult[] }> {
     this.#core.assertOpen();
     const text = requireText('query', query, this.#core.settings.maxContentBytes);
-    const o = requireOptions(options, [...SCOPE_KEYS, 'filters', 'limit', 'threshold', 'mode', 'signal']);
+    requireOptions('options', options, [...SCOPE_KEYS, 'filters', 'limit', 'threshold', 'mode', 'signal']);
+    const o: Record<string, unknown> = options;
     const filter = compileFilters(o['filters'], parseScope(o), 'options.filters');
     const limit = o['limit'] === undefined ? 10 : requireInt('options.limit', o['limit'], 1, 1000);
     const mode = o['mode'] === undefined ? 'hybrid' : requireOneOf('options.mode', o['mode'], SEARCH_MODES);
@@ -199,7 +195,8 @@ export class LongTermMemory {
   /** Memories of a scope, newest first, paged, with the total. */
   async getAll(options: GetAllOptions = {}): Promise<{ results: MemoryItem[]; total: number }> {
     this.#core.assertOpen();
-    const o = requireOptions(options, [...SCOPE_KEYS, 'filters', 'limit', 'offset']);
+    requireOptions('options', options, [...SCOPE_KEYS, 'filters', 'limit', 'offset']);
+    const o: Record<string, unknown> = options;
     const filter = compileFilters(o['filters'], parseScope(o), 'options.filters');
     const limit = o['limit'] === undefined ? 100 : requireInt('options.limit', o['limit'], 1, 100_000);
     const offset = o['offset'] === undefined ? 0 : requireInt('options.offset', o['offset'], 0);
@@ -214,7 +211,8 @@ export class LongTermMemory {
     const patch: MemoryPatch = {};
     if (typeof change === 'string') patch.text = requireText('text', change, this.#core.settings.maxContentBytes);
     else {
-      const c = requireOptions(change, ['text', 'metadata']);
+      requireOptions('change', change, ['text', 'metadata']);
+      const c: Record<string, unknown> = change;
       if (c['text'] !== undefined) patch.text = requireText('text', c['text'], this.#core.settings.maxContentBytes);
       if (c['metadata'] !== undefined) patch.metadata = requireMetadata('metadata', c['metadata']);
       if (patch.text === undefined && patch.metadata === undefined) throw new ValidationError('change', 'must give text or metadata');
@@ -230,7 +228,8 @@ export class LongTermMemory {
   /** Deletes every memory of a scope (at least one of userId, agentId, runId or a filter). */
   async deleteAll(options: MemoryScope & { filters?: MemoryFilters }): Promise<number> {
     this.#core.assertOpen();
-    const o = requireOptions(options, [...SCOPE_KEYS, 'filters']);
+    requireOptions('options', options, [...SCOPE_KEYS, 'filters']);
+    const o: Record<string, unknown> = options;
     return deleteMatching(this.#core, this.#semantic, compileFilters(o['filters'], parseScope(o), 'options.filters'));
   }
 

@@ -11,7 +11,7 @@ import type { SemanticIndex } from '../engine/semantic-index.js';
 import { addTrace, evictShortTerm, expire, findKeyed, listTraces, rememberKeyed, touch } from '../engine/keyed-memories.js';
 import { compileFilters, type Scope } from '../search/filters.js';
 import { TIERS, type Json, type Metadata, type Tier, type TraceRow } from '../store/rows.js';
-import { isPlainObject, rejectUnknownKeys, requireId, requireInt, requireJson, requireMetadata, requireOneOf, requireText } from '../util/validate.js';
+import { requireId, requireInt, requireJson, requireMetadata, requireOneOf, requireOptions, requireText } from '../util/validate.js';
 
 /** Settings of a memory system. */
 export interface MemorySystemOptions {
@@ -94,8 +94,7 @@ export class MemorySystem {
     requireId('key', key);
     requireJson('value', value);
     if (value === null || value === '') throw new ValidationError('value', 'must not be empty');
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['tier', 'metadata', 'ttlMs']);
+    requireOptions('options', options, ['tier', 'metadata', 'ttlMs']);
     const tier = options.tier === undefined ? 'short_term' : requireOneOf('options.tier', options.tier, TIERS);
     const metadata = requireMetadata('options.metadata', options.metadata);
     const ttl = options.ttlMs === undefined ? undefined : requireInt('options.ttlMs', options.ttlMs, 1);
@@ -117,8 +116,7 @@ export class MemorySystem {
   async recall(key: string, options: { tier?: Tier } = {}): Promise<Json | undefined> {
     this.#core.assertOpen();
     requireId('key', key);
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['tier']);
+    requireOptions('options', options, ['tier']);
     const tiers = options.tier === undefined ? RECALL_ORDER : [requireOneOf('options.tier', options.tier, TIERS)];
     for (const tier of tiers) {
       if (tier === 'project' && this.projectId === undefined) continue;
@@ -199,8 +197,7 @@ export class MemorySystem {
   async search(query: string, options: { tiers?: Tier[]; limit?: number } = {}): Promise<TierHit[]> {
     this.#core.assertOpen();
     const text = requireText('query', query, this.#core.settings.maxContentBytes);
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['tiers', 'limit']);
+    requireOptions('options', options, ['tiers', 'limit']);
     const limit = options.limit === undefined ? 10 : requireInt('options.limit', options.limit, 1, 1000);
     const tiers = (options.tiers ?? [...TIERS]).map((t, i) => requireOneOf(`options.tiers[${i}]`, t, TIERS));
     const hits: ScoredMemory[] = [];

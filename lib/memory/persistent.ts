@@ -4,7 +4,7 @@
  * user and run.
  */
 import { ValidationError } from '../errors.js';
-import { isPlainObject, rejectUnknownKeys, requireInt } from '../util/validate.js';
+import { isPlainObject, requireInt, requireOptions } from '../util/validate.js';
 import type { ChatMessage, LongTermMemory, MemoryScope, SearchResult } from './long-term.js';
 
 /** Options of {@link PersistentMemory.retrieve}. */
@@ -55,8 +55,7 @@ export class PersistentMemory {
    * (or to the user messages among `messages`); '' when nothing is relevant.
    */
   async retrieve(query: string | readonly ChatMessage[], options: RetrieveOptions = {}): Promise<string> {
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    rejectUnknownKeys('options', options, ['limit', 'minSimilarity']);
+    requireOptions('options', options, ['limit', 'minSimilarity']);
     const limit = options.limit === undefined ? 5 : requireInt('options.limit', options.limit, 1, 100);
     const threshold: unknown = options.minSimilarity ?? DEFAULT_MIN_SIMILARITY;
     if (typeof threshold !== 'number' || !Number.isFinite(threshold)) throw new ValidationError('options.minSimilarity', 'must be a finite number');
@@ -71,12 +70,11 @@ export class PersistentMemory {
     if (!isPlainObject(args) || !Array.isArray(args.content) || args.content.length === 0) {
       throw new ValidationError('content', 'must be a non-empty array of strings');
     }
-    let saved = 0;
     const { results } = await this.#memory.add(
       args.content.map((content) => ({ role: 'assistant', content })),
       { ...this.scope, metadata: { source: 'agent' } },
     );
-    saved = results.filter((r) => r.event === 'ADD').length;
+    const saved = results.filter((r) => r.event === 'ADD').length;
     return { success: true, message: `Saved ${saved} new memor${saved === 1 ? 'y' : 'ies'} (${results.length - saved} already known).` };
   }
 

@@ -6,7 +6,7 @@ import { ValidationError } from '../errors.js';
 import type { EngineStore } from '../engine/engine-store.js';
 import { searchMessagesByDate, searchMessagesByText, type MessageFilter, type MessagePage } from '../engine/message-search.js';
 import { ROLES, type Role } from '../store/rows.js';
-import { isPlainObject, optionalId, rejectUnknownKeys, requireInt, requireOneOf, requireTime } from '../util/validate.js';
+import { optionalId, requireInt, requireOneOf, requireOptions, requireTime } from '../util/validate.js';
 
 /** Paging and filters of a recall search. */
 export interface RecallSearchOptions {
@@ -39,8 +39,7 @@ export interface RecallPage {
 const OPTION_KEYS = ['count', 'start', 'threadId', 'agentId', 'userId', 'role'] as const;
 
 function parseOptions(options: unknown): { filter: MessageFilter; start: number; count: number } {
-  if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-  rejectUnknownKeys('options', options, OPTION_KEYS);
+  requireOptions('options', options, OPTION_KEYS);
   const count = options['count'] === undefined ? 10 : requireInt('options.count', options['count'], 1, 10_000);
   const start = options['start'] === undefined ? 0 : requireInt('options.start', options['start'], 0);
   const filter: MessageFilter = {};

@@ -5,7 +5,7 @@
  */
 import { ValidationError } from '../errors.js';
 import { TIERS, type Json, type MemoryRow, type Tier } from '../store/rows.js';
-import { isPlainObject, optionalId, rejectUnknownKeys, requireJson, requireOneOf, requireTime } from '../util/validate.js';
+import { isPlainObject, optionalId, rejectUnknownKeys, requireJson, requireOneOf, requireOptions, requireTime } from '../util/validate.js';
 
 /** A date range; either end may be open. Dates, ISO strings or epoch ms. */
 export interface DateRange {
@@ -59,8 +59,7 @@ export interface CompiledFilter {
 
 function compileRange(field: string, value: unknown): [number, number] | undefined {
   if (value === undefined) return undefined;
-  if (!isPlainObject(value)) throw new ValidationError(field, 'must be an object with from and/or to');
-  rejectUnknownKeys(field, value, ['from', 'to']);
+  requireOptions(field, value, ['from', 'to'], 'must be an object with from and/or to');
   const from = value['from'] === undefined ? -Infinity : requireTime(`${field}.from`, value['from']);
   const to = value['to'] === undefined ? Infinity : requireTime(`${field}.to`, value['to']);
   return [from, to];
@@ -78,8 +77,7 @@ function sameJson(a: Json | undefined, b: Json): boolean {
  */
 export function compileFilters(filters: unknown, callScope: Scope = {}, field = 'filters'): CompiledFilter {
   const f: Record<string, unknown> = filters === undefined ? {} : (filters as Record<string, unknown>);
-  if (!isPlainObject(f)) throw new ValidationError(field, 'must be an object');
-  rejectUnknownKeys(field, f, FILTER_KEYS);
+  requireOptions(field, f, FILTER_KEYS);
   const scope: Scope = {};
   for (const key of SCOPE_FIELDS) {
     const own = optionalId(`${field}.${key}`, f[key]);

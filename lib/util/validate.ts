@@ -86,6 +86,17 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * An options (or arguments) object at the door: a plain object whose keys are
+ * all known. Narrows `value`; the fields themselves are checked by the caller.
+ * @example
+ * requireOptions('options', options, ['limit', 'offset'])
+ */
+export function requireOptions<T>(field: string, value: T, known: readonly string[], hint = 'must be an object'): asserts value is T & Record<string, unknown> {
+  if (!isPlainObject(value)) throw new ValidationError(field, hint);
+  rejectUnknownKeys(field, value, known);
+}
+
 /** Rejects option keys the callee does not know, naming the first unknown one. */
 export function rejectUnknownKeys(field: string, value: object, known: readonly string[]): void {
   for (const key of Object.keys(value)) {
