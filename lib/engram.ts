@@ -315,6 +315,7 @@ export class Engram {
    * const file = await engram.export({ onProgress: (p) => console.log(p.done, p.total) })
    */
   async export(options: TransferOptions = {}): Promise<Blob> {
+    this.#core.assertOpen();
     return exportStore(this.#core, options);
   }
 

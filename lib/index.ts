@@ -3,7 +3,8 @@
  */
 export { Engram } from './engram.js';
 export type { EngramOptions } from './engram.js';
-export type { Message, MessageInput } from './engine/messages.js';
+export type { Message } from './engine/messages.js';
+export type { MessageInput } from './memory/message-input.js';
 export type { MemoryItem, MemoryHistoryEntry } from './engine/memories.js';
 export type { SearchMode } from './engine/memory-search.js';
 export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vector-state.js';

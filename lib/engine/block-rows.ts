@@ -12,13 +12,11 @@ export const DEFAULT_BLOCK_LIMIT = 2000;
 
 /** Reads one block. */
 export async function getBlock(core: EngineStore, agentId: string, label: string): Promise<BlockRow | undefined> {
-  core.assertOpen();
   return core.db.blocks.get([agentId, label]);
 }
 
 /** Every block of an agent, by label. */
 export async function listBlocks(core: EngineStore, agentId: string): Promise<BlockRow[]> {
-  core.assertOpen();
   return core.db.blocks.where('agentId').equals(agentId).sortBy('label');
 }
 

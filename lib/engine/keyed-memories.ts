@@ -86,6 +86,5 @@ export async function addTrace(core: EngineStore, trace: Omit<TraceRow, 'id' | '
 
 /** A session's reasoning trace, oldest first. */
 export async function listTraces(core: EngineStore, sessionId: string): Promise<TraceRow[]> {
-  core.assertOpen();
   return core.db.traces.where('[sessionId+at]').between([sessionId, MIN_KEY], [sessionId, MAX_KEY]).toArray();
 }

@@ -83,7 +83,6 @@ export async function addMemories(
   inputs: readonly MemoryInput[],
   signal?: AbortSignal,
 ): Promise<{ item: MemoryItem; added: boolean }[]> {
-  core.assertOpen();
   if (inputs.length === 0) return [];
   const standing = await findDuplicates(core, inputs);
   // Embed only what is new, each distinct text once.
@@ -140,7 +139,6 @@ async function afterWrite(semantic: SemanticIndex): Promise<void> {
 
 /** A live memory row, or undefined. */
 export async function getLive(core: EngineStore, id: string): Promise<MemoryRow | undefined> {
-  core.assertOpen();
   const row = await core.db.memories.get(id);
   return row === undefined || row.deletedAt !== undefined || (row.expiresAt !== undefined && row.expiresAt <= core.now()) ? undefined : row;
 }
@@ -181,7 +179,6 @@ export async function updateMemory(core: EngineStore, semantic: SemanticIndex, i
 
 /** Tombstones memories (kept for sync, gone from search and listing). Returns how many. */
 export async function deleteMemories(core: EngineStore, semantic: SemanticIndex, ids: readonly string[]): Promise<number> {
-  core.assertOpen();
   const count = await core.write(async () => {
     const rows = await core.db.memories.bulkGet([...ids]);
     const now = core.now();
@@ -199,7 +196,6 @@ export async function deleteMemories(core: EngineStore, semantic: SemanticIndex,
 
 /** Live rows that pass `filter`, using a scope index when the filter has a scope. */
 export async function matchingRows(core: EngineStore, filter: CompiledFilter): Promise<MemoryRow[]> {
-  core.assertOpen();
   const field = SCOPE_FIELDS.find((k) => filter.scope[k] !== undefined);
   const { memories } = core.db;
   const rows = field === undefined ? await memories.toArray() : await memories.where(field).equals(filter.scope[field]!).toArray();
@@ -228,7 +224,6 @@ export interface MemoryHistoryEntry {
 
 /** A memory's history, oldest first. */
 export async function memoryHistory(core: EngineStore, id: string): Promise<MemoryHistoryEntry[]> {
-  core.assertOpen();
   const entries = await core.db.history.where('recordId').equals(id).toArray();
   return entries
     .filter((e) => e.table === 'memories')

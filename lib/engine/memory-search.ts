@@ -49,7 +49,6 @@ async function exactScores(core: EngineStore, query: Float32Array, ids: readonly
 
 /** Searches live memories that pass the filter. */
 export async function searchMemories(core: EngineStore, semantic: SemanticIndex, query: string, options: MemorySearchOptions): Promise<ScoredMemory[]> {
-  core.assertOpen();
   const { filter, limit, mode, threshold } = options;
   const { state } = await semantic.ready();
   await state.catchUp();

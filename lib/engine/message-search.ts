@@ -34,7 +34,6 @@ function messageFilter(f: MessageFilter): (m: MessageTermsFields) => boolean {
 
 /** Messages ranked by BM25 relevance to `query`, paged. */
 export async function searchMessagesByText(core: EngineStore, query: string, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
-  core.assertOpen();
   const { db } = core;
   const { hits, total } = await keywordSearch(db.terms, db.meta, MESSAGE_CORPUS, query, { depth: start + count, ...(isUnfiltered(filter) ? {} : { filter: messageFilter(filter) }) });
   const ids = hits.slice(start, start + count).map((h) => h.id);
@@ -44,7 +43,6 @@ export async function searchMessagesByText(core: EngineStore, query: string, fil
 
 /** Messages created in [from, to] (inclusive), oldest first, paged. */
 export async function searchMessagesByDate(core: EngineStore, from: number, to: number, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
-  core.assertOpen();
   const { db } = core;
   if (to < from) return { rows: [], total: 0 };
   const base =

@@ -5,28 +5,11 @@
  * (and in recall search) until deleted.
  */
 import { ValidationError } from '../errors.js';
-import { ROLES, type MessageRow, type Metadata, type Role } from '../store/rows.js';
+import type { MessageRow, Metadata, Role } from '../store/rows.js';
 import type { RowChange } from '../store/write.js';
 import { MAX_KEY, MIN_KEY } from '../store/write.js';
 import { contentHash } from '../util/hash.js';
-import { newId } from '../util/id.js';
-import { optionalId, requireMetadata, requireOneOf, requireOptions, requireText, requireTime } from '../util/validate.js';
 import type { EngineStore } from './engine-store.js';
-
-/** A message as a caller gives it. */
-export interface MessageInput {
-  role: Role;
-  content: string;
-  /** Name of the speaker or tool. */
-  name?: string;
-  /** Id of the tool call a tool message answers. */
-  toolCallId?: string;
-  /** Keeps a caller's own id; one is made when absent. */
-  id?: string;
-  /** When the message was said; now when absent. */
-  createdAt?: Date | string | number;
-  metadata?: Metadata;
-}
 
 /** A stored message as faces return it. */
 export interface Message {
@@ -50,8 +33,6 @@ export interface ThreadRef {
   userId?: string;
 }
 
-const MESSAGE_KEYS = ['role', 'content', 'name', 'toolCallId', 'id', 'createdAt', 'metadata'] as const;
-
 /** The public view of a row. */
 export function toMessage(row: MessageRow): Message {
   const m: Message = { id: row.id, threadId: row.threadId, role: row.role, content: row.content, createdAt: row.createdAt };
@@ -66,33 +47,6 @@ export function toMessage(row: MessageRow): Message {
 /** The duplicate-detection hash: role, name and content. */
 export function messageHash(role: Role, content: string, name: string | undefined): string {
   return contentHash(`${role}\u0000${name ?? ''}\u0000${content}`);
-}
-
-/** Validates one input message and turns it into a row (position and context set later). */
-export function validateMessage(core: EngineStore, thread: ThreadRef, input: unknown, field: string): MessageRow {
-  requireOptions(field, input, MESSAGE_KEYS, 'must be an object with role and content');
-  const role = requireOneOf(`${field}.role`, input['role'], ROLES);
-  const content = requireText(`${field}.content`, input['content'], core.settings.maxContentBytes);
-  const name = optionalId(`${field}.name`, input['name']);
-  const toolCallId = optionalId(`${field}.toolCallId`, input['toolCallId']);
-  const id = optionalId(`${field}.id`, input['id']) ?? newId(core.now());
-  const createdAt = input['createdAt'] === undefined ? core.now() : requireTime(`${field}.createdAt`, input['createdAt']);
-  const row: MessageRow = {
-    id,
-    threadId: thread.threadId,
-    role,
-    content,
-    createdAt,
-    position: 0,
-    hash: messageHash(role, content, name),
-    inContext: 1,
-  };
-  if (thread.agentId !== undefined) row.agentId = thread.agentId;
-  if (thread.userId !== undefined) row.userId = thread.userId;
-  if (name !== undefined) row.name = name;
-  if (toolCallId !== undefined) row.toolCallId = toolCallId;
-  if (input['metadata'] !== undefined) row.metadata = requireMetadata(`${field}.metadata`, input['metadata']);
-  return row;
 }
 
 /** Where new messages go in the thread. */

@@ -78,7 +78,6 @@ async function* pages<T>(db: EngramDb, table: 'messages' | 'memories' | 'history
 
 /** Writes the store as JSON lines into a Blob. */
 export async function exportStore(core: EngineStore, options: TransferOptions = {}): Promise<Blob> {
-  core.assertOpen();
   const { db } = core;
   const embedder = ((await db.meta.get('embedder'))?.value as EmbedderRecord | undefined) ?? null;
   const counts = {

@@ -45,12 +45,14 @@ export class Blocks {
 
   /** The block, or undefined when there is none with that label. */
   async get(label: string): Promise<Block | undefined> {
+    this.#core.assertOpen();
     const row = await getBlock(this.#core, this.agentId, requireId('label', label));
     return row === undefined ? undefined : toBlock(row);
   }
 
   /** Every block of the agent, by label. */
   async list(): Promise<Block[]> {
+    this.#core.assertOpen();
     return (await listBlocks(this.#core, this.agentId)).map(toBlock);
   }
 
@@ -59,6 +61,7 @@ export class Blocks {
    * A value past the limit throws LimitExceededError and leaves the block unchanged.
    */
   async set(label: string, value: string, options: { limit?: number } = {}): Promise<Block> {
+    this.#core.assertOpen();
     requireId('label', label);
     requireValue('value', value);
     requireOptions('options', options, ['limit']);
@@ -68,6 +71,7 @@ export class Blocks {
 
   /** Appends `text` on a new line (creating the block when missing). */
   async append(label: string, text: string): Promise<Block> {
+    this.#core.assertOpen();
     requireId('label', label);
     requireValue('text', text);
     return toBlock(
@@ -80,6 +84,7 @@ export class Blocks {
 
   /** Replaces every occurrence of `oldText`; throws when the block or the text is missing. */
   async replace(label: string, oldText: string, newText: string): Promise<Block> {
+    this.#core.assertOpen();
     requireId('label', label);
     if (requireValue('old', oldText) === '') throw new ValidationError('old', 'must not be empty');
     requireValue('new', newText);

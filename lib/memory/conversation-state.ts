@@ -4,7 +4,8 @@
  */
 import { ValidationError } from '../errors.js';
 import type { EngineStore } from '../engine/engine-store.js';
-import { validateMessage, type Message } from '../engine/messages.js';
+import type { Message } from '../engine/messages.js';
+import { validateMessage } from './message-input.js';
 import type { MessageRow } from '../store/rows.js';
 import { isPlainObject, optionalId, requireId } from '../util/validate.js';
 

@@ -18,12 +18,11 @@ import {
   swapSystemMessage,
   threadRows,
   toMessage,
-  validateMessage,
   type Message,
-  type MessageInput,
   type Placement,
   type ThreadRef,
 } from '../engine/messages.js';
+import { validateMessage, type MessageInput } from './message-input.js';
 import { searchMessagesByText } from '../engine/message-search.js';
 import { ROLES, type MessageRow, type Role } from '../store/rows.js';
 import { optionalId, requireInt, requireOneOf, requireOptions } from '../util/validate.js';
@@ -86,6 +85,7 @@ export class Conversation {
   add(message: MessageInput): Promise<Message>;
   add(messages: readonly MessageInput[]): Promise<Message[]>;
   async add(input: MessageInput | readonly MessageInput[]): Promise<Message | Message[]> {
+    this.#core.assertOpen();
     if (Array.isArray(input)) return this.#insert(input, 'append', 'messages');
     const [one] = await this.#insert([input as MessageInput], 'append', 'message');
     return one!;
@@ -108,6 +108,7 @@ export class Conversation {
    * (context or trimmed) that matches it, most relevant first.
    */
   async retrieve(query?: string): Promise<Message[]> {
+    this.#core.assertOpen();
     if (query === undefined) return this.getMessages();
     if (typeof query !== 'string') throw new ValidationError('query', 'must be a string');
     const { rows } = await searchMessagesByText(this.#core, query, { threadId: this.threadId }, 0, Number.MAX_SAFE_INTEGER);
@@ -122,6 +123,7 @@ export class Conversation {
 
   /** Deletes every message of the thread, trimmed ones included. */
   async clear(): Promise<void> {
+    this.#core.assertOpen();
     await replaceThread(this.#core, this.threadId, []);
   }
 
@@ -191,11 +193,13 @@ export class Conversation {
 
   /** MemGPT: inserts messages at the head of the context window, after a leading system message. */
   async prependToMessages(messages: readonly MessageInput[]): Promise<Message[]> {
+    this.#core.assertOpen();
     return this.#insert(messages, 'prepend', 'messages');
   }
 
   /** MemGPT: appends messages to the context window (the same as add). */
   async appendToMessages(messages: readonly MessageInput[]): Promise<Message[]> {
+    this.#core.assertOpen();
     return this.#insert(messages, 'append', 'messages');
   }
 

@@ -188,6 +188,7 @@ export class LongTermMemory {
 
   /** One memory, or undefined when missing or deleted. */
   async get(id: string): Promise<MemoryItem | undefined> {
+    this.#core.assertOpen();
     const row = await getLive(this.#core, requireId('id', id));
     return row === undefined ? undefined : toItem(row);
   }
@@ -222,6 +223,7 @@ export class LongTermMemory {
 
   /** Deletes a memory (a tombstone stays for sync). Returns false when there was none. */
   async delete(id: string): Promise<boolean> {
+    this.#core.assertOpen();
     return (await deleteMemories(this.#core, this.#semantic, [requireId('id', id)])) === 1;
   }
 
@@ -235,6 +237,7 @@ export class LongTermMemory {
 
   /** A memory's changes, oldest first. */
   async history(id: string): Promise<MemoryHistoryEntry[]> {
+    this.#core.assertOpen();
     return memoryHistory(this.#core, requireId('id', id));
   }
 }

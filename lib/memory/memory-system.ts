@@ -157,22 +157,26 @@ export class MemorySystem {
 
   /** This session's reasoning trace, oldest first. */
   async getTrace(): Promise<TraceStep[]> {
+    this.#core.assertOpen();
     return (await listTraces(this.#core, this.sessionId)).map(toStep);
   }
 
   /** Every project entry, newest first. */
   async retrieveAllProject(): Promise<MemoryItem[]> {
+    this.#core.assertOpen();
     const rows = await matchingRows(this.#core, compileFilters({ tier: 'project' }, this.scopeOf('project')));
     return rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1)).map(toItem);
   }
 
   /** Project entries by keyword and meaning. */
   async searchProject(query: string, options: { limit?: number } = {}): Promise<TierHit[]> {
+    this.#core.assertOpen();
     return this.search(query, { tiers: ['project'], ...options });
   }
 
   /** Deletes every project entry; returns how many. */
   async deleteProject(): Promise<number> {
+    this.#core.assertOpen();
     return deleteMatching(this.#core, this.#semantic, compileFilters({ tier: 'project' }, this.scopeOf('project')));
   }
 

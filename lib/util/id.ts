@@ -62,6 +62,11 @@ export function newId(now: number = Date.now()): string {
   return encodeTime(lastTime) + encodeRandom(lastRandom);
 }
 
+/** True for a string shaped like an id made by {@link newId}. */
+export function isId(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(value);
+}
+
 /**
  * The UUID that stands for an id where a remote side wants UUIDs (Qdrant point ids).
  * Deterministic and reversible with {@link idFromUuid}.
