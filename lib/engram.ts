@@ -13,7 +13,6 @@ import {
   LongTermMemory,
   parseScope,
   type AddOptions,
-  type AddResult,
   type ChatMessage,
   type GetAllOptions,
   type MemoryScope,
@@ -29,7 +28,7 @@ import type { MemoryFilters } from './search/filters.js';
 import type { Metadata } from './store/rows.js';
 import { isPlainObject, requireId, requireInt, requireOptions } from './util/validate.js';
 import { EngineStore } from './engine/engine-store.js';
-import type { MemoryHistoryEntry, MemoryItem } from './engine/memories.js';
+import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories.js';
 import { openStore, resetStore } from './engine/open-store.js';
 import { exportStore, importParsed, parseExport, type ImportMode, type TransferOptions } from './engine/transfer.js';
 import { SemanticIndex, type EmbedderSource } from './engine/semantic-index.js';
@@ -177,7 +176,7 @@ export class Engram {
   }
 
   /** Stores a text, or the non-system messages of a conversation, as long-term memories (mem0 add). */
-  add(input: string | readonly ChatMessage[], options?: AddOptions): Promise<{ results: AddResult[]; error?: { code: string; message: string } }> {
+  add(input: string | readonly ChatMessage[], options?: AddOptions): Promise<AddOutcome> {
     return this.#memory.add(input, options);
   }
 

@@ -9,7 +9,8 @@ import { ValidationError } from '../errors.js';
 import type { Engram } from '../engram.js';
 import { toChatModel, type ChatModel, type ChatTurn, type LlmOption } from '../llm/chat-model.js';
 import { optionalId, requireId, requireInt, requireOptions } from '../util/validate.js';
-import type { AddResult, SearchResult } from '../memory/long-term.js';
+import type { AddResult } from '../engine/memories.js';
+import type { SearchResult } from '../memory/long-term.js';
 import { DEFAULT_MIN_SIMILARITY, formatContext } from '../memory/persistent.js';
 
 /** Options of {@link Engram.assistant}. */
@@ -68,7 +69,7 @@ const MAX_TOOL_ROUNDS = 4;
 export class Assistant {
   readonly #engram: Engram;
   readonly #model: ChatModel;
-  readonly #o: Required<Omit<AssistantOptions, 'agentId' | 'userId' | 'model'>> & { agentId?: string; userId?: string };
+  readonly #settings: Required<Omit<AssistantOptions, 'agentId' | 'userId' | 'model'>> & { agentId?: string; userId?: string };
 
   constructor(engram: Engram, options: AssistantOptions) {
     requireOptions('options', options, ['threadId', 'agentId', 'userId', 'model', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'tools', 'remember']);
@@ -82,7 +83,7 @@ export class Assistant {
     this.#model = toChatModel(options.model);
     const agentId = optionalId('options.agentId', options.agentId);
     const userId = optionalId('options.userId', options.userId);
-    this.#o = {
+    this.#settings = {
       threadId: requireId('options.threadId', options.threadId),
       systemPrompt: options.systemPrompt ?? 'You are a helpful assistant with long-term memory.',
       recallLimit: options.recallLimit === undefined ? 5 : requireInt('options.recallLimit', options.recallLimit, 1, 100),
@@ -98,24 +99,24 @@ export class Assistant {
   /** Runs one turn for the user's `text`. */
   async send(text: string, options: { signal?: AbortSignal } = {}): Promise<TurnReport> {
     const t0 = performance.now();
-    const scope = { ...(this.#o.agentId === undefined ? {} : { agentId: this.#o.agentId }), ...(this.#o.userId === undefined ? {} : { userId: this.#o.userId }) };
-    const chat = this.#engram.conversation(this.#o.threadId, { ...scope, allowDuplicates: true });
+    const scope = { ...(this.#settings.agentId === undefined ? {} : { agentId: this.#settings.agentId }), ...(this.#settings.userId === undefined ? {} : { userId: this.#settings.userId }) };
+    const chat = this.#engram.conversation(this.#settings.threadId, { ...scope, allowDuplicates: true });
     const existing = await chat.getMessages({ limit: 1 });
-    if (existing.length === 0) await chat.add({ role: 'system', content: this.#o.systemPrompt });
+    if (existing.length === 0) await chat.add({ role: 'system', content: this.#settings.systemPrompt });
     await chat.add({ role: 'user', content: text });
 
     const tRecall = performance.now();
-    const { results: recalledMemories } = await this.#engram.search(text, { ...scope, limit: this.#o.recallLimit, threshold: this.#o.minSimilarity });
+    const { results: recalledMemories } = await this.#engram.search(text, { ...scope, limit: this.#settings.recallLimit, threshold: this.#settings.minSimilarity });
     const recalled = formatContext(recalledMemories);
     const recallMs = performance.now() - tRecall;
 
-    const window = await chat.contextWindow({ maxTokens: this.#o.maxTokens });
+    const window = await chat.contextWindow({ maxTokens: this.#settings.maxTokens });
     const messages: ChatTurn[] = window.messages.map((m) => ({ role: m.role, content: m.content }));
     if (recalled !== '') messages.splice(messages[0]?.role === 'system' ? 1 : 0, 0, { role: 'system', content: recalled });
 
     const tModel = performance.now();
     const toolUses: ToolUse[] = [];
-    const tools = this.#o.tools ? this.#engram.tools({ ...(this.#o.agentId === undefined ? {} : { agentId: this.#o.agentId }), ...(this.#o.userId === undefined ? {} : { userId: this.#o.userId }) }) : undefined;
+    const tools = this.#settings.tools ? this.#engram.tools({ ...(this.#settings.agentId === undefined ? {} : { agentId: this.#settings.agentId }), ...(this.#settings.userId === undefined ? {} : { userId: this.#settings.userId }) }) : undefined;
     let reply = await this.#model(messages, { ...(tools === undefined ? {} : { tools: tools.openai() }), ...(options.signal === undefined ? {} : { signal: options.signal }) });
     for (let round = 0; tools !== undefined && reply.toolCalls !== undefined && reply.toolCalls.length > 0 && round < MAX_TOOL_ROUNDS; round++) {
       messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls });
@@ -145,9 +146,9 @@ export class Assistant {
   }
 
   async #remember(text: string, answer: string, scope: { agentId?: string; userId?: string }, signal: AbortSignal | undefined): Promise<AddResult[]> {
-    const metadata = { source: 'chat', threadId: this.#o.threadId };
+    const metadata = { source: 'chat', threadId: this.#settings.threadId };
     const extra = signal === undefined ? {} : { signal };
-    switch (this.#o.remember) {
+    switch (this.#settings.remember) {
       case 'none':
         return [];
       case 'statements':

@@ -10,23 +10,9 @@ import { decideUpdates, extractFacts } from '../llm/extract.js';
 import { compileFilters, type Scope } from '../search/filters.js';
 import type { Metadata } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
-import { addMemories, deleteMemories, getLive, toItem, updateMemory, type MemoryInput, type MemoryItem } from './memories.js';
+import { addMemories, deleteMemories, getLive, toItem, updateMemory, type AddOutcome, type AddResult, type MemoryInput } from './memories.js';
 import { searchMemories } from './memory-search.js';
 import type { SemanticIndex } from './semantic-index.js';
-
-/** What happened to one memory. */
-export interface InferredChange extends MemoryItem {
-  event: 'ADD' | 'UPDATE' | 'DELETE' | 'NONE';
-  /** The text before an UPDATE or DELETE. */
-  previous?: string;
-}
-
-/** The outcome of an inferring add. */
-export interface InferResult {
-  results: InferredChange[];
-  /** Set when the model failed and the raw input was stored instead. */
-  error?: { code: string; message: string };
-}
 
 const SIMILAR_PER_FACT = 5;
 
@@ -39,7 +25,7 @@ export async function inferAndApply(
   scope: Scope,
   metadata: Metadata,
   signal?: AbortSignal,
-): Promise<InferResult> {
+): Promise<AddOutcome> {
   let plan: { facts: string[]; existing: { id: string; text: string }[]; decisions: Awaited<ReturnType<typeof decideUpdates>> };
   try {
     const facts = await extractFacts(model, conversation, signal);
@@ -64,7 +50,7 @@ export async function inferAndApply(
     };
   }
 
-  const results: InferredChange[] = [];
+  const results: AddResult[] = [];
   for (const d of plan.decisions) {
     const target = d.target === undefined ? undefined : plan.existing[d.target];
     if (d.event === 'ADD') {

@@ -32,6 +32,20 @@ export type MemoryItem = Pick<
   memory: string;
 };
 
+/** What add() did with one text: stored it (ADD), found it standing (NONE), or, with infer, changed or removed a standing memory. */
+export interface AddResult extends MemoryItem {
+  event: 'ADD' | 'UPDATE' | 'DELETE' | 'NONE';
+  /** The text before an UPDATE or DELETE (infer only). */
+  previous?: string;
+}
+
+/** The outcome of add(): one result per stored or matched memory. */
+export interface AddOutcome {
+  results: AddResult[];
+  /** Set when the model failed (infer) and the raw input was stored instead. */
+  error?: { code: string; message: string };
+}
+
 /** The public view of a row. */
 export function toItem(row: MemoryRow): MemoryItem {
   const item: MemoryItem = {

@@ -6,7 +6,7 @@
  * every search it catches up with the log, so writes from another tab or
  * instance on the same store are seen.
  */
-import { AbortError, isEngramError, throwIfAborted } from '../errors.js';
+import { isEngramError, throwIfAborted } from '../errors.js';
 import { createIndex, promote, restoreIndex } from '../vector/choose-index.js';
 import type { VectorIndex } from '../vector/vector-index.js';
 import type { MemoryRow } from '../store/rows.js';
@@ -70,21 +70,31 @@ export class VectorState {
   static async load(core: EngineStore, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
     const record = (await core.db.meta.get(SNAPSHOT_KEY))?.value as SnapshotRecord | undefined;
     if (record !== undefined && record.embedderId === embedderId && record.dimensions === dimensions) {
-      try {
-        options.onProgress?.({ phase: 'restore', done: 0, total: 1 });
-        const index = await restoreIndex(record.bytes);
-        if (index.dimensions !== dimensions) throw new AbortError('snapshot dimension differs');
-        const scopes = Array.isArray(record.scopes) ? ScopeTable.fromTuples(record.scopes) : await scopesFromStore(core);
-        options.onProgress?.({ phase: 'restore', done: 1, total: 1 });
-        const state = new VectorState(core, embedderId, index, scopes, record.seq, 'snapshot');
-        await state.catchUp(options);
-        return state;
-      } catch (e) {
-        if (isEngramError(e) && e.code === 'ABORTED' && options.signal?.aborted === true) throw e;
-        // A corrupt or unreadable snapshot: fall through to a rebuild from the source of truth.
-      }
+      const restored = await VectorState.#restore(core, embedderId, dimensions, record, options);
+      if (restored !== undefined) return restored;
     }
     return VectorState.rebuild(core, embedderId, dimensions, options);
+  }
+
+  /** The state from a snapshot, or undefined when the snapshot is unusable (corrupt, unreadable, other dimension). */
+  static async #restore(core: EngineStore, embedderId: string, dimensions: number, record: SnapshotRecord, options: LongWorkOptions): Promise<VectorState | undefined> {
+    try {
+      options.onProgress?.({ phase: 'restore', done: 0, total: 1 });
+      const index = await restoreIndex(record.bytes);
+      if (index.dimensions !== dimensions) {
+        index.dispose();
+        return undefined;
+      }
+      const scopes = Array.isArray(record.scopes) ? ScopeTable.fromTuples(record.scopes) : await scopesFromStore(core);
+      options.onProgress?.({ phase: 'restore', done: 1, total: 1 });
+      const state = new VectorState(core, embedderId, index, scopes, record.seq, 'snapshot');
+      await state.catchUp(options);
+      return state;
+    } catch (e) {
+      if (isEngramError(e) && e.code === 'ABORTED' && options.signal?.aborted === true) throw e;
+      // A corrupt or unreadable snapshot: the caller rebuilds from the source of truth.
+      return undefined;
+    }
   }
 
   /** Builds a fresh index from every live memory's stored vector. */

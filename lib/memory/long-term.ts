@@ -14,6 +14,7 @@ import {
   toItem,
   updateMemory,
   type MemoryHistoryEntry,
+  type AddOutcome,
   type MemoryInput,
   type MemoryItem,
   type MemoryPatch,
@@ -46,12 +47,6 @@ export interface AddOptions extends MemoryScope {
   signal?: AbortSignal;
 }
 
-/** One result of add(): the memory and what happened to it. */
-export interface AddResult extends MemoryItem {
-  event: 'ADD' | 'UPDATE' | 'DELETE' | 'NONE';
-  /** The text before an UPDATE or DELETE (infer only). */
-  previous?: string;
-}
 
 /** Options of {@link LongTermMemory.search}. */
 export interface SearchOptions extends MemoryScope {
@@ -138,7 +133,7 @@ export class LongTermMemory {
    * With `infer`, stores the facts the LLM extracts instead; if the LLM fails the
    * raw input is stored and `error` says why.
    */
-  async add(input: string | readonly ChatMessage[], options: AddOptions = {}): Promise<{ results: AddResult[]; error?: { code: string; message: string } }> {
+  async add(input: string | readonly ChatMessage[], options: AddOptions = {}): Promise<AddOutcome> {
     this.#core.assertOpen();
     requireOptions('options', options, [...SCOPE_KEYS, 'metadata', 'infer', 'signal']);
     const o: Record<string, unknown> = options;
