@@ -1,0 +1,28 @@
+/**
+ * The renderer's Content-Security-Policy, one string for every place that
+ * sends it: the `app:` protocol handler (Electron), the renderer's Vite server
+ * (the browser fallback and the end-to-end test) and a meta tag in index.html.
+ * Only the app's own files load: no remote scripts, styles, frames or images;
+ * WebAssembly may compile (HNSW and ONNX Runtime), nothing may `eval`.
+ */
+
+/** The policy, directive by directive. */
+export const CSP_DIRECTIVES: Readonly<Record<string, string>> = {
+  'default-src': "'none'",
+  'script-src': "'self' 'wasm-unsafe-eval'",
+  'worker-src': "'self'",
+  'connect-src': "'self'",
+  'img-src': "'self' data:",
+  'style-src': "'self'",
+  'font-src': "'self'",
+  'manifest-src': "'self'",
+  'base-uri': "'none'",
+  'form-action': "'none'",
+  'frame-ancestors': "'none'",
+  'object-src': "'none'",
+};
+
+/** The policy as a header value. */
+export const CONTENT_SECURITY_POLICY = Object.entries(CSP_DIRECTIVES)
+  .map(([directive, sources]) => `${directive} ${sources}`)
+  .join('; ');

@@ -1,0 +1,154 @@
+/**
+ * The main process's IPC handlers: file dialogs for export and import, the
+ * secret store, app info. Every call is checked first: it must come from the
+ * app's own page, and every argument is validated (type, size, allowed names).
+ * Handlers answer with a BridgeResult instead of throwing, so the error's code
+ * survives the trip to the renderer.
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { ClosedError, StoreError, ValidationError, isEngramError } from '../../lib/errors.js';
+import {
+  CHANNELS,
+  MAX_FILE_BYTES,
+  MAX_FILE_NAME_CHARS,
+  MAX_SECRET_CHARS,
+  SECRET_NAMES,
+  type AppInfo,
+  type BridgeResult,
+  type OpenedFile,
+  type SaveFileAnswer,
+  type SecretName,
+} from '../preload/bridge-api.js';
+import type { ElectronSurface, FileFilter, WindowSurface } from './electron-surface.js';
+import { isAppUrl } from './hardening.js';
+import type { SecretStore } from './secret-store.js';
+
+/** The export format's file filter. */
+export const EXPORT_FILTERS: FileFilter[] = [{ name: 'engram export', extensions: ['jsonl'] }];
+
+/** What the handlers need besides Electron. */
+export interface IpcContext<W extends WindowSurface = WindowSurface> {
+  /** The window dialogs attach to; undefined when none is open. */
+  window(): W | undefined;
+  secrets: SecretStore;
+  platform: string;
+}
+
+type Handler = (...args: unknown[]) => Promise<unknown>;
+
+function requireArity(args: readonly unknown[], n: number): void {
+  if (args.length !== n) throw new ValidationError('arguments', `expected ${n}, got ${args.length}`);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** A secret's name, from the allowed list only. */
+export function requireSecretName(value: unknown): SecretName {
+  if (typeof value !== 'string' || !(SECRET_NAMES as readonly string[]).includes(value)) {
+    throw new ValidationError('name', `must be one of ${SECRET_NAMES.join(', ')}`);
+  }
+  return value as SecretName;
+}
+
+/** A secret's value: a non-empty string of at most MAX_SECRET_CHARS characters. */
+export function requireSecretValue(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) throw new ValidationError('value', 'must be a non-empty string');
+  if (value.length > MAX_SECRET_CHARS) throw new ValidationError('value', `must be at most ${MAX_SECRET_CHARS} characters`);
+  return value;
+}
+
+/** A save request: a bare file name (no folders) and at most MAX_FILE_BYTES bytes. */
+export function requireSaveRequest(value: unknown): { suggestedName: string; bytes: Uint8Array } {
+  if (!isPlainObject(value)) throw new ValidationError('request', 'must be an object with suggestedName and bytes');
+  const unknownKeys = Object.keys(value).filter((k) => k !== 'suggestedName' && k !== 'bytes');
+  if (unknownKeys.length > 0) throw new ValidationError('request', `unknown field ${unknownKeys.join(', ')}`);
+  const { suggestedName, bytes } = value;
+  if (typeof suggestedName !== 'string' || suggestedName.trim() === '' || suggestedName.length > MAX_FILE_NAME_CHARS) {
+    throw new ValidationError('request.suggestedName', `must be a file name of 1 to ${MAX_FILE_NAME_CHARS} characters`);
+  }
+  if (/[/\\\0-\x1f]/.test(suggestedName) || suggestedName === '.' || suggestedName === '..') {
+    throw new ValidationError('request.suggestedName', 'must be a bare file name, without folders or control characters');
+  }
+  if (!(bytes instanceof Uint8Array)) throw new ValidationError('request.bytes', 'must be a Uint8Array');
+  if (bytes.byteLength > MAX_FILE_BYTES) throw new ValidationError('request.bytes', `must be at most ${MAX_FILE_BYTES} bytes`);
+  return { suggestedName, bytes };
+}
+
+/** The failure an error becomes on the bridge. */
+export function toFailure(e: unknown): BridgeResult<never> {
+  if (isEngramError(e)) return { ok: false, error: { name: e.name, code: e.code, message: e.message } };
+  const wrapped = new StoreError(e instanceof Error ? e.message : String(e), { cause: e });
+  return { ok: false, error: { name: wrapped.name, code: wrapped.code, message: wrapped.message } };
+}
+
+function requireWindow<W extends WindowSurface>(ctx: IpcContext<W>): W {
+  const window = ctx.window();
+  if (window === undefined || window.isDestroyed()) throw new ClosedError('the app window');
+  return window;
+}
+
+/** The handlers by channel, without the sender check (exported for tests of each one). */
+export function ipcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurface<W>, 'dialog' | 'app'>, ctx: IpcContext<W>): Record<string, Handler> {
+  return {
+    [CHANNELS.saveFile]: async (...args): Promise<SaveFileAnswer> => {
+      requireArity(args, 1);
+      const { suggestedName, bytes } = requireSaveRequest(args[0]);
+      const answer = await electron.dialog.showSaveDialog(requireWindow(ctx), { title: 'Export memories', defaultPath: suggestedName, filters: EXPORT_FILTERS });
+      if (answer.canceled || answer.filePath === undefined || answer.filePath === '') return { saved: false };
+      await writeFile(answer.filePath, bytes);
+      return { saved: true, location: answer.filePath };
+    },
+    [CHANNELS.openFile]: async (...args): Promise<OpenedFile | null> => {
+      requireArity(args, 0);
+      const answer = await electron.dialog.showOpenDialog(requireWindow(ctx), { title: 'Import memories', properties: ['openFile'], filters: EXPORT_FILTERS });
+      const path = answer.filePaths[0];
+      if (answer.canceled || path === undefined) return null;
+      const info = await stat(path);
+      if (!info.isFile()) throw new ValidationError('file', 'is not a regular file');
+      if (info.size > MAX_FILE_BYTES) throw new ValidationError('file', `is larger than ${MAX_FILE_BYTES} bytes`);
+      const data = await readFile(path);
+      return { name: basename(path), bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+    },
+    [CHANNELS.secretGet]: async (...args) => {
+      requireArity(args, 1);
+      return ctx.secrets.get(requireSecretName(args[0]));
+    },
+    [CHANNELS.secretSet]: async (...args) => {
+      requireArity(args, 2);
+      await ctx.secrets.set(requireSecretName(args[0]), requireSecretValue(args[1]));
+      return null;
+    },
+    [CHANNELS.secretDelete]: async (...args) => {
+      requireArity(args, 1);
+      await ctx.secrets.delete(requireSecretName(args[0]));
+      return null;
+    },
+    [CHANNELS.appInfo]: (...args): Promise<AppInfo> => {
+      requireArity(args, 0);
+      return Promise.resolve({ shell: 'electron', version: electron.app.getVersion(), platform: ctx.platform, secretsPersist: ctx.secrets.available() });
+    },
+  };
+}
+
+/**
+ * Registers every handler with `ipcMain.handle`. A call from any frame that is
+ * not the app's page is refused before its arguments are looked at.
+ */
+export function registerIpcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurface<W>, 'ipcMain' | 'dialog' | 'app'>, ctx: IpcContext<W>): void {
+  for (const [channel, handler] of Object.entries(ipcHandlers(electron, ctx))) {
+    electron.ipcMain.handle(channel, async (event, ...args): Promise<BridgeResult<unknown>> => {
+      const from = event.senderFrame?.url ?? '';
+      if (!isAppUrl(from) || from.startsWith('devtools://')) {
+        return toFailure(new ValidationError('sender', `${channel} is only answered for the app's own page`));
+      }
+      try {
+        return { ok: true, value: await handler(...args) };
+      } catch (e) {
+        return toFailure(e);
+      }
+    });
+  }
+}

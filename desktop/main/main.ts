@@ -1,0 +1,15 @@
+/**
+ * Electron's entry (bundled to desktop/dist/app/main/main.js): hands the real
+ * Electron module to startDesktop(). Everything testable lives there.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as electron from 'electron';
+import { startDesktop } from './desktop-app.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+startDesktop(electron, { renderer: join(here, '../renderer'), preload: join(here, '../preload/preload.cjs') }, process.platform).started.catch((e: unknown) => {
+  console.error('engram could not start:', e);
+  electron.app.quit();
+});

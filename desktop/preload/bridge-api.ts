@@ -1,0 +1,97 @@
+/**
+ * The one API the desktop renderer may use from outside its page, declared once.
+ * The Electron preload exposes it through `contextBridge` (backed by IPC to the
+ * main process); the web fallback (`npm start` without the Electron binary)
+ * implements the same interface with downloads, uploads and session-only keys.
+ * Types and constants only: no Electron, no DOM, no Node.
+ */
+
+/** The name under which the preload exposes the bridge on `window`. */
+export const BRIDGE_GLOBAL = 'engramDesktop';
+
+/** IPC channels between the preload and the main process. */
+export const CHANNELS = {
+  saveFile: 'engram:save-file',
+  openFile: 'engram:open-file',
+  secretGet: 'engram:secret-get',
+  secretSet: 'engram:secret-set',
+  secretDelete: 'engram:secret-delete',
+  appInfo: 'engram:app-info',
+  menuCommand: 'engram:menu-command',
+} as const;
+
+/** Secrets the app keeps outside IndexedDB: the sync server's API key and the encryption passphrase. */
+export const SECRET_NAMES = ['sync-api-key', 'sync-passphrase'] as const;
+export type SecretName = (typeof SECRET_NAMES)[number];
+
+/** Commands the application menu sends to the renderer. */
+export const MENU_COMMANDS = ['import', 'export', 'view-memories', 'view-conversations', 'view-blocks', 'view-map', 'view-status', 'view-transfer'] as const;
+export type MenuCommand = (typeof MENU_COMMANDS)[number];
+
+/** Largest file the bridge reads or writes (an export of 100k memories with vectors is about 150 MB). */
+export const MAX_FILE_BYTES = 1024 * 1024 * 1024;
+/** Longest secret accepted. */
+export const MAX_SECRET_CHARS = 4096;
+/** Longest suggested file name. */
+export const MAX_FILE_NAME_CHARS = 200;
+
+/** An error that crossed the bridge: engram's name, code and message (class identity does not cross). */
+export interface BridgeFailure {
+  name: string;
+  code: string;
+  message: string;
+}
+
+/** Every bridge call answers with a value or a failure, never a thrown error (errors lose their fields on the way). */
+export type BridgeResult<T> = { ok: true; value: T } | { ok: false; error: BridgeFailure };
+
+/** A file to save: what the export produced and the name the user is offered. */
+export interface SaveFileRequest {
+  suggestedName: string;
+  bytes: Uint8Array;
+}
+
+/** Where the file went; `saved: false` when the user cancelled. */
+export interface SaveFileAnswer {
+  saved: boolean;
+  /** Path (desktop) or file name (web) of the saved file. */
+  location?: string;
+}
+
+/** A file the user picked to import; null answer when cancelled. */
+export interface OpenedFile {
+  name: string;
+  bytes: Uint8Array;
+}
+
+/** What the shell runs on. */
+export interface AppInfo {
+  shell: 'electron' | 'web';
+  version: string;
+  platform: string;
+  /** Whether secrets are encrypted by the OS keychain (Electron safeStorage); false on the web, where keys live for the session only. */
+  secretsPersist: boolean;
+}
+
+/**
+ * The renderer's window on the outside world.
+ * @example
+ * const answer = await bridge.saveFile({ suggestedName: 'engram.jsonl', bytes })
+ * if (answer.ok && answer.value.saved) console.log('saved to', answer.value.location)
+ */
+export interface DesktopBridge {
+  /** Asks where to save (a dialog, or a download on the web) and writes the bytes. */
+  saveFile(request: SaveFileRequest): Promise<BridgeResult<SaveFileAnswer>>;
+  /** Asks for a file to import (a dialog, or a file picker on the web); null when cancelled. */
+  openFile(): Promise<BridgeResult<OpenedFile | null>>;
+  /** A stored secret, or null. */
+  getSecret(name: SecretName): Promise<BridgeResult<string | null>>;
+  /** Stores a secret (encrypted by the OS on desktop). */
+  setSecret(name: SecretName, value: string): Promise<BridgeResult<null>>;
+  /** Forgets a secret. */
+  deleteSecret(name: SecretName): Promise<BridgeResult<null>>;
+  /** What the shell is. */
+  appInfo(): Promise<BridgeResult<AppInfo>>;
+  /** Calls `listener` on each application-menu command; returns the unsubscribe function. */
+  onMenuCommand(listener: (command: MenuCommand) => void): () => void;
+}

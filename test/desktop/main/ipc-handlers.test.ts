@@ -1,0 +1,140 @@
+// IPC handlers through the fake ipcMain: sender check, argument validation,
+// dialogs for export and import, secrets through safeStorage.
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startDesktop } from '../../../desktop/main/desktop-app.js';
+import { CHANNELS, MAX_SECRET_CHARS, type BridgeResult } from '../../../desktop/preload/bridge-api.js';
+import { FakeWindow, fakeElectron, type FakeElectron } from './fake-electron.js';
+
+const APP_FRAME = { senderFrame: { url: 'app://engram/index.html' } };
+
+let dir: string;
+let electron: FakeElectron;
+let window: FakeWindow;
+
+async function call<T>(channel: string, ...args: unknown[]): Promise<BridgeResult<T>> {
+  return (await electron.handlers.get(channel)!(APP_FRAME, ...args)) as BridgeResult<T>;
+}
+
+async function failure(channel: string, ...args: unknown[]): Promise<{ code: string; message: string }> {
+  const answer = await call(channel, ...args);
+  if (answer.ok) throw new TypeError(`${channel} succeeded`);
+  return answer.error;
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'engram-ipc-'));
+  electron = fakeElectron({ userData: join(dir, 'user-data') });
+  const app = startDesktop(electron, { renderer: dir, preload: join(dir, 'p.cjs') }, 'linux');
+  electron.app.ready();
+  await app.started;
+  window = app.window()!;
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('IPC handlers', () => {
+  it('registers one handler per bridge channel except the menu push', () => {
+    expect([...electron.handlers.keys()].sort()).toEqual(Object.values(CHANNELS).filter((c) => c !== CHANNELS.menuCommand).sort());
+  });
+
+  it('refuses calls from any frame that is not the app page, before reading arguments', async () => {
+    for (const senderFrame of [{ url: 'https://evil.example/' }, { url: 'file:///tmp/x.html' }, { url: 'devtools://devtools/x' }, null]) {
+      const answer = (await electron.handlers.get(CHANNELS.secretGet)!({ senderFrame }, 'sync-api-key')) as BridgeResult<unknown>;
+      expect(answer).toMatchObject({ ok: false, error: { code: 'VALIDATION', name: 'ValidationError' } });
+    }
+    expect(electron.safeStorage.calls).toEqual([]);
+  });
+
+  it('saveFile shows a save dialog on the window and writes the bytes where the user chose', async () => {
+    const target = join(dir, 'out.jsonl');
+    electron.saveAnswers.push({ canceled: false, filePath: target });
+    const bytes = new TextEncoder().encode('{"type":"header"}\n');
+    expect(await call(CHANNELS.saveFile, { suggestedName: 'engram-2026.jsonl', bytes })).toEqual({ ok: true, value: { saved: true, location: target } });
+    expect(await readFile(target, 'utf8')).toBe('{"type":"header"}\n');
+    expect(electron.dialogCalls[0]).toMatchObject({ kind: 'save', window, options: { defaultPath: 'engram-2026.jsonl', filters: [{ name: 'engram export', extensions: ['jsonl'] }] } });
+  });
+
+  it('saveFile answers saved: false and writes nothing when the dialog is cancelled', async () => {
+    electron.saveAnswers.push({ canceled: true });
+    expect(await call(CHANNELS.saveFile, { suggestedName: 'a.jsonl', bytes: new Uint8Array([1]) })).toEqual({ ok: true, value: { saved: false } });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('saveFile rejects names with folders, wrong types, extra fields and missing arguments without opening a dialog', async () => {
+    const bytes = new Uint8Array([1]);
+    for (const bad of [
+      { suggestedName: '../../etc/passwd', bytes },
+      { suggestedName: 'a\\b.jsonl', bytes },
+      { suggestedName: '', bytes },
+      { suggestedName: 'x'.repeat(201), bytes },
+      { suggestedName: 'a.jsonl', bytes: 'not bytes' },
+      { suggestedName: 'a.jsonl', bytes: [1, 2] },
+      { suggestedName: 'a.jsonl', bytes, path: '/tmp/x' },
+      'a.jsonl',
+      null,
+    ]) {
+      expect((await failure(CHANNELS.saveFile, bad)).code).toBe('VALIDATION');
+    }
+    expect((await failure(CHANNELS.saveFile)).message).toContain('expected 1');
+    expect(electron.dialogCalls).toEqual([]);
+  });
+
+  it('openFile reads the file the user picked, and answers null when cancelled', async () => {
+    const source = join(dir, 'in.jsonl');
+    await writeFile(source, 'line\n');
+    electron.openAnswers.push({ canceled: false, filePaths: [source] });
+    const answer = await call<{ name: string; bytes: Uint8Array }>(CHANNELS.openFile);
+    expect(answer.ok && answer.value.name).toBe('in.jsonl');
+    expect(answer.ok && new TextDecoder().decode(answer.value.bytes)).toBe('line\n');
+    expect(electron.dialogCalls[0]).toMatchObject({ kind: 'open', window, options: { properties: ['openFile'] } });
+    electron.openAnswers.push({ canceled: true, filePaths: [] });
+    expect(await call(CHANNELS.openFile)).toEqual({ ok: true, value: null });
+    expect((await failure(CHANNELS.openFile, '/etc/passwd')).code).toBe('VALIDATION');
+  });
+
+  it('openFile refuses a folder', async () => {
+    electron.openAnswers.push({ canceled: false, filePaths: [dir] });
+    expect(await failure(CHANNELS.openFile)).toMatchObject({ code: 'VALIDATION' });
+  });
+
+  it('dialogs answer CLOSED when no window is open', async () => {
+    window.destroyed = true;
+    expect((await failure(CHANNELS.openFile)).code).toBe('CLOSED');
+  });
+
+  it('secrets round-trip through safeStorage and the file on disk holds only ciphertext', async () => {
+    expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretSet, 'sync-api-key', 'qdrant-key-123')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretSet, 'sync-passphrase', 'correct horse')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'qdrant-key-123' });
+    expect(electron.safeStorage.calls).toEqual(['encrypt', 'encrypt', 'decrypt']);
+    const files = await readdir(join(dir, 'user-data/secrets'));
+    const onDisk = await readFile(join(dir, 'user-data/secrets', files[0]!), 'utf8');
+    expect(files).toEqual(['secrets.enc.json']);
+    expect(onDisk).not.toContain('qdrant-key-123');
+    expect(onDisk).not.toContain('correct horse');
+    expect(await call(CHANNELS.secretDelete, 'sync-api-key')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretGet, 'sync-passphrase')).toEqual({ ok: true, value: 'correct horse' });
+  });
+
+  it('secrets refuse unknown names, empty or oversized values, and store nothing without OS encryption', async () => {
+    expect((await failure(CHANNELS.secretGet, 'password')).code).toBe('VALIDATION');
+    expect((await failure(CHANNELS.secretSet, 'sync-api-key', '')).code).toBe('VALIDATION');
+    expect((await failure(CHANNELS.secretSet, 'sync-api-key', 'k'.repeat(MAX_SECRET_CHARS + 1))).code).toBe('VALIDATION');
+    expect((await failure(CHANNELS.secretSet, 'sync-api-key', 42)).code).toBe('VALIDATION');
+    expect((await failure(CHANNELS.secretSet, 'sync-api-key')).code).toBe('VALIDATION');
+    electron.safeStorage.available = false;
+    expect(await failure(CHANNELS.secretSet, 'sync-api-key', 'k')).toMatchObject({ code: 'STORE', message: expect.stringContaining('safeStorage') as string });
+    await expect(readdir(join(dir, 'user-data/secrets'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('appInfo reports the shell, version and whether secrets persist', async () => {
+    expect(await call(CHANNELS.appInfo)).toEqual({ ok: true, value: { shell: 'electron', version: '0.1.0-test', platform: 'linux', secretsPersist: true } });
+  });
+});
