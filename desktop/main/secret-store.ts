@@ -95,7 +95,9 @@ export class SecretStore {
     } catch (e) {
       throw new StoreError('the secrets file is corrupt', { cause: e });
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new StoreError('the secrets file is corrupt: not an object');
-    return parsed as Ciphertexts;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
+      throw new StoreError('the secrets file is corrupt: not an object of ciphertexts');
+    }
+    return parsed;
   }
 }
