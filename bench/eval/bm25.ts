@@ -41,10 +41,31 @@ export class Bm25 {
 
   /** The best `k` document ids for `query`, best first (ties in document order). */
   search(query: string, k: number): string[] {
+    return this.searchScored(query, k).map((h) => h.id);
+  }
+
+  /** The best `k` documents for `query` with their scores. */
+  searchScored(query: string, k: number): { id: string; score: number }[] {
+    return this.searchTerms(this.tokens(query), k);
+  }
+
+  /** The highest score any document could reach for these query terms (each term's idf × (k1 + 1)). */
+  bound(terms: readonly string[]): number {
+    const n = this.#ids.length;
+    let sum = 0;
+    for (const term of new Set(terms)) {
+      const df = this.#postings.get(term)?.size ?? 0;
+      if (df > 0) sum += Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (K1 + 1);
+    }
+    return sum;
+  }
+
+  /** The best `k` documents for already analysed query terms. */
+  searchTerms(terms: readonly string[], k: number): { id: string; score: number }[] {
     const n = this.#ids.length;
     const avg = n === 0 ? 1 : this.#total / n;
     const scores = new Map<number, number>();
-    for (const term of new Set(this.tokens(query))) {
+    for (const term of new Set(terms)) {
       const posting = this.#postings.get(term);
       if (posting === undefined) continue;
       const idf = Math.log(1 + (n - posting.size + 0.5) / (posting.size + 0.5));
@@ -56,6 +77,6 @@ export class Bm25 {
     return [...scores]
       .sort((a, b) => b[1] - a[1] || a[0] - b[0])
       .slice(0, k)
-      .map(([d]) => this.#ids[d]!);
+      .map(([d, score]) => ({ id: this.#ids[d]!, score }));
   }
 }

@@ -33,8 +33,12 @@ export interface Question {
   text: string;
   /** Turn ids; a search finds the answer when any of them is in its top k. */
   evidence: string[];
-  /** What is asked: the fact's current value, or its value before a change. */
-  kind: 'current' | 'before';
+  /**
+   * What is asked: the fact's current value, its value before a change, or a
+   * fact this user never told (`absent`: no evidence; for measuring thresholds,
+   * not counted in recall).
+   */
+  kind: 'current' | 'before' | 'absent';
   factId: string;
 }
 
@@ -160,10 +164,10 @@ function nearMiss(rng: Rng, fact: PlannedFact): { text: string; meaning: string 
 }
 
 /** Generates one user's sessions and questions. */
-function generateUser(rng: Rng, userId: string, library: readonly FactTemplate[], shape: DatasetShape): { history: UserHistory; questions: Question[] } {
-  const facts = shuffled(rng, library)
-    .slice(0, Math.min(shape.facts, library.length))
-    .map((t) => planFact(rng, t, shape.sessions));
+function generateUser(rng: Rng, absentRng: Rng, userId: string, library: readonly FactTemplate[], shape: DatasetShape): { history: UserHistory; questions: Question[] } {
+  const order = shuffled(rng, library);
+  const facts = order.slice(0, Math.min(shape.facts, library.length)).map((t) => planFact(rng, t, shape.sessions));
+  const untold = order.slice(facts.length);
   const sessions: Session[] = [];
   /** Turn ids of each mention, by fact id and mention index. */
   const mentionTurn = new Map<Mention, string>();
@@ -215,6 +219,10 @@ function generateUser(rng: Rng, userId: string, library: readonly FactTemplate[]
       questions.push({ id: `${userId}/q${questions.length}`, userId, text: pick(rng, fact.template.askBefore), evidence: before, kind: 'before', factId: fact.template.id });
     }
   }
+  // Questions about facts this user never told: what a threshold must turn away (own generator, so the rest stays as it was).
+  for (const template of untold) {
+    questions.push({ id: `${userId}/q${questions.length}`, userId, text: pick(absentRng, template.ask), evidence: [], kind: 'absent', factId: template.id });
+  }
   return { history: { userId, sessions }, questions };
 }
 
@@ -226,11 +234,12 @@ function generateUser(rng: Rng, userId: string, library: readonly FactTemplate[]
  */
 export function generateDataset(split: EvalSplit, shape: DatasetShape = DEFAULT_SHAPE, seed = SPLIT_SEEDS[split]): EvalDataset {
   const rng = mulberry32(seed);
+  const absentRng = mulberry32(seed ^ 0x5bd1e995);
   const library = split === 'tuning' ? TUNING_FACTS : HELD_OUT_FACTS;
   const users: UserHistory[] = [];
   const questions: Question[] = [];
   for (let u = 0; u < shape.users; u++) {
-    const { history, questions: asked } = generateUser(rng, `${split}-user-${u}`, library, shape);
+    const { history, questions: asked } = generateUser(rng, absentRng, `${split}-user-${u}`, library, shape);
     users.push(history);
     questions.push(...asked);
   }

@@ -71,11 +71,16 @@ export async function engramRanking(split: LoadedSplit, question: Question, mode
   return results.map((r) => r.id);
 }
 
-/** Ranks every question of the split with BM25 and each engram mode. */
+/** The questions that have evidence (recall is measured on them). */
+export function answerable(questions: readonly Question[]): Question[] {
+  return questions.filter((q) => q.kind !== 'absent');
+}
+
+/** Ranks every answerable question of the split with BM25 and each engram mode. */
 export async function rankAll(split: LoadedSplit): Promise<RankTable> {
   const table: RankTable = { 'bm25-baseline': [], keyword: [], vector: [], hybrid: [] };
   const baselines = new Map(split.dataset.users.map((u) => [u.userId, new Bm25(u.sessions.flatMap((s) => s.turns))]));
-  for (const question of split.dataset.questions) {
+  for (const question of answerable(split.dataset.questions)) {
     const evidenceTurns = new Set(question.evidence);
     table['bm25-baseline'].push(firstHit(baselines.get(question.userId)!.search(question.text, 10), evidenceTurns));
     const evidence = new Set(question.evidence.map((t) => split.memoryOf.get(t)!));
@@ -84,4 +89,31 @@ export async function rankAll(split: LoadedSplit): Promise<RankTable> {
     }
   }
   return table;
+}
+
+/** Scores a threshold would see: of the first evidence hit in the top `k` (answerable questions), and of the top hit (never-told facts). */
+export interface ThresholdSample {
+  /** Score of each answerable question's first evidence hit within the top k (found ones only). */
+  evidence: number[];
+  /** How many answerable questions there were. */
+  answerable: number;
+  /** Score of the top hit of each question about a fact never told (0 when nothing came back). */
+  absent: number[];
+}
+
+/** Collects {@link ThresholdSample} for one mode. */
+export async function thresholdSample(split: LoadedSplit, mode: SearchMode, k = 5): Promise<ThresholdSample> {
+  const sample: ThresholdSample = { evidence: [], answerable: 0, absent: [] };
+  for (const question of split.dataset.questions) {
+    const { results } = await split.engram.search(question.text, { userId: question.userId, mode, limit: k });
+    if (question.kind === 'absent') {
+      sample.absent.push(results[0]?.score ?? 0);
+      continue;
+    }
+    sample.answerable += 1;
+    const evidence = new Set(question.evidence.map((t) => split.memoryOf.get(t)!));
+    const hit = results.find((r) => evidence.has(r.id));
+    if (hit !== undefined) sample.evidence.push(hit.score);
+  }
+  return sample;
 }

@@ -12,7 +12,7 @@
 import { option } from '../util/args.js';
 import { printTable, writeResult, type Row } from '../util/report.js';
 import { DEFAULT_SHAPE, generateDataset, type EvalSplit } from './dataset.js';
-import { loadSplit, METHODS, rankAll, type Method } from './harness.js';
+import { answerable, loadSplit, METHODS, rankAll, type Method } from './harness.js';
 import { scoresOf, type Scores } from './metrics.js';
 
 const splitArg = option('split') ?? 'both';
@@ -49,7 +49,7 @@ for (const split of splits) {
     users: dataset.users.length,
     turns,
     memories: loaded.turnOf.size,
-    questions: dataset.questions.length,
+    questions: answerable(dataset.questions).length,
     merges: loaded.merges.total,
     wrongMerges: loaded.merges.wrong.length,
     loadSeconds: Number((loaded.loadMs / 1000).toFixed(1)),
