@@ -1,10 +1,10 @@
 /**
  * The chat: the thread of the active user and agent, read back from engram's
  * conversation log, and a composer that runs one turn through
- * `engram.assistant()`. Under each reply: what was recalled for it (with
+ * `new Assistant(engram, )`. Under each reply: what was recalled for it (with
  * scores), what the turn stored, and how long each step took.
  */
-import type { Message } from '../lib/index.js';
+import { Assistant, type Message } from '../lib/index.js';
 import { errorText, type DemoContext } from './context.js';
 import { byId, formatMs, formatTime, h, replace } from './dom.js';
 import { labelOf, modelLabel, threadOf, toModel } from './settings.js';
@@ -86,7 +86,7 @@ export class ChatPanel {
     );
     this.#scrollToEnd();
     try {
-      const assistant = engram.assistant({
+      const assistant = new Assistant(engram, {
         threadId: threadOf(scope),
         agentId: scope.agentId,
         userId: scope.userId,

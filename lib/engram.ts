@@ -6,7 +6,6 @@ import { TransformersEmbedder } from './embed/transformers-embedder.js';
 import { ValidationError } from './errors.js';
 import { toChatModel, type ChatModel, type LlmOption } from './llm/chat-model.js';
 import { Archival } from './memory/archival.js';
-import { Assistant, type AssistantOptions } from './agent/assistant.js';
 import { Blocks } from './memory/blocks.js';
 import { Conversation, type ConversationOptions } from './memory/conversation.js';
 import {
@@ -22,7 +21,6 @@ import {
 import { PersistentMemory } from './memory/persistent.js';
 import { Recall } from './memory/recall-memory.js';
 import { MemorySystem, type MemorySystemOptions } from './memory/memory-system.js';
-import { AgentTools, type ToolsScope } from './agent/tools.js';
 import { newId } from './util/id.js';
 import type { MemoryFilters } from './search/filters.js';
 import type { Metadata } from './store/rows.js';
@@ -263,32 +261,6 @@ export class Engram {
     }
     this.#systems.set(key, system);
     return system;
-  }
-
-  /**
-   * Memory tools for an agent to call (agent-controlled memory).
-   * @example
-   * const tools = engram.tools({ agentId: 'helper', userId: 'ana' })
-   * tools.openai() // pass as `tools` to an OpenAI-compatible chat completion
-   * await tools.call('core_memory_append', { label: 'human', content: 'Likes jazz' })
-   */
-  tools(scope: ToolsScope = {}): AgentTools {
-    this.#core.assertOpen();
-    requireOptions('scope', scope, ['agentId', 'userId']);
-    const agentId = scope.agentId === undefined ? 'agent' : requireId('scope.agentId', scope.agentId);
-    const userId = scope.userId === undefined ? undefined : requireId('scope.userId', scope.userId);
-    return new AgentTools(this, { agentId, ...(userId === undefined ? {} : { userId }) });
-  }
-
-  /**
-   * Developer-controlled memory around any chat model (add `tools: true` for hybrid control).
-   * @example
-   * const bot = engram.assistant({ threadId: 't1', userId: 'ana', model: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' } })
-   * const turn = await bot.send('What did I tell you about my trip?')
-   */
-  assistant(options: AssistantOptions): Assistant {
-    this.#core.assertOpen();
-    return new Assistant(this, options);
   }
 
   /** MemGPT archival memory of an agent. */

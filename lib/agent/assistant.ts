@@ -5,7 +5,8 @@
  * stores the reply and records the turn. With `tools`, the model may also call
  * the memory tools itself (hybrid control).
  */
-import { ValidationError } from '../errors.js';
+import { ClosedError, ValidationError } from '../errors.js';
+import { AgentTools } from './tools.js';
 import type { Engram } from '../engram.js';
 import { toChatModel, type ChatModel, type ChatTurn, type LlmOption } from '../llm/chat-model.js';
 import { optionalId, requireId, requireInt, requireOptions } from '../util/validate.js';
@@ -63,7 +64,7 @@ const MAX_TOOL_ROUNDS = 4;
 /**
  * A chat turn runner with memory.
  * @example
- * const bot = engram.assistant({ threadId: 't1', userId: 'ana', model: async (msgs) => callMyModel(msgs) })
+ * const bot = new Assistant(engram, { threadId: 't1', userId: 'ana', model: async (msgs) => callMyModel(msgs) })
  * const { reply, recalledMemories, timings } = await bot.send('Where do I live?')
  */
 export class Assistant {
@@ -71,7 +72,9 @@ export class Assistant {
   readonly #model: ChatModel;
   readonly #settings: Required<Omit<AssistantOptions, 'agentId' | 'userId' | 'model'>> & { agentId?: string; userId?: string };
 
+  /** Binds a thread and a model to an open engram; options are checked here. */
   constructor(engram: Engram, options: AssistantOptions) {
+    if (engram.closed) throw new ClosedError();
     requireOptions('options', options, ['threadId', 'agentId', 'userId', 'model', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'tools', 'remember']);
     const remember: unknown = options.remember ?? 'statements';
     if (remember !== 'statements' && remember !== 'all' && remember !== 'infer' && remember !== 'none') {
@@ -116,7 +119,7 @@ export class Assistant {
 
     const tModel = performance.now();
     const toolUses: ToolUse[] = [];
-    const tools = this.#settings.tools ? this.#engram.tools({ ...(this.#settings.agentId === undefined ? {} : { agentId: this.#settings.agentId }), ...(this.#settings.userId === undefined ? {} : { userId: this.#settings.userId }) }) : undefined;
+    const tools = this.#settings.tools ? new AgentTools(this.#engram, { ...(this.#settings.agentId === undefined ? {} : { agentId: this.#settings.agentId }), ...(this.#settings.userId === undefined ? {} : { userId: this.#settings.userId }) }) : undefined;
     let reply = await this.#model(messages, { ...(tools === undefined ? {} : { tools: tools.openai() }), ...(options.signal === undefined ? {} : { signal: options.signal }) });
     for (let round = 0; tools !== undefined && reply.toolCalls !== undefined && reply.toolCalls.length > 0 && round < MAX_TOOL_ROUNDS; round++) {
       messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls });

@@ -4,7 +4,8 @@
  * which runs one and answers with text. Bad arguments get an answer the model
  * can read and correct, never a crash.
  */
-import { isEngramError, ValidationError } from '../errors.js';
+import { ClosedError, isEngramError, ValidationError } from '../errors.js';
+import { optionalId, requireId, requireOptions } from '../util/validate.js';
 import type { Engram } from '../engram.js';
 
 /** A JSON Schema object (the subset tools use). */
@@ -119,7 +120,7 @@ export interface ToolsScope {
 /**
  * Memory tools bound to one agent and user.
  * @example
- * const tools = engram.tools({ agentId: 'helper', userId: 'ana' })
+ * const tools = new AgentTools(engram, { agentId: 'helper', userId: 'ana' })
  * const reply = await openai.chat.completions.create({ model, messages, tools: tools.openai() })
  * for (const call of reply.choices[0].message.tool_calls ?? []) await tools.call(call.function.name, call.function.arguments)
  */
@@ -128,10 +129,13 @@ export class AgentTools {
   readonly userId: string | undefined;
   readonly #engram: Engram;
 
-  constructor(engram: Engram, scope: { agentId: string; userId?: string }) {
+  /** Binds the tools to an open engram and a scope (agentId defaults to 'agent'). */
+  constructor(engram: Engram, scope: ToolsScope = {}) {
+    if (engram.closed) throw new ClosedError();
+    requireOptions('scope', scope, ['agentId', 'userId']);
     this.#engram = engram;
-    this.agentId = scope.agentId;
-    this.userId = scope.userId;
+    this.agentId = scope.agentId === undefined ? 'agent' : requireId('scope.agentId', scope.agentId);
+    this.userId = optionalId('scope.userId', scope.userId);
   }
 
   /** The definitions, format-neutral. */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import type { ChatTurn } from '../../lib/llm/chat-model.js';
-import type { Engram } from '../../lib/index.js';
+import { Assistant, type Engram } from '../../lib/index.js';
 import { openTemp } from '../helpers.js';
 import { startScriptedServer } from '../llm/scripted-server.js';
 
@@ -16,7 +16,7 @@ afterEach(async () => {
 describe('Assistant', () => {
   it('send() stores the turn, recalls memories for the next reply and reports timings', async () => {
     const seen: ChatTurn[][] = [];
-    const bot = engram.assistant({
+    const bot = new Assistant(engram, {
       threadId: 't1',
       userId: 'ana',
       minSimilarity: 0.3,
@@ -43,7 +43,7 @@ describe('Assistant', () => {
     expect(turn.recalled.map((r) => r.memory)).toContain('My name is Ana and I live in Porto');
     expect(turn.stored).toEqual([]);
     expect(turn.timings.totalMs).toBeGreaterThan(0);
-    const other = engram.assistant({ threadId: 't2', userId: 'bo', minSimilarity: 0.3, model: async () => 'hi' });
+    const other = new Assistant(engram, { threadId: 't2', userId: 'bo', minSimilarity: 0.3, model: async () => 'hi' });
     expect((await other.send('Where do I live, Porto or Lisbon?')).recalledMemories).toEqual([]);
   });
 
@@ -52,7 +52,7 @@ describe('Assistant', () => {
       { content: '', toolCalls: [{ id: 'c1', name: 'core_memory_append', arguments: '{"label":"human","content":"Name: Ana"}' }] },
       { content: 'Nice to meet you, Ana!' },
     ]);
-    const bot = engram.assistant({ threadId: 't', agentId: 'helper', tools: true, model: { baseUrl: server.baseUrl, model: 'scripted' } });
+    const bot = new Assistant(engram, { threadId: 't', agentId: 'helper', tools: true, model: { baseUrl: server.baseUrl, model: 'scripted' } });
     const turn = await bot.send('Hi, I am Ana');
     expect(turn.reply).toBe('Nice to meet you, Ana!');
     expect(turn.toolUses).toEqual([{ name: 'core_memory_append', arguments: '{"label":"human","content":"Name: Ana"}', result: 'Block "human" now reads:\nName: Ana' }]);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import { TOOL_DEFINITIONS, type Engram } from '../../lib/index.js';
+import { AgentTools, TOOL_DEFINITIONS, type Engram } from '../../lib/index.js';
 import { openTemp } from '../helpers.js';
 
 let engram: Engram;
@@ -15,7 +15,7 @@ const NAMES = ['save_to_memory', 'recall_from_memory', 'archival_memory_insert',
 
 describe('AgentTools', () => {
   it('openai() and anthropic() describe every tool with a JSON Schema', () => {
-    const tools = engram.tools({ agentId: 'helper' });
+    const tools = new AgentTools(engram, { agentId: 'helper' });
     expect(tools.openai().map((t) => t.function.name)).toEqual(NAMES);
     expect(tools.anthropic().map((t) => t.name)).toEqual(NAMES);
     for (const t of tools.openai()) {
@@ -28,7 +28,7 @@ describe('AgentTools', () => {
   });
 
   it('call() runs each tool and answers with text', async () => {
-    const tools = engram.tools({ agentId: 'helper', userId: 'ana' });
+    const tools = new AgentTools(engram, { agentId: 'helper', userId: 'ana' });
     expect(await tools.call('save_to_memory', { thinking: 'useful', content: ['Ana plays the cello'] })).toMatch(/Saved 1 new memory/);
     expect(await tools.call('recall_from_memory', JSON.stringify({ keywords: ['cello'] }))).toBe('- Ana plays the cello');
     expect(await tools.call('archival_memory_insert', { content: 'Concert on Friday at the old theatre' })).toBe('Inserted into archival memory.');
@@ -46,7 +46,7 @@ describe('AgentTools', () => {
   });
 
   it('call() answers bad arguments with readable errors instead of throwing', async () => {
-    const tools = engram.tools();
+    const tools = new AgentTools(engram);
     expect(await tools.call('fly_to_moon', {})).toMatch(/^Error: unknown tool "fly_to_moon"/);
     expect(await tools.call('save_to_memory', '{not json')).toMatch(/^Error: save_to_memory: arguments: not valid JSON/);
     expect(await tools.call('save_to_memory', { thinking: 'x' })).toMatch(/missing required argument "content"/);

@@ -1,7 +1,7 @@
 // Semantic memory end to end in real Chromium: the offline model in a Web Worker,
 // HNSW/exact index in real WASM, snapshot in real IndexedDB, tiers and export.
 import { describe, expect, it } from 'vitest';
-import { Engram, HashEmbedder } from '../../lib/index.js';
+import { AgentTools, Assistant, Engram, HashEmbedder } from '../../lib/index.js';
 
 const unique = (p: string): string => `${p}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 
@@ -38,7 +38,7 @@ describe('semantic memory in Chromium', () => {
     await mem.remember('goal', 'ship the beta', { tier: 'project' });
     await mem.addTrace('plan', 'start with tests');
     expect(await mem.recall('goal')).toBe('ship the beta');
-    expect(await e.tools({ agentId: 'a' }).call('core_memory_append', { label: 'human', content: 'Likes tea' })).toContain('Likes tea');
+    expect(await new AgentTools(e, { agentId: 'a' }).call('core_memory_append', { label: 'human', content: 'Likes tea' })).toContain('Likes tea');
     const file = await e.export();
     await e.close();
     const copy = await Engram.import(file, { name: unique('copy'), mode: 'replace', embedder: embedder() });
@@ -60,7 +60,7 @@ describe('semantic memory in Chromium', () => {
     expect(first.results.map((r) => r.event)).toEqual(['ADD']);
     const second = await e.add([{ role: 'user', content: 'I moved to Lisbon' }], { userId: 'ana', agentId: 'helper', infer: true });
     expect(second.results[0]).toMatchObject({ event: 'UPDATE', memory: 'Lives in Lisbon', previous: 'Lives in Porto' });
-    const bot = e.assistant({ threadId: 't', agentId: 'helper', userId: 'ana', minSimilarity: 0.2, model: async (messages) => `seen ${messages.length} messages` });
+    const bot = new Assistant(e, { threadId: 't', agentId: 'helper', userId: 'ana', minSimilarity: 0.2, model: async (messages) => `seen ${messages.length} messages` });
     await e.blocks('helper').set('human', 'Name: Ana');
     const turn = await bot.send('Tell me where Ana lives in Lisbon');
     expect(turn.recalledMemories.map((m) => m.memory)).toContain('Lives in Lisbon');
