@@ -151,11 +151,38 @@ export class LlmError extends EngramError {
   }
 }
 
-/** Sync with the remote target failed. */
+/**
+ * Why a sync failed. `unreachable`, `timeout`, `rate-limited`, `server` and
+ * `bad-response` (a garbled or cut answer) are transient: sync retries them, and
+ * auto-sync backs off and tries again. The others need a person.
+ */
+export type SyncFailure =
+  | 'unreachable'
+  | 'timeout'
+  | 'rate-limited'
+  | 'server'
+  | 'bad-response'
+  | 'rejected'
+  | 'incompatible'
+  | 'wrong-passphrase'
+  | 'encryption';
+
+const TRANSIENT_SYNC_FAILURES: ReadonlySet<SyncFailure> = new Set<SyncFailure>(['unreachable', 'timeout', 'rate-limited', 'server', 'bad-response']);
+
+/** Sync with the remote target failed; `reason` says why, `retryAfterMs` when the server asked to wait. */
 export class SyncError extends EngramError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly reason: SyncFailure;
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options?: { cause?: unknown; reason?: SyncFailure; retryAfterMs?: number }) {
     super('SYNC', message, options);
     this.name = 'SyncError';
+    this.reason = options?.reason ?? 'server';
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+
+  /** True when trying again later may succeed. */
+  get transient(): boolean {
+    return TRANSIENT_SYNC_FAILURES.has(this.reason);
   }
 }
 

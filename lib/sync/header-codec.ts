@@ -1,0 +1,38 @@
+/**
+ * The collection header as a point payload, both ways. The header is written
+ * once, by the first device, and checked by every device before it syncs.
+ */
+import { SyncError } from '../errors.js';
+import type { CollectionHeader, Payload } from './sync-target.js';
+
+/** The `kind` of the header point. */
+export const HEADER_KIND = 'header';
+
+/** The payload that stores `header`. */
+export function headerPayload(header: CollectionHeader): Payload {
+  const payload: Payload = { kind: HEADER_KIND, format: header.format, embedderId: header.embedderId, dimensions: header.dimensions };
+  if (header.encryption !== undefined) payload['encryption'] = { ...header.encryption };
+  return payload;
+}
+
+function bad(detail: string): SyncError {
+  return new SyncError(`the collection header is not one engram wrote: ${detail}`, { reason: 'incompatible' });
+}
+
+/** Reads a header payload; a payload engram could not have written is a SyncError ('incompatible'). */
+export function readHeaderPayload(payload: Payload): CollectionHeader {
+  if (payload['kind'] !== HEADER_KIND) throw bad('wrong kind');
+  if (payload['format'] !== 1) throw bad(`unknown format ${JSON.stringify(payload['format'] ?? null)}`);
+  const { embedderId, dimensions, encryption } = payload;
+  if (typeof embedderId !== 'string' || typeof dimensions !== 'number') throw bad('embedderId or dimensions missing');
+  const header: CollectionHeader = { format: 1, embedderId, dimensions };
+  if (encryption !== undefined && encryption !== null) {
+    if (typeof encryption !== 'object' || Array.isArray(encryption)) throw bad('encryption is not an object');
+    const { kdf, iterations, salt, check, encryptVectors } = encryption;
+    if (kdf !== 'PBKDF2-SHA256' || typeof iterations !== 'number' || typeof salt !== 'string' || typeof check !== 'string' || typeof encryptVectors !== 'boolean') {
+      throw bad('encryption parameters are incomplete');
+    }
+    header.encryption = { kdf, iterations, salt, check, encryptVectors };
+  }
+  return header;
+}

@@ -1,0 +1,124 @@
+/**
+ * The exact in-memory twin of `QdrantTarget`: the same semantics (conditional
+ * upsert, stamp order, id order within a stamp, insert-only header) without a
+ * network. For unit tests and for comparing against the real target.
+ */
+import { SyncError } from '../errors.js';
+import { headerPayload, readHeaderPayload } from './header-codec.js';
+import {
+  FIELD,
+  HEADER_POINT_ID,
+  type CollectionHeader,
+  type PointKind,
+  type PullCursors,
+  type SyncPoint,
+  type SyncTarget,
+} from './sync-target.js';
+
+function copy(point: SyncPoint): SyncPoint {
+  return structuredClone(point);
+}
+
+function stampOf(point: SyncPoint): number {
+  const stamp = point.payload[FIELD.stamp];
+  return typeof stamp === 'number' ? stamp : Number.NaN;
+}
+
+/**
+ * A {@link SyncTarget} held in memory.
+ * @example
+ * const target = new MemoryTarget()
+ */
+export class MemoryTarget implements SyncTarget {
+  #dimensions: number | undefined;
+  readonly #points = new Map<string, SyncPoint>();
+  /** Requests served, by method: lets tests check that work follows the changes. */
+  readonly calls = new Map<string, number>();
+
+  #count(method: string): void {
+    this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
+  }
+
+  ensureCollection(dimensions: number): Promise<{ created: boolean }> {
+    this.#count('ensureCollection');
+    if (this.#dimensions === undefined) {
+      this.#dimensions = dimensions;
+      return Promise.resolve({ created: true });
+    }
+    if (this.#dimensions !== dimensions) {
+      return Promise.reject(new SyncError(`collection holds vectors of ${this.#dimensions} dimensions, engram needs ${dimensions}`, { reason: 'incompatible' }));
+    }
+    return Promise.resolve({ created: false });
+  }
+
+  readHeader(): Promise<CollectionHeader | undefined> {
+    this.#count('readHeader');
+    const point = this.#points.get(HEADER_POINT_ID);
+    return Promise.resolve(point === undefined ? undefined : readHeaderPayload(point.payload));
+  }
+
+  writeHeader(header: CollectionHeader): Promise<CollectionHeader> {
+    this.#count('writeHeader');
+    if (!this.#points.has(HEADER_POINT_ID)) this.#points.set(HEADER_POINT_ID, { id: HEADER_POINT_ID, payload: headerPayload(header) });
+    return Promise.resolve(readHeaderPayload(this.#points.get(HEADER_POINT_ID)!.payload));
+  }
+
+  upsert(points: readonly SyncPoint[]): Promise<void> {
+    this.#count('upsert');
+    for (const point of points) {
+      if (point.vector !== undefined && point.vector.length !== this.#dimensions) {
+        return Promise.reject(new SyncError(`upsert: vector of ${point.vector.length} dimensions, the collection has ${this.#dimensions}`, { reason: 'rejected' }));
+      }
+    }
+    for (const point of points) {
+      const stored = this.#points.get(point.id);
+      if (stored !== undefined) {
+        const older = stampOf(stored) < stampOf(point);
+        const retry = stampOf(stored) === stampOf(point) && stored.payload[FIELD.origin] === point.payload[FIELD.origin];
+        if (!older && !retry) continue;
+      }
+      this.#points.set(point.id, copy(point));
+    }
+    return Promise.resolve();
+  }
+
+  scrollSince(cursors: PullCursors, kinds: readonly PointKind[], limit: number): Promise<SyncPoint[]> {
+    this.#count('scroll');
+    const seqOf = (p: SyncPoint): number => Number(p.payload[FIELD.pushSeq]);
+    const out = [...this.#points.values()].filter((p) => {
+      const kind = p.payload[FIELD.kind];
+      if (typeof kind !== 'string' || !(kinds as readonly string[]).includes(kind)) return false;
+      const origin = p.payload[FIELD.origin];
+      if (typeof origin !== 'string') return false;
+      const seen = Object.hasOwn(cursors, origin) ? cursors[origin] : undefined;
+      return seen === undefined || seqOf(p) > seen;
+    });
+    out.sort((a, b) => seqOf(a) - seqOf(b) || (a.id < b.id ? -1 : 1));
+    return Promise.resolve(out.slice(0, limit).map(copy));
+  }
+
+  retrieve(ids: readonly string[]): Promise<SyncPoint[]> {
+    this.#count('retrieve');
+    return Promise.resolve(ids.flatMap((id) => (this.#points.has(id) ? [copy(this.#points.get(id)!)] : [])));
+  }
+
+  delete(ids: readonly string[]): Promise<void> {
+    this.#count('delete');
+    for (const id of ids) this.#points.delete(id);
+    return Promise.resolve();
+  }
+
+  count(): Promise<number> {
+    this.#count('count');
+    return Promise.resolve([...this.#points.keys()].filter((id) => id !== HEADER_POINT_ID).length);
+  }
+
+  /** Every stored point (header included), for tests that inspect what the server holds. */
+  stored(): SyncPoint[] {
+    return [...this.#points.values()].map(copy);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,302 @@
+/**
+ * The Qdrant side of sync: the only file that imports `@qdrant/js-client-rest`.
+ * It speaks Qdrant's REST API (the same for one node or a cluster) and turns
+ * every failure of the client into a `SyncError` with the original in `cause`.
+ */
+import { QdrantClient, QdrantClientResourceExhaustedError, QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from '@qdrant/js-client-rest';
+import { AbortError, EngramError, SyncError, type SyncFailure } from '../errors.js';
+import {
+  FIELD,
+  HEADER_POINT_ID,
+  VECTOR_NAME,
+  type CollectionHeader,
+  type Payload,
+  type PointKind,
+  type PullCursors,
+  type SyncPoint,
+  type SyncTarget,
+  type TargetCallOptions,
+} from './sync-target.js';
+import { readHeaderPayload, headerPayload } from './header-codec.js';
+
+/** Options of {@link QdrantTarget}. */
+export interface QdrantTargetOptions {
+  /**
+   * Base URL of the Qdrant REST API.
+   * @example 'http://127.0.0.1:6333'
+   */
+  url: string;
+  /** Qdrant API key, sent as the `api-key` header. */
+  apiKey?: string;
+  /**
+   * Collection name.
+   * @default 'engram'
+   */
+  collection?: string;
+  /**
+   * Milliseconds before a request is given up as timed out.
+   * @default 30000
+   */
+  timeoutMs?: number;
+}
+
+type QdrantFilter = Record<string, unknown>;
+
+function kindsFilter(kinds: readonly PointKind[]): QdrantFilter {
+  return { key: FIELD.kind, match: { any: [...kinds] } };
+}
+
+/** Reads a status code from the openapi-fetch error the client rethrows. */
+function statusOf(e: unknown): number | undefined {
+  const status = (e as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** The Retry-After header of an ApiError, in milliseconds. */
+function retryAfterOf(e: unknown): number | undefined {
+  const headers = (e as { headers?: unknown } | null)?.headers;
+  if (!(headers instanceof Headers)) return undefined;
+  const value = headers.get('retry-after');
+  if (value === null) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+function serverMessage(e: unknown): string {
+  const data = (e as { data?: unknown } | null)?.data;
+  const error = (data as { status?: { error?: unknown } } | null | undefined)?.status?.error;
+  if (typeof error === 'string') return error;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Translates anything the client throws into a SyncError. */
+export function toSyncError(e: unknown, what: string): EngramError {
+  if (e instanceof EngramError) return e;
+  const fail = (reason: SyncFailure, detail: string, retryAfterMs?: number): SyncError =>
+    new SyncError(`${what}: ${detail}`, { cause: e, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+  if (e instanceof QdrantClientTimeoutError) return fail('timeout', 'the server did not answer in time');
+  if (e instanceof QdrantClientResourceExhaustedError) return fail('rate-limited', 'the server asked to slow down', e.retry_after * 1000);
+  if (e instanceof QdrantClientUnexpectedResponseError) return fail('bad-response', e.message);
+  const status = statusOf(e);
+  if (status !== undefined) {
+    if (status === 429) return fail('rate-limited', 'the server asked to slow down', retryAfterOf(e));
+    if (status >= 500) return fail('server', `server error ${status}: ${serverMessage(e)}`);
+    return fail('rejected', `request rejected with ${status}: ${serverMessage(e)}`);
+  }
+  if (e instanceof SyntaxError) return fail('bad-response', `malformed JSON: ${e.message}`);
+  if (e instanceof TypeError) {
+    // fetch() reports refused connections, resets and bodies cut short as TypeError ('fetch failed', 'terminated').
+    return fail('unreachable', `the server could not be reached: ${e.message}`);
+  }
+  return fail('bad-response', e instanceof Error ? e.message : String(e));
+}
+
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(new AbortError('sync aborted', { cause: signal.reason }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(new AbortError('sync aborted', { cause: signal.reason }));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err instanceof Error ? err : new SyncError(String(err), { reason: 'bad-response' }));
+      },
+    );
+  });
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A record from the wire as a SyncPoint; rejects shapes engram never writes. */
+function toPoint(record: unknown, what: string): SyncPoint {
+  if (!isObject(record) || typeof record['id'] !== 'string' || !isObject(record['payload'])) {
+    throw new SyncError(`${what}: the server returned a point without a UUID id or payload`, { reason: 'bad-response' });
+  }
+  const point: SyncPoint = { id: record['id'], payload: record['payload'] as Payload };
+  const vector = record['vector'];
+  if (isObject(vector)) {
+    const named = vector[VECTOR_NAME];
+    if (Array.isArray(named)) point.vector = named as number[];
+  }
+  return point;
+}
+
+/**
+ * The Qdrant server as a {@link SyncTarget}.
+ * @example
+ * const target = new QdrantTarget({ url: 'http://127.0.0.1:6333', collection: 'engram' })
+ */
+export class QdrantTarget implements SyncTarget {
+  readonly collection: string;
+  readonly #client: QdrantClient;
+
+  constructor(options: QdrantTargetOptions) {
+    this.collection = options.collection ?? 'engram';
+    try {
+      this.#client = new QdrantClient({
+        url: options.url,
+        ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+        timeout: options.timeoutMs ?? 30_000,
+        checkCompatibility: false,
+      });
+    } catch (e) {
+      throw new SyncError(`invalid Qdrant URL ${options.url}`, { cause: e, reason: 'rejected' });
+    }
+  }
+
+  async #call<T>(what: string, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+    try {
+      return await abortable(work(), signal);
+    } catch (e) {
+      throw toSyncError(e, what);
+    }
+  }
+
+  async ensureCollection(dimensions: number, options: TargetCallOptions = {}): Promise<{ created: boolean }> {
+    const name = this.collection;
+    const exists = await this.#call('collection exists', options.signal, () => this.#client.collectionExists(name));
+    if (!isObject(exists) || typeof exists['exists'] !== 'boolean') throw new SyncError('collection exists: unexpected answer', { reason: 'bad-response' });
+    let created = false;
+    if (!exists['exists']) {
+      try {
+        await this.#call('create collection', options.signal, () =>
+          this.#client.createCollection(name, { vectors: { [VECTOR_NAME]: { size: dimensions, distance: 'Cosine' } } }),
+        );
+        created = true;
+      } catch (e) {
+        // Another device created it meanwhile: go on and check what it made.
+        if (!(e instanceof SyncError && e.reason === 'rejected' && statusOf(e.cause) === 409)) throw e;
+      }
+    }
+    const info = await this.#call('collection info', options.signal, () => this.#client.getCollection(name));
+    const vectors = (info as { config?: { params?: { vectors?: unknown } } }).config?.params?.vectors;
+    const named = isObject(vectors) ? vectors[VECTOR_NAME] : undefined;
+    const size = isObject(named) ? named['size'] : undefined;
+    if (size !== dimensions || (isObject(named) && named['distance'] !== 'Cosine')) {
+      throw new SyncError(
+        `collection "${name}" holds vectors of another shape (${VECTOR_NAME}: ${JSON.stringify(named ?? vectors ?? null)}), engram needs ${dimensions} dimensions with cosine distance`,
+        { reason: 'incompatible' },
+      );
+    }
+    const schema = (info as { payload_schema?: unknown }).payload_schema;
+    const indexed = isObject(schema) ? schema : {};
+    // Pulls order by the push counter and filter on kind and origin; upserts compare stamps.
+    for (const field of [FIELD.pushSeq, FIELD.stamp]) {
+      if (indexed[field] !== undefined) continue;
+      await this.#call(`create ${field} index`, options.signal, () =>
+        this.#client.createPayloadIndex(name, { field_name: field, field_schema: { type: 'integer', lookup: true, range: true }, wait: true }),
+      );
+    }
+    for (const field of [FIELD.kind, FIELD.origin]) {
+      if (indexed[field] !== undefined) continue;
+      await this.#call(`create ${field} index`, options.signal, () => this.#client.createPayloadIndex(name, { field_name: field, field_schema: 'keyword', wait: true }));
+    }
+    return { created };
+  }
+
+  async readHeader(options: TargetCallOptions = {}): Promise<CollectionHeader | undefined> {
+    const records = await this.#call('read header', options.signal, () =>
+      this.#client.retrieve(this.collection, { ids: [HEADER_POINT_ID], with_payload: true, with_vector: false }),
+    );
+    const first: unknown = Array.isArray(records) ? records[0] : undefined;
+    if (first === undefined) return undefined;
+    return readHeaderPayload(toPoint(first, 'read header').payload);
+  }
+
+  async writeHeader(header: CollectionHeader, options: TargetCallOptions = {}): Promise<CollectionHeader> {
+    await this.#call('write header', options.signal, () =>
+      this.#client.upsert(this.collection, {
+        wait: true,
+        points: [{ id: HEADER_POINT_ID, vector: {}, payload: headerPayload(header) }],
+        update_mode: 'insert_only',
+      }),
+    );
+    const stored = await this.readHeader(options);
+    if (stored === undefined) throw new SyncError('write header: the header is missing after writing it', { reason: 'bad-response' });
+    return stored;
+  }
+
+  async upsert(points: readonly SyncPoint[], options: TargetCallOptions = {}): Promise<void> {
+    if (points.length === 0) return;
+    // Replace a stored point only when it is older: stamp smaller, or the same stamp from the same origin (a retry).
+    const update_filter = {
+      should: points.map((p) => ({
+        must: [
+          { has_id: [p.id] },
+          {
+            should: [
+              { key: FIELD.stamp, range: { lt: p.payload[FIELD.stamp] } },
+              { must: [{ key: FIELD.stamp, match: { value: p.payload[FIELD.stamp] } }, { key: FIELD.origin, match: { value: p.payload[FIELD.origin] } }] },
+            ],
+          },
+        ],
+      })),
+    };
+    const body = points.map((p) => ({ id: p.id, vector: p.vector === undefined ? {} : { [VECTOR_NAME]: p.vector }, payload: p.payload }));
+    const result = await this.#call('upsert', options.signal, () =>
+      this.#client.upsert(this.collection, { wait: true, points: body, update_filter: update_filter as never }),
+    );
+    if (!isObject(result) || typeof result['status'] !== 'string') throw new SyncError('upsert: unexpected answer', { reason: 'bad-response' });
+  }
+
+  async scrollSince(cursors: PullCursors, kinds: readonly PointKind[], limit: number, options: TargetCallOptions = {}): Promise<SyncPoint[]> {
+    const known = Object.keys(cursors);
+    const must: QdrantFilter[] = [kindsFilter(kinds)];
+    if (known.length > 0) {
+      must.push({
+        should: [
+          ...known.map((origin) => ({ must: [{ key: FIELD.origin, match: { value: origin } }, { key: FIELD.pushSeq, range: { gt: cursors[origin] } }] })),
+          { must_not: [{ key: FIELD.origin, match: { any: known } }] },
+        ],
+      });
+    }
+    const result = await this.#call('scroll', options.signal, () =>
+      this.#client.scroll(this.collection, {
+        filter: { must },
+        order_by: { key: FIELD.pushSeq, direction: 'asc' },
+        limit,
+        with_payload: true,
+        with_vector: [VECTOR_NAME],
+      }),
+    );
+    if (!Array.isArray((result as { points?: unknown } | null)?.points)) throw new SyncError('scroll: unexpected answer', { reason: 'bad-response' });
+    return result.points.map((r) => toPoint(r, 'scroll'));
+  }
+
+  async retrieve(ids: readonly string[], options: TargetCallOptions = {}): Promise<SyncPoint[]> {
+    if (ids.length === 0) return [];
+    const records = await this.#call('retrieve', options.signal, () =>
+      this.#client.retrieve(this.collection, { ids: [...ids], with_payload: true, with_vector: [VECTOR_NAME] }),
+    );
+    if (!Array.isArray(records)) throw new SyncError('retrieve: unexpected answer', { reason: 'bad-response' });
+    return records.map((r) => toPoint(r, 'retrieve'));
+  }
+
+  async delete(ids: readonly string[], options: TargetCallOptions = {}): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#call('delete', options.signal, () => this.#client.delete(this.collection, { wait: true, points: [...ids] }));
+  }
+
+  async count(options: TargetCallOptions = {}): Promise<number> {
+    const result = await this.#call('count', options.signal, () =>
+      this.#client.count(this.collection, { exact: true, filter: { must: [{ key: FIELD.stamp, range: { gte: 0 } }] } }),
+    );
+    if (typeof (result as { count?: unknown } | null)?.count !== 'number') throw new SyncError('count: unexpected answer', { reason: 'bad-response' });
+    return result.count;
+  }
+
+  async close(): Promise<void> {
+    // The client keeps no state that needs freeing beyond idle keep-alive sockets, which time out.
+  }
+}

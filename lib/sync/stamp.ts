@@ -1,0 +1,36 @@
+/**
+ * The last-writer-wins order. A version's stamp is its `updatedAt` (epoch ms)
+ * times 1024 plus a rank of its origin device in [0, 1024): a later write wins,
+ * and two writes in the same millisecond are ordered by their devices. Stamps
+ * stay exact doubles (below 2^53) until the year 2248, and fit Qdrant's int64
+ * payload index, so the server can order and filter on them.
+ */
+
+/** How many origin ranks fit in one millisecond. */
+export const ORIGIN_RANKS = 1024;
+
+/** A stable rank of a device id in [0, 1024) (FNV-1a). */
+export function originRank(origin: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < origin.length; i++) {
+    h ^= origin.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % ORIGIN_RANKS;
+}
+
+/** The stamp of a version made at `updatedAt` by `origin`. */
+export function stampOf(updatedAt: number, origin: string): number {
+  return Math.trunc(updatedAt) * ORIGIN_RANKS + originRank(origin);
+}
+
+/**
+ * Whether a version pulled from the server replaces the local one. A later stamp
+ * wins. Equal stamps from different devices (one chance in 1024 for writes in the
+ * same millisecond) go to the server's version: the server never lets an equal
+ * stamp from another device overwrite it, so every device then holds the same one.
+ */
+export function remoteWins(remote: { updatedAt: number; origin: string }, local: { updatedAt: number; origin: string }): boolean {
+  const d = stampOf(remote.updatedAt, remote.origin) - stampOf(local.updatedAt, local.origin);
+  return d > 0 || (d === 0 && remote.origin !== local.origin);
+}
