@@ -82,7 +82,7 @@ describe.each(TARGET_KINDS)('SyncTarget contract: $name', ({ make }) => {
       for (const p of got) {
         expect(seen.has(p.id)).toBe(false);
         seen.add(p.id);
-        const origin = String(p.payload[FIELD.origin]);
+        const origin = p.payload[FIELD.origin] as string;
         cursors[origin] = Math.max(cursors[origin] ?? 0, Number(p.payload[FIELD.pushSeq]));
       }
       if (got.length < 4) break;
