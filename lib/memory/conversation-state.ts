@@ -4,7 +4,8 @@
  */
 import { ValidationError } from '../errors.js';
 import type { EngineStore } from '../engine/engine-store.js';
-import type { Message } from '../engine/messages.js';
+import type { Message, ThreadRef } from '../engine/messages.js';
+import { newId } from '../util/id.js';
 import { validateMessage } from './message-input.js';
 import type { MessageRow } from '../store/rows.js';
 import { isPlainObject, optionalId, requireId } from '../util/validate.js';
@@ -24,13 +25,19 @@ export interface ConversationState {
   messages: StateMessage[];
 }
 
-/** Validates a state dict and turns it into rows of `threadId`. Throws ValidationError naming the field. */
-export function validateState(core: EngineStore, threadId: string, state: unknown): MessageRow[] {
+/**
+ * Validates a state dict and turns it into rows of the target thread. Throws
+ * ValidationError naming the field. A state from another thread (a copy or a
+ * fork) gets fresh message ids, so the source thread keeps its own; the target
+ * conversation's agent and user, when it has them, win over the state's.
+ */
+export function validateState(core: EngineStore, target: ThreadRef, state: unknown): MessageRow[] {
+  const { threadId } = target;
   if (!isPlainObject(state)) throw new ValidationError('state', 'must be an object from stateDict()');
   if (state['version'] !== 1) throw new ValidationError('state.version', `must be 1, got ${String(state['version'])}`);
-  requireId('state.threadId', state['threadId']);
-  const agentId = optionalId('state.agentId', state['agentId']);
-  const userId = optionalId('state.userId', state['userId']);
+  const copied = requireId('state.threadId', state['threadId']) !== threadId;
+  const agentId = target.agentId ?? optionalId('state.agentId', state['agentId']);
+  const userId = target.userId ?? optionalId('state.userId', state['userId']);
   const messages = state['messages'];
   if (!Array.isArray(messages)) throw new ValidationError('state.messages', 'must be an array');
   const seen = new Set<string>();
@@ -50,6 +57,7 @@ export function validateState(core: EngineStore, threadId: string, state: unknow
     const row = validateMessage(core, thread, input, field);
     if (seen.has(row.id)) throw new ValidationError(`${field}.id`, `duplicate id ${row.id}`);
     seen.add(row.id);
+    if (copied) row.id = newId(row.createdAt);
     row.position = position;
     row.inContext = inContext ? 1 : 0;
     return row;

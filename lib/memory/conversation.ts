@@ -173,10 +173,13 @@ export class Conversation {
     };
   }
 
-  /** Replaces the thread with a snapshot from stateDict(); validated first, written atomically. */
+  /**
+   * Replaces the thread with a snapshot from stateDict(); validated first, written
+   * atomically. A snapshot of another thread is copied in under fresh ids (a fork).
+   */
   async loadStateDict(state: unknown): Promise<void> {
     this.#core.assertOpen();
-    const rows: MessageRow[] = validateState(this.#core, this.threadId, state);
+    const rows: MessageRow[] = validateState(this.#core, this.#thread, state);
     await replaceThread(this.#core, this.threadId, rows);
   }
 

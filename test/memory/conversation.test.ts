@@ -126,6 +126,39 @@ describe('Conversation', () => {
     expect((await chat.getMessages()).map((m) => m.content)).toEqual(['sys', '{"ok":true}', 'done']);
   });
 
+  it("loadStateDict() of another thread's state copies it under fresh ids and leaves the source untouched", async () => {
+    const source = engram.conversation('src', { agentId: 'ag', userId: 'us' });
+    await source.add([
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'I like tea' },
+      { role: 'assistant', content: 'noted' },
+    ]);
+    await source.trimMessages(1);
+    const before = await source.stateDict();
+    const fork = engram.conversation('fork', { agentId: 'ag', userId: 'us' });
+    await fork.loadStateDict(JSON.parse(JSON.stringify(before)) as unknown);
+    const copy = await fork.stateDict();
+    expect(copy.threadId).toBe('fork');
+    expect(copy.messages.map((m) => [m.role, m.content, m.inContext, m.position])).toEqual(before.messages.map((m) => [m.role, m.content, m.inContext, m.position]));
+    const sourceIds = new Set(before.messages.map((m) => m.id));
+    expect(copy.messages.some((m) => sourceIds.has(m.id))).toBe(false);
+    expect(copy.messages.every((m) => m.threadId === 'fork')).toBe(true);
+    expect(await source.stateDict()).toEqual(before);
+    // Loading the same state again replaces the copy; it does not double it.
+    await fork.loadStateDict(before);
+    expect((await fork.stateDict()).messages.map((m) => m.content)).toEqual(['sys', 'I like tea', 'noted']);
+    expect(await source.stateDict()).toEqual(before);
+  });
+
+  it("loadStateDict() into a thread of another user keeps the target conversation's scope", async () => {
+    const source = engram.conversation('a-thread', { userId: 'ana' });
+    await source.add({ role: 'user', content: 'shared recipe' });
+    const target = engram.conversation('b-thread', { userId: 'bo' });
+    await target.loadStateDict(await source.stateDict());
+    expect((await target.retrieve()).map((m) => m.userId)).toEqual(['bo']);
+    expect((await engram.recall.textSearch('recipe', { userId: 'ana' })).results.map((r) => r.threadId)).toEqual(['a-thread']);
+  });
+
   it('loadStateDict() rejects malformed state and leaves the thread as it was', async () => {
     const chat = engram.conversation('t1');
     await chat.add({ role: 'user', content: 'keep me' });
