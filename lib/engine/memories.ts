@@ -256,9 +256,8 @@ export async function memoryHistory(core: EngineStore, id: string): Promise<Memo
     });
 }
 
-/** Deletes (tombstones) every memory that matches a non-empty filter. */
+/** Deletes (tombstones) every memory that matches a filter (the face refuses an empty one). */
 export async function deleteMatching(core: EngineStore, semantic: SemanticIndex, filter: CompiledFilter): Promise<number> {
-  if (filter.empty) throw new ValidationError('scope', 'deleteAll needs at least one scope field or filter; use reset() to delete everything');
   const rows = await matchingRows(core, filter);
   return deleteMemories(core, semantic, rows.map((r) => r.id));
 }

@@ -227,7 +227,9 @@ export class LongTermMemory {
     this.#core.assertOpen();
     requireOptions('options', options, [...SCOPE_KEYS, 'filters']);
     const o: Record<string, unknown> = options;
-    return deleteMatching(this.#core, this.#semantic, compileFilters(o['filters'], parseScope(o), 'options.filters'));
+    const filter = compileFilters(o['filters'], parseScope(o), 'options.filters');
+    if (filter.empty) throw new ValidationError('scope', 'deleteAll needs at least one scope field or filter; use reset() to delete everything');
+    return deleteMatching(this.#core, this.#semantic, filter);
   }
 
   /** A memory's changes, oldest first. */
