@@ -1,6 +1,7 @@
 /// <reference types="vitest/config" />
-import { resolve } from 'node:path';
+import { posix, resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import type { Plugin } from 'vite';
 import { playwright } from '@vitest/browser-playwright';
 import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from './scripts/chromium.js';
 
@@ -8,7 +9,34 @@ const wantsBrowser = process.argv.some((a) => a.includes('browser')) || !process
 const executablePath = chromiumPath();
 if (wantsBrowser && executablePath === undefined && process.env['VITEST'] !== undefined) console.warn(`[engram] ${NO_CHROMIUM_HELP}`);
 
+/**
+ * Library build only. Vite writes the embedding worker's URL as
+ * `new URL(/* @vite-ignore *\/ "/assets/embed-worker-….js", "" + import.meta.url)`: a root path
+ * that is wrong once the package sits in an app's node_modules, in a form the app's bundler skips.
+ * This rewrites it to `new URL("./assets/embed-worker-….js", import.meta.url)`, relative to the
+ * chunk, which the app's Vite (or webpack, Rollup) recognises inside `new Worker(…)` and bundles
+ * together with transformers.js and ONNX Runtime's files. Line breaks are kept so the source map holds.
+ */
+function workerUrlForApps(): Plugin {
+  const pattern = /new URL\((\s*)\/\* @vite-ignore \*\/(\s*)"\/(assets\/embed-worker-[\w-]+\.js)",(\s*)"" \+ import\.meta\.url/g;
+  return {
+    name: 'engram:worker-url-for-apps',
+    apply: (config, { command }) => command === 'build' && config.build?.lib !== undefined && config.build.lib !== false,
+    generateBundle(_options, bundle) {
+      for (const chunk of Object.values(bundle)) {
+        if (chunk.type !== 'chunk' || !chunk.code.includes('embed-worker')) continue;
+        chunk.code = chunk.code.replace(pattern, (_match, s1: string, s2: string, file: string, s3: string) => {
+          let url = posix.relative(posix.dirname(chunk.fileName), file);
+          if (!url.startsWith('.')) url = `./${url}`;
+          return `new URL(${s1}${s2}${JSON.stringify(url)},${s3}import.meta.url`;
+        });
+      }
+    },
+  };
+}
+
 export default defineConfig({
+  plugins: [workerUrlForApps()],
   build: {
     lib: {
       entry: resolve(import.meta.dirname, 'lib/index.ts'),

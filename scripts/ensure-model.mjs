@@ -1,15 +1,30 @@
 #!/usr/bin/env node
-// Makes sure the offline embedding model folder (models/engram-glove-100d) is
-// present and complete; builds it with build-offline-model.mjs only when a file
-// is missing, empty, or was written by an older format version. A complete
-// folder costs a few stat() calls and one small JSON read.
+// Makes sure the offline embedding model folder (engram-glove-100d) is present
+// and complete; builds it with build-offline-model.mjs only when a file is
+// missing, empty, or was written by an older format version. A complete folder
+// costs a few stat() calls and one small JSON read.
 //
-//   node scripts/ensure-model.mjs [--force]
+// In this repository: `npm run model`. In an app that depends on engram, through
+// the package's bin link: `npx engram-model`.
+//
+//   engram-model [--force] [--out DIR]
+//
+//   --out DIR  the folder that holds model folders (what engram calls
+//              `localModelPath`); the model goes to DIR/engram-glove-100d.
+//              Default: the package's own models/ folder, where engram looks in Node.
+//   --force    rebuild even when the folder is complete.
 
+import { realpathSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { buildOfflineModel, DEFAULT_OUT_DIR, FORMAT_VERSION, MODEL_FILES } from './build-offline-model.mjs';
+import { fileURLToPath } from 'node:url';
+import { buildOfflineModel, DEFAULT_OUT_DIR, FORMAT_VERSION, MODEL_FILES, MODEL_NAME } from './build-offline-model.mjs';
+
+const USAGE = `usage: engram-model [--force] [--out DIR]
+  Builds engram's offline embedding model (${MODEL_NAME}) unless it is already complete.
+  --out DIR  write it to DIR/${MODEL_NAME} (DIR is the localModelPath to give engram);
+             default: ${DEFAULT_OUT_DIR}, where engram looks in Node
+  --force    rebuild even when the folder is complete`;
 
 /**
  * Why the folder needs a (re)build, or null when it is complete and current.
@@ -33,24 +48,83 @@ export async function modelProblem(dir = DEFAULT_OUT_DIR) {
 }
 
 /**
+ * @typedef {object} EnsureResult
+ * @property {string} dir absolute path of the model folder
+ * @property {boolean} built true when a build ran, false when the folder was already complete
+ */
+
+/**
  * Builds the model when needed.
- * @param {{ dir?: string, force?: boolean }} [options]
- * @returns {Promise<boolean>} true when a build ran
+ * @param {{ dir?: string, force?: boolean, log?: (message: string) => void }} [options]
+ *   dir: the model folder itself (default <package>/models/engram-glove-100d)
+ * @returns {Promise<EnsureResult>}
  */
 export async function ensureModel(options = {}) {
   const dir = resolve(options.dir ?? DEFAULT_OUT_DIR);
+  const log = options.log ?? console.log;
   const problem = options.force === true ? 'rebuild forced' : await modelProblem(dir);
-  if (problem === null) return false;
-  console.log(`[model] building ${dir}: ${problem}`);
-  await buildOfflineModel({ outDir: dir });
-  return true;
+  if (problem === null) return { dir, built: false };
+  log(`[model] building ${dir}: ${problem}`);
+  await buildOfflineModel({ outDir: dir, log });
+  return { dir, built: true };
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+/**
+ * The command line, parsed.
+ * @param {readonly string[]} argv the arguments after the script
+ * @returns {{ help: true } | { help: false, force: boolean, dir: string }}
+ */
+export function parseArgs(argv) {
+  let force = false;
+  let dir = DEFAULT_OUT_DIR;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') return { help: true };
+    if (arg === '--force') {
+      force = true;
+    } else if (arg === '--out' || arg?.startsWith('--out=') === true) {
+      const value = arg === '--out' ? argv[++i] : arg.slice('--out='.length);
+      if (value === undefined || value === '' || value.startsWith('--')) throw new RangeError(`--out needs a folder\n${USAGE}`);
+      dir = join(resolve(value), MODEL_NAME);
+    } else {
+      throw new RangeError(`unknown argument ${String(arg)}\n${USAGE}`);
+    }
+  }
+  return { help: false, force, dir };
+}
+
+/**
+ * True when this file is the program being run, also through a symlink such as
+ * npm's bin link (node_modules/.bin/engram-model), whose path differs from the
+ * file's own URL.
+ * @returns {boolean}
+ */
+function isMainModule() {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
   try {
-    await ensureModel({ force: process.argv.includes('--force') });
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMainModule()) {
+  try {
+    const args = parseArgs(process.argv.slice(2));
+    if (args.help) {
+      console.log(USAGE);
+    } else {
+      const { dir, built } = await ensureModel({ dir: args.dir, force: args.force });
+      // A build logs `[model] wrote <dir> …` itself.
+      if (!built) console.log(`[model] ${dir} is complete (--force rebuilds it)`);
+      if (args.dir !== DEFAULT_OUT_DIR) {
+        console.log(`[model] serve ${resolve(dir, '..')} at a URL path and pass it as localModelPath (browsers default to '/models/')`);
+      }
+    }
   } catch (e) {
-    console.error('[model] could not build the offline model:', e);
+    if (e instanceof RangeError) console.error(`[model] ${e.message}`);
+    else console.error('[model] could not build the offline model:', e);
     process.exitCode = 1;
   }
 }

@@ -1,5 +1,5 @@
 import type { DataType } from '@huggingface/transformers';
-import { AbortError, ClosedError, EmbeddingError, ValidationError, throwIfAborted } from '../errors.js';
+import { AbortError, ClosedError, EmbeddingError, ModelLoadError, ValidationError, throwIfAborted } from '../errors.js';
 import { assertTexts, validateEmbeddings } from './embedder.js';
 import type { EmbedOptions, Embedder } from './embedder.js';
 import type { LoadedExtractor, ModelLoadProgress, RuntimeConfig, WasmPaths } from './transformers-runtime.js';
@@ -137,7 +137,7 @@ export class TransformersEmbedder implements Embedder {
 
     const config: RuntimeConfig = {
       model,
-      localModelPath: options.localModelPath ?? (node ? await defaultNodeModelPath(model) : '/models/'),
+      localModelPath: options.localModelPath ?? (node ? await defaultNodeModelPath(model, options.allowRemoteModels ?? false) : '/models/'),
       allowRemoteModels: options.allowRemoteModels ?? false,
       dtype: options.dtype,
       wasmPaths: options.wasmPaths,
@@ -241,22 +241,31 @@ interface NodeUrl {
 /**
  * The `models/` folder that holds `model`: next to lib/ (running from source)
  * or next to dist/ (the built package), else under the working directory.
+ * When none has it and remote models are off, rejects with a `ModelLoadError`
+ * naming every place looked at and how to fill one.
  * Node's modules are loaded by a computed name so that bundlers leave them alone.
  */
-async function defaultNodeModelPath(model: string): Promise<string> {
+async function defaultNodeModelPath(model: string, allowRemoteModels: boolean): Promise<string> {
   const fsName = 'node:fs/promises';
   const urlName = 'node:url';
   const [fs, url] = (await Promise.all([import(/* @vite-ignore */ fsName), import(/* @vite-ignore */ urlName)])) as [NodeFs, NodeUrl];
   const cwd = (globalThis as { process?: { cwd?: () => string } }).process?.cwd?.();
   const candidates: string[] = [];
   if (import.meta.url.startsWith('file:')) {
-    candidates.push(url.fileURLToPath(new URL('../../models/', import.meta.url)));
-    candidates.push(url.fileURLToPath(new URL('../models/', import.meta.url)));
+    // Not asset references: the build leaves these to be resolved where the package is installed.
+    candidates.push(url.fileURLToPath(new URL(/* @vite-ignore */ '../../models/', import.meta.url)));
+    candidates.push(url.fileURLToPath(new URL(/* @vite-ignore */ '../models/', import.meta.url)));
   }
   if (cwd !== undefined) candidates.push(`${cwd}/models/`);
   for (const dir of candidates) {
     const info = await fs.stat(`${dir}${model}/config.json`).catch(() => undefined);
     if (info?.isFile() === true) return dir;
   }
-  return candidates[0] ?? 'models/';
+  if (allowRemoteModels) return candidates[0] ?? 'models/';
+  const fix =
+    model === DEFAULT_EMBEDDING_MODEL
+      ? 'build it with `npx engram-model` (in engram\'s own repository: `npm run model`)'
+      : `put the "${model}" folder in one of those folders`;
+  const looked = candidates.map((dir) => `${dir}${model}`).join(', ');
+  throw new ModelLoadError(`embedding model "${model}" not found: looked in ${looked}; ${fix}, or pass localModelPath`);
 }
