@@ -22,11 +22,13 @@ import { PersistentMemory } from './memory/persistent.js';
 import { Recall } from './memory/recall-memory.js';
 import { MemorySystem, type MemorySystemOptions } from './memory/memory-system.js';
 import { newId } from './util/id.js';
+import { ANALYZER_LANGUAGES, ENGLISH_ANALYZER, loadAnalyzer, type Analyzer, type AnalyzerLanguage } from './search/analyze.js';
 import type { MemoryFilters } from './search/filters.js';
 import type { Metadata } from './store/rows.js';
-import { isPlainObject, requireId, requireInt, requireOptions } from './util/validate.js';
+import { isPlainObject, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
 import { EngineStore } from './engine/engine-store.js';
 import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories.js';
+import { ensureKeywordIndex } from './engine/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
 import { exportStore, importParsed, parseExport, type ImportMode, type TransferOptions } from './engine/transfer.js';
 import { SemanticIndex, type EmbedderSource } from './engine/semantic-index.js';
@@ -39,6 +41,13 @@ export interface EngramOptions {
    * @example 'my-assistant'
    */
   name: string;
+  /**
+   * Language of the keyword analysis (stemmer and stopwords). Opening a store
+   * with another language than it was written in rebuilds its keyword index.
+   * @default 'english'
+   * @example 'german'
+   */
+  language?: AnalyzerLanguage;
   /**
    * Largest accepted message content or memory text, in UTF-8 bytes.
    * @default 1048576 (1 MB)
@@ -75,7 +84,13 @@ export interface EngramOptions {
 
 const MAX_SYSTEMS = 64;
 
-const OPTION_KEYS = ['name', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress', 'llm'] as const;
+const OPTION_KEYS = ['name', 'language', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress', 'llm'] as const;
+
+/** The analyzer of `language` (validated here, at the door). */
+function analyzerOf(language: unknown): Promise<Analyzer> {
+  if (language === undefined) return Promise.resolve(ENGLISH_ANALYZER);
+  return loadAnalyzer(requireOneOf('options.language', language, ANALYZER_LANGUAGES));
+}
 
 /** The offline model; transformers.js itself loads lazily inside create(). */
 function defaultEmbedder(): Promise<Embedder> {
@@ -125,8 +140,15 @@ export class Engram {
     const reembed = options.reembed === undefined || options.reembed === false ? undefined : options.reembed === true ? {} : options.reembed;
     const progress: LongWorkOptions = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
     const model = options.llm === undefined ? undefined : toChatModel(options.llm);
+    const analyzer = await analyzerOf(options.language);
     const { db, deviceId } = await openStore(name);
-    const core = new EngineStore(db, { maxContentBytes, now, deviceId });
+    try {
+      await ensureKeywordIndex(db, analyzer);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    const core = new EngineStore(db, { maxContentBytes, now, deviceId }, analyzer);
     const semantic = new SemanticIndex(core, source, reembed);
     const engram = new Engram(name, core, semantic, progress, model);
     // A store that already holds memories checks its embedder (and loads its index) now,
@@ -307,9 +329,11 @@ export class Engram {
     const transfer: TransferOptions = { ...(signal === undefined ? {} : { signal }), ...(onProgress === undefined ? {} : { onProgress }) };
     const parsed = await parseExport(file, transfer);
     const name = requireId('options.name', openOptions.name);
+    const analyzer = await analyzerOf(openOptions.language);
     const { db, deviceId } = await openStore(name);
-    const core = new EngineStore(db, { maxContentBytes: Number.MAX_SAFE_INTEGER, now: openOptions.now ?? Date.now, deviceId });
+    const core = new EngineStore(db, { maxContentBytes: Number.MAX_SAFE_INTEGER, now: openOptions.now ?? Date.now, deviceId }, analyzer);
     try {
+      await ensureKeywordIndex(db, analyzer);
       await importParsed(core, parsed, mode, transfer);
     } finally {
       core.markClosed();

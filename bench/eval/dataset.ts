@@ -154,6 +154,34 @@ function planFact(rng: Rng, template: FactTemplate, sessions: number): PlannedFa
   return { template, first, ...(changed === undefined ? {} : { changed }), mentions };
 }
 
+const CONTRACTED: readonly [RegExp, string][] = [
+  [/\bI'm\b/g, 'I am'],
+  [/\bI've\b/g, 'I have'],
+  [/\bcan't\b/g, 'cannot'],
+  [/\bdon't\b/g, 'do not'],
+  [/\bit's\b/g, 'it is'],
+  [/\bI'll\b/g, 'I will'],
+];
+const EXPANDED: readonly [RegExp, string][] = [
+  [/\bI am\b/g, "I'm"],
+  [/\bI have\b/g, "I've"],
+  [/\bdo not\b/g, "don't"],
+];
+
+/**
+ * The same sentence said again a little differently, as people repeat
+ * themselves: contractions the other way, other punctuation, a filler word.
+ */
+export function surfaceVariant(rng: Rng, text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of rng() < 0.5 ? CONTRACTED : EXPANDED) out = out.replace(pattern, replacement);
+  const r = rng();
+  if (r < 0.3) out = out.replace(/[.!]$/, '') + '!';
+  else if (r < 0.5) out = out.replace(/[.!]$/, '');
+  else if (r < 0.7) out = `Oh, ${out.charAt(0) === 'I' ? out : out.charAt(0).toLowerCase() + out.slice(1)}`;
+  return out === text ? `${text.replace(/[.!]$/, '')}!!` : out;
+}
+
 /** A near miss: the same kind of fact about someone else, with another value. */
 function nearMiss(rng: Rng, fact: PlannedFact): { text: string; meaning: string } | undefined {
   const forms = fact.template.others;
@@ -168,6 +196,13 @@ function generateUser(rng: Rng, absentRng: Rng, userId: string, library: readonl
   const order = shuffled(rng, library);
   const facts = order.slice(0, Math.min(shape.facts, library.length)).map((t) => planFact(rng, t, shape.sessions));
   const untold = order.slice(facts.length);
+  // Some restatements repeat an earlier telling almost word for word (own generator, so the rest stays as it was).
+  for (const fact of facts) {
+    fact.mentions.forEach((m, i) => {
+      const earlier = fact.mentions.slice(0, i).filter((e) => e.meaning === m.meaning);
+      if (earlier.length > 0 && absentRng() < 0.4) m.text = surfaceVariant(absentRng, pick(absentRng, earlier).text);
+    });
+  }
   const sessions: Session[] = [];
   /** Turn ids of each mention, by fact id and mention index. */
   const mentionTurn = new Map<Mention, string>();

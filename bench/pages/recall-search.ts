@@ -5,7 +5,7 @@
  */
 import { Engram } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
-import { termFrequencies, queryTerms } from '../../lib/search/tokenize.js';
+import { analyzeDocument as termFrequencies, analyzeQuery as queryTerms } from '../../lib/search/analyze.js';
 import { conversationCorpus } from '../corpus.js';
 import { percentile } from '../util/stats.js';
 import type { RecallSearchResult } from './results.js';

@@ -5,7 +5,7 @@
  */
 import { ClosedError } from '../errors.js';
 import type { EngramDb } from '../store/schema.js';
-import { termFrequencies } from '../search/tokenize.js';
+import { ENGLISH_ANALYZER, type Analyzer } from '../search/analyze.js';
 import { writeTransaction, type WritePlan } from '../store/write.js';
 
 /** Settings every engine operation reads, fixed at open(). */
@@ -22,11 +22,14 @@ export interface StoreSettings {
 export class EngineStore {
   readonly db: EngramDb;
   readonly settings: StoreSettings;
+  /** How texts become keyword terms and embedder input (the store's language). */
+  readonly analyzer: Analyzer;
   #closed = false;
 
-  constructor(db: EngramDb, settings: StoreSettings) {
+  constructor(db: EngramDb, settings: StoreSettings, analyzer: Analyzer = ENGLISH_ANALYZER) {
     this.db = db;
     this.settings = settings;
+    this.analyzer = analyzer;
   }
 
   get closed(): boolean {
@@ -45,7 +48,7 @@ export class EngineStore {
   /** The single write path; see {@link writeTransaction}. */
   async write<R>(plan: () => Promise<WritePlan<R>>): Promise<R> {
     this.assertOpen();
-    return writeTransaction(this.db, this.settings.now, termFrequencies, plan);
+    return writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), plan);
   }
 
   /** Marks the core closed; the caller closes Dexie and frees the rest. */

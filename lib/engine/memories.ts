@@ -11,6 +11,7 @@ import { contentHash } from '../util/hash.js';
 import { newId } from '../util/id.js';
 import type { EngineStore } from './engine-store.js';
 import type { SemanticIndex } from './semantic-index.js';
+import { findNearDuplicates, sameStatement, type DedupeMode } from './near-duplicates.js';
 
 /** A memory to store. */
 export interface MemoryInput {
@@ -88,29 +89,47 @@ async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[])
 }
 
 /**
- * Stores memories. The same text in the same tier and scope is stored once: the
- * standing memory is returned with `added: false`.
+ * Stores memories. With `dedupe` 'exact' or 'near', the same text (or key) in
+ * the same tier and scope is stored once, and with 'near' also the same
+ * statement said slightly differently (see near-duplicates.ts): the standing
+ * memory is returned with `added: false`.
  */
 export async function addMemories(
   core: EngineStore,
   semantic: SemanticIndex,
   inputs: readonly MemoryInput[],
   signal?: AbortSignal,
+  dedupe: DedupeMode = 'near',
 ): Promise<{ item: MemoryItem; added: boolean }[]> {
   if (inputs.length === 0) return [];
-  const standing = await findDuplicates(core, inputs);
+  const exactCheck = dedupe !== 'off';
+  const standing = exactCheck ? await findDuplicates(core, inputs) : inputs.map(() => undefined);
   // Embed only what is new, each distinct text once.
   const texts = [...new Set(inputs.filter((_, i) => standing[i] === undefined).map((i) => i.text))];
   const { vectors, embedder } = texts.length === 0 ? { vectors: [], embedder: (await semantic.ready()).embedder } : await semantic.embed(texts, signal);
   const vectorOf = new Map(texts.map((t, i) => [t, vectors[i]!]));
+  const near =
+    dedupe === 'near'
+      ? await findNearDuplicates(core, semantic, inputs, inputs.map((i) => vectorOf.get(i.text)), standing.map((s) => s === undefined))
+      : inputs.map(() => undefined);
   const result = await core.write(async () => {
-    const again = await findDuplicates(core, inputs); // another tab may have added them meanwhile
+    const again = exactCheck ? await findDuplicates(core, inputs) : inputs.map(() => undefined); // another tab may have added them meanwhile
+    // A near duplicate found before the transaction must still stand.
+    const nearIds = [...new Set(near.flatMap((r) => (r === undefined ? [] : [r.id])))];
+    const stillThere = new Map((await core.db.memories.bulkGet(nearIds)).flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
     const now = core.now();
     const changes: RowChange[] = [];
     const out: { item: MemoryItem; added: boolean }[] = [];
-    const fresh: MemoryRow[] = [];
+    const fresh: { row: MemoryRow; vector: Float32Array }[] = [];
     inputs.forEach((input, i) => {
-      const dup = again[i] ?? fresh.find((r) => isDuplicate(r, input, now));
+      const nearRow = near[i] === undefined ? undefined : stillThere.get(near[i].id);
+      const liveNear = nearRow !== undefined && nearRow.deletedAt === undefined ? nearRow : undefined;
+      let vector = vectorOf.get(input.text);
+      const dup =
+        again[i] ??
+        liveNear ??
+        (exactCheck ? fresh.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
+        (dedupe === 'near' && input.key === undefined && vector !== undefined ? fresh.find((f) => sameStatement(core, f, input, vector!, now))?.row : undefined);
       if (dup !== undefined) {
         out.push({ item: toItem(dup), added: false });
         return;
@@ -131,10 +150,9 @@ export async function addMemories(
       if (input.key !== undefined) row.key = input.key;
       if (input.value !== undefined) row.value = input.value;
       if (input.expiresAt !== undefined) row.expiresAt = input.expiresAt;
-      let vector = vectorOf.get(input.text);
       if (vector === undefined) throw new ValidationError('text', 'no vector was computed for a new memory');
-      if (fresh.some((r) => r.text === input.text)) vector = vector.slice();
-      fresh.push(row);
+      if (fresh.some((f) => f.row.text === input.text)) vector = vector.slice();
+      fresh.push({ row, vector });
       changes.push({ table: 'memories', op: 'add', id: row.id, after: row, vector: { id: row.id, vector, embedderId: embedder.id } });
       out.push({ item: toItem(row), added: true });
     });

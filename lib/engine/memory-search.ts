@@ -1,12 +1,13 @@
 /**
  * Memory search: vector similarity (HNSW, or exact over a small filtered set),
- * BM25 keywords, or both fused with reciprocal rank fusion. Filters are applied
- * inside both searches, so scoped results never leak and k hits come back when
- * k exist.
+ * BM25 keywords, or both fused into one relevance in [0, 1] (lib/search/fusion.ts).
+ * Filters are applied inside both searches, so scoped results never leak and k
+ * hits come back when k exist. The query is embedded as its content words
+ * (the analyzer's queryText) and keyword-searched with the store's analyzer.
  */
 import { ExactIndex } from '../vector/exact-index.js';
 import type { CompiledFilter } from '../search/filters.js';
-import { reciprocalRankFusion } from '../search/fusion.js';
+import { fuse, vectorRelevance, type FusedHit } from '../search/fusion.js';
 import { keywordSearch } from '../search/keyword-search.js';
 import { MEMORY_CORPUS } from '../store/keyword-terms.js';
 import type { MemoryRow } from '../store/rows.js';
@@ -21,12 +22,17 @@ export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'vector', 'keyword
 /** Below this many filtered candidates, exact scoring beats a filtered graph walk. */
 const EXACT_CANDIDATES = 4096;
 
-/** A ranked memory. `score` is the ranking score of the mode: RRF for hybrid, cosine for vector, BM25 for keyword. */
+/**
+ * A ranked memory. `score` is its relevance in [0, 1] in every mode: the
+ * cosine similarity (vector), BM25 over the query's bound (keyword), or their
+ * fusion (hybrid); the per-mode scores come along where computed.
+ */
 export interface ScoredMemory {
   row: MemoryRow;
   score: number;
   similarity?: number;
   keywordScore?: number;
+  keywordRelevance?: number;
 }
 
 /** Options of {@link searchMemories}. */
@@ -34,7 +40,7 @@ export interface MemorySearchOptions {
   filter: CompiledFilter;
   limit: number;
   mode: SearchMode;
-  /** Minimum cosine similarity (vector, hybrid) or BM25 score (keyword). */
+  /** Minimum relevance (`score`, in [0, 1]) of a result, in every mode. */
   threshold?: number;
   signal?: AbortSignal;
 }
@@ -66,37 +72,37 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
   let vectorRanked: { id: string; score: number }[] = [];
   let queryVector: Float32Array | undefined;
   if (mode !== 'keyword') {
-    queryVector = (await semantic.embed([query], options.signal)).vectors[0]!;
+    queryVector = (await semantic.embed([core.analyzer.queryText(query)], options.signal)).vectors[0]!;
     if (allowed !== undefined && allowed.size <= EXACT_CANDIDATES) {
       const scores = await exactScores(core, queryVector, [...allowed]);
       vectorRanked = [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, pool);
     } else {
       vectorRanked = state.index.search(queryVector, pool, allowed === undefined ? undefined : (id) => allowed.has(id));
     }
-    if (threshold !== undefined) vectorRanked = vectorRanked.filter((h) => h.score >= threshold);
   }
 
-  let keywordRanked: { id: string; score: number }[] = [];
+  let keywordRanked: { id: string; score: number; relevance: number }[] = [];
   if (mode !== 'vector') {
-    const { hits } = await keywordSearch(core.db.terms, core.db.meta, MEMORY_CORPUS, query, allowed === undefined ? { depth: pool } : { filter: (entry) => allowed.has(entry.docId) });
+    const { hits } = await keywordSearch(core.db.terms, core.db.meta, MEMORY_CORPUS, query, {
+      analyzer: core.analyzer,
+      ...(allowed === undefined ? { depth: pool } : { filter: (entry) => allowed.has(entry.docId) }),
+    });
     keywordRanked = hits.slice(0, pool);
-    if (mode === 'keyword' && threshold !== undefined) keywordRanked = keywordRanked.filter((h) => h.score >= threshold);
   }
 
-  let ranked: { id: string; score: number }[];
-  const similarity = new Map(vectorRanked.map((h) => [h.id, h.score]));
-  const keywordScore = new Map(keywordRanked.map((h) => [h.id, h.score]));
+  let ranked: FusedHit[];
   if (mode === 'hybrid') {
-    // Keyword hits the vector pool missed still get a true similarity, so the threshold holds for every result.
-    const missing = keywordRanked.filter((h) => !similarity.has(h.id)).map((h) => h.id);
-    if (queryVector !== undefined && missing.length > 0) {
-      for (const [id, s] of await exactScores(core, queryVector, missing)) similarity.set(id, s);
-    }
-    const keywordIds = keywordRanked.map((h) => h.id).filter((id) => threshold === undefined || (similarity.get(id) ?? -1) >= threshold);
-    ranked = reciprocalRankFusion([vectorRanked.map((h) => h.id), keywordIds]).map((h) => ({ id: h.id, score: h.score }));
+    // Keyword hits the vector pool missed still get their true similarity.
+    const pooled = new Set(vectorRanked.map((h) => h.id));
+    const missing = keywordRanked.filter((h) => !pooled.has(h.id)).map((h) => h.id);
+    const similarityOf = queryVector !== undefined && missing.length > 0 ? await exactScores(core, queryVector, missing) : new Map<string, number>();
+    ranked = fuse(vectorRanked, keywordRanked, { similarityOf });
+  } else if (mode === 'vector') {
+    ranked = vectorRanked.map((h) => ({ id: h.id, relevance: vectorRelevance(h.score), similarity: h.score }));
   } else {
-    ranked = mode === 'vector' ? vectorRanked : keywordRanked;
+    ranked = keywordRanked.map((h) => ({ id: h.id, relevance: h.relevance, keywordScore: h.score, keywordRelevance: h.relevance }));
   }
+  if (threshold !== undefined) ranked = ranked.filter((h) => h.relevance >= threshold);
 
   const out: ScoredMemory[] = [];
   // Whole rows only for the ranked candidates (a few pools), never for the whole scope.
@@ -104,11 +110,10 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
   for (const hit of ranked) {
     const row = rows.get(hit.id);
     if (row === undefined || !filter.matches(row, now)) continue;
-    const item: ScoredMemory = { row, score: hit.score };
-    const s = similarity.get(hit.id);
-    const k = keywordScore.get(hit.id);
-    if (s !== undefined) item.similarity = s;
-    if (k !== undefined) item.keywordScore = k;
+    const item: ScoredMemory = { row, score: hit.relevance };
+    if (hit.similarity !== undefined) item.similarity = hit.similarity;
+    if (hit.keywordScore !== undefined) item.keywordScore = hit.keywordScore;
+    if (hit.keywordRelevance !== undefined) item.keywordRelevance = hit.keywordRelevance;
     out.push(item);
     if (out.length === limit) break;
   }

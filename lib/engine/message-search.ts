@@ -35,7 +35,7 @@ function messageFilter(f: MessageFilter): (m: MessageTermsFields) => boolean {
 /** Messages ranked by BM25 relevance to `query`, paged. */
 export async function searchMessagesByText(core: EngineStore, query: string, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
   const { db } = core;
-  const { hits, total } = await keywordSearch(db.terms, db.meta, MESSAGE_CORPUS, query, { depth: start + count, ...(isUnfiltered(filter) ? {} : { filter: messageFilter(filter) }) });
+  const { hits, total } = await keywordSearch(db.terms, db.meta, MESSAGE_CORPUS, query, { analyzer: core.analyzer, depth: start + count, ...(isUnfiltered(filter) ? {} : { filter: messageFilter(filter) }) });
   const ids = hits.slice(start, start + count).map((h) => h.id);
   const rows = (await db.messages.bulkGet(ids)).filter((r): r is MessageRow => r !== undefined);
   return { rows, total };

@@ -5,6 +5,7 @@ import { ValidationError } from '../errors.js';
 import { ALL_TABLES, EngramDb, SCHEMA_VERSION } from '../store/schema.js';
 import { storeError } from '../store/write.js';
 import { newId } from '../util/id.js';
+import { ANALYZER_KEY } from './keyword-reindex.js';
 
 /** Opens (or creates) the database `name` and returns it with this device's id. */
 export async function openStore(name: string): Promise<{ db: EngramDb; deviceId: string }> {
@@ -31,9 +32,9 @@ export async function openStore(name: string): Promise<{ db: EngramDb; deviceId:
   }
 }
 
-/** Empties every table but the store's identity (schema version, device id, embedder). */
+/** Empties every table but the store's identity (schema version, device id, embedder, analyzer). */
 export async function resetStore(db: EngramDb): Promise<void> {
-  const keep = ['schemaVersion', 'deviceId', 'embedder'];
+  const keep = ['schemaVersion', 'deviceId', 'embedder', ANALYZER_KEY];
   try {
     await db.transaction('rw', [...ALL_TABLES], async () => {
       for (const table of ALL_TABLES) {

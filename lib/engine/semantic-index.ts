@@ -79,12 +79,15 @@ export class SemanticIndex {
     return { embedder, state };
   }
 
-  /** Embeds texts and checks the embedder's answer (count, length, finite, unit norm). */
+  /**
+   * Embeds texts, as the store's analyzer normalizes them (contractions
+   * expanded), and checks the embedder's answer (count, length, finite, unit norm).
+   */
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; embedder: Embedder }> {
     const { embedder } = await this.ready();
     let vectors: unknown;
     try {
-      vectors = await embedder.embed(texts, signal === undefined ? {} : { signal });
+      vectors = await embedder.embed(texts.map((t) => this.#core.analyzer.normalize(t)), signal === undefined ? {} : { signal });
     } catch (e) {
       if (isEngramError(e)) throw e;
       throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
@@ -120,7 +123,7 @@ async function reembedAll(core: EngineStore, embedder: Embedder, options: LongWo
   for (let i = 0; i < todo.length; i += REEMBED_BATCH) {
     throwIfAborted(options.signal);
     const batch = todo.slice(i, i + REEMBED_BATCH);
-    const texts = batch.map((r) => r.text);
+    const texts = batch.map((r) => core.analyzer.normalize(r.text));
     const vectors = await embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal });
     validateEmbeddings(texts, vectors, embedder.dimensions);
     const out: VectorRow[] = batch.map((r, j) => ({ id: r.id, vector: vectors[j]!, embedderId: embedder.id }));

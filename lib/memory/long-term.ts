@@ -20,6 +20,7 @@ import {
   type MemoryPatch,
 } from '../engine/memories.js';
 import { SEARCH_MODES, searchMemories, type SearchMode } from '../engine/memory-search.js';
+import { DEDUPE_MODES, type DedupeMode } from '../engine/near-duplicates.js';
 import type { SemanticIndex } from '../engine/semantic-index.js';
 import { inferAndApply } from '../engine/infer.js';
 import type { ChatModel } from '../llm/chat-model.js';
@@ -44,6 +45,15 @@ export interface AddOptions extends MemoryScope {
    * @default false
    */
   infer?: boolean;
+  /**
+   * What counts as a memory already stored in the same tier and scope (then
+   * the standing memory comes back with event `NONE`): `'exact'` the same
+   * text; `'near'` also the same statement said a little differently ("I'm"
+   * / "I am", case, punctuation, filler words) and embedded close by; `'off'`
+   * stores every text.
+   * @default 'near'
+   */
+  dedupe?: DedupeMode;
   signal?: AbortSignal;
 }
 
@@ -53,7 +63,10 @@ export interface SearchOptions extends MemoryScope {
   filters?: MemoryFilters;
   /** Most results. @default 10 */
   limit?: number;
-  /** Minimum cosine similarity (hybrid, vector) or BM25 score (keyword). */
+  /**
+   * Minimum relevance (`score`, in [0, 1]) of a result, in every mode.
+   * @example 0.45
+   */
   threshold?: number;
   /** @default 'hybrid' */
   mode?: SearchMode;
@@ -62,9 +75,18 @@ export interface SearchOptions extends MemoryScope {
 
 /** One search result. */
 export interface SearchResult extends MemoryItem {
+  /**
+   * Relevance in [0, 1], comparable across queries and modes: cosine similarity
+   * (vector), BM25 over the most the query could score (keyword), or their
+   * fusion (hybrid; never below the similarity).
+   */
   score: number;
   /** Cosine similarity with the query, where computed. */
   similarity?: number;
+  /** BM25 score, when the memory matched the query's keywords. */
+  keywordScore?: number;
+  /** The BM25 score over the query's bound, in [0, 1]. */
+  keywordRelevance?: number;
 }
 
 /** Options of {@link LongTermMemory.getAll}. */
@@ -135,12 +157,13 @@ export class LongTermMemory {
    */
   async add(input: string | readonly ChatMessage[], options: AddOptions = {}): Promise<AddOutcome> {
     this.#core.assertOpen();
-    requireOptions('options', options, [...SCOPE_KEYS, 'metadata', 'infer', 'signal']);
+    requireOptions('options', options, [...SCOPE_KEYS, 'metadata', 'infer', 'dedupe', 'signal']);
     const o: Record<string, unknown> = options;
     const scope = parseScope(o);
     const metadata = requireMetadata('options.metadata', o['metadata']);
     const texts = textsOf(input, this.#core.settings.maxContentBytes);
     if (o['infer'] !== undefined && typeof o['infer'] !== 'boolean') throw new ValidationError('options.infer', 'must be a boolean');
+    const dedupe = o['dedupe'] === undefined ? 'near' : requireOneOf('options.dedupe', o['dedupe'], DEDUPE_MODES);
     if (o['infer'] === true) {
       if (this.#model === undefined) throw new ValidationError('options.infer', 'needs an llm: open engram with { llm }');
       const conversation = texts.map((t) => ({ role: t.role ?? 'user', content: t.text }));
@@ -152,7 +175,7 @@ export class LongTermMemory {
       scope,
       metadata: role === undefined ? metadata : { ...metadata, role },
     }));
-    const added = await addMemories(this.#core, this.#semantic, inputs, options.signal);
+    const added = await addMemories(this.#core, this.#semantic, inputs, options.signal, dedupe);
     return { results: added.map(({ item, added: isNew }) => ({ ...item, event: isNew ? 'ADD' : 'NONE' })) };
   }
 
@@ -177,7 +200,13 @@ export class LongTermMemory {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     return {
-      results: hits.map((h) => ({ ...toItem(h.row), score: h.score, ...(h.similarity === undefined ? {} : { similarity: h.similarity }) })),
+      results: hits.map((h) => ({
+        ...toItem(h.row),
+        score: h.score,
+        ...(h.similarity === undefined ? {} : { similarity: h.similarity }),
+        ...(h.keywordScore === undefined ? {} : { keywordScore: h.keywordScore }),
+        ...(h.keywordRelevance === undefined ? {} : { keywordRelevance: h.keywordRelevance }),
+      })),
     };
   }
 

@@ -57,6 +57,14 @@ export interface Analyzer {
    * when no word is left ("Who am I?").
    */
   queryText(text: string): string;
+  /**
+   * A text reduced to what two sayings of one fact share: normalized, folded
+   * words in order, without articles and filler words ("oh", "just",
+   * "really"). Equal for "I'm allergic to peanuts." and "Oh, I am allergic
+   * to peanuts!"; different as soon as a content word, a pronoun, a negation,
+   * a number or a tense differs. The near-duplicate check of add() requires it.
+   */
+  comparable(text: string): string;
 }
 
 /** Ids of each language's analyzer: `<language>/<version>`. */
@@ -77,6 +85,9 @@ const APOSTROPHES = /[\u2018\u2019\u02bc\u00b4`]/g;
  * already has what, when, where, how, did, does…).
  */
 const ENGLISH_QUESTION_WORDS: readonly string[] = ['tell', 'told', 'remember', 'recall', 'remind', 'know', 'please', 'ever', 'mention', 'mentioned', 'say', 'said'];
+
+/** Words whose presence never changes what an English sentence states (see {@link Analyzer.comparable}). */
+const ENGLISH_FILLERS: readonly string[] = ['a', 'an', 'the', 'oh', 'ah', 'um', 'uh', 'just', 'really', 'actually', 'basically', 'honestly', 'so', 'okay', 'ok', 'hey', 'btw'];
 
 /** English contractions, most specific first. `$1` keeps the case of the word's head. */
 const ENGLISH_CONTRACTIONS: readonly [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
@@ -118,7 +129,8 @@ export function tokenize(text: string): string[] {
 }
 
 /** Builds an analyzer from a stemmer and stopword lists. */
-function makeAnalyzer(language: AnalyzerLanguage, stem: (word: string) => string, stopwords: readonly string[], questionWords: readonly string[]): Analyzer {
+function makeAnalyzer(language: AnalyzerLanguage, stem: (word: string) => string, stopwords: readonly string[], questionWords: readonly string[], fillers: readonly string[]): Analyzer {
+  const filler = new Set(fillers);
   const stop = new Set(stopwords.flatMap((w) => tokenize(w).length === 1 ? tokenize(w) : []));
   const queryStop = new Set([...stop, ...questionWords]);
   const expand = language === 'english' ? expandEnglish : (t: string): string => t;
@@ -155,11 +167,16 @@ function makeAnalyzer(language: AnalyzerLanguage, stem: (word: string) => string
       const content = words(text, queryStop);
       return content.length === 0 ? normalize(text) : content.join(' ');
     },
+    comparable(text) {
+      return tokenize(normalize(text))
+        .filter((t) => !filler.has(t))
+        .join(' ');
+    },
   };
 }
 
 /** The default analyzer: English, Porter stemmer, Snowball stopwords plus question words for queries. */
-export const ENGLISH_ANALYZER: Analyzer = makeAnalyzer('english', englishStemmer, englishStopwords, ENGLISH_QUESTION_WORDS);
+export const ENGLISH_ANALYZER: Analyzer = makeAnalyzer('english', englishStemmer, englishStopwords, ENGLISH_QUESTION_WORDS, ENGLISH_FILLERS);
 
 /**
  * Expands contractions and unifies apostrophes (English); the embedder's input.
@@ -227,5 +244,5 @@ export async function loadAnalyzer(language: AnalyzerLanguage = 'english'): Prom
   const loader = (LOADERS as Record<string, Loader | undefined>)[language];
   if (loader === undefined) throw new ValidationError('language', `must be one of ${ANALYZER_LANGUAGES.join(', ')}`);
   const [{ stemmer }, { stopwords }] = await loader();
-  return makeAnalyzer(language, stemmer, stopwords, []);
+  return makeAnalyzer(language, stemmer, stopwords, [], []);
 }

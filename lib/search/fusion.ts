@@ -1,32 +1,91 @@
 /**
- * Reciprocal rank fusion: merges rankings (vector and keyword) by summing
- * 1 / (k + rank) for each list an item appears in.
+ * Fusion of keyword and vector search into one relevance in [0, 1], so that a
+ * number shown to a user, or a threshold, means the same in every mode:
+ *
+ * - vector relevance: the cosine similarity (negatives as 0);
+ * - keyword relevance: the BM25 score over the most the query's terms could
+ *   score (each term's idf × (k1 + 1)); 1 when a document has every query
+ *   term as strongly as BM25 counts;
+ * - hybrid relevance: a noisy-OR, 1 − (1 − similarity) × (1 − w × keyword).
+ *   It is never below the similarity, so a vector hit keeps its score and a
+ *   keyword match only adds to it, the more the rarer and more complete it is.
+ *
+ * The weight w was chosen on the tuning split of bench/eval (noisy-OR, score
+ * normalised sum and weighted reciprocal rank fusion were compared; see
+ * bench/results/REPORT.md, section eval).
  */
 
-/** The constant of RRF (Cormack et al. use 60). */
-export const RRF_K = 60;
+/** Weight of keyword relevance in hybrid fusion, measured on bench/eval's tuning split. */
+export const KEYWORD_WEIGHT = 0.3;
 
-/** A fused item with its score and its rank in each input list (1-based, undefined when absent). */
+/** One document's relevance from one or both searches. */
 export interface FusedHit {
   id: string;
-  score: number;
-  ranks: (number | undefined)[];
+  /** Fused relevance in [0, 1]. */
+  relevance: number;
+  /** Cosine similarity with the query, when the vector side scored it. */
+  similarity?: number;
+  /** BM25 score, when the keyword side matched it. */
+  keywordScore?: number;
+  /** BM25 score over its bound for the query, in [0, 1]. */
+  keywordRelevance?: number;
+}
+
+const clamp = (x: number): number => (x <= 0 ? 0 : x >= 1 ? 1 : x);
+
+/**
+ * Vector relevance: the cosine similarity clamped to [0, 1].
+ * @example
+ * vectorRelevance(-0.2) // 0
+ */
+export function vectorRelevance(similarity: number): number {
+  return clamp(similarity);
 }
 
 /**
- * Fuses ranked id lists, best first.
+ * Keyword relevance: a BM25 score over the query's bound, clamped to [0, 1].
  * @example
- * reciprocalRankFusion([['a', 'b'], ['b', 'c']]) // b first: it is in both lists
+ * keywordRelevance(3.1, 6.2) // 0.5
  */
-export function reciprocalRankFusion(lists: readonly (readonly string[])[], k = RRF_K): FusedHit[] {
-  const fused = new Map<string, FusedHit>();
-  lists.forEach((list, li) => {
-    list.forEach((id, i) => {
-      const hit = fused.get(id) ?? { id, score: 0, ranks: lists.map(() => undefined) };
-      hit.score += 1 / (k + i + 1);
-      hit.ranks[li] = i + 1;
-      fused.set(id, hit);
-    });
-  });
-  return [...fused.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+export function keywordRelevance(score: number, bound: number): number {
+  return bound > 0 ? clamp(score / bound) : 0;
+}
+
+/**
+ * Hybrid relevance of a document from its similarity and keyword relevance
+ * (either may be missing: 0).
+ * @example
+ * hybridRelevance(0.5, 1) // 0.65 with the default weight 0.3
+ */
+export function hybridRelevance(similarity: number | undefined, keyword: number | undefined, weight = KEYWORD_WEIGHT): number {
+  return 1 - (1 - vectorRelevance(similarity ?? 0)) * (1 - clamp(weight) * clamp(keyword ?? 0));
+}
+
+/**
+ * Fuses vector hits (cosine similarity) and keyword hits (BM25 score and
+ * keyword relevance) into one list ordered by hybrid relevance, best first,
+ * ties in id order. A document only one side found gets 0 from the other,
+ * unless `similarityOf` knows its similarity (the caller computes it exactly
+ * for keyword hits the vector pool missed).
+ * @example
+ * fuse([{ id: 'a', score: 0.62 }], [{ id: 'b', score: 4.1, relevance: 0.8 }])
+ */
+export function fuse(
+  vector: readonly { id: string; score: number }[],
+  keyword: readonly { id: string; score: number; relevance: number }[],
+  options: { weight?: number; similarityOf?: ReadonlyMap<string, number> } = {},
+): FusedHit[] {
+  const weight = options.weight ?? KEYWORD_WEIGHT;
+  const hits = new Map<string, FusedHit>();
+  for (const h of vector) hits.set(h.id, { id: h.id, relevance: 0, similarity: h.score });
+  for (const h of keyword) {
+    const hit = hits.get(h.id) ?? { id: h.id, relevance: 0 };
+    const known = options.similarityOf?.get(h.id);
+    if (hit.similarity === undefined && known !== undefined) hit.similarity = known;
+    hit.keywordScore = h.score;
+    hit.keywordRelevance = h.relevance;
+    hits.set(h.id, hit);
+  }
+  for (const hit of hits.values()) hit.relevance = hybridRelevance(hit.similarity, hit.keywordRelevance, weight);
+  return [...hits.values()].sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -7,7 +7,7 @@
 import type { Table } from 'dexie';
 import { readTermsRow, statsKey, termKey, type Corpus, type CorpusStats, type TermsEntry } from '../store/keyword-terms.js';
 import type { MetaRow, TermsRow } from '../store/rows.js';
-import { queryTerms } from './tokenize.js';
+import { ENGLISH_ANALYZER, type Analyzer } from './analyze.js';
 
 type TermsTable = Table<TermsRow, [string, string]>;
 
@@ -17,7 +17,10 @@ const B = 0.75;
 /** A ranked keyword hit. */
 export interface KeywordHit {
   id: string;
+  /** BM25 score. */
   score: number;
+  /** The score over the most this query could score (see `bound`), in [0, 1]. */
+  relevance: number;
 }
 
 /** Options of {@link keywordSearch}. */
@@ -31,6 +34,11 @@ export interface KeywordSearchOptions {
    * @default Infinity
    */
   depth?: number;
+  /**
+   * Turns the query into terms; must be the analyzer the documents were indexed with.
+   * @default ENGLISH_ANALYZER
+   */
+  analyzer?: Analyzer;
 }
 
 interface WeightedTerm {
@@ -56,21 +64,21 @@ export async function keywordSearch(
   corpus: Corpus,
   query: string,
   options: KeywordSearchOptions = {},
-): Promise<{ hits: KeywordHit[]; total: number }> {
-  const keys = queryTerms(query).map((t) => termKey(corpus, t));
-  if (keys.length === 0) return { hits: [], total: 0 };
+): Promise<{ hits: KeywordHit[]; total: number; bound: number }> {
+  const keys = (options.analyzer ?? ENGLISH_ANALYZER).query(query).map((t) => termKey(corpus, t));
+  if (keys.length === 0) return { hits: [], total: 0, bound: 0 };
   const [statsRow, ...dfs] = await Promise.all([meta.get(statsKey(corpus)), ...keys.map((k) => terms.where('k').equals(k).count())]);
   const stats = (statsRow?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
   const docs = Math.max(stats.docs, 1);
   const avgLength = stats.length > 0 ? stats.length / docs : 1;
-  const weighted: WeightedTerm[] = keys
-    .map((key, i) => {
-      const df = dfs[i] ?? 0;
-      const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
-      return { key, df, idf, bound: idf * (K1 + 1) };
-    })
-    .filter((t) => t.df > 0)
-    .sort((a, b) => b.bound - a.bound);
+  const all: WeightedTerm[] = keys.map((key, i) => {
+    const df = dfs[i] ?? 0;
+    const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+    return { key, df, idf, bound: idf * (K1 + 1) };
+  });
+  // The most a document could score: every query term, including those no document has (they count against relevance).
+  const bound = all.reduce((sum, t) => sum + t.bound, 0);
+  const weighted = all.filter((t) => t.df > 0).sort((a, b) => b.bound - a.bound);
   /** BM25 contribution of one term to one document (0 when the document lacks it). */
   const contribution = (t: WeightedTerm, entry: TermsEntry): number => {
     const at = entry.keys.indexOf(t.key);
@@ -102,9 +110,9 @@ export async function keywordSearch(
     for (const [d, row] of rows) scores.set(d, scores.get(d)! + skipped.reduce((sum, t) => sum + contribution(t, row), 0));
     total = await unionSize(terms, skipped, rows);
   }
-  const hits = [...scores].map(([id, score]) => ({ id, score }));
+  const hits = [...scores].map(([id, score]) => ({ id, score, relevance: bound > 0 ? Math.min(1, score / bound) : 0 }));
   hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  return { hits, total };
+  return { hits, total, bound };
 }
 
 function kthLargest(values: number[], k: number): number {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { compileFilters } from '../../lib/search/filters.js';
-import { reciprocalRankFusion } from '../../lib/search/fusion.js';
 import type { MemoryRow } from '../../lib/store/rows.js';
 
 const row = (over: Partial<MemoryRow>): MemoryRow => ({
@@ -35,15 +34,5 @@ describe('compileFilters', () => {
     expect(() => compileFilters({ createdAt: { from: 'soon' } })).toThrow(/createdAt.from/);
     expect(() => compileFilters({ tier: [] })).toThrow(/tier/);
     expect(() => compileFilters([])).toThrow(/filters/);
-  });
-});
-
-describe('reciprocalRankFusion', () => {
-  it('reciprocalRankFusion() ranks items in both lists first', () => {
-    const fused = reciprocalRankFusion([['a', 'b', 'c'], ['b', 'c', 'd']]);
-    expect(fused.map((f) => f.id)).toEqual(['b', 'c', 'a', 'd']);
-    expect(fused[0]!.ranks).toEqual([2, 1]);
-    expect(fused[3]!.ranks).toEqual([undefined, 3]);
-    expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 61, 12);
   });
 });

@@ -3,7 +3,7 @@ import { openStore } from '../../lib/engine/open-store.js';
 import { keywordSearch } from '../../lib/search/keyword-search.js';
 import type { MessageRow } from '../../lib/store/rows.js';
 import type { EngramDb } from '../../lib/store/schema.js';
-import { termFrequencies } from '../../lib/search/tokenize.js';
+import { analyzeDocument as termFrequencies } from '../../lib/search/analyze.js';
 import { writeTransaction } from '../../lib/store/write.js';
 import { newId } from '../../lib/util/id.js';
 import { rng } from '../helpers.js';

@@ -4,7 +4,7 @@ import { openStore } from '../../lib/engine/open-store.js';
 import { ValidationError } from '../../lib/errors.js';
 import type { MessageRow } from '../../lib/store/rows.js';
 import type { EngramDb } from '../../lib/store/schema.js';
-import { termFrequencies } from '../../lib/search/tokenize.js';
+import { analyzeDocument as termFrequencies } from '../../lib/search/analyze.js';
 import { writeTransaction } from '../../lib/store/write.js';
 
 let db: EngramDb;

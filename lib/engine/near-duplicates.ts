@@ -1,0 +1,84 @@
+/**
+ * Near-duplicate detection for add(), without a language model: a new text is
+ * the same memory as a standing one of the same tier and scope when both
+ * - their vectors are close (cosine ≥ {@link NEAR_DUPLICATE_SIMILARITY}), and
+ * - their comparable texts are equal (the analyzer's `comparable`: contractions
+ *   expanded, case, punctuation, articles and filler words ignored).
+ * Similarity alone cannot tell facts apart on a word-vector model ("I am
+ * allergic to peanuts" and "I am not allergic to peanuts" score 0.996, "I have
+ * 2 cats" and "I have 3 cats" 1.0), so the text check is what keeps distinct
+ * facts apart; the similarity keeps the text check from matching texts the
+ * embedder reads differently.
+ */
+import { compileFilters } from '../search/filters.js';
+import type { MemoryRow } from '../store/rows.js';
+import type { EngineStore } from './engine-store.js';
+import type { SemanticIndex } from './semantic-index.js';
+import type { MemoryInput } from './memories.js';
+
+/** How add() recognises a memory it already has. */
+export const DEDUPE_MODES = ['exact', 'near', 'off'] as const;
+/** `'exact'`: the same text; `'near'`: also the same statement said slightly differently; `'off'`: none. */
+export type DedupeMode = (typeof DEDUPE_MODES)[number];
+
+/**
+ * Least cosine similarity of two sayings of one statement. Measured on
+ * bench/eval's tuning split: every pair of turns with equal comparable text
+ * scored at least 0.77 ("Oh, I'm…" against "I am…" weighs the filler), while
+ * 0.99 is reached by distinct facts, so the text check decides.
+ */
+export const NEAR_DUPLICATE_SIMILARITY = 0.75;
+
+/** Candidates read from the vector index per new text. */
+const CANDIDATES = 5;
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
+  return dot;
+}
+
+/** True when `row` is live, of the input's tier and of exactly its scope, and has no key. */
+function sameSlot(row: MemoryRow, input: MemoryInput, now: number): boolean {
+  if (row.deletedAt !== undefined || (row.expiresAt !== undefined && row.expiresAt <= now)) return false;
+  if (row.key !== undefined || row.tier !== input.tier) return false;
+  return (['userId', 'agentId', 'runId', 'projectId', 'sessionId'] as const).every((k) => row[k] === input.scope[k]);
+}
+
+/**
+ * For each input that is to be checked (`check[i]`, keyless inputs only), the
+ * standing memory that says the same, if any. `vectors[i]` is the input's
+ * embedding (vectors are unit length).
+ */
+export async function findNearDuplicates(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  inputs: readonly MemoryInput[],
+  vectors: readonly (Float32Array | undefined)[],
+  check: readonly boolean[],
+): Promise<(MemoryRow | undefined)[]> {
+  const out: (MemoryRow | undefined)[] = inputs.map(() => undefined);
+  if (!check.some(Boolean)) return out;
+  const { state } = await semantic.ready();
+  await state.catchUp();
+  const now = core.now();
+  const { analyzer } = core;
+  for (let i = 0; i < inputs.length; i++) {
+    const input = inputs[i]!;
+    const vector = vectors[i];
+    if (!check[i] || input.key !== undefined || vector === undefined) continue;
+    const allowed = state.scopes.matching(compileFilters({}, input.scope), now);
+    if (allowed.size === 0) continue;
+    const hits = state.index.search(vector, Math.min(CANDIDATES, allowed.size), (id) => allowed.has(id)).filter((h) => h.score >= NEAR_DUPLICATE_SIMILARITY);
+    if (hits.length === 0) continue;
+    const comparable = analyzer.comparable(input.text);
+    const rows = await core.db.memories.bulkGet(hits.map((h) => h.id));
+    out[i] = rows.find((r): r is MemoryRow => r !== undefined && sameSlot(r, input, now) && analyzer.comparable(r.text) === comparable);
+  }
+  return out;
+}
+
+/** Whether two inputs of one batch say the same (same tier and scope, close vectors, equal comparable text). */
+export function sameStatement(core: EngineStore, a: { row: MemoryRow; vector: Float32Array }, input: MemoryInput, vector: Float32Array, now: number): boolean {
+  return sameSlot(a.row, input, now) && cosine(a.vector, vector) >= NEAR_DUPLICATE_SIMILARITY && core.analyzer.comparable(a.row.text) === core.analyzer.comparable(input.text);
+}
