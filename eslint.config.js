@@ -26,7 +26,7 @@ const QUARANTINE = [
 export const layerRules = LAYERS.map(({ files, may, facade }) => ({
   files,
   rules: {
-    '@typescript-eslint/no-restricted-imports': [
+    '@typescript-eslint/no-restricted-imports': /** @type {import('eslint').Linter.RuleEntry} */ ([
       'error',
       {
         patterns: [
@@ -42,7 +42,7 @@ export const layerRules = LAYERS.map(({ files, may, facade }) => ({
           ...QUARANTINE.filter((q) => !files.includes(q.file)).map((q) => ({ regex: `^${q.name.replace('/', '\\/')}`, message: `only ${q.file} imports ${q.name}` })),
         ],
       },
-    ],
+    ]),
   },
 }));
 
@@ -72,7 +72,7 @@ export default tseslint.config(
   ...layerRules,
   ...QUARANTINE.map((q) => ({
     files: [q.file],
-    rules: { '@typescript-eslint/no-restricted-imports': 'off' },
+    rules: { '@typescript-eslint/no-restricted-imports': /** @type {const} */ ('off') },
   })),
   {
     files: ['vite.config.ts', 'eslint.config.js', 'bench/**', 'scripts/**', 'test/**', 'demo/**'],
