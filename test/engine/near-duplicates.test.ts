@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
+import { ValidationError, type Engram } from '../../lib/index.js';
+import { openTemp } from '../helpers.js';
+
+let engram: Engram;
+
+beforeEach(async () => {
+  engram = await openTemp({ embedder: new HashEmbedder({ dimensions: 256 }) });
+});
+afterEach(async () => {
+  await engram.close();
+});
+
+const add = async (text: string, options: Parameters<Engram['add']>[1] = { userId: 'ana' }) => (await engram.add(text, options)).results[0]!;
+
+describe('add() near-duplicate handling', () => {
+  it('add() returns the standing memory as NONE for the same statement phrased differently', async () => {
+    const first = await add("I'm allergic to peanuts");
+    for (const again of ['I am allergic to peanuts', 'Oh, I am allergic to peanuts!', "i'm ALLERGIC to peanuts."]) {
+      const r = await add(again);
+      expect(r).toMatchObject({ id: first.id, event: 'NONE', memory: "I'm allergic to peanuts" });
+    }
+    expect((await engram.getAll({ userId: 'ana' })).total).toBe(1);
+  });
+
+  it('add() keeps distinct facts apart however close their vectors', async () => {
+    const texts = [
+      'I am allergic to peanuts',
+      'I am not allergic to peanuts',
+      'I am allergic to shellfish',
+      'He is allergic to peanuts',
+      'I was allergic to peanuts',
+      'I have 2 cats',
+      'I have 3 cats',
+    ];
+    for (const t of texts) expect((await add(t)).event).toBe('ADD');
+    expect((await engram.getAll({ userId: 'ana' })).total).toBe(texts.length);
+  });
+
+  it('add() never merges across scopes or tiers', async () => {
+    const ana = await add("I'm allergic to peanuts", { userId: 'ana' });
+    const bo = await add('I am allergic to peanuts', { userId: 'bo' });
+    const anaHelper = await add('I am allergic to peanuts', { userId: 'ana', agentId: 'helper' });
+    const anaRun = await add('I am allergic to peanuts', { userId: 'ana', runId: 'r1' });
+    const ids = new Set([ana.id, bo.id, anaHelper.id, anaRun.id]);
+    expect(ids.size).toBe(4);
+    for (const r of [bo, anaHelper, anaRun]) expect(r.event).toBe('ADD');
+    // Within each scope, the near duplicate still folds into that scope's memory.
+    expect(await add("I'm allergic to peanuts!", { userId: 'bo' })).toMatchObject({ id: bo.id, event: 'NONE' });
+    expect(await add("I'm allergic to peanuts!", { userId: 'ana', agentId: 'helper' })).toMatchObject({ id: anaHelper.id, event: 'NONE' });
+  });
+
+  it('add() folds near duplicates within one batch of messages', async () => {
+    const { results } = await engram.add(
+      [
+        { role: 'user', content: "I'm vegetarian." },
+        { role: 'user', content: 'I am vegetarian' },
+        { role: 'user', content: 'I am vegan' },
+      ],
+      { userId: 'ana' },
+    );
+    expect(results.map((r) => r.event)).toEqual(['ADD', 'NONE', 'ADD']);
+    expect(results[1]!.id).toBe(results[0]!.id);
+  });
+
+  it("add() with dedupe 'exact' stores rephrasings, with 'off' even the same text", async () => {
+    const first = await add("I'm allergic to peanuts");
+    expect((await add('I am allergic to peanuts', { userId: 'ana', dedupe: 'exact' })).event).toBe('ADD');
+    expect(await add("I'm allergic to peanuts", { userId: 'ana', dedupe: 'exact' })).toMatchObject({ id: first.id, event: 'NONE' });
+    const copy = await add("I'm allergic to peanuts", { userId: 'ana', dedupe: 'off' });
+    expect(copy.event).toBe('ADD');
+    expect(copy.id).not.toBe(first.id);
+    expect((await engram.getAll({ userId: 'ana' })).total).toBe(3);
+  });
+
+  it('add() does not fold into a deleted memory', async () => {
+    const first = await add("I'm allergic to peanuts");
+    await engram.delete(first.id);
+    const again = await add('I am allergic to peanuts');
+    expect(again.event).toBe('ADD');
+    expect(again.id).not.toBe(first.id);
+  });
+
+  it('add() rejects an unknown dedupe mode', async () => {
+    await expect(engram.add('x', { dedupe: 'fuzzy' as never })).rejects.toThrow(ValidationError);
+  });
+});
