@@ -1,0 +1,432 @@
+/**
+ * The keyword index of one corpus held in memory: a postings list per term
+ * (document numbers and counts in typed arrays), each document's length and
+ * filter fields, and the corpus statistics. Built from the terms rows (already
+ * analyzed by the store's analyzer), so it indexes exactly what the IndexedDB
+ * keyword index holds and ranks with the same BM25 (see keyword-search.ts); a
+ * search walks the postings of the query's terms with a dense score
+ * accumulator, filters each document once inside the walk, and keeps the best
+ * `depth` in a bounded heap. It is a cache: `snapshot()`/`restore()` make it
+ * cheap to reload, and the engine rebuilds it from the rows whenever in doubt.
+ */
+import { IndexError } from '../errors.js';
+import type { CorpusStats, MessageTermsFields, TermsEntry } from '../store/keyword-terms.js';
+import type { Role } from '../store/rows.js';
+
+const K1 = 1.2;
+const B = 0.75;
+
+/** A ranked document of {@link KeywordPostings.search}. */
+export interface PostingsHit {
+  id: string;
+  score: number;
+}
+
+/** Options of {@link KeywordPostings.search}. */
+export interface PostingsSearchOptions {
+  /**
+   * How many of the best hits to return (start + count of the page asked for).
+   * @default Infinity
+   */
+  depth?: number;
+  /** Keeps only documents it accepts; called at most once per document and search. */
+  accept?: (id: string, fields: MessageTermsFields) => boolean;
+}
+
+/** The result of a search: the best `depth` hits, how many documents matched, the query's score bound. */
+export interface PostingsResult {
+  hits: PostingsHit[];
+  total: number;
+  /** The most a document could score on this query (every query term's bound). */
+  bound: number;
+}
+
+/** A compact, structured-clone friendly copy of the postings (no deleted documents). */
+export interface PostingsSnapshot {
+  version: 1;
+  stats: CorpusStats;
+  ids: string[];
+  lengths: Int32Array;
+  /** Distinct field values; `fieldCodes` holds 4 codes per document (thread, agent, user, role), -1 when absent. */
+  fieldValues: string[];
+  fieldCodes: Int32Array;
+  terms: string[];
+  /** Postings of term i are `docs`/`counts` from offsets[i] to offsets[i + 1]. */
+  offsets: Int32Array;
+  docs: Int32Array;
+  counts: Int32Array;
+}
+
+const FIELDS = 4;
+const NONE = -1;
+
+/** A typed array of at least `size` slots holding `from`'s first `used` values. */
+function grown(from: Int32Array<ArrayBuffer>, used: number, size: number): Int32Array<ArrayBuffer> {
+  if (size <= from.length) return from;
+  const next = new Int32Array(Math.max(size, from.length * 2, 16));
+  next.set(from.subarray(0, used));
+  return next;
+}
+
+/** In-memory BM25 postings of one corpus; see the file comment. */
+export class KeywordPostings {
+  /** Document count and total length of the corpus, as the store keeps them in `meta`. */
+  stats: CorpusStats = { docs: 0, length: 0 };
+  // Documents, by number. A deleted document keeps its number (alive 0) until compaction.
+  #ids: string[] = [];
+  #numberOf = new Map<string, number>();
+  #alive = new Uint8Array(0);
+  #lengths = new Int32Array(0);
+  #fieldCodes = new Int32Array(0);
+  #termStart = new Int32Array(0);
+  #termCount = new Int32Array(0);
+  /** Each document's term numbers, back to back (for removal). */
+  #docTerms = new Int32Array(0);
+  #docTermsUsed = 0;
+  #dead = 0;
+  // Field values, interned.
+  #fieldValues: string[] = [];
+  #fieldCode = new Map<string, number>();
+  // Terms, by number.
+  #terms: string[] = [];
+  #termNumber = new Map<string, number>();
+  /** Each term's postings (deleted documents included until compaction): document numbers and counts. */
+  #postDocs: number[][] = [];
+  #postCounts: number[][] = [];
+  /** Live documents holding each term. */
+  #df: number[] = [];
+  // Search scratch, reused: a score and a state (0 unseen, 1 accepted, 2 rejected) per document.
+  #scores = new Float64Array(0);
+  #state = new Uint8Array(0);
+
+  /** Live documents. */
+  get size(): number {
+    return this.#numberOf.size;
+  }
+
+  /** Whether document `id` is indexed. */
+  has(id: string): boolean {
+    return this.#numberOf.has(id);
+  }
+
+  /** Live documents holding term `key` (its document frequency). */
+  documentFrequency(key: string): number {
+    const t = this.#termNumber.get(key);
+    return t === undefined ? 0 : this.#df[t]!;
+  }
+
+  /** Indexes a document from its terms entry, replacing an earlier version of it. */
+  upsert(entry: TermsEntry): void {
+    this.remove(entry.docId);
+    const doc = this.#ids.length;
+    this.#ids.push(entry.docId);
+    this.#numberOf.set(entry.docId, doc);
+    this.#ensureDocs(doc + 1);
+    this.#alive[doc] = 1;
+    this.#lengths[doc] = entry.length;
+    const codes = [entry.threadId, entry.agentId, entry.userId, entry.role];
+    for (let i = 0; i < FIELDS; i++) this.#fieldCodes[doc * FIELDS + i] = this.#code(codes[i]);
+    const n = entry.keys.length;
+    this.#docTerms = grown(this.#docTerms, this.#docTermsUsed, this.#docTermsUsed + n);
+    this.#termStart[doc] = this.#docTermsUsed;
+    this.#termCount[doc] = n;
+    for (let i = 0; i < n; i++) {
+      const t = this.#term(entry.keys[i]!);
+      this.#docTerms[this.#docTermsUsed++] = t;
+      this.#postDocs[t]!.push(doc);
+      this.#postCounts[t]!.push(entry.counts[i]!);
+      this.#df[t]!++;
+    }
+  }
+
+  /** Drops document `id` (no-op when absent). */
+  remove(id: string): void {
+    const doc = this.#numberOf.get(id);
+    if (doc === undefined) return;
+    this.#numberOf.delete(id);
+    this.#alive[doc] = 0;
+    const start = this.#termStart[doc]!;
+    for (let i = 0; i < this.#termCount[doc]!; i++) this.#df[this.#docTerms[start + i]!]!--;
+    this.#dead++;
+    // Deleted entries cost walk time and memory: rewrite once they are a third of the documents.
+    if (this.#dead > 1024 && this.#dead * 3 > this.#ids.length) this.#load(this.snapshot());
+  }
+
+  /** Removes every document and zeroes the statistics. */
+  clear(): void {
+    this.#load(new KeywordPostings().snapshot());
+  }
+
+  /**
+   * BM25 over the postings of `keys` (the query's indexed terms): documents
+   * holding at least one, accepted by `accept`, best first, ties in id order.
+   * Scores equal keywordSearch's over the same rows and statistics.
+   * @example
+   * const { hits, total } = postings.search(['m:paris', 'm:trip'], { depth: 10 })
+   */
+  search(keys: readonly string[], options: PostingsSearchOptions = {}): PostingsResult {
+    const docs = Math.max(this.stats.docs, 1);
+    const avgLength = this.stats.length > 0 ? this.stats.length / docs : 1;
+    const weighted: { term: number; idf: number; bound: number }[] = [];
+    let bound = 0;
+    for (const key of keys) {
+      const t = this.#termNumber.get(key);
+      const df = t === undefined ? 0 : this.#df[t]!;
+      const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+      bound += idf * (K1 + 1);
+      if (t !== undefined && df > 0) weighted.push({ term: t, idf, bound: idf * (K1 + 1) });
+    }
+    weighted.sort((a, b) => b.bound - a.bound);
+    const { accept } = options;
+    const scores = this.#scores;
+    const state = this.#state;
+    const touched: number[] = [];
+    for (const { term, idf } of weighted) {
+      const postDocs = this.#postDocs[term]!;
+      const postCounts = this.#postCounts[term]!;
+      for (let i = 0; i < postDocs.length; i++) {
+        const d = postDocs[i]!;
+        if (this.#alive[d] === 0) continue;
+        let s = state[d]!;
+        if (s === 0) {
+          s = accept === undefined || accept(this.#ids[d]!, this.#fieldsOf(d)) ? 1 : 2;
+          state[d] = s;
+          touched.push(d);
+        }
+        if (s !== 1) continue;
+        const f = postCounts[i]!;
+        scores[d] = scores[d]! + (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.#lengths[d]!) / avgLength));
+      }
+    }
+    const depth = options.depth ?? Infinity;
+    const top = new TopHits(depth);
+    let total = 0;
+    for (const d of touched) {
+      if (state[d] === 1) {
+        total++;
+        top.offer(this.#ids[d]!, scores[d]!);
+      }
+      state[d] = 0;
+      scores[d] = 0;
+    }
+    return { hits: top.sorted(), total, bound };
+  }
+
+  /** A compact copy without deleted documents; {@link KeywordPostings.restore} reads it back. */
+  snapshot(): PostingsSnapshot {
+    const renumber = new Int32Array(this.#ids.length).fill(NONE);
+    const ids: string[] = [];
+    for (let d = 0; d < this.#ids.length; d++) {
+      if (this.#alive[d] === 1) {
+        renumber[d] = ids.length;
+        ids.push(this.#ids[d]!);
+      }
+    }
+    const lengths = new Int32Array(ids.length);
+    const fieldCodes = new Int32Array(ids.length * FIELDS);
+    for (let d = 0; d < this.#ids.length; d++) {
+      const to = renumber[d]!;
+      if (to === NONE) continue;
+      lengths[to] = this.#lengths[d]!;
+      fieldCodes.set(this.#fieldCodes.subarray(d * FIELDS, d * FIELDS + FIELDS), to * FIELDS);
+    }
+    const terms: string[] = [];
+    const kept: number[] = [];
+    let entries = 0;
+    for (let t = 0; t < this.#terms.length; t++) {
+      if (this.#df[t]! > 0) {
+        terms.push(this.#terms[t]!);
+        kept.push(t);
+        entries += this.#df[t]!;
+      }
+    }
+    const offsets = new Int32Array(terms.length + 1);
+    const docs = new Int32Array(entries);
+    const counts = new Int32Array(entries);
+    let at = 0;
+    kept.forEach((t, i) => {
+      offsets[i] = at;
+      const postDocs = this.#postDocs[t]!;
+      const postCounts = this.#postCounts[t]!;
+      for (let j = 0; j < postDocs.length; j++) {
+        const to = renumber[postDocs[j]!]!;
+        if (to === NONE) continue;
+        docs[at] = to;
+        counts[at++] = postCounts[j]!;
+      }
+    });
+    offsets[terms.length] = at;
+    return { version: 1, stats: { ...this.stats }, ids, lengths, fieldValues: [...this.#fieldValues], fieldCodes, terms, offsets, docs, counts };
+  }
+
+  /** The postings a snapshot was taken of. Throws IndexError on a malformed snapshot. */
+  static restore(snapshot: PostingsSnapshot): KeywordPostings {
+    const postings = new KeywordPostings();
+    postings.#load(snapshot);
+    return postings;
+  }
+
+  #load(s: PostingsSnapshot): void {
+    const n = s.ids.length;
+    if ((s.version as number) !== 1 || s.lengths.length !== n || s.fieldCodes.length !== n * FIELDS || s.offsets.length !== s.terms.length + 1 || s.docs.length !== s.counts.length) {
+      throw new IndexError('malformed keyword postings snapshot');
+    }
+    this.stats = { docs: s.stats.docs, length: s.stats.length };
+    this.#ids = [...s.ids];
+    this.#numberOf = new Map(s.ids.map((id, d) => [id, d]));
+    this.#alive = new Uint8Array(n).fill(1);
+    this.#lengths = Int32Array.from(s.lengths);
+    this.#fieldCodes = Int32Array.from(s.fieldCodes);
+    this.#fieldValues = [...s.fieldValues];
+    this.#fieldCode = new Map(s.fieldValues.map((v, i) => [v, i]));
+    this.#terms = [...s.terms];
+    this.#termNumber = new Map(s.terms.map((t, i) => [t, i]));
+    this.#postDocs = [];
+    this.#postCounts = [];
+    this.#df = [];
+    // Each document's terms, from the postings: count per document, then fill.
+    this.#termCount = new Int32Array(n);
+    for (const d of s.docs) {
+      if (d < 0 || d >= n) throw new IndexError('malformed keyword postings snapshot');
+      this.#termCount[d]!++;
+    }
+    this.#termStart = new Int32Array(n);
+    let at = 0;
+    for (let d = 0; d < n; d++) {
+      this.#termStart[d] = at;
+      at += this.#termCount[d]!;
+    }
+    this.#docTerms = new Int32Array(at);
+    this.#docTermsUsed = at;
+    const fill = Int32Array.from(this.#termStart);
+    for (let t = 0; t < s.terms.length; t++) {
+      const from = s.offsets[t]!;
+      const to = s.offsets[t + 1]!;
+      this.#postDocs.push(Array.from(s.docs.subarray(from, to)));
+      this.#postCounts.push(Array.from(s.counts.subarray(from, to)));
+      this.#df.push(to - from);
+      for (let i = from; i < to; i++) this.#docTerms[fill[s.docs[i]!]!++] = t;
+    }
+    this.#dead = 0;
+    this.#scores = new Float64Array(n);
+    this.#state = new Uint8Array(n);
+  }
+
+  #ensureDocs(size: number): void {
+    if (size <= this.#alive.length) return;
+    const capacity = Math.max(size, this.#alive.length * 2, 64);
+    const alive = new Uint8Array(capacity);
+    alive.set(this.#alive);
+    this.#alive = alive;
+    this.#lengths = grown(this.#lengths, this.#lengths.length, capacity);
+    this.#termStart = grown(this.#termStart, this.#termStart.length, capacity);
+    this.#termCount = grown(this.#termCount, this.#termCount.length, capacity);
+    this.#fieldCodes = grown(this.#fieldCodes, this.#fieldCodes.length, capacity * FIELDS);
+    const scores = new Float64Array(capacity);
+    scores.set(this.#scores);
+    this.#scores = scores;
+    const state = new Uint8Array(capacity);
+    state.set(this.#state);
+    this.#state = state;
+  }
+
+  #term(key: string): number {
+    let t = this.#termNumber.get(key);
+    if (t === undefined) {
+      t = this.#terms.length;
+      this.#terms.push(key);
+      this.#termNumber.set(key, t);
+      this.#postDocs.push([]);
+      this.#postCounts.push([]);
+      this.#df.push(0);
+    }
+    return t;
+  }
+
+  #code(value: string | undefined): number {
+    if (value === undefined) return NONE;
+    let c = this.#fieldCode.get(value);
+    if (c === undefined) {
+      c = this.#fieldValues.length;
+      this.#fieldValues.push(value);
+      this.#fieldCode.set(value, c);
+    }
+    return c;
+  }
+
+  #fieldsOf(doc: number): MessageTermsFields {
+    const at = doc * FIELDS;
+    const value = (i: number): string | undefined => {
+      const c = this.#fieldCodes[at + i]!;
+      return c === NONE ? undefined : this.#fieldValues[c];
+    };
+    const fields: MessageTermsFields = {};
+    const thread = value(0);
+    const agent = value(1);
+    const user = value(2);
+    const role = value(3);
+    if (thread !== undefined) fields.threadId = thread;
+    if (agent !== undefined) fields.agentId = agent;
+    if (user !== undefined) fields.userId = user;
+    if (role !== undefined) fields.role = role as Role;
+    return fields;
+  }
+}
+
+/** The best `depth` hits seen (score descending, then id ascending), kept in a bounded heap. */
+class TopHits {
+  readonly #depth: number;
+  /** Worst hit at index 0 once full. */
+  readonly #heap: PostingsHit[] = [];
+
+  constructor(depth: number) {
+    this.#depth = depth;
+  }
+
+  /** Whether `a` ranks below `b`. */
+  static #worse(a: PostingsHit, b: PostingsHit): boolean {
+    return a.score < b.score || (a.score === b.score && a.id > b.id);
+  }
+
+  offer(id: string, score: number): void {
+    if (this.#depth <= 0) return;
+    const heap = this.#heap;
+    if (!Number.isFinite(this.#depth) || heap.length < this.#depth) {
+      heap.push({ id, score });
+      if (Number.isFinite(this.#depth)) this.#up(heap.length - 1);
+      return;
+    }
+    const hit = { id, score };
+    if (!TopHits.#worse(heap[0]!, hit)) return;
+    heap[0] = hit;
+    this.#down(0);
+  }
+
+  sorted(): PostingsHit[] {
+    return [...this.#heap].sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  }
+
+  #up(i: number): void {
+    const heap = this.#heap;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!TopHits.#worse(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  #down(i: number): void {
+    const heap = this.#heap;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let worst = i;
+      if (l < heap.length && TopHits.#worse(heap[l]!, heap[worst]!)) worst = l;
+      if (r < heap.length && TopHits.#worse(heap[r]!, heap[worst]!)) worst = r;
+      if (worst === i) return;
+      [heap[i], heap[worst]] = [heap[worst]!, heap[i]!];
+      i = worst;
+    }
+  }
+}
