@@ -4,12 +4,15 @@
  * (the browser fallback and the end-to-end test) and a meta tag in index.html.
  * Only the app's own files load: no remote scripts, styles, frames or images;
  * WebAssembly may compile (HNSW and ONNX Runtime), nothing may `eval`.
+ * `blob:` scripts are allowed because transformers.js loads ONNX Runtime's
+ * factory module from a blob URL it makes of the app's own file (its WASM
+ * cache); a blob URL can only be made by code already running in the app.
  */
 
 /** The policy, directive by directive. */
 export const CSP_DIRECTIVES: Readonly<Record<string, string>> = {
   'default-src': "'none'",
-  'script-src': "'self' 'wasm-unsafe-eval'",
+  'script-src': "'self' blob: 'wasm-unsafe-eval'",
   'worker-src': "'self'",
   'connect-src': "'self'",
   'img-src': "'self' data:",

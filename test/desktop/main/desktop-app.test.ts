@@ -179,9 +179,9 @@ describe('fileForUrl()', () => {
 });
 
 describe('CONTENT_SECURITY_POLICY', () => {
-  it('CONTENT_SECURITY_POLICY allows only the app itself, WebAssembly but no eval, no inline script', () => {
+  it('CONTENT_SECURITY_POLICY allows only the app itself (and its own blob URLs), WebAssembly but no eval, no inline script', () => {
     expect(CONTENT_SECURITY_POLICY).toContain("default-src 'none'");
-    expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self' 'wasm-unsafe-eval'");
+    expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self' blob: 'wasm-unsafe-eval'");
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/'unsafe-eval'|'unsafe-inline'|https?:|\*/);
     expect(CONTENT_SECURITY_POLICY).toContain("object-src 'none'");
     expect(CONTENT_SECURITY_POLICY).toContain("frame-ancestors 'none'");

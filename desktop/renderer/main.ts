@@ -1,0 +1,140 @@
+/**
+ * The desktop renderer's entry: picks the bridge (the preload's, or the web
+ * fallback in a plain browser), opens engram on IndexedDB with the offline
+ * model in a Web Worker, and wires the views, the navigation and the menu.
+ */
+import { Engram, TransformersEmbedder, type ModelLoadProgress } from '../../lib/index.js';
+import { byId, h, replace } from '../../ui/dom.js';
+import { BRIDGE_GLOBAL, type DesktopBridge, type MenuCommand } from '../preload/bridge-api.js';
+import { VIEWS, errorText, type AppContext, type View, type ViewName } from './app-context.js';
+import { BlocksView } from './blocks-view.js';
+import { ConversationsView } from './conversations-view.js';
+import { MapView } from './map-view.js';
+import { MemoriesView } from './memories-view.js';
+import { StatusView } from './status-view.js';
+import { TransferView, type OpenOptions } from './transfer-view.js';
+import { createWebBridge } from './web-bridge.js';
+
+/** The IndexedDB database of the desktop app. */
+const DB_NAME = 'engram-desktop';
+
+const LABELS: Readonly<Record<ViewName, string>> = {
+  memories: 'Memories',
+  conversations: 'Conversations',
+  blocks: 'Core memory',
+  map: 'Map',
+  transfer: 'Import / export',
+  status: 'Status',
+};
+
+function bridgeOf(): DesktopBridge {
+  const exposed = (window as unknown as Record<string, DesktopBridge | undefined>)[BRIDGE_GLOBAL];
+  return exposed ?? createWebBridge();
+}
+
+function isView(name: string): name is ViewName {
+  return (VIEWS as readonly string[]).includes(name);
+}
+
+function modelProgress(loading: HTMLElement, p: ModelLoadProgress): void {
+  const file = p.file === undefined ? '' : ` ${p.file}`;
+  loading.textContent = p.progress === undefined ? `Loading the offline model… ${p.status}${file}` : `Loading the offline model… ${p.status}${file} ${Math.round(p.progress)}%`;
+}
+
+async function main(): Promise<void> {
+  const loading = byId('loading');
+  const banner = byId('banner');
+  const bridge = bridgeOf();
+  const openOptions: OpenOptions = {
+    embedder: () => TransformersEmbedder.create({ onProgress: (p) => { modelProgress(loading, p); } }),
+    onProgress: (p) => {
+      loading.textContent = `Loading the vector index… ${p.done} / ${p.total}`;
+    },
+  };
+  const engram = await Engram.open({ ...openOptions, name: DB_NAME });
+  await engram.ready();
+
+  const views = new Map<ViewName, View>();
+  let current: ViewName = 'memories';
+  const show = async (name: ViewName): Promise<void> => {
+    current = name;
+    for (const [n, v] of views) v.root.hidden = n !== name;
+    for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-view]')) link.classList.toggle('active', link.dataset['view'] === name);
+    document.body.dataset['view'] = name;
+    try {
+      await views.get(name)?.show();
+    } catch (e) {
+      ctx.showError(e);
+    }
+  };
+  const ctx: AppContext = {
+    engram,
+    bridge,
+    dbName: DB_NAME,
+    navigate: (name) => {
+      if (location.hash !== `#${name}`) location.hash = name;
+      else void show(name);
+    },
+    openMemory: (id) => {
+      ctx.navigate('memories');
+      void memories.open(id).catch((e: unknown) => {
+        ctx.showError(e);
+      });
+    },
+    showError: (e) => {
+      console.warn(e);
+      replace(banner, h('span', {}, errorText(e)), h('button', { class: 'icon', attrs: { type: 'button', 'aria-label': 'Dismiss' }, on: { click: () => { banner.hidden = true; } } }, '×'));
+      banner.className = 'banner error';
+      banner.hidden = false;
+    },
+    notify: (text) => {
+      replace(banner, h('span', {}, text));
+      banner.className = 'banner info';
+      banner.hidden = false;
+    },
+    changed: () => {
+      if (current === 'memories') void memories.refresh().catch((e: unknown) => { ctx.showError(e); });
+    },
+  };
+  const memories = new MemoriesView(ctx);
+  for (const view of [memories, new ConversationsView(ctx), new BlocksView(ctx), new MapView(ctx), new TransferView(ctx, openOptions), new StatusView(ctx)]) {
+    views.set(view.name, view);
+    view.root.hidden = true;
+  }
+  const nav = byId('nav');
+  replace(nav, ...VIEWS.map((name) => h('a', { attrs: { href: `#${name}`, 'data-view': name, 'data-testid': `nav-${name}` } }, LABELS[name])));
+  byId('views').append(...[...views.values()].map((v) => v.root));
+
+  const transfer = views.get('transfer') as TransferView;
+  const onMenu = (command: MenuCommand): void => {
+    if (command === 'export') {
+      ctx.navigate('transfer');
+      void transfer.export();
+    } else if (command === 'import') {
+      ctx.navigate('transfer');
+      void transfer.import();
+    } else {
+      const name = command.slice('view-'.length);
+      if (isView(name)) ctx.navigate(name);
+    }
+  };
+  bridge.onMenuCommand(onMenu);
+  window.addEventListener('hashchange', () => {
+    const name = location.hash.slice(1);
+    void show(isView(name) ? name : 'memories');
+  });
+  const first = location.hash.slice(1);
+  await show(isView(first) ? first : 'memories');
+  loading.hidden = true;
+  document.body.dataset['state'] = 'ready';
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  const loading = document.getElementById('loading');
+  if (loading !== null) {
+    loading.textContent = `engram could not open: ${errorText(e)}`;
+    loading.classList.add('error');
+  }
+  document.body.dataset['state'] = 'failed';
+});

@@ -1,0 +1,39 @@
+/**
+ * Vite config of the desktop renderer. `vite build` writes the renderer into
+ * desktop/dist/app/renderer/ with the offline model copied into models/ and the
+ * WASM files as assets (the Electron app serves that folder from app://engram/).
+ * The dev server (the browser fallback of `npm start`, and the end-to-end test)
+ * serves the same page with the same Content-Security-Policy header.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import { serveModels } from '../../ui/serve-models.js';
+import { CONTENT_SECURITY_POLICY } from '../main/content-security-policy.js';
+
+const rendererRoot = fileURLToPath(new URL('.', import.meta.url));
+const repoRoot = resolve(rendererRoot, '../..');
+const headers = { 'content-security-policy': CONTENT_SECURITY_POLICY };
+
+// eslint-disable-next-line no-restricted-syntax -- Vite reads its config from the default export.
+export default defineConfig({
+  root: rendererRoot,
+  base: '/',
+  cacheDir: resolve(repoRoot, 'node_modules/.vite/desktop'),
+  plugins: [serveModels({ modelsDir: resolve(repoRoot, 'models'), headers, copyInto: ['engram-glove-100d'] })],
+  server: { fs: { allow: [repoRoot] }, headers },
+  preview: { headers },
+  build: {
+    outDir: resolve(repoRoot, 'desktop/dist/app/renderer'),
+    emptyOutDir: true,
+    // WASM and the model stay files (no base64 inside the bundle).
+    assetsInlineLimit: 0,
+    sourcemap: false,
+    target: 'chrome140',
+  },
+  optimizeDeps: {
+    entries: [resolve(rendererRoot, 'index.html')],
+    exclude: ['hnswlib-wasm', '@huggingface/transformers', 'onnxruntime-web'],
+  },
+  worker: { format: 'es' },
+});

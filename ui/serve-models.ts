@@ -1,0 +1,92 @@
+/**
+ * A Vite plugin shared by the demo page and the desktop renderer: serves the
+ * offline model folder `<repo>/models/` (built by scripts/ensure-model.mjs,
+ * git-ignored) at `/models/` in the dev server, where TransformersEmbedder looks
+ * for it in browsers, and, when `copyInto` is given, copies the named models
+ * into the build output so a packaged app carries them. Node side (Vite config).
+ */
+import { createReadStream } from 'node:fs';
+import { cp, stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
+import type { Plugin } from 'vite';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.json': 'application/json',
+  '.onnx': 'application/octet-stream',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Options of {@link serveModels}. */
+export interface ServeModelsOptions {
+  /** The folder holding the model folders, e.g. `<repo>/models`. */
+  modelsDir: string;
+  /** Headers added to every model response (the desktop renderer sends its CSP). */
+  headers?: Record<string, string>;
+  /** Model folder names copied to `<outDir>/models/` by `vite build`. */
+  copyInto?: readonly string[];
+}
+
+/**
+ * Serves `modelsDir/**` at `/models/**` (GET and HEAD), never anything outside it.
+ * @example
+ * plugins: [serveModels({ modelsDir: resolve(root, 'models') })]
+ */
+export function serveModels(options: ServeModelsOptions): Plugin {
+  const modelsDir = resolve(options.modelsDir);
+  let outDir = '';
+  return {
+    name: 'engram-models',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    async writeBundle() {
+      for (const model of options.copyInto ?? []) {
+        await cp(join(modelsDir, model), join(outDir, 'models', model), { recursive: true });
+      }
+    },
+    configureServer(server) {
+      server.middlewares.use('/models', (req, res, next) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          next();
+          return;
+        }
+        let path: string;
+        try {
+          path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+        } catch {
+          res.statusCode = 400;
+          res.end();
+          return;
+        }
+        const file = resolve(modelsDir, `.${path}`);
+        if (!file.startsWith(modelsDir + sep)) {
+          res.statusCode = 403;
+          res.end();
+          return;
+        }
+        stat(file).then(
+          (info) => {
+            if (!info.isFile()) {
+              res.statusCode = 404;
+              res.end();
+              return;
+            }
+            for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
+            res.setHeader('content-type', CONTENT_TYPES[extname(file)] ?? 'application/octet-stream');
+            res.setHeader('content-length', String(info.size));
+            res.setHeader('cache-control', 'no-cache');
+            if (req.method === 'HEAD') {
+              res.end();
+              return;
+            }
+            createReadStream(file).pipe(res);
+          },
+          () => {
+            res.statusCode = 404;
+            res.end();
+          },
+        );
+      });
+    },
+  };
+}
