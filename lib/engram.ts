@@ -33,6 +33,9 @@ import { openStore, resetStore } from './engine/open-store.js';
 import { exportStore, importParsed, parseExport, type ImportMode, type TransferOptions } from './engine/transfer.js';
 import { SemanticIndex, type EmbedderSource } from './engine/semantic-index.js';
 import type { IndexOrigin, LongWorkOptions } from './engine/vector-state.js';
+import { SyncController, type SyncStatus } from './sync/sync-controller.js';
+import type { AutoSyncOptions, SyncOptions } from './sync/sync-options.js';
+import type { SyncResult } from './sync/sync-run.js';
 
 /** Options of {@link Engram.open}. */
 export interface EngramOptions {
@@ -115,6 +118,8 @@ export class Engram {
   readonly #progress: LongWorkOptions;
   /** Memory systems by (session, project), least recently used first. */
   readonly #systems = new Map<string, MemorySystem>();
+  /** Sync with Qdrant, made on first use (the Qdrant client loads only then). */
+  #sync: SyncController | undefined;
 
   private constructor(name: string, core: EngineStore, semantic: SemanticIndex, progress: LongWorkOptions, model: ChatModel | undefined) {
     this.name = name;
@@ -342,6 +347,56 @@ export class Engram {
     return Engram.open(openOptions);
   }
 
+  #syncer(): SyncController {
+    this.#core.assertOpen();
+    const core = this.#core;
+    const semantic = this.#semantic;
+    this.#sync ??= new SyncController({
+      db: core.db,
+      deviceId: core.settings.deviceId,
+      now: () => core.now(),
+      write: (plan) => core.write(plan),
+      embedder: async () => {
+        const { embedder } = await semantic.ready(this.#progress);
+        return { id: embedder.id, dimensions: embedder.dimensions };
+      },
+      afterWrite: async () => {
+        const { state } = await semantic.ready();
+        await state.catchUp();
+      },
+    });
+    return this.#sync;
+  }
+
+  /**
+   * Syncs with the user's own Qdrant: pulls what other devices pushed, then pushes
+   * this store's changes. Long-term memories and core memory blocks by default.
+   * @example
+   * const { uploaded, downloaded } = await engram.sync({ url: 'http://127.0.0.1:6333', encryption: { passphrase } })
+   */
+  async sync(options: SyncOptions): Promise<SyncResult> {
+    return this.#syncer().sync(options);
+  }
+
+  /**
+   * Syncs every `intervalMs`, backing off exponentially while the server is unreachable.
+   * @example
+   * await engram.startAutoSync({ url: 'http://127.0.0.1:6333', intervalMs: 60_000 })
+   */
+  async startAutoSync(options: AutoSyncOptions): Promise<void> {
+    await this.#syncer().startAutoSync(options);
+  }
+
+  /** Stops auto-sync (and a sync it is running). Idempotent. */
+  async stopAutoSync(): Promise<void> {
+    await this.#sync?.stopAutoSync();
+  }
+
+  /** Sync's state: running, auto, last result or error, cursors per collection. */
+  async syncStatus(): Promise<SyncStatus> {
+    return this.#syncer().status();
+  }
+
   /** Writes the vector index snapshot now (close() does too). */
   async flush(): Promise<void> {
     this.#core.assertOpen();
@@ -355,6 +410,7 @@ export class Engram {
   async close(): Promise<void> {
     if (this.#core.closed) return;
     try {
+      await this.#sync?.close();
       await this.#semantic.close();
     } finally {
       this.#core.markClosed();

@@ -24,13 +24,28 @@ export function stampOf(updatedAt: number, origin: string): number {
   return Math.trunc(updatedAt) * ORIGIN_RANKS + originRank(origin);
 }
 
+/** One version of a record, as last-writer-wins compares them. */
+export interface VersionStamp {
+  updatedAt: number;
+  origin: string;
+  /** The record's version counter; breaks ties between two writes of one device in one millisecond. */
+  version: number;
+}
+
+/** True when two versions are the same one. */
+export function sameVersion(a: VersionStamp, b: VersionStamp): boolean {
+  return a.origin === b.origin && a.version === b.version && stampOf(a.updatedAt, a.origin) === stampOf(b.updatedAt, b.origin);
+}
+
 /**
  * Whether a version pulled from the server replaces the local one. A later stamp
- * wins. Equal stamps from different devices (one chance in 1024 for writes in the
- * same millisecond) go to the server's version: the server never lets an equal
- * stamp from another device overwrite it, so every device then holds the same one.
+ * wins; within one stamp of one device, the higher version. Equal stamps from
+ * different devices (one chance in 1024 for writes in the same millisecond) go to
+ * the server's version: the server never lets an equal stamp from another device
+ * overwrite it, so every device then holds the same one.
  */
-export function remoteWins(remote: { updatedAt: number; origin: string }, local: { updatedAt: number; origin: string }): boolean {
+export function remoteWins(remote: VersionStamp, local: VersionStamp): boolean {
   const d = stampOf(remote.updatedAt, remote.origin) - stampOf(local.updatedAt, local.origin);
-  return d > 0 || (d === 0 && remote.origin !== local.origin);
+  if (d !== 0) return d > 0;
+  return remote.origin !== local.origin || remote.version > local.version;
 }

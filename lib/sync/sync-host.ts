@@ -32,12 +32,15 @@ export interface ApplyResult {
 export interface SyncState {
   /** Every change-log entry up to this seq is on the server. */
   pushedSeq: number;
-  /** Whether the first push (every record, not just the change log) finished. */
-  seeded: boolean;
+  /** Kinds whose first push (every record, not just the change log) finished. */
+  seeded: PointKind[];
   /** The last push counter this device used (each pushed point takes the next one). */
   pushCounter: number;
-  /** How far this device has pulled, per origin device. */
-  pull: PullCursors;
+  /**
+   * How far this device has pulled, per origin device, for groups of kinds pulled
+   * together (a kind added to `include` later starts a group of its own, from the start).
+   */
+  pull: { kinds: PointKind[]; cursors: PullCursors }[];
 }
 
 /** The engine, as sync sees it. */

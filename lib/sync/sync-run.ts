@@ -62,7 +62,7 @@ const CHANGE_PAGE = 1024;
 /** Upper bound on pages in one pull or push, so a misbehaving server cannot keep a sync running forever. */
 const MAX_PAGES = 1_000_000;
 
-const FRESH: SyncState = { pushedSeq: 0, seeded: false, pushCounter: 0, pull: {} };
+const FRESH: SyncState = { pushedSeq: 0, seeded: [], pushCounter: 0, pull: [] };
 
 /** Runs one sync of `host` with `options.target`. */
 export async function runSync(host: SyncHost, options: SyncRunOptions): Promise<SyncResult> {
@@ -79,7 +79,10 @@ export async function runSync(host: SyncHost, options: SyncRunOptions): Promise<
   const state: SyncState = structuredClone((await host.loadState(options.key)) ?? FRESH);
   const result: SyncResult = { uploaded: 0, downloaded: 0, deleted: 0, conflicts: 0 };
 
-  // Pull first: a change made here that lost to a newer one elsewhere is then never pushed over it.
+  // Kinds this collection has not had from this store yet go first, every record of them;
+  // then pull, so that a change made here that lost to a newer one elsewhere counts as a
+  // conflict (the server's conditional upsert would refuse it anyway); then push the changes.
+  await seed(host, options, state, cipher, result, call, progress);
   await pull(host, options, state, cipher, embedder.id, result, call, progress);
   await push(host, options, state, cipher, result, call, progress);
   return result;
@@ -128,52 +131,63 @@ async function pull(
   embedderId: string,
   result: SyncResult,
   call: Call,
-  progress: (phase: SyncProgress['phase'], done: number) => void,
+  progress: Progress,
 ): Promise<void> {
-  const { target, signal } = options;
-  const cursors: Record<string, number> = { ...state.pull };
-  // The first page looks back a little on other devices' cursors (see PULL_LOOKBACK).
-  let query: Record<string, number> = Object.fromEntries(
-    Object.entries(cursors).map(([origin, seq]) => [origin, origin === host.deviceId ? seq : Math.max(0, seq - PULL_LOOKBACK)]),
-  );
-  let done = 0;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    throwIfAborted(signal);
-    const asked = query;
-    const points = await call(() => target.scrollSince(asked, options.kinds, options.pageSize, { signal }));
-    const records: SyncRecord[] = [];
-    for (const point of points) records.push(await decodePoint(point, cipher));
-    throwIfAborted(signal);
-    const applied: ApplyResult = await host.apply(records, embedderId, state.pushedSeq);
-    result.downloaded += applied.downloaded;
-    result.deleted += applied.deleted;
-    result.conflicts += applied.conflicts;
-    for (const point of points) {
-      const origin = point.payload[FIELD.origin] as string; // decodePoint checked it
-      const seq = Number(point.payload[FIELD.pushSeq]);
-      cursors[origin] = Math.max(cursors[origin] ?? 0, seq);
-    }
-    state.pull = { ...cursors };
+  const wanted = options.kinds;
+  // Groups of kinds pulled together; kinds not yet pulled start a group from the beginning.
+  const groups = state.pull.map((g) => ({ kinds: g.kinds.filter((k) => wanted.includes(k)), cursors: { ...g.cursors } })).filter((g) => g.kinds.length > 0);
+  const others = state.pull.map((g) => ({ kinds: g.kinds.filter((k) => !wanted.includes(k)), cursors: g.cursors })).filter((g) => g.kinds.length > 0);
+  const fresh = wanted.filter((k) => !groups.some((g) => g.kinds.includes(k)));
+  if (fresh.length > 0) groups.push({ kinds: [...fresh], cursors: {} });
+  const save = async (): Promise<void> => {
+    state.pull = [...groups.map((g) => ({ kinds: g.kinds, cursors: { ...g.cursors } })), ...others];
     await host.saveState(options.key, state);
-    done += points.length;
-    progress('pull', done);
-    if (points.length < options.pageSize) return;
-    query = { ...cursors };
+  };
+  let done = 0;
+  for (const group of groups) {
+    const { cursors } = group;
+    // The first page looks back a little on other devices' cursors (see PULL_LOOKBACK).
+    let query: Record<string, number> = Object.fromEntries(
+      Object.entries(cursors).map(([origin, seq]) => [origin, origin === host.deviceId ? seq : Math.max(0, seq - PULL_LOOKBACK)]),
+    );
+    for (let page = 0; page < MAX_PAGES; page++) {
+      throwIfAborted(options.signal);
+      const asked = query;
+      const points = await call(() => options.target.scrollSince(asked, group.kinds, options.pageSize, { signal: options.signal }));
+      const records: SyncRecord[] = [];
+      for (const point of points) records.push(await decodePoint(point, cipher));
+      throwIfAborted(options.signal);
+      const applied: ApplyResult = await host.apply(records, embedderId, state.pushedSeq);
+      result.downloaded += applied.downloaded;
+      result.deleted += applied.deleted;
+      result.conflicts += applied.conflicts;
+      for (const point of points) {
+        const origin = point.payload[FIELD.origin] as string; // decodePoint checked it
+        cursors[origin] = Math.max(cursors[origin] ?? 0, Number(point.payload[FIELD.pushSeq]));
+      }
+      await save();
+      done += points.length;
+      progress('pull', done);
+      if (points.length < options.pageSize) break;
+      query = { ...cursors };
+    }
+  }
+  if (groups.length > 1) {
+    // All caught up: one group again, each origin at the least any group reached (re-reading a little is harmless).
+    const merged: Record<string, number> = {};
+    const origins = Object.keys(groups[0]!.cursors).filter((o) => groups.every((g) => o in g.cursors));
+    for (const origin of origins) merged[origin] = Math.min(...groups.map((g) => g.cursors[origin]!));
+    groups.splice(0, groups.length, { kinds: groups.flatMap((g) => g.kinds), cursors: merged });
+    await save();
   }
 }
 
-async function push(
-  host: SyncHost,
-  options: SyncRunOptions,
-  state: SyncState,
-  cipher: PayloadCipher | undefined,
-  result: SyncResult,
-  call: Call,
-  progress: (phase: SyncProgress['phase'], done: number) => void,
-): Promise<void> {
+type Progress = (phase: SyncProgress['phase'], done: number) => void;
+
+/** Sends records in batches, each point with the next push counter of this device. */
+function sender(host: SyncHost, options: SyncRunOptions, state: SyncState, cipher: PayloadCipher | undefined, result: SyncResult, call: Call, progress: Progress): (records: readonly SyncRecord[]) => Promise<void> {
   const { signal } = options;
-  let done = 0;
-  const send = async (records: readonly SyncRecord[]): Promise<void> => {
+  return async (records) => {
     for (let i = 0; i < records.length; i += options.batchSize) {
       throwIfAborted(signal);
       const batch = records.slice(i, i + options.batchSize);
@@ -186,30 +200,37 @@ async function push(
       for (const [j, record] of batch.entries()) points.push(await encodePoint(record, first + j, cipher));
       await call(() => options.target.upsert(points, { signal }));
       // This device has seen its own points.
-      state.pull = { ...state.pull, [host.deviceId]: state.pushCounter };
+      for (const group of state.pull) group.cursors = { ...group.cursors, [host.deviceId]: state.pushCounter };
       result.uploaded += batch.length;
-      done += batch.length;
-      progress('push', done);
+      progress('push', result.uploaded);
     }
   };
+}
 
-  if (!state.seeded) {
-    // First push to this collection: every record, not the change log (which may have been compacted).
-    const upTo = await host.lastSeq();
-    let after: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const { records, next } = await host.allRecords(options.kinds, after, CHANGE_PAGE);
-      await send(records);
-      if (next === undefined) break;
-      after = next;
-    }
-    state.pushedSeq = Math.max(state.pushedSeq, upTo);
-    state.seeded = true;
-    await host.saveState(options.key, state);
-  }
-
+async function seed(host: SyncHost, options: SyncRunOptions, state: SyncState, cipher: PayloadCipher | undefined, result: SyncResult, call: Call, progress: Progress): Promise<void> {
+  const unseeded = options.kinds.filter((k) => !state.seeded.includes(k));
+  if (unseeded.length === 0) return;
+  // First push of these kinds to this collection: every record, not the change log
+  // (which may have been compacted, or skipped them while they were not included).
+  const send = sender(host, options, state, cipher, result, call, progress);
+  const upTo = await host.lastSeq();
+  let after: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    throwIfAborted(signal);
+    const { records, next } = await host.allRecords(unseeded, after, CHANGE_PAGE);
+    await send(records);
+    if (next === undefined) break;
+    after = next;
+  }
+  // Changes made during the scan are pushed again by push(): pushing is idempotent.
+  if (state.seeded.length === 0) state.pushedSeq = Math.max(state.pushedSeq, upTo);
+  state.seeded = [...state.seeded, ...unseeded];
+  await host.saveState(options.key, state);
+}
+
+async function push(host: SyncHost, options: SyncRunOptions, state: SyncState, cipher: PayloadCipher | undefined, result: SyncResult, call: Call, progress: Progress): Promise<void> {
+  const send = sender(host, options, state, cipher, result, call, progress);
+  for (let page = 0; page < MAX_PAGES; page++) {
+    throwIfAborted(options.signal);
     const entries = await host.changesAfter(state.pushedSeq, CHANGE_PAGE);
     if (entries.length === 0) return;
     const latest = new Map<string, ChangeEntry>();

@@ -31,7 +31,7 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('faults', () => {
   let target: QdrantTarget;
   beforeEach(async () => {
     server = await startQdrantServer();
-    target = new QdrantTarget({ url: server.url, collection: collectionName(), timeoutMs: 400 });
+    target = new QdrantTarget({ url: server.url, collection: collectionName(), timeoutMs: 10_000 });
     await target.ensureCollection(4);
   });
   afterEach(async () => {
@@ -70,8 +70,9 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('faults', () => {
   });
 
   it('a stalled answer is a SyncError timeout after timeoutMs', async () => {
+    const impatient = new QdrantTarget({ url: server.url, collection: target.collection, timeoutMs: 300 });
     server.fail({ kind: 'stall' }, { op: 'scroll' });
-    const e = await failure(target.scrollSince({}, ['memory'], 10));
+    const e = await failure(impatient.scrollSince({}, ['memory'], 10));
     expect(e.reason).toBe('timeout');
   });
 

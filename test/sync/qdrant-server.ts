@@ -137,6 +137,14 @@ function byId(a: { id: string }, b: { id: string }): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+let shared: OpenApiValidator | undefined;
+
+/** One validator per process: compiling the document's schemas is the slow part. */
+function sharedValidator(): OpenApiValidator {
+  shared ??= new OpenApiValidator();
+  return shared;
+}
+
 /** Options of {@link startQdrantServer}. */
 export interface QdrantServerOptions {
   /**
@@ -174,7 +182,7 @@ export interface QdrantServer {
  * server.fail({ kind: 'status', status: 503 }, { op: 'upsert' })
  */
 export async function startQdrantServer(options: QdrantServerOptions = {}): Promise<QdrantServer> {
-  const validator = options.validate === false ? undefined : new OpenApiValidator();
+  const validator = options.validate === false ? undefined : sharedValidator();
   const collections = new Map<string, Collection>();
   const armed: Armed[] = [];
   const violations: string[] = [];

@@ -1,0 +1,20 @@
+/**
+ * The `engram/sync` subpath: the remote side of sync for those who want to hold
+ * it themselves (a `QdrantTarget` with its own options, the in-memory twin for
+ * tests, a target of their own behind the `SyncTarget` seam). `engram.sync()`
+ * needs none of this; it loads the Qdrant client on first use.
+ */
+export { QdrantTarget } from './qdrant-target.js';
+export type { QdrantTargetOptions } from './qdrant-target.js';
+export { MemoryTarget } from './memory-target.js';
+export { FIELD, HEADER_POINT_ID, POINT_KINDS, VECTOR_NAME } from './sync-target.js';
+export type { CollectionHeader, Payload, PointKind, PullCursors, SyncPoint, SyncTarget, TargetCallOptions } from './sync-target.js';
+export { DEFAULT_KDF_ITERATIONS } from './encryption.js';
+export type { EncryptionOptions } from './encryption.js';
+export { SYNC_PUSHED_SEQ_KEY, SYNC_STATE_KEY } from './store-host.js';
+export type { AutoSyncOptions, SyncInclude, SyncOptions } from './sync-options.js';
+export type { SyncProgress, SyncResult } from './sync-run.js';
+export type { SyncStatus } from './sync-controller.js';
+export type { SyncState } from './sync-host.js';
+export { DEFAULT_RETRY } from './retry.js';
+export type { RetryPolicy } from './retry.js';
