@@ -4,16 +4,18 @@
 //   - node-app: a TypeScript script over fake-indexeddb, type-checked against the
 //     packed declarations, before and after `npx engram-model`;
 //   - vite-app: a TypeScript page built with `vite build`, served from loopback and
-//     driven in Chromium with every other request blocked.
+//     driven in Chromium with every other request blocked; then the same under `vite` (dev).
 // Installs come from the npm cache when it holds everything (`--offline`), else
 // from the registry. Set ENGRAM_CONSUMER_KEEP=1 to keep the apps for a look.
 import { lstat, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
-import { ROOT, createApp, packLibrary, repoVersion, run, runOk, type Packed } from './packed-app.js';
+import { ROOT, createApp, packLibrary, repoVersion, run, runOk, start, type Packed, type Started } from './packed-app.js';
 import { serveFolder, type StaticServer } from './static-server.js';
 
 const MODEL = 'engram-glove-100d';
@@ -26,6 +28,9 @@ const PAGE_WAIT = 90_000;
 
 let parent = '';
 let packed: Packed;
+/** The fixture apps, installed. */
+let nodeApp = '';
+let viteApp = '';
 const timings: Record<string, number> = {};
 
 async function timed<T extends { ms: number }>(label: string, work: Promise<T>): Promise<T> {
@@ -41,7 +46,16 @@ beforeAll(async () => {
   const started = performance.now();
   packed = await packLibrary(parent);
   timings['npm pack'] = Math.round(performance.now() - started);
-}, 180_000);
+  // Both installs at once: they mostly wait on the disk.
+  const version = async (p: string): Promise<string> => `${p}@${await repoVersion(p)}`;
+  const [node, vite] = await Promise.all([
+    Promise.all(['fake-indexeddb', 'typescript', '@types/node'].map(version)).then((packages) => createApp(parent, 'node-app', packed.tarball, packages)),
+    Promise.all(['vite', 'typescript'].map(version)).then((packages) => createApp(parent, 'vite-app', packed.tarball, packages)),
+  ]);
+  nodeApp = node.dir;
+  viteApp = vite.dir;
+  timings[`installs, in parallel (${node.offline && vite.offline ? 'offline' : 'registry'})`] = Math.round(Math.max(node.install.ms, vite.install.ms));
+}, 500_000);
 
 afterAll(async () => {
   console.log(`[consumer] timings (ms): ${JSON.stringify(timings)}`);
@@ -68,12 +82,9 @@ describe('a Node script app (fake-indexeddb)', () => {
   let app = '';
   const modelDir = (): string => join(app, 'node_modules', 'engram', 'models', MODEL);
 
-  beforeAll(async () => {
-    const packages = await Promise.all(['fake-indexeddb', 'typescript', '@types/node'].map(async (p) => `${p}@${await repoVersion(p)}`));
-    const created = await createApp(parent, 'node-app', packed.tarball, packages);
-    app = created.dir;
-    timings[`node-app install (${created.offline ? 'offline' : 'registry'})`] = Math.round(created.install.ms);
-  }, 400_000);
+  beforeAll(() => {
+    app = nodeApp;
+  });
 
   it('tsc type-checks the script against the packed declarations', async () => {
     await timed('node-app tsc', runOk('npx', ['--no', '--', 'tsc', '-p', 'tsconfig.json'], app, 90_000));
@@ -124,23 +135,108 @@ describe('a Node script app (fake-indexeddb)', () => {
   }, 90_000);
 });
 
+/** What the Vite app's page reports in #report. */
+interface PageReport {
+  embedder: { id: string; dimensions: number; inWorker: boolean };
+  added: string[];
+  search: { memory: string; score: number }[];
+  total: number;
+}
+
+/** One visit of the Vite app's page with every request off `origin` blocked. */
+interface Visit {
+  state: string | null;
+  text: string;
+  /** Every URL the page and its worker asked for. */
+  requested: string[];
+  blocked: string[];
+  failed: string[];
+  pageErrors: string[];
+  ms: number;
+}
+
+async function visit(browser: Browser, origin: string): Promise<Visit> {
+  const context = await browser.newContext();
+  const result: Visit = { state: null, text: '', requested: [], blocked: [], failed: [], pageErrors: [], ms: 0 };
+  try {
+    await context.route('**/*', async (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) {
+        await route.continue();
+      } else {
+        result.blocked.push(url);
+        await route.abort();
+      }
+    });
+    context.on('request', (r) => result.requested.push(r.url()));
+    context.on('requestfailed', (r) => result.failed.push(`${r.url()}: ${r.failure()?.errorText ?? 'failed'}`));
+    context.on('response', (r) => {
+      if (r.status() >= 400) result.failed.push(`${r.url()}: HTTP ${r.status()}`);
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => result.pageErrors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') result.pageErrors.push(m.text());
+    });
+    const started = performance.now();
+    await page.goto(`${origin}/`);
+    await page.waitForSelector('body[data-state="done"], body[data-state="failed"]', { timeout: PAGE_WAIT });
+    result.ms = performance.now() - started;
+    result.state = await page.getAttribute('body', 'data-state');
+    result.text = await page.locator('#report').innerText();
+    return result;
+  } finally {
+    await context.close();
+  }
+}
+
+/** The page worked: model loaded in the worker, add and search right, nothing blocked or failed. */
+function expectWorked(result: Visit): void {
+  expect({ state: result.state, text: result.text }).toMatchObject({ state: 'done' });
+  const report = JSON.parse(result.text) as PageReport;
+  expect(report.embedder).toEqual({ id: MODEL, dimensions: 100, inWorker: true });
+  expect(report.added).toEqual(MEMORIES);
+  expect(report.total).toBe(MEMORIES.length);
+  expect(report.search).toHaveLength(MEMORIES.length);
+  expect(report.search[0]?.memory).toBe(EXPECTED_TOP);
+  expect(result.blocked).toEqual([]);
+  expect(result.failed).toEqual([]);
+  expect(result.pageErrors).toEqual([]);
+}
+
+/** A free loopback port (for the dev server, which takes one on its command line). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((done) => probe.close(() => {
+    done();
+  }));
+  return port;
+}
+
 describe('a Vite app in Chromium, offline', () => {
   let app = '';
   let server: StaticServer | undefined;
   let browser: Browser | undefined;
+  let dev: Started | undefined;
   const publicModelDir = (): string => join(app, 'public', 'engram-models', MODEL);
+  const launch = async (): Promise<Browser> => {
+    const executablePath = chromiumPath();
+    if (executablePath === undefined) throw new TypeError(NO_CHROMIUM_HELP);
+    browser ??= await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS] });
+    return browser;
+  };
 
-  beforeAll(async () => {
-    const packages = await Promise.all(['vite', 'typescript'].map(async (p) => `${p}@${await repoVersion(p)}`));
-    const created = await createApp(parent, 'vite-app', packed.tarball, packages);
-    app = created.dir;
-    timings[`vite-app install (${created.offline ? 'offline' : 'registry'})`] = Math.round(created.install.ms);
-  }, 400_000);
+  beforeAll(() => {
+    app = viteApp;
+  });
 
   afterAll(async () => {
     await browser?.close();
     await server?.close();
-  });
+    await dev?.stop();
+  }, 30_000);
 
   it('npx engram-model --out public/engram-models writes the model there, --force rebuilds it, a bad flag shows the usage', async () => {
     const built = await runOk('npx', ['--no', '--', 'engram-model', '--out', 'public/engram-models'], app, 120_000);
@@ -166,62 +262,36 @@ describe('a Vite app in Chromium, offline', () => {
     expect((await stat(join(app, 'dist', 'engram-models', MODEL, 'onnx', 'model.onnx'))).isFile()).toBe(true);
   }, 200_000);
 
-  it('the page loads the model from its own files, adds and searches with every other request blocked, and no request fails', async () => {
-    const executablePath = chromiumPath();
-    if (executablePath === undefined) throw new TypeError(NO_CHROMIUM_HELP);
+  it('the built page loads the model from its own files, adds and searches with every other request blocked, and no request fails', async () => {
     server = await serveFolder(join(app, 'dist'));
-    const { origin } = server;
-    browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS] });
-    const context = await browser.newContext();
-    const blocked: string[] = [];
-    const failed: string[] = [];
-    const pageErrors: string[] = [];
-    await context.route('**/*', async (route) => {
-      const url = route.request().url();
-      if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) {
-        await route.continue();
-      } else {
-        blocked.push(url);
-        await route.abort();
-      }
-    });
-    context.on('requestfailed', (r) => failed.push(`${r.url()}: ${r.failure()?.errorText ?? 'failed'}`));
-    context.on('response', (r) => {
-      if (r.status() >= 400) failed.push(`${r.url()}: HTTP ${r.status()}`);
-    });
-    const page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error') pageErrors.push(m.text());
-    });
-
-    const started = performance.now();
-    await page.goto(`${origin}/`);
-    await page.waitForSelector('body[data-state="done"], body[data-state="failed"]', { timeout: PAGE_WAIT });
-    timings['vite-app page'] = Math.round(performance.now() - started);
-    const state = await page.getAttribute('body', 'data-state');
-    const text = await page.locator('#report').innerText();
-    expect({ state, text }).toMatchObject({ state: 'done' });
-    const report = JSON.parse(text) as {
-      embedder: { id: string; dimensions: number; inWorker: boolean };
-      added: string[];
-      search: { memory: string; score: number }[];
-      total: number;
-    };
-    expect(report.embedder).toEqual({ id: MODEL, dimensions: 100, inWorker: true });
-    expect(report.added).toEqual(MEMORIES);
-    expect(report.total).toBe(MEMORIES.length);
-    expect(report.search[0]?.memory).toBe(EXPECTED_TOP);
-    expect(report.search).toHaveLength(MEMORIES.length);
-
+    const result = await visit(await launch(), server.origin);
+    timings['vite-app built page'] = Math.round(result.ms);
+    expectWorked(result);
     // Everything came from the app's own server: the worker, ONNX Runtime's files and the model.
-    const requested = server.requested;
-    expect(requested.some((p) => /^\/assets\/embed-worker-.*\.js$/.test(p))).toBe(true);
-    expect(requested.some((p) => /^\/assets\/ort-wasm-simd-threaded\.asyncify-.*\.wasm$/.test(p))).toBe(true);
-    expect(requested.some((p) => /^\/assets\/ort-wasm-simd-threaded\.asyncify-.*\.mjs$/.test(p))).toBe(true);
-    for (const file of ['config.json', 'tokenizer.json', 'onnx/model.onnx']) expect(requested).toContain(`/engram-models/${MODEL}/${file}`);
-    expect(blocked).toEqual([]);
-    expect(failed).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    const served = server.requested;
+    expect(served.some((p) => /^\/assets\/embed-worker-.*\.js$/.test(p))).toBe(true);
+    expect(served.some((p) => /^\/assets\/ort-wasm-simd-threaded\.asyncify-.*\.wasm$/.test(p))).toBe(true);
+    expect(served.some((p) => /^\/assets\/ort-wasm-simd-threaded\.asyncify-.*\.mjs$/.test(p))).toBe(true);
+    for (const file of ['config.json', 'tokenizer.json', 'onnx/model.onnx']) expect(served).toContain(`/engram-models/${MODEL}/${file}`);
   }, 150_000);
+
+  it('the dev server (vite) serves the same page working offline', async () => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    dev = start(process.execPath, [join(app, 'node_modules/vite/bin/vite.js'), '--host', '127.0.0.1', '--port', String(port), '--strictPort'], app);
+    const answers = (): Promise<number> => fetch(`${origin}/`).then((r) => r.status, () => 0);
+    const running = dev;
+    await expect
+      .poll(answers, { timeout: 30_000, interval: 250 })
+      .toBe(200)
+      .catch((e: unknown) => {
+        throw new RangeError(`vite (dev) did not answer at ${origin}:\n${running.output()}`, { cause: e });
+      });
+    const result = await visit(await launch(), origin);
+    timings['vite-app dev page'] = Math.round(result.ms);
+    expectWorked(result);
+    const paths = result.requested.map((u) => new URL(u).pathname);
+    expect(paths.some((p) => p.endsWith('.wasm'))).toBe(true);
+    expect(paths).toContain(`/engram-models/${MODEL}/onnx/model.onnx`);
+  }, 120_000);
 });

@@ -61,6 +61,40 @@ export function run(command: string, args: readonly string[], cwd: string, timeo
   });
 }
 
+/** A long-running command, such as a dev server. */
+export interface Started {
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** SIGTERM, then SIGKILL after 5 s; resolves when it has exited. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Starts `command args` in `cwd` (same environment as {@link run}) and leaves it running. */
+export function start(command: string, args: readonly string[], cwd: string): Started {
+  const child = spawn(command, args, { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((done) => {
+    child.once('exit', () => {
+      done();
+    });
+  });
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  return {
+    output: () => output,
+    stop: async () => {
+      if (!running()) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => {
+        if (running()) child.kill('SIGKILL');
+      }, 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
 /** Like {@link run}, but rejects with the output when the exit code is not 0. */
 export async function runOk(command: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<RunResult> {
   const result = await run(command, args, cwd, timeoutMs);
