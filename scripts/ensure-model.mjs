@@ -119,7 +119,8 @@ if (isMainModule()) {
       // A build logs `[model] wrote <dir> …` itself.
       if (!built) console.log(`[model] ${dir} is complete (--force rebuilds it)`);
       if (args.dir !== DEFAULT_OUT_DIR) {
-        console.log(`[model] serve ${resolve(dir, '..')} at a URL path and pass it as localModelPath (browsers default to '/models/')`);
+        const parent = resolve(dir, '..');
+        console.log(`[model] give engram localModelPath: in Node the folder ${parent}, in a browser the URL path the page serves it at (default '/models/')`);
       }
     }
   } catch (e) {
