@@ -14,7 +14,7 @@ type Mode = SearchMode | 'log';
 const MODES: { mode: Mode; label: string; hint: string }[] = [
   { mode: 'vector', label: 'Meaning', hint: 'Cosine similarity between the embedding of the query and of each memory: finds paraphrases that share no words.' },
   { mode: 'keyword', label: 'Keyword', hint: 'BM25 over the words of each memory: exact terms only, no embedding.' },
-  { mode: 'hybrid', label: 'Hybrid', hint: 'Both rankings fused with reciprocal rank fusion; the chat recalls this way.' },
+  { mode: 'hybrid', label: 'Hybrid', hint: 'One relevance from both: the similarity, raised by keyword matches (the rarer and more complete, the more); the chat recalls this way.' },
   { mode: 'log', label: 'Chat log', hint: 'BM25 over every message of this user and agent, trimmed ones included (MemGPT recall memory).' },
 ];
 
@@ -75,12 +75,15 @@ export class SearchPanel {
       } else {
         const mode = this.#mode;
         const { results } = await engram.search(query, { userId: scope.userId, agentId: scope.agentId, mode, limit: LIMIT });
-        const max = Math.max(...results.map((r) => r.score), 1e-9);
         items = results.map((r) => {
-          const below = mode !== 'keyword' && (r.similarity ?? 1) < MIN_SIMILARITY;
+          const below = r.score < MIN_SIMILARITY;
           const label =
-            mode === 'vector' ? `cosine ${r.score.toFixed(2)}` : mode === 'keyword' ? `BM25 ${r.score.toFixed(2)}` : `RRF ${r.score.toFixed(3)} · cosine ${(r.similarity ?? 0).toFixed(2)}`;
-          const width = mode === 'vector' ? Math.max(0, r.score) : r.score / max;
+            mode === 'vector'
+              ? `cosine ${r.score.toFixed(2)}`
+              : mode === 'keyword'
+                ? `relevance ${r.score.toFixed(2)} · BM25 ${(r.keywordScore ?? 0).toFixed(2)}`
+                : `relevance ${r.score.toFixed(2)} · cosine ${(r.similarity ?? 0).toFixed(2)}${r.keywordScore === undefined ? '' : ` · BM25 ${r.keywordScore.toFixed(2)}`}`;
+          const width = r.score;
           const bar = h('span', { class: 'fill' });
           bar.style.width = `${(width * 100).toFixed(0)}%`;
           return h(

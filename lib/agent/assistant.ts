@@ -25,7 +25,7 @@ export interface AssistantOptions {
   systemPrompt?: string;
   /** Memories recalled per turn. @default 5 */
   recallLimit?: number;
-  /** Minimum similarity of a recalled memory. @default 0.45 */
+  /** Minimum relevance (search score, in [0, 1]) of a recalled memory. @default 0.35 (DEFAULT_MIN_SIMILARITY) */
   minSimilarity?: number;
   /** Token budget of the conversation part of the prompt. @default 3000 */
   maxTokens?: number;
@@ -139,7 +139,7 @@ export class Assistant {
     const timings = { recallMs, modelMs, storeMs, totalMs: performance.now() - t0 };
     // The reply carries what its turn did, so a UI can show it again after a reload.
     const turn = {
-      recalled: recalledMemories.map((m) => ({ id: m.id, memory: m.memory, score: m.similarity ?? m.score })),
+      recalled: recalledMemories.map((m) => ({ id: m.id, memory: m.memory, score: m.score, ...(m.similarity === undefined ? {} : { similarity: m.similarity }) })),
       stored: stored.map((m) => ({ id: m.id, memory: m.memory, event: m.event })),
       toolUses: toolUses.map((u) => ({ name: u.name, arguments: u.arguments, result: u.result })),
       timings,
