@@ -8,10 +8,10 @@
 import { ExactIndex } from '../vector/exact-index.js';
 import type { CompiledFilter } from '../search/filters.js';
 import { fuse, vectorRelevance, type FusedHit } from '../search/fusion.js';
-import { keywordSearch } from '../search/keyword-search.js';
 import { MEMORY_CORPUS } from '../store/keyword-terms.js';
 import type { MemoryRow } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
+import { keywordState } from './keyword-state.js';
 import { matchingRows } from './memories.js';
 import type { SemanticIndex } from './semantic-index.js';
 
@@ -57,7 +57,8 @@ async function exactScores(core: EngineStore, query: Float32Array, ids: readonly
 export async function searchMemories(core: EngineStore, semantic: SemanticIndex, query: string, options: MemorySearchOptions): Promise<ScoredMemory[]> {
   const { filter, limit, mode, threshold } = options;
   const { state } = await semantic.ready();
-  await state.catchUp();
+  // Both indexes catch up with the change log at once (the keyword one loads on first use).
+  const [keywords] = await Promise.all([mode === 'vector' ? undefined : keywordState(core).then(async (k) => (await k.catchUp(), k)), state.catchUp()]);
   const now = core.now();
   // Which memories may be returned: from the in-memory scope table, or (for metadata
   // conditions, which need whole rows) from the rows of the scope.
@@ -82,12 +83,10 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
   }
 
   let keywordRanked: { id: string; score: number; relevance: number }[] = [];
-  if (mode !== 'vector') {
-    const { hits } = await keywordSearch(core.db.terms, core.db.meta, MEMORY_CORPUS, query, {
-      analyzer: core.analyzer,
-      ...(allowed === undefined ? { depth: pool } : { filter: (entry) => allowed.has(entry.docId) }),
-    });
-    keywordRanked = hits.slice(0, pool);
+  if (keywords !== undefined) {
+    // In-memory postings, scope filter inside the walk (lib/engine/keyword-state.ts).
+    const { hits } = await keywords.search(MEMORY_CORPUS, query, { depth: pool, ...(allowed === undefined ? {} : { accept: (id) => allowed.has(id) }) });
+    keywordRanked = hits;
   }
 
   let ranked: FusedHit[];

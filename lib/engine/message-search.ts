@@ -2,10 +2,10 @@
  * Search over the whole conversation log (MemGPT recall memory): BM25 over the
  * keyword terms index, and inclusive date ranges over the createdAt index.
  */
-import { keywordSearch } from '../search/keyword-search.js';
 import { MESSAGE_CORPUS, type MessageTermsFields } from '../store/keyword-terms.js';
 import type { MessageRow, Role } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
+import { keywordState } from './keyword-state.js';
 
 /** Which messages a recall search may return. */
 export interface MessageFilter {
@@ -35,7 +35,9 @@ function messageFilter(f: MessageFilter): (m: MessageTermsFields) => boolean {
 /** Messages ranked by BM25 relevance to `query`, paged. */
 export async function searchMessagesByText(core: EngineStore, query: string, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
   const { db } = core;
-  const { hits, total } = await keywordSearch(db.terms, db.meta, MESSAGE_CORPUS, query, { analyzer: core.analyzer, depth: start + count, ...(isUnfiltered(filter) ? {} : { filter: messageFilter(filter) }) });
+  // In-memory postings kept current from the change log (lib/engine/keyword-state.ts); filter inside the walk.
+  const accepts = isUnfiltered(filter) ? undefined : messageFilter(filter);
+  const { hits, total } = await (await keywordState(core)).search(MESSAGE_CORPUS, query, { depth: start + count, ...(accepts === undefined ? {} : { accept: (_id, fields) => accepts(fields) }) });
   const ids = hits.slice(start, start + count).map((h) => h.id);
   const rows = (await db.messages.bulkGet(ids)).filter((r): r is MessageRow => r !== undefined);
   return { rows, total };

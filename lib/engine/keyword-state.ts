@@ -1,0 +1,284 @@
+/**
+ * The keyword index in memory, as a cache of the store (like vector-state.ts
+ * for vectors). IndexedDB's terms rows stay the source of truth; this keeps
+ * the postings of both corpora (messages, memories) built from those rows and
+ * the change-log position `seq` they reflect. On load it is restored from its
+ * snapshot in `meta`, brought up to date by replaying the changes after the
+ * snapshot's seq, and checked against the store (document counts, corpus
+ * statistics, analyzer); anything missing, corrupt or different means a
+ * rebuild from the terms rows. Before every search it catches up with the log,
+ * so writes from another tab or instance are seen. Snapshots are written in
+ * the background (every max(1000, 10%) changes) and on close.
+ */
+import { isEngramError } from '../errors.js';
+import { keywordRelevance } from '../search/fusion.js';
+import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } from '../search/keyword-postings.js';
+import type { KeywordHit } from '../search/keyword-search.js';
+import { MEMORY_CORPUS, MESSAGE_CORPUS, readTermsRow, statsKey, termKey, type Corpus, type CorpusStats } from '../store/keyword-terms.js';
+import type { ChangeRow, TermsRow } from '../store/rows.js';
+import { MAX_KEY, MIN_KEY, storeError } from '../store/write.js';
+import type { EngineStore } from './engine-store.js';
+import { ANALYZER_KEY, type AnalyzerRecord } from './keyword-reindex.js';
+
+/** What `meta` keeps of the keyword index. */
+interface KeywordSnapshotRecord {
+  seq: number;
+  /** The analyzer the terms rows were made with when the snapshot was taken. */
+  analyzerId: string | null;
+  messages: PostingsSnapshot;
+  memories: PostingsSnapshot;
+  at: number;
+}
+
+const SNAPSHOT_KEY = 'keywordSnapshot';
+const PAGE = 5000;
+const CORPORA: readonly Corpus[] = [MESSAGE_CORPUS, MEMORY_CORPUS];
+
+/** A keyword search's best hits (BM25 score and relevance in [0, 1]), how many matched, the query's bound. */
+export interface KeywordResult {
+  hits: KeywordHit[];
+  total: number;
+  bound: number;
+}
+
+/** How the keyword index came to be on load. */
+export type KeywordOrigin = 'snapshot' | 'rebuild';
+
+/** The corpus a change-log entry's document belongs to, if it is keyword-indexed. */
+function corpusOf(change: ChangeRow): Corpus | undefined {
+  return change.table === 'messages' ? MESSAGE_CORPUS : change.table === 'memories' ? MEMORY_CORPUS : undefined;
+}
+
+const sameStats = (a: CorpusStats, b: CorpusStats): boolean => a.docs === b.docs && a.length === b.length;
+
+/** Both corpora's in-memory postings and the change-log position they reflect. */
+export class KeywordState {
+  seq: number;
+  readonly origin: KeywordOrigin;
+  readonly #core: EngineStore;
+  readonly #postings: Record<Corpus, KeywordPostings>;
+  #lastSnapshotSeq: number;
+  #chain: Promise<unknown> = Promise.resolve();
+  #saving: Promise<unknown> = Promise.resolve();
+
+  private constructor(core: EngineStore, postings: Record<Corpus, KeywordPostings>, seq: number, origin: KeywordOrigin) {
+    this.#core = core;
+    this.#postings = postings;
+    this.seq = seq;
+    this.origin = origin;
+    this.#lastSnapshotSeq = origin === 'snapshot' ? seq : -1;
+  }
+
+  /** Restores from the snapshot (replaying the log, checking against the store) or rebuilds from the terms rows. */
+  static async load(core: EngineStore): Promise<KeywordState> {
+    const { db } = core;
+    const record = (await db.meta.get(SNAPSHOT_KEY))?.value as KeywordSnapshotRecord | undefined;
+    if (record !== undefined) {
+      const restored = await KeywordState.#restore(core, record);
+      if (restored !== undefined) return restored;
+    }
+    return KeywordState.rebuild(core);
+  }
+
+  static async #restore(core: EngineStore, record: KeywordSnapshotRecord): Promise<KeywordState | undefined> {
+    try {
+      if ((await analyzerId(core)) !== record.analyzerId) return undefined;
+      const last = (await core.db.changes.orderBy(':id').last())?.seq ?? 0;
+      if (record.seq > last) return undefined; // the log was reset after the snapshot
+      const state = new KeywordState(core, { [MESSAGE_CORPUS]: KeywordPostings.restore(record.messages), [MEMORY_CORPUS]: KeywordPostings.restore(record.memories) }, record.seq, 'snapshot');
+      await state.catchUp();
+      return (await state.agreesWithStore()) ? state : undefined;
+    } catch (e) {
+      if (isEngramError(e) && e.code !== 'INDEX') throw e;
+      // A malformed snapshot: the caller rebuilds from the source of truth.
+      return undefined;
+    }
+  }
+
+  /** Builds both corpora's postings from every terms row, in one read transaction (a consistent store). */
+  static async rebuild(core: EngineStore): Promise<KeywordState> {
+    const { db } = core;
+    try {
+      return await db.transaction('r', [db.changes, db.terms, db.meta], async () => {
+        const seq = (await db.changes.orderBy(':id').last())?.seq ?? 0;
+        const postings = { [MESSAGE_CORPUS]: new KeywordPostings(), [MEMORY_CORPUS]: new KeywordPostings() };
+        for (const corpus of CORPORA) postings[corpus].stats = await storedStats(core, corpus);
+        let after: [string, string] | undefined;
+        for (;;) {
+          const page: TermsRow[] = await (after === undefined ? db.terms.orderBy(':id') : db.terms.where(':id').above(after)).limit(PAGE).toArray();
+          if (page.length === 0) break;
+          const lastRow = page[page.length - 1]!;
+          after = [lastRow.c, lastRow.d];
+          for (const row of page) postings[row.c].upsert(readTermsRow(row));
+          if (page.length < PAGE) break;
+        }
+        return new KeywordState(core, postings, seq, 'rebuild');
+      });
+    } catch (e) {
+      throw storeError(e, 'loading the keyword index');
+    }
+  }
+
+  /** The postings of one corpus (call {@link catchUp} first). */
+  postings(corpus: Corpus): KeywordPostings {
+    return this.#postings[corpus];
+  }
+
+  /**
+   * BM25 over one corpus, after catching up with the change log. The query is
+   * analyzed by the store's analyzer (as keywordSearch does), so scores,
+   * relevance, order and total equal keywordSearch's over the same rows.
+   * @example
+   * const { hits } = await state.search(MEMORY_CORPUS, 'paris trip', { depth: 40 })
+   */
+  async search(corpus: Corpus, query: string, options: PostingsSearchOptions = {}): Promise<KeywordResult> {
+    await this.catchUp();
+    const keys = this.#core.analyzer.query(query).map((t) => termKey(corpus, t));
+    const { hits, total, bound } = this.#postings[corpus].search(keys, options);
+    return { hits: hits.map((h) => ({ id: h.id, score: h.score, relevance: keywordRelevance(h.score, bound) })), total, bound };
+  }
+
+  /** Applies every message and memory change logged after `seq`. Serialised; cheap when nothing changed. */
+  catchUp(): Promise<void> {
+    const run = this.#chain.then(() => this.#catchUp());
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async #catchUp(): Promise<void> {
+    const { db } = this.#core;
+    try {
+      // The common case, nothing new, reads only the log (no transaction on meta, which a snapshot may be writing).
+      if ((await db.changes.where(':id').above(this.seq).first()) === undefined) return;
+      for (;;) {
+        const done = await db.transaction('r', [db.changes, db.terms, db.meta], async () => {
+          const changes = await db.changes.where(':id').above(this.seq).limit(PAGE).toArray();
+          if (changes.length === 0) return true;
+          const keys = new Map<string, [Corpus, string]>();
+          for (const c of changes) {
+            const corpus = corpusOf(c);
+            if (corpus !== undefined) keys.set(`${corpus}:${c.recordId}`, [corpus, c.recordId]);
+          }
+          const wanted = [...keys.values()];
+          const rows = await db.terms.bulkGet(wanted);
+          const touched = new Set(wanted.map(([corpus]) => corpus));
+          const stats = await Promise.all([...touched].map(async (corpus) => [corpus, await storedStats(this.#core, corpus)] as const));
+          wanted.forEach(([corpus, id], i) => {
+            const row = rows[i];
+            if (row === undefined) this.#postings[corpus].remove(id);
+            else this.#postings[corpus].upsert(readTermsRow(row));
+          });
+          for (const [corpus, s] of stats) this.#postings[corpus].stats = s;
+          this.seq = changes[changes.length - 1]!.seq!;
+          return changes.length < PAGE;
+        });
+        if (done) break;
+      }
+    } catch (e) {
+      throw storeError(e, 'updating the keyword index');
+    }
+    if (this.unsnapshotted >= Math.max(1000, (this.#postings[MESSAGE_CORPUS].size + this.#postings[MEMORY_CORPUS].size) / 10)) {
+      // Off the caller's path: a failed background snapshot only means a longer next open.
+      void this.snapshot().catch(() => undefined);
+    }
+  }
+
+  /** Whether the postings hold as many documents as the store has terms rows, and the same statistics. */
+  async agreesWithStore(): Promise<boolean> {
+    const { db } = this.#core;
+    return db.transaction('r', [db.changes, db.terms, db.meta], async () => {
+      const last = (await db.changes.orderBy(':id').last())?.seq ?? 0;
+      if (last !== this.seq) return true; // written meanwhile: the next catch-up applies it; nothing to compare against
+      for (const corpus of CORPORA) {
+        const postings = this.#postings[corpus];
+        const rows = await db.terms.where(':id').between([corpus, MIN_KEY], [corpus, MAX_KEY]).count();
+        if (rows !== postings.size || !sameStats(await storedStats(this.#core, corpus), postings.stats)) return false;
+      }
+      return true;
+    });
+  }
+
+  /** Writes a snapshot of both corpora's postings and the seq they reflect into `meta`. */
+  async snapshot(): Promise<void> {
+    // Taken in the chain (a consistent copy), written outside it: searches need not wait for the write.
+    const taken = this.#chain.then(async () => {
+      if (this.seq === this.#lastSnapshotSeq) return undefined;
+      const record: KeywordSnapshotRecord = {
+        seq: this.seq,
+        analyzerId: await analyzerId(this.#core),
+        messages: this.#postings[MESSAGE_CORPUS].snapshot(),
+        memories: this.#postings[MEMORY_CORPUS].snapshot(),
+        at: this.#core.now(),
+      };
+      this.#lastSnapshotSeq = record.seq;
+      return record;
+    });
+    this.#chain = taken.catch(() => undefined);
+    const record = await taken;
+    if (record === undefined) return;
+    const write = this.#saving.then(async () => {
+      try {
+        await this.#core.db.meta.put({ key: SNAPSHOT_KEY, value: record });
+      } catch (e) {
+        this.#lastSnapshotSeq = -1;
+        throw storeError(e, 'saving the keyword index snapshot');
+      }
+    });
+    this.#saving = write.catch(() => undefined);
+    await write;
+  }
+
+  /** Changes applied since the last snapshot; Infinity when there is none yet. */
+  get unsnapshotted(): number {
+    return this.#lastSnapshotSeq < 0 ? Infinity : this.seq - this.#lastSnapshotSeq;
+  }
+
+  /** Empties both corpora (after the store was reset); the log position is kept. */
+  async reset(): Promise<void> {
+    const run = this.#chain.then(() => {
+      for (const corpus of CORPORA) this.#postings[corpus].clear();
+      this.#lastSnapshotSeq = -1;
+    });
+    this.#chain = run.catch(() => undefined);
+    await run;
+  }
+
+  /** Waits for snapshot writes under way (before the store closes). */
+  async settle(): Promise<void> {
+    await this.#chain;
+    await this.#saving;
+  }
+}
+
+/** A corpus's statistics as the store keeps them. */
+async function storedStats(core: EngineStore, corpus: Corpus): Promise<CorpusStats> {
+  const value = (await core.db.meta.get(statsKey(corpus)))?.value as CorpusStats | undefined;
+  return { docs: value?.docs ?? 0, length: value?.length ?? 0 };
+}
+
+/** The analyzer the store's terms rows were made with, or null when none is recorded. */
+async function analyzerId(core: EngineStore): Promise<string | null> {
+  return ((await core.db.meta.get(ANALYZER_KEY))?.value as AnalyzerRecord | undefined)?.id ?? null;
+}
+
+const states = new WeakMap<EngineStore, Promise<KeywordState>>();
+
+/**
+ * The keyword state of an open store, loaded on first use (a keyword search)
+ * and shared by every face of that store. A failed load is retried next time.
+ */
+export function keywordState(core: EngineStore): Promise<KeywordState> {
+  let state = states.get(core);
+  if (state === undefined) {
+    state = KeywordState.load(core);
+    states.set(core, state);
+    state.catch(() => states.delete(core));
+  }
+  return state;
+}
+
+/** The keyword state of a store if it was loaded; undefined otherwise (nothing to snapshot or reset). */
+export async function loadedKeywordState(core: EngineStore): Promise<KeywordState | undefined> {
+  const state = states.get(core);
+  return state === undefined ? undefined : state.catch(() => undefined);
+}

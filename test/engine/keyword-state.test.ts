@@ -1,0 +1,118 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EngineStore } from '../../lib/engine/engine-store.js';
+import { KeywordState } from '../../lib/engine/keyword-state.js';
+import { resetStore } from '../../lib/engine/open-store.js';
+import { MESSAGE_CORPUS } from '../../lib/store/keyword-terms.js';
+import { Engram, HashEmbedder } from '../../lib/index.js';
+import { MESSAGE_SCOPES, addMessages, churn, expectSameAsStored, freshCore, messageMaker, queries } from './keyword-state-cases.js';
+
+const cores: EngineStore[] = [];
+afterEach(() => {
+  for (const core of cores.splice(0)) core.db.close();
+});
+
+async function core(): Promise<EngineStore> {
+  const c = await freshCore();
+  cores.push(c);
+  return c;
+}
+
+describe('KeywordState', () => {
+  it('search() ranks like the IndexedDB keyword search, scoped and unscoped, as writes, updates and deletes arrive through the log', async () => {
+    for (const [seed, vocabulary] of [
+      [11, 1500],
+      [12, 40],
+    ] as const) {
+      const c = await core();
+      const make = messageMaker(seed, vocabulary);
+      let rows = Array.from({ length: 600 }, make);
+      await addMessages(c, rows);
+      const indexed = await c.db.terms.count();
+      const state = await KeywordState.load(c);
+      expect(state.origin).toBe('rebuild');
+      // Written after the load: seen by the catch-up before each search.
+      const more = Array.from({ length: 300 }, make);
+      await addMessages(c, more);
+      rows = await churn(c, [...rows, ...more], seed + 1);
+      expect(state.postings(MESSAGE_CORPUS).size).toBe(indexed);
+      for (const q of queries(seed + 2, 25, vocabulary)) {
+        await expectSameAsStored(c, MESSAGE_CORPUS, q, 10, () => state.search(MESSAGE_CORPUS, q, { depth: 10 }));
+        for (const scope of MESSAGE_SCOPES) {
+          await expectSameAsStored(c, MESSAGE_CORPUS, q, 10, () => state.search(MESSAGE_CORPUS, q, { depth: 10, accept: (_, f) => scope(f) }), scope);
+        }
+      }
+      expect(state.postings(MESSAGE_CORPUS).size).toBe(await c.db.terms.count());
+    }
+  });
+
+  it('load() restores from the snapshot, replays the changes after it, and agrees with a rebuild', async () => {
+    const c = await core();
+    const make = messageMaker(21, 300);
+    await addMessages(c, Array.from({ length: 400 }, make));
+    const first = await KeywordState.load(c);
+    await first.snapshot();
+    const later = Array.from({ length: 50 }, make);
+    await addMessages(c, later);
+    await churn(c, later, 22);
+    const restored = await KeywordState.load(c);
+    expect(restored.origin).toBe('snapshot');
+    const rebuilt = await KeywordState.rebuild(c);
+    expect(restored.seq).toBe(rebuilt.seq);
+    for (const q of queries(23, 30, 300)) {
+      expect(await restored.search(MESSAGE_CORPUS, q, { depth: 10 })).toEqual(await rebuilt.search(MESSAGE_CORPUS, q, { depth: 10 }));
+      await expectSameAsStored(c, MESSAGE_CORPUS, q, 10, () => restored.search(MESSAGE_CORPUS, q, { depth: 10 }));
+    }
+  });
+
+  it('load() rebuilds when the snapshot is corrupt, or the store changed behind it, or the analyzer changed', async () => {
+    const c = await core();
+    await addMessages(c, Array.from({ length: 120 }, messageMaker(31, 80)));
+    const state = await KeywordState.load(c);
+    await state.snapshot();
+    expect((await KeywordState.load(c)).origin).toBe('snapshot');
+    // A terms row gone without a change-log entry: the counts disagree.
+    const row = (await c.db.terms.toCollection().first())!;
+    await c.db.terms.delete([row.c, row.d]);
+    expect((await KeywordState.load(c)).origin).toBe('rebuild');
+    await c.db.terms.put(row);
+    expect((await KeywordState.load(c)).origin).toBe('snapshot');
+    await c.db.meta.put({ key: 'analyzer', value: { id: 'another/9' } });
+    expect((await KeywordState.load(c)).origin).toBe('rebuild');
+    await c.db.meta.put({ key: 'keywordSnapshot', value: { seq: 1, analyzerId: 'another/9', messages: { version: 1, ids: ['x'] }, memories: {}, at: 0 } });
+    const rebuilt = await KeywordState.load(c);
+    expect(rebuilt.origin).toBe('rebuild');
+    expect(rebuilt.postings(MESSAGE_CORPUS).size).toBe(await c.db.terms.count());
+  });
+
+  it('reset() empties the postings after the store was reset', async () => {
+    const c = await core();
+    await addMessages(c, Array.from({ length: 50 }, messageMaker(41, 20)));
+    const state = await KeywordState.load(c);
+    expect((await state.search(MESSAGE_CORPUS, 'w0')).total).toBeGreaterThan(0);
+    await resetStore(c.db);
+    await state.reset();
+    expect(await state.search(MESSAGE_CORPUS, 'w0')).toEqual({ hits: [], total: 0, bound: expect.any(Number) as number });
+    await addMessages(c, [{ ...messageMaker(42, 5)(), content: 'w0 w0' }]);
+    expect((await state.search(MESSAGE_CORPUS, 'w0')).total).toBe(1);
+  });
+
+  it('recall.textSearch() and keyword search() see writes made after a reopen from the snapshot', async () => {
+    const name = `kw-engram-${Math.random().toString(36).slice(2)}`;
+    const embedder = new HashEmbedder({ dimensions: 32 });
+    const a = await Engram.open({ name, embedder });
+    await a.conversation('t1', { userId: 'ana' }).add([{ role: 'user', content: 'The ferry to Hydra leaves at noon' }]);
+    await a.add('Ana keeps bees on the roof', { userId: 'ana' });
+    expect((await a.recall.textSearch('ferry')).results).toHaveLength(1);
+    expect((await a.search('bees', { userId: 'ana', mode: 'keyword' })).results).toHaveLength(1);
+    await a.close();
+    const b = await Engram.open({ name, embedder });
+    await b.conversation('t2', { userId: 'bo' }).add([{ role: 'user', content: 'Another ferry, to Paros' }]);
+    await b.add('Bo keeps bees too', { userId: 'bo' });
+    expect((await b.recall.textSearch('ferry')).results).toHaveLength(2);
+    expect((await b.recall.textSearch('ferry', { userId: 'bo' })).results.map((m) => m.content)).toEqual(['Another ferry, to Paros']);
+    expect((await b.search('bees', { userId: 'bo', mode: 'keyword' })).results.map((r) => r.memory)).toEqual(['Bo keeps bees too']);
+    await b.delete((await b.search('bees', { userId: 'ana', mode: 'keyword' })).results[0]!.id);
+    expect((await b.search('bees', { mode: 'keyword' })).results.map((r) => r.memory)).toEqual(['Bo keeps bees too']);
+    await b.close();
+  });
+});
