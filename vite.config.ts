@@ -39,9 +39,12 @@ export default defineConfig({
   plugins: [workerUrlForApps()],
   build: {
     lib: {
-      entry: resolve(import.meta.dirname, 'lib/index.ts'),
+      // Two entries: the core (`engram`) and sync (`engram/sync`); the Qdrant client stays
+      // external and is imported only by the chunk of lib/sync/qdrant-target.ts, which the
+      // core reaches through a dynamic import on the first sync with a URL.
+      entry: { engram: resolve(import.meta.dirname, 'lib/index.ts'), sync: resolve(import.meta.dirname, 'lib/sync/index.ts') },
       formats: ['es'],
-      fileName: 'engram',
+      fileName: (_format, entryName) => `${entryName}.js`,
     },
     outDir: 'dist',
     sourcemap: true,

@@ -64,4 +64,9 @@ export {
   ValidationError,
   isEngramError,
 } from './errors.js';
-export type { EngramErrorCode } from './errors.js';
+export type { EngramErrorCode, SyncFailure } from './errors.js';
+
+export type { AutoSyncOptions, SyncInclude, SyncOptions } from './sync/sync-options.js';
+export type { SyncProgress, SyncResult } from './sync/sync-run.js';
+export type { SyncStatus } from './sync/sync-controller.js';
+export type { EncryptionOptions } from './sync/encryption.js';
