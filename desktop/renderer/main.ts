@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     current = name;
     for (const [n, v] of views) v.root.hidden = n !== name;
     for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-view]')) link.classList.toggle('active', link.dataset['view'] === name);
-    document.body.dataset['view'] = name;
+    document.body.dataset['current'] = name;
     try {
       await views.get(name)?.show();
     } catch (e) {
