@@ -31,6 +31,7 @@ import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memori
 import { ensureKeywordIndex } from './engine/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
 import { exportStore, importParsed, parseExport, type ImportMode, type TransferOptions } from './engine/transfer.js';
+import { flushKeywordState, resetKeywordState } from './engine/keyword-state.js';
 import { SemanticIndex, type EmbedderSource } from './engine/semantic-index.js';
 import type { IndexOrigin, LongWorkOptions } from './engine/vector-state.js';
 import { SyncController, type SyncStatus } from './sync/sync-controller.js';
@@ -248,6 +249,7 @@ export class Engram {
   async reset(): Promise<void> {
     this.#core.assertOpen();
     await resetStore(this.#core.db);
+    await resetKeywordState(this.#core);
     if (this.#semantic.started) {
       const { state } = await this.#semantic.ready();
       await state.reset();
@@ -397,9 +399,10 @@ export class Engram {
     return this.#syncer().status();
   }
 
-  /** Writes the vector index snapshot now (close() does too). */
+  /** Writes the vector and keyword index snapshots now (close() does too). */
   async flush(): Promise<void> {
     this.#core.assertOpen();
+    await flushKeywordState(this.#core);
     if (!this.#semantic.started) return;
     const { state } = await this.#semantic.ready();
     await state.catchUp();
@@ -412,6 +415,7 @@ export class Engram {
     try {
       await this.#sync?.close();
       await this.#semantic.close();
+      await flushKeywordState(this.#core);
     } finally {
       this.#core.markClosed();
       this.#core.db.close();
