@@ -277,8 +277,16 @@ export function keywordState(core: EngineStore): Promise<KeywordState> {
   return state;
 }
 
-/** The keyword state of a store if it was loaded; undefined otherwise (nothing to snapshot or reset). */
-export async function loadedKeywordState(core: EngineStore): Promise<KeywordState | undefined> {
-  const state = states.get(core);
-  return state === undefined ? undefined : state.catch(() => undefined);
+/** Snapshots the keyword state of a store if it was loaded (on close and flush), and waits for the write. */
+export async function flushKeywordState(core: EngineStore): Promise<void> {
+  const state = await states.get(core)?.catch(() => undefined);
+  if (state === undefined) return;
+  await state.catchUp();
+  await state.snapshot();
+  await state.settle();
+}
+
+/** Empties the keyword state of a store after the store was reset (if it was loaded). */
+export async function resetKeywordState(core: EngineStore): Promise<void> {
+  await (await states.get(core)?.catch(() => undefined))?.reset();
 }
