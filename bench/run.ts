@@ -62,6 +62,7 @@ export const PLANS: BenchmarkPlan[] = [
     quick: ['--sizes', '250,1000,4000', '--queries', '50'],
     browser: false,
   },
+  { name: 'eval', script: 'bench/eval/run.ts', args: [], accepts: ['users', 'split'], quick: ['--users', '2'], browser: false },
   { name: 'recall-search', script: 'bench/recall-search.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '2000'], browser: true },
   { name: 'ingest', script: 'bench/ingest.ts', args: [], accepts: ['count', 'batches'], quick: ['--count', '200', '--batches', '1,16'], browser: true },
   { name: 'cold-open', script: 'bench/cold-open.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '1000'], browser: true },

@@ -26,7 +26,7 @@ import { renderChart, type ChartSpec } from './svg.js';
 export const RESULTS_DIR = resolve(import.meta.dirname, '..', 'results');
 
 /** The order of sections; result files with other names follow, then sync. */
-export const KNOWN = ['vector', 'vector-crossover', 'recall-search', 'ingest', 'cold-open'] as const;
+export const KNOWN = ['vector', 'vector-crossover', 'recall-search', 'ingest', 'cold-open', 'eval'] as const;
 
 /** Everything the report is made from. */
 export interface ReportInput {
@@ -230,12 +230,33 @@ function coldOpenSection(json: unknown, machineLine: string): Section {
   return { body, charts: [{ file: 'cold-open.svg', spec: coldOpenChart(rows, `384-d, Chromium, real IndexedDB. ${machineLine}`) }] };
 }
 
+function evalSection(json: unknown): Section {
+  const stores = isRecord(json) && Array.isArray(json['stores']) ? json['stores'] : [];
+  return {
+    body: [
+      'Generated long multi-session conversations (`bench/eval/dataset.ts`, seeded): each simulated user tells an assistant personal facts among small talk over 20 sessions, ' +
+        'restates some in other words, changes some, and is then asked about them in words that paraphrase. Every turn is stored as a memory of its user in a real Engram ' +
+        '(Node, fake-indexeddb, the offline GloVe model); a question is answered when one of its evidence turns is in the top k. `bm25-baseline` is a plain BM25 written ' +
+        'independently in `bench/eval/bm25.ts` (no stemming, no stopwords). Weights and thresholds were chosen on the tuning split only (`bench/eval/tune.ts`); goals are judged on the held-out split, ' +
+        'whose facts and questions the tuning never saw.',
+      '',
+      genericTable(resultsOf(json) ?? []),
+      '',
+      'Stores (a turn merged by add() as a duplicate counts as its standing memory; a wrong merge joins two turns of different meaning):',
+      '',
+      genericTable(stores),
+    ],
+    charts: [],
+  };
+}
+
 const TITLES: Record<string, string> = {
   vector: 'Vector index (`bench/vector.ts`)',
   'vector-crossover': 'Exact scan or HNSW (`bench/vector.ts --crossover`)',
   'recall-search': 'Recall text search (`bench/recall-search.ts`)',
   ingest: 'Ingest (`bench/ingest.ts`)',
   'cold-open': 'Cold open (`bench/cold-open.ts`)',
+  eval: 'Retrieval quality (`npm run eval`, `bench/eval/run.ts`)',
 };
 
 const SECTIONS: Record<string, (json: unknown, machineLine: string) => Section> = {
@@ -244,6 +265,7 @@ const SECTIONS: Record<string, (json: unknown, machineLine: string) => Section> 
   'recall-search': recallSearchSection,
   ingest: ingestSection,
   'cold-open': coldOpenSection,
+  eval: evalSection,
 };
 
 function resultTime(json: unknown): Date | undefined {

@@ -63,11 +63,15 @@ export async function findNearDuplicates(
   await state.catchUp();
   const now = core.now();
   const { analyzer } = core;
+  // One pass over the scope table per distinct scope of the batch.
+  const scopeIds = new Map<string, Set<string>>();
   for (let i = 0; i < inputs.length; i++) {
     const input = inputs[i]!;
     const vector = vectors[i];
     if (!check[i] || input.key !== undefined || vector === undefined) continue;
-    const allowed = state.scopes.matching(compileFilters({}, input.scope), now);
+    const scopeKey = JSON.stringify(input.scope);
+    let allowed = scopeIds.get(scopeKey);
+    if (allowed === undefined) scopeIds.set(scopeKey, (allowed = state.scopes.matching(compileFilters({}, input.scope), now)));
     if (allowed.size === 0) continue;
     const hits = state.index.search(vector, Math.min(CANDIDATES, allowed.size), (id) => allowed.has(id)).filter((h) => h.score >= NEAR_DUPLICATE_SIMILARITY);
     if (hits.length === 0) continue;
