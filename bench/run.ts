@@ -12,7 +12,8 @@
  *
  * Options passed through to the benchmarks that accept them: --sizes, --queries,
  * --efs, --m, --ef-construction, --dims, --real-size, --skip-native (vector);
- * --sizes (recall-search, cold-open); --count, --batches (ingest);
+ * --sizes (recall-search, cold-open); --count, --batches (ingest); --count, --sizes,
+ * --changes, --rounds (sync);
  * --crossover-sizes (as --sizes to vector --crossover). Also --timeout-min
  * (per benchmark, default 90) and --no-report. Writes bench/results/run.json
  * (machine, per-benchmark status and time) and bench/results/<name>.log.
@@ -63,6 +64,14 @@ export const PLANS: BenchmarkPlan[] = [
     browser: false,
   },
   { name: 'eval', script: 'bench/eval/run.ts', args: [], accepts: ['users', 'split'], quick: ['--users', '2'], browser: false },
+  {
+    name: 'sync',
+    script: 'bench/sync.ts',
+    args: [],
+    accepts: ['sizes', 'count', 'changes', 'rounds'],
+    quick: ['--count', '1000', '--sizes', '200,2000', '--rounds', '2'],
+    browser: false,
+  },
   { name: 'recall-search', script: 'bench/recall-search.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '2000'], browser: true },
   { name: 'ingest', script: 'bench/ingest.ts', args: [], accepts: ['count', 'batches'], quick: ['--count', '200', '--batches', '1,16'], browser: true },
   { name: 'cold-open', script: 'bench/cold-open.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '1000'], browser: true },

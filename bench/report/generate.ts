@@ -257,6 +257,7 @@ const TITLES: Record<string, string> = {
   ingest: 'Ingest (`bench/ingest.ts`)',
   'cold-open': 'Cold open (`bench/cold-open.ts`)',
   eval: 'Retrieval quality (`npm run eval`, `bench/eval/run.ts`)',
+  sync: 'Sync with Qdrant (`bench/sync.ts`, Qdrant-compatible test server on loopback)',
 };
 
 const SECTIONS: Record<string, (json: unknown, machineLine: string) => Section> = {
@@ -355,13 +356,13 @@ export function buildReport(input: ReportInput): Report {
   }
 
   if (!('sync' in results)) {
-    summary.push(['[sync](#sync)', 'not benchmarked: no sync feature exists yet', '–', '–']);
+    summary.push(['[sync](#sync)', 'not run: no bench/results/sync.json', '–', '–']);
     sections.push(
       [
         '## sync',
         '',
-        'Not benchmarked. engram has no sync feature yet: `lib/` holds no sync code (only the tombstones and the change log that a future sync would carry), so there is nothing to measure and no figure is reported. ' +
-          'A sync benchmark written as `bench/sync.ts` (calling `writeResult`) will be picked up by `npm run bench` and reported here.',
+        'Not run: `bench/results/sync.json` is missing, so no figure is reported. `npx tsx bench/sync.ts` (or `npm run bench -- --only sync`) measures batched against ' +
+          'one-point-per-request pushes and incremental syncs of stores of two sizes against the Qdrant-compatible test server on loopback.',
         '',
       ].join('\n'),
     );

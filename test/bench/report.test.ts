@@ -71,7 +71,7 @@ const run: RunRecord = {
 describe('buildReport', () => {
   const report = buildReport({ results: { vector, 'recall-search': recallSearch }, run, machine, generatedAt: new Date('2030-01-01T10:31:00Z') });
 
-  it('states the machine, every benchmark with its status, and that there is no sync benchmark', () => {
+  it('states the machine, every benchmark with its status, and that the sync benchmark did not run', () => {
     const md = report.markdown;
     expect(md).toContain('| CPU | Test CPU, 2 cores |');
     expect(md).toContain('| Chromium | Chromium 1.0 |');
@@ -79,8 +79,21 @@ describe('buildReport', () => {
     expect(md).toMatch(/recall-search.*✘ failed after 12 s \(exit 1\); figures from an earlier run \(2020-01-01 00:00 UTC\)/);
     expect(md).toContain('Error: page crashed');
     expect(md).toContain('## sync');
-    expect(md).toMatch(/not benchmarked: no sync feature exists yet/);
+    expect(md).toMatch(/not run: no bench\/results\/sync.json/);
     expect(md).not.toMatch(/sync.*\d+ ms/);
+  });
+
+  it('reports a sync result file in its own section, with its goals, instead of "not run"', () => {
+    const sync = {
+      name: 'sync',
+      at: '2030-01-01T10:20:00.000Z',
+      results: [{ part: 'push', push: 'batched', memories: 10_000, requests: 79 }],
+      goals: [{ goal: 'push 10000: batched vs one point per request, upload phase', target: '>= 10x', measured: 42.5, met: true }],
+    };
+    const md = buildReport({ results: { sync }, machine, generatedAt: new Date('2030-01-01T10:31:00Z') }).markdown;
+    expect(md).toContain('Sync with Qdrant (`bench/sync.ts`');
+    expect(md).toContain('| push 10000: batched vs one point per request, upload phase | ≥ 10x | 42.5x | ✔ |');
+    expect(md).not.toContain('not run: no bench/results/sync.json');
   });
 
   it('prints each goal beside its measured ratio, met or not', () => {
