@@ -104,10 +104,19 @@ export async function runOk(command: string, args: readonly string[], cwd: strin
   return result;
 }
 
-/** The packed library: the tarball's path and the files it holds. */
+/** The packed library: the tarball's path, the files it holds, and the files its package.json points at. */
 export interface Packed {
   tarball: string;
   files: string[];
+  /** Every path in `exports` (all conditions) and `bin`, without the leading './'. */
+  entryPoints: string[];
+}
+
+/** The file paths in an `exports` or `bin` value, however nested. */
+function targets(value: unknown): string[] {
+  if (typeof value === 'string') return [value.replace(/^\.\//, '')];
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(targets);
+  return [];
 }
 
 /** `npm pack` of the repository (which must be built) into `destination`. */
@@ -115,7 +124,12 @@ export async function packLibrary(destination: string): Promise<Packed> {
   const { stdout } = await runOk('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], ROOT, 60_000);
   const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   if (info === undefined) throw new RangeError(`npm pack printed no package: ${stdout}`);
-  return { tarball: join(destination, info.filename), files: info.files.map((f) => f.path) };
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { exports?: unknown; bin?: unknown };
+  return {
+    tarball: join(destination, info.filename),
+    files: info.files.map((f) => f.path),
+    entryPoints: [...targets(pkg.exports), ...targets(pkg.bin)],
+  };
 }
 
 /** The version of a dependency of this repository, so a fixture installs what the npm cache holds. */
