@@ -26,7 +26,7 @@ import { ANALYZER_LANGUAGES, ENGLISH_ANALYZER, loadAnalyzer, type Analyzer, type
 import type { MemoryFilters } from './search/filters.js';
 import type { Metadata } from './store/rows.js';
 import { isPlainObject, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
-import { EngineStore } from './engine/engine-store.js';
+import { EngineStore, type DamagedRow } from './engine/engine-store.js';
 import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories.js';
 import { ensureKeywordIndex } from './engine/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
@@ -84,6 +84,19 @@ export interface EngramOptions {
    * @example { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }
    */
   llm?: LlmOption;
+}
+
+/** What {@link Engram.stats} reports. */
+export interface EngramStats {
+  /** Live (not deleted) memories. */
+  memories: number;
+  messages: number;
+  /** Vectors in the loaded index; null before semantic memory is first used. */
+  indexSize: number | null;
+  /** How many damaged rows were skipped since open(). */
+  damaged: number;
+  /** The damaged rows: table, key and what is wrong. */
+  damagedRows: readonly DamagedRow[];
 }
 
 const MAX_SYSTEMS = 64;
@@ -155,11 +168,12 @@ export class Engram {
       throw e;
     }
     const core = new EngineStore(db, { maxContentBytes, now, deviceId }, analyzer);
+    core.onDamaged = (row) => progress.onProgress?.({ phase: 'damaged', done: core.damaged.length, total: core.damaged.length, damaged: row });
     const semantic = new SemanticIndex(core, source, reembed);
     const engram = new Engram(name, core, semantic, progress, model);
     // A store that already holds memories checks its embedder (and loads its index) now,
     // so a mismatch surfaces at open; an empty one loads the model on first use.
-    if ((await SemanticIndex.recorded(core)) !== undefined) {
+    if ((await SemanticIndex.recorded(core)) !== undefined || core.damaged.length > 0) {
       try {
         await semantic.ready(progress);
       } catch (e) {
@@ -251,8 +265,9 @@ export class Engram {
     await resetStore(this.#core.db);
     await resetKeywordState(this.#core);
     if (this.#semantic.started) {
+      // The reset bumped the store generation: the index reloads (empty) from the store.
       const { state } = await this.#semantic.ready();
-      await state.reset();
+      await state.catchUp();
     }
   }
 
@@ -302,10 +317,27 @@ export class Engram {
    * Loads the embedder and the vector index now rather than on first use, with progress.
    * Reports whether the index came from its snapshot or was rebuilt.
    */
-  async ready(options: LongWorkOptions = {}): Promise<{ embedderId: string; dimensions: number; index: IndexOrigin; size: number }> {
+  async ready(options: LongWorkOptions = {}): Promise<{ embedderId: string; dimensions: number; index: IndexOrigin; size: number; damaged: number }> {
     this.#core.assertOpen();
     const { embedder, state } = await this.#semantic.ready({ ...this.#progress, ...options });
-    return { embedderId: embedder.id, dimensions: embedder.dimensions, index: state.origin, size: state.index.size };
+    return { embedderId: embedder.id, dimensions: embedder.dimensions, index: state.origin, size: state.index.size, damaged: this.#core.damaged.length };
+  }
+
+  /**
+   * What the store holds and how healthy it is: live memories and messages, the
+   * vector index's size (when loaded), and the damaged rows that were skipped
+   * (a malformed `meta` row, a stored vector of the wrong length or with NaN).
+   * Damaged rows never stop the store from opening; their memories stay readable.
+   * @example
+   * const { damaged } = await engram.stats()
+   */
+  async stats(): Promise<EngramStats> {
+    this.#core.assertOpen();
+    const { db } = this.#core;
+    const [memories, messages] = await Promise.all([db.memories.filter((m) => m.deletedAt === undefined).count(), db.messages.count()]);
+    const state = this.#semantic.started ? (await this.#semantic.ready()).state : undefined;
+    const damagedRows = this.#core.damaged;
+    return { memories, messages, indexSize: state?.index.size ?? null, damaged: damagedRows.length, damagedRows };
   }
 
   /**

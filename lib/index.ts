@@ -2,7 +2,8 @@
  * engram's one public door: every export by name.
  */
 export { Engram } from './engram.js';
-export type { EngramOptions } from './engram.js';
+export type { EngramOptions, EngramStats } from './engram.js';
+export type { DamagedRow } from './engine/engine-store.js';
 export type { Message } from './engine/messages.js';
 export type { MessageInput } from './memory/message-input.js';
 export type { AddOutcome, AddResult, MemoryItem, MemoryHistoryEntry } from './engine/memories.js';

@@ -20,6 +20,7 @@ const PHASES: Readonly<Record<TransferProgress['phase'] | IndexProgress['phase']
   replay: 'Updating the index',
   rebuild: 'Rebuilding the index',
   reembed: 'Re-embedding',
+  damaged: 'Skipping a damaged row',
 };
 
 /** The file name offered for an export, e.g. engram-2026-12-01.jsonl. */

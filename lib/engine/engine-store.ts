@@ -18,6 +18,13 @@ export interface StoreSettings {
   deviceId: string;
 }
 
+/** A stored row that could not be used and was skipped; the rest of the store works. */
+export interface DamagedRow {
+  table: string;
+  key: string;
+  reason: string;
+}
+
 /** The open store and its settings, shared by every engine operation. */
 export class EngineStore {
   readonly db: EngramDb;
@@ -25,6 +32,9 @@ export class EngineStore {
   /** How texts become keyword terms and embedder input (the store's language). */
   readonly analyzer: Analyzer;
   #closed = false;
+  readonly #damaged = new Map<string, DamagedRow>();
+  /** Told of every damaged row as it is found (the facade forwards it to onProgress). */
+  onDamaged: ((row: DamagedRow) => void) | undefined;
 
   constructor(db: EngramDb, settings: StoreSettings, analyzer: Analyzer = ENGLISH_ANALYZER) {
     this.db = db;
@@ -39,6 +49,19 @@ export class EngineStore {
   /** Throws ClosedError after close(). Every public operation calls it first. */
   assertOpen(): void {
     if (this.#closed) throw new ClosedError();
+  }
+
+  /** Damaged rows found so far (each once), skipped by the engine. */
+  get damaged(): readonly DamagedRow[] {
+    return [...this.#damaged.values()];
+  }
+
+  /** Records a row the engine skipped because it is malformed. */
+  reportDamaged(row: DamagedRow): void {
+    const key = `${row.table}\u0000${row.key}`;
+    if (this.#damaged.has(key)) return;
+    this.#damaged.set(key, row);
+    this.onDamaged?.(row);
   }
 
   now(): number {

@@ -6,6 +6,7 @@
  * (the analyzer's queryText) and keyword-searched with the store's analyzer.
  */
 import { ExactIndex } from '../vector/exact-index.js';
+import { vectorDefect } from '../vector/vector-checks.js';
 import type { CompiledFilter } from '../search/filters.js';
 import { fuse, vectorRelevance, type FusedHit } from '../search/fusion.js';
 import { MEMORY_CORPUS } from '../store/keyword-terms.js';
@@ -49,7 +50,14 @@ export interface MemorySearchOptions {
 async function exactScores(core: EngineStore, query: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
   const vectors = await core.db.vectors.bulkGet([...ids]);
   const index = ExactIndex.create({ dimensions: query.length });
-  index.addMany(vectors.flatMap((v) => (v === undefined || v.vector.length !== query.length ? [] : [{ id: v.id, vector: v.vector }])));
+  const usable = vectors.filter((v) => {
+    if (v === undefined) return false;
+    // A stored vector that cannot be scored (wrong length, NaN) is skipped and reported.
+    const defect = vectorDefect(v.vector, query.length);
+    if (defect !== undefined) core.reportDamaged({ table: 'vectors', key: v.id, reason: defect });
+    return defect === undefined;
+  });
+  index.addMany(usable.map((v) => ({ id: v!.id, vector: v!.vector })));
   return new Map(index.search(query, Math.max(index.size, 1)).map((h) => [h.id, h.score]));
 }
 

@@ -2,6 +2,7 @@
  * Opening the Dexie store: schema, device id and the schema version in `meta`.
  */
 import { ValidationError } from '../errors.js';
+import { bumpGeneration, GENERATION_KEY } from '../store/generation.js';
 import { ALL_TABLES, EngramDb, SCHEMA_VERSION } from '../store/schema.js';
 import { storeError } from '../store/write.js';
 import { newId } from '../util/id.js';
@@ -32,15 +33,20 @@ export async function openStore(name: string): Promise<{ db: EngramDb; deviceId:
   }
 }
 
-/** Empties every table but the store's identity (schema version, device id, embedder, analyzer). */
+/**
+ * Empties every table but the store's identity (schema version, device id,
+ * embedder, analyzer) and bumps the store generation, so every other instance
+ * on this store reloads its indexes.
+ */
 export async function resetStore(db: EngramDb): Promise<void> {
-  const keep = ['schemaVersion', 'deviceId', 'embedder', ANALYZER_KEY];
+  const keep = ['schemaVersion', 'deviceId', 'embedder', ANALYZER_KEY, GENERATION_KEY];
   try {
     await db.transaction('rw', [...ALL_TABLES], async () => {
       for (const table of ALL_TABLES) {
         if (table === 'meta') await db.meta.where('key').noneOf(keep).delete();
         else await db.table(table).clear();
       }
+      await bumpGeneration(db);
     });
   } catch (e) {
     throw storeError(e, 'reset');

@@ -33,6 +33,21 @@ export class ScopeTable {
     this.#entries.clear();
   }
 
+  has(id: string): boolean {
+    return this.#entries.has(id);
+  }
+
+  /** The ids of every entry. */
+  ids(): IterableIterator<string> {
+    return this.#entries.keys();
+  }
+
+  /** Takes over every entry of `other` (and only those). */
+  replaceWith(other: ScopeTable): void {
+    this.#entries.clear();
+    for (const [id, entry] of other.#entries) this.#entries.set(id, entry);
+  }
+
   /** Ids of the entries that pass every condition of `filter` but metadata ones. */
   matching(filter: CompiledFilter, now: number): Set<string> {
     const out = new Set<string>();

@@ -9,6 +9,7 @@ import { CachedEmbedder } from '../embed/cached-embedder.js';
 import { validateEmbeddings, type Embedder } from '../embed/embedder.js';
 import type { VectorRow } from '../store/rows.js';
 import { storeError } from '../store/write.js';
+import { untilAborted } from '../util/abort.js';
 import type { EngineStore } from './engine-store.js';
 import { VectorState, isLive, type LongWorkOptions } from './vector-state.js';
 
@@ -37,9 +38,20 @@ export class SemanticIndex {
     this.#reembed = reembed;
   }
 
-  /** The recorded embedder of the store, if any memory was ever embedded. */
+  /**
+   * The recorded embedder of the store, if any memory was ever embedded. A
+   * damaged record is reported and read as none (the next load records this
+   * engram's embedder; vectors of another embedder are then left out of the index).
+   */
   static async recorded(core: EngineStore): Promise<EmbedderRecord | undefined> {
-    return (await core.db.meta.get(EMBEDDER_KEY))?.value as EmbedderRecord | undefined;
+    const row = await core.db.meta.get(EMBEDDER_KEY);
+    if (row === undefined) return undefined;
+    const value = row.value as Partial<EmbedderRecord> | null;
+    if (typeof value === 'object' && value !== null && typeof value.id === 'string' && typeof value.dimensions === 'number' && Number.isInteger(value.dimensions) && value.dimensions > 0) {
+      return { id: value.id, dimensions: value.dimensions };
+    }
+    core.reportDamaged({ table: 'meta', key: EMBEDDER_KEY, reason: 'not an embedder record' });
+    return undefined;
   }
 
   /** Loads the embedder and the index (once); checks the embedder against the store. */
@@ -84,10 +96,11 @@ export class SemanticIndex {
    * expanded), and checks the embedder's answer (count, length, finite, unit norm).
    */
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; embedder: Embedder }> {
-    const { embedder } = await this.ready();
+    const { embedder } = await untilAborted(this.ready(), signal);
     let vectors: unknown;
     try {
-      vectors = await embedder.embed(texts.map((t) => this.#core.analyzer.normalize(t)), signal === undefined ? {} : { signal });
+      // An embedder that ignores the signal still cannot hold the call past an abort.
+      vectors = await untilAborted(embedder.embed(texts.map((t) => this.#core.analyzer.normalize(t)), signal === undefined ? {} : { signal }), signal);
     } catch (e) {
       if (isEngramError(e)) throw e;
       throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
@@ -124,7 +137,7 @@ async function reembedAll(core: EngineStore, embedder: Embedder, options: LongWo
     throwIfAborted(options.signal);
     const batch = todo.slice(i, i + REEMBED_BATCH);
     const texts = batch.map((r) => core.analyzer.normalize(r.text));
-    const vectors = await embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal });
+    const vectors = await untilAborted(embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal }), options.signal);
     validateEmbeddings(texts, vectors, embedder.dimensions);
     const out: VectorRow[] = batch.map((r, j) => ({ id: r.id, vector: vectors[j]!, embedderId: embedder.id }));
     try {

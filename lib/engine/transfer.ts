@@ -9,6 +9,7 @@
 import { ImportError, throwIfAborted } from '../errors.js';
 import { checkRow, type RowKind } from '../store/row-checks.js';
 import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../store/rows.js';
+import { bumpGeneration } from '../store/generation.js';
 import { SCHEMA_VERSION, type EngramDb } from '../store/schema.js';
 import { blockRecordId, type RowChange } from '../store/write.js';
 import type { EngineStore } from './engine-store.js';
@@ -230,6 +231,8 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
     if (mode === 'replace') {
       for (const t of ['messages', 'memories', 'vectors', 'history', 'blocks', 'traces', 'terms'] as const) await db.table(t).clear();
       await db.meta.where('key').anyOf(['stats:m', 'stats:v', 'indexSnapshot']).delete();
+      // Other instances on this store reload their indexes rather than replay onto stale ones.
+      await bumpGeneration(db);
       if (incoming === null) await db.meta.delete('embedder');
       else await db.meta.put({ key: 'embedder', value: incoming });
     } else if (incoming !== null && parsed.memories.some((m) => m.vector !== undefined)) {

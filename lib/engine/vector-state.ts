@@ -4,21 +4,30 @@
  * date by replaying the changes after the snapshot's seq; a missing or corrupt
  * snapshot means a rebuild from the stored vectors, never lost memories. Before
  * every search it catches up with the log, so writes from another tab or
- * instance on the same store are seen.
+ * instance on the same store are seen; when the store's generation moved (a
+ * reset or a replacing import elsewhere), it reloads from the store instead.
+ * A restored snapshot is checked against the store (log position, size, ids)
+ * and rebuilt when it does not agree. A stored vector that cannot be indexed
+ * (wrong length, NaN) is skipped and reported, never fatal.
  */
 import { isEngramError, throwIfAborted } from '../errors.js';
 import { createIndex, promote, restoreIndex } from '../vector/choose-index.js';
 import type { VectorIndex } from '../vector/vector-index.js';
 import type { MemoryRow } from '../store/rows.js';
+import { readGeneration } from '../store/generation.js';
 import { storeError } from '../store/write.js';
-import type { EngineStore } from './engine-store.js';
+import { vectorDefect } from '../vector/vector-checks.js';
+import type { DamagedRow, EngineStore } from './engine-store.js';
 import { ScopeTable, type ScopeTuple } from './scope-table.js';
 
 /** Progress of long index work. */
 export interface IndexProgress {
-  phase: 'restore' | 'replay' | 'rebuild' | 'reembed';
+  /** `damaged`: a stored row was skipped (see `damaged`); `done` counts the damaged rows so far. */
+  phase: 'restore' | 'replay' | 'rebuild' | 'reembed' | 'damaged';
   done: number;
   total: number;
+  /** The row skipped, with phase `damaged`. */
+  damaged?: DamagedRow;
 }
 
 /** Options of long work: cancellation and progress. */
@@ -36,6 +45,28 @@ interface SnapshotRecord {
   embedderId: string;
   dimensions: number;
   at: number;
+  /** The store generation the index was built from (absent in older snapshots: 0). */
+  generation?: number;
+}
+
+/** The record when `value` has a snapshot's shape, else undefined. */
+function asSnapshotRecord(value: unknown): SnapshotRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const r = value as Partial<SnapshotRecord>;
+  const ok =
+    r.bytes instanceof Uint8Array &&
+    typeof r.seq === 'number' &&
+    Number.isSafeInteger(r.seq) &&
+    r.seq >= 0 &&
+    typeof r.embedderId === 'string' &&
+    typeof r.dimensions === 'number' &&
+    (r.generation === undefined || typeof r.generation === 'number');
+  return ok ? (r as SnapshotRecord) : undefined;
+}
+
+/** The last sequence number of the change log (0 when empty). */
+async function lastSeq(core: EngineStore): Promise<number> {
+  return (await core.db.changes.orderBy(':id').last())?.seq ?? 0;
 }
 
 const SNAPSHOT_KEY = 'indexSnapshot';
@@ -54,31 +85,40 @@ export class VectorState {
   readonly #core: EngineStore;
   readonly #embedderId: string;
   #lastSnapshotSeq: number;
+  /** The store generation this index reflects. */
+  #generation: number;
+  #disposed = false;
   #chain: Promise<unknown> = Promise.resolve();
 
-  private constructor(core: EngineStore, embedderId: string, index: VectorIndex, scopes: ScopeTable, seq: number, origin: IndexOrigin) {
+  private constructor(core: EngineStore, embedderId: string, index: VectorIndex, scopes: ScopeTable, seq: number, origin: IndexOrigin, generation: number) {
     this.#core = core;
     this.#embedderId = embedderId;
     this.index = index;
     this.scopes = scopes;
     this.seq = seq;
     this.origin = origin;
+    this.#generation = generation;
     this.#lastSnapshotSeq = origin === 'snapshot' ? seq : -1;
   }
 
   /** Restores from the snapshot (then replays the log) or rebuilds from the stored vectors. */
   static async load(core: EngineStore, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
-    const record = (await core.db.meta.get(SNAPSHOT_KEY))?.value as SnapshotRecord | undefined;
-    if (record !== undefined && record.embedderId === embedderId && record.dimensions === dimensions) {
-      const restored = await VectorState.#restore(core, embedderId, dimensions, record, options);
+    const generation = await readGeneration(core.db);
+    const row = await core.db.meta.get(SNAPSHOT_KEY);
+    const record = row === undefined ? undefined : asSnapshotRecord(row.value);
+    if (row !== undefined && record === undefined) core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: 'not an index snapshot; the index is rebuilt' });
+    if (record !== undefined && record.embedderId === embedderId && record.dimensions === dimensions && (record.generation ?? 0) === generation) {
+      const restored = await VectorState.#restore(core, embedderId, dimensions, record, generation, options);
       if (restored !== undefined) return restored;
     }
     return VectorState.rebuild(core, embedderId, dimensions, options);
   }
 
   /** The state from a snapshot, or undefined when the snapshot is unusable (corrupt, unreadable, other dimension). */
-  static async #restore(core: EngineStore, embedderId: string, dimensions: number, record: SnapshotRecord, options: LongWorkOptions): Promise<VectorState | undefined> {
+  static async #restore(core: EngineStore, embedderId: string, dimensions: number, record: SnapshotRecord, generation: number, options: LongWorkOptions): Promise<VectorState | undefined> {
     try {
+      // A position beyond the log would hide every later write from the replay.
+      if (record.seq > (await lastSeq(core))) return undefined;
       options.onProgress?.({ phase: 'restore', done: 0, total: 1 });
       const index = await restoreIndex(record.bytes);
       if (index.dimensions !== dimensions) {
@@ -87,9 +127,11 @@ export class VectorState {
       }
       const scopes = Array.isArray(record.scopes) ? ScopeTable.fromTuples(record.scopes) : await scopesFromStore(core);
       options.onProgress?.({ phase: 'restore', done: 1, total: 1 });
-      const state = new VectorState(core, embedderId, index, scopes, record.seq, 'snapshot');
+      const state = new VectorState(core, embedderId, index, scopes, record.seq, 'snapshot', generation);
       await state.catchUp(options);
-      return state;
+      if (await state.#agreesWithStore()) return state;
+      state.dispose();
+      return undefined;
     } catch (e) {
       if (isEngramError(e) && e.code === 'ABORTED' && options.signal?.aborted === true) throw e;
       // A corrupt or unreadable snapshot: the caller rebuilds from the source of truth.
@@ -99,32 +141,47 @@ export class VectorState {
 
   /** Builds a fresh index from every live memory's stored vector. */
   static async rebuild(core: EngineStore, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
-    const { db } = core;
-    // The seq first: changes made while we read are replayed afterwards (replay is idempotent).
-    const seq = (await db.changes.orderBy(':id').last())?.seq ?? 0;
-    const total = await db.vectors.count();
-    const index = await createIndex({ dimensions, expectedSize: total });
-    const state = new VectorState(core, embedderId, index, new ScopeTable(), seq, total === 0 ? 'empty' : 'rebuild');
-    let done = 0;
-    let after: string | undefined;
-    options.onProgress?.({ phase: 'rebuild', done, total });
-    for (;;) {
-      throwIfAborted(options.signal);
-      const page = await (after === undefined ? db.vectors.orderBy(':id') : db.vectors.where(':id').above(after)).limit(PAGE).toArray();
-      if (page.length === 0) break;
-      after = page[page.length - 1]!.id;
-      const rows = await db.memories.bulkGet(page.map((v) => v.id));
-      const items = page.filter((v, i) => v.embedderId === embedderId && isLive(rows[i], core.now()));
-      state.index.addMany(items.map((v) => ({ id: v.id, vector: v.vector })));
-      rows.forEach((r, i) => {
-        if (r !== undefined && page[i]!.embedderId === embedderId && isLive(r, core.now())) state.scopes.set(r);
-      });
-      done += page.length;
-      options.onProgress?.({ phase: 'rebuild', done, total });
-    }
-    state.index = await promote(state.index);
+    // The generation first: a reset while we read is seen by the catch-up below, which reloads.
+    const generation = await readGeneration(core.db);
+    const scopes = new ScopeTable();
+    const { index, seq, total } = await fillFromStore(core, embedderId, dimensions, scopes, options);
+    const state = new VectorState(core, embedderId, index, scopes, seq, total === 0 ? 'empty' : 'rebuild', generation);
     await state.catchUp(options);
     return state;
+  }
+
+  /**
+   * Whether the index holds exactly the live memories with usable vectors: the
+   * scope table and the index have the same ids, every one has a stored vector,
+   * and every stored vector left out belongs to a memory that is not live, is
+   * another embedder's, or is damaged.
+   */
+  async #agreesWithStore(): Promise<boolean> {
+    if (this.scopes.size !== this.index.size) return false;
+    for (const id of this.scopes.ids()) if (!this.index.has(id)) return false;
+    const { db } = this.#core;
+    const keys = await db.vectors.toCollection().primaryKeys();
+    const stored = new Set(keys);
+    for (const id of this.scopes.ids()) if (!stored.has(id)) return false;
+    const left = keys.filter((k) => !this.scopes.has(k));
+    if (left.length === 0) return true;
+    // Many left out: a rebuild costs about what checking them would.
+    if (left.length > Math.max(256, keys.length / 10)) return false;
+    const [rows, vectors] = await Promise.all([db.memories.bulkGet(left), db.vectors.bulkGet(left)]);
+    const now = this.#core.now();
+    return left.every((id, i) => {
+      const v = vectors[i];
+      if (v === undefined || v.embedderId !== this.#embedderId || !isLive(rows[i], now)) return true;
+      return !this.#usable(id, v.vector);
+    });
+  }
+
+  /** True when a live memory's vector can be indexed; otherwise reports the row as damaged. */
+  #usable(id: string, vector: unknown): boolean {
+    const defect = vectorDefect(vector, this.index.dimensions);
+    if (defect === undefined) return true;
+    this.#core.reportDamaged({ table: 'vectors', key: id, reason: defect });
+    return false;
   }
 
   /** Applies every memory change logged after `seq`. Serialised; safe to call often. */
@@ -135,7 +192,10 @@ export class VectorState {
   }
 
   async #catchUp(options: LongWorkOptions): Promise<void> {
+    if (this.#disposed) return;
     const { db } = this.#core;
+    const generation = await readGeneration(db);
+    if (generation !== this.#generation) await this.#reload(generation, options);
     for (;;) {
       const changes = await db.changes.where(':id').above(this.seq).limit(PAGE).toArray();
       if (changes.length === 0) return;
@@ -147,7 +207,7 @@ export class VectorState {
         ids.forEach((id, i) => {
           const v = vectors[i];
           const row = rows[i];
-          if (v !== undefined && v.embedderId === this.#embedderId && isLive(row, now)) {
+          if (v !== undefined && v.embedderId === this.#embedderId && isLive(row, now) && this.#usable(id, v.vector)) {
             adds.push({ id, vector: v.vector });
             this.scopes.set(row);
           } else {
@@ -164,11 +224,36 @@ export class VectorState {
     this.index = await promote(this.index);
   }
 
+  /**
+   * Replaces the index with one read from the store (its generation moved:
+   * another instance reset or replaced it). Runs inside the catch-up chain.
+   */
+  async #reload(generation: number, options: LongWorkOptions): Promise<void> {
+    const scopes = new ScopeTable();
+    const { index, seq } = await fillFromStore(this.#core, this.#embedderId, this.index.dimensions, scopes, options);
+    this.index.dispose();
+    this.index = index;
+    this.scopes.replaceWith(scopes);
+    this.seq = seq;
+    this.#generation = generation;
+    this.#lastSnapshotSeq = -1;
+  }
+
   /** Writes a snapshot of the index and the seq it reflects into `meta`. */
   async snapshot(): Promise<void> {
     const run = this.#chain.then(async () => {
-      if (this.seq === this.#lastSnapshotSeq) return;
-      const record: SnapshotRecord = { bytes: this.index.snapshot(), scopes: this.scopes.toTuples(), seq: this.seq, embedderId: this.#embedderId, dimensions: this.index.dimensions, at: this.#core.now() };
+      if (this.#disposed || this.seq === this.#lastSnapshotSeq) return;
+      // Never save an index of a store generation that is gone (a reset elsewhere).
+      if ((await readGeneration(this.#core.db)) !== this.#generation) return;
+      const record: SnapshotRecord = {
+        bytes: this.index.snapshot(),
+        scopes: this.scopes.toTuples(),
+        seq: this.seq,
+        embedderId: this.#embedderId,
+        dimensions: this.index.dimensions,
+        at: this.#core.now(),
+        generation: this.#generation,
+      };
       try {
         await this.#core.db.meta.put({ key: SNAPSHOT_KEY, value: record });
       } catch (e) {
@@ -185,22 +270,58 @@ export class VectorState {
     return this.#lastSnapshotSeq < 0 ? Infinity : this.seq - this.#lastSnapshotSeq;
   }
 
-  /** Empties the index (after the store was reset); the log position is kept. */
-  async reset(): Promise<void> {
-    const run = this.#chain.then(async () => {
-      const dimensions = this.index.dimensions;
-      this.index.dispose();
-      this.index = await createIndex({ dimensions, expectedSize: 0 });
-      this.scopes.clear();
-      this.#lastSnapshotSeq = -1;
-    });
-    this.#chain = run.catch(() => undefined);
-    return run;
-  }
-
+  /** Frees the index; later catch-ups and snapshots do nothing. */
   dispose(): void {
+    this.#disposed = true;
     this.index.dispose();
   }
+}
+
+/**
+ * A fresh index of every live memory's usable stored vector (the scope fields
+ * go into `scopes`), and the log position it reflects. Damaged vectors are
+ * skipped and reported.
+ */
+async function fillFromStore(
+  core: EngineStore,
+  embedderId: string,
+  dimensions: number,
+  scopes: ScopeTable,
+  options: LongWorkOptions,
+): Promise<{ index: VectorIndex; seq: number; total: number }> {
+  const { db } = core;
+  // The seq first: changes made while we read are replayed afterwards (replay is idempotent).
+  const seq = await lastSeq(core);
+  const total = await db.vectors.count();
+  let index = await createIndex({ dimensions, expectedSize: total });
+  let done = 0;
+  let after: string | undefined;
+  options.onProgress?.({ phase: 'rebuild', done, total });
+  for (;;) {
+    throwIfAborted(options.signal);
+    const page = await (after === undefined ? db.vectors.orderBy(':id') : db.vectors.where(':id').above(after)).limit(PAGE).toArray();
+    if (page.length === 0) break;
+    after = page[page.length - 1]!.id;
+    const rows = await db.memories.bulkGet(page.map((v) => v.id));
+    const now = core.now();
+    const items: { id: string; vector: Float32Array }[] = [];
+    page.forEach((v, i) => {
+      const row = rows[i];
+      if (v.embedderId !== embedderId || !isLive(row, now)) return;
+      const defect = vectorDefect(v.vector, dimensions);
+      if (defect !== undefined) {
+        core.reportDamaged({ table: 'vectors', key: v.id, reason: defect });
+        return;
+      }
+      items.push({ id: v.id, vector: v.vector });
+      scopes.set(row);
+    });
+    index.addMany(items);
+    done += page.length;
+    options.onProgress?.({ phase: 'rebuild', done, total });
+  }
+  index = await promote(index);
+  return { index, seq, total };
 }
 
 /** The scope table of every live memory, read from the store (for snapshots that lack one). */

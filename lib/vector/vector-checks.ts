@@ -63,3 +63,19 @@ export function normalizeInto(vector: Float32Array, out: Float32Array, offset: n
   for (let i = 0; i < vector.length; i++) out[offset + i] = vector[i]! * scale;
   return norm;
 }
+
+/**
+ * Why a stored vector cannot go into an index of `dimensions` (not a
+ * Float32Array, another length, NaN/±Infinity), or undefined when it can.
+ * For data read back from storage, where a bad row is skipped, not thrown.
+ * @example
+ * vectorDefect(new Float32Array([1, NaN]), 2); // 'element 1 is NaN'
+ */
+export function vectorDefect(vector: unknown, dimensions: number): string | undefined {
+  if (!(vector instanceof Float32Array)) return 'not a Float32Array';
+  if (vector.length !== dimensions) return `${vector.length} dimensions instead of ${dimensions}`;
+  for (let i = 0; i < vector.length; i++) {
+    if (!Number.isFinite(vector[i])) return `element ${i} is ${String(vector[i])}`;
+  }
+  return undefined;
+}
