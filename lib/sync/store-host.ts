@@ -9,6 +9,7 @@ import { SyncError } from '../errors.js';
 import { ROW_CHECKS } from '../store/row-checks.js';
 import type { BlockRow, ChangeRow, HistoryRow, Json, MemoryRow, MessageRow, TableName } from '../store/rows.js';
 import type { EngramDb } from '../store/schema.js';
+import type { IndexableType, Table } from 'dexie';
 import { blockRecordId, type RowChange, type WritePlan } from '../store/write.js';
 import type { SyncRecord } from './point-codec.js';
 import { remoteWins, sameVersion, type VersionStamp } from './stamp.js';
@@ -70,7 +71,7 @@ function markKey(kind: PointKind, rid: string): string {
 /** Row fields that travel in a point's body; the rest is the point's own (id, version) or stays on the device. */
 const BODY_FIELDS: Record<PointKind, readonly string[]> = {
   memory: ['text', 'tier', 'userId', 'agentId', 'runId', 'projectId', 'sessionId', 'key', 'value', 'metadata', 'hash', 'createdAt', 'expiresAt'],
-  block: ['agentId', 'label', 'value', 'limit'],
+  block: ['agentId', 'userId', 'shared', 'label', 'value', 'limit'],
   message: ['threadId', 'agentId', 'userId', 'role', 'content', 'name', 'toolCallId', 'createdAt', 'position', 'hash', 'inContext', 'metadata'],
 };
 
@@ -83,6 +84,14 @@ function bodyOf(kind: PointKind, row: LocalRow): Record<string, Json> {
 
 function contentOf(kind: PointKind, row: LocalRow): string {
   return kind === 'block' ? (row as BlockRow).value : kind === 'message' ? (row as MessageRow).hash : '';
+}
+
+/** A block's record id (its key in the change log): the agent's own or one user's block. */
+function blockRid(row: BlockRow): string {
+  // Typed wide so this reads the same for stores before and after per-user blocks.
+  const key: (agentId: string, label: string, userId?: string) => string = blockRecordId;
+  const { userId } = row as { userId?: string };
+  return userId === undefined ? key(row.agentId, row.label) : key(row.agentId, row.label, userId);
 }
 
 function malformed(record: SyncRecord, problem: string): SyncError {
@@ -104,7 +113,7 @@ function rowOf(record: SyncRecord, local: LocalRow | undefined): LocalRow {
     const row = { ...body, version: record.version, updatedAt: record.updatedAt } as unknown as BlockRow;
     const problem = ROW_CHECKS.block(row as unknown as Record<string, unknown>);
     if (problem !== undefined) throw malformed(record, problem);
-    if (blockRecordId(row.agentId, row.label) !== record.rid) throw malformed(record, 'agentId/label do not match the record id');
+    if (blockRid(row) !== record.rid) throw malformed(record, 'agentId, label and userId do not match the record id');
     return row;
   }
   const row = { ...body, id: record.rid } as unknown as MessageRow;
@@ -117,10 +126,14 @@ function rowOf(record: SyncRecord, local: LocalRow | undefined): LocalRow {
 export function storeHost(engine: SyncEngineAccess): SyncHost {
   const { db, deviceId } = engine;
 
+  const blocks = db.blocks as unknown as Table<BlockRow, IndexableType>;
+  // Stores keyed blocks by [agentId, label] before per-user blocks; since then by their record id.
+  const compoundBlockKey = Array.isArray(blocks.schema.primKey.keyPath);
   const readBlock = async (rid: string): Promise<BlockRow | undefined> => {
+    if (!compoundBlockKey) return blocks.get(rid);
     // `agentId/label`; either may itself hold a slash, so try each split.
     for (let i = rid.indexOf('/'); i >= 0; i = rid.indexOf('/', i + 1)) {
-      const row = await db.blocks.get([rid.slice(0, i), rid.slice(i + 1)]);
+      const row = await blocks.get([rid.slice(0, i), rid.slice(i + 1)]);
       if (row !== undefined) return row;
     }
     return undefined;
@@ -216,8 +229,8 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
         let rids: string[];
         if (kind === 'block') {
           if (from !== undefined) continue; // blocks fit one page
-          rows = await db.blocks.toArray();
-          rids = rows.map((r) => blockRecordId((r as BlockRow).agentId, (r as BlockRow).label));
+          rows = await blocks.toArray();
+          rids = rows.map((r) => blockRid(r as BlockRow));
         } else {
           const table = kind === 'memory' ? db.memories : db.messages;
           rows = await (from === undefined ? table.orderBy('id') : table.where('id').above(from)).limit(limit).toArray();
@@ -257,7 +270,7 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
             const conflict = pendingHere && localVersion?.origin === deviceId;
             if (conflict) outcome.conflicts += 1;
             const table = TABLE_OF[kind];
-            const id = kind === 'block' && local !== undefined ? blockRecordId((local as BlockRow).agentId, (local as BlockRow).label) : remote.rid;
+            const id = kind === 'block' && local !== undefined ? blockRid(local as BlockRow) : remote.rid;
             if (localVersion !== undefined && !remoteWins(remote, localVersion)) {
               // This device's version wins and will be pushed; the server's is kept in history.
               const loser = remote.deleted ? null : rowOf(remote, local);
