@@ -83,9 +83,14 @@ function isDuplicate(row: MemoryRow, input: MemoryInput, now: number): boolean {
 
 async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[]): Promise<(MemoryRow | undefined)[]> {
   const hashes = inputs.map((i) => memoryHash(i.tier, i.scope, i.text, i.key));
-  const rows = await core.db.memories.where('hash').anyOf([...new Set(hashes)]).toArray();
+  // One lookup per distinct hash, all in flight at once in one read transaction: Dexie's
+  // anyOf() walks a cursor key by key, a round trip each (bench/ingest).
+  const { memories } = core.db;
+  const found = await core.db.transaction('r', memories, () => Promise.all([...new Set(hashes)].map((h) => memories.where('hash').equals(h).toArray())));
+  const byHash = new Map<string, MemoryRow[]>();
+  for (const row of found.flat()) byHash.set(row.hash, [...(byHash.get(row.hash) ?? []), row]);
   const now = core.now();
-  return inputs.map((input, i) => rows.find((r) => r.hash === hashes[i] && isDuplicate(r, input, now)));
+  return inputs.map((input, i) => byHash.get(hashes[i]!)?.find((r) => isDuplicate(r, input, now)));
 }
 
 /**
@@ -158,15 +163,24 @@ export async function addMemories(
     });
     return { changes, result: out };
   });
-  await afterWrite(semantic);
+  afterWrite(semantic);
   return result;
 }
 
-/** Keeps the index current after a write, and snapshots it when much has changed. */
-async function afterWrite(semantic: SemanticIndex): Promise<void> {
-  const { state } = await semantic.ready();
-  await state.catchUp();
-  if (state.unsnapshotted >= Math.max(1000, state.index.size / 10)) await state.snapshot();
+/**
+ * Keeps the index current after a write, and snapshots it when much has
+ * changed, off the caller's path: the write is committed already, and every
+ * search (and the next add's near-duplicate check) catches up first, queued
+ * behind this work, so nothing is missed. A failure here only delays the index
+ * update to that next catch-up, which reports it.
+ */
+function afterWrite(semantic: SemanticIndex): void {
+  const update = async (): Promise<void> => {
+    const { state } = await semantic.ready();
+    await state.catchUp();
+    if (state.unsnapshotted >= Math.max(1000, state.index.size / 10)) await state.snapshot();
+  };
+  update().catch(() => undefined);
 }
 
 /** A live memory row, or undefined. */
@@ -205,7 +219,7 @@ export async function updateMemory(core: EngineStore, semantic: SemanticIndex, i
     if (embedded !== undefined) change.vector = { id, vector: embedded.vectors[0]!, embedderId: embedded.embedder.id };
     return { changes: [change], result: toItem(after) };
   });
-  await afterWrite(semantic);
+  afterWrite(semantic);
   return item;
 }
 
@@ -222,7 +236,7 @@ export async function deleteMemories(core: EngineStore, semantic: SemanticIndex,
     }
     return { changes, result: changes.length };
   });
-  if (semantic.started) await afterWrite(semantic);
+  if (semantic.started) afterWrite(semantic);
   return count;
 }
 
