@@ -14,7 +14,9 @@ export const CSP_DIRECTIVES: Readonly<Record<string, string>> = {
   'default-src': "'none'",
   'script-src': "'self' blob: 'wasm-unsafe-eval'",
   'worker-src': "'self'",
-  'connect-src': "'self'",
+  // Sync talks to the user's own Qdrant: over https anywhere, or plain http on this machine.
+  // The main process narrows this further to the one server the user configured.
+  'connect-src': "'self' https: http://127.0.0.1:* http://localhost:* http://[::1]:*",
   'img-src': "'self' data:",
   'style-src': "'self'",
   'font-src': "'self'",

@@ -76,11 +76,19 @@ export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<
     if (electron.BrowserWindow.getAllWindows().length === 0) void createWindow();
   });
 
+  let syncOrigin: string | undefined;
   const started = app.whenReady().then(async () => {
-    hardenSession(electron.session.defaultSession);
+    hardenSession(electron.session.defaultSession, () => syncOrigin);
     serveApp(electron, paths.renderer);
     const secrets = new SecretStore(electron.safeStorage, join(app.getPath('userData'), 'secrets'));
-    registerIpcHandlers(electron, { window: () => current, secrets, platform });
+    registerIpcHandlers(electron, {
+      window: () => current,
+      secrets,
+      platform,
+      setSyncOrigin: (origin) => {
+        syncOrigin = origin;
+      },
+    });
     const send = (command: string): void => {
       current?.webContents.send(CHANNELS.menuCommand, command);
     };

@@ -21,7 +21,7 @@ import {
   type SecretName,
 } from '../preload/bridge-api.js';
 import type { ElectronSurface, FileFilter, WindowSurface } from './electron-surface.js';
-import { isAppUrl } from './hardening.js';
+import { isAppUrl, syncOrigin } from './hardening.js';
 import type { SecretStore } from './secret-store.js';
 
 /** The export format's file filter. */
@@ -33,6 +33,8 @@ export interface IpcContext<W extends WindowSurface = WindowSurface> {
   window(): W | undefined;
   secrets: SecretStore;
   platform: string;
+  /** Sets (or clears) the one origin the network is open to, for sync. */
+  setSyncOrigin(origin: string | undefined): void;
 }
 
 type Handler = (...args: unknown[]) => Promise<unknown>;
@@ -125,6 +127,19 @@ export function ipcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurf
       requireArity(args, 1);
       await ctx.secrets.delete(requireSecretName(args[0]));
       return null;
+    },
+    [CHANNELS.syncServer]: (...args) => {
+      requireArity(args, 1);
+      const url = args[0];
+      if (url === null) {
+        ctx.setSyncOrigin(undefined);
+        return Promise.resolve(null);
+      }
+      if (typeof url !== 'string' || url.length > 2048) throw new ValidationError('url', 'must be a URL string or null');
+      const origin = syncOrigin(url);
+      if (origin === undefined) throw new ValidationError('url', 'must be an https URL, or http on this machine (127.0.0.1, localhost), without credentials');
+      ctx.setSyncOrigin(origin);
+      return Promise.resolve(null);
     },
     [CHANNELS.appInfo]: (...args): Promise<AppInfo> => {
       requireArity(args, 0);

@@ -17,6 +17,7 @@ export const CHANNELS = {
   secretSet: 'engram:secret-set',
   secretDelete: 'engram:secret-delete',
   appInfo: 'engram:app-info',
+  syncServer: 'engram:sync-server',
   menuCommand: 'engram:menu-command',
 } as const;
 
@@ -25,7 +26,7 @@ export const SECRET_NAMES = ['sync-api-key', 'sync-passphrase'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
 /** Commands the application menu sends to the renderer. */
-export const MENU_COMMANDS = ['import', 'export', 'view-memories', 'view-conversations', 'view-blocks', 'view-map', 'view-status', 'view-transfer'] as const;
+export const MENU_COMMANDS = ['import', 'export', 'view-memories', 'view-conversations', 'view-blocks', 'view-map', 'view-status', 'view-transfer', 'view-sync'] as const;
 export type MenuCommand = (typeof MENU_COMMANDS)[number];
 
 /** Largest file the bridge reads or writes (an export of 100k memories with vectors is about 150 MB). */
@@ -92,6 +93,11 @@ export interface DesktopBridge {
   deleteSecret(name: SecretName): Promise<BridgeResult<null>>;
   /** What the shell is. */
   appInfo(): Promise<BridgeResult<AppInfo>>;
+  /**
+   * Opens the network to the sync server's origin (https, or http on loopback),
+   * or closes it again with null. Every other request off the app stays refused.
+   */
+  setSyncServer(url: string | null): Promise<BridgeResult<null>>;
   /** Calls `listener` on each application-menu command; returns the unsubscribe function. */
   onMenuCommand(listener: (command: MenuCommand) => void): () => void;
 }

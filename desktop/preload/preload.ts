@@ -17,6 +17,7 @@ const bridge: DesktopBridge = {
   setSecret: (name, value) => invoke(CHANNELS.secretSet, name, value),
   deleteSecret: (name) => invoke(CHANNELS.secretDelete, name),
   appInfo: () => invoke(CHANNELS.appInfo),
+  setSyncServer: (url) => invoke(CHANNELS.syncServer, url),
   onMenuCommand: (listener) => {
     const forward = (_event: unknown, command: unknown): void => {
       if (typeof command === 'string' && (MENU_COMMANDS as readonly string[]).includes(command)) listener(command as MenuCommand);

@@ -12,6 +12,7 @@ import { ConversationsView } from './conversations-view.js';
 import { MapView } from './map-view.js';
 import { MemoriesView } from './memories-view.js';
 import { StatusView } from './status-view.js';
+import { SyncView } from './sync-view.js';
 import { TransferView, type OpenOptions } from './transfer-view.js';
 import { createWebBridge } from './web-bridge.js';
 
@@ -24,6 +25,7 @@ const LABELS: Readonly<Record<ViewName, string>> = {
   blocks: 'Core memory',
   map: 'Map',
   transfer: 'Import / export',
+  sync: 'Sync',
   status: 'Status',
 };
 
@@ -97,7 +99,7 @@ async function main(): Promise<void> {
     },
   };
   const memories = new MemoriesView(ctx);
-  for (const view of [memories, new ConversationsView(ctx), new BlocksView(ctx), new MapView(ctx), new TransferView(ctx, openOptions), new StatusView(ctx)]) {
+  for (const view of [memories, new ConversationsView(ctx), new BlocksView(ctx), new MapView(ctx), new TransferView(ctx, openOptions), new SyncView(ctx), new StatusView(ctx)]) {
     views.set(view.name, view);
     view.root.hidden = true;
   }

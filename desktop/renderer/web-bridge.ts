@@ -78,6 +78,8 @@ export function createWebBridge(): DesktopBridge {
       return Promise.resolve(ok(null));
     },
     appInfo: (): Promise<BridgeResult<AppInfo>> => Promise.resolve(ok({ shell: 'web', version: 'web', platform: navigator.platform, secretsPersist: false })),
+    // The page's CSP already limits connections to https and loopback; a browser tab has no request filter to open.
+    setSyncServer: () => Promise.resolve(ok(null)),
     onMenuCommand: () => () => undefined,
   };
 }

@@ -182,7 +182,10 @@ describe('CONTENT_SECURITY_POLICY', () => {
   it('CONTENT_SECURITY_POLICY allows only the app itself (and its own blob URLs), WebAssembly but no eval, no inline script', () => {
     expect(CONTENT_SECURITY_POLICY).toContain("default-src 'none'");
     expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self' blob: 'wasm-unsafe-eval'");
-    expect(CONTENT_SECURITY_POLICY).not.toMatch(/'unsafe-eval'|'unsafe-inline'|https?:|\*/);
+    expect(CONTENT_SECURITY_POLICY).not.toMatch(/'unsafe-eval'|'unsafe-inline'/);
+    // Only connect-src reaches past the app (for sync: https, or http on loopback), and no source is a bare wildcard.
+    const outside = CONTENT_SECURITY_POLICY.split('; ').filter((d) => /https?:|\*/.test(d));
+    expect(outside).toEqual(["connect-src 'self' https: http://127.0.0.1:* http://localhost:* http://[::1]:*"]);
     expect(CONTENT_SECURITY_POLICY).toContain("object-src 'none'");
     expect(CONTENT_SECURITY_POLICY).toContain("frame-ancestors 'none'");
   });

@@ -134,6 +134,30 @@ describe('IPC handlers', () => {
     await expect(readdir(join(dir, 'user-data/secrets'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('syncServer opens the network to that one origin (https, or http on loopback) and closes it with null', async () => {
+    const session = electron.session.defaultSession;
+    const decide = (url: string): { cancel?: boolean } => {
+      let answer: { cancel?: boolean } = {};
+      session.beforeRequest?.({ url }, (r) => (answer = r));
+      return answer;
+    };
+    expect(decide('https://qdrant.example.net:6333/collections/engram')).toEqual({ cancel: true });
+    expect(await call(CHANNELS.syncServer, 'https://qdrant.example.net:6333/some/path')).toEqual({ ok: true, value: null });
+    expect(decide('https://qdrant.example.net:6333/collections/engram')).toEqual({});
+    expect(decide('https://qdrant.example.net:6334/collections/engram')).toEqual({ cancel: true });
+    expect(decide('https://qdrant.example.net.evil.com:6333/')).toEqual({ cancel: true });
+    expect(decide('https://cdn.example.com/x.js')).toEqual({ cancel: true });
+    expect(await call(CHANNELS.syncServer, 'http://127.0.0.1:6333')).toEqual({ ok: true, value: null });
+    expect(decide('http://127.0.0.1:6333/collections')).toEqual({});
+    expect(decide('https://qdrant.example.net:6333/collections/engram')).toEqual({ cancel: true });
+    for (const bad of ['http://qdrant.example.net:6333', 'https://user:pw@qdrant.example.net', 'ftp://127.0.0.1', 'file:///etc', 'not a url', 42, undefined]) {
+      expect((await failure(CHANNELS.syncServer, bad)).code).toBe('VALIDATION');
+    }
+    expect(decide('http://127.0.0.1:6333/collections')).toEqual({});
+    expect(await call(CHANNELS.syncServer, null)).toEqual({ ok: true, value: null });
+    expect(decide('http://127.0.0.1:6333/collections')).toEqual({ cancel: true });
+  });
+
   it('appInfo reports the shell, version and whether secrets persist', async () => {
     expect(await call(CHANNELS.appInfo)).toEqual({ ok: true, value: { shell: 'electron', version: '0.1.0-test', platform: 'linux', secretsPersist: true } });
   });
