@@ -65,6 +65,8 @@ export async function findNearDuplicates(
   const { analyzer } = core;
   // One pass over the scope table per distinct scope of the batch.
   const scopeIds = new Map<string, Set<string>>();
+  /** Close standing memories by input index. */
+  const candidates = new Map<number, string[]>();
   for (let i = 0; i < inputs.length; i++) {
     const input = inputs[i]!;
     const vector = vectors[i];
@@ -74,10 +76,16 @@ export async function findNearDuplicates(
     if (allowed === undefined) scopeIds.set(scopeKey, (allowed = state.scopes.matching(compileFilters({}, input.scope), now)));
     if (allowed.size === 0) continue;
     const hits = state.index.search(vector, Math.min(CANDIDATES, allowed.size), (id) => allowed.has(id)).filter((h) => h.score >= NEAR_DUPLICATE_SIMILARITY);
-    if (hits.length === 0) continue;
+    if (hits.length > 0) candidates.set(i, hits.map((h) => h.id));
+  }
+  if (candidates.size === 0) return out;
+  // Every candidate row of the batch in one read, not one read per text (bench/ingest).
+  const ids = [...new Set([...candidates.values()].flat())];
+  const rows = new Map((await core.db.memories.bulkGet(ids)).flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
+  for (const [i, hitIds] of candidates) {
+    const input = inputs[i]!;
     const comparable = analyzer.comparable(input.text);
-    const rows = await core.db.memories.bulkGet(hits.map((h) => h.id));
-    out[i] = rows.find((r): r is MemoryRow => r !== undefined && sameSlot(r, input, now) && analyzer.comparable(r.text) === comparable);
+    out[i] = hitIds.map((id) => rows.get(id)).find((r): r is MemoryRow => r !== undefined && sameSlot(r, input, now) && analyzer.comparable(r.text) === comparable);
   }
   return out;
 }
