@@ -97,6 +97,13 @@ export class MemoryTarget implements SyncTarget {
     return Promise.resolve(out.slice(0, limit).map(copy));
   }
 
+  maxPushSeq(origin: string): Promise<number> {
+    this.#count('scroll');
+    let max = 0;
+    for (const p of this.#points.values()) if (p.payload[FIELD.origin] === origin) max = Math.max(max, Number(p.payload[FIELD.pushSeq]));
+    return Promise.resolve(max);
+  }
+
   retrieve(ids: readonly string[]): Promise<SyncPoint[]> {
     this.#count('retrieve');
     return Promise.resolve(ids.flatMap((id) => (this.#points.has(id) ? [copy(this.#points.get(id)!)] : [])));

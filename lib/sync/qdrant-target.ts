@@ -274,6 +274,21 @@ export class QdrantTarget implements SyncTarget {
     return result.points.map((r) => toPoint(r, 'scroll'));
   }
 
+  async maxPushSeq(origin: string, options: TargetCallOptions = {}): Promise<number> {
+    const result = await this.#call('scroll', options.signal, () =>
+      this.#client.scroll(this.collection, {
+        filter: { must: [{ key: FIELD.origin, match: { value: origin } }] },
+        order_by: { key: FIELD.pushSeq, direction: 'desc' },
+        limit: 1,
+        with_payload: [FIELD.pushSeq],
+        with_vector: false,
+      }),
+    );
+    if (!Array.isArray((result as { points?: unknown } | null)?.points)) throw new SyncError('scroll: unexpected answer', { reason: 'bad-response' });
+    const seq = (result.points[0]?.payload as Record<string, unknown> | null | undefined)?.[FIELD.pushSeq];
+    return typeof seq === 'number' ? seq : 0;
+  }
+
   async retrieve(ids: readonly string[], options: TargetCallOptions = {}): Promise<SyncPoint[]> {
     if (ids.length === 0) return [];
     const records = await this.#call('retrieve', options.signal, () =>

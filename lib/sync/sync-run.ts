@@ -76,14 +76,19 @@ export async function runSync(host: SyncHost, options: SyncRunOptions): Promise<
   const cipher = await agree(host, options, embedder, call);
   throwIfAborted(signal);
 
-  const state: SyncState = structuredClone((await host.loadState(options.key)) ?? FRESH);
+  const stored = await host.loadState(options.key);
+  const state: SyncState = structuredClone(stored ?? FRESH);
   const result: SyncResult = { uploaded: 0, downloaded: 0, deleted: 0, conflicts: 0 };
+  // The push counter only grows, even when this store's state was lost (reset(), another
+  // URL for the same collection): other devices pull this one by it.
+  const onServer = await call(() => target.maxPushSeq(host.deviceId, { signal }));
+  state.pushCounter = Math.max(state.pushCounter, onServer);
 
   // Kinds this collection has not had from this store yet go first, every record of them;
   // then pull, so that a change made here that lost to a newer one elsewhere counts as a
   // conflict (the server's conditional upsert would refuse it anyway); then push the changes.
-  await seed(host, options, state, cipher, result, call, progress);
-  await pull(host, options, state, cipher, embedder.id, result, call, progress);
+  const seeded = await seed(host, options, state, cipher, result, call, progress);
+  await pull(host, options, state, cipher, embedder.id, result, call, progress, seeded);
   await push(host, options, state, cipher, result, call, progress);
   return result;
 }
@@ -132,13 +137,18 @@ async function pull(
   result: SyncResult,
   call: Call,
   progress: Progress,
+  seeded: readonly PointKind[],
 ): Promise<void> {
   const wanted = options.kinds;
   // Groups of kinds pulled together; kinds not yet pulled start a group from the beginning.
   const groups = state.pull.map((g) => ({ kinds: g.kinds.filter((k) => wanted.includes(k)), cursors: { ...g.cursors } })).filter((g) => g.kinds.length > 0);
   const others = state.pull.map((g) => ({ kinds: g.kinds.filter((k) => !wanted.includes(k)), cursors: g.cursors })).filter((g) => g.kinds.length > 0);
   const fresh = wanted.filter((k) => !groups.some((g) => g.kinds.includes(k)));
-  if (fresh.length > 0) groups.push({ kinds: [...fresh], cursors: {} });
+  if (fresh.length > 0) {
+    // Kinds this sync just seeded: this device's own points of them are the ones it sent.
+    const own = fresh.every((k) => seeded.includes(k)) ? { [host.deviceId]: state.pushCounter } : {};
+    groups.push({ kinds: [...fresh], cursors: own });
+  }
   const save = async (): Promise<void> => {
     state.pull = [...groups.map((g) => ({ kinds: g.kinds, cursors: { ...g.cursors } })), ...others];
     await host.saveState(options.key, state);
@@ -207,9 +217,10 @@ function sender(host: SyncHost, options: SyncRunOptions, state: SyncState, ciphe
   };
 }
 
-async function seed(host: SyncHost, options: SyncRunOptions, state: SyncState, cipher: PayloadCipher | undefined, result: SyncResult, call: Call, progress: Progress): Promise<void> {
+/** Pushes every record of the kinds not yet seeded to this collection; returns those kinds. */
+async function seed(host: SyncHost, options: SyncRunOptions, state: SyncState, cipher: PayloadCipher | undefined, result: SyncResult, call: Call, progress: Progress): Promise<PointKind[]> {
   const unseeded = options.kinds.filter((k) => !state.seeded.includes(k));
-  if (unseeded.length === 0) return;
+  if (unseeded.length === 0) return [];
   // First push of these kinds to this collection: every record, not the change log
   // (which may have been compacted, or skipped them while they were not included).
   const send = sender(host, options, state, cipher, result, call, progress);
@@ -225,6 +236,7 @@ async function seed(host: SyncHost, options: SyncRunOptions, state: SyncState, c
   if (state.seeded.length === 0) state.pushedSeq = Math.max(state.pushedSeq, upTo);
   state.seeded = [...state.seeded, ...unseeded];
   await host.saveState(options.key, state);
+  return unseeded;
 }
 
 async function push(host: SyncHost, options: SyncRunOptions, state: SyncState, cipher: PayloadCipher | undefined, result: SyncResult, call: Call, progress: Progress): Promise<void> {

@@ -101,6 +101,8 @@ export interface SyncTarget {
    * counter order. Reading every page until one comes back short misses no point.
    */
   scrollSince(cursors: PullCursors, kinds: readonly PointKind[], limit: number, options?: TargetCallOptions): Promise<SyncPoint[]>;
+  /** The largest push counter of `origin` on the server (0 when it has pushed nothing). */
+  maxPushSeq(origin: string, options?: TargetCallOptions): Promise<number>;
   /** The points with these ids that exist. */
   retrieve(ids: readonly string[], options?: TargetCallOptions): Promise<SyncPoint[]>;
   /** Removes points by id (absent ids are ignored). */

@@ -30,6 +30,19 @@ describe('engram.sync({ target }) ordering', () => {
     expect((await c.engram.get(late[0]!.id))?.memory).toBe('written a minute later at home');
   });
 
+  it('after reset() a device keeps counting its pushes from where the server has them, so others still pull it', async () => {
+    const [a, b] = devices as [Device, Device, Device];
+    // More than the pull lookback (256), so a restarted counter would hide the new push.
+    await a.engram.add(Array.from({ length: 300 }, (_, i) => ({ role: 'user' as const, content: `old ${i}` })), { userId: 'u', infer: false });
+    await a.engram.sync(on());
+    await b.engram.sync(on());
+    await a.engram.reset();
+    const { results } = await a.engram.add('written after the reset', { userId: 'u' });
+    expect((await a.engram.sync(on())).uploaded).toBe(1);
+    expect((await b.engram.sync(on())).downloaded).toBe(1);
+    expect((await b.engram.get(results[0]!.id))?.memory).toBe('written after the reset');
+  });
+
   it('a core block edited on two devices converges on the later edit', async () => {
     const [a, b] = devices as [Device, Device, Device];
     await a.engram.blocks('helper').set('human', 'Name: Ana');
@@ -58,7 +71,7 @@ describe('engram.sync({ target }) ordering', () => {
     for (const m of results) await a.engram.update(m.id, `${m.memory}, edited`);
     expect((await a.engram.sync({ ...on(), batchSize: 100 })).uploaded).toBe(5);
     expect(target.calls.get('upsert')).toBe(1);
-    expect(target.calls.get('scroll')).toBe(1);
+    expect(target.calls.get('scroll')).toBe(2); // this device's push counter on the server, then one page of changes
     expect(await target.count()).toBe(300);
   });
 });
