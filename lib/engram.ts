@@ -5,8 +5,8 @@ import type { Embedder } from './embed/embedder.js';
 import { TransformersEmbedder } from './embed/transformers-embedder.js';
 import { ValidationError } from './errors.js';
 import { toChatModel, type ChatModel, type LlmOption } from './llm/chat-model.js';
-import { Archival } from './memory/archival.js';
-import { Blocks } from './memory/blocks.js';
+import { Archival, parseArchivalOptions, type ArchivalOptions } from './memory/archival.js';
+import { Blocks, parseBlocksOptions, type BlocksOptions } from './memory/blocks.js';
 import { Conversation, type ConversationOptions } from './memory/conversation.js';
 import {
   LongTermMemory,
@@ -206,13 +206,16 @@ export class Engram {
   }
 
   /**
-   * Core memory blocks of one agent (MemGPT).
+   * Core memory blocks of one agent (MemGPT), or of one user of the agent with
+   * `{ userId }`. A user sees their own blocks and the agent's blocks set with
+   * `shared: true`; nobody else's.
    * @example
-   * await engram.blocks('helper').set('human', 'Name: Ana')
+   * await engram.blocks('helper').set('persona', 'Patient and brief.', { shared: true })
+   * await engram.blocks('helper', { userId: 'ana' }).set('human', 'Name: Ana')
    */
-  blocks(agentId: string): Blocks {
+  blocks(agentId: string, options: BlocksOptions = {}): Blocks {
     this.#core.assertOpen();
-    return new Blocks(this.#core, requireId('agentId', agentId));
+    return new Blocks(this.#core, requireId('agentId', agentId), parseBlocksOptions(options));
   }
 
   /** Stores a text, or the non-system messages of a conversation, as long-term memories (mem0 add). */
@@ -307,10 +310,14 @@ export class Engram {
     return system;
   }
 
-  /** MemGPT archival memory of an agent. */
-  archival(agentId: string): Archival {
+  /**
+   * MemGPT archival memory of an agent, or of one user of the agent with `{ userId }`.
+   * @example
+   * await engram.archival('helper', { userId: 'ana' }).insert('Ana keeps bees.')
+   */
+  archival(agentId: string, options: ArchivalOptions = {}): Archival {
     this.#core.assertOpen();
-    return new Archival(this.#memory, requireId('agentId', agentId));
+    return new Archival(this.#memory, requireId('agentId', agentId), parseArchivalOptions(options));
   }
 
   /**

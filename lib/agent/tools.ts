@@ -110,10 +110,15 @@ function checkArgs(def: ToolDefinition, args: unknown): Record<string, unknown> 
   return record;
 }
 
-/** Who the tools act for. */
+/** Who the tools act for. Every tool reads and writes inside this scope. */
 export interface ToolsScope {
   /** Agent whose archival and core memory the tools use. @default 'agent' */
   agentId?: string;
+  /**
+   * The user the agent is talking to: long-term and archival memories, core
+   * memory blocks and conversation searches are that user's only (plus the
+   * agent's blocks set with `shared: true`).
+   */
   userId?: string;
 }
 
@@ -177,6 +182,11 @@ export class AgentTools {
     }
   }
 
+  /** The user part of the scope, for the faces that take it as an option. */
+  #user(): { userId?: string } {
+    return this.userId === undefined ? {} : { userId: this.userId };
+  }
+
   async #run(name: string, a: Record<string, unknown>): Promise<string> {
     const scope = { agentId: this.agentId, ...(this.userId === undefined ? {} : { userId: this.userId }) };
     const pageOf = (): number => (a['page'] as number | undefined) ?? 0;
@@ -191,10 +201,10 @@ export class AgentTools {
         return r.memories === undefined || r.memories.length === 0 ? 'No memories found.' : r.memories.map((m) => `- ${m}`).join('\n');
       }
       case 'archival_memory_insert':
-        await this.#engram.archival(this.agentId).insert(a['content'] as string);
+        await this.#engram.archival(this.agentId, this.#user()).insert(a['content'] as string);
         return 'Inserted into archival memory.';
       case 'archival_memory_search': {
-        const r = await this.#engram.archival(this.agentId).search(a['query'] as string, { count: PAGE_SIZE, start: pageOf() * PAGE_SIZE });
+        const r = await this.#engram.archival(this.agentId, this.#user()).search(a['query'] as string, { count: PAGE_SIZE, start: pageOf() * PAGE_SIZE });
         return pageText(r.results.map((x) => `[${x.timestamp}] ${x.content}`), r.total, pageOf());
       }
       case 'conversation_search': {
@@ -207,11 +217,11 @@ export class AgentTools {
         return pageText(r.results.map((x) => `[${x.timestamp}] ${x.role}: ${x.content}`), r.total, pageOf());
       }
       case 'core_memory_append': {
-        const b = await this.#engram.blocks(this.agentId).append(a['label'] as string, a['content'] as string);
+        const b = await this.#engram.blocks(this.agentId, this.#user()).append(a['label'] as string, a['content'] as string);
         return `Block "${b.label}" now reads:\n${b.value}`;
       }
       default: {
-        const b = await this.#engram.blocks(this.agentId).replace(a['label'] as string, a['old_content'] as string, a['new_content'] as string);
+        const b = await this.#engram.blocks(this.agentId, this.#user()).replace(a['label'] as string, a['old_content'] as string, a['new_content'] as string);
         return `Block "${b.label}" now reads:\n${b.value}`;
       }
     }

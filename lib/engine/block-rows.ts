@@ -1,6 +1,9 @@
 /**
  * Core memory blocks (MemGPT): labelled, size-limited text an agent always sees.
- * A write past a block's limit is rejected and the block is left unchanged.
+ * A block is the agent's own (no user) or one user's; an agent's own block
+ * marked `shared` is seen by every user of the agent until the user writes a
+ * block of that label (the user's copy then takes its place, for that user
+ * only). A write past a block's limit is rejected and the block is left unchanged.
  */
 import { LimitExceededError, NotFoundError, ValidationError } from '../errors.js';
 import type { BlockRow } from '../store/rows.js';
@@ -10,34 +13,72 @@ import type { EngineStore } from './engine-store.js';
 /** Characters a block may hold unless set otherwise (Letta's default). */
 export const DEFAULT_BLOCK_LIMIT = 2000;
 
-/** Reads one block. */
-export async function getBlock(core: EngineStore, agentId: string, label: string): Promise<BlockRow | undefined> {
-  return core.db.blocks.get([agentId, label]);
+/** Whose blocks: an agent's own (no userId) or one user's of that agent. */
+export interface BlockOwner {
+  agentId: string;
+  userId?: string;
 }
 
-/** Every block of an agent, by label. */
-export async function listBlocks(core: EngineStore, agentId: string): Promise<BlockRow[]> {
-  return core.db.blocks.where('agentId').equals(agentId).sortBy('label');
+/** The block `label` of exactly this owner (no fallback to shared blocks). */
+async function ownBlock(core: EngineStore, owner: BlockOwner, label: string): Promise<BlockRow | undefined> {
+  return core.db.blocks.get(blockRecordId(owner.agentId, label, owner.userId));
 }
 
 /**
- * Rewrites a block from its current row (undefined when missing). `next`
- * returns the new value and limit; the write is checked against the limit.
+ * The block `label` as the owner sees it: a user's own block, else the agent's
+ * shared block of that label; for the agent itself, its own block.
+ */
+export async function getBlock(core: EngineStore, owner: BlockOwner, label: string): Promise<BlockRow | undefined> {
+  const own = await ownBlock(core, owner, label);
+  if (own !== undefined || owner.userId === undefined) return own;
+  const agents = await ownBlock(core, { agentId: owner.agentId }, label);
+  return agents?.shared === true ? agents : undefined;
+}
+
+/** Every block the owner sees, by label (a user's own blocks hide shared ones of the same label). */
+export async function listBlocks(core: EngineStore, owner: BlockOwner): Promise<BlockRow[]> {
+  const rows = await core.db.blocks.where('agentId').equals(owner.agentId).toArray();
+  const own = rows.filter((r) => r.userId === owner.userId);
+  const labels = new Set(own.map((r) => r.label));
+  const shared = owner.userId === undefined ? [] : rows.filter((r) => r.userId === undefined && r.shared === true && !labels.has(r.label));
+  return [...own, ...shared].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+}
+
+/** How a block is to be written. */
+export interface BlockWrite {
+  /**
+   * Write the agent's own block and share it with every user of the agent
+   * (true), stop sharing it (false), or write the owner's own block and keep the
+   * agent's block as shared or not as it is (undefined).
+   */
+  shared?: boolean;
+}
+
+/**
+ * Rewrites a block from the block the owner sees (undefined when missing).
+ * `next` returns the new value and limit; the write is checked against the
+ * limit. Without `shared`, a user's write goes to the user's own block, even
+ * when what it started from was the agent's shared block.
  */
 export async function updateBlock(
   core: EngineStore,
-  agentId: string,
+  owner: BlockOwner,
   label: string,
   next: (current: BlockRow | undefined) => { value: string; limit: number },
+  how: BlockWrite = {},
 ): Promise<BlockRow> {
+  const target: BlockOwner = how.shared === undefined ? owner : { agentId: owner.agentId };
   return core.write(async () => {
-    const before = await core.db.blocks.get([agentId, label]);
-    const { value, limit } = next(before);
+    const before = await ownBlock(core, target, label);
+    const seen = how.shared === undefined ? await getBlock(core, owner, label) : before;
+    const { value, limit } = next(seen);
     if (value.length > limit) throw new LimitExceededError(`block "${label}"`, limit, value.length);
-    const after: BlockRow = { agentId, label, value, limit, version: (before?.version ?? 0) + 1, updatedAt: core.now() };
-    const change: RowChange = before === undefined
-      ? { table: 'blocks', op: 'add', id: blockRecordId(agentId, label), after }
-      : { table: 'blocks', op: 'update', id: blockRecordId(agentId, label), before, after };
+    const after: BlockRow = { agentId: target.agentId, label, value, limit, version: (before?.version ?? 0) + 1, updatedAt: core.now() };
+    if (target.userId !== undefined) after.userId = target.userId;
+    const shared = how.shared ?? (target.userId === undefined && before?.shared === true);
+    if (shared) after.shared = true;
+    const id = blockRecordId(target.agentId, label, target.userId);
+    const change: RowChange = before === undefined ? { table: 'blocks', op: 'add', id, after } : { table: 'blocks', op: 'update', id, before, after };
     return { changes: [change], result: after };
   });
 }

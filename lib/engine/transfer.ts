@@ -10,7 +10,7 @@ import { ImportError, throwIfAborted } from '../errors.js';
 import { checkRow, type RowKind } from '../store/row-checks.js';
 import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../store/rows.js';
 import { bumpGeneration } from '../store/generation.js';
-import { SCHEMA_VERSION, type EngramDb } from '../store/schema.js';
+import { BLOCKS_TABLE, SCHEMA_VERSION, type EngramDb } from '../store/schema.js';
 import { blockRecordId, type RowChange } from '../store/write.js';
 import type { EngineStore } from './engine-store.js';
 import type { EmbedderRecord } from './semantic-index.js';
@@ -67,7 +67,7 @@ function decodeVector(text: string, dimensions: number): Float32Array | undefine
 }
 
 /** Every row of a table, a page at a time, in primary-key order. */
-async function* pages<T>(db: EngramDb, table: 'messages' | 'memories' | 'history' | 'blocks' | 'traces'): AsyncGenerator<T[]> {
+async function* pages<T>(db: EngramDb, table: 'messages' | 'memories' | 'history' | typeof BLOCKS_TABLE | 'traces'): AsyncGenerator<T[]> {
   let offset = 0;
   for (;;) {
     const page = (await db.table(table).orderBy(':id').offset(offset).limit(PAGE).toArray()) as T[];
@@ -109,7 +109,7 @@ export async function exportStore(core: EngineStore, options: TransferOptions = 
     }));
   }
   for await (const page of pages<HistoryRow>(db, 'history')) emit(page.map((row) => `${JSON.stringify({ type: 'history', row })}\n`));
-  for await (const page of pages<BlockRow>(db, 'blocks')) emit(page.map((row) => `${JSON.stringify({ type: 'block', row })}\n`));
+  for await (const page of pages<BlockRow>(db, BLOCKS_TABLE)) emit(page.map((row) => `${JSON.stringify({ type: 'block', row })}\n`));
   for await (const page of pages<TraceRow>(db, 'traces')) emit(page.map((row) => `${JSON.stringify({ type: 'trace', row })}\n`));
   parts.push(`${JSON.stringify({ type: 'end', records: done })}\n`);
   return new Blob(parts, { type: 'application/x-ndjson' });
@@ -229,7 +229,7 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
     const recorded = (await db.meta.get('embedder'))?.value as EmbedderRecord | undefined;
     const incoming = parsed.header.embedder;
     if (mode === 'replace') {
-      for (const t of ['messages', 'memories', 'vectors', 'history', 'blocks', 'traces', 'terms'] as const) await db.table(t).clear();
+      for (const t of ['messages', 'memories', 'vectors', 'history', BLOCKS_TABLE, 'traces', 'terms'] as const) await db.table(t).clear();
       await db.meta.where('key').anyOf(['stats:m', 'stats:v', 'indexSnapshot']).delete();
       // Other instances on this store reload their indexes rather than replay onto stale ones.
       await bumpGeneration(db);
@@ -253,11 +253,11 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
       if (before !== undefined && before.version >= after.version) return;
       changes.push({ table: 'memories', op: before === undefined ? 'add' : 'update', id: after.id, after, ...(before === undefined ? {} : { before }), ...(vector === undefined ? {} : { vector }) });
     });
-    const existingBlocks = mode === 'merge' ? await db.blocks.bulkGet(parsed.blocks.map((b) => [b.agentId, b.label])) : [];
+    const existingBlocks = mode === 'merge' ? await db.blocks.bulkGet(parsed.blocks.map((b) => blockRecordId(b.agentId, b.label, b.userId))) : [];
     parsed.blocks.forEach((after, i) => {
       const before = existingBlocks[i];
       if (before !== undefined && before.version >= after.version) return;
-      changes.push({ table: 'blocks', op: before === undefined ? 'add' : 'update', id: blockRecordId(after.agentId, after.label), after, ...(before === undefined ? {} : { before }) });
+      changes.push({ table: 'blocks', op: before === undefined ? 'add' : 'update', id: blockRecordId(after.agentId, after.label, after.userId), after, ...(before === undefined ? {} : { before }) });
     });
     const existingTraces = mode === 'merge' ? await db.traces.bulkGet(parsed.traces.map((t) => t.id)) : [];
     parsed.traces.forEach((after, i) => {

@@ -224,7 +224,9 @@ export class Conversation {
     requireOptions('options', options, ['maxTokens'], 'must be an object with maxTokens');
     const maxTokens = requireInt('options.maxTokens', options.maxTokens, 1);
     const rows = await contextRows(this.#core, this.threadId);
-    const blocks = this.#thread.agentId === undefined ? [] : await listBlocks(this.#core, this.#thread.agentId);
+    // The blocks the thread's user sees (their own and the agent's shared ones), or the agent's own.
+    const { agentId, userId } = this.#thread;
+    const blocks = agentId === undefined ? [] : await listBlocks(this.#core, userId === undefined ? { agentId } : { agentId, userId });
     return buildContextWindow(rows, blocks, maxTokens);
   }
 

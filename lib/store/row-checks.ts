@@ -59,7 +59,7 @@ const checkMemory: Check = (r) =>
   });
 
 const checkBlock: Check = (r) =>
-  fields(r, { agentId: nonEmpty, label: nonEmpty, value: str, limit: int, version: int, updatedAt: num }) ??
+  fields(r, { agentId: nonEmpty, label: nonEmpty, value: str, limit: int, version: int, updatedAt: num, userId: (v) => optional(v, nonEmpty), shared: (v) => v === undefined || v === true }) ??
   ((r['value'] as string).length > (r['limit'] as number) ? 'block value is longer than its limit' : undefined);
 
 const checkTrace: Check = (r) =>

@@ -86,9 +86,13 @@ export interface HistoryRow {
   at: number;
 }
 
-/** A core memory block (MemGPT). */
+/** A core memory block (MemGPT): the agent's own (no userId) or one user's. */
 export interface BlockRow {
   agentId: string;
+  /** The user the block belongs to; absent on the agent's own blocks. */
+  userId?: string;
+  /** Set on an agent's own block that every user of the agent sees (asked for explicitly). */
+  shared?: true;
   label: string;
   value: string;
   limit: number;

@@ -4,6 +4,7 @@
  * index, the embedder or any face.
  */
 import { Dexie, type Table } from 'dexie';
+import { blockKey } from './block-key.js';
 import type {
   BlockRow,
   ChangeRow,
@@ -17,7 +18,15 @@ import type {
 } from './rows.js';
 
 /** The schema version engram writes; stored in `meta` and in exports. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 3;
+
+/**
+ * The Dexie table that holds core memory blocks (the change log and history
+ * still call them 'blocks'). Version 2 moved blocks from `blocks`, keyed by
+ * [agentId+label], to this table keyed by the block's record id (see
+ * `blockRecordId`), so a block belongs to an agent and, optionally, a user.
+ */
+export const BLOCKS_TABLE = 'coreBlocks';
 
 /** Every table, for transactions that span the whole store. */
 export const ALL_TABLES = [
@@ -25,7 +34,7 @@ export const ALL_TABLES = [
   'memories',
   'vectors',
   'history',
-  'blocks',
+  BLOCKS_TABLE,
   'traces',
   'changes',
   'meta',
@@ -38,7 +47,8 @@ export class EngramDb extends Dexie {
   memories!: Table<MemoryRow, string>;
   vectors!: Table<VectorRow, string>;
   history!: Table<HistoryRow, number>;
-  blocks!: Table<BlockRow, [string, string]>;
+  /** Core memory blocks (table `coreBlocks`), keyed by their record id (an outbound key). */
+  blocks: Table<BlockRow, string>;
   traces!: Table<TraceRow, string>;
   changes!: Table<ChangeRow, number>;
   meta!: Table<MetaRow, string>;
@@ -57,5 +67,17 @@ export class EngramDb extends Dexie {
       meta: 'key',
       terms: '[c+d], *k',
     });
+    // v2: blocks keyed by agent and user. IndexedDB cannot change a primary key,
+    // so they move to a new table; every existing block stays, as the agent's own
+    // (not shared with users: sharing is asked for explicitly).
+    this.version(2)
+      .stores({ [BLOCKS_TABLE]: ', agentId, userId' })
+      .upgrade(async (tx) => {
+        const old = (await tx.table('blocks').toArray()) as BlockRow[];
+        await tx.table(BLOCKS_TABLE).bulkPut(old, old.map((row) => blockKey(row.agentId, row.label, undefined)));
+      });
+    // v3: the old table goes (a table can only be dropped a version after it was read).
+    this.version(3).stores({ blocks: null });
+    this.blocks = this.table(BLOCKS_TABLE);
   }
 }

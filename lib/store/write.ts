@@ -5,10 +5,11 @@
  * corpus statistics. Either all of it lands or none of it does.
  */
 import { Dexie, type IndexableType } from 'dexie';
-import { EngramError, QuotaExceededError, StoreError } from '../errors.js';
+import { ClosedError, EngramError, QuotaExceededError, StoreError } from '../errors.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS, messageTermsFields, statsKey, termsRowOf, type Analyzer, type Corpus, type CorpusStats } from './keyword-terms.js';
 import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TermsRow, TraceRow, VectorRow } from './rows.js';
-import { ALL_TABLES, type EngramDb } from './schema.js';
+import { blockKey } from './block-key.js';
+import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 
 /** One row change, with the row before and after. */
 export type RowChange =
@@ -38,9 +39,9 @@ export interface WritePlan<R> {
   withoutHistory?: boolean;
 }
 
-/** The key of a block in the change log and history. */
-export function blockRecordId(agentId: string, label: string): string {
-  return `${agentId}/${label}`;
+/** The key of a block in its table, the change log and history (see block-key.ts). */
+export function blockRecordId(agentId: string, label: string, userId?: string): string {
+  return blockKey(agentId, label, userId);
 }
 
 /** The text a row is keyword-indexed under, or undefined when it is not indexed. */
@@ -62,6 +63,8 @@ export function storeError(e: unknown, what: string): EngramError {
   if (wrapped instanceof EngramError) return wrapped;
   const name = (e as { name?: unknown }).name;
   const inner = (e as { inner?: { name?: unknown } }).inner?.name;
+  // The store closed under the call (close() while it ran): the typed error, not Dexie's.
+  if (name === 'DatabaseClosedError' || inner === 'DatabaseClosedError') return new ClosedError();
   if (name === 'QuotaExceededError' || inner === 'QuotaExceededError') {
     return new QuotaExceededError(`${what}: the browser refused to store more data`, { cause: e });
   }
@@ -117,22 +120,25 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, anal
     }
     rows.add(change);
   }
-  await rows.flush(db);
   const logged = changes.filter((c) => !(c.table === 'memories' && c.quiet === true));
-  if (!withoutHistory) {
-    await db.history.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, before: c.before ?? null, after: c.after ?? null, at })));
-  }
-  await db.changes.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at })));
   const ops = [...termsOps.values()];
   const termsDeletes = ops.filter((o) => o.row === undefined).map((o) => o.key);
   const termsPuts = ops.flatMap((o) => (o.row === undefined ? [] : [o.row]));
-  if (termsDeletes.length > 0) await db.terms.bulkDelete(termsDeletes);
-  if (termsPuts.length > 0) await db.terms.bulkPut(termsPuts);
-  for (const [corpus, delta] of statDelta) {
-    const key = statsKey(corpus);
-    const current = ((await db.meta.get(key))?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
-    await db.meta.put({ key, value: { docs: current.docs + delta.docs, length: current.length + delta.length } });
-  }
+  const deltas = [...statDelta];
+  const current = await Promise.all(deltas.map(([corpus]) => db.meta.get(statsKey(corpus))));
+  // Every write of the transaction in flight at once (IndexedDB applies a transaction's
+  // requests in order): one wait instead of one per table (bench/ingest).
+  await Promise.all([
+    rows.flush(db),
+    withoutHistory ? undefined : db.history.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, before: c.before ?? null, after: c.after ?? null, at }))),
+    db.changes.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at }))),
+    termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
+    termsPuts.length > 0 ? db.terms.bulkPut(termsPuts) : undefined,
+    ...deltas.map(([corpus, delta], i) => {
+      const stats = (current[i]?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
+      return db.meta.put({ key: statsKey(corpus), value: { docs: stats.docs + delta.docs, length: stats.length + delta.length } });
+    }),
+  ]);
 }
 
 /**
@@ -140,7 +146,7 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, anal
  * bulk. Only the last write of a record counts, as if applied in order.
  */
 class RowBatch {
-  readonly #puts = new Map<string, Map<string, unknown>>();
+  readonly #puts = new Map<string, Map<string, { key: IndexableType; row: unknown }>>();
   readonly #deletes = new Map<string, Map<string, IndexableType>>();
 
   add(change: RowChange): void {
@@ -155,7 +161,7 @@ class RowBatch {
         return;
       case 'blocks': {
         const row = change.after ?? change.before;
-        if (row !== undefined) this.#write('blocks', change.id, change.after, [row.agentId, row.label]);
+        if (row !== undefined) this.#write(BLOCKS_TABLE, change.id, change.after, blockKey(row.agentId, row.label, row.userId));
         return;
       }
       case 'traces':
@@ -165,7 +171,7 @@ class RowBatch {
   }
 
   #write(table: string, id: string, row: unknown, key: IndexableType = id): void {
-    const puts = this.#puts.get(table) ?? new Map<string, unknown>();
+    const puts = this.#puts.get(table) ?? new Map<string, { key: IndexableType; row: unknown }>();
     const deletes = this.#deletes.get(table) ?? new Map<string, IndexableType>();
     this.#puts.set(table, puts);
     this.#deletes.set(table, deletes);
@@ -174,13 +180,19 @@ class RowBatch {
       deletes.set(id, key);
     } else {
       deletes.delete(id);
-      puts.set(id, row);
+      puts.set(id, { key, row });
     }
   }
 
   async flush(db: EngramDb): Promise<void> {
     for (const [table, deletes] of this.#deletes) if (deletes.size > 0) await db.table(table).bulkDelete([...deletes.values()]);
-    for (const [table, puts] of this.#puts) if (puts.size > 0) await db.table(table).bulkPut([...puts.values()]);
+    for (const [table, puts] of this.#puts) {
+      if (puts.size === 0) continue;
+      const entries = [...puts.values()];
+      // The blocks table keeps its key outside the row.
+      if (table === BLOCKS_TABLE) await db.blocks.bulkPut(entries.map((e) => e.row as BlockRow), entries.map((e) => e.key as string));
+      else await db.table(table).bulkPut(entries.map((e) => e.row));
+    }
   }
 }
 

@@ -42,7 +42,10 @@ describe('AgentTools', () => {
     expect(byDate).toMatch(/Showing 1 of 1 results[\s\S]*Remind me about the dentist/);
     expect(await tools.call('core_memory_append', { label: 'human', content: 'Plays cello' })).toBe('Block "human" now reads:\nPlays cello');
     expect(await tools.call('core_memory_replace', { label: 'human', old_content: 'cello', new_content: 'viola' })).toBe('Block "human" now reads:\nPlays viola');
-    expect((await engram.blocks('helper').get('human'))!.value).toBe('Plays viola');
+    expect((await engram.blocks('helper', { userId: 'ana' }).get('human'))!.value).toBe('Plays viola');
+    // Ana's block is hers: the agent's own blocks and other users' do not hold it.
+    expect(await engram.blocks('helper').get('human')).toBeUndefined();
+    expect(await engram.blocks('helper', { userId: 'ben' }).get('human')).toBeUndefined();
   });
 
   it('call() answers bad arguments with readable errors instead of throwing', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { Engram, ImportError, type TransferProgress } from '../../lib/index.js';
-import { EngramDb } from '../../lib/store/schema.js';
+import { BLOCKS_TABLE, EngramDb, SCHEMA_VERSION } from '../../lib/store/schema.js';
 import { manualClock } from '../helpers.js';
 
 const embedder = (): HashEmbedder => new HashEmbedder({ dimensions: 64 });
@@ -34,7 +34,7 @@ async function tables(name: string): Promise<Record<string, unknown[]>> {
   const db = new EngramDb(name);
   await db.open();
   const out: Record<string, unknown[]> = {};
-  for (const t of ['messages', 'memories', 'vectors', 'history', 'blocks', 'traces', 'terms'] as const) out[t] = await db.table(t).toArray();
+  for (const t of ['messages', 'memories', 'vectors', 'history', BLOCKS_TABLE, 'traces', 'terms'] as const) out[t] = await db.table(t).toArray();
   out['embedder'] = [(await db.meta.get('embedder'))?.value];
   out['stats'] = [(await db.meta.get('stats:m'))?.value, (await db.meta.get('stats:v'))?.value];
   db.close();
@@ -49,7 +49,7 @@ describe('export / import', () => {
     expect(progress.at(-1)).toMatchObject({ phase: 'export' });
     expect(progress.at(-1)!.done).toBe(progress.at(-1)!.total);
     const lines = (await file.text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string });
-    expect(lines[0]).toMatchObject({ type: 'header', format: 'engram-export', version: 1, schemaVersion: 1, embedder: { id: 'hash-64', dimensions: 64 } });
+    expect(lines[0]).toMatchObject({ type: 'header', format: 'engram-export', version: 1, schemaVersion: SCHEMA_VERSION, embedder: { id: 'hash-64', dimensions: 64 } });
     expect(new Set(lines.map((l) => l.type))).toEqual(new Set(['header', 'message', 'memory', 'history', 'block', 'trace', 'end']));
     await a.close();
 
