@@ -140,6 +140,22 @@ describe('engram.sync()', () => {
     expect((await b.engram.sync(withMessages)).downloaded).toBe(2);
     const theirs = await b.engram.conversation('t1', { agentId: 'helper' }).getMessages();
     expect(theirs.map((m) => m.content)).toEqual(['Hello there', 'Hi! How can I help?']);
+    // A deleted message goes as a tombstone and is deleted on the other device.
+    a.clock.advance(1_000);
+    expect(await chat.delete(0)).toBe(1);
+    expect((await a.engram.sync(withMessages)).uploaded).toBe(1);
+    expect((await b.engram.sync(withMessages)).deleted).toBe(1);
+    const left = await b.engram.conversation('t1', { agentId: 'helper' }).getMessages();
+    expect(left.map((m) => m.content)).toEqual(['Hi! How can I help?']);
+  });
+
+  it('sync() after close() rejects with ClosedError', async () => {
+    const { openTemp } = await import('../helpers.js');
+    const closed = await openTemp();
+    await closed.close();
+    await expect(closed.sync(on(fixture))).rejects.toMatchObject({ name: 'ClosedError' });
+    await expect(closed.syncStatus()).rejects.toMatchObject({ name: 'ClosedError' });
+    await closed.stopAutoSync(); // idempotent, even closed
   });
 
   it('refuses a collection made for another embedder, with a typed error', async () => {
