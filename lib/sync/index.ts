@@ -3,6 +3,11 @@
  * it themselves (a `QdrantTarget` with its own options, the in-memory twin for
  * tests, a target of their own behind the `SyncTarget` seam). `engram.sync()`
  * needs none of this; it loads the Qdrant client on first use.
+ *
+ * lib/sync owns sync: the SyncTarget seam (only qdrant-target.ts imports the
+ * Qdrant client), end-to-end encryption, and the push/pull run over the store's
+ * one write path. It must not import the engine, the faces or the facade: the
+ * facade hands it a `SyncEngineAccess`.
  */
 export { QdrantTarget } from './qdrant-target.js';
 export type { QdrantTargetOptions } from './qdrant-target.js';
