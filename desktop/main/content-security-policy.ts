@@ -16,7 +16,7 @@ export const CSP_DIRECTIVES: Readonly<Record<string, string>> = {
   'worker-src': "'self'",
   // Sync talks to the user's own Qdrant: over https anywhere, or plain http on this machine.
   // The main process narrows this further to the one server the user configured.
-  'connect-src': "'self' https: http://127.0.0.1:* http://localhost:* http://[::1]:*",
+  'connect-src': "'self' https: http://127.0.0.1:* http://localhost:*",
   'img-src': "'self' data:",
   'style-src': "'self'",
   'font-src': "'self'",

@@ -36,7 +36,7 @@ export function syncOrigin(url: string): string | undefined {
   }
   if (parsed.username !== '' || parsed.password !== '') return undefined;
   if (parsed.protocol === 'https:') return parsed.origin;
-  const loopback = parsed.hostname === '127.0.0.1' || parsed.hostname === 'localhost' || parsed.hostname === '[::1]';
+  const loopback = parsed.hostname === '127.0.0.1' || parsed.hostname === 'localhost';
   return parsed.protocol === 'http:' && loopback ? parsed.origin : undefined;
 }
 

@@ -13,6 +13,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engram, TransformersEmbedder } from '../../lib/index.js';
+import { startQdrantServer, type QdrantServer } from '../sync/qdrant-server.js';
+import { startCorsProxy } from './cors-proxy.js';
 import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -23,6 +25,8 @@ const STEP_WAIT = 30_000;
 const BULK = 400;
 
 let server: ViteDevServer | undefined;
+let qdrant: QdrantServer | undefined;
+let proxy: Awaited<ReturnType<typeof startCorsProxy>> | undefined;
 let browser: Browser | undefined;
 let page: Page;
 let origin: string;
@@ -42,7 +46,7 @@ async function newContext(): Promise<{ context: BrowserContext; page: Page }> {
   const ctx = await browser!.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
   await ctx.route('**/*', async (route) => {
     const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
+    if (url.startsWith(`${origin}/`) || (proxy !== undefined && url.startsWith(`${proxy.url}/`)) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
     else {
       offsite.push(url);
       await route.abort();
@@ -159,6 +163,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await proxy?.close();
+  await qdrant?.close();
   await server?.close();
   await rm(work, { recursive: true, force: true });
 });
@@ -390,6 +396,42 @@ describe('desktop renderer', () => {
     await shot('status', fresh.page);
     await fresh.context.close();
   }, 180_000);
+
+  it('syncs end to end encrypted with a Qdrant-compatible server, and a second device gets the memories', async () => {
+    qdrant = await startQdrantServer();
+    proxy = await startCorsProxy(qdrant.url);
+    const syncOnce = async (p: Page, expected: RegExp): Promise<void> => {
+      await view('sync', p);
+      await p.fill('[data-testid="sync-url"]', proxy!.url);
+      await p.fill('[data-testid="sync-key"]', 'e2e-api-key');
+      await p.fill('[data-testid="sync-collection"]', 'e2e');
+      await p.check('[data-testid="sync-encrypt"]');
+      await p.fill('[data-testid="sync-passphrase"]', 'correct horse battery staple');
+      await p.click('[data-testid="sync-now"]');
+      await p.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('[data-testid="sync-status"]')?.getAttribute('data-state') ?? ''), undefined, { timeout: 90_000 });
+      expect(await p.innerText('[data-fact="error"]')).toBe('none');
+      expect(await p.innerText('[data-fact="result"]')).toMatch(expected);
+    };
+    // Every memory (and the deleted one's tombstone) and both core memory blocks go up.
+    await syncOnce(page, new RegExp(`^${BULK + 2 + 1 + 2} uploaded · 0 downloaded · 0 deleted · 0 conflicts$`));
+    await shot('sync');
+    expect(qdrant.violations).toEqual([]);
+    expect(proxy.apiKeys).toEqual(new Set(['e2e-api-key']));
+    const payloads = JSON.stringify(qdrant.points('e2e').map((p) => p.payload));
+    expect(payloads).not.toContain('Porto');
+    expect(payloads).not.toContain('shellfish');
+    // The key stayed out of the page's storage.
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('e2e-api-key');
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('correct horse');
+
+    const other = await newContext();
+    await open(other.page);
+    await syncOnce(other.page, /^\d+ uploaded · \d+ downloaded · 0 deleted · 0 conflicts$/);
+    await view('memories', other.page);
+    await other.page.waitForFunction((n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n), BULK + 2, { timeout: STEP_WAIT });
+    expect((await search('keyword', 'shellfish', other.page)).texts).toEqual(['I am allergic to peanuts and shellfish']);
+    await other.context.close();
+  }, 240_000);
 
   it('never reached the network and raised no page error or CSP violation', () => {
     expect(offsite).toEqual([]);

@@ -185,7 +185,7 @@ describe('CONTENT_SECURITY_POLICY', () => {
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/'unsafe-eval'|'unsafe-inline'/);
     // Only connect-src reaches past the app (for sync: https, or http on loopback), and no source is a bare wildcard.
     const outside = CONTENT_SECURITY_POLICY.split('; ').filter((d) => /https?:|\*/.test(d));
-    expect(outside).toEqual(["connect-src 'self' https: http://127.0.0.1:* http://localhost:* http://[::1]:*"]);
+    expect(outside).toEqual(["connect-src 'self' https: http://127.0.0.1:* http://localhost:*"]);
     expect(CONTENT_SECURITY_POLICY).toContain("object-src 'none'");
     expect(CONTENT_SECURITY_POLICY).toContain("frame-ancestors 'none'");
   });
