@@ -6,7 +6,7 @@
  */
 import { Assistant, type Message } from '../lib/index.js';
 import { errorText, type DemoContext } from './context.js';
-import { byId, formatMs, formatTime, h, replace } from './dom.js';
+import { byId, formatMs, formatTime, h, replace } from '../ui/dom.js';
 import { labelOf, modelLabel, threadOf, toModel } from './settings.js';
 import { SUGGESTIONS } from './suggestions.js';
 import { detailsOf, loadTurn, saveTurn, type TurnDetails } from './turn-log.js';

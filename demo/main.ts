@@ -7,7 +7,7 @@
 import { Engram, TransformersEmbedder } from '../lib/index.js';
 import { ChatPanel } from './chat-panel.js';
 import { errorText, type DemoContext } from './context.js';
-import { byId } from './dom.js';
+import { byId } from '../ui/dom.js';
 import { MemoryPanel } from './memory-panel.js';
 import { ScopePanel } from './scope-panel.js';
 import { SearchPanel } from './search-panel.js';

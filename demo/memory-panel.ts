@@ -3,7 +3,7 @@
  * button (engram keeps a tombstone for sync; the memory leaves search at once).
  */
 import type { DemoContext } from './context.js';
-import { byId, formatTime, h, replace } from './dom.js';
+import { byId, formatTime, h, replace } from '../ui/dom.js';
 import { labelOf } from './settings.js';
 
 const LIST_LIMIT = 200;

@@ -3,7 +3,7 @@
  * switching shows that each pair sees only its own thread and memories.
  */
 import type { DemoContext } from './context.js';
-import { byId, h, replace } from './dom.js';
+import { byId, h, replace } from '../ui/dom.js';
 import { AGENTS, USERS, saveScope, type Scope } from './settings.js';
 
 /** The "Who is talking" card. */

@@ -6,7 +6,8 @@
 import type { SearchMode } from '../lib/index.js';
 import { MIN_SIMILARITY } from './chat-panel.js';
 import type { DemoContext } from './context.js';
-import { byId, formatMs, formatTime, h, replace } from './dom.js';
+import { byId, formatMs, formatTime, h, replace } from '../ui/dom.js';
+import { searchResultItem } from '../ui/search-result-item.js';
 import { labelOf } from './settings.js';
 
 type Mode = SearchMode | 'log';
@@ -75,25 +76,7 @@ export class SearchPanel {
       } else {
         const mode = this.#mode;
         const { results } = await engram.search(query, { userId: scope.userId, agentId: scope.agentId, mode, limit: LIMIT });
-        items = results.map((r) => {
-          const below = r.score < MIN_SIMILARITY;
-          const label =
-            mode === 'vector'
-              ? `cosine ${r.score.toFixed(2)}`
-              : mode === 'keyword'
-                ? `relevance ${r.score.toFixed(2)} · BM25 ${(r.keywordScore ?? 0).toFixed(2)}`
-                : `relevance ${r.score.toFixed(2)} · cosine ${(r.similarity ?? 0).toFixed(2)}${r.keywordScore === undefined ? '' : ` · BM25 ${r.keywordScore.toFixed(2)}`}`;
-          const width = r.score;
-          const bar = h('span', { class: 'fill' });
-          bar.style.width = `${(width * 100).toFixed(0)}%`;
-          return h(
-            'li',
-            { class: `result${below ? ' below' : ''}`, attrs: { 'data-id': r.id, 'data-score': String(r.score), title: below ? `below the chat's recall threshold (${MIN_SIMILARITY})` : '' } },
-            h('span', { class: 'text' }, r.memory),
-            h('span', { class: 'scorebar' }, bar),
-            h('span', { class: 'score' }, label),
-          );
-        });
+        items = results.map((r) => searchResultItem(r, mode, { minScore: MIN_SIMILARITY }));
       }
     } catch (e) {
       this.#ctx.showError(e);

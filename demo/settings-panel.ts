@@ -3,7 +3,7 @@
  * endpoint (base URL, model, optional key) such as a local model server.
  */
 import type { DemoContext } from './context.js';
-import { byId } from './dom.js';
+import { byId } from '../ui/dom.js';
 import { saveModelSettings, type ModelSettings } from './settings.js';
 
 /** Wires the settings form to the context. */

@@ -4,7 +4,7 @@
  * index came from and how many memories the browser holds.
  */
 import type { IndexOrigin, IndexProgress, TransformersEmbedderOptions } from '../lib/index.js';
-import { byId, formatMs } from './dom.js';
+import { byId, formatMs } from '../ui/dom.js';
 
 /** One model-loading event (lib/index.ts does not export the ModelLoadProgress name yet). */
 export type ModelLoadProgress = Parameters<NonNullable<TransformersEmbedderOptions['onProgress']>>[0];

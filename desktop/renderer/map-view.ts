@@ -13,6 +13,9 @@ const SVG = 'http://www.w3.org/2000/svg';
 /** Most dots drawn; beyond it the map shows an even sample. */
 export const MAP_LIMIT = 5000;
 const SIZE = 1000;
+/** Up to this many dots, each is labelled with the start of its text. */
+const LABEL_LIMIT = 40;
+const LABEL_CHARS = 42;
 const PAD = 30;
 const PALETTE = ['#2563eb', '#db2777', '#059669', '#d97706', '#7c3aed', '#0891b2', '#dc2626', '#65a30d', '#9333ea', '#ea580c'];
 const TIER_COLOURS: Readonly<Record<string, string>> = { short_term: '#d97706', project: '#7c3aed', long_term: '#2563eb' };
@@ -106,7 +109,22 @@ export class MapView implements View {
       });
       return dot;
     });
-    this.#canvas.replaceChildren(frame, ...dots);
+    const labels =
+      this.#points.length > LABEL_LIMIT
+        ? []
+        : this.#points.map((p, i) => {
+            const { x, y } = this.#xy[i] ?? { x: 0.5, y: 0.5 };
+            const right = x > 0.6;
+            const label = svg('text', {
+              x: (PAD + x * span + (right ? -16 : 16)).toFixed(1),
+              y: (PAD + (1 - y) * span + 7).toFixed(1),
+              'text-anchor': right ? 'end' : 'start',
+              class: 'label',
+            });
+            label.textContent = p.text.length > LABEL_CHARS ? `${p.text.slice(0, LABEL_CHARS - 1)}…` : p.text;
+            return label;
+          });
+    this.#canvas.replaceChildren(frame, ...labels, ...dots);
     replace(
       this.#legend,
       ...groups.map((g) => {

@@ -141,10 +141,9 @@ export class MemoriesView implements View {
     try {
       const { results } = await this.#ctx.engram.search(query, { mode, limit: SEARCH_LIMIT, filters: toMemoryFilters(this.#filters.values()) });
       if (run !== this.#run) return;
-      const maxScore = Math.max(...results.map((r) => r.score), 1e-9);
       this.#list.root.hidden = true;
       this.#heading.textContent = `${results.length === 0 ? 'No match' : `${results.length} best match${results.length === 1 ? '' : 'es'}`} for “${query}” · ${MODES.find((m) => m.mode === mode)?.label ?? mode} · ${formatMs(performance.now() - started)}`;
-      replace(this.#results, ...results.map((r) => searchResultItem(r, mode, { maxScore, onOpen: (id) => void this.open(id) })));
+      replace(this.#results, ...results.map((r) => searchResultItem(r, mode, { onOpen: (id) => void this.open(id) })));
     } catch (e) {
       this.#ctx.showError(e);
       replace(this.#results);

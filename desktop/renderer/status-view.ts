@@ -51,7 +51,7 @@ export class StatusView implements View {
     const facts: [string, string, string][] = [
       ['memories', 'Memories', String(memories.total)],
       ['messages', 'Messages', String(messages.total)],
-      ['index', 'Vector index', `${ready.size} vectors · ${ready.index === 'snapshot' ? 'restored from its snapshot' : ready.index === 'rebuild' ? 'rebuilt at open' : 'started empty'}`],
+      ['index', 'Vector index', `${ready.size} vectors (${formatBytes(ready.size * ready.dimensions * 4)} of vector data) · ${ready.index === 'snapshot' ? 'restored from its snapshot' : ready.index === 'rebuild' ? 'rebuilt at open' : 'started empty'}`],
       ['embedder', 'Embedder', `${ready.embedderId} (${ready.dimensions}-d) · runs in a Web Worker, offline`],
       ['storage', 'Storage used', estimate.usage === undefined ? 'unknown' : `${formatBytes(estimate.usage)} of ${estimate.quota === undefined ? '?' : formatBytes(estimate.quota)} available to this app${persisted ? ' · persistent' : ''}`],
       ['database', 'Database', `IndexedDB “${this.#ctx.dbName}”`],

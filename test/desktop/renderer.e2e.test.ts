@@ -201,10 +201,10 @@ describe('desktop renderer', () => {
     expect((await search('keyword', 'nut allergy')).texts).toEqual([]);
     const keyword = await search('keyword', 'porto');
     expect(keyword.texts).toEqual(['My sister Ana lives in Porto']);
-    expect(keyword.scores[0]).toMatch(/^BM25 \d+\.\d\d$/);
+    expect(keyword.scores[0]).toMatch(/^relevance 0\.\d\d · BM25 \d+\.\d\d$/);
     const hybrid = await search('hybrid', 'peanuts');
     expect(hybrid.texts[0]).toBe('I am allergic to peanuts');
-    expect(hybrid.scores[0]).toMatch(/^RRF 0\.\d{3} · cosine 0\.\d\d$/);
+    expect(hybrid.scores[0]).toMatch(/^relevance 0\.\d\d · cosine 0\.\d\d · BM25 \d+\.\d\d$/);
     expect(await page.innerText('[data-testid="list-heading"]')).toMatch(/best match(es)? for “peanuts” · Hybrid/);
     await shot('memories-search');
     await clearSearch();
@@ -266,7 +266,6 @@ describe('desktop renderer', () => {
     expect(await page.locator('[data-testid="map-legend"] li').allInnerTexts()).toEqual(['long-term (2)']);
     await page.selectOption('[data-testid="map-colour"]', 'userId');
     expect(await page.locator('[data-testid="map-legend"] li').allInnerTexts()).toEqual(['ana (2)']);
-    await shot('map');
     const porto = page.locator('[data-testid="map"] circle.dot', { has: page.locator('title', { hasText: 'Porto' }) });
     await porto.click();
     await page.waitForFunction(() => document.body.dataset['current'] === 'memories', undefined, { timeout: STEP_WAIT });
@@ -318,7 +317,13 @@ describe('desktop renderer', () => {
     await page.fill('[data-testid="filter-user"]', 'zoe');
     await page.waitForFunction((n) => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith(`${n} of`) === true, BULK, { timeout: STEP_WAIT });
     await page.fill('[data-testid="filter-user"]', '');
+    await page.waitForFunction((n) => document.querySelector('[data-testid="list-heading"]')?.textContent === `${n} memories · newest first`, BULK + 2, { timeout: STEP_WAIT });
     await shot('memories');
+
+    await view('map');
+    await page.waitForFunction((n) => document.querySelector('section[data-view="map"]')?.getAttribute('data-state') === 'ready' && document.querySelectorAll('[data-testid="map"] circle.dot').length === n, BULK + 2, { timeout: STEP_WAIT });
+    expect(await page.locator('[data-testid="map-legend"] li').allInnerTexts()).toEqual(['ana (2)', 'zoe (400)']);
+    await shot('map');
 
     await view('conversations');
     await page.waitForSelector('[data-testid="threads"] .thread', { timeout: STEP_WAIT });
@@ -391,7 +396,7 @@ describe('desktop renderer', () => {
     await fresh.page.waitForSelector('[data-view="status"][data-state="ready"]', { timeout: STEP_WAIT });
     expect(await fresh.page.innerText('[data-fact="memories"]')).toBe(String(BULK + 2));
     expect(await fresh.page.innerText('[data-fact="messages"]')).toBe('3');
-    expect(await fresh.page.innerText('[data-fact="index"]')).toMatch(new RegExp(`^${BULK + 2} vectors`));
+    expect(await fresh.page.innerText('[data-fact="index"]')).toMatch(new RegExp(`^${BULK + 2} vectors \\(157 KB of vector data\\) · rebuilt at open$`));
     expect(await fresh.page.innerText('[data-fact="storage"]')).toMatch(/^[\d.]+ (B|KB|MB|GB) of [\d.]+ (KB|MB|GB|TB) available to this app/);
     await shot('status', fresh.page);
     await fresh.context.close();
