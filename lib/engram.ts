@@ -25,8 +25,11 @@ import { newId } from './util/id.js';
 import { ANALYZER_LANGUAGES, ENGLISH_ANALYZER, loadAnalyzer, type Analyzer, type AnalyzerLanguage } from './search/analyze.js';
 import type { MemoryFilters } from './search/filters.js';
 import type { Metadata } from './store/rows.js';
-import { isPlainObject, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
+import { isPlainObject, optionalId, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
 import { EngineStore, type DamagedRow } from './engine/engine-store.js';
+import { forgetScope, type ForgetResult, type ForgetScope } from './engine/forget.js';
+import { syncMetaKeysOf } from './sync/store-host.js';
+import { DEFAULT_HISTORY_LIMIT } from './store/write.js';
 import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories.js';
 import { ensureKeywordIndex } from './engine/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
@@ -84,6 +87,13 @@ export interface EngramOptions {
    * @example { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' }
    */
   llm?: LlmOption;
+  /**
+   * History entries kept per record (memory, message, block, trace); older
+   * versions are dropped as new ones are written, so history stays bounded.
+   * @default 20
+   * @example 100
+   */
+  historyLimit?: number;
 }
 
 /** What {@link Engram.stats} reports. */
@@ -101,7 +111,9 @@ export interface EngramStats {
 
 const MAX_SYSTEMS = 64;
 
-const OPTION_KEYS = ['name', 'language', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress', 'llm'] as const;
+const FORGET_FIELDS = ['userId', 'agentId', 'runId', 'projectId'] as const;
+
+const OPTION_KEYS = ['name', 'language', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress', 'llm', 'historyLimit'] as const;
 
 /** The analyzer of `language` (validated here, at the door). */
 function analyzerOf(language: unknown): Promise<Analyzer> {
@@ -151,6 +163,7 @@ export class Engram {
     const maxContentBytes = options.maxContentBytes === undefined ? 1_048_576 : requireInt('options.maxContentBytes', options.maxContentBytes, 1);
     if (options.now !== undefined && typeof options.now !== 'function') throw new ValidationError('options.now', 'must be a function');
     const now = options.now ?? Date.now;
+    const historyLimit = options.historyLimit === undefined ? DEFAULT_HISTORY_LIMIT : requireInt('options.historyLimit', options.historyLimit, 1, 1_000_000);
     const source: EmbedderSource = options.embedder ?? defaultEmbedder;
     if (typeof source !== 'function' && (typeof source !== 'object' || typeof source.embed !== 'function')) {
       throw new ValidationError('options.embedder', 'must be an Embedder or a function returning one');
@@ -167,7 +180,7 @@ export class Engram {
       db.close();
       throw e;
     }
-    const core = new EngineStore(db, { maxContentBytes, now, deviceId }, analyzer);
+    const core = new EngineStore(db, { maxContentBytes, now, deviceId, historyLimit }, analyzer);
     core.onDamaged = (row) => progress.onProgress?.({ phase: 'damaged', done: core.damaged.length, total: core.damaged.length, damaged: row });
     const semantic = new SemanticIndex(core, source, reembed);
     const engram = new Engram(name, core, semantic, progress, model);
@@ -255,6 +268,36 @@ export class Engram {
   /** Deletes every memory of a scope. */
   deleteAll(scope: MemoryScope & { filters?: MemoryFilters }): Promise<number> {
     return this.#memory.deleteAll(scope);
+  }
+
+  /**
+   * Forgets everything of a user, agent, run or project (every given field must
+   * match): memories, messages, core memory blocks, traces, their history,
+   * keyword terms, vectors and index entries, in one transaction. Other scopes
+   * are untouched. A memory leaves only a text-free tombstone (id, scope, times,
+   * version, origin) so sync can carry the deletion to other devices.
+   * @example
+   * const removed = await engram.forget({ userId: 'ana' }) // { memories: 12, messages: 40, … }
+   */
+  async forget(scope: ForgetScope): Promise<ForgetResult> {
+    this.#core.assertOpen();
+    requireOptions('scope', scope, FORGET_FIELDS, 'must be an object with userId, agentId, runId or projectId');
+    const parsed: ForgetScope = {};
+    for (const k of FORGET_FIELDS) {
+      const v = optionalId(`scope.${k}`, scope[k]);
+      if (v !== undefined) parsed[k] = v;
+    }
+    if (Object.keys(parsed).length === 0) throw new ValidationError('scope', 'must name at least one of userId, agentId, runId, projectId');
+    const result = await forgetScope(this.#core, parsed, { metaKeysOf: (records) => records.flatMap((r) => syncMetaKeysOf(r.table, r.id)) });
+    this.#systems.clear();
+    if (this.#semantic.started) {
+      // The store generation moved: the index reloads from the store, without what was forgotten.
+      const { state } = await this.#semantic.ready();
+      await state.catchUp();
+      await state.snapshot();
+    }
+    await flushKeywordState(this.#core);
+    return result;
   }
 
   /** A memory's history (ADD, UPDATE, DELETE), oldest first. */

@@ -7,6 +7,7 @@ export type { DamagedRow } from './engine/engine-store.js';
 export type { Message } from './engine/messages.js';
 export type { MessageInput } from './memory/message-input.js';
 export type { AddOutcome, AddResult, MemoryItem, MemoryHistoryEntry } from './engine/memories.js';
+export type { ForgetResult, ForgetScope } from './engine/forget.js';
 export type { SearchMode } from './engine/memory-search.js';
 export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vector-state.js';
 export type { ImportMode, TransferOptions, TransferProgress } from './engine/transfer.js';

@@ -6,7 +6,7 @@
 import { ClosedError } from '../errors.js';
 import type { EngramDb } from '../store/schema.js';
 import { ENGLISH_ANALYZER, type Analyzer } from '../search/analyze.js';
-import { writeTransaction, type WritePlan } from '../store/write.js';
+import { writeTransaction, type WritePlan, type WritePolicy } from '../store/write.js';
 
 /** Settings every engine operation reads, fixed at open(). */
 export interface StoreSettings {
@@ -16,6 +16,8 @@ export interface StoreSettings {
   now: () => number;
   /** This device's id, recorded as the origin of the memories it writes. */
   deviceId: string;
+  /** History entries kept per record (see `WritePolicy`); the store's default when absent. */
+  historyLimit?: number;
 }
 
 /** A stored row that could not be used and was skipped; the rest of the store works. */
@@ -32,6 +34,7 @@ export class EngineStore {
   /** How texts become keyword terms and embedder input (the store's language). */
   readonly analyzer: Analyzer;
   #closed = false;
+  readonly #policy: WritePolicy;
   readonly #damaged = new Map<string, DamagedRow>();
   /** Told of every damaged row as it is found (the facade forwards it to onProgress). */
   onDamaged: ((row: DamagedRow) => void) | undefined;
@@ -40,6 +43,7 @@ export class EngineStore {
     this.db = db;
     this.settings = settings;
     this.analyzer = analyzer;
+    this.#policy = settings.historyLimit === undefined ? {} : { historyLimit: settings.historyLimit };
   }
 
   get closed(): boolean {
@@ -71,7 +75,7 @@ export class EngineStore {
   /** The single write path; see {@link writeTransaction}. */
   async write<R>(plan: () => Promise<WritePlan<R>>): Promise<R> {
     this.assertOpen();
-    return writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), plan);
+    return writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), plan, this.#policy);
   }
 
   /** Marks the core closed; the caller closes Dexie and frees the rest. */

@@ -38,7 +38,8 @@ const checkMessage: Check = (r) =>
 const checkMemory: Check = (r) =>
   fields(r, {
     id: nonEmpty,
-    text: nonEmpty,
+    // A tombstone keeps no text (forgetting.ts); a live memory has some.
+    text: r['deletedAt'] === undefined ? nonEmpty : str,
     tier: (v) => (TIERS as readonly unknown[]).includes(v),
     metadata: isObj,
     hash: str,

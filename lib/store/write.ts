@@ -9,6 +9,7 @@ import { ClosedError, EngramError, QuotaExceededError, StoreError } from '../err
 import { MEMORY_CORPUS, MESSAGE_CORPUS, messageTermsFields, statsKey, termsRowOf, type Analyzer, type Corpus, type CorpusStats } from './keyword-terms.js';
 import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TermsRow, TraceRow, VectorRow } from './rows.js';
 import { blockKey } from './block-key.js';
+import { textFreeHistory, textFreeTombstone } from './forgetting.js';
 import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 
 /** One row change, with the row before and after. */
@@ -72,18 +73,33 @@ export function storeError(e: unknown, what: string): EngramError {
   return new StoreError(`${what}: ${message}`, { cause: e });
 }
 
+/** The store's standing rules for every write. */
+export interface WritePolicy {
+  /**
+   * Most history entries kept per record; older ones are dropped as new ones come.
+   * @default DEFAULT_HISTORY_LIMIT
+   */
+  historyLimit?: number;
+}
+
+/** History entries kept per record unless the store is opened with another `historyLimit`. */
+export const DEFAULT_HISTORY_LIMIT = 20;
+
 /**
  * Runs `plan` inside one read-write transaction over the whole store and applies
  * the changes it returns. `plan` may read (its reads see a consistent store) but
  * must await only Dexie calls. Throwing anywhere rolls everything back.
+ * A deletion leaves no text behind: a memory's tombstone and every history
+ * entry of the deleted record are made text-free (see forgetting.ts) in the
+ * same transaction.
  * @example
  * await writeTransaction(db, now, analyze, async () => ({ changes: [{ table: 'messages', op: 'add', id, after: row }], result: row }))
  */
-export async function writeTransaction<R>(db: EngramDb, now: () => number, analyze: Analyzer, plan: () => Promise<WritePlan<R>>): Promise<R> {
+export async function writeTransaction<R>(db: EngramDb, now: () => number, analyze: Analyzer, plan: () => Promise<WritePlan<R>>, policy: WritePolicy = {}): Promise<R> {
   try {
     return await db.transaction('rw', [...ALL_TABLES], async () => {
       const { changes, result, withoutHistory } = await plan();
-      await applyChanges(db, changes, now(), analyze, withoutHistory === true);
+      await applyChanges(db, changes.map(withoutDeletedText), now(), analyze, withoutHistory === true, policy.historyLimit ?? DEFAULT_HISTORY_LIMIT);
       return result;
     });
   } catch (e) {
@@ -91,7 +107,13 @@ export async function writeTransaction<R>(db: EngramDb, now: () => number, analy
   }
 }
 
-async function applyChanges(db: EngramDb, changes: RowChange[], at: number, analyze: Analyzer, withoutHistory: boolean): Promise<void> {
+/** A memory tombstone carries no text, whoever planned it (a delete, a pulled deletion, an import). */
+function withoutDeletedText(change: RowChange): RowChange {
+  if (change.table !== 'memories' || change.after?.deletedAt === undefined) return change;
+  return { ...change, after: textFreeTombstone(change.after) };
+}
+
+async function applyChanges(db: EngramDb, changes: RowChange[], at: number, analyze: Analyzer, withoutHistory: boolean, historyLimit: number): Promise<void> {
   if (changes.length === 0) return;
   const statDelta = new Map<Corpus, CorpusStats>();
   const bump = (corpus: Corpus, docs: number, length: number): void => {
@@ -139,6 +161,29 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, anal
       return db.meta.put({ key: statsKey(corpus), value: { docs: stats.docs + delta.docs, length: stats.length + delta.length } });
     }),
   ]);
+  // After the history entries landed: bound each record's history, and strip deleted records' of their text.
+  await Promise.all([withoutHistory ? undefined : trimHistory(db, logged, historyLimit), forgetHistoryText(db, logged.filter((c) => c.op === 'delete'))]);
+}
+
+/** Keeps the newest `limit` history entries of every record a change touched again. */
+async function trimHistory(db: EngramDb, changes: readonly RowChange[], limit: number): Promise<void> {
+  // A first 'add' leaves one entry: only records written before can be over the limit.
+  const ids = [...new Set(changes.filter((c) => c.op !== 'add' || c.before !== undefined).map((c) => c.id))];
+  await Promise.all(
+    ids.map(async (id) => {
+      const keys = await db.history.where('recordId').equals(id).primaryKeys();
+      if (keys.length > limit) await db.history.bulkDelete(keys.sort((a, b) => a - b).slice(0, keys.length - limit));
+    }),
+  );
+}
+
+/** Strips the text from every history entry of records just deleted (their event and time stay). */
+async function forgetHistoryText(db: EngramDb, deletes: readonly RowChange[]): Promise<void> {
+  if (deletes.length === 0) return;
+  const tables = new Map(deletes.map((c) => [c.id, c.table]));
+  const entries = await db.history.where('recordId').anyOf([...tables.keys()]).toArray();
+  const mine = entries.filter((e) => tables.get(e.recordId) === e.table);
+  if (mine.length > 0) await db.history.bulkPut(mine.map(textFreeHistory));
 }
 
 /**

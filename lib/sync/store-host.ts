@@ -68,6 +68,12 @@ function markKey(kind: PointKind, rid: string): string {
   return `${MARK_PREFIX}${kind}/${rid}`;
 }
 
+/** The `meta` keys sync keeps about a record (its remote mark); `engram.forget()` removes them with the record. */
+export function syncMetaKeysOf(table: TableName, rid: string): string[] {
+  const kind = KIND_OF[table];
+  return kind === undefined ? [] : [markKey(kind, rid)];
+}
+
 /** Row fields that travel in a point's body; the rest is the point's own (id, version) or stays on the device. */
 const BODY_FIELDS: Record<PointKind, readonly string[]> = {
   memory: ['text', 'tier', 'userId', 'agentId', 'runId', 'projectId', 'sessionId', 'key', 'value', 'metadata', 'hash', 'createdAt', 'expiresAt'],
