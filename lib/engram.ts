@@ -27,6 +27,7 @@ import type { MemoryFilters } from './search/filters.js';
 import type { Metadata } from './store/rows.js';
 import { isPlainObject, optionalId, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
 import { EngineStore, type DamagedRow } from './engine/engine-store.js';
+import { storeError } from './store/write.js';
 import { forgetScope, type ForgetResult, type ForgetScope } from './engine/forget.js';
 import { syncMetaKeysOf } from './sync/store-host.js';
 import { DEFAULT_HISTORY_LIMIT } from './store/write.js';
@@ -109,6 +110,19 @@ export interface EngramStats {
   damagedRows: readonly DamagedRow[];
 }
 
+/** What {@link Engram.stats} reports. */
+export interface EngramStats {
+  /** Live (not deleted) memories. */
+  memories: number;
+  messages: number;
+  /** Vectors in the loaded index; null before semantic memory is first used. */
+  indexSize: number | null;
+  /** How many damaged rows were skipped since open(). */
+  damaged: number;
+  /** The damaged rows: table, key and what is wrong. */
+  damagedRows: readonly DamagedRow[];
+}
+
 const MAX_SYSTEMS = 64;
 
 const FORGET_FIELDS = ['userId', 'agentId', 'runId', 'projectId'] as const;
@@ -124,6 +138,13 @@ function analyzerOf(language: unknown): Promise<Analyzer> {
 /** The offline model; transformers.js itself loads lazily inside create(). */
 function defaultEmbedder(): Promise<Embedder> {
   return TransformersEmbedder.create();
+}
+
+/** Every error leaving the library is typed: a store closed under a call rejects with ClosedError, not Dexie's error. */
+function typed<T>(call: Promise<T>): Promise<T> {
+  return call.catch((e: unknown) => {
+    throw storeError(e, 'engram');
+  });
 }
 
 /**
@@ -146,6 +167,7 @@ export class Engram {
   readonly #systems = new Map<string, MemorySystem>();
   /** Sync with Qdrant, made on first use (the Qdrant client loads only then). */
   #sync: SyncController | undefined;
+  #closing: Promise<void> | undefined;
 
   private constructor(name: string, core: EngineStore, semantic: SemanticIndex, progress: LongWorkOptions, model: ChatModel | undefined) {
     this.name = name;
@@ -233,7 +255,7 @@ export class Engram {
 
   /** Stores a text, or the non-system messages of a conversation, as long-term memories (mem0 add). */
   add(input: string | readonly ChatMessage[], options?: AddOptions): Promise<AddOutcome> {
-    return this.#memory.add(input, options);
+    return typed(this.#memory.add(input, options));
   }
 
   /**
@@ -242,32 +264,32 @@ export class Engram {
    * const { results } = await engram.search('where does Ana live?', { userId: 'ana', limit: 3 })
    */
   search(query: string, options?: SearchOptions): Promise<{ results: SearchResult[] }> {
-    return this.#memory.search(query, options);
+    return typed(this.#memory.search(query, options));
   }
 
   /** One memory, or undefined when missing or deleted. */
   get(id: string): Promise<MemoryItem | undefined> {
-    return this.#memory.get(id);
+    return typed(this.#memory.get(id));
   }
 
   /** Memories of a scope, newest first, paged. */
   getAll(options?: GetAllOptions): Promise<{ results: MemoryItem[]; total: number }> {
-    return this.#memory.getAll(options);
+    return typed(this.#memory.getAll(options));
   }
 
   /** Changes a memory's text (re-embedded) or metadata; bumps its version and records history. */
   update(id: string, change: string | { text?: string; metadata?: Metadata }): Promise<MemoryItem> {
-    return this.#memory.update(id, change);
+    return typed(this.#memory.update(id, change));
   }
 
   /** Deletes a memory (a tombstone stays for sync). */
   delete(id: string): Promise<boolean> {
-    return this.#memory.delete(id);
+    return typed(this.#memory.delete(id));
   }
 
   /** Deletes every memory of a scope. */
   deleteAll(scope: MemoryScope & { filters?: MemoryFilters }): Promise<number> {
-    return this.#memory.deleteAll(scope);
+    return typed(this.#memory.deleteAll(scope));
   }
 
   /**
@@ -302,7 +324,7 @@ export class Engram {
 
   /** A memory's history (ADD, UPDATE, DELETE), oldest first. */
   history(id: string): Promise<MemoryHistoryEntry[]> {
-    return this.#memory.history(id);
+    return typed(this.#memory.history(id));
   }
 
   /** Deletes everything in this store: messages, memories, blocks, traces, history. */
@@ -425,7 +447,7 @@ export class Engram {
       await ensureKeywordIndex(db, analyzer);
       await importParsed(core, parsed, mode, transfer);
     } finally {
-      core.markClosed();
+      await core.markClosed();
       db.close();
     }
     return Engram.open(openOptions);
@@ -491,15 +513,25 @@ export class Engram {
     await state.snapshot();
   }
 
-  /** Closes the store: snapshots the index, frees WASM and the model, closes IndexedDB. Idempotent. */
-  async close(): Promise<void> {
-    if (this.#core.closed) return;
+  /**
+   * Closes the store: snapshots the index, frees WASM and the model, closes
+   * IndexedDB. Idempotent. Writes under way finish first: one that commits
+   * resolves as a success, one that cannot start any more rejects with ClosedError.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    // Later calls reject with ClosedError from here on; writes already started may commit.
+    const writesSettled = this.#core.markClosed();
     try {
+      await writesSettled;
       await this.#sync?.close();
       await this.#semantic.close();
       await flushKeywordState(this.#core);
     } finally {
-      this.#core.markClosed();
       this.#core.db.close();
     }
   }

@@ -36,6 +36,8 @@ export class EngineStore {
   #closed = false;
   readonly #policy: WritePolicy;
   readonly #damaged = new Map<string, DamagedRow>();
+  /** Write transactions under way, waited for by close(). */
+  readonly #writes = new Set<Promise<unknown>>();
   /** Told of every damaged row as it is found (the facade forwards it to onProgress). */
   onDamaged: ((row: DamagedRow) => void) | undefined;
 
@@ -72,14 +74,28 @@ export class EngineStore {
     return this.settings.now();
   }
 
-  /** The single write path; see {@link writeTransaction}. */
+  /**
+   * The single write path; see {@link writeTransaction}. A write started before
+   * close() is waited for by it: it commits and resolves, or rejects with a typed
+   * error; a write asked for after close() began rejects with ClosedError.
+   */
   async write<R>(plan: () => Promise<WritePlan<R>>): Promise<R> {
     this.assertOpen();
-    return writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), plan, this.#policy);
+    const run = writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), plan, this.#policy);
+    this.#writes.add(run);
+    try {
+      return await run;
+    } finally {
+      this.#writes.delete(run);
+    }
   }
 
-  /** Marks the core closed; the caller closes Dexie and frees the rest. */
-  markClosed(): void {
+  /**
+   * Marks the core closed (every later call rejects with ClosedError) and waits
+   * for the writes under way to commit or fail; the caller then closes Dexie.
+   */
+  async markClosed(): Promise<void> {
     this.#closed = true;
+    await Promise.allSettled([...this.#writes]);
   }
 }

@@ -14,6 +14,7 @@ import { isEngramError } from '../errors.js';
 import { keywordRelevance } from '../search/fusion.js';
 import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } from '../search/keyword-postings.js';
 import type { KeywordHit } from '../search/keyword-search.js';
+import { rarestTerms } from '../search/query-terms.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS, readTermsRow, statsKey, termKey, type Corpus, type CorpusStats } from '../store/keyword-terms.js';
 import type { ChangeRow, TermsRow } from '../store/rows.js';
 import { MAX_KEY, MIN_KEY, storeError } from '../store/write.js';
@@ -133,8 +134,10 @@ export class KeywordState {
    */
   async search(corpus: Corpus, query: string, options: PostingsSearchOptions = {}): Promise<KeywordResult> {
     await this.catchUp();
-    const keys = this.#core.analyzer.query(query).map((t) => termKey(corpus, t));
-    const { hits, total, bound } = this.#postings[corpus].search(keys, options);
+    const postings = this.#postings[corpus];
+    // Bounded: at most MAX_QUERY_TERMS distinct terms, the rarest (a huge query stays fast).
+    const keys = rarestTerms(this.#core.analyzer.query(query).map((t) => termKey(corpus, t)), (k) => postings.documentFrequency(k));
+    const { hits, total, bound } = postings.search(keys, options);
     return { hits: hits.map((h) => ({ id: h.id, score: h.score, relevance: keywordRelevance(h.score, bound) })), total, bound };
   }
 

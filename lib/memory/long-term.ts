@@ -160,7 +160,7 @@ export class LongTermMemory {
     requireOptions('options', options, [...SCOPE_KEYS, 'metadata', 'infer', 'dedupe', 'signal']);
     const o: Record<string, unknown> = options;
     const scope = parseScope(o);
-    const metadata = requireMetadata('options.metadata', o['metadata']);
+    const metadata = requireMetadata('options.metadata', o['metadata'], this.#core.settings.maxContentBytes);
     const texts = textsOf(input, this.#core.settings.maxContentBytes);
     if (o['infer'] !== undefined && typeof o['infer'] !== 'boolean') throw new ValidationError('options.infer', 'must be a boolean');
     const dedupe = o['dedupe'] === undefined ? 'near' : requireOneOf('options.dedupe', o['dedupe'], DEDUPE_MODES);
@@ -239,7 +239,7 @@ export class LongTermMemory {
       requireOptions('change', change, ['text', 'metadata']);
       const c: Record<string, unknown> = change;
       if (c['text'] !== undefined) patch.text = requireText('text', c['text'], this.#core.settings.maxContentBytes);
-      if (c['metadata'] !== undefined) patch.metadata = requireMetadata('metadata', c['metadata']);
+      if (c['metadata'] !== undefined) patch.metadata = requireMetadata('metadata', c['metadata'], this.#core.settings.maxContentBytes);
       if (patch.text === undefined && patch.metadata === undefined) throw new ValidationError('change', 'must give text or metadata');
     }
     return updateMemory(this.#core, this.#semantic, id, patch);

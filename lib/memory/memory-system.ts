@@ -96,7 +96,7 @@ export class MemorySystem {
     if (value === null || value === '') throw new ValidationError('value', 'must not be empty');
     requireOptions('options', options, ['tier', 'metadata', 'ttlMs']);
     const tier = options.tier === undefined ? 'short_term' : requireOneOf('options.tier', options.tier, TIERS);
-    const metadata = requireMetadata('options.metadata', options.metadata);
+    const metadata = requireMetadata('options.metadata', options.metadata, this.#core.settings.maxContentBytes);
     const ttl = options.ttlMs === undefined ? undefined : requireInt('options.ttlMs', options.ttlMs, 1);
     requireText('value', typeof value === 'string' ? value : JSON.stringify(value), this.#core.settings.maxContentBytes);
     const expiresAt = tier === 'short_term' ? this.#core.now() + (ttl ?? this.ttlMs) : ttl === undefined ? undefined : this.#core.now() + ttl;

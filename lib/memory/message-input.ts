@@ -48,6 +48,6 @@ export function validateMessage(core: EngineStore, thread: ThreadRef, input: unk
   if (thread.userId !== undefined) row.userId = thread.userId;
   if (name !== undefined) row.name = name;
   if (toolCallId !== undefined) row.toolCallId = toolCallId;
-  if (input['metadata'] !== undefined) row.metadata = requireMetadata(`${field}.metadata`, input['metadata']);
+  if (input['metadata'] !== undefined) row.metadata = requireMetadata(`${field}.metadata`, input['metadata'], core.settings.maxContentBytes);
   return row;
 }

@@ -132,7 +132,8 @@ export function compileFilters(filters: unknown, callScope: Scope = {}, field = 
     matchesEntry,
     matches(row, now) {
       if (!matchesEntry(row, now)) return false;
-      for (const [k, test] of conditions) if (!test(row.metadata[k])) return false;
+      // Own properties only: `__proto__`, `constructor`… name no metadata a row does not hold.
+      for (const [k, test] of conditions) if (!test(Object.hasOwn(row.metadata, k) ? row.metadata[k] : undefined)) return false;
       return true;
     },
   };

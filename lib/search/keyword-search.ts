@@ -8,6 +8,7 @@ import type { Table } from 'dexie';
 import { readTermsRow, statsKey, termKey, type Corpus, type CorpusStats, type TermsEntry } from '../store/keyword-terms.js';
 import type { MetaRow, TermsRow } from '../store/rows.js';
 import { ENGLISH_ANALYZER, type Analyzer } from './analyze.js';
+import { rarestTerms } from './query-terms.js';
 
 type TermsTable = Table<TermsRow, [string, string]>;
 
@@ -65,9 +66,13 @@ export async function keywordSearch(
   query: string,
   options: KeywordSearchOptions = {},
 ): Promise<{ hits: KeywordHit[]; total: number; bound: number }> {
-  const keys = (options.analyzer ?? ENGLISH_ANALYZER).query(query).map((t) => termKey(corpus, t));
-  if (keys.length === 0) return { hits: [], total: 0, bound: 0 };
-  const [statsRow, ...dfs] = await Promise.all([meta.get(statsKey(corpus)), ...keys.map((k) => terms.where('k').equals(k).count())]);
+  const asked = [...new Set((options.analyzer ?? ENGLISH_ANALYZER).query(query).map((t) => termKey(corpus, t)))];
+  if (asked.length === 0) return { hits: [], total: 0, bound: 0 };
+  const [statsRow, ...askedDfs] = await Promise.all([meta.get(statsKey(corpus)), ...asked.map((k) => terms.where('k').equals(k).count())]);
+  // Bounded like the in-memory search: the rarest MAX_QUERY_TERMS terms.
+  const dfOf = new Map(asked.map((k, i) => [k, askedDfs[i] ?? 0]));
+  const keys = rarestTerms(asked, (k) => dfOf.get(k) ?? 0);
+  const dfs = keys.map((k) => dfOf.get(k) ?? 0);
   const stats = (statsRow?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
   const docs = Math.max(stats.docs, 1);
   const avgLength = stats.length > 0 ? stats.length / docs : 1;

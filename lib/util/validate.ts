@@ -53,11 +53,13 @@ export function requireOneOf<T extends string>(field: string, value: unknown, al
   return value as T;
 }
 
-/** A plain object of JSON values (metadata). */
-export function requireMetadata(field: string, value: unknown): Metadata {
+/** A plain object of JSON values (metadata) whose JSON text is at most `maxBytes` UTF-8 bytes, like any text. */
+export function requireMetadata(field: string, value: unknown, maxBytes: number): Metadata {
   if (value === undefined) return {};
   if (!isPlainObject(value)) throw new ValidationError(field, `must be a plain object, got ${describe(value)}`);
   requireJson(field, value);
+  const bytes = utf8Length(JSON.stringify(value));
+  if (bytes > maxBytes) throw new ValidationError(field, `is ${bytes} bytes as JSON, over the maximum of ${maxBytes}`);
   return value as Metadata;
 }
 
