@@ -97,6 +97,10 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
     keywordRanked = hits;
   }
 
+  // Every candidate's row read at once, while the missing similarities are computed (one wait, not two).
+  const candidates = [...new Set([...vectorRanked.map((h) => h.id), ...keywordRanked.map((h) => h.id)])];
+  const rowsRead = core.db.memories.bulkGet(candidates);
+  rowsRead.catch(() => undefined); // awaited below; a failure surfaces there
   let ranked: FusedHit[];
   if (mode === 'hybrid') {
     // Keyword hits the vector pool missed still get their true similarity.
@@ -113,7 +117,7 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
 
   const out: ScoredMemory[] = [];
   // Whole rows only for the ranked candidates (a few pools), never for the whole scope.
-  const rows = new Map((await core.db.memories.bulkGet(ranked.map((h) => h.id))).filter((r): r is MemoryRow => r !== undefined).map((r) => [r.id, r]));
+  const rows = new Map((await rowsRead).filter((r): r is MemoryRow => r !== undefined).map((r) => [r.id, r]));
   for (const hit of ranked) {
     const row = rows.get(hit.id);
     if (row === undefined || !filter.matches(row, now)) continue;
