@@ -23,7 +23,7 @@ function requireChromium(): string {
  * Opens `page` (a path under the repository, e.g. 'bench/pages/recall-search.html')
  * with `query` parameters and waits up to `timeoutMs` for its result.
  */
-export async function runPage<T>(page: string, query: Record<string, string>, timeoutMs = 30 * 60_000): Promise<T> {
+export async function runPage<T>(page: string, query: Record<string, string>, timeoutMs = 30 * 60_000, profile?: (p: unknown) => void): Promise<T> {
   const root = resolve(import.meta.dirname, '..');
   const server = await createServer({
     root,
@@ -36,7 +36,7 @@ export async function runPage<T>(page: string, query: Record<string, string>, ti
   await server.listen();
   const address = server.httpServer?.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const browser = await chromium.launch({ executablePath: requireChromium(), args: [...CHROMIUM_ARGS] });
+  const browser = await chromium.launch({ executablePath: requireChromium(), args: [...CHROMIUM_ARGS, '--enable-precise-memory-info', '--js-flags=--expose-gc'] });
   try {
     const tab = await browser.newPage();
     tab.on('console', (msg) => {
@@ -46,12 +46,20 @@ export async function runPage<T>(page: string, query: Record<string, string>, ti
       console.error(`  [page error] ${err.message}`);
     });
     const qs = new URLSearchParams(query).toString();
+    // With `profile`, a Chromium CPU profile (DevTools Protocol) of the whole page run is handed to it.
+    const cdp = profile === undefined ? undefined : await tab.context().newCDPSession(tab);
+    if (cdp !== undefined) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
     await tab.goto(`http://127.0.0.1:${port}/${page}?${qs}`);
     await tab.waitForFunction(() => (window as unknown as { __benchResult?: unknown }).__benchResult !== undefined, undefined, {
       timeout: timeoutMs,
       polling: 500,
     });
     const result = await tab.evaluate(() => (window as unknown as { __benchResult: unknown }).__benchResult);
+    if (cdp !== undefined && profile !== undefined) profile((await cdp.send('Profiler.stop')).profile);
     const failure = (result as { error?: string }).error;
     if (typeof failure === 'string') throw new Error(`benchmark page failed: ${failure}`);
     return result as T;

@@ -1,7 +1,9 @@
 /**
  * bench/ingest: add() throughput with embeddings (offline model in a worker,
- * real IndexedDB, Chromium) against the raw embedder on the same number of texts.
- * Goal: add() at least 0.8x the raw embedder's throughput.
+ * real IndexedDB, Chromium) against each of its stages alone on the same number
+ * of texts, in one run: the raw embedder, the IndexedDB write of the same rows,
+ * the vector index insert of the same vectors.
+ * Goals: add() at least 0.8x its slowest stage alone; at least 1,000 memories/s.
  * Run: npx tsx bench/ingest.ts [--count 3000] [--batches 1,16,64]
  */
 import { runPage } from './browser.js';
@@ -15,10 +17,23 @@ const batches = option('batches') ?? '1,16,64';
 console.log(`ingest: ${count} texts, batches ${batches} (Chromium, offline model in a worker)`);
 const { results } = await runPage<{ results: IngestResult[] }>('bench/pages/ingest.html', { count, batches });
 printTable(
-  'add() vs raw embedder throughput',
-  results.map((r) => ({ batch: r.batch, texts: r.texts, 'raw texts/s': r.rawPerSecond.toFixed(0), 'add() texts/s': r.addPerSecond.toFixed(0), ratio: `${r.ratio.toFixed(2)}x` })),
+  'add() against each of its stages alone (texts/s)',
+  results.map((r) => ({
+    batch: r.batch,
+    texts: r.texts,
+    'embedder alone': r.rawPerSecond.toFixed(0),
+    'IndexedDB write alone': r.writePerSecond?.toFixed(0) ?? '–',
+    'index insert alone': r.indexPerSecond?.toFixed(0) ?? '–',
+    'add()': r.addPerSecond.toFixed(0),
+    'add() / embedder': `${r.ratio.toFixed(2)}x`,
+    'add() / slowest stage': r.slowestStageRatio === undefined ? '–' : `${r.slowestStageRatio.toFixed(2)}x`,
+  })),
 );
 const main = results.reduce((a, b) => (b.batch > a.batch ? b : a));
-const goals = [{ goal: `add() / raw embedder (batch ${main.batch})`, target: '>= 0.8x', measured: main.ratio, met: main.ratio >= 0.8 }];
-printTable('goals', goals.map((g) => ({ goal: g.goal, target: g.target, measured: `${g.measured.toFixed(2)}x`, met: g.met ? 'yes' : 'NO' })));
+const slowest = main.slowestStageRatio ?? main.ratio;
+const goals = [
+  { goal: `add() / its slowest stage alone (batch ${main.batch})`, target: '>= 0.8x', measured: slowest, met: slowest >= 0.8 },
+  { goal: `add() memories/s (batch ${main.batch}, offline model)`, target: '>= 1000', measured: main.addPerSecond, met: main.addPerSecond >= 1000 },
+];
+printTable('goals', goals.map((g) => ({ goal: g.goal, target: g.target, measured: g.target.endsWith('x') ? `${g.measured.toFixed(2)}x` : g.measured.toFixed(0), met: g.met ? 'yes' : 'NO' })));
 writeResult('ingest', { results, goals });

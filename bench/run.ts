@@ -12,7 +12,7 @@
  *
  * Options passed through to the benchmarks that accept them: --sizes, --queries,
  * --efs, --m, --ef-construction, --dims, --real-size, --skip-native (vector);
- * --sizes (recall-search, cold-open); --count, --batches (ingest); --count, --sizes,
+ * --sizes, --queries (memory-search); --sizes (recall-search, cold-open); --count, --batches (ingest); --count, --sizes,
  * --changes, --rounds (sync);
  * --crossover-sizes (as --sizes to vector --crossover). Also --timeout-min
  * (per benchmark, default 90) and --no-report. Writes bench/results/run.json
@@ -72,13 +72,14 @@ export const PLANS: BenchmarkPlan[] = [
     quick: ['--count', '1000', '--sizes', '200,2000', '--rounds', '2'],
     browser: false,
   },
+  { name: 'memory-search', script: 'bench/memory-search.ts', args: [], accepts: ['sizes', 'queries'], quick: ['--sizes', '2000', '--queries', '30'], browser: true },
   { name: 'recall-search', script: 'bench/recall-search.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '2000'], browser: true },
   { name: 'ingest', script: 'bench/ingest.ts', args: [], accepts: ['count', 'batches'], quick: ['--count', '200', '--batches', '1,16'], browser: true },
   { name: 'cold-open', script: 'bench/cold-open.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '1000'], browser: true },
 ];
 
 /** Scripts in bench/ that are not benchmarks. */
-const NOT_BENCHMARKS = new Set(['browser.ts', 'corpus.ts', 'run.ts', 'report.ts']);
+const NOT_BENCHMARKS = new Set(['browser.ts', 'corpus.ts', 'run.ts', 'report.ts', 'profile.ts']);
 
 /**
  * The benchmarks to run: the known plans plus any other bench/*.ts that writes a

@@ -15,6 +15,31 @@ const log = (line: string): void => {
 
 const DIMS = 384;
 
+/** Every WebAssembly memory the page instantiates (hnswlib-wasm's), to report its size. */
+const wasmMemories: WebAssembly.Memory[] = [];
+const collect = (instance: WebAssembly.Instance): void => {
+  for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) wasmMemories.push(value);
+};
+const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (...args: unknown[]) => Promise<unknown>;
+(WebAssembly as unknown as { instantiate: unknown }).instantiate = async (...args: unknown[]): Promise<unknown> => {
+  const out = await instantiate(...args);
+  collect(out instanceof WebAssembly.Instance ? out : (out as { instance: WebAssembly.Instance }).instance);
+  return out;
+};
+const streaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
+WebAssembly.instantiateStreaming = async (...args: Parameters<typeof WebAssembly.instantiateStreaming>): Promise<WebAssembly.WebAssemblyInstantiatedSource> => {
+  const out = await streaming(...args);
+  collect(out.instance);
+  return out;
+};
+
+/** JS heap in use (after a garbage collection when the page may ask for one) and WASM memory, in bytes. */
+function memoryInUse(): { heapBytes: number; wasmBytes: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const heapBytes = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? Number.NaN;
+  return { heapBytes, wasmBytes: [...new Set(wasmMemories)].reduce((sum, m) => sum + m.buffer.byteLength, 0) };
+}
+
 /** Looks vectors up by text: the store fills at IndexedDB speed, not model speed. */
 class TableEmbedder implements Embedder {
   readonly id = 'bench-table-384';
@@ -53,7 +78,7 @@ async function run(n: number, rebuildRuns: number): Promise<ColdOpenResult> {
   const t0 = performance.now();
   const e = await Engram.open({ name, embedder });
   for (let i = 0; i < n; i += 1000) {
-    await e.add(texts.slice(i, Math.min(n, i + 1000)).map((content) => ({ role: 'user', content })), { userId: 'u' });
+    await e.add(texts.slice(i, Math.min(n, i + 1000)).map((content) => ({ role: 'user', content })), { userId: 'u', dedupe: 'off' });
     if ((i / 1000) % 10 === 0) log(`  ${n}: stored ${Math.min(n, i + 1000)}`);
   }
   await e.close(); // writes the snapshot
@@ -63,6 +88,12 @@ async function run(n: number, rebuildRuns: number): Promise<ColdOpenResult> {
   const snapshotMs: number[] = [];
   for (let r = 0; r < 3; r++) snapshotMs.push(await openAndSearch(name, embedder, query));
   log(`  ${n}: open from snapshot ${snapshotMs.map((x) => x.toFixed(0)).join(', ')} ms`);
+  // Memory with the store open and answering (index loaded), the vectors' raw size for scale.
+  const open = await Engram.open({ name, embedder });
+  await open.search(query, { mode: 'vector', limit: 10 });
+  const memory = { ...memoryInUse(), rawVectorBytes: n * DIMS * 4 };
+  log(`  ${n}: JS heap ${(memory.heapBytes / 2 ** 20).toFixed(0)} MiB, WASM ${(memory.wasmBytes / 2 ** 20).toFixed(0)} MiB, raw vectors ${(memory.rawVectorBytes / 2 ** 20).toFixed(0)} MiB`);
+  await open.close();
   const rebuildMs: number[] = [];
   for (let r = 0; r < rebuildRuns; r++) {
     const db = new EngramDb(name);
@@ -74,7 +105,7 @@ async function run(n: number, rebuildRuns: number): Promise<ColdOpenResult> {
   log(`  ${n}: open with rebuild ${rebuildMs.map((x) => x.toFixed(0)).join(', ')} ms`);
   indexedDB.deleteDatabase(name);
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return { memories: n, fillSeconds, snapshotMs, rebuildMs, ratio: median(rebuildMs) / median(snapshotMs) };
+  return { memories: n, fillSeconds, snapshotMs, rebuildMs, ratio: median(rebuildMs) / median(snapshotMs), memory };
 }
 
 async function main(): Promise<void> {

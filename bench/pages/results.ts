@@ -18,13 +18,40 @@ export interface RecallSearchResult {
   scopedP95: number;
 }
 
+/** p50 and p95 of one kind of query, in milliseconds. */
+export interface SearchTimes {
+  p50: number;
+  p95: number;
+}
+
+/** One corpus and size of bench/memory-search. */
+export interface MemorySearchResult {
+  corpus: 'sentences' | 'chat';
+  memories: number;
+  queries: number;
+  fillSeconds: number;
+  /** The first search after the fill: loads the keyword index, catches both indexes up. */
+  firstSearchMs: number;
+  /** By mode: hybrid, keyword, vector. */
+  unscoped: Partial<Record<'hybrid' | 'keyword' | 'vector', SearchTimes>>;
+  /** The same, scoped to one user of ten. */
+  scoped: Partial<Record<'hybrid' | 'keyword' | 'vector', SearchTimes>>;
+}
+
 /** One batch size of bench/ingest. */
 export interface IngestResult {
   texts: number;
   batch: number;
   rawPerSecond: number;
+  /** The IndexedDB write of the same rows alone (absent in older results). */
+  writePerSecond?: number;
+  /** The vector index insert of the same vectors alone (absent in older results). */
+  indexPerSecond?: number;
   addPerSecond: number;
+  /** add() over the raw embedder. */
   ratio: number;
+  /** add() over its slowest stage alone (absent in older results). */
+  slowestStageRatio?: number;
 }
 
 /** One size of bench/cold-open. */
@@ -34,6 +61,8 @@ export interface ColdOpenResult {
   snapshotMs: number[];
   rebuildMs: number[];
   ratio: number;
+  /** JS heap in use and WASM memory with the store open, and the raw vector bytes (absent in older results). */
+  memory?: { heapBytes: number; wasmBytes: number; rawVectorBytes: number };
 }
 
 /** recall and time of one efSearch setting. */

@@ -16,8 +16,11 @@ export interface IngestRow {
   texts: number;
   batch: number;
   rawPerSecond: number;
+  writePerSecond?: number;
+  indexPerSecond?: number;
   addPerSecond: number;
   ratio: number;
+  slowestStageRatio?: number;
 }
 
 /** One size of bench/cold-open.ts. */
@@ -27,6 +30,7 @@ export interface ColdOpenRow {
   snapshotMs: number[];
   rebuildMs: number[];
   ratio: number;
+  memory?: { heapBytes: number; wasmBytes: number; rawVectorBytes: number };
 }
 
 /** One point of `bench/vector.ts --crossover`. */

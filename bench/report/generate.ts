@@ -21,12 +21,13 @@ import {
 import { formatMeasured, goalsOf, goalsTable, markdownTable, metMark, tally, type GoalRow } from './goals.js';
 import { describeMachine, type BenchmarkRun, type Machine, type RunRecord } from './machine.js';
 import { renderChart, type ChartSpec } from './svg.js';
+import type { MemorySearchResult } from '../pages/results.js';
 
 /** The results directory. */
 export const RESULTS_DIR = resolve(import.meta.dirname, '..', 'results');
 
 /** The order of sections; result files with other names follow, then sync. */
-export const KNOWN = ['vector', 'vector-crossover', 'recall-search', 'ingest', 'cold-open', 'eval'] as const;
+export const KNOWN = ['vector', 'vector-crossover', 'memory-search', 'recall-search', 'ingest', 'cold-open', 'eval'] as const;
 
 /** Everything the report is made from. */
 export interface ReportInput {
@@ -181,6 +182,32 @@ function crossoverSection(json: unknown, machineLine: string): Section {
   return { body, charts: [{ file: 'vector-crossover.svg', spec: crossoverChart(figures, `k = 10, efSearch = 64. ${machineLine}`) }] };
 }
 
+const isMemorySearch = (v: unknown): v is MemorySearchResult => isRecord(v) && typeof v['corpus'] === 'string' && isNum(v['memories']) && isRecord(v['unscoped']) && isRecord(v['scoped']);
+
+function memorySearchSection(json: unknown): Section {
+  const rows = all(resultsOf(json), isMemorySearch);
+  if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
+  const lines = rows.flatMap((r) =>
+    (['unscoped', 'scoped'] as const).flatMap((scope) =>
+      (['hybrid', 'keyword', 'vector'] as const).map((mode) => {
+        const t = r[scope][mode];
+        const v = r[scope].vector;
+        return [r.corpus, r.memories, scope, mode, ms(t?.p50), ms(t?.p95), t !== undefined && v !== undefined ? `${num(t.p50 / v.p50, 2)}x` : '–'];
+      }),
+    ),
+  );
+  const body = [
+    '`search()` end to end (the query embedded by the offline model in its worker, vector candidates from HNSW, keyword candidates from the in-memory postings, fusion, the top 10 rows read from IndexedDB) ' +
+      'over N memories in Chromium, per mode, unscoped and scoped to one user of ten. Corpora: `sentences` (varied generated sentences) and `chat` (repetitive chat-like text over a few thousand Zipf-distributed words, ' +
+      'the hard case for postings). Filled through `add()` in batches of 1000 (dedupe off); "first search" loads the keyword index and catches both indexes up with the fill.',
+    '',
+    markdownTable(['corpus', 'memories', 'scope', 'mode', 'p50 ms', 'p95 ms', 'p50 / vector p50'], lines, ['l', 'r', 'l', 'l', 'r', 'r', 'r']),
+    '',
+    markdownTable(['corpus', 'memories', 'queries', 'fill s', 'first search ms'], rows.map((r) => [r.corpus, r.memories, r.queries, num(r.fillSeconds, 0), ms(r.firstSearchMs)]), ['l', 'r', 'r', 'r', 'r']),
+  ];
+  return { body, charts: [] };
+}
+
 function recallSearchSection(json: unknown, machineLine: string): Section {
   const rows = all(resultsOf(json), isRecallSize);
   if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
@@ -202,12 +229,22 @@ function ingestSection(json: unknown, machineLine: string): Section {
   if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
   const body = [
     '`add()` throughput (embedding in the worker with the offline model, duplicate check, one IndexedDB transaction per batch with vectors, history, change log and postings, index update) ' +
-      'against the raw embedder on the same number of texts, in Chromium. Batch 1 uses at most 500 texts.',
+      'against each of its stages alone on the same number of texts, in one run in Chromium: the raw embedder, the IndexedDB write of the same rows through the write path, ' +
+      'and the vector index insert of the same vectors. Batch 1 uses at most 500 texts.',
     '',
     markdownTable(
-      ['batch', 'texts', 'raw embedder texts/s', 'add() texts/s', 'add() / raw'],
-      rows.map((r) => [r.batch, r.texts, num(r.rawPerSecond, 0), num(r.addPerSecond, 0), `${num(r.ratio, 2)}x`]),
-      ['r', 'r', 'r', 'r', 'r'],
+      ['batch', 'texts', 'embedder alone texts/s', 'IndexedDB write alone rows/s', 'index insert alone vectors/s', 'add() texts/s', 'add() / embedder', 'add() / slowest stage'],
+      rows.map((r) => [
+        r.batch,
+        r.texts,
+        num(r.rawPerSecond, 0),
+        num(r.writePerSecond, 0),
+        num(r.indexPerSecond, 0),
+        num(r.addPerSecond, 0),
+        `${num(r.ratio, 2)}x`,
+        r.slowestStageRatio === undefined ? '–' : `${num(r.slowestStageRatio, 2)}x`,
+      ]),
+      ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   ];
   const charts = rows.length > 1 ? [{ file: 'ingest.svg', spec: ingestChart(rows, `offline model in a worker, Chromium. ${machineLine}`) }] : [];
@@ -222,9 +259,20 @@ function coldOpenSection(json: unknown, machineLine: string): Section {
       'opening from the saved index snapshot against a forced rebuild from the stored vectors (snapshot deleted before each rebuild run).',
     '',
     markdownTable(
-      ['memories', 'snapshot open ms (median)', 'runs', 'rebuild ms (median)', 'runs', 'rebuild / snapshot', 'fill s'],
-      rows.map((r) => [r.memories, num(median(r.snapshotMs), 0), r.snapshotMs.length, num(median(r.rebuildMs), 0), r.rebuildMs.length, `${num(r.ratio, 1)}x`, num(r.fillSeconds, 0)]),
-      ['r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['memories', 'snapshot open ms (median)', 'runs', 'rebuild ms (median)', 'runs', 'rebuild / snapshot', 'fill s', 'JS heap MiB', 'WASM MiB', '(heap + WASM) / raw vectors'],
+      rows.map((r) => [
+        r.memories,
+        num(median(r.snapshotMs), 0),
+        r.snapshotMs.length,
+        num(median(r.rebuildMs), 0),
+        r.rebuildMs.length,
+        `${num(r.ratio, 1)}x`,
+        num(r.fillSeconds, 0),
+        r.memory === undefined ? '–' : num(r.memory.heapBytes / 2 ** 20, 0),
+        r.memory === undefined ? '–' : num(r.memory.wasmBytes / 2 ** 20, 0),
+        r.memory === undefined ? '–' : `${num((r.memory.heapBytes + r.memory.wasmBytes) / r.memory.rawVectorBytes, 2)}x`,
+      ]),
+      ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   ];
   return { body, charts: [{ file: 'cold-open.svg', spec: coldOpenChart(rows, `384-d, Chromium, real IndexedDB. ${machineLine}`) }] };
@@ -253,6 +301,7 @@ function evalSection(json: unknown): Section {
 const TITLES: Record<string, string> = {
   vector: 'Vector index (`bench/vector.ts`)',
   'vector-crossover': 'Exact scan or HNSW (`bench/vector.ts --crossover`)',
+  'memory-search': 'Memory search end to end (`bench/memory-search.ts`)',
   'recall-search': 'Recall text search (`bench/recall-search.ts`)',
   ingest: 'Ingest (`bench/ingest.ts`)',
   'cold-open': 'Cold open (`bench/cold-open.ts`)',
@@ -263,6 +312,7 @@ const TITLES: Record<string, string> = {
 const SECTIONS: Record<string, (json: unknown, machineLine: string) => Section> = {
   vector: vectorSection,
   'vector-crossover': crossoverSection,
+  'memory-search': memorySearchSection,
   'recall-search': recallSearchSection,
   ingest: ingestSection,
   'cold-open': coldOpenSection,
