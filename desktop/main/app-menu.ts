@@ -38,6 +38,7 @@ export function menuTemplate(send: (command: MenuCommand) => void, platform: str
         item('Map', 'view-map', 'CmdOrCtrl+4'),
         item('Import and export', 'view-transfer', 'CmdOrCtrl+5'),
         item('Sync', 'view-sync', 'CmdOrCtrl+6'),
+        item('Forget a user…', 'view-forget'),
         item('Status', 'view-status', 'CmdOrCtrl+7'),
         { type: 'separator' },
         { role: 'resetZoom' },

@@ -9,6 +9,7 @@ import { BRIDGE_GLOBAL, type DesktopBridge, type MenuCommand } from '../preload/
 import { VIEWS, errorText, type AppContext, type View, type ViewName } from './app-context.js';
 import { BlocksView } from './blocks-view.js';
 import { ConversationsView } from './conversations-view.js';
+import { ForgetView } from './forget-view.js';
 import { MapView } from './map-view.js';
 import { MemoriesView } from './memories-view.js';
 import { StatusView } from './status-view.js';
@@ -26,6 +27,7 @@ const LABELS: Readonly<Record<ViewName, string>> = {
   map: 'Map',
   transfer: 'Import / export',
   sync: 'Sync',
+  forget: 'Forget a user',
   status: 'Status',
 };
 
@@ -99,7 +101,7 @@ async function main(): Promise<void> {
     },
   };
   const memories = new MemoriesView(ctx);
-  for (const view of [memories, new ConversationsView(ctx), new BlocksView(ctx), new MapView(ctx), new TransferView(ctx, openOptions), new SyncView(ctx), new StatusView(ctx)]) {
+  for (const view of [memories, new ConversationsView(ctx), new BlocksView(ctx), new MapView(ctx), new TransferView(ctx, openOptions), new SyncView(ctx), new ForgetView(ctx), new StatusView(ctx)]) {
     views.set(view.name, view);
     view.root.hidden = true;
   }

@@ -134,8 +134,11 @@ async function makeFixture(path: string): Promise<void> {
   const diet = engram.conversation('dinner-ideas', { userId: 'ana', agentId: 'assistant' });
   await diet.add({ role: 'user', content: 'Suggest a dinner without peanuts.' });
   await engram.blocks('assistant').set('human', 'Ana, lives in Porto, allergic to peanuts.', { limit: 200 });
+  // Varied sentences (who × what × topic), so the map shows a spread rather than a few stacks.
+  const who = ['Zoe', 'My brother', 'The neighbour', 'Our team', 'The teacher', 'Grandma', 'The doctor', 'A friend'];
+  const what = ['likes', 'talked about', 'is learning', 'recommended', 'wrote about', 'dislikes', 'asked about', 'is planning'];
   const topics = ['gardening', 'chess openings', 'sourdough baking', 'marathon training', 'jazz piano', 'birdwatching', 'astronomy', 'pottery'];
-  const texts = Array.from({ length: BULK }, (_, i) => `Note ${i + 1} about ${topics[i % topics.length]!} for the archive`);
+  const texts = Array.from({ length: BULK }, (_, i) => `${who[i % 8]!} ${what[Math.floor(i / 8) % 8]!} ${topics[Math.floor(i / 64) % 8]!}${i >= 512 ? ` (${i})` : ''}`);
   for (let i = 0; i < texts.length; i += 50) {
     await engram.add(texts.slice(i, i + 50).map((content) => ({ role: 'user', content })), { userId: 'zoe', agentId: 'archivist' });
   }
@@ -437,6 +440,30 @@ describe('desktop renderer', () => {
     expect((await search('keyword', 'shellfish', other.page)).texts).toEqual(['I am allergic to peanuts and shellfish']);
     await other.context.close();
   }, 240_000);
+
+  it('forgets a user after confirmation: their memories and conversations go, other users stay', async () => {
+    await view('forget');
+    await page.fill('[data-testid="forget-user"]', 'ana');
+    await page.waitForFunction(() => document.querySelector('[data-testid="forget-preview"]')?.getAttribute('data-state') === 'ready', undefined, { timeout: STEP_WAIT });
+    expect(await page.innerText('[data-testid="forget-preview"]')).toBe('Stored about ana: 2 memories and 3 messages.');
+    const confirmed: string[] = [];
+    page.once('dialog', (d) => confirmed.push(d.message()));
+    await page.click('[data-testid="forget-button"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="forget-result"]')?.getAttribute('data-state') === 'done', undefined, { timeout: STEP_WAIT });
+    expect(confirmed[0]).toContain('Forget everything stored about “ana”?');
+    expect(await page.innerText('[data-testid="forget-result"]')).toMatch(/^Forgot ana: 2 memories, 3 messages, \d+ core memory blocks, 0 traces, \d+ history entries, 2 vectors\.$/);
+    await page.waitForFunction(() => document.querySelector('[data-testid="forget-preview"]')?.textContent === 'Stored about ana: 0 memories and 0 messages.', undefined, { timeout: STEP_WAIT });
+    await shot('forget');
+
+    await view('memories');
+    await page.waitForFunction((n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n), BULK, { timeout: STEP_WAIT });
+    expect((await search('keyword', 'porto')).texts).toEqual([]);
+    expect((await search('vector', 'nut allergy')).texts).not.toContain('I am allergic to peanuts and shellfish');
+    await clearSearch();
+    await view('conversations');
+    await page.waitForSelector('[data-testid="threads"] li', { timeout: STEP_WAIT });
+    expect(await page.locator('[data-testid="threads"] .thread').count()).toBe(0);
+  }, 60_000);
 
   it('never reached the network and raised no page error or CSP violation', () => {
     expect(offsite).toEqual([]);
