@@ -106,7 +106,10 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
     // Keyword hits the vector pool missed still get their true similarity.
     const pooled = new Set(vectorRanked.map((h) => h.id));
     const missing = keywordRanked.filter((h) => !pooled.has(h.id)).map((h) => h.id);
-    const similarityOf = queryVector !== undefined && missing.length > 0 ? await exactScores(core, queryVector, missing) : new Map<string, number>();
+    // From the index's own copies (no store read); only ids it does not hold are read from the store.
+    const similarityOf = queryVector !== undefined && missing.length > 0 ? state.index.similarities(queryVector, missing) : new Map<string, number>();
+    const unheld = missing.filter((id) => !similarityOf.has(id));
+    if (queryVector !== undefined && unheld.length > 0) for (const [id, s] of await exactScores(core, queryVector, unheld)) similarityOf.set(id, s);
     ranked = fuse(vectorRanked, keywordRanked, { similarityOf });
   } else if (mode === 'vector') {
     ranked = vectorRanked.map((h) => ({ id: h.id, relevance: vectorRelevance(h.score), similarity: h.score }));

@@ -37,6 +37,24 @@ export interface ExactIndexOptions {
  * index.add('b', new Float32Array([0, 1, 0]));
  * index.search(new Float32Array([1, 0.2, 0]), 1); // [{ id: 'a', score: 0.98… }]
  */
+/** Dot product of `query` with the row of `rows` starting at `base` (four accumulators: the scan's inner loop). */
+function dotAt(rows: Float32Array, base: number, query: Float32Array): number {
+  const d = query.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < d; i += 4) {
+    s0 += rows[base + i]! * query[i]!;
+    s1 += rows[base + i + 1]! * query[i + 1]!;
+    s2 += rows[base + i + 2]! * query[i + 2]!;
+    s3 += rows[base + i + 3]! * query[i + 3]!;
+  }
+  for (; i < d; i++) s0 += rows[base + i]! * query[i]!;
+  return s0 + s1 + s2 + s3;
+}
+
 export class ExactIndex implements VectorIndex {
   readonly kind = 'exact' as const;
   readonly dimensions: number;
@@ -174,22 +192,27 @@ export class ExactIndex implements VectorIndex {
     const top = new TopK(want, ids);
     for (let slot = 0; slot < count; slot++) {
       if (filter !== undefined && !filter(ids[slot]!)) continue;
-      const base = slot * d;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let i = 0;
-      for (; i + 3 < d; i += 4) {
-        s0 += rows[base + i]! * query[i]!;
-        s1 += rows[base + i + 1]! * query[i + 1]!;
-        s2 += rows[base + i + 2]! * query[i + 2]!;
-        s3 += rows[base + i + 3]! * query[i + 3]!;
-      }
-      for (; i < d; i++) s0 += rows[base + i]! * query[i]!;
-      top.offer(s0 + s1 + s2 + s3, slot);
+      top.offer(dotAt(rows, slot * d, query), slot);
     }
     return top.sorted();
+  }
+
+  /**
+   * Cosine similarity of `vector` with the stored vectors of `ids` (those held).
+   * @example
+   * index.similarities(query, ['a', 'b']); // Map { 'a' => 0.93, 'b' => 0.41 }
+   */
+  similarities(vector: Float32Array, ids: Iterable<string>): Map<string, number> {
+    this.#open();
+    assertVector(vector, this.dimensions, 'vector');
+    const query = new Float32Array(this.dimensions);
+    normalizeInto(vector, query, 0);
+    const out = new Map<string, number>();
+    for (const id of ids) {
+      const slot = this.#slots.get(id);
+      if (slot !== undefined) out.set(id, dotAt(this.#rows, slot * this.dimensions, query));
+    }
+    return out;
   }
 
   /**

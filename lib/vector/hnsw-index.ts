@@ -387,6 +387,29 @@ export class HnswIndex implements VectorIndex {
   }
 
   /**
+   * Cosine similarity of `vector` with the stored vectors of `ids` (those held),
+   * read back from hnswlib: no graph walk.
+   * @example
+   * index.similarities(query, ['a', 'b']); // Map { 'a' => 0.93, 'b' => 0.41 }
+   */
+  similarities(vector: Float32Array, ids: Iterable<string>): Map<string, number> {
+    this.#usable();
+    assertVector(vector, this.dimensions, 'vector');
+    const query = new Float32Array(this.dimensions);
+    normalizeInto(vector, query, 0);
+    const out = new Map<string, number>();
+    for (const id of ids) {
+      const label = this.#labelOf.get(id);
+      if (label === undefined) continue;
+      const stored = wasmCall(this.#runtime, 'getPoint', () => this.#native.getPoint(label));
+      let score = 0;
+      for (let i = 0; i < query.length; i++) score += query[i]! * (stored[i] ?? 0);
+      out.set(id, score);
+    }
+    return out;
+  }
+
+  /**
    * Serialises the whole index (graph, vectors, ids, parameters) into one byte
    * array: the envelope of `snapshot-format.ts` around hnswlib's own index file.
    * @example

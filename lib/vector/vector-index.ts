@@ -42,6 +42,12 @@ export interface VectorIndex {
   has(id: string): boolean;
   /** Up to k hits, best first; filter restricts which ids may be returned (applied inside the search, not after, so k filtered hits come back when they exist). */
   search(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[];
+  /**
+   * Cosine similarity of `vector` with the stored vector of each of `ids` the
+   * index holds (ids it does not hold are left out): exact scores for a few
+   * known candidates without reading their vectors back from the store.
+   */
+  similarities(vector: Float32Array, ids: Iterable<string>): Map<string, number>;
   /** Serialises the whole index (ids included) into bytes; restore with the class's static restore(). */
   snapshot(): Uint8Array;
   /** Frees memory (WASM included). Idempotent; other calls afterwards throw ClosedError. */
