@@ -77,7 +77,7 @@ export function createWebBridge(): DesktopBridge {
       secrets.delete(name);
       return Promise.resolve(ok(null));
     },
-    appInfo: (): Promise<BridgeResult<AppInfo>> => Promise.resolve(ok({ shell: 'web', version: 'web', platform: navigator.platform, secretsPersist: false })),
+    appInfo: (): Promise<BridgeResult<AppInfo>> => Promise.resolve(ok({ shell: 'web', version: 'web', platform: (globalThis as { navigator?: Navigator }).navigator?.platform ?? 'unknown', secretsPersist: false })),
     // The page's CSP already limits connections to https and loopback; a browser tab has no request filter to open.
     setSyncServer: () => Promise.resolve(ok(null)),
     onMenuCommand: () => () => undefined,
