@@ -5,6 +5,9 @@
  */
 import { h, replace } from '../../ui/dom.js';
 
+/** Pause in scrolling after which the pages in view are read. */
+const LOAD_DELAY_MS = 80;
+
 /** The rows [start, end) to render for a scroll position. */
 export function visibleRange(scrollTop: number, viewportHeight: number, rowHeight: number, total: number, overscan: number): { start: number; end: number } {
   if (total <= 0 || rowHeight <= 0) return { start: 0, end: 0 };
@@ -61,6 +64,7 @@ export class VirtualList<T> {
   #loading = new Set<number>();
   #generation = 0;
   #frame = 0;
+  #loadTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(root: HTMLElement, options: VirtualListOptions<T>) {
     this.root = root;
@@ -129,9 +133,14 @@ export class VirtualList<T> {
       rows.push(row);
     }
     replace(this.#rows, ...rows);
-    for (const page of pagesFor(start, end, pageSize)) {
-      if (!this.#pages.has(page) && !this.#loading.has(page)) void this.#load(page);
-    }
+    // Pages are read once scrolling pauses, so a fast fling through 100k rows
+    // does not queue a read for every page it passes.
+    clearTimeout(this.#loadTimer);
+    const missing = pagesFor(start, end, pageSize).filter((page) => !this.#pages.has(page) && !this.#loading.has(page));
+    if (missing.length === 0) return;
+    this.#loadTimer = setTimeout(() => {
+      for (const page of missing) void this.#load(page);
+    }, this.#pages.size === 0 ? 0 : LOAD_DELAY_MS);
   }
 
   async #load(page: number): Promise<void> {
