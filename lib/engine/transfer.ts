@@ -6,18 +6,24 @@
  * transaction: a bad file gives an ImportError with its line number and leaves
  * the store as it was.
  */
+import type { IndexableType } from 'dexie';
 import { ImportError, throwIfAborted } from '../errors.js';
 import { checkRow, type RowKind } from '../store/row-checks.js';
 import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../store/rows.js';
 import { bumpGeneration } from '../store/generation.js';
 import { BLOCKS_TABLE, SCHEMA_VERSION, type EngramDb } from '../store/schema.js';
-import { blockRecordId, type RowChange } from '../store/write.js';
+import { blockRecordId, storeError, type RowChange } from '../store/write.js';
+import { digestOf, verifyDigest } from './export-digest.js';
+import { ImportDuplicates } from './import-duplicates.js';
 import type { EngineStore } from './engine-store.js';
 import type { EmbedderRecord } from './semantic-index.js';
 
 /** The format name and version written in every export header. */
 export const EXPORT_FORMAT = 'engram-export';
-export const EXPORT_VERSION = 1;
+/** Version 2 adds the SHA-256 digest in the end line (required); version 1 files (no digest) are still read. */
+export const EXPORT_VERSION = 2;
+/** Export format versions this engram reads. */
+const READABLE_VERSIONS: readonly unknown[] = [1, EXPORT_VERSION];
 
 /** Progress of an export or import. */
 export interface TransferProgress {
@@ -66,52 +72,73 @@ function decodeVector(text: string, dimensions: number): Float32Array | undefine
   return v.every(Number.isFinite) ? v : undefined;
 }
 
-/** Every row of a table, a page at a time, in primary-key order. */
-async function* pages<T>(db: EngramDb, table: 'messages' | 'memories' | 'history' | typeof BLOCKS_TABLE | 'traces'): AsyncGenerator<T[]> {
-  let offset = 0;
+/** The tables an export reads, each with how a row's primary key is found (for paging). */
+const EXPORTED = [
+  { kind: 'message', table: 'messages', keyOf: (row: MessageRow): string => row.id },
+  { kind: 'memory', table: 'memories', keyOf: (row: MemoryRow): string => row.id },
+  { kind: 'history', table: 'history', keyOf: (row: HistoryRow): number => row.seq! },
+  { kind: 'block', table: BLOCKS_TABLE, keyOf: (row: BlockRow): string => blockRecordId(row.agentId, row.label, row.userId) },
+  { kind: 'trace', table: 'traces', keyOf: (row: TraceRow): string => row.id },
+] as const;
+
+/** Every row of a table, a page at a time, in primary-key order (call inside a transaction). */
+async function eachPage<T>(db: EngramDb, table: string, keyOf: (row: T) => IndexableType, onPage: (rows: T[]) => Promise<void> | void): Promise<void> {
+  let last: IndexableType | undefined;
   for (;;) {
-    const page = (await db.table(table).orderBy(':id').offset(offset).limit(PAGE).toArray()) as T[];
+    const source = db.table(table);
+    const page = (await (last === undefined ? source.orderBy(':id') : source.where(':id').above(last)).limit(PAGE).toArray()) as T[];
     if (page.length === 0) return;
-    offset += page.length;
-    yield page;
+    await onPage(page);
+    last = keyOf(page[page.length - 1]!);
   }
 }
 
-/** Writes the store as JSON lines into a Blob. */
+/**
+ * Writes the store as JSON lines into a Blob. Every record is read in one read
+ * transaction, so the file is one consistent state of the store however other
+ * tabs write meanwhile; the end line carries the records' SHA-256 digest.
+ */
 export async function exportStore(core: EngineStore, options: TransferOptions = {}): Promise<Blob> {
   const { db } = core;
-  const embedder = ((await db.meta.get('embedder'))?.value as EmbedderRecord | undefined) ?? null;
-  const counts = {
-    message: await db.messages.count(),
-    memory: await db.memories.count(),
-    history: await db.history.count(),
-    block: await db.blocks.count(),
-    trace: await db.traces.count(),
-  };
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  const header: Header = { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, schemaVersion: SCHEMA_VERSION, embedder, exportedAt: new Date(core.now()).toISOString(), counts };
-  const parts: string[] = [`${JSON.stringify(header)}\n`];
-  let done = 0;
-  const report = (): void => options.onProgress?.({ phase: 'export', done, total });
-  report();
-  const emit = (lines: string[]): void => {
-    parts.push(lines.join(''));
-    done += lines.length;
-    report();
-  };
-  for await (const page of pages<MessageRow>(db, 'messages')) emit(page.map((row) => `${JSON.stringify({ type: 'message', row })}\n`));
-  for await (const page of pages<MemoryRow>(db, 'memories')) {
-    throwIfAborted(options.signal);
-    const vectors = await db.vectors.bulkGet(page.map((m) => m.id));
-    emit(page.map((row, i) => {
-      const v = vectors[i];
-      return `${JSON.stringify({ type: 'memory', row, vector: v === undefined ? null : { embedderId: v.embedderId, data: encodeVector(v.vector) } })}\n`;
-    }));
+  const lines: string[] = [];
+  try {
+    await db.transaction('r', [db.messages, db.memories, db.vectors, db.history, db.blocks, db.traces, db.meta], async () => {
+      const embedder = ((await db.meta.get('embedder'))?.value as EmbedderRecord | undefined) ?? null;
+      const counts = {
+        message: await db.messages.count(),
+        memory: await db.memories.count(),
+        history: await db.history.count(),
+        block: await db.blocks.count(),
+        trace: await db.traces.count(),
+      };
+      const total = Object.values(counts).reduce((a, b) => a + b, 0);
+      const header: Header = { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, schemaVersion: SCHEMA_VERSION, embedder, exportedAt: new Date(core.now()).toISOString(), counts };
+      lines.push(JSON.stringify(header));
+      const report = (): void => options.onProgress?.({ phase: 'export', done: lines.length - 1, total });
+      report();
+      for (const { kind, table, keyOf } of EXPORTED) {
+        await eachPage(db, table, keyOf as (row: unknown) => IndexableType, async (page) => {
+          throwIfAborted(options.signal);
+          if (kind === 'memory') {
+            const rows = page as MemoryRow[];
+            const vectors = await db.vectors.bulkGet(rows.map((m) => m.id));
+            rows.forEach((row, i) => {
+              const v = vectors[i];
+              lines.push(JSON.stringify({ type: 'memory', row, vector: v === undefined ? null : { embedderId: v.embedderId, data: encodeVector(v.vector) } }));
+            });
+          } else {
+            for (const row of page) lines.push(JSON.stringify({ type: kind, row }));
+          }
+          report();
+        });
+      }
+    });
+  } catch (e) {
+    throw storeError(e, 'export');
   }
-  for await (const page of pages<HistoryRow>(db, 'history')) emit(page.map((row) => `${JSON.stringify({ type: 'history', row })}\n`));
-  for await (const page of pages<BlockRow>(db, BLOCKS_TABLE)) emit(page.map((row) => `${JSON.stringify({ type: 'block', row })}\n`));
-  for await (const page of pages<TraceRow>(db, 'traces')) emit(page.map((row) => `${JSON.stringify({ type: 'trace', row })}\n`));
-  parts.push(`${JSON.stringify({ type: 'end', records: done })}\n`);
+  const digest = await digestOf(lines);
+  const parts = lines.map((l) => `${l}\n`);
+  parts.push(`${JSON.stringify({ type: 'end', records: lines.length - 1, digest })}\n`);
   return new Blob(parts, { type: 'application/x-ndjson' });
 }
 
@@ -144,7 +171,7 @@ export async function parseExport(file: Blob | string, options: TransferOptions 
   if (lines.length === 0) throw new ImportError(1, 'the file is empty');
   const head = parse(0);
   if (head['type'] !== 'header' || head['format'] !== EXPORT_FORMAT) throw new ImportError(1, `is not an ${EXPORT_FORMAT} header`);
-  if (head['version'] !== EXPORT_VERSION) throw new ImportError(1, `export format version ${String(head['version'])} is not supported (this engram reads ${EXPORT_VERSION})`);
+  if (!READABLE_VERSIONS.includes(head['version'])) throw new ImportError(1, `export format version ${String(head['version'])} is not supported (this engram reads ${READABLE_VERSIONS.join(' and ')})`);
   if (typeof head['schemaVersion'] !== 'number' || head['schemaVersion'] > SCHEMA_VERSION) throw new ImportError(1, `schema version ${String(head['schemaVersion'])} is newer than this engram's (${SCHEMA_VERSION})`);
   const embedder = head['embedder'];
   if (embedder !== null && (typeof embedder !== 'object' || typeof (embedder as EmbedderRecord).id !== 'string' || !Number.isInteger((embedder as EmbedderRecord).dimensions))) {
@@ -166,6 +193,8 @@ export async function parseExport(file: Blob | string, options: TransferOptions 
     if (type === 'end') {
       if (record['records'] !== i - 1) throw new ImportError(line, `the end line counts ${String(record['records'])} records but the file has ${i - 1}: it is truncated or edited`);
       ended = true;
+      // Every line is well formed: now whether each is the line that was exported (edited or removed lines are named).
+      if (head['version'] === EXPORT_VERSION) await verifyDigest(lines.slice(0, i), record['digest'], line);
       continue;
     }
     if (typeof type !== 'string' || !(KINDS as readonly string[]).includes(type)) throw new ImportError(line, `unknown record type ${JSON.stringify(type)}`);
@@ -248,11 +277,18 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
       if (existingMessages[i] === undefined) changes.push({ table: 'messages', op: 'add', id: after.id, after });
     });
     const existingMemories = mode === 'merge' ? await db.memories.bulkGet(parsed.memories.map((m) => m.row.id)) : [];
-    parsed.memories.forEach(({ row: after, vector }, i) => {
+    // Merging applies add()'s duplicate rule: a text the store holds in the same scope under another id is not stored twice.
+    const duplicates = mode === 'merge' ? await ImportDuplicates.load(core, parsed.memories.filter((_, i) => existingMemories[i] === undefined).map((m) => m.row)) : undefined;
+    const skipped = new Set<string>();
+    for (const [i, { row: after, vector }] of parsed.memories.entries()) {
       const before = existingMemories[i];
-      if (before !== undefined && before.version >= after.version) return;
+      if (before !== undefined && before.version >= after.version) continue;
+      if (before === undefined && (await duplicates?.standing(after, vector)) !== undefined) {
+        skipped.add(after.id);
+        continue;
+      }
       changes.push({ table: 'memories', op: before === undefined ? 'add' : 'update', id: after.id, after, ...(before === undefined ? {} : { before }), ...(vector === undefined ? {} : { vector }) });
-    });
+    }
     const existingBlocks = mode === 'merge' ? await db.blocks.bulkGet(parsed.blocks.map((b) => blockRecordId(b.agentId, b.label, b.userId))) : [];
     parsed.blocks.forEach((after, i) => {
       const before = existingBlocks[i];
@@ -266,7 +302,7 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
     if (mode === 'replace') await db.history.bulkPut(parsed.history);
     else {
       const have = new Set((await db.history.toArray()).map((h) => `${h.recordId}|${h.op}|${h.at}`));
-      const fresh = parsed.history.filter((h) => !have.has(`${h.recordId}|${h.op}|${h.at}`));
+      const fresh = parsed.history.filter((h) => !have.has(`${h.recordId}|${h.op}|${h.at}`) && !(h.table === 'memories' && skipped.has(h.recordId)));
       // New sequence numbers here: the file's may collide with this store's.
       await db.history.bulkAdd(fresh.map((h) => ({ table: h.table, recordId: h.recordId, op: h.op, before: h.before, after: h.after, at: h.at })));
     }

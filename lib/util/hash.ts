@@ -33,3 +33,15 @@ export function utf8Length(text: string): number {
   }
   return n;
 }
+
+/**
+ * SHA-256 of a string's UTF-8 bytes, as lowercase hex (Web Crypto; Node 20 and
+ * every browser). Asynchronous: never call it inside an IndexedDB transaction.
+ * @example await sha256Hex('abc') // 'ba7816bf…'
+ */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  let hex = '';
+  for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}

@@ -49,7 +49,7 @@ describe('export / import', () => {
     expect(progress.at(-1)).toMatchObject({ phase: 'export' });
     expect(progress.at(-1)!.done).toBe(progress.at(-1)!.total);
     const lines = (await file.text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string });
-    expect(lines[0]).toMatchObject({ type: 'header', format: 'engram-export', version: 1, schemaVersion: SCHEMA_VERSION, embedder: { id: 'hash-64', dimensions: 64 } });
+    expect(lines[0]).toMatchObject({ type: 'header', format: 'engram-export', version: 2, schemaVersion: SCHEMA_VERSION, embedder: { id: 'hash-64', dimensions: 64 } });
     expect(new Set(lines.map((l) => l.type))).toEqual(new Set(['header', 'message', 'memory', 'history', 'block', 'trace', 'end']));
     await a.close();
 
@@ -59,8 +59,9 @@ describe('export / import', () => {
     expect(await tables(target)).toEqual(await tables(a.name));
 
     const c = await Engram.open({ name: target, embedder: embedder() });
-    const again = (await (await c.export()).text()).split('\n').slice(1);
-    expect(again).toEqual((await file.text()).split('\n').slice(1));
+    // Every record line again (the header's time and so the end line's digest differ).
+    const again = (await (await c.export()).text()).split('\n').slice(1, -2);
+    expect(again).toEqual((await file.text()).split('\n').slice(1, -2));
     expect((await c.search('Lisbon', { userId: 'ana', mode: 'vector', limit: 1 })).results[0]!.memory).toBe('Lives in Lisbon');
     expect((await c.recall.textSearch('porto')).total).toBe(1);
     expect(await c.system({ sessionId: 's1', projectId: 'p1' }).recall('goal')).toEqual({ text: 'ship', n: 2 });
@@ -128,5 +129,101 @@ describe('export / import', () => {
     await o.add('mine', {});
     await o.close();
     await expect(Engram.import(file, { name, mode: 'merge', embedder: new HashEmbedder({ dimensions: 32 }) })).rejects.toThrow(/hash-64/);
+  });
+});
+
+describe('export / import integrity', () => {
+  it('export() reads one consistent state while another instance deletes', async () => {
+    const name = unique('busy');
+    const a = await Engram.open({ name, embedder: embedder() });
+    const chat = a.conversation('t');
+    const N = 2400;
+    for (let i = 0; i < N; i += 400) await chat.add(Array.from({ length: 400 }, (_, j) => ({ role: 'user' as const, content: `message ${i + j}` })));
+    const ids = (await chat.getMessages()).map((m) => m.id);
+    const b = await Engram.open({ name, embedder: embedder() });
+    const doomed = ids.filter((_, i) => i % 3 === 0);
+    const deleting = (async () => {
+      for (let i = 0; i < doomed.length; i += 20) await b.conversation('t').delete(doomed.slice(i, i + 20));
+    })();
+    const file = await a.export();
+    await deleting;
+    const lines = (await file.text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string; counts?: Record<string, number>; row?: { id: string } });
+    const exported = new Set(lines.filter((l) => l.type === 'message').map((l) => l.row!.id));
+    // The header's counts and the lines agree, and every message never deleted is in the file.
+    expect(exported.size).toBe(lines[0]!.counts!['message']);
+    for (const id of ids.filter((_, i) => i % 3 !== 0)) expect(exported.has(id)).toBe(true);
+    // What was exported is a prefix of the deletions: deleted messages are all absent or a consistent set.
+    const present = doomed.map((id) => exported.has(id));
+    expect(present.indexOf(true) === -1 || present.lastIndexOf(false) < present.indexOf(true)).toBe(true);
+    await a.close();
+    await b.close();
+  });
+
+  it('import() refuses a line edited in transit and a record removed with the counts fixed, naming the line', async () => {
+    const a = await richStore(unique('src'));
+    const good = (await (await a.export()).text()).trim().split('\n');
+    await a.close();
+    const end = JSON.parse(good.at(-1)!) as { records: number; digest: { algorithm: string; lines: string[]; body: string } };
+    expect(end.digest.algorithm).toBe('SHA-256');
+    expect(end.digest.lines).toHaveLength(good.length - 1);
+    const name = unique('victim');
+    const v = await Engram.open({ name, embedder: embedder() });
+    await v.add('precious memory', { userId: 'x' });
+    await v.close();
+    const snapshot = await tables(name);
+    const memoryLine = good.findIndex((l) => l.includes('"type":"memory"') && l.includes('Lisbon'));
+    const edited = good.map((l, i) => (i === memoryLine ? l.replace('Lisbon', 'Lisboa') : l));
+    const messageLine = good.findIndex((l) => l.includes('"type":"message"'));
+    const header = JSON.parse(good[0]!) as { counts: Record<string, number> };
+    const removed = [
+      JSON.stringify({ ...header, counts: { ...header.counts, message: header.counts['message']! - 1 } }),
+      ...good.slice(1, -1).filter((_, i) => i + 1 !== messageLine),
+      JSON.stringify({ ...end, records: end.records - 1 }),
+    ];
+    const forged = good.map((l, i) => (i === good.length - 1 ? JSON.stringify({ ...end, digest: { ...end.digest, body: '0'.repeat(64) } }) : l));
+    const cases: [string, number, RegExp][] = [
+      [edited.join('\n'), memoryLine + 1, /does not match its SHA-256 digest/],
+      [removed.join('\n'), 1, /does not match its SHA-256 digest/],
+      [forged.join('\n'), good.length, /SHA-256 of the file body/],
+      [good.map((l, i) => (i === good.length - 1 ? JSON.stringify({ type: 'end', records: end.records }) : l)).join('\n'), good.length, /no valid SHA-256 digest/],
+    ];
+    for (const [text, line, message] of cases) {
+      const attempt = Engram.import(text, { name, mode: 'merge', embedder: embedder() });
+      await expect(attempt).rejects.toThrow(ImportError);
+      await expect(attempt).rejects.toMatchObject({ line });
+      await expect(attempt).rejects.toThrow(message);
+    }
+    // With the header left as it was, the removed record is named by the line that took its place.
+    const cut = [...good.slice(0, messageLine), ...good.slice(messageLine + 1, -1), JSON.stringify({ ...end, records: end.records - 1 })];
+    await expect(Engram.import(cut.join('\n'), { name, mode: 'merge', embedder: embedder() })).rejects.toMatchObject({ line: messageLine + 1 });
+    expect(await tables(name)).toEqual(snapshot);
+    // The untouched file imports.
+    const ok = await Engram.import(good.join('\n'), { name: unique('ok'), mode: 'replace', embedder: embedder() });
+    expect((await ok.getAll({ userId: 'ana' })).results.map((r) => r.memory)).toEqual(['Lives in Lisbon']);
+    await ok.close();
+  });
+
+  it('import(merge) applies add()’s duplicate rule: a text already in the scope under another id is not stored twice', async () => {
+    const src = await Engram.open({ name: unique('src'), embedder: embedder() });
+    await src.add('Ana likes green tea', { userId: 'ana' });
+    await src.add('Ana likes green tea!', { userId: 'ana', dedupe: 'off' });
+    await src.add('Ana likes green tea', { userId: 'ben' });
+    await src.add('Ana plays chess', { userId: 'ana' });
+    const file = await src.export();
+    await src.close();
+    const name = unique('dst');
+    const dst = await Engram.open({ name, embedder: embedder() });
+    const standing = (await dst.add('Ana likes green tea', { userId: 'ana' })).results[0]!.id;
+    await dst.close();
+    const merged = await Engram.import(file, { name, mode: 'merge', embedder: embedder() });
+    const ana = (await merged.getAll({ userId: 'ana' })).results;
+    expect(ana.map((r) => r.memory).sort()).toEqual(['Ana likes green tea', 'Ana plays chess']);
+    expect(ana.find((r) => r.memory === 'Ana likes green tea')!.id).toBe(standing);
+    expect((await merged.getAll({ userId: 'ben' })).results.map((r) => r.memory)).toEqual(['Ana likes green tea']);
+    // Importing the same file again changes nothing.
+    await merged.close();
+    const again = await Engram.import(file, { name, mode: 'merge', embedder: embedder() });
+    expect((await again.getAll({ limit: 100 })).total).toBe(3);
+    await again.close();
   });
 });

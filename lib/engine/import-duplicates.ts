@@ -1,0 +1,96 @@
+/**
+ * The duplicate rule of add(), applied to memories a merging import brings:
+ * an imported live memory is the same as a standing one (or one imported just
+ * before it) of the same tier and exactly the same scope when it has the same
+ * key, or the same text, or (keyless) the same statement said slightly
+ * differently: equal comparable text and close vectors (near-duplicates.ts).
+ * Such a memory is not stored again under its other id.
+ */
+import { SCOPE_FIELDS, type Scope } from '../search/filters.js';
+import type { MemoryRow, VectorRow } from '../store/rows.js';
+import type { EngineStore } from './engine-store.js';
+import { NEAR_DUPLICATE_SIMILARITY } from './near-duplicates.js';
+
+function scopeOf(row: MemoryRow): Scope {
+  const scope: Scope = {};
+  for (const k of SCOPE_FIELDS) if (row[k] !== undefined) scope[k] = row[k];
+  return scope;
+}
+
+function slotOf(row: MemoryRow): string {
+  return JSON.stringify([row.tier, ...SCOPE_FIELDS.map((k) => row[k] ?? null)]);
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+interface Known {
+  row: MemoryRow;
+  /** The vector, read from the store on first need. */
+  vector: Float32Array | undefined | null;
+}
+
+/** Standing memories of the slots (tier and scope) an import touches, and the ones it adds. */
+export class ImportDuplicates {
+  readonly #core: EngineStore;
+  /** By slot: by key ('k:…') or text ('t:…'), and by comparable text ('c:…'). */
+  readonly #slots = new Map<string, Map<string, Known[]>>();
+
+  private constructor(core: EngineStore) {
+    this.#core = core;
+  }
+
+  /** Reads the live memories of every slot of `incoming` (call inside the import's transaction). */
+  static async load(core: EngineStore, incoming: readonly MemoryRow[]): Promise<ImportDuplicates> {
+    const found = new ImportDuplicates(core);
+    const scopes = new Map<string, Scope>();
+    for (const row of incoming) if (row.deletedAt === undefined) scopes.set(JSON.stringify(SCOPE_FIELDS.map((k) => row[k] ?? null)), scopeOf(row));
+    const now = core.now();
+    for (const scope of scopes.values()) {
+      const field = SCOPE_FIELDS.find((k) => scope[k] !== undefined);
+      const rows = field === undefined ? await core.db.memories.filter((r) => SCOPE_FIELDS.every((k) => r[k] === undefined)).toArray() : await core.db.memories.where(field).equals(scope[field]!).toArray();
+      for (const row of rows) {
+        const live = row.deletedAt === undefined && (row.expiresAt === undefined || row.expiresAt > now);
+        if (live && SCOPE_FIELDS.every((k) => row[k] === scope[k])) found.#remember(row, null);
+      }
+    }
+    return found;
+  }
+
+  #names(row: MemoryRow): string[] {
+    return row.key !== undefined ? [`k:${row.key}`] : [`t:${row.text}`, `c:${this.#core.analyzer.comparable(row.text)}`];
+  }
+
+  #remember(row: MemoryRow, vector: Float32Array | undefined | null): void {
+    const slot = this.#slots.get(slotOf(row)) ?? new Map<string, Known[]>();
+    this.#slots.set(slotOf(row), slot);
+    for (const name of this.#names(row)) slot.set(name, [...(slot.get(name) ?? []), { row, vector }]);
+  }
+
+  /**
+   * The standing memory an imported one repeats, if any; otherwise records the
+   * imported one (so a later line repeating it is caught too) and returns undefined.
+   */
+  async standing(row: MemoryRow, vector: VectorRow | undefined): Promise<MemoryRow | undefined> {
+    if (row.deletedAt !== undefined) return undefined;
+    const slot = this.#slots.get(slotOf(row));
+    const [exact, comparable] = this.#names(row);
+    const same = slot?.get(exact!)?.[0];
+    if (same !== undefined) return same.row;
+    for (const known of comparable === undefined ? [] : (slot?.get(comparable) ?? [])) {
+      if (known.vector === null) known.vector = (await this.#core.db.vectors.get(known.row.id))?.vector;
+      if (known.vector !== undefined && vector !== undefined && cosine(known.vector, vector.vector) >= NEAR_DUPLICATE_SIMILARITY) return known.row;
+    }
+    this.#remember(row, vector?.vector);
+    return undefined;
+  }
+}
