@@ -13,7 +13,7 @@
  * Options passed through to the benchmarks that accept them: --sizes, --queries,
  * --efs, --m, --ef-construction, --dims, --real-size, --skip-native (vector);
  * --sizes, --queries (memory-search); --sizes (recall-search, cold-open); --count, --batches (ingest); --count, --sizes,
- * --changes, --rounds (sync);
+ * --changes, --rounds (sync); --adds, --updates, --deletes, --hot (growth);
  * --crossover-sizes (as --sizes to vector --crossover). Also --timeout-min
  * (per benchmark, default 90) and --no-report. Writes bench/results/run.json
  * (machine, per-benchmark status and time) and bench/results/<name>.log.
@@ -72,6 +72,7 @@ export const PLANS: BenchmarkPlan[] = [
     quick: ['--count', '1000', '--sizes', '200,2000', '--rounds', '2'],
     browser: false,
   },
+  { name: 'growth', script: 'bench/growth.ts', args: [], accepts: ['adds', 'updates', 'deletes', 'hot'], quick: ['--adds', '2000', '--updates', '200', '--deletes', '200', '--hot', '50'], browser: false },
   { name: 'memory-search', script: 'bench/memory-search.ts', args: [], accepts: ['sizes', 'queries'], quick: ['--sizes', '2000', '--queries', '30'], browser: true },
   { name: 'recall-search', script: 'bench/recall-search.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '2000'], browser: true },
   { name: 'ingest', script: 'bench/ingest.ts', args: [], accepts: ['count', 'batches'], quick: ['--count', '200', '--batches', '1,16'], browser: true },

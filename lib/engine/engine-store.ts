@@ -6,6 +6,7 @@
 import { ClosedError } from '../errors.js';
 import type { EngramDb } from '../store/schema.js';
 import { ENGLISH_ANALYZER, type Analyzer } from '../search/analyze.js';
+import { compactChangeLog } from '../store/change-log.js';
 import { writeTransaction, type WritePlan, type WritePolicy } from '../store/write.js';
 
 /** Settings every engine operation reads, fixed at open(). */
@@ -19,6 +20,15 @@ export interface StoreSettings {
   /** History entries kept per record (see `WritePolicy`); the store's default when absent. */
   historyLimit?: number;
 }
+
+/**
+ * Logged changes between two compactions of the change log: the log stays
+ * within this many entries of what its consumers still need.
+ */
+export const COMPACT_EVERY = 1000;
+
+/** Least lag, in log entries, an index snapshot may have and stay replayable (more when the store is larger). */
+const MIN_SNAPSHOT_LAG = 10_000;
 
 /** A stored row that could not be used and was skipped; the rest of the store works. */
 export interface DamagedRow {
@@ -35,6 +45,10 @@ export class EngineStore {
   readonly analyzer: Analyzer;
   #closed = false;
   readonly #policy: WritePolicy;
+  /** Changes logged since the change log was last compacted. */
+  #logged = 0;
+  /** The log positions of this instance's caches (vector and keyword indexes). */
+  readonly #logReaders = new Set<() => number>();
   readonly #damaged = new Map<string, DamagedRow>();
   /** Write transactions under way, waited for by close(). */
   readonly #writes = new Set<Promise<unknown>>();
@@ -81,10 +95,47 @@ export class EngineStore {
    */
   async write<R>(plan: () => Promise<WritePlan<R>>): Promise<R> {
     this.assertOpen();
-    const run = writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), plan, this.#policy);
+    const counted = async (): Promise<WritePlan<R>> => {
+      const planned = await plan();
+      this.#logged += planned.changes.length;
+      return planned;
+    };
+    const run = writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), counted, this.#policy);
     this.#writes.add(run);
     try {
-      return await run;
+      const result = await run;
+      if (this.#logged >= COMPACT_EVERY) await this.compactLog();
+      return result;
+    } finally {
+      this.#writes.delete(run);
+    }
+  }
+
+  /**
+   * Registers a cache of this instance that replays the change log from the
+   * position `seq()` returns; compaction keeps every entry after it. Returns the unregister function.
+   */
+  addLogReader(seq: () => number): () => void {
+    this.#logReaders.add(seq);
+    return () => this.#logReaders.delete(seq);
+  }
+
+  /**
+   * Deletes the change-log entries every consumer has passed (see
+   * store/change-log.ts). Runs by itself every {@link COMPACT_EVERY} logged
+   * changes; a failure only leaves the log longer until the next run.
+   */
+  async compactLog(): Promise<void> {
+    this.#logged = 0;
+    if (this.#closed) return;
+    const run = (async () => {
+      const live = (await this.db.memories.count()) + (await this.db.messages.count());
+      const positions = [...this.#logReaders].map((seq) => seq());
+      await compactChangeLog(this.db, Math.max(MIN_SNAPSHOT_LAG, live), Math.min(Number.MAX_SAFE_INTEGER, ...positions));
+    })().catch(() => undefined);
+    this.#writes.add(run);
+    try {
+      await run;
     } finally {
       this.#writes.delete(run);
     }

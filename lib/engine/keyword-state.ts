@@ -16,6 +16,7 @@ import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } fr
 import type { KeywordHit } from '../search/keyword-search.js';
 import { rarestTerms } from '../search/query-terms.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS, readTermsRow, statsKey, termKey, type Corpus, type CorpusStats } from '../store/keyword-terms.js';
+import { readLogFloor } from '../store/change-log.js';
 import type { ChangeRow, TermsRow } from '../store/rows.js';
 import { MAX_KEY, MIN_KEY, storeError } from '../store/write.js';
 import type { EngineStore } from './engine-store.js';
@@ -151,6 +152,13 @@ export class KeywordState {
   async #catchUp(): Promise<void> {
     const { db } = this.#core;
     try {
+      // Log entries this index has not applied were compacted away (another instance wrote meanwhile): rebuild from the terms rows.
+      if (this.seq < (await readLogFloor(db))) {
+        const fresh = await KeywordState.rebuild(this.#core);
+        for (const corpus of CORPORA) this.#postings[corpus] = fresh.postings(corpus);
+        this.seq = fresh.seq;
+        this.#lastSnapshotSeq = -1;
+      }
       // The common case, nothing new, reads only the log (no transaction on meta, which a snapshot may be writing).
       if ((await db.changes.where(':id').above(this.seq).first()) === undefined) return;
       for (;;) {
@@ -273,7 +281,11 @@ const states = new WeakMap<EngineStore, Promise<KeywordState>>();
 export function keywordState(core: EngineStore): Promise<KeywordState> {
   let state = states.get(core);
   if (state === undefined) {
-    state = KeywordState.load(core);
+    state = KeywordState.load(core).then((loaded) => {
+      // Compaction of the change log keeps what these postings have not applied yet.
+      core.addLogReader(() => loaded.seq);
+      return loaded;
+    });
     states.set(core, state);
     state.catch(() => states.delete(core));
   }

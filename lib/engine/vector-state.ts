@@ -14,6 +14,7 @@ import { isEngramError, throwIfAborted } from '../errors.js';
 import { createIndex, promote, restoreIndex } from '../vector/choose-index.js';
 import type { VectorIndex } from '../vector/vector-index.js';
 import type { MemoryRow } from '../store/rows.js';
+import { readLogFloor } from '../store/change-log.js';
 import { readGeneration } from '../store/generation.js';
 import { storeError } from '../store/write.js';
 import { vectorDefect } from '../vector/vector-checks.js';
@@ -90,6 +91,8 @@ export class VectorState {
   #disposed = false;
   #chain: Promise<unknown> = Promise.resolve();
 
+  readonly #unregister: () => void;
+
   private constructor(core: EngineStore, embedderId: string, index: VectorIndex, scopes: ScopeTable, seq: number, origin: IndexOrigin, generation: number) {
     this.#core = core;
     this.#embedderId = embedderId;
@@ -99,6 +102,8 @@ export class VectorState {
     this.origin = origin;
     this.#generation = generation;
     this.#lastSnapshotSeq = origin === 'snapshot' ? seq : -1;
+    // Compaction of the change log keeps what this index has not applied yet.
+    this.#unregister = core.addLogReader(() => this.seq);
   }
 
   /** Restores from the snapshot (then replays the log) or rebuilds from the stored vectors. */
@@ -194,8 +199,9 @@ export class VectorState {
   async #catchUp(options: LongWorkOptions): Promise<void> {
     if (this.#disposed) return;
     const { db } = this.#core;
-    const generation = await readGeneration(db);
-    if (generation !== this.#generation) await this.#reload(generation, options);
+    const [generation, floor] = await Promise.all([readGeneration(db), readLogFloor(db)]);
+    // Another instance replaced the store, or compacted log entries this index has not applied yet: reload from the store.
+    if (generation !== this.#generation || this.seq < floor) await this.#reload(generation, options);
     for (;;) {
       const changes = await db.changes.where(':id').above(this.seq).limit(PAGE).toArray();
       if (changes.length === 0) return;
@@ -273,6 +279,7 @@ export class VectorState {
   /** Frees the index; later catch-ups and snapshots do nothing. */
   dispose(): void {
     this.#disposed = true;
+    this.#unregister();
     this.index.dispose();
   }
 }

@@ -1,0 +1,101 @@
+/**
+ * Keeping the change log bounded. The log (`changes`) feeds the caches of the
+ * store (vector and keyword indexes, in every open instance) and sync's push.
+ * An entry may go once every consumer that needs it has passed it:
+ * - hard consumers never lose an entry they have not passed: sync's push
+ *   position (`sync.pushedSeq`, lib/sync/store-host.ts) and every position
+ *   registered under a `logConsumer:<name>` key in `meta` (a number, or an
+ *   object with a numeric `seq`), see {@link registerLogConsumer};
+ * - soft consumers are the index snapshots (`indexSnapshot`,
+ *   `keywordSnapshot`): they are kept replayable while they lag by less than
+ *   the lag limit; a snapshot further behind is dropped (its index is rebuilt
+ *   from the store on the next open, which is cheaper than replaying the log).
+ * Everything up to the new floor is deleted and the floor is recorded under
+ * {@link LOG_FLOOR_KEY}: an instance whose in-memory position is below the
+ * floor (another tab, idle while this one wrote) reloads from the store
+ * instead of replaying (see vector-state.ts and keyword-state.ts).
+ */
+import type { EngramDb } from './schema.js';
+
+/** `meta` key of the log floor: entries with a seq at or below it may be gone. */
+export const LOG_FLOOR_KEY = 'changes.floor';
+
+/** `meta` key prefix of registered log consumers (a consumer's position: a number or `{ seq }`). */
+export const LOG_CONSUMER_PREFIX = 'logConsumer:';
+
+/** Hard consumers known by key: sync's push position (SYNC_PUSHED_SEQ_KEY in lib/sync/store-host.ts). */
+const HARD_KEYS = ['sync.pushedSeq'];
+
+/** Soft consumers: the index snapshots (SNAPSHOT_KEY of vector-state.ts and keyword-state.ts). */
+const SOFT_KEYS = ['indexSnapshot', 'keywordSnapshot'];
+
+/** A consumer's position from its `meta` value, or undefined when it holds none. */
+function positionOf(value: unknown): number | undefined {
+  const seq = typeof value === 'object' && value !== null ? (value as { seq?: unknown }).seq : value;
+  return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
+}
+
+/** The log floor: every entry at or below it may have been compacted away (0 when never compacted). */
+export async function readLogFloor(db: EngramDb): Promise<number> {
+  return positionOf((await db.meta.get(LOG_FLOOR_KEY))?.value) ?? 0;
+}
+
+/**
+ * Registers (or moves) a consumer that needs every change-log entry after `seq`.
+ * Compaction never deletes an entry a registered consumer has not passed, so a
+ * consumer that stops for good must {@link unregisterLogConsumer}.
+ * @example await registerLogConsumer(db, 'sync:https://qdrant.example#memories', pushedSeq)
+ */
+export async function registerLogConsumer(db: EngramDb, name: string, seq: number): Promise<void> {
+  await db.meta.put({ key: `${LOG_CONSUMER_PREFIX}${name}`, value: { seq } });
+}
+
+/** Removes a registered consumer. */
+export async function unregisterLogConsumer(db: EngramDb, name: string): Promise<void> {
+  await db.meta.delete(`${LOG_CONSUMER_PREFIX}${name}`);
+}
+
+/** What a compaction did. */
+export interface Compaction {
+  /** Entries deleted. */
+  removed: number;
+  /** The floor after it. */
+  floor: number;
+  /** Snapshot keys dropped because they lagged too far behind. */
+  droppedSnapshots: string[];
+}
+
+/**
+ * Deletes the change-log entries every consumer has passed, in one transaction
+ * over `changes` and `meta`. `lagLimit`: how far a snapshot may lag behind the
+ * log's end and still be kept replayable; `keepAfter`: the lowest position of
+ * the calling instance's own caches (they keep every entry after it).
+ */
+export async function compactChangeLog(db: EngramDb, lagLimit: number, keepAfter = Number.MAX_SAFE_INTEGER): Promise<Compaction> {
+  return db.transaction('rw', [db.changes, db.meta], async () => {
+    const last = (await db.changes.orderBy(':id').last())?.seq ?? 0;
+    const floor = await readLogFloor(db);
+    const registered = await db.meta.where('key').startsWith(LOG_CONSUMER_PREFIX).toArray();
+    const hard = [...(await db.meta.bulkGet(HARD_KEYS)).filter((r) => r !== undefined), ...registered]
+      // A registered consumer whose position cannot be read keeps everything.
+      .map((r) => positionOf(r.value) ?? 0);
+    // The last entry always stays: the log's end is the position every snapshot is checked against.
+    let bound = Math.min(last - 1, keepAfter, ...hard);
+    const droppedSnapshots: string[] = [];
+    const soft = await db.meta.bulkGet(SOFT_KEYS);
+    for (const [i, row] of soft.entries()) {
+      if (row === undefined) continue;
+      const seq = positionOf(row.value);
+      if (seq !== undefined && last - seq <= lagLimit) bound = Math.min(bound, seq);
+      else if (seq === undefined || seq < bound) {
+        // Unusable or too far behind: the index is rebuilt from the store on its next load.
+        await db.meta.delete(SOFT_KEYS[i]!);
+        droppedSnapshots.push(SOFT_KEYS[i]!);
+      }
+    }
+    if (bound <= floor) return { removed: 0, floor, droppedSnapshots };
+    const removed = await db.changes.where(':id').belowOrEqual(bound).delete();
+    await db.meta.put({ key: LOG_FLOOR_KEY, value: bound });
+    return { removed, floor: bound, droppedSnapshots };
+  });
+}
