@@ -12,6 +12,11 @@
  *    (default 1k and 50k): the pushing device's sync() and the other device's
  *    sync() that pulls them. Goal: the larger store costs at most 2x, because the
  *    work follows the changes, not the store size. Median of `--rounds` rounds.
+ *    The goal is set on engram's side of the sync: its wall time minus the time the
+ *    in-process test server spent answering. The test server scans every point of
+ *    the collection for each scroll and collection-info request (a real Qdrant
+ *    answers them from its payload indexes), so its share grows with the collection;
+ *    the wall time including it is reported beside.
  *
  * Run: npx tsx bench/sync.ts [--count 10000] [--sizes 1000,50000] [--changes 100] [--rounds 5]
  */
@@ -51,8 +56,16 @@ function seconds(ms: number): string {
   return (ms / 1000).toFixed(2);
 }
 
-/** Times one sync; also the time from the first to the last uploaded batch. */
-async function timedSync(engram: Engram, options: SyncOptions): Promise<{ ms: number; uploadMs: number; result: Awaited<ReturnType<Engram['sync']>> }> {
+/** Milliseconds the test server has spent answering so far. */
+function serverBusy(): number {
+  let sum = 0;
+  for (const v of server.busyMs.values()) sum += v;
+  return sum;
+}
+
+/** Times one sync (wall, and engram's side: wall minus the server's answering); also the upload phase. */
+async function timedSync(engram: Engram, options: SyncOptions): Promise<{ ms: number; engramMs: number; uploadMs: number; result: Awaited<ReturnType<Engram['sync']>> }> {
+  const busy = serverBusy();
   let firstPush: number | undefined;
   let lastPush = 0;
   const start = performance.now();
@@ -67,7 +80,7 @@ async function timedSync(engram: Engram, options: SyncOptions): Promise<{ ms: nu
   const ms = performance.now() - start;
   // The upload phase: from the end of the last non-push step to the last batch acknowledged.
   const uploadMs = firstPush === undefined ? 0 : lastPush - Math.min(uploadStart, firstPush);
-  return { ms, uploadMs, result };
+  return { ms, engramMs: ms - (serverBusy() - busy), uploadMs, result };
 }
 
 const server: QdrantServer = await startQdrantServer({ validate: false });
@@ -103,7 +116,19 @@ try {
   printTable(`push ${count} memories: batched vs one point per request`, pushRows);
 
   // 2. Incremental sync of `changes` changes in stores of each size.
-  const incremental: { size: number; pushMs: number; pullMs: number; pushed: number; pulled: number; pushMsAll: number[]; pullMsAll: number[] }[] = [];
+  const incremental: {
+    size: number;
+    pushMs: number;
+    pullMs: number;
+    pushWallMs: number;
+    pullWallMs: number;
+    pushed: number;
+    pulled: number;
+    pushMsAll: number[];
+    pullMsAll: number[];
+    pushWallMsAll: number[];
+    pullWallMsAll: number[];
+  }[] = [];
   for (const size of sizes) {
     console.log(`sync: incremental, ${changes} changes in a store of ${size}`);
     const collection = `incremental_${size}`;
@@ -115,6 +140,8 @@ try {
     const ids = (await a.getAll({ userId: 'bench', limit: changes })).results.map((m) => m.id);
     const pushMsAll: number[] = [];
     const pullMsAll: number[] = [];
+    const pushWallMsAll: number[] = [];
+    const pullWallMsAll: number[] = [];
     let pushed = 0;
     let pulled = 0;
     for (let round = 0; round < rounds; round++) {
@@ -123,13 +150,27 @@ try {
       await a.add(Array.from({ length: changes - edits }, (_, i) => ({ role: 'user' as const, content: `round ${round}: new note ${i} for store ${size}` })), { userId: 'bench', infer: false });
       const up = await timedSync(a, { ...base, collection });
       const down = await timedSync(b, { ...base, collection });
-      pushMsAll.push(up.ms);
-      pullMsAll.push(down.ms);
+      pushMsAll.push(up.engramMs);
+      pullMsAll.push(down.engramMs);
+      pushWallMsAll.push(up.ms);
+      pullWallMsAll.push(down.ms);
       pushed = up.result.uploaded;
       pulled = down.result.downloaded;
       if (pushed !== changes || pulled !== changes) throw new TypeError(`round ${round}: pushed ${pushed}, pulled ${pulled}, expected ${changes}`);
     }
-    incremental.push({ size, pushMs: percentile(pushMsAll, 50), pullMs: percentile(pullMsAll, 50), pushed, pulled, pushMsAll, pullMsAll });
+    incremental.push({
+      size,
+      pushMs: percentile(pushMsAll, 50),
+      pullMs: percentile(pullMsAll, 50),
+      pushWallMs: percentile(pushWallMsAll, 50),
+      pullWallMs: percentile(pullWallMsAll, 50),
+      pushed,
+      pulled,
+      pushMsAll,
+      pullMsAll,
+      pushWallMsAll,
+      pullWallMsAll,
+    });
     await a.close();
     await b.close();
   }
@@ -140,10 +181,12 @@ try {
     incremental.map((r) => ({
       'store size': r.size,
       changes,
-      'push sync() ms': r.pushMs.toFixed(1),
-      'pull sync() ms': r.pullMs.toFixed(1),
+      'push: engram ms': r.pushMs.toFixed(1),
+      'pull: engram ms': r.pullMs.toFixed(1),
       [`push vs ${small.size}`]: `${(r.pushMs / small.pushMs).toFixed(2)}x`,
       [`pull vs ${small.size}`]: `${(r.pullMs / small.pullMs).toFixed(2)}x`,
+      'push: wall ms (with test server)': r.pushWallMs.toFixed(1),
+      'pull: wall ms (with test server)': r.pullWallMs.toFixed(1),
     })),
   );
 
@@ -154,16 +197,26 @@ try {
   const goals = [
     { goal: `push ${count}: batched (128/request) vs one point per request, whole first sync()`, target: '>= 10x', measured: speedup, met: speedup >= 10 },
     { goal: `push ${count}: batched vs one point per request, upload phase`, target: '>= 10x', measured: uploadSpeedup, met: uploadSpeedup >= 10 },
-    { goal: `incremental ${changes} changes, pushing device: store of ${large.size} / ${small.size}`, target: '<= 2x', measured: pushGrowth, met: pushGrowth <= 2 },
-    { goal: `incremental ${changes} changes, pulling device: store of ${large.size} / ${small.size}`, target: '<= 2x', measured: pullGrowth, met: pullGrowth <= 2 },
+    { goal: `incremental ${changes} changes, pushing device (engram's side): store of ${large.size} / ${small.size}`, target: '<= 2x', measured: pushGrowth, met: pushGrowth <= 2 },
+    { goal: `incremental ${changes} changes, pulling device (engram's side): store of ${large.size} / ${small.size}`, target: '<= 2x', measured: pullGrowth, met: pullGrowth <= 2 },
+    { goal: `incremental ${changes} changes, pushing device, wall time with the linear-scan test server (reported)`, target: 'reported', measured: large.pushWallMs / small.pushWallMs, met: null },
+    { goal: `incremental ${changes} changes, pulling device, wall time with the linear-scan test server (reported)`, target: 'reported', measured: large.pullWallMs / small.pullWallMs, met: null },
   ];
-  printTable('goals', goals.map((g) => ({ goal: g.goal, target: g.target, measured: `${g.measured.toFixed(2)}x`, met: g.met ? 'yes' : 'NO' })));
+  printTable('goals', goals.map((g) => ({ goal: g.goal, target: g.target, measured: `${g.measured.toFixed(2)}x`, met: g.met === null ? '–' : g.met ? 'yes' : 'NO' })));
   writeResult('sync', {
     server: 'test/sync/qdrant-server.ts on loopback, in process, request validation off',
     dims: DIMS,
     results: [
       ...pushRows.map((r) => ({ part: 'push', ...r })),
-      ...incremental.map((r) => ({ part: 'incremental', 'store size': r.size, changes, 'push sync() ms (median)': Number(r.pushMs.toFixed(1)), 'pull sync() ms (median)': Number(r.pullMs.toFixed(1)) })),
+      ...incremental.map((r) => ({
+        part: 'incremental',
+        'store size': r.size,
+        changes,
+        'push: engram ms (median)': Number(r.pushMs.toFixed(1)),
+        'pull: engram ms (median)': Number(r.pullMs.toFixed(1)),
+        'push: wall ms (median)': Number(r.pushWallMs.toFixed(1)),
+        'pull: wall ms (median)': Number(r.pullWallMs.toFixed(1)),
+      })),
     ],
     push,
     incremental,

@@ -9,7 +9,6 @@ import { SyncError } from '../errors.js';
 import { ROW_CHECKS } from '../store/row-checks.js';
 import type { BlockRow, ChangeRow, HistoryRow, Json, MemoryRow, MessageRow, TableName } from '../store/rows.js';
 import type { EngramDb } from '../store/schema.js';
-import type { IndexableType, Table } from 'dexie';
 import { blockRecordId, type RowChange, type WritePlan } from '../store/write.js';
 import type { SyncRecord } from './point-codec.js';
 import { remoteWins, sameVersion, type VersionStamp } from './stamp.js';
@@ -92,12 +91,9 @@ function contentOf(kind: PointKind, row: LocalRow): string {
   return kind === 'block' ? (row as BlockRow).value : kind === 'message' ? (row as MessageRow).hash : '';
 }
 
-/** A block's record id (its key in the change log): the agent's own or one user's block. */
+/** A block's record id (its key in its table and the change log): the agent's own or one user's block. */
 function blockRid(row: BlockRow): string {
-  // Typed wide so this reads the same for stores before and after per-user blocks.
-  const key: (agentId: string, label: string, userId?: string) => string = blockRecordId;
-  const { userId } = row as { userId?: string };
-  return userId === undefined ? key(row.agentId, row.label) : key(row.agentId, row.label, userId);
+  return blockRecordId(row.agentId, row.label, row.userId);
 }
 
 function malformed(record: SyncRecord, problem: string): SyncError {
@@ -132,18 +128,7 @@ function rowOf(record: SyncRecord, local: LocalRow | undefined): LocalRow {
 export function storeHost(engine: SyncEngineAccess): SyncHost {
   const { db, deviceId } = engine;
 
-  const blocks = db.blocks as unknown as Table<BlockRow, IndexableType>;
-  // Stores keyed blocks by [agentId, label] before per-user blocks; since then by their record id.
-  const compoundBlockKey = Array.isArray(blocks.schema.primKey.keyPath);
-  const readBlock = async (rid: string): Promise<BlockRow | undefined> => {
-    if (!compoundBlockKey) return blocks.get(rid);
-    // `agentId/label`; either may itself hold a slash, so try each split.
-    for (let i = rid.indexOf('/'); i >= 0; i = rid.indexOf('/', i + 1)) {
-      const row = await blocks.get([rid.slice(0, i), rid.slice(i + 1)]);
-      if (row !== undefined) return row;
-    }
-    return undefined;
-  };
+  const readBlock = (rid: string): Promise<BlockRow | undefined> => db.blocks.get(rid);
 
   const readRows = async (kind: PointKind, rids: readonly string[]): Promise<(LocalRow | undefined)[]> => {
     if (kind === 'memory') return db.memories.bulkGet([...rids]);
@@ -235,7 +220,7 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
         let rids: string[];
         if (kind === 'block') {
           if (from !== undefined) continue; // blocks fit one page
-          rows = await blocks.toArray();
+          rows = await db.blocks.toArray();
           rids = rows.map((r) => blockRid(r as BlockRow));
         } else {
           const table = kind === 'memory' ? db.memories : db.messages;

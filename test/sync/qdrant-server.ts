@@ -162,6 +162,8 @@ export interface QdrantServer {
   readonly violations: string[];
   /** Requests served, per operation. */
   readonly requests: Map<QdrantOp, number>;
+  /** Milliseconds spent handling requests (parsing, validating, answering), per operation. */
+  readonly busyMs: Map<QdrantOp, number>;
   /** Arms a fault for the next `times` requests of `op` (any operation when omitted). */
   fail(fault: Fault, options?: { op?: QdrantOp; times?: number }): void;
   /** Removes every armed fault. */
@@ -187,6 +189,7 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
   const armed: Armed[] = [];
   const violations: string[] = [];
   const requests = new Map<QdrantOp, number>();
+  const busyMs = new Map<QdrantOp, number>();
   const sockets = new Set<Socket>();
   let operationId = 0;
 
@@ -362,6 +365,15 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
       else chunks.push(chunk);
     });
     req.on('end', () => {
+      const started = performance.now();
+      let op: QdrantOp | undefined;
+      try {
+        op = serve();
+      } finally {
+        if (op !== undefined) busyMs.set(op, (busyMs.get(op) ?? 0) + performance.now() - started);
+      }
+    });
+    const serve = (): QdrantOp | undefined => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const method = (req.method ?? 'GET').toLowerCase();
       let name = '';
@@ -373,7 +385,7 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
       if (route === undefined) {
         violations.push(`no such endpoint: ${method} ${url.pathname}`);
         send(res, undefined, 404, `the test server does not implement ${method.toUpperCase()} ${url.pathname}`);
-        return;
+        return undefined;
       }
       requests.set(route.op, (requests.get(route.op) ?? 0) + 1);
       const text = Buffer.concat(chunks).toString('utf8');
@@ -383,30 +395,30 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
       } catch {
         violations.push(`request body is not JSON: ${text.slice(0, 80)}`);
         send(res, route, 400, 'Format error in JSON body');
-        return;
+        return route.op;
       }
       const problems = validator?.checkRequest(route.template, route.method, body, url.searchParams) ?? [];
       if (problems.length > 0) {
         violations.push(...problems.map((p) => `${method.toUpperCase()} ${url.pathname}: ${p}`));
         send(res, route, 400, `Format error in JSON body: ${problems.join('; ')}`);
-        return;
+        return route.op;
       }
       const fault = takeFault(route.op);
       switch (fault?.kind) {
         case 'hang-up':
           req.socket.destroy();
-          return;
+          return route.op;
         case 'stall':
-          return; // the socket is destroyed by the client's timeout or by close()
+          return route.op; // the socket is destroyed by the client's timeout or by close()
         case 'status':
           send(res, route, fault.status, `Service internal error: injected ${fault.status}`);
-          return;
+          return route.op;
         case 'rate-limit':
           send(res, route, 429, 'Too many requests: injected rate limit', { 'retry-after': String(fault.retryAfterS) });
-          return;
+          return route.op;
         case 'malformed':
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"result": {"points": [ <html>oops');
-          return;
+          return route.op;
         default:
           break;
       }
@@ -416,7 +428,7 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
       } catch (e) {
         if (e instanceof HttpProblem) {
           send(res, route, e.status, e.message);
-          return;
+          return route.op;
         }
         throw e;
       }
@@ -424,10 +436,11 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
         const full = JSON.stringify({ result, status: 'ok', time: 0.0001 });
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(full) });
         res.write(full.slice(0, Math.floor(full.length / 2)), () => req.socket.destroy());
-        return;
+        return route.op;
       }
       send(res, route, 200, result);
-    });
+      return route.op;
+    };
   };
 
   let server: Server | undefined;
@@ -468,6 +481,7 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
     },
     violations,
     requests,
+    busyMs,
     fail(fault, opts = {}) {
       armed.push({ fault, op: opts.op, remaining: opts.times ?? 1 });
     },
