@@ -3,29 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { ClosedError, ValidationError, type Engram } from '../../lib/index.js';
-import { ALL_TABLES, EngramDb } from '../../lib/store/schema.js';
+import { EngramDb } from '../../lib/store/schema.js';
 import { openTemp } from '../helpers.js';
-
-/** Every row of every table of the store, as text (vectors and typed arrays as numbers). */
-async function rawStore(name: string): Promise<Record<string, string>> {
-  const db = new EngramDb(name);
-  await db.open();
-  try {
-    const out: Record<string, string> = {};
-    for (const table of ALL_TABLES) {
-      const rows = await db.table(table).toArray();
-      out[table] = JSON.stringify(rows, (_k, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Float32Array) : v));
-    }
-    return out;
-  } finally {
-    db.close();
-  }
-}
-
-/** The tables whose text mentions `word` (case-insensitive). */
-function tablesHolding(raw: Record<string, string>, word: string): string[] {
-  return Object.entries(raw).filter(([, text]) => text.toLowerCase().includes(word.toLowerCase())).map(([table]) => table);
-}
+import { rawStore, tablesHolding } from './raw-store.js';
 
 const open = (): Promise<Engram> => openTemp({ embedder: new HashEmbedder({ dimensions: 32 }) });
 
