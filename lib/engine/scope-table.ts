@@ -3,15 +3,17 @@
  * index, so a scoped search filters inside the graph walk without reading the
  * memories of the whole scope from IndexedDB. Saved with the index snapshot.
  */
-import { SCOPE_FIELDS, type CompiledFilter, type ScopeEntry } from '../search/filters.js';
+import { SCOPE_FIELDS, type CompiledFilter, type ScopeEntry, type ScopeField } from '../search/filters.js';
 import type { MemoryRow, Tier } from '../store/rows.js';
 
 /** One entry as stored in a snapshot: id, tier, the scope fields, times. */
 export type ScopeTuple = [string, Tier, ...(string | number | null)[]];
 
-/** Scope fields by memory id. */
+/** Scope fields by memory id, with the ids of each scope value (a scoped search visits only its scope). */
 export class ScopeTable {
   readonly #entries = new Map<string, ScopeEntry>();
+  /** field -> value -> ids holding it. */
+  readonly #byValue = new Map<ScopeField, Map<string, Set<string>>>(SCOPE_FIELDS.map((k) => [k, new Map()]));
 
   get size(): number {
     return this.#entries.size;
@@ -22,15 +24,19 @@ export class ScopeTable {
     const entry: ScopeEntry = { tier: row.tier, createdAt: row.createdAt, updatedAt: row.updatedAt };
     for (const k of SCOPE_FIELDS) if (row[k] !== undefined) entry[k] = row[k];
     if (row.expiresAt !== undefined) entry.expiresAt = row.expiresAt;
-    this.#entries.set(row.id, entry);
+    this.#put(row.id, entry);
   }
 
   delete(id: string): void {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return;
+    this.#unindex(id, entry);
     this.#entries.delete(id);
   }
 
   clear(): void {
     this.#entries.clear();
+    for (const values of this.#byValue.values()) values.clear();
   }
 
   has(id: string): boolean {
@@ -44,14 +50,30 @@ export class ScopeTable {
 
   /** Takes over every entry of `other` (and only those). */
   replaceWith(other: ScopeTable): void {
-    this.#entries.clear();
-    for (const [id, entry] of other.#entries) this.#entries.set(id, entry);
+    this.clear();
+    for (const [id, entry] of other.#entries) this.#put(id, entry);
   }
 
-  /** Ids of the entries that pass every condition of `filter` but metadata ones. */
+  /**
+   * Ids of the entries that pass every condition of `filter` but metadata ones.
+   * With scope fields in the filter, only the ids of its rarest scope value are
+   * checked, not the whole table.
+   */
   matching(filter: CompiledFilter, now: number): Set<string> {
+    let candidates: Iterable<string> | undefined;
+    for (const k of SCOPE_FIELDS) {
+      const value = filter.scope[k];
+      if (value === undefined) continue;
+      const ids = this.#byValue.get(k)!.get(value);
+      if (ids === undefined) return new Set();
+      if (candidates === undefined || ids.size < (candidates as Set<string>).size) candidates = ids;
+    }
     const out = new Set<string>();
-    for (const [id, entry] of this.#entries) if (filter.matchesEntry(entry, now)) out.add(id);
+    if (candidates === undefined) {
+      for (const [id, entry] of this.#entries) if (filter.matchesEntry(entry, now)) out.add(id);
+    } else {
+      for (const id of candidates) if (filter.matchesEntry(this.#entries.get(id)!, now)) out.add(id);
+    }
     return out;
   }
 
@@ -71,8 +93,33 @@ export class ScopeTable {
       });
       const expires = rest[SCOPE_FIELDS.length + 2];
       if (typeof expires === 'number') entry.expiresAt = expires;
-      table.#entries.set(id, entry);
+      table.#put(id, entry);
     }
     return table;
+  }
+
+  #put(id: string, entry: ScopeEntry): void {
+    const before = this.#entries.get(id);
+    if (before !== undefined) this.#unindex(id, before);
+    this.#entries.set(id, entry);
+    for (const k of SCOPE_FIELDS) {
+      const value = entry[k];
+      if (value === undefined) continue;
+      const values = this.#byValue.get(k)!;
+      let ids = values.get(value);
+      if (ids === undefined) values.set(value, (ids = new Set()));
+      ids.add(id);
+    }
+  }
+
+  #unindex(id: string, entry: ScopeEntry): void {
+    for (const k of SCOPE_FIELDS) {
+      const value = entry[k];
+      if (value === undefined) continue;
+      const values = this.#byValue.get(k)!;
+      const ids = values.get(value);
+      ids?.delete(id);
+      if (ids?.size === 0) values.delete(value);
+    }
   }
 }

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { ScopeTable } from '../../lib/engine/scope-table.js';
+import { compileFilters } from '../../lib/search/filters.js';
+import type { MemoryRow } from '../../lib/store/rows.js';
+import { rng } from '../helpers.js';
+
+function row(id: string, random: () => number): MemoryRow {
+  const pick = (p: string, n: number): string | undefined => (random() < 0.8 ? `${p}${Math.floor(random() * n)}` : undefined);
+  const r: MemoryRow = { id, text: id, tier: random() < 0.5 ? 'long_term' : 'project', metadata: {}, hash: id, createdAt: 1, updatedAt: 1, accessCount: 0, version: 1, origin: 'd' };
+  const userId = pick('u', 4);
+  const agentId = pick('a', 3);
+  const runId = pick('r', 2);
+  if (userId !== undefined) r.userId = userId;
+  if (agentId !== undefined) r.agentId = agentId;
+  if (runId !== undefined) r.runId = runId;
+  if (random() < 0.1) r.expiresAt = 50;
+  return r;
+}
+
+/** What matching() must return: every entry checked. */
+function brute(rows: Map<string, MemoryRow>, scope: Record<string, string>, now: number): Set<string> {
+  const filter = compileFilters({}, scope);
+  return new Set([...rows.values()].filter((r) => filter.matchesEntry(r, now)).map((r) => r.id));
+}
+
+describe('ScopeTable', () => {
+  it('matching() returns exactly the entries a full check returns, through sets, replacements, deletes and a snapshot', () => {
+    const random = rng(8);
+    const table = new ScopeTable();
+    const rows = new Map<string, MemoryRow>();
+    const scopes: Record<string, string>[] = [{}, { userId: 'u1' }, { userId: 'u2', agentId: 'a0' }, { agentId: 'a2', runId: 'r1' }, { userId: 'nobody' }];
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 400; i++) {
+        const r = row(`m${Math.floor(random() * 600)}`, random);
+        rows.set(r.id, r);
+        table.set(r);
+      }
+      for (const id of [...rows.keys()].filter(() => random() < 0.1)) {
+        rows.delete(id);
+        table.delete(id);
+      }
+      for (const scope of scopes) {
+        for (const now of [10, 100]) expect(table.matching(compileFilters({}, scope), now), JSON.stringify(scope)).toEqual(brute(rows, scope, now));
+      }
+    }
+    const copy = ScopeTable.fromTuples(table.toTuples());
+    const replaced = new ScopeTable();
+    replaced.set(row('stale', random));
+    replaced.replaceWith(copy);
+    for (const scope of scopes) {
+      expect(copy.matching(compileFilters({}, scope), 10)).toEqual(brute(rows, scope, 10));
+      expect(replaced.matching(compileFilters({}, scope), 10)).toEqual(brute(rows, scope, 10));
+    }
+    table.clear();
+    expect(table.matching(compileFilters({}, { userId: 'u1' }), 10).size).toBe(0);
+  });
+});
