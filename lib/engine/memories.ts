@@ -3,7 +3,7 @@
  * through the single write path with its vector, so a memory is either fully
  * added, vector included, or not at all. Deletion leaves a tombstone for sync.
  */
-import { NotFoundError, ValidationError } from '../errors.js';
+import { NotFoundError, throwIfAborted, ValidationError } from '../errors.js';
 import { SCOPE_FIELDS, type CompiledFilter, type Scope } from '../search/filters.js';
 import type { Json, MemoryRow, Metadata, Tier } from '../store/rows.js';
 import type { RowChange } from '../store/write.js';
@@ -107,6 +107,35 @@ export async function addMemories(
   dedupe: DedupeMode = 'near',
 ): Promise<{ item: MemoryItem; added: boolean }[]> {
   if (inputs.length === 0) return [];
+  const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe);
+  throwIfAborted(signal);
+  const result = await core.write(async () => {
+    const { changes, out } = await prepared.plan();
+    return { changes, result: out };
+  });
+  afterWrite(semantic);
+  return result;
+}
+
+/** An add whose slow half (duplicate checks, embeddings) is done; {@link PreparedAdds.plan} runs inside a write transaction. */
+export interface PreparedAdds {
+  /** The row changes and outcomes, duplicates re-checked against the store as it is inside the transaction. */
+  plan(): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[] }>;
+}
+
+/**
+ * Everything of an add that must happen before its write transaction (which
+ * may await only the store): the duplicate lookups and the embeddings. A
+ * caller may combine the planned changes with others in one transaction.
+ */
+export async function prepareAdds(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  inputs: readonly MemoryInput[],
+  signal?: AbortSignal,
+  dedupe: DedupeMode = 'near',
+): Promise<PreparedAdds> {
+  if (inputs.length === 0) return { plan: () => Promise.resolve({ changes: [], out: [] }) };
   const exactCheck = dedupe !== 'off';
   const standing = exactCheck ? await findDuplicates(core, inputs) : inputs.map(() => undefined);
   // Embed only what is new, each distinct text once.
@@ -117,7 +146,7 @@ export async function addMemories(
     dedupe === 'near'
       ? await findNearDuplicates(core, semantic, inputs, inputs.map((i) => vectorOf.get(i.text)), standing.map((s) => s === undefined))
       : inputs.map(() => undefined);
-  const result = await core.write(async () => {
+  const plan = async (): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[] }> => {
     const again = exactCheck ? await findDuplicates(core, inputs) : inputs.map(() => undefined); // another tab may have added them meanwhile
     // A near duplicate found before the transaction must still stand.
     const nearIds = [...new Set(near.flatMap((r) => (r === undefined ? [] : [r.id])))];
@@ -161,10 +190,9 @@ export async function addMemories(
       changes.push({ table: 'memories', op: 'add', id: row.id, after: row, vector: { id: row.id, vector, embedderId: embedder.id } });
       out.push({ item: toItem(row), added: true });
     });
-    return { changes, result: out };
-  });
-  afterWrite(semantic);
-  return result;
+    return { changes, out };
+  };
+  return { plan };
 }
 
 /**
@@ -174,7 +202,7 @@ export async function addMemories(
  * behind this work, so nothing is missed. A failure here only delays the index
  * update to that next catch-up, which reports it.
  */
-function afterWrite(semantic: SemanticIndex): void {
+export function afterWrite(semantic: SemanticIndex): void {
   const update = async (): Promise<void> => {
     const { state } = await semantic.ready();
     await state.catchUp();
@@ -203,36 +231,48 @@ export async function updateMemory(core: EngineStore, semantic: SemanticIndex, i
   if (current === undefined) throw new NotFoundError('memory', id);
   const textChanged = patch.text !== undefined && patch.text !== current.text;
   const embedded = textChanged ? await semantic.embed([patch.text!], signal) : undefined;
+  throwIfAborted(signal);
   const item = await core.write(async () => {
     const before = await core.db.memories.get(id);
     if (before === undefined || before.deletedAt !== undefined) throw new NotFoundError('memory', id);
-    const now = core.now();
-    const after: MemoryRow = { ...before, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1, origin: core.settings.deviceId };
-    if (patch.text !== undefined) {
-      after.text = patch.text;
-      after.hash = memoryHash(after.tier, after, after.text, after.key);
-    }
-    if (patch.metadata !== undefined) after.metadata = patch.metadata;
-    if (patch.value !== undefined) after.value = patch.value;
-    if (patch.expiresAt !== undefined) after.expiresAt = patch.expiresAt;
-    const change: RowChange = { table: 'memories', op: 'update', id, before, after };
-    if (embedded !== undefined) change.vector = { id, vector: embedded.vectors[0]!, embedderId: embedded.embedder.id };
-    return { changes: [change], result: toItem(after) };
+    const change = updateChange(core, before, patch, embedded === undefined ? undefined : { vector: embedded.vectors[0]!, embedderId: embedded.embedder.id });
+    return { changes: [change], result: toItem(change.after!) };
   });
   afterWrite(semantic);
   return item;
+}
+
+/** The change that applies `patch` to a live row (inside a write transaction); `vector` when the text changed. */
+export function updateChange(core: EngineStore, before: MemoryRow, patch: MemoryPatch, vector?: { vector: Float32Array; embedderId: string }): RowChange & { table: 'memories' } {
+  const now = core.now();
+  const after: MemoryRow = { ...before, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1, origin: core.settings.deviceId };
+  if (patch.text !== undefined) {
+    after.text = patch.text;
+    after.hash = memoryHash(after.tier, after, after.text, after.key);
+  }
+  if (patch.metadata !== undefined) after.metadata = patch.metadata;
+  if (patch.value !== undefined) after.value = patch.value;
+  if (patch.expiresAt !== undefined) after.expiresAt = patch.expiresAt;
+  const change: RowChange & { table: 'memories' } = { table: 'memories', op: 'update', id: before.id, before, after };
+  if (vector !== undefined) change.vector = { id: before.id, ...vector };
+  return change;
+}
+
+/** The change that tombstones a live row (the write path strips its text). */
+export function deleteChange(core: EngineStore, before: MemoryRow): RowChange & { table: 'memories' } {
+  const now = core.now();
+  const after: MemoryRow = { ...before, deletedAt: now, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1, origin: core.settings.deviceId };
+  return { table: 'memories', op: 'delete', id: before.id, before, after };
 }
 
 /** Tombstones memories (kept for sync, gone from search and listing). Returns how many. */
 export async function deleteMemories(core: EngineStore, semantic: SemanticIndex, ids: readonly string[]): Promise<number> {
   const count = await core.write(async () => {
     const rows = await core.db.memories.bulkGet([...ids]);
-    const now = core.now();
     const changes: RowChange[] = [];
     for (const before of rows) {
       if (before === undefined || before.deletedAt !== undefined) continue;
-      const after: MemoryRow = { ...before, deletedAt: now, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1, origin: core.settings.deviceId };
-      changes.push({ table: 'memories', op: 'delete', id: before.id, before, after });
+      changes.push(deleteChange(core, before));
     }
     return { changes, result: changes.length };
   });

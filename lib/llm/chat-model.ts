@@ -4,7 +4,7 @@
  * OpenAI-compatible chat-completions endpoint (a local Ollama or llama.cpp
  * server keeps everything on the device). Must not import the engine.
  */
-import { AbortError, LlmError, ValidationError } from '../errors.js';
+import { AbortError, LlmError, ValidationError, type EngramError } from '../errors.js';
 import { isPlainObject } from '../util/validate.js';
 
 /** A message sent to the model. */
@@ -127,7 +127,14 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ChatModel {
       if (call.signal?.aborted === true) throw new AbortError('the model call was aborted', { cause: e });
       throw new LlmError(`could not reach ${url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (e) {
+      // The headers came, the body stalled or broke off (the timeout or the caller's signal ended it).
+      if (call.signal?.aborted === true) throw new AbortError('the model call was aborted', { cause: e });
+      throw new LlmError(`${url} stopped sending its answer: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
     if (!response.ok) throw new LlmError(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
     let json: unknown;
     try {
@@ -137,6 +144,47 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ChatModel {
     }
     return parseCompletion(json);
   };
+}
+
+/** The deadline of one model call when none is given. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+
+/**
+ * Calls `model` with a deadline and the caller's signal, and settles as soon as
+ * either fires even when the model ignores its signal (a function that never
+ * resolves, a server that sends headers and then stalls): past the deadline it
+ * rejects with LlmError, on abort with AbortError.
+ * @example
+ * const reply = await callModel(model, messages, { json: true, timeoutMs: 30_000, signal })
+ */
+export function callModel(model: ChatModel, messages: ChatTurn[], options: ChatCallOptions & { timeoutMs: number }): Promise<ModelReply> {
+  const { timeoutMs, signal, ...rest } = options;
+  const deadline = new AbortController();
+  const combined = signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
+  const failure = (): EngramError =>
+    signal?.aborted === true ? new AbortError('the model call was aborted', { cause: signal.reason }) : new LlmError(`the model did not answer within ${timeoutMs} ms`);
+  return new Promise<ModelReply>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      deadline.abort();
+    }, timeoutMs);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(failure());
+    };
+    if (combined.aborted) {
+      onAbort();
+      return;
+    }
+    combined.addEventListener('abort', onAbort, { once: true });
+    model(messages, { ...rest, signal: combined })
+      .finally(() => {
+        clearTimeout(timer);
+        combined.removeEventListener('abort', onAbort);
+      })
+      .then(resolve, (e: unknown) => {
+        reject(combined.aborted ? failure() : e instanceof Error ? e : new LlmError(`the model failed: ${String(e)}`));
+      });
+  });
 }
 
 /** Turns the `llm` option into a ChatModel. */

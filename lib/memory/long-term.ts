@@ -54,6 +54,13 @@ export interface AddOptions extends MemoryScope {
    * @default 'near'
    */
   dedupe?: DedupeMode;
+  /**
+   * With `infer`: how long each model call may take; past it the raw input is
+   * stored and `error` says the model timed out (also when the model ignores
+   * its AbortSignal).
+   * @default 60000
+   */
+  timeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -107,6 +114,9 @@ export interface ChatMessage {
 
 const SCOPE_KEYS = ['userId', 'agentId', 'runId'] as const;
 
+/** The longest model deadline setTimeout can keep (about 24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /** Validates userId / agentId / runId options into a scope. */
 export function parseScope(options: Record<string, unknown>, field = 'options'): Scope {
   const scope: Scope = {};
@@ -157,17 +167,22 @@ export class LongTermMemory {
    */
   async add(input: string | readonly ChatMessage[], options: AddOptions = {}): Promise<AddOutcome> {
     this.#core.assertOpen();
-    requireOptions('options', options, [...SCOPE_KEYS, 'metadata', 'infer', 'dedupe', 'signal']);
+    requireOptions('options', options, [...SCOPE_KEYS, 'metadata', 'infer', 'dedupe', 'signal', 'timeoutMs']);
     const o: Record<string, unknown> = options;
     const scope = parseScope(o);
     const metadata = requireMetadata('options.metadata', o['metadata'], this.#core.settings.maxContentBytes);
     const texts = textsOf(input, this.#core.settings.maxContentBytes);
     if (o['infer'] !== undefined && typeof o['infer'] !== 'boolean') throw new ValidationError('options.infer', 'must be a boolean');
+    const timeoutMs = o['timeoutMs'] === undefined ? undefined : requireInt('options.timeoutMs', o['timeoutMs'], 1, MAX_TIMEOUT_MS);
+    if (timeoutMs !== undefined && o['infer'] !== true) throw new ValidationError('options.timeoutMs', 'applies to infer: true only');
     const dedupe = o['dedupe'] === undefined ? 'near' : requireOneOf('options.dedupe', o['dedupe'], DEDUPE_MODES);
     if (o['infer'] === true) {
       if (this.#model === undefined) throw new ValidationError('options.infer', 'needs an llm: open engram with { llm }');
       const conversation = texts.map((t) => ({ role: t.role ?? 'user', content: t.text }));
-      return inferAndApply(this.#core, this.#semantic, this.#model, conversation, scope, metadata, options.signal);
+      return inferAndApply(this.#core, this.#semantic, this.#model, conversation, scope, metadata, {
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      });
     }
     const inputs: MemoryInput[] = texts.map(({ text, role }) => ({
       text,

@@ -7,7 +7,9 @@ export type Scripted =
   | { content: string; toolCalls?: { id: string; name: string; arguments: string }[] }
   | { status: number; text: string }
   | { raw: string }
-  | { hangUp: true };
+  | { hangUp: true }
+  /** Sends the headers and the start of a body, then nothing more. */
+  | { stall: true };
 
 export interface ScriptedServer {
   baseUrl: string;
@@ -37,6 +39,11 @@ export async function startScriptedServer(script: Scripted[] = []): Promise<Scri
         req.socket.destroy();
         return;
       }
+      if ('stall' in next) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"id":"chatcmpl-1","choices":[');
+        return;
+      }
       if ('status' in next) {
         res.writeHead(next.status, { 'content-type': 'application/json' }).end(next.text);
         return;
@@ -63,6 +70,8 @@ export async function startScriptedServer(script: Scripted[] = []): Promise<Scri
       server.close(() => {
         resolve();
       });
+      // Stalled answers keep their sockets open; end them so close() finishes.
+      server.closeAllConnections();
     });
   return state;
 }
