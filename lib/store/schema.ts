@@ -5,6 +5,7 @@
  */
 import { Dexie, type Table } from 'dexie';
 import { blockKey } from './block-key.js';
+import { textFreeHistory, textFreeTombstone } from './forgetting.js';
 import type {
   BlockRow,
   ChangeRow,
@@ -56,7 +57,8 @@ export class EngramDb extends Dexie {
 
   constructor(name: string) {
     super(name);
-    this.version(SCHEMA_VERSION).stores({
+    // v1: the first schema (never edit a version once released; add one).
+    this.version(1).stores({
       messages: 'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
       memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
       vectors: 'id',
@@ -75,6 +77,13 @@ export class EngramDb extends Dexie {
       .upgrade(async (tx) => {
         const old = (await tx.table('blocks').toArray()) as BlockRow[];
         await tx.table(BLOCKS_TABLE).bulkPut(old, old.map((row) => blockKey(row.agentId, row.label, undefined)));
+        // Deletion means forgotten from v2 on: older tombstones and the history of deleted records lose their text.
+        const tombstones = ((await tx.table('memories').toArray()) as MemoryRow[]).filter((m) => m.deletedAt !== undefined);
+        if (tombstones.length > 0) await tx.table('memories').bulkPut(tombstones.map(textFreeTombstone));
+        const history = (await tx.table('history').toArray()) as HistoryRow[];
+        const deleted = new Set(history.filter((h) => h.op === 'delete').map((h) => `${h.table}\u0000${h.recordId}`));
+        const scrubbed = history.filter((h) => deleted.has(`${h.table}\u0000${h.recordId}`)).map(textFreeHistory);
+        if (scrubbed.length > 0) await tx.table('history').bulkPut(scrubbed);
       });
     // v3: the old table goes (a table can only be dropped a version after it was read).
     this.version(3).stores({ blocks: null });

@@ -1,8 +1,9 @@
 // Delete means forgotten: after delete(), deleteAll(), conversation.clear()/delete()
 // and forget(), no table of the store holds the text, and forget() leaves other scopes alone.
+import { Dexie } from 'dexie';
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import { ClosedError, ValidationError, type Engram } from '../../lib/index.js';
+import { ClosedError, Engram, ValidationError } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { openTemp } from '../helpers.js';
 import { rawStore, tablesHolding } from './raw-store.js';
@@ -132,5 +133,39 @@ describe('forgetting', () => {
     await expect(engram.forget({ threadId: 't' } as never)).rejects.toThrow(ValidationError);
     await engram.close();
     await expect(engram.forget({ userId: 'u' })).rejects.toThrow(ClosedError);
+  });
+
+  it('open() of a version 1 store strips the text from its old tombstones and from the history of deleted records', async () => {
+    const name = `forget-v1-${Math.random().toString(36).slice(2)}`;
+    const old = new Dexie(name);
+    old.version(1).stores({
+      messages: 'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
+      memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
+      vectors: 'id',
+      history: '++seq, recordId',
+      blocks: '[agentId+label], agentId',
+      traces: 'id, [sessionId+at]',
+      changes: '++seq, recordId',
+      meta: 'key',
+      terms: '[c+d], *k',
+    });
+    await old.open();
+    const live = { id: '01LIVE', text: 'Ben keeps a heron', tier: 'long_term', userId: 'ben', metadata: {}, hash: 'h1', createdAt: 1, updatedAt: 1, accessCount: 0, version: 1, origin: 'd' };
+    const dead = { id: '01DEAD', text: 'Ana hides a quokka', tier: 'long_term', userId: 'ana', metadata: { m: 'mdsecret' }, hash: 'h2', createdAt: 1, updatedAt: 2, accessCount: 0, version: 2, deletedAt: 2, origin: 'd' };
+    await old.table('memories').bulkPut([live, dead]);
+    await old.table('history').bulkAdd([
+      { table: 'memories', recordId: '01LIVE', op: 'add', before: null, after: live, at: 1 },
+      { table: 'memories', recordId: '01DEAD', op: 'add', before: null, after: { ...dead, deletedAt: undefined, version: 1 }, at: 1 },
+      { table: 'memories', recordId: '01DEAD', op: 'delete', before: { ...dead, deletedAt: undefined, version: 1 }, after: dead, at: 2 },
+      { table: 'messages', recordId: 'm1', op: 'add', before: null, after: { id: 'm1', content: 'my gondola', threadId: 't' }, at: 1 },
+      { table: 'messages', recordId: 'm1', op: 'delete', before: { id: 'm1', content: 'my gondola', threadId: 't' }, after: null, at: 2 },
+    ]);
+    old.close();
+    const upgraded = await Engram.open({ name, embedder: new HashEmbedder({ dimensions: 32 }) });
+    await upgraded.close();
+    const raw = await rawStore(name);
+    for (const word of ['quokka', 'mdsecret', 'gondola']) expect(tablesHolding(raw, word), word).toEqual([]);
+    // Everything else of the old store is kept.
+    expect(tablesHolding(raw, 'heron')).toEqual(expect.arrayContaining(['memories', 'history']));
   });
 });
