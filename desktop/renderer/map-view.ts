@@ -13,9 +13,11 @@ const SVG = 'http://www.w3.org/2000/svg';
 /** Most dots drawn; beyond it the map shows an even sample. */
 export const MAP_LIMIT = 5000;
 const SIZE = 1000;
-/** Up to this many dots, each is labelled with the start of its text. */
-const LABEL_LIMIT = 40;
+/** Up to this many dots, dots are labelled with the start of their text where labels do not collide. */
+const LABEL_LIMIT = 60;
 const LABEL_CHARS = 42;
+/** Approximate width of one label character in map units (22-unit font). */
+const LABEL_CHAR_WIDTH = 11.5;
 const PAD = 30;
 const PALETTE = ['#2563eb', '#db2777', '#059669', '#d97706', '#7c3aed', '#0891b2', '#dc2626', '#65a30d', '#9333ea', '#ea580c'];
 const TIER_COLOURS: Readonly<Record<string, string>> = { short_term: '#d97706', project: '#7c3aed', long_term: '#2563eb' };
@@ -109,21 +111,25 @@ export class MapView implements View {
       });
       return dot;
     });
-    const labels =
-      this.#points.length > LABEL_LIMIT
-        ? []
-        : this.#points.map((p, i) => {
-            const { x, y } = this.#xy[i] ?? { x: 0.5, y: 0.5 };
-            const right = x > 0.6;
-            const label = svg('text', {
-              x: (PAD + x * span + (right ? -16 : 16)).toFixed(1),
-              y: (PAD + (1 - y) * span + 7).toFixed(1),
-              'text-anchor': right ? 'end' : 'start',
-              class: 'label',
-            });
-            label.textContent = p.text.length > LABEL_CHARS ? `${p.text.slice(0, LABEL_CHARS - 1)}…` : p.text;
-            return label;
-          });
+    const labels: SVGTextElement[] = [];
+    if (this.#points.length <= LABEL_LIMIT) {
+      // Greedy placement: a label that would overlap one already placed is left out (the dot's tooltip still has the text).
+      const placed: { x0: number; x1: number; y0: number; y1: number }[] = [];
+      this.#points.forEach((p, i) => {
+        const { x, y } = this.#xy[i] ?? { x: 0.5, y: 0.5 };
+        const text = p.text.length > LABEL_CHARS ? `${p.text.slice(0, LABEL_CHARS - 1)}…` : p.text;
+        const right = x > 0.6;
+        const ax = PAD + x * span + (right ? -16 : 16);
+        const ay = PAD + (1 - y) * span + 7;
+        const width = text.length * LABEL_CHAR_WIDTH;
+        const box = { x0: right ? ax - width : ax, x1: right ? ax : ax + width, y0: ay - 20, y1: ay + 6 };
+        if (placed.some((b) => b.x0 < box.x1 && box.x0 < b.x1 && b.y0 < box.y1 && box.y0 < b.y1)) return;
+        placed.push(box);
+        const label = svg('text', { x: ax.toFixed(1), y: ay.toFixed(1), 'text-anchor': right ? 'end' : 'start', class: 'label' });
+        label.textContent = text;
+        labels.push(label);
+      });
+    }
     this.#canvas.replaceChildren(frame, ...labels, ...dots);
     replace(
       this.#legend,
