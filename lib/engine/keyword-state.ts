@@ -15,8 +15,10 @@ import { keywordRelevance } from '../search/fusion.js';
 import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } from '../search/keyword-postings.js';
 import type { KeywordHit } from '../search/keyword-search.js';
 import { rarestTerms } from '../search/query-terms.js';
+import { rarestTerms } from '../search/query-terms.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS, readTermsRow, statsKey, termKey, type Corpus, type CorpusStats } from '../store/keyword-terms.js';
 import { readLogFloor } from '../store/change-log.js';
+import { readGeneration } from '../store/generation.js';
 import type { ChangeRow, TermsRow } from '../store/rows.js';
 import { MAX_KEY, MIN_KEY, storeError } from '../store/write.js';
 import type { EngineStore } from './engine-store.js';
@@ -60,6 +62,8 @@ export class KeywordState {
   readonly #core: EngineStore;
   readonly #postings: Record<Corpus, KeywordPostings>;
   #lastSnapshotSeq: number;
+  /** The store generation the postings reflect (see lib/store/generation.ts); read at the first catch-up of a restored state. */
+  #generation: number | undefined;
   #chain: Promise<unknown> = Promise.resolve();
   #saving: Promise<unknown> = Promise.resolve();
 
@@ -114,7 +118,9 @@ export class KeywordState {
           for (const row of page) postings[row.c].upsert(readTermsRow(row));
           if (page.length < PAGE) break;
         }
-        return new KeywordState(core, postings, seq, 'rebuild');
+        const state = new KeywordState(core, postings, seq, 'rebuild');
+        state.#generation = await readGeneration(db);
+        return state;
       });
     } catch (e) {
       throw storeError(e, 'loading the keyword index');
@@ -153,10 +159,14 @@ export class KeywordState {
     const { db } = this.#core;
     try {
       // Log entries this index has not applied were compacted away (another instance wrote meanwhile): rebuild from the terms rows.
-      if (this.seq < (await readLogFloor(db))) {
+      // Or another instance reset or replaced the store (its generation moved): the postings hold ghosts.
+      const [floor, generation] = await Promise.all([readLogFloor(db), readGeneration(db)]);
+      this.#generation ??= generation;
+      if (this.seq < floor || generation !== this.#generation) {
         const fresh = await KeywordState.rebuild(this.#core);
         for (const corpus of CORPORA) this.#postings[corpus] = fresh.postings(corpus);
         this.seq = fresh.seq;
+        this.#generation = fresh.#generation;
         this.#lastSnapshotSeq = -1;
       }
       // The common case, nothing new, reads only the log (no transaction on meta, which a snapshot may be writing).

@@ -68,6 +68,24 @@ describe('the vector index never drifts from the store', () => {
     await c.close();
   });
 
+  it('recall.textSearch() and keyword search after another instance reset() the store count no ghosts', async () => {
+    const name = unique('ghost-keywords');
+    const a = await Engram.open({ name, embedder: embedder() });
+    const b = await Engram.open({ name, embedder: embedder() });
+    for (let i = 0; i < 5; i++) await a.conversation('t').add({ role: 'user', content: `harbour visit ${i}` });
+    for (let i = 0; i < 5; i++) await a.add(`harbour memory ${i}`, { userId: 'u' });
+    expect((await b.recall.textSearch('harbour')).total).toBe(5);
+    expect((await b.search('harbour', { mode: 'keyword', limit: 50 })).results).toHaveLength(5);
+    await a.reset();
+    await a.conversation('t').add({ role: 'user', content: 'harbour after the reset' });
+    await a.add('harbour memory after the reset', { userId: 'u' });
+    const recall = await b.recall.textSearch('harbour');
+    expect([recall.total, recall.results.map((m) => m.content)]).toEqual([1, ['harbour after the reset']]);
+    expect((await b.search('harbour', { mode: 'keyword', limit: 50 })).results.map((r) => r.memory)).toEqual(['harbour memory after the reset']);
+    await b.close();
+    await a.close();
+  });
+
   it('a snapshot saved before another instance reset the store is not restored', async () => {
     const name = unique('stale-snapshot');
     const a = await Engram.open({ name, embedder: embedder() });
