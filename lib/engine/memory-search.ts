@@ -65,6 +65,9 @@ async function exactScores(core: EngineStore, query: Float32Array, ids: readonly
 export async function searchMemories(core: EngineStore, semantic: SemanticIndex, query: string, options: MemorySearchOptions): Promise<ScoredMemory[]> {
   const { filter, limit, mode, threshold } = options;
   const { state } = await semantic.ready();
+  // The query is embedded (in the embedder's worker) while the indexes catch up and the keyword side runs.
+  const embedding = mode === 'keyword' ? undefined : semantic.embed([core.analyzer.queryText(query)], options.signal);
+  embedding?.catch(() => undefined); // awaited below; a failure surfaces there
   // Both indexes catch up with the change log at once (the keyword one loads on first use).
   const [keywords] = await Promise.all([mode === 'vector' ? undefined : keywordState(core).then(async (k) => (await k.catchUp(), k)), state.catchUp()]);
   const now = core.now();
@@ -78,23 +81,23 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
   if (allowed?.size === 0) return [];
   const pool = Math.max(limit * 4, 40);
 
+  let keywordRanked: { id: string; score: number; relevance: number }[] = [];
+  if (keywords !== undefined) {
+    // In-memory postings, scope filter inside the walk (lib/engine/keyword-state.ts).
+    const { hits } = await keywords.search(MEMORY_CORPUS, query, { depth: pool, ...(allowed === undefined ? {} : { accept: (id) => allowed.has(id) }) });
+    keywordRanked = hits;
+  }
+
   let vectorRanked: { id: string; score: number }[] = [];
   let queryVector: Float32Array | undefined;
-  if (mode !== 'keyword') {
-    queryVector = (await semantic.embed([core.analyzer.queryText(query)], options.signal)).vectors[0]!;
+  if (embedding !== undefined) {
+    queryVector = (await embedding).vectors[0]!;
     if (allowed !== undefined && allowed.size <= EXACT_CANDIDATES) {
       const scores = await exactScores(core, queryVector, [...allowed]);
       vectorRanked = [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, pool);
     } else {
       vectorRanked = state.index.search(queryVector, pool, allowed === undefined ? undefined : (id) => allowed.has(id));
     }
-  }
-
-  let keywordRanked: { id: string; score: number; relevance: number }[] = [];
-  if (keywords !== undefined) {
-    // In-memory postings, scope filter inside the walk (lib/engine/keyword-state.ts).
-    const { hits } = await keywords.search(MEMORY_CORPUS, query, { depth: pool, ...(allowed === undefined ? {} : { accept: (id) => allowed.has(id) }) });
-    keywordRanked = hits;
   }
 
   // Every candidate's row read at once, while the missing similarities are computed (one wait, not two).
