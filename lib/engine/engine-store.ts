@@ -39,7 +39,8 @@ export interface DamagedRow {
 
 /** The open store and its settings, shared by every engine operation. */
 export class EngineStore {
-  readonly db: EngramDb;
+  readonly #db: EngramDb;
+  #dbClosed = false;
   readonly settings: StoreSettings;
   /** How texts become keyword terms and embedder input (the store's language). */
   readonly analyzer: Analyzer;
@@ -56,10 +57,26 @@ export class EngineStore {
   onDamaged: ((row: DamagedRow) => void) | undefined;
 
   constructor(db: EngramDb, settings: StoreSettings, analyzer: Analyzer = ENGLISH_ANALYZER) {
-    this.db = db;
+    this.#db = db;
     this.settings = settings;
     this.analyzer = analyzer;
     this.#policy = settings.historyLimit === undefined ? {} : { historyLimit: settings.historyLimit };
+  }
+
+  /**
+   * The Dexie database. Once close() has closed it, reaching for it throws
+   * ClosedError, so a call that was still under way fails typed rather than
+   * with Dexie's DatabaseClosedError.
+   */
+  get db(): EngramDb {
+    if (this.#dbClosed) throw new ClosedError();
+    return this.#db;
+  }
+
+  /** Closes the Dexie database (after markClosed() and the last flush). */
+  closeDb(): void {
+    this.#dbClosed = true;
+    this.#db.close();
   }
 
   get closed(): boolean {

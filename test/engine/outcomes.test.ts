@@ -33,6 +33,9 @@ describe('close() while calls are in flight', () => {
       const content = `message written during close number ${i}`;
       calls.push({ kind: 'message', text: content, run: chat.add({ role: 'user', content }) });
       calls.push({ kind: 'search', text, run: e.search(text, { userId: 'u', limit: 1 }) });
+      calls.push({ kind: 'search', text, run: e.recall.textSearch(content) });
+      calls.push({ kind: 'search', text, run: chat.getMessages() });
+      calls.push({ kind: 'search', text, run: e.getAll({ userId: 'u' }) });
     }
     const settled = Promise.allSettled(calls.map((c) => c.run));
     await new Promise((r) => setTimeout(r, 3));
