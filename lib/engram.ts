@@ -28,7 +28,6 @@ import type { Metadata } from './store/rows.js';
 import { isPlainObject, optionalId, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
 import { EngineStore, type DamagedRow } from './engine/engine-store.js';
 import { storeError } from './store/write.js';
-import { storeError } from './store/write.js';
 import { forgetScope, type ForgetResult, type ForgetScope } from './engine/forget.js';
 import { syncMetaKeysOf } from './sync/store-host.js';
 import { DEFAULT_HISTORY_LIMIT } from './store/write.js';
@@ -124,19 +123,6 @@ export interface EngramStats {
   damagedRows: readonly DamagedRow[];
 }
 
-/** What {@link Engram.stats} reports. */
-export interface EngramStats {
-  /** Live (not deleted) memories. */
-  memories: number;
-  messages: number;
-  /** Vectors in the loaded index; null before semantic memory is first used. */
-  indexSize: number | null;
-  /** How many damaged rows were skipped since open(). */
-  damaged: number;
-  /** The damaged rows: table, key and what is wrong. */
-  damagedRows: readonly DamagedRow[];
-}
-
 const MAX_SYSTEMS = 64;
 
 const FORGET_FIELDS = ['userId', 'agentId', 'runId', 'projectId'] as const;
@@ -152,13 +138,6 @@ function analyzerOf(language: unknown): Promise<Analyzer> {
 /** The offline model; transformers.js itself loads lazily inside create(). */
 function defaultEmbedder(): Promise<Embedder> {
   return TransformersEmbedder.create();
-}
-
-/** Every error leaving the library is typed: a store closed under a call rejects with ClosedError, not Dexie's error. */
-function typed<T>(call: Promise<T>): Promise<T> {
-  return call.catch((e: unknown) => {
-    throw storeError(e, 'engram');
-  });
 }
 
 /** Every error leaving the library is typed: a store closed under a call rejects with ClosedError, not Dexie's error. */
@@ -188,7 +167,6 @@ export class Engram {
   readonly #systems = new Map<string, MemorySystem>();
   /** Sync with Qdrant, made on first use (the Qdrant client loads only then). */
   #sync: SyncController | undefined;
-  #closing: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
   private constructor(name: string, core: EngineStore, semantic: SemanticIndex, progress: LongWorkOptions, model: ChatModel | undefined) {
