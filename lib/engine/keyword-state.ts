@@ -15,7 +15,6 @@ import { keywordRelevance } from '../search/fusion.js';
 import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } from '../search/keyword-postings.js';
 import type { KeywordHit } from '../search/keyword-search.js';
 import { rarestTerms } from '../search/query-terms.js';
-import { rarestTerms } from '../search/query-terms.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS, readTermsRow, statsKey, termKey, type Corpus, type CorpusStats } from '../store/keyword-terms.js';
 import { readLogFloor } from '../store/change-log.js';
 import { readGeneration } from '../store/generation.js';
