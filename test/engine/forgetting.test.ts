@@ -18,11 +18,17 @@ describe('forgetting', () => {
     await engram.update(id, 'Ana hides her quokka in the zeppelin');
     await engram.update(id, { metadata: { topic: 'mdsecret2' } });
     await engram.add('Ben keeps a parrot', { userId: 'ben' });
+    await engram.search('quokka zeppelin parrot', { mode: 'hybrid' }); // loads both indexes
     await engram.flush(); // snapshots that knew the text
-    const hash = (await rawStore(engram.name))['memories']!.match(/"hash":"([^"]+)"/)![1]!;
+    const before = await rawStore(engram.name);
+    expect(tablesHolding(before, 'zeppelin')).toEqual(expect.arrayContaining(['memories', 'history', 'terms', 'meta']));
+    const hash = before['memories']!.match(/"hash":"([^"]+)"/)![1]!;
     expect(await engram.delete(id)).toBe(true);
+    // Gone at once, not only after close().
+    let raw = await rawStore(engram.name);
+    for (const word of ['quokka', 'zeppelin', 'stairs', 'mdsecret', hash]) expect(tablesHolding(raw, word), word).toEqual([]);
     await engram.close();
-    const raw = await rawStore(engram.name);
+    raw = await rawStore(engram.name);
     for (const word of ['quokka', 'zeppelin', 'stairs', 'mdsecret', hash]) expect(tablesHolding(raw, word), word).toEqual([]);
     expect(tablesHolding(raw, 'parrot')).toEqual(expect.arrayContaining(['memories', 'terms', 'history']));
 
