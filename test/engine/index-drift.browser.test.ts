@@ -43,8 +43,12 @@ describe('two instances on one store in Chromium', () => {
     const importer = await Engram.import(file, { name, embedder: embedder(), mode: 'replace' });
     const { results } = await a.search('memory number 5 lighthouse', { mode: 'vector', limit: 50 });
     expect(results.map((r) => r.memory)).toEqual(['imported fact about the lighthouse']);
-    await a.close();
+    expect((await a.ready()).size).toBe(1);
     await importer.close();
+    await a.close();
+    const c = await Engram.open({ name, embedder: embedder() });
+    expect((await c.ready()).size).toBe(1);
+    await c.close();
   });
 });
 

@@ -61,8 +61,10 @@ describe('the vector index never drifts from the store', () => {
       const { results } = await a.search('memory number 5 about topic5 lighthouse', { mode, limit: 50 });
       expect(results.map((r) => r.memory)).toEqual(['imported fact about the lighthouse']);
     }
-    await a.close();
+    expect((await a.ready()).size).toBe(1);
+    // `a` closes last: its snapshot is the one the next open finds.
     await importer.close();
+    await a.close();
     const c = await Engram.open({ name, embedder: embedder() });
     expect((await c.ready()).size).toBe(1);
     await c.close();
