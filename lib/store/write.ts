@@ -66,8 +66,6 @@ export function storeError(e: unknown, what: string): EngramError {
   const inner = (e as { inner?: { name?: unknown } }).inner?.name;
   // The store closed under the call (close() while it ran): the typed error, not Dexie's.
   if (name === 'DatabaseClosedError' || inner === 'DatabaseClosedError') return new ClosedError();
-  // The store closed under the call (close() while it ran): the typed error, not Dexie's.
-  if (name === 'DatabaseClosedError' || inner === 'DatabaseClosedError') return new ClosedError();
   if (name === 'QuotaExceededError' || inner === 'QuotaExceededError') {
     return new QuotaExceededError(`${what}: the browser refused to store more data`, { cause: e });
   }
