@@ -20,6 +20,14 @@ const wasmMemories: WebAssembly.Memory[] = [];
 const collect = (instance: WebAssembly.Instance): void => {
   for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) wasmMemories.push(value);
 };
+// Emscripten may create the memory itself and import it into the instance: count constructed memories too.
+const NativeMemory = WebAssembly.Memory;
+(WebAssembly as unknown as { Memory: unknown }).Memory = function Memory(descriptor: WebAssembly.MemoryDescriptor): WebAssembly.Memory {
+  const memory = new NativeMemory(descriptor);
+  wasmMemories.push(memory);
+  return memory;
+};
+(WebAssembly.Memory as unknown as { prototype: unknown }).prototype = NativeMemory.prototype;
 const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (...args: unknown[]) => Promise<unknown>;
 (WebAssembly as unknown as { instantiate: unknown }).instantiate = async (...args: unknown[]): Promise<unknown> => {
   const out = await instantiate(...args);
