@@ -50,6 +50,8 @@ export interface UserHistory {
 
 /** A whole split. */
 export interface EvalDataset {
+  /** Which benchmark: paraphrased questions about personal facts (this file) or two friends' conversations (conversation-dataset.ts). */
+  set: EvalSet;
   split: EvalSplit;
   seed: number;
   users: UserHistory[];
@@ -58,6 +60,9 @@ export interface EvalDataset {
 
 /** Which facts and seed a split uses. */
 export type EvalSplit = 'tuning' | 'held-out';
+
+/** The generated benchmarks: `paraphrase` (keyword search weak) and `conversation` (keyword search strong). */
+export type EvalSet = 'paraphrase' | 'conversation';
 
 /** Sizes of a generated split. */
 export interface DatasetShape {
@@ -278,7 +283,7 @@ export function generateDataset(split: EvalSplit, shape: DatasetShape = DEFAULT_
     users.push(history);
     questions.push(...asked);
   }
-  return { split, seed, users, questions };
+  return { set: 'paraphrase', split, seed, users, questions };
 }
 
 /** Every turn of a dataset, in order. */

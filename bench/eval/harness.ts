@@ -30,7 +30,7 @@ let stores = 0;
 /** Opens a fresh in-memory Engram and stores every turn of `dataset`, session by session. */
 export async function loadSplit(dataset: EvalDataset): Promise<LoadedSplit> {
   stores += 1;
-  const engram = await Engram.open({ name: `eval-${dataset.split}-${process.pid}-${stores}` });
+  const engram = await Engram.open({ name: `eval-${dataset.set}-${dataset.split}-${process.pid}-${stores}` });
   const memoryOf = new Map<string, string>();
   const turnOf = new Map<string, Turn>();
   const merges: LoadedSplit['merges'] = { total: 0, wrong: [] };

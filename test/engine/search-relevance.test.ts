@@ -61,3 +61,14 @@ describe('search() relevance', () => {
     }
   });
 });
+
+describe('search() hybrid ranking', () => {
+  it('search() in hybrid mode ranks first the memory keyword and vector search both rank first', async () => {
+    for (const query of ['allergic peanuts', 'flat Porto tiny', 'weather grey rainy']) {
+      const top = async (mode: SearchMode): Promise<string | undefined> => (await engram.search(query, { userId: 'ana', mode })).results[0]?.memory;
+      const [vector, keyword, hybrid] = [await top('vector'), await top('keyword'), await top('hybrid')];
+      expect(keyword).toBe(vector);
+      expect(hybrid).toBe(vector);
+    }
+  });
+});

@@ -60,3 +60,62 @@ describe('fuse()', () => {
     expect(fused.map((h) => h.id)).toEqual(['a', 'b']);
   });
 });
+
+describe('fuse() never buries a result both inputs rank high', () => {
+  /** Deterministic pseudo-random numbers (a test must see the same lists every run). */
+  function lcg(seed: number): () => number {
+    let x = seed >>> 0;
+    return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296);
+  }
+
+  it('hybridRelevance() is at least each input, and grows with each', () => {
+    const rand = lcg(7);
+    for (let i = 0; i < 500; i++) {
+      const s = rand();
+      const k = rand();
+      const h = hybridRelevance(s, k);
+      expect(h).toBeGreaterThanOrEqual(s);
+      expect(h).toBeGreaterThanOrEqual(KEYWORD_WEIGHT * k - 1e-12);
+      expect(h).toBeLessThanOrEqual(1);
+      expect(hybridRelevance(Math.min(1, s + 0.01), k)).toBeGreaterThanOrEqual(h);
+      expect(hybridRelevance(s, Math.min(1, k + 0.01))).toBeGreaterThanOrEqual(h);
+    }
+  });
+
+  it('fuse() ranks first a result both inputs rank first', () => {
+    const fused = fuse(
+      [
+        { id: 'both', score: 0.41 },
+        { id: 'v', score: 0.4 },
+      ],
+      [
+        { id: 'both', score: 2.2, relevance: 0.35 },
+        { id: 'k', score: 2.1, relevance: 0.34 },
+      ],
+      { similarityOf: new Map([['k', 0.05]]) },
+    );
+    expect(fused[0]!.id).toBe('both');
+  });
+
+  it('fuse() puts a result at most (vector rank + keyword rank − 1) in random lists', () => {
+    const rand = lcg(20261201);
+    for (let trial = 0; trial < 200; trial++) {
+      const n = 5 + Math.floor(rand() * 30);
+      const ids = Array.from({ length: n }, (_, i) => `d${i}`);
+      const similarity = new Map(ids.map((id) => [id, rand() * 0.9]));
+      // Keyword search matches about half the documents.
+      const matched = ids.filter(() => rand() < 0.5);
+      const keyword = matched.map((id) => {
+        const relevance = rand();
+        return { id, score: relevance * 7, relevance };
+      });
+      keyword.sort((a, b) => b.relevance - a.relevance);
+      const vector = ids.map((id) => ({ id, score: similarity.get(id)! })).sort((a, b) => b.score - a.score);
+      const fused = fuse(vector, keyword).map((h) => h.id);
+      keyword.forEach((h, keywordRank) => {
+        const vectorRank = vector.findIndex((v) => v.id === h.id);
+        expect(fused.indexOf(h.id)).toBeLessThanOrEqual(vectorRank + keywordRank);
+      });
+    }
+  });
+});
