@@ -10,6 +10,7 @@
 import { AbortError, SyncError, isEngramError } from '../errors.js';
 import { SYNC_STATE_KEY, storeHost, type SyncEngineAccess } from './store-host.js';
 import { parseAutoSyncOptions, parseSyncOptions, type AutoSyncOptions, type ParsedAutoSyncOptions, type ParsedSyncOptions, type SyncOptions } from './sync-options.js';
+import type { PayloadCipher } from './encryption.js';
 import { runSync, type SyncResult } from './sync-run.js';
 import type { SyncHost, SyncState } from './sync-host.js';
 import type { SyncTarget } from './sync-target.js';
@@ -71,6 +72,8 @@ export class SyncController {
   #lastSyncAt: number | undefined;
   #lastResult: SyncResult | undefined;
   #lastError: SyncStatus['lastError'];
+  /** Derived encryption keys of this session (see SyncRunOptions.ciphers). */
+  readonly #ciphers = new Map<string, PayloadCipher>();
 
   constructor(engine: SyncEngineAccess) {
     this.#engine = engine;
@@ -98,6 +101,7 @@ export class SyncController {
           retry: o.retry,
           signal: o.signal,
           onProgress: o.onProgress,
+          ciphers: this.#ciphers,
         });
         this.#lastResult = result;
         this.#lastError = undefined;

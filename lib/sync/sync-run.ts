@@ -47,7 +47,15 @@ export interface SyncRunOptions {
   retry: RetryPolicy;
   signal: AbortSignal | undefined;
   onProgress: ((progress: SyncProgress) => void) | undefined;
+  /**
+   * Keys already derived in this session, by salt and passphrase: deriving takes
+   * 600k PBKDF2 rounds, too slow to repeat on every auto-sync.
+   */
+  ciphers?: Map<string, PayloadCipher>;
 }
+
+/** Keys kept per session at most. */
+const MAX_CIPHERS = 8;
 
 /**
  * How many points before its cursor a pull re-reads of each other device: a batch
@@ -125,7 +133,13 @@ async function agree(host: SyncHost, options: SyncRunOptions, embedder: { id: st
     return undefined;
   }
   if (encryption === undefined) throw new SyncError('the collection is end-to-end encrypted: pass encryption: { passphrase }', { reason: 'wrong-passphrase' });
-  return created ?? (await PayloadCipher.open(encryption.passphrase, header.encryption));
+  const cacheKey = JSON.stringify([header.encryption.salt, header.encryption.iterations, encryption.passphrase]);
+  const cipher = created ?? options.ciphers?.get(cacheKey) ?? (await PayloadCipher.open(encryption.passphrase, header.encryption));
+  if (options.ciphers !== undefined && !options.ciphers.has(cacheKey)) {
+    if (options.ciphers.size >= MAX_CIPHERS) options.ciphers.delete(options.ciphers.keys().next().value!);
+    options.ciphers.set(cacheKey, cipher);
+  }
+  return cipher;
 }
 
 async function pull(
