@@ -282,11 +282,13 @@ function evalSection(json: unknown): Section {
   const stores = isRecord(json) && Array.isArray(json['stores']) ? json['stores'] : [];
   return {
     body: [
-      'Generated long multi-session conversations (`bench/eval/dataset.ts`, seeded): each simulated user tells an assistant personal facts among small talk over 20 sessions, ' +
-        'restates some in other words, changes some, and is then asked about them in words that paraphrase. Every turn is stored as a memory of its user in a real Engram ' +
+      'Two generated benchmarks of long multi-session conversations, each with a tuning and a held-out split: `paraphrase` (`bench/eval/dataset.ts`: a user tells an assistant ' +
+        'personal facts among small talk over 20 sessions, restates and changes some, and is asked about them in words that paraphrase; keyword search weak) and `conversation` ' +
+        '(`bench/eval/conversation-dataset.ts`, LoCoMo-style: two friends tell each other about events with people, places and objects over 28 dated sessions, plan, mention again ' +
+        'and update them; questions name the speaker and reuse the event\'s words; keyword search strong). Every turn is stored as a memory of its scope in a real Engram ' +
         '(Node, fake-indexeddb, the offline GloVe model); a question is answered when one of its evidence turns is in the top k. `bm25-baseline` is a plain BM25 written ' +
-        'independently in `bench/eval/bm25.ts` (no stemming, no stopwords). Weights and thresholds were chosen on the tuning split only (`bench/eval/tune.ts`); goals are judged on the held-out split, ' +
-        'whose facts and questions the tuning never saw.',
+        'independently in `bench/eval/bm25.ts` (no stemming, no stopwords). Weights and thresholds were chosen on the tuning splits only (`bench/eval/tune.ts`); goals are judged on the held-out splits, ' +
+        'whose facts, events and questions the tuning never saw.',
       '',
       genericTable(resultsOf(json) ?? []),
       '',
