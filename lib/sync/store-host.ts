@@ -6,6 +6,7 @@
  * that is how a pulled version is told apart from a local edit and never echoed back.
  */
 import { SyncError } from '../errors.js';
+import { textFreeRow } from '../store/forgetting.js';
 import { ROW_CHECKS } from '../store/row-checks.js';
 import type { BlockRow, ChangeRow, HistoryRow, Json, MemoryRow, MessageRow, TableName } from '../store/rows.js';
 import type { EngramDb } from '../store/schema.js';
@@ -263,8 +264,10 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
             const table = TABLE_OF[kind];
             const id = kind === 'block' && local !== undefined ? blockRid(local as BlockRow) : remote.rid;
             if (localVersion !== undefined && !remoteWins(remote, localVersion)) {
-              // This device's version wins and will be pushed; the server's is kept in history.
-              const loser = remote.deleted ? null : rowOf(remote, local);
+              // This device's version wins and will be pushed; the server's is kept in history,
+              // without its text when the record is deleted here (deletions are text-free).
+              const goneHere = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined);
+              const loser = remote.deleted ? null : goneHere ? textFreeRow(table, rowOf(remote, local)) : rowOf(remote, local);
               losers.push({ table, recordId: id, op: remote.deleted ? 'delete' : 'update', before: loser, after: local ?? null, at });
               continue;
             }

@@ -82,6 +82,24 @@ describe('engram.sync()', () => {
     }
   });
 
+  it('forget({ userId }) on one device removes that user from the server and from the other device', async () => {
+    await a.engram.add('Ana is allergic to penicillin', { userId: 'ana' });
+    await a.engram.add('Bo drinks green tea', { userId: 'bo' });
+    await a.engram.sync(on(fixture));
+    await b.engram.sync(on(fixture));
+    a.clock.advance(1_000);
+    await a.engram.forget({ userId: 'ana' });
+    await a.engram.sync(on(fixture));
+    expect((await b.engram.sync(on(fixture))).deleted).toBe(1);
+    expect((await b.engram.getAll({ userId: 'ana' })).total).toBe(0);
+    expect((await b.engram.getAll({ userId: 'bo' })).total).toBe(1);
+    if (fixture.server !== undefined) {
+      const stored = JSON.stringify(fixture.server.points(fixture.collection));
+      expect(stored).not.toContain('penicillin');
+      expect(stored).not.toContain('"ana"');
+    }
+  });
+
   it('two devices editing one memory converge on the later edit; the loser stays in history', async () => {
     const { results } = await a.engram.add('meeting at 10', { userId: 'u' });
     const id = results[0]!.id;
