@@ -237,8 +237,18 @@ export class KeywordState {
     const record = await taken;
     if (record === undefined) return;
     const write = this.#saving.then(async () => {
+      const { db } = this.#core;
       try {
-        await this.#core.db.meta.put({ key: SNAPSHOT_KEY, value: record });
+        await db.transaction('rw', [db.meta, db.changes], async () => {
+          // A deletion committed after the copy was taken dropped the snapshot on purpose
+          // (it holds the deleted text's words): writing this older copy would bring them back.
+          const later = await db.changes.where(':id').above(record.seq).toArray();
+          if (later.some((c) => c.op === 'delete' && (c.table === 'messages' || c.table === 'memories'))) {
+            this.#lastSnapshotSeq = -1;
+            return;
+          }
+          await db.meta.put({ key: SNAPSHOT_KEY, value: record });
+        });
       } catch (e) {
         this.#lastSnapshotSeq = -1;
         throw storeError(e, 'saving the keyword index snapshot');

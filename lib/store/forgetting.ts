@@ -7,6 +7,14 @@
  */
 import type { HistoryRow, MemoryRow, TableName } from './rows.js';
 
+/**
+ * `meta` keys of snapshots that hold words of the texts (the keyword postings,
+ * SNAPSHOT_KEY of engine/keyword-state.ts). A deletion drops them in its
+ * transaction; the open instance writes a fresh one on close, and an instance
+ * that crashed first rebuilds its postings from the terms rows.
+ */
+export const TEXT_SNAPSHOT_KEYS: readonly string[] = ['keywordSnapshot'];
+
 /** Fields of a memory that hold or reveal nothing of what was said. */
 const MEMORY_KEEPS = ['id', 'tier', 'userId', 'agentId', 'runId', 'projectId', 'sessionId', 'createdAt', 'updatedAt', 'deletedAt', 'version', 'origin'] as const;
 const MESSAGE_KEEPS = ['id', 'threadId', 'agentId', 'userId', 'role', 'createdAt', 'position'] as const;

@@ -9,7 +9,7 @@ import { ClosedError, EngramError, QuotaExceededError, StoreError } from '../err
 import { MEMORY_CORPUS, MESSAGE_CORPUS, messageTermsFields, statsKey, termsRowOf, type Analyzer, type Corpus, type CorpusStats } from './keyword-terms.js';
 import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TermsRow, TraceRow, VectorRow } from './rows.js';
 import { blockKey } from './block-key.js';
-import { textFreeHistory, textFreeTombstone } from './forgetting.js';
+import { TEXT_SNAPSHOT_KEYS, textFreeHistory, textFreeTombstone } from './forgetting.js';
 import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 
 /** One row change, with the row before and after. */
@@ -177,9 +177,13 @@ async function trimHistory(db: EngramDb, changes: readonly RowChange[], limit: n
   );
 }
 
-/** Strips the text from every history entry of records just deleted (their event and time stay). */
+/**
+ * Strips the text from every history entry of records just deleted (their event
+ * and time stay), and drops the snapshots that may still hold their words.
+ */
 async function forgetHistoryText(db: EngramDb, deletes: readonly RowChange[]): Promise<void> {
   if (deletes.length === 0) return;
+  if (deletes.some((c) => c.table === 'messages' || c.table === 'memories')) await db.meta.bulkDelete([...TEXT_SNAPSHOT_KEYS]);
   const tables = new Map(deletes.map((c) => [c.id, c.table]));
   const entries = await db.history.where('recordId').anyOf([...tables.keys()]).toArray();
   const mine = entries.filter((e) => tables.get(e.recordId) === e.table);

@@ -54,6 +54,11 @@ describe('KeywordState', () => {
     const later = Array.from({ length: 50 }, make);
     await addMessages(c, later);
     await churn(c, later, 22);
+    // The churn deleted messages: a deletion drops the snapshot (it holds their words), so take it again.
+    expect(await c.db.meta.get('keywordSnapshot')).toBeUndefined();
+    await first.catchUp();
+    await first.snapshot();
+    await addMessages(c, Array.from({ length: 20 }, make));
     const restored = await KeywordState.load(c);
     expect(restored.origin).toBe('snapshot');
     const rebuilt = await KeywordState.rebuild(c);
@@ -82,6 +87,21 @@ describe('KeywordState', () => {
     const rebuilt = await KeywordState.load(c);
     expect(rebuilt.origin).toBe('rebuild');
     expect(rebuilt.postings(MESSAGE_CORPUS).size).toBe(await c.db.terms.count());
+  });
+
+  it('snapshot() does not write back a copy taken before a deletion committed', async () => {
+    const c = await core();
+    const make = messageMaker(41, 60);
+    const rows = Array.from({ length: 30 }, make);
+    await addMessages(c, rows);
+    const state = await KeywordState.load(c);
+    await state.catchUp();
+    // The copy is taken at the current seq; a deletion commits before it is written.
+    const pending = state.snapshot();
+    await c.write(async () => ({ changes: [{ table: 'messages', op: 'delete', id: rows[0]!.id, before: rows[0]! }], result: undefined }));
+    await pending;
+    expect(await c.db.meta.get('keywordSnapshot')).toBeUndefined();
+    expect(state.unsnapshotted).toBe(Infinity);
   });
 
   it('reset() empties the postings after the store was reset', async () => {
