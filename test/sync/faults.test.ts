@@ -31,7 +31,7 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('faults', () => {
   let target: QdrantTarget;
   beforeEach(async () => {
     server = await startQdrantServer();
-    target = new QdrantTarget({ url: server.url, collection: collectionName(), timeoutMs: 10_000 });
+    target = new QdrantTarget({ url: server.url, collection: collectionName(), timeoutMs: 30_000 });
     await target.ensureCollection(4);
   });
   afterEach(async () => {
