@@ -27,10 +27,10 @@ import type { MemoryFilters } from './search/filters.js';
 import type { Metadata } from './store/rows.js';
 import { isPlainObject, optionalId, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
 import { EngineStore, type DamagedRow } from './engine/engine-store.js';
-import { storeError } from './store/write.js';
 import { forgetScope, type ForgetResult, type ForgetScope } from './engine/forget.js';
 import { syncMetaKeysOf } from './sync/store-host.js';
 import { DEFAULT_HISTORY_LIMIT } from './store/write.js';
+import { storeError } from './store/write.js';
 import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories.js';
 import { ensureKeywordIndex } from './engine/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
@@ -110,19 +110,6 @@ export interface EngramStats {
   damagedRows: readonly DamagedRow[];
 }
 
-/** What {@link Engram.stats} reports. */
-export interface EngramStats {
-  /** Live (not deleted) memories. */
-  memories: number;
-  messages: number;
-  /** Vectors in the loaded index; null before semantic memory is first used. */
-  indexSize: number | null;
-  /** How many damaged rows were skipped since open(). */
-  damaged: number;
-  /** The damaged rows: table, key and what is wrong. */
-  damagedRows: readonly DamagedRow[];
-}
-
 const MAX_SYSTEMS = 64;
 
 const FORGET_FIELDS = ['userId', 'agentId', 'runId', 'projectId'] as const;
@@ -133,11 +120,6 @@ const OPTION_KEYS = ['name', 'language', 'maxContentBytes', 'now', 'embedder', '
 function analyzerOf(language: unknown): Promise<Analyzer> {
   if (language === undefined) return Promise.resolve(ENGLISH_ANALYZER);
   return loadAnalyzer(requireOneOf('options.language', language, ANALYZER_LANGUAGES));
-}
-
-/** The offline model; transformers.js itself loads lazily inside create(). */
-function defaultEmbedder(): Promise<Embedder> {
-  return TransformersEmbedder.create();
 }
 
 /** Every error leaving the library is typed: a store closed under a call rejects with ClosedError, not Dexie's error. */
@@ -186,7 +168,8 @@ export class Engram {
     if (options.now !== undefined && typeof options.now !== 'function') throw new ValidationError('options.now', 'must be a function');
     const now = options.now ?? Date.now;
     const historyLimit = options.historyLimit === undefined ? DEFAULT_HISTORY_LIMIT : requireInt('options.historyLimit', options.historyLimit, 1, 1_000_000);
-    const source: EmbedderSource = options.embedder ?? defaultEmbedder;
+    // The offline model by default; transformers.js itself loads lazily inside create().
+    const source: EmbedderSource = options.embedder ?? (() => TransformersEmbedder.create());
     if (typeof source !== 'function' && (typeof source !== 'object' || typeof source.embed !== 'function')) {
       throw new ValidationError('options.embedder', 'must be an Embedder or a function returning one');
     }
@@ -310,7 +293,7 @@ export class Engram {
       if (v !== undefined) parsed[k] = v;
     }
     if (Object.keys(parsed).length === 0) throw new ValidationError('scope', 'must name at least one of userId, agentId, runId, projectId');
-    const result = await forgetScope(this.#core, parsed, { metaKeysOf: (records) => records.flatMap((r) => syncMetaKeysOf(r.table, r.id)) });
+    const result = await typed(forgetScope(this.#core, parsed, { metaKeysOf: (records) => records.flatMap((r) => syncMetaKeysOf(r.table, r.id)) }));
     this.#systems.clear();
     if (this.#semantic.started) {
       // The store generation moved: the index reloads from the store, without what was forgotten.

@@ -35,7 +35,7 @@ function cosine(a: Float32Array, b: Float32Array): number {
 
 interface Known {
   row: MemoryRow;
-  /** The vector, read from the store on first need. */
+  /** The vector (read by load() for the rows an import could repeat; null when not needed). */
   vector: Float32Array | undefined | null;
 }
 
@@ -63,6 +63,17 @@ export class ImportDuplicates {
         if (live && SCOPE_FIELDS.every((k) => row[k] === scope[k])) found.#remember(row, null);
       }
     }
+    // The vectors of standing memories an incoming one could repeat (same comparable text),
+    // read in one go: standing() then never waits, which a long import transaction cannot afford.
+    const wanted = new Set(incoming.filter((row) => row.key === undefined).map((row) => `${slotOf(row)}|c:${core.analyzer.comparable(row.text)}`));
+    const candidates: Known[] = [];
+    for (const [slotName, slot] of found.#slots) {
+      for (const [name, known] of slot) if (name.startsWith('c:') && wanted.has(`${slotName}|${name}`)) candidates.push(...known);
+    }
+    const vectors = await core.db.vectors.bulkGet(candidates.map((k) => k.row.id));
+    candidates.forEach((known, i) => {
+      known.vector = vectors[i]?.vector;
+    });
     return found;
   }
 
@@ -80,15 +91,14 @@ export class ImportDuplicates {
    * The standing memory an imported one repeats, if any; otherwise records the
    * imported one (so a later line repeating it is caught too) and returns undefined.
    */
-  async standing(row: MemoryRow, vector: VectorRow | undefined): Promise<MemoryRow | undefined> {
+  standing(row: MemoryRow, vector: VectorRow | undefined): MemoryRow | undefined {
     if (row.deletedAt !== undefined) return undefined;
     const slot = this.#slots.get(slotOf(row));
     const [exact, comparable] = this.#names(row);
     const same = slot?.get(exact!)?.[0];
     if (same !== undefined) return same.row;
     for (const known of comparable === undefined ? [] : (slot?.get(comparable) ?? [])) {
-      if (known.vector === null) known.vector = (await this.#core.db.vectors.get(known.row.id))?.vector;
-      if (known.vector !== undefined && vector !== undefined && cosine(known.vector, vector.vector) >= NEAR_DUPLICATE_SIMILARITY) return known.row;
+      if (known.vector !== undefined && known.vector !== null && vector !== undefined && cosine(known.vector, vector.vector) >= NEAR_DUPLICATE_SIMILARITY) return known.row;
     }
     this.#remember(row, vector?.vector);
     return undefined;

@@ -283,7 +283,7 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
     for (const [i, { row: after, vector }] of parsed.memories.entries()) {
       const before = existingMemories[i];
       if (before !== undefined && before.version >= after.version) continue;
-      if (before === undefined && (await duplicates?.standing(after, vector)) !== undefined) {
+      if (before === undefined && duplicates?.standing(after, vector) !== undefined) {
         skipped.add(after.id);
         continue;
       }
