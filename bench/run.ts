@@ -281,7 +281,7 @@ async function main(): Promise<number> {
   const machine = describeMachine();
   console.log(`engram benchmarks${quick ? ` (quick: small sizes, a smoke run; results and report go to ${outDir})` : ''} — ${startedAt.toISOString()}`);
   console.log(`machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.chromium}, load ${machine.load1}`);
-  console.log(`benchmarks: ${plans.map((p) => p.name).join(', ')}; sync: none (engram has no sync feature yet)`);
+  console.log(`benchmarks: ${plans.map((p) => p.name).join(', ')}`);
 
   const previous = quick ? undefined : previousRun();
   const record: RunRecord = {
@@ -334,7 +334,6 @@ async function main(): Promise<number> {
 
   banner(`summary (total ${clock(record.totalSeconds)})`);
   for (const b of record.benchmarks) console.log(`  ${b.status === 'ok' ? '✔' : b.status === 'skipped' ? '·' : '✘'} ${b.name.padEnd(18)} ${b.status.padEnd(8)} ${b.status === 'skipped' ? '' : clock(b.seconds)}`);
-  console.log('  · sync               none     (no sync feature exists yet: nothing to benchmark)');
 
   if (!flag('no-report')) {
     const { path, report } = writeReport(outDir);
