@@ -5,6 +5,7 @@
  */
 import { Engram, type Embedder } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
+import { deleteSnapshot } from '../../lib/store/snapshot-chunks.js';
 import { clusteredVectors } from '../util/vectors.js';
 import type { ColdOpenResult } from './results.js';
 
@@ -106,7 +107,7 @@ async function run(n: number, rebuildRuns: number): Promise<ColdOpenResult> {
   for (let r = 0; r < rebuildRuns; r++) {
     const db = new EngramDb(name);
     await db.open();
-    await db.meta.delete('indexSnapshot');
+    await deleteSnapshot(db, 'indexSnapshot');
     db.close();
     rebuildMs.push(await openAndSearch(name, embedder, query));
   }

@@ -8,6 +8,7 @@
  * generation is bumped: every instance rebuilds its indexes from the store.
  */
 import { bumpGeneration } from '../store/generation.js';
+import { deleteSnapshot } from '../store/snapshot-chunks.js';
 import { textFreeTombstone, tombstoneHoldsText } from '../store/forgetting.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS } from '../store/keyword-terms.js';
 import type { MemoryRow, TableName } from '../store/rows.js';
@@ -93,6 +94,7 @@ export async function forgetScope(core: EngineStore, scope: ForgetScope, options
     const terms = (await db.terms.bulkGet(termKeys)).filter((t) => t !== undefined).length;
     const metaKeys = [...SNAPSHOT_KEYS, ...(options.metaKeysOf?.(records) ?? [])];
     await db.meta.bulkDelete(metaKeys);
+    await deleteSnapshot(db, 'indexSnapshot'); // and its chunks
     await bumpGeneration(db);
     const result: ForgetResult = { memories: live, tombstones, messages: messages.length, blocks: blocks.length, traces: traces.length, history, vectors, terms };
     // The write path removes the rows, vectors and terms and logs each removal; history of the scope is gone already.

@@ -10,11 +10,11 @@
  * facts apart; the similarity keeps the text check from matching texts the
  * embedder reads differently.
  */
-import { compileFilters } from '../search/filters.js';
 import type { MemoryRow } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
 import type { SemanticIndex } from './semantic-index.js';
 import type { MemoryInput } from './memories.js';
+import { statementOf } from './scope-table.js';
 
 /** How add() recognises a memory it already has. */
 export const DEDUPE_MODES = ['exact', 'near', 'off'] as const;
@@ -28,9 +28,6 @@ export type DedupeMode = (typeof DEDUPE_MODES)[number];
  * 0.99 is reached by distinct facts, so the text check decides.
  */
 export const NEAR_DUPLICATE_SIMILARITY = 0.75;
-
-/** Candidates read from the vector index per new text. */
-const CANDIDATES = 5;
 
 function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
@@ -48,7 +45,9 @@ function sameSlot(row: MemoryRow, input: MemoryInput, now: number): boolean {
 /**
  * For each input that is to be checked (`check[i]`, keyless inputs only), the
  * standing memory that says the same, if any. `vectors[i]` is the input's
- * embedding (vectors are unit length).
+ * embedding (vectors are unit length). The memories that may say the same are
+ * looked up by statement key in the index's scope table (no graph search);
+ * only those close enough are read, and their text is compared.
  */
 export async function findNearDuplicates(
   core: EngineStore,
@@ -63,20 +62,16 @@ export async function findNearDuplicates(
   await state.catchUp();
   const now = core.now();
   const { analyzer } = core;
-  // One pass over the scope table per distinct scope of the batch.
-  const scopeIds = new Map<string, Set<string>>();
-  /** Close standing memories by input index. */
+  /** Close standing memories by input index, closest first. */
   const candidates = new Map<number, string[]>();
   for (let i = 0; i < inputs.length; i++) {
     const input = inputs[i]!;
     const vector = vectors[i];
     if (!check[i] || input.key !== undefined || vector === undefined) continue;
-    const scopeKey = JSON.stringify(input.scope);
-    let allowed = scopeIds.get(scopeKey);
-    if (allowed === undefined) scopeIds.set(scopeKey, (allowed = state.scopes.matching(compileFilters({}, input.scope), now)));
-    if (allowed.size === 0) continue;
-    const hits = state.index.search(vector, Math.min(CANDIDATES, allowed.size), (id) => allowed.has(id)).filter((h) => h.score >= NEAR_DUPLICATE_SIMILARITY);
-    if (hits.length > 0) candidates.set(i, hits.map((h) => h.id));
+    const same = state.scopes.withStatement(statementOf(analyzer, input)!);
+    if (same.size === 0) continue;
+    const close = [...state.index.similarities(vector, same)].filter(([, score]) => score >= NEAR_DUPLICATE_SIMILARITY).sort((a, b) => b[1] - a[1]);
+    if (close.length > 0) candidates.set(i, close.map(([id]) => id));
   }
   if (candidates.size === 0) return out;
   // Every candidate row of the batch in one read, not one read per text (bench/ingest).
@@ -85,6 +80,7 @@ export async function findNearDuplicates(
   for (const [i, hitIds] of candidates) {
     const input = inputs[i]!;
     const comparable = analyzer.comparable(input.text);
+    // The text itself is compared: equal statement keys could be a hash collision.
     out[i] = hitIds.map((id) => rows.get(id)).find((r): r is MemoryRow => r !== undefined && sameSlot(r, input, now) && analyzer.comparable(r.text) === comparable);
   }
   return out;

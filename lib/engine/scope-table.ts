@@ -2,29 +2,56 @@
  * The scope fields of every indexed memory, kept in memory beside the vector
  * index, so a scoped search filters inside the graph walk without reading the
  * memories of the whole scope from IndexedDB. Saved with the index snapshot.
+ * Each keyless memory also carries its statement key (a hash of the analyzer's
+ * comparable text), so add()'s near-duplicate check finds the memories that may
+ * say the same by lookup, not by a graph search and a read of every neighbour.
  */
 import { SCOPE_FIELDS, type CompiledFilter, type ScopeEntry, type ScopeField } from '../search/filters.js';
+import type { Analyzer } from '../search/analyze.js';
 import type { MemoryRow, Tier } from '../store/rows.js';
+import { contentHash } from '../util/hash.js';
 
-/** One entry as stored in a snapshot: id, tier, the scope fields, times. */
+/** One entry as stored in a snapshot: id, tier, the scope fields, times, statement key. */
 export type ScopeTuple = [string, Tier, ...(string | number | null)[]];
+
+interface Entry extends ScopeEntry {
+  statement?: string;
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+/**
+ * A memory's statement key: the hash of its comparable text (two sayings of one
+ * fact share it). Keyed memories have none: they are never near duplicates.
+ */
+export function statementOf(analyzer: Analyzer, row: Pick<MemoryRow, 'text' | 'key'>): string | undefined {
+  return row.key === undefined ? contentHash(analyzer.comparable(row.text)) : undefined;
+}
 
 /** Scope fields by memory id, with the ids of each scope value (a scoped search visits only its scope). */
 export class ScopeTable {
-  readonly #entries = new Map<string, ScopeEntry>();
+  readonly #entries = new Map<string, Entry>();
   /** field -> value -> ids holding it. */
   readonly #byValue = new Map<ScopeField, Map<string, Set<string>>>(SCOPE_FIELDS.map((k) => [k, new Map()]));
+  /** statement key -> ids holding it. */
+  readonly #byStatement = new Map<string, Set<string>>();
 
   get size(): number {
     return this.#entries.size;
   }
 
-  /** Records a live memory's fields. */
-  set(row: MemoryRow): void {
-    const entry: ScopeEntry = { tier: row.tier, createdAt: row.createdAt, updatedAt: row.updatedAt };
+  /** Records a live memory's fields, and its statement key (see {@link withStatement}) when it has one. */
+  set(row: MemoryRow, statement?: string): void {
+    const entry: Entry = { tier: row.tier, createdAt: row.createdAt, updatedAt: row.updatedAt };
     for (const k of SCOPE_FIELDS) if (row[k] !== undefined) entry[k] = row[k];
     if (row.expiresAt !== undefined) entry.expiresAt = row.expiresAt;
+    if (statement !== undefined) entry.statement = statement;
     this.#put(row.id, entry);
+  }
+
+  /** The ids of the entries recorded with this statement key. */
+  withStatement(statement: string): ReadonlySet<string> {
+    return this.#byStatement.get(statement) ?? EMPTY;
   }
 
   delete(id: string): void {
@@ -37,6 +64,7 @@ export class ScopeTable {
   clear(): void {
     this.#entries.clear();
     for (const values of this.#byValue.values()) values.clear();
+    this.#byStatement.clear();
   }
 
   has(id: string): boolean {
@@ -79,29 +107,36 @@ export class ScopeTable {
 
   /** A compact, structured-clone friendly copy for the snapshot. */
   toTuples(): ScopeTuple[] {
-    return [...this.#entries].map(([id, e]) => [id, e.tier, ...SCOPE_FIELDS.map((k) => e[k] ?? null), e.createdAt, e.updatedAt, e.expiresAt ?? null]);
+    return [...this.#entries].map(([id, e]) => [id, e.tier, ...SCOPE_FIELDS.map((k) => e[k] ?? null), e.createdAt, e.updatedAt, e.expiresAt ?? null, e.statement ?? null]);
   }
 
   /** The inverse of toTuples(). */
   static fromTuples(tuples: readonly ScopeTuple[]): ScopeTable {
     const table = new ScopeTable();
     for (const [id, tier, ...rest] of tuples) {
-      const entry: ScopeEntry = { tier, createdAt: rest[SCOPE_FIELDS.length] as number, updatedAt: rest[SCOPE_FIELDS.length + 1] as number };
+      const entry: Entry = { tier, createdAt: rest[SCOPE_FIELDS.length] as number, updatedAt: rest[SCOPE_FIELDS.length + 1] as number };
       SCOPE_FIELDS.forEach((k, i) => {
         const v = rest[i];
         if (typeof v === 'string') entry[k] = v;
       });
       const expires = rest[SCOPE_FIELDS.length + 2];
       if (typeof expires === 'number') entry.expiresAt = expires;
+      const statement = rest[SCOPE_FIELDS.length + 3];
+      if (typeof statement === 'string') entry.statement = statement;
       table.#put(id, entry);
     }
     return table;
   }
 
-  #put(id: string, entry: ScopeEntry): void {
+  #put(id: string, entry: Entry): void {
     const before = this.#entries.get(id);
     if (before !== undefined) this.#unindex(id, before);
     this.#entries.set(id, entry);
+    if (entry.statement !== undefined) {
+      let ids = this.#byStatement.get(entry.statement);
+      if (ids === undefined) this.#byStatement.set(entry.statement, (ids = new Set()));
+      ids.add(id);
+    }
     for (const k of SCOPE_FIELDS) {
       const value = entry[k];
       if (value === undefined) continue;
@@ -112,7 +147,12 @@ export class ScopeTable {
     }
   }
 
-  #unindex(id: string, entry: ScopeEntry): void {
+  #unindex(id: string, entry: Entry): void {
+    if (entry.statement !== undefined) {
+      const ids = this.#byStatement.get(entry.statement);
+      ids?.delete(id);
+      if (ids?.size === 0) this.#byStatement.delete(entry.statement);
+    }
     for (const k of SCOPE_FIELDS) {
       const value = entry[k];
       if (value === undefined) continue;

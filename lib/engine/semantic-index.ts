@@ -9,6 +9,7 @@ import { CachedEmbedder } from '../embed/cached-embedder.js';
 import { validateEmbeddings, type Embedder } from '../embed/embedder.js';
 import type { VectorRow } from '../store/rows.js';
 import { storeError } from '../store/write.js';
+import { deleteSnapshot } from '../store/snapshot-chunks.js';
 import { untilAborted } from '../util/abort.js';
 import type { EngineStore } from './engine-store.js';
 import { VectorState, isLive, type LongWorkOptions } from './vector-state.js';
@@ -149,5 +150,5 @@ async function reembedAll(core: EngineStore, embedder: Embedder, options: LongWo
     options.onProgress?.({ phase: 'reembed', done, total: rows.length });
   }
   // The old snapshot indexes old vectors; drop it so the index is rebuilt from the new ones.
-  await db.meta.delete('indexSnapshot');
+  await deleteSnapshot(db, 'indexSnapshot');
 }

@@ -11,6 +11,7 @@ import { ImportError, throwIfAborted } from '../errors.js';
 import { checkRow, type RowKind } from '../store/row-checks.js';
 import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../store/rows.js';
 import { bumpGeneration } from '../store/generation.js';
+import { deleteSnapshot } from '../store/snapshot-chunks.js';
 import { BLOCKS_TABLE, SCHEMA_VERSION, type EngramDb } from '../store/schema.js';
 import { blockRecordId, storeError, type RowChange } from '../store/write.js';
 import { digestOf, verifyDigest } from './export-digest.js';
@@ -259,7 +260,8 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
     const incoming = parsed.header.embedder;
     if (mode === 'replace') {
       for (const t of ['messages', 'memories', 'vectors', 'history', BLOCKS_TABLE, 'traces', 'terms'] as const) await db.table(t).clear();
-      await db.meta.where('key').anyOf(['stats:m', 'stats:v', 'indexSnapshot']).delete();
+      await db.meta.where('key').anyOf(['stats:m', 'stats:v']).delete();
+      await deleteSnapshot(db, 'indexSnapshot');
       // Other instances on this store reload their indexes rather than replay onto stale ones.
       await bumpGeneration(db);
       if (incoming === null) await db.meta.delete('embedder');

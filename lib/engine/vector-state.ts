@@ -16,10 +16,11 @@ import type { VectorIndex } from '../vector/vector-index.js';
 import type { MemoryRow } from '../store/rows.js';
 import { readLogFloor } from '../store/change-log.js';
 import { readGeneration } from '../store/generation.js';
+import { getSnapshot, putSnapshot } from '../store/snapshot-chunks.js';
 import { storeError } from '../store/write.js';
 import { vectorDefect } from '../vector/vector-checks.js';
 import type { DamagedRow, EngineStore } from './engine-store.js';
-import { ScopeTable, type ScopeTuple } from './scope-table.js';
+import { ScopeTable, statementOf, type ScopeTuple } from './scope-table.js';
 
 /** Progress of long index work. */
 export interface IndexProgress {
@@ -42,6 +43,8 @@ interface SnapshotRecord {
   bytes: Uint8Array;
   /** The scope fields of the indexed memories (absent in older snapshots). */
   scopes?: ScopeTuple[];
+  /** The analyzer the scopes' statement keys were made with (absent in older snapshots: none were). */
+  statements?: string;
   seq: number;
   embedderId: string;
   dimensions: number;
@@ -109,7 +112,7 @@ export class VectorState {
   /** Restores from the snapshot (then replays the log) or rebuilds from the stored vectors. */
   static async load(core: EngineStore, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
     const generation = await readGeneration(core.db);
-    const row = await core.db.meta.get(SNAPSHOT_KEY);
+    const row = await getSnapshot(core.db, SNAPSHOT_KEY);
     const record = row === undefined ? undefined : asSnapshotRecord(row.value);
     if (row !== undefined && record === undefined) core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: 'not an index snapshot; the index is rebuilt' });
     if (record !== undefined && record.embedderId === embedderId && record.dimensions === dimensions && (record.generation ?? 0) === generation) {
@@ -130,7 +133,8 @@ export class VectorState {
         index.dispose();
         return undefined;
       }
-      const scopes = Array.isArray(record.scopes) ? ScopeTable.fromTuples(record.scopes) : await scopesFromStore(core);
+      // Statement keys made by another analyzer (or none, in older snapshots) are made again from the texts.
+      const scopes = Array.isArray(record.scopes) && record.statements === core.analyzer.id ? ScopeTable.fromTuples(record.scopes) : await scopesFromStore(core);
       options.onProgress?.({ phase: 'restore', done: 1, total: 1 });
       const state = new VectorState(core, embedderId, index, scopes, record.seq, 'snapshot', generation);
       await state.catchUp(options);
@@ -215,7 +219,7 @@ export class VectorState {
           const row = rows[i];
           if (v !== undefined && v.embedderId === this.#embedderId && isLive(row, now) && this.#usable(id, v.vector)) {
             adds.push({ id, vector: v.vector });
-            this.scopes.set(row);
+            this.scopes.set(row, statementOf(this.#core.analyzer, row));
           } else {
             this.index.remove(id);
             this.scopes.delete(id);
@@ -254,6 +258,7 @@ export class VectorState {
       const record: SnapshotRecord = {
         bytes: this.index.snapshot(),
         scopes: this.scopes.toTuples(),
+        statements: this.#core.analyzer.id,
         seq: this.seq,
         embedderId: this.#embedderId,
         dimensions: this.index.dimensions,
@@ -261,7 +266,7 @@ export class VectorState {
         generation: this.#generation,
       };
       try {
-        await this.#core.db.meta.put({ key: SNAPSHOT_KEY, value: record });
+        await putSnapshot(this.#core.db, SNAPSHOT_KEY, { ...record });
       } catch (e) {
         throw storeError(e, 'saving the index snapshot');
       }
@@ -321,7 +326,7 @@ async function fillFromStore(
         return;
       }
       items.push({ id: v.id, vector: v.vector });
-      scopes.set(row);
+      scopes.set(row, statementOf(core.analyzer, row));
     });
     index.addMany(items);
     done += page.length;
@@ -336,7 +341,7 @@ async function scopesFromStore(core: EngineStore): Promise<ScopeTable> {
   const table = new ScopeTable();
   const now = core.now();
   await core.db.memories.each((row) => {
-    if (isLive(row, now)) table.set(row);
+    if (isLive(row, now)) table.set(row, statementOf(core.analyzer, row));
   });
   return table;
 }

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { ValidationError, type Engram } from '../../lib/index.js';
+import { Engram as EngramClass } from '../../lib/index.js';
+import { openStore } from '../../lib/engine/open-store.js';
 import { openTemp } from '../helpers.js';
 
 let engram: Engram;
@@ -80,6 +82,50 @@ describe('add() near-duplicate handling', () => {
     const again = await add('I am allergic to peanuts');
     expect(again.event).toBe('ADD');
     expect(again.id).not.toBe(first.id);
+  });
+
+  it('add() follows an edit: the old wording no longer folds into the memory, the new one does', async () => {
+    const first = await add("I'm allergic to peanuts");
+    await engram.update(first.id, 'I like green tea');
+    expect((await add('I am allergic to peanuts')).event).toBe('ADD');
+    expect(await add('I like green tea!')).toMatchObject({ id: first.id, event: 'NONE' });
+  });
+
+  it('add() finds the standing statement among hundreds of close memories of its scope', async () => {
+    // Hundreds of standing texts that share most words: the one saying the same is found however many neighbours it has.
+    const texts = Array.from({ length: 300 }, (_, i) => `I am allergic to peanuts and item ${i}`);
+    await engram.add(texts.map((content) => ({ role: 'user' as const, content })), { userId: 'ana' });
+    const target = await add('I am allergic to peanuts and item 150');
+    expect(target.event).toBe('NONE');
+    expect(await add("I'm allergic to peanuts and item 150!")).toMatchObject({ id: target.id, event: 'NONE' });
+    expect((await engram.getAll({ userId: 'ana' })).total).toBe(300);
+  });
+
+  it('add() folds into memories of an earlier session, from the index snapshot and from an older snapshot without statement keys', async () => {
+    const name = `near-reopen-${Date.now()}`;
+    const embedder = new HashEmbedder({ dimensions: 256 });
+    const first = await EngramClass.open({ name, embedder });
+    const standing = (await first.add("I'm allergic to peanuts", { userId: 'ana' })).results[0]!;
+    await first.flush();
+    await first.close();
+
+    const second = await EngramClass.open({ name, embedder });
+    expect((await second.ready()).index).toBe('snapshot');
+    expect((await second.add('I am allergic to peanuts', { userId: 'ana' })).results[0]).toMatchObject({ id: standing.id, event: 'NONE' });
+    await second.flush();
+    await second.close();
+
+    // A snapshot written before statement keys existed: the keys are made again from the stored texts.
+    const { db } = await openStore(name);
+    const record = (await db.meta.get('indexSnapshot'))!.value as { scopes: unknown[][]; statements?: string };
+    delete record.statements;
+    record.scopes = record.scopes.map((tuple) => tuple.slice(0, -1));
+    await db.meta.put({ key: 'indexSnapshot', value: record });
+    db.close();
+    const third = await EngramClass.open({ name, embedder });
+    expect((await third.add('Oh, I am allergic to peanuts!', { userId: 'ana' })).results[0]).toMatchObject({ id: standing.id, event: 'NONE' });
+    expect((await third.getAll({ userId: 'ana' })).total).toBe(1);
+    await third.close();
   });
 
   it('add() rejects an unknown dedupe mode', async () => {

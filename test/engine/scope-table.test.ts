@@ -54,4 +54,29 @@ describe('ScopeTable', () => {
     table.clear();
     expect(table.matching(compileFilters({}, { userId: 'u1' }), 10).size).toBe(0);
   });
+
+  it('withStatement() returns exactly the ids recorded with a statement key, through sets, replacements, deletes and a snapshot', () => {
+    const random = rng(9);
+    const table = new ScopeTable();
+    const statements = new Map<string, string | undefined>();
+    for (let i = 0; i < 2000; i++) {
+      const id = `m${Math.floor(random() * 500)}`;
+      if (random() < 0.15) {
+        table.delete(id);
+        statements.delete(id);
+        continue;
+      }
+      const statement = random() < 0.2 ? undefined : `s${Math.floor(random() * 40)}`;
+      table.set(row(id, random), statement);
+      statements.set(id, statement);
+    }
+    const expected = (key: string): Set<string> => new Set([...statements].filter(([, s]) => s === key).map(([id]) => id));
+    const copy = ScopeTable.fromTuples(table.toTuples());
+    for (let k = 0; k < 41; k++) {
+      expect(new Set(table.withStatement(`s${k}`))).toEqual(expected(`s${k}`));
+      expect(new Set(copy.withStatement(`s${k}`))).toEqual(expected(`s${k}`));
+    }
+    table.clear();
+    expect(table.withStatement('s1').size).toBe(0);
+  });
 });

@@ -1,0 +1,86 @@
+/**
+ * Large snapshot bytes in `meta`, stored in chunks. Chromium's IndexedDB never
+ * answers a put of one value of about 128 MB or more: no error, the transaction
+ * just never completes (measured: 100 MB commits in 0.4 s, 130 MB hangs). An
+ * HNSW snapshot of 100k 384-d vectors is about 170 MB, so a record's `bytes`
+ * above {@link SNAPSHOT_CHUNK_BYTES} go into rows `<key>:0`, `<key>:1`, … beside
+ * the record, written and read in one transaction with it.
+ */
+import type { EngramDb } from './schema.js';
+
+/** Largest `bytes` kept inline in the record; larger ones are split into chunks of this size (the default of putSnapshot's `chunkBytes`). */
+export const SNAPSHOT_CHUNK_BYTES = 32 * 2 ** 20;
+
+/** How a chunked record stands in `meta`: the record without `bytes`, and where they are. */
+interface ChunkedRecord {
+  chunks: number;
+  byteLength: number;
+}
+
+function chunkKeys(key: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${key}:${i}`);
+}
+
+/** Deletes the rows of a chunked record (`<key>:…`), not the record itself. */
+async function deleteChunks(db: EngramDb, key: string): Promise<void> {
+  await db.meta.where('key').between(`${key}:`, `${key}:\uffff`).delete();
+}
+
+/**
+ * Writes `record` under `key`, its `bytes` in chunks when large, replacing any
+ * chunks an earlier record left. Joins the caller's transaction on `meta` when there is one.
+ * @example
+ * await putSnapshot(db, 'indexSnapshot', { bytes, seq: 12 });
+ */
+export async function putSnapshot(db: EngramDb, key: string, record: { bytes: Uint8Array } & Record<string, unknown>, chunkBytes = SNAPSHOT_CHUNK_BYTES): Promise<void> {
+  await db.transaction('rw', db.meta, async () => {
+    await deleteChunks(db, key);
+    const { bytes } = record;
+    if (bytes.length <= chunkBytes) {
+      await db.meta.put({ key, value: record });
+      return;
+    }
+    const rest: Record<string, unknown> = { ...record };
+    delete rest['bytes'];
+    const keys = chunkKeys(key, Math.ceil(bytes.length / chunkBytes));
+    const head: ChunkedRecord & Record<string, unknown> = { ...rest, chunks: keys.length, byteLength: bytes.length };
+    await db.meta.put({ key, value: head });
+    // slice(), not subarray(): a view is cloned with its whole buffer.
+    await db.meta.bulkPut(keys.map((k, i) => ({ key: k, value: bytes.slice(i * chunkBytes, (i + 1) * chunkBytes) })));
+  });
+}
+
+/**
+ * The value stored under `key` with chunked `bytes` joined again; undefined when
+ * there is none. A chunked record whose chunks are missing or of the wrong size
+ * comes back without `bytes` (the caller treats it as damaged).
+ */
+export async function getSnapshot(db: EngramDb, key: string): Promise<{ value: unknown } | undefined> {
+  return db.transaction('r', db.meta, async () => {
+    const row = await db.meta.get(key);
+    if (row === undefined) return undefined;
+    const value: unknown = row.value;
+    if (typeof value !== 'object' || value === null || !('chunks' in value)) return { value };
+    const { chunks, byteLength, ...rest } = value as ChunkedRecord & Record<string, unknown>;
+    if (!Number.isSafeInteger(chunks) || chunks < 1 || !Number.isSafeInteger(byteLength)) return { value: rest };
+    const parts = await db.meta.bulkGet(chunkKeys(key, chunks));
+    const total = parts.reduce((sum, p) => sum + (p?.value instanceof Uint8Array ? p.value.length : Number.NaN), 0);
+    if (total !== byteLength) return { value: rest };
+    const bytes = new Uint8Array(byteLength);
+    let offset = 0;
+    for (const part of parts) {
+      const chunk = part!.value as Uint8Array;
+      bytes.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return { value: { ...rest, bytes } };
+  });
+}
+
+/** Deletes the record under `key` and its chunks. Joins the caller's transaction on `meta` when there is one. */
+export async function deleteSnapshot(db: EngramDb, key: string): Promise<void> {
+  await db.transaction('rw', db.meta, async () => {
+    await db.meta.delete(key);
+    await deleteChunks(db, key);
+  });
+}

@@ -1,0 +1,74 @@
+// Snapshot bytes in meta, chunked when large (Chromium's IndexedDB hangs on one value of ~128 MB).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../lib/engine/open-store.js';
+import type { EngramDb } from '../../lib/store/schema.js';
+import { deleteSnapshot, getSnapshot, putSnapshot } from '../../lib/store/snapshot-chunks.js';
+
+let db: EngramDb;
+beforeEach(async () => {
+  ({ db } = await openStore(`chunks-${Math.random()}`));
+});
+afterEach(() => {
+  db.close();
+});
+
+const bytesOf = (n: number, seed: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
+const chunkRows = async (): Promise<string[]> => (await db.meta.toCollection().primaryKeys()).filter((k) => k.startsWith('snap:')).sort();
+
+describe('snapshot chunks', () => {
+  it('keeps small bytes inline and splits large ones into chunk rows, reading both back whole', async () => {
+    await putSnapshot(db, 'snap', { bytes: bytesOf(900, 1), seq: 3 }, 1000);
+    expect(await chunkRows()).toEqual([]);
+    expect((await db.meta.get('snap'))!.value).toEqual({ bytes: bytesOf(900, 1), seq: 3 });
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { bytes: bytesOf(900, 1), seq: 3 } });
+
+    await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
+    expect(await chunkRows()).toEqual(['snap:0', 'snap:1', 'snap:2', 'snap:3', 'snap:4']);
+    const head = (await db.meta.get('snap'))!.value as Record<string, unknown>;
+    expect(head).toEqual({ seq: 4, chunks: 5, byteLength: 4500 });
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { bytes: bytesOf(4500, 2), seq: 4 } });
+    // Each chunk row holds only its own bytes (a view would carry the whole buffer).
+    expect(((await db.meta.get('snap:4'))!.value as Uint8Array).byteLength).toBe(500);
+  });
+
+  it('a smaller or inline record replaces a chunked one without leaving chunk rows behind', async () => {
+    await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
+    await putSnapshot(db, 'snap', { bytes: bytesOf(2100, 3), seq: 5 }, 1000);
+    expect(await chunkRows()).toEqual(['snap:0', 'snap:1', 'snap:2']);
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { bytes: bytesOf(2100, 3), seq: 5 } });
+    await putSnapshot(db, 'snap', { bytes: bytesOf(10, 4), seq: 6 }, 1000);
+    expect(await chunkRows()).toEqual([]);
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { bytes: bytesOf(10, 4), seq: 6 } });
+  });
+
+  it('a chunked record with a missing or resized chunk comes back without bytes', async () => {
+    await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
+    await db.meta.delete('snap:2');
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { seq: 4 } });
+    await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
+    await db.meta.put({ key: 'snap:1', value: bytesOf(999, 0) });
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { seq: 4 } });
+    expect(await getSnapshot(db, 'none')).toBeUndefined();
+  });
+
+  it('deleteSnapshot removes the record and every chunk, and leaves other keys alone', async () => {
+    await db.meta.put({ key: 'snapshot-other', value: 1 });
+    await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
+    await deleteSnapshot(db, 'snap');
+    expect(await chunkRows()).toEqual([]);
+    expect(await db.meta.get('snap')).toBeUndefined();
+    expect((await db.meta.get('snapshot-other'))!.value).toBe(1);
+  });
+
+  it('writes inside the caller’s transaction: when it fails, the earlier record stands whole', async () => {
+    await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
+    await expect(
+      db.transaction('rw', db.meta, async () => {
+        await putSnapshot(db, 'snap', { bytes: bytesOf(2100, 3), seq: 5 }, 1000);
+        throw new RangeError('later step failed');
+      }),
+    ).rejects.toThrow('later step failed');
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { bytes: bytesOf(4500, 2), seq: 4 } });
+    expect(await chunkRows()).toEqual(['snap:0', 'snap:1', 'snap:2', 'snap:3', 'snap:4']);
+  });
+});
