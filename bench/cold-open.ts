@@ -28,6 +28,7 @@ printTable(
     'JS heap MiB': r.memory === undefined ? '–' : (r.memory.heapBytes / 2 ** 20).toFixed(0),
     'WASM MiB': r.memory === undefined ? '–' : (r.memory.wasmBytes / 2 ** 20).toFixed(0),
     '(heap + WASM) / raw vectors': r.memory === undefined ? '–' : `${((r.memory.heapBytes + r.memory.wasmBytes) / r.memory.rawVectorBytes).toFixed(2)}x`,
+    'filling page: heap + WASM MiB': r.memoryAfterFill === undefined ? '–' : ((r.memoryAfterFill.heapBytes + r.memoryAfterFill.wasmBytes) / 2 ** 20).toFixed(0),
   })),
 );
 const goals: { goal: string; target: string; measured: number; met: boolean }[] = results.map((r) => ({ goal: `snapshot vs rebuild at ${r.memories / 1000}k`, target: '>= 10x', measured: r.ratio, met: r.ratio >= 10 }));

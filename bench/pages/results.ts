@@ -61,8 +61,12 @@ export interface ColdOpenResult {
   snapshotMs: number[];
   rebuildMs: number[];
   ratio: number;
-  /** JS heap in use and WASM memory with the store open, and the raw vector bytes (absent in older results). */
+  /** JS heap in use and WASM memory with the store open in a fresh page, and the raw vector bytes (absent in older results). */
   memory?: { heapBytes: number; wasmBytes: number; rawVectorBytes: number };
+  /** The same in the page that filled the store (its own vector table, the fill's WASM high-water mark), for reference. */
+  memoryAfterFill?: { heapBytes: number; wasmBytes: number; rawVectorBytes: number };
+  /** The store's name between the run and the fresh-page measurement (not in saved results). */
+  store?: string;
 }
 
 /** recall and time of one efSearch setting. */

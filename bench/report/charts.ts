@@ -31,6 +31,7 @@ export interface ColdOpenRow {
   rebuildMs: number[];
   ratio: number;
   memory?: { heapBytes: number; wasmBytes: number; rawVectorBytes: number };
+  memoryAfterFill?: { heapBytes: number; wasmBytes: number; rawVectorBytes: number };
 }
 
 /** One point of `bench/vector.ts --crossover`. */
