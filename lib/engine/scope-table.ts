@@ -15,7 +15,7 @@ import { contentHash } from '../util/hash.js';
 export type ScopeTuple = [string, Tier, ...(string | number | null)[]];
 
 interface Entry extends ScopeEntry {
-  statement?: string;
+  statement?: number;
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
@@ -24,8 +24,9 @@ const EMPTY: ReadonlySet<string> = new Set();
  * A memory's statement key: the hash of its comparable text (two sayings of one
  * fact share it). Keyed memories have none: they are never near duplicates.
  */
-export function statementOf(analyzer: Analyzer, row: Pick<MemoryRow, 'text' | 'key'>): string | undefined {
-  return row.key === undefined ? contentHash(analyzer.comparable(row.text)) : undefined;
+export function statementOf(analyzer: Analyzer, row: Pick<MemoryRow, 'text' | 'key'>): number | undefined {
+  // 52 bits of the 64-bit hash: a number is cheaper than a string to keep, compare and snapshot.
+  return row.key === undefined ? Number.parseInt(contentHash(analyzer.comparable(row.text)).slice(0, 13), 16) : undefined;
 }
 
 /** Scope fields by memory id, with the ids of each scope value (a scoped search visits only its scope). */
@@ -34,14 +35,14 @@ export class ScopeTable {
   /** field -> value -> ids holding it. */
   readonly #byValue = new Map<ScopeField, Map<string, Set<string>>>(SCOPE_FIELDS.map((k) => [k, new Map()]));
   /** statement key -> ids holding it. */
-  readonly #byStatement = new Map<string, Set<string>>();
+  readonly #byStatement = new Map<number, Set<string>>();
 
   get size(): number {
     return this.#entries.size;
   }
 
   /** Records a live memory's fields, and its statement key (see {@link withStatement}) when it has one. */
-  set(row: MemoryRow, statement?: string): void {
+  set(row: MemoryRow, statement?: number): void {
     const entry: Entry = { tier: row.tier, createdAt: row.createdAt, updatedAt: row.updatedAt };
     for (const k of SCOPE_FIELDS) if (row[k] !== undefined) entry[k] = row[k];
     if (row.expiresAt !== undefined) entry.expiresAt = row.expiresAt;
@@ -50,7 +51,7 @@ export class ScopeTable {
   }
 
   /** The ids of the entries recorded with this statement key. */
-  withStatement(statement: string): ReadonlySet<string> {
+  withStatement(statement: number): ReadonlySet<string> {
     return this.#byStatement.get(statement) ?? EMPTY;
   }
 
@@ -122,7 +123,7 @@ export class ScopeTable {
       const expires = rest[SCOPE_FIELDS.length + 2];
       if (typeof expires === 'number') entry.expiresAt = expires;
       const statement = rest[SCOPE_FIELDS.length + 3];
-      if (typeof statement === 'string') entry.statement = statement;
+      if (typeof statement === 'number') entry.statement = statement;
       table.#put(id, entry);
     }
     return table;
