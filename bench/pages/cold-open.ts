@@ -127,6 +127,14 @@ const PENDING = 'engram-bench-cold-open';
  * snapshot and answering: JS heap (after a collection) plus WASM memory.
  */
 async function measure(results: ColdOpenResult[]): Promise<void> {
+  // The first document's heap is collected some time after the navigation: collect until the heap stops shrinking.
+  let last = Infinity;
+  for (let round = 0; round < 20; round++) {
+    const now = memoryInUse().heapBytes;
+    if (now > last * 0.98) break;
+    last = now;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
   for (const r of results) {
     const query = `memory ${r.memories}`;
     const vector = normalised(clusteredVectors({ count: r.memories + 1, dimensions: DIMS, seed: 5 })[r.memories]!);
