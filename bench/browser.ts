@@ -45,6 +45,9 @@ export async function runPage<T>(page: string, query: Record<string, string>, ti
     tab.on('pageerror', (err) => {
       console.error(`  [page error] ${err.message}`);
     });
+    // The page's V8 heap without ArrayBuffer backing stores (performance.memory counts a grown WASM memory's buffer too).
+    const heapCdp = await tab.context().newCDPSession(tab);
+    await tab.exposeFunction('__benchHeapUsage', async () => (await heapCdp.send('Runtime.getHeapUsage')) as unknown);
     const qs = new URLSearchParams(query).toString();
     // With `profile`, a Chromium CPU profile (DevTools Protocol) of the whole page run is handed to it.
     const cdp = profile === undefined ? undefined : await tab.context().newCDPSession(tab);

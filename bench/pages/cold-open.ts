@@ -121,6 +121,13 @@ async function run(n: number, rebuildRuns: number): Promise<ColdOpenResult> {
 
 const PENDING = 'engram-bench-cold-open';
 
+/** V8 heap in use after a collection, without ArrayBuffer backing stores (DevTools' Runtime.getHeapUsage, through bench/browser.ts). */
+async function v8Heap(): Promise<number> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const usage = (await (window as unknown as { __benchHeapUsage: () => Promise<{ usedSize: number }> }).__benchHeapUsage());
+  return usage.usedSize;
+}
+
 /**
  * In a fresh document (this page loaded again: a new JS heap and a new WASM
  * instance), the memory a user's page holds with the store open from its
@@ -139,13 +146,14 @@ async function measure(results: ColdOpenResult[]): Promise<void> {
     const query = `memory ${r.memories}`;
     const vector = normalised(clusteredVectors({ count: r.memories + 1, dimensions: DIMS, seed: 5 })[r.memories]!);
     const embedder = new TableEmbedder(new Map([[query, vector]]));
-    // The JS heap engram holds is what it adds to the page's own (the first document's garbage may linger in the same process).
-    const before = memoryInUse().heapBytes;
+    // The JS heap engram holds is what it adds to the page's own (the first document's garbage may linger in the same process),
+    // read through DevTools without ArrayBuffer backing stores: performance.memory counts WASM memory's buffer once it has grown.
+    const before = await v8Heap();
     const e = await Engram.open({ name: r.store!, embedder });
     const { results: hits } = await e.search(query, { mode: 'vector', limit: 10 });
     if (hits.length !== 10) throw new Error(`expected 10 results, got ${hits.length}`);
     const held = memoryInUse();
-    r.memory = { heapBytes: held.heapBytes - before, wasmBytes: held.wasmBytes, rawVectorBytes: r.memories * DIMS * 4 };
+    r.memory = { heapBytes: (await v8Heap()) - before, wasmBytes: held.wasmBytes, rawVectorBytes: r.memories * DIMS * 4 };
     log(`  ${r.memories}: fresh page, store open: JS heap held ${(r.memory.heapBytes / 2 ** 20).toFixed(0)} MiB, WASM ${(r.memory.wasmBytes / 2 ** 20).toFixed(0)} MiB, raw vectors ${(r.memory.rawVectorBytes / 2 ** 20).toFixed(0)} MiB`);
     await e.close();
     indexedDB.deleteDatabase(r.store!);

@@ -257,7 +257,8 @@ function coldOpenSection(json: unknown, machineLine: string): Section {
   const body = [
     'Time from `Engram.open()` to the first answered vector search on a store of N memories (384-d vectors, Chromium, real IndexedDB, HNSW in WebAssembly): ' +
       'opening from the saved index snapshot against a forced rebuild from the stored vectors (snapshot deleted before each rebuild run). ' +
-      'Memory is measured in a fresh page that only opens the store from its snapshot and searches: the JS heap engram adds (after a collection, against the same page just before open()) plus WASM memory; ' +
+      'Memory is measured in a fresh page that only opens the store from its snapshot and searches: the V8 heap engram adds (DevTools Runtime.getHeapUsage after a collection, against the same page just before open(); ' +
+      'performance.memory is not used because it counts WASM memory\'s buffer again once it has grown) plus WASM memory; ' +
       '"filling page" is the same sum in the page that filled the store, which also holds the benchmark\'s own table of every vector and WASM memory\'s high-water mark from the fill (WASM memory never shrinks).',
     '',
     markdownTable(
