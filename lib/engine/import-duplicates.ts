@@ -9,7 +9,7 @@
 import { SCOPE_FIELDS, type Scope } from '../search/filters.js';
 import type { MemoryRow, VectorRow } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
-import { NEAR_DUPLICATE_SIMILARITY } from './near-duplicates.js';
+import { cosine, NEAR_DUPLICATE_SIMILARITY } from './near-duplicates.js';
 
 function scopeOf(row: MemoryRow): Scope {
   const scope: Scope = {};
@@ -21,17 +21,6 @@ function slotOf(row: MemoryRow): string {
   return JSON.stringify([row.tier, ...SCOPE_FIELDS.map((k) => row[k] ?? null)]);
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
 
 interface Known {
   row: MemoryRow;

@@ -10,6 +10,7 @@
  * facts apart; the similarity keeps the text check from matching texts the
  * embedder reads differently.
  */
+import { SCOPE_FIELDS } from '../search/filters.js';
 import type { MemoryRow } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
 import type { SemanticIndex } from './semantic-index.js';
@@ -29,17 +30,24 @@ export type DedupeMode = (typeof DEDUPE_MODES)[number];
  */
 export const NEAR_DUPLICATE_SIMILARITY = 0.75;
 
-function cosine(a: Float32Array, b: Float32Array): number {
+/** Cosine similarity of two vectors of any length (0 when either is all zeros). */
+export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
-  for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
-  return dot;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
 /** True when `row` is live, of the input's tier and of exactly its scope, and has no key. */
 function sameSlot(row: MemoryRow, input: MemoryInput, now: number): boolean {
   if (row.deletedAt !== undefined || (row.expiresAt !== undefined && row.expiresAt <= now)) return false;
   if (row.key !== undefined || row.tier !== input.tier) return false;
-  return (['userId', 'agentId', 'runId', 'projectId', 'sessionId'] as const).every((k) => row[k] === input.scope[k]);
+  return SCOPE_FIELDS.every((k) => row[k] === input.scope[k]);
 }
 
 /**
