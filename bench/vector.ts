@@ -10,11 +10,9 @@
  * --queries (200), --efs (16,32,64,128), --m (16), --ef-construction (100),
  * --real-size (20000; 0 skips the sentence dataset), --skip-native.
  *
- * efConstruction defaults to 100 here, not HnswIndex's 200: hnswlib-wasm has
- * no SIMD and spends 3–5 ms of CPU per 384-d insert at 200, so a 100k build
- * alone would take 6–8 minutes and the run would not fit in ~10 minutes on two
- * cores. Both HNSW libraries always get the same M/efConstruction/efSearch;
- * pass --ef-construction 200 to measure the library default.
+ * efConstruction defaults to 100, as in HnswIndex (hnswlib-wasm has no SIMD
+ * and spends 3–5 ms of CPU per 384-d insert at 200). Both HNSW libraries
+ * always get the same M/efConstruction/efSearch.
  *
  * Per dataset: build time, recall@10 against the exact scan (a returned id
  * whose true score ties the 10th true score counts as found), p50/p95 query

@@ -7,7 +7,7 @@ import { ClosedError } from '../errors.js';
 import type { EngramDb } from '../store/schema.js';
 import { ENGLISH_ANALYZER, type Analyzer } from '../search/analyze.js';
 import { compactChangeLog } from '../store/change-log.js';
-import { writeTransaction, type WritePlan, type WritePolicy } from '../store/write.js';
+import { writeTransaction, type LoggedWrite, type WritePlan, type WritePolicy } from '../store/write.js';
 
 /** Settings every engine operation reads, fixed at open(). */
 export interface StoreSettings {
@@ -50,6 +50,8 @@ export class EngineStore {
   #logged = 0;
   /** The log positions of this instance's caches (vector and keyword indexes). */
   readonly #logReaders = new Set<() => number>();
+  readonly #logWatchers = new Set<(write: LoggedWrite) => void>();
+  #order: Promise<unknown> = Promise.resolve();
   readonly #damaged = new Map<string, DamagedRow>();
   /** Write transactions under way, waited for by close(). */
   readonly #writes = new Set<Promise<unknown>>();
@@ -117,7 +119,9 @@ export class EngineStore {
       this.#logged += planned.changes.length;
       return planned;
     };
-    const run = writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), counted, this.#policy);
+    const run = writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), counted, this.#policy, (write) => {
+      for (const watch of this.#logWatchers) watch(write);
+    });
     this.#writes.add(run);
     try {
       const result = await run;
@@ -126,6 +130,28 @@ export class EngineStore {
     } finally {
       this.#writes.delete(run);
     }
+  }
+
+  /**
+   * Runs `work` once the work queued before it by this method has settled
+   * (a failure does not hold the queue up): add() calls in flight check and
+   * write in call order. `work` must not queue more work here.
+   */
+  inOrder<R>(work: () => Promise<R>): Promise<R> {
+    const run = this.#order.then(work);
+    this.#order = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Calls `watch` after every committed write of this instance, with what it
+   * logged (a cache applies it without reading it back). Writes of other
+   * instances are not seen here: caches still catch up with the log. Returns
+   * the unregister function.
+   */
+  watchWrites(watch: (write: LoggedWrite) => void): () => void {
+    this.#logWatchers.add(watch);
+    return () => this.#logWatchers.delete(watch);
   }
 
   /**

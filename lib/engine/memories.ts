@@ -11,6 +11,7 @@ import { contentHash } from '../util/hash.js';
 import { newId } from '../util/id.js';
 import type { EngineStore } from './engine-store.js';
 import type { SemanticIndex } from './semantic-index.js';
+import { readLogFloor } from '../store/change-log.js';
 import { findNearDuplicates, sameStatement, type DedupeMode } from './near-duplicates.js';
 
 /** A memory to store. */
@@ -81,12 +82,13 @@ function isDuplicate(row: MemoryRow, input: MemoryInput, now: number): boolean {
   return input.key === undefined ? row.key === undefined && row.text === input.text : row.key === input.key;
 }
 
+/** The standing duplicate of each input (run inside the write transaction). */
 async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[]): Promise<(MemoryRow | undefined)[]> {
   const hashes = inputs.map((i) => memoryHash(i.tier, i.scope, i.text, i.key));
-  // One lookup per distinct hash, all in flight at once in one read transaction: Dexie's
-  // anyOf() walks a cursor key by key, a round trip each (bench/ingest).
+  // One lookup per distinct hash, all in flight at once: Dexie's anyOf() walks a
+  // cursor key by key, a round trip each (bench/ingest).
   const { memories } = core.db;
-  const found = await core.db.transaction('r', memories, () => Promise.all([...new Set(hashes)].map((h) => memories.where('hash').equals(h).toArray())));
+  const found = await Promise.all([...new Set(hashes)].map((h) => memories.where('hash').equals(h).toArray()));
   const byHash = new Map<string, MemoryRow[]>();
   for (const row of found.flat()) byHash.set(row.hash, [...(byHash.get(row.hash) ?? []), row]);
   const now = core.now();
@@ -94,10 +96,31 @@ async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[])
 }
 
 /**
+ * Inside a write transaction: the memories (with their vectors) logged after
+ * `seq`, which a duplicate check made before the transaction could not see
+ * (another add() in flight, another tab). Undefined when the log no longer
+ * reaches back to `seq` (compacted meanwhile).
+ */
+async function changedSince(core: EngineStore, seq: number): Promise<{ row: MemoryRow; vector: Float32Array | undefined }[] | undefined> {
+  const { db } = core;
+  const [floor, logged] = await Promise.all([readLogFloor(db), db.changes.where(':id').above(seq).toArray()]);
+  if (floor > seq) return undefined;
+  const ids = [...new Set(logged.filter((c) => c.table === 'memories').map((c) => c.recordId))];
+  if (ids.length === 0) return [];
+  const [rows, vectors] = await Promise.all([db.memories.bulkGet(ids), db.vectors.bulkGet(ids)]);
+  return rows.flatMap((row, i) => (row === undefined ? [] : [{ row, vector: vectors[i]?.vector }]));
+}
+
+/**
  * Stores memories. With `dedupe` 'exact' or 'near', the same text (or key) in
  * the same tier and scope is stored once, and with 'near' also the same
  * statement said slightly differently (see near-duplicates.ts): the standing
  * memory is returned with `added: false`.
+ *
+ * Calls may be in flight at once: each embeds its texts as soon as it is
+ * called, then its checks and its write run in call order (`core.inOrder`), so
+ * a call's checks see every earlier call's memories, and the embedding of one
+ * call overlaps the write of the one before (bench/ingest).
  */
 export async function addMemories(
   core: EngineStore,
@@ -107,14 +130,18 @@ export async function addMemories(
   dedupe: DedupeMode = 'near',
 ): Promise<{ item: MemoryItem; added: boolean }[]> {
   if (inputs.length === 0) return [];
-  const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe);
-  throwIfAborted(signal);
-  const result = await core.write(async () => {
-    const { changes, out } = await prepared.plan();
-    return { changes, result: out };
+  // Into the embedder's cache, out of order; prepareAdds below finds the vectors there.
+  await semantic.embed([...new Set(inputs.map((i) => i.text))], signal);
+  return core.inOrder(async () => {
+    const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe);
+    throwIfAborted(signal);
+    const result = await core.write(async () => {
+      const { changes, out } = await prepared.plan();
+      return { changes, result: out };
+    });
+    afterWrite(semantic);
+    return result;
   });
-  afterWrite(semantic);
-  return result;
 }
 
 /** An add whose slow half (duplicate checks, embeddings) is done; {@link PreparedAdds.plan} runs inside a write transaction. */
@@ -137,33 +164,42 @@ export async function prepareAdds(
 ): Promise<PreparedAdds> {
   if (inputs.length === 0) return { plan: () => Promise.resolve({ changes: [], out: [] }) };
   const exactCheck = dedupe !== 'off';
-  const standing = exactCheck ? await findDuplicates(core, inputs) : inputs.map(() => undefined);
-  // Embed only what is new, each distinct text once.
-  const texts = [...new Set(inputs.filter((_, i) => standing[i] === undefined).map((i) => i.text))];
-  const { vectors, embedder } = texts.length === 0 ? { vectors: [], embedder: (await semantic.ready()).embedder } : await semantic.embed(texts, signal);
+  // Every distinct text embedded once, even one found standing in the transaction below
+  // (adds are mostly new; the exact lookup waits for the transaction, where it is current).
+  const texts = [...new Set(inputs.map((i) => i.text))];
+  const { vectors, embedder } = await semantic.embed(texts, signal);
   const vectorOf = new Map(texts.map((t, i) => [t, vectors[i]!]));
   const near =
     dedupe === 'near'
-      ? await findNearDuplicates(core, semantic, inputs, inputs.map((i) => vectorOf.get(i.text)), standing.map((s) => s === undefined))
-      : inputs.map(() => undefined);
+      ? await findNearDuplicates(core, semantic, inputs, inputs.map((i) => vectorOf.get(i.text)), inputs.map(() => true))
+      : { found: inputs.map(() => undefined), seq: Infinity };
   const plan = async (): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[] }> => {
-    const again = exactCheck ? await findDuplicates(core, inputs) : inputs.map(() => undefined); // another tab may have added them meanwhile
-    // A near duplicate found before the transaction must still stand.
-    const nearIds = [...new Set(near.flatMap((r) => (r === undefined ? [] : [r.id])))];
-    const stillThere = new Map((await core.db.memories.bulkGet(nearIds)).flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
+    // The exact lookup, and the memories logged since the near check (another tab) with their
+    // vectors, all at once. A near duplicate found before the transaction must still stand.
+    const nearIds = [...new Set(near.found.flatMap((r) => (r === undefined ? [] : [r.id])))];
+    const [standing, since, stillRows] = await Promise.all([
+      exactCheck ? findDuplicates(core, inputs) : inputs.map(() => undefined),
+      Number.isFinite(near.seq) ? changedSince(core, near.seq) : [],
+      core.db.memories.bulkGet(nearIds),
+    ]);
+    const stillThere = new Map(stillRows.flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
     const now = core.now();
     const changes: RowChange[] = [];
     const out: { item: MemoryItem; added: boolean }[] = [];
     const fresh: { row: MemoryRow; vector: Float32Array }[] = [];
+    // Rows logged since the checks are live candidates like the batch's own new rows.
+    const recent = (since ?? []).filter((r): r is { row: MemoryRow; vector: Float32Array } => r.vector !== undefined);
     inputs.forEach((input, i) => {
-      const nearRow = near[i] === undefined ? undefined : stillThere.get(near[i].id);
+      const nearId = near.found[i]?.id;
+      const nearRow = nearId === undefined ? undefined : stillThere.get(nearId);
       const liveNear = nearRow !== undefined && nearRow.deletedAt === undefined ? nearRow : undefined;
       let vector = vectorOf.get(input.text);
+      const candidates = [...recent, ...fresh];
       const dup =
-        again[i] ??
+        standing[i] ??
         liveNear ??
-        (exactCheck ? fresh.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
-        (dedupe === 'near' && input.key === undefined && vector !== undefined ? fresh.find((f) => sameStatement(core, f, input, vector!, now))?.row : undefined);
+        (exactCheck ? candidates.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
+        (dedupe === 'near' && input.key === undefined && vector !== undefined ? candidates.find((f) => sameStatement(core, f, input, vector!, now))?.row : undefined);
       if (dup !== undefined) {
         out.push({ item: toItem(dup), added: false });
         return;

@@ -52,10 +52,11 @@ function sameSlot(row: MemoryRow, input: MemoryInput, now: number): boolean {
 
 /**
  * For each input that is to be checked (`check[i]`, keyless inputs only), the
- * standing memory that says the same, if any. `vectors[i]` is the input's
- * embedding (vectors are unit length). The memories that may say the same are
- * looked up by statement key in the index's scope table (no graph search);
- * only those close enough are read, and their text is compared.
+ * standing memory that says the same, if any, and the change-log position the
+ * check saw. `vectors[i]` is the input's embedding (vectors are unit length).
+ * The memories that may say the same are looked up by statement key in the
+ * index's scope table (no graph search); only those close enough are read, and
+ * their text is compared.
  */
 export async function findNearDuplicates(
   core: EngineStore,
@@ -63,11 +64,14 @@ export async function findNearDuplicates(
   inputs: readonly MemoryInput[],
   vectors: readonly (Float32Array | undefined)[],
   check: readonly boolean[],
-): Promise<(MemoryRow | undefined)[]> {
+): Promise<{ found: (MemoryRow | undefined)[]; seq: number }> {
   const out: (MemoryRow | undefined)[] = inputs.map(() => undefined);
-  if (!check.some(Boolean)) return out;
+  if (!check.some(Boolean)) return { found: out, seq: Infinity };
   const { state } = await semantic.ready();
-  await state.catchUp();
+  // No catch-up (two reads of the store): the index reflects this instance's writes once its
+  // queue is idle, and the write transaction checks whatever was logged after `seq` (another tab).
+  await state.idle();
+  const seq = state.seq;
   const now = core.now();
   const { analyzer } = core;
   /** Close standing memories by input index, closest first. */
@@ -81,7 +85,7 @@ export async function findNearDuplicates(
     const close = [...state.index.similarities(vector, same)].filter(([, score]) => score >= NEAR_DUPLICATE_SIMILARITY).sort((a, b) => b[1] - a[1]);
     if (close.length > 0) candidates.set(i, close.map(([id]) => id));
   }
-  if (candidates.size === 0) return out;
+  if (candidates.size === 0) return { found: out, seq };
   // Every candidate row of the batch in one read, not one read per text (bench/ingest).
   const ids = [...new Set([...candidates.values()].flat())];
   const rows = new Map((await core.db.memories.bulkGet(ids)).flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
@@ -91,7 +95,7 @@ export async function findNearDuplicates(
     // The text itself is compared: equal statement keys could be a hash collision.
     out[i] = hitIds.map((id) => rows.get(id)).find((r): r is MemoryRow => r !== undefined && sameSlot(r, input, now) && analyzer.comparable(r.text) === comparable);
   }
-  return out;
+  return { found: out, seq };
 }
 
 /** Whether two inputs of one batch say the same (same tier and scope, close vectors, equal comparable text). */

@@ -11,6 +11,7 @@ import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TermsRow, TraceRow, Vec
 import { blockKey } from './block-key.js';
 import { TEXT_SNAPSHOT_KEYS, textFreeHistory, textFreeTombstone } from './forgetting.js';
 import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
+import { readGeneration } from './generation.js';
 
 /** One row change, with the row before and after. */
 export type RowChange =
@@ -38,6 +39,18 @@ export interface WritePlan<R> {
    * @default false
    */
   withoutHistory?: boolean;
+}
+
+/**
+ * A committed write as the change log has it: the logged changes in order
+ * (deletions already text-free), their sequence numbers, and the store
+ * generation the write landed in. Caches of the store apply it without reading
+ * it back when it directly follows what they reflect.
+ */
+export interface LoggedWrite {
+  changes: readonly RowChange[];
+  seqs: readonly number[];
+  generation: number;
 }
 
 /** The key of a block in its table, the change log and history (see block-key.ts). */
@@ -95,16 +108,28 @@ export const DEFAULT_HISTORY_LIMIT = 20;
  * @example
  * await writeTransaction(db, now, analyze, async () => ({ changes: [{ table: 'messages', op: 'add', id, after: row }], result: row }))
  */
-export async function writeTransaction<R>(db: EngramDb, now: () => number, analyze: Analyzer, plan: () => Promise<WritePlan<R>>, policy: WritePolicy = {}): Promise<R> {
+export async function writeTransaction<R>(
+  db: EngramDb,
+  now: () => number,
+  analyze: Analyzer,
+  plan: () => Promise<WritePlan<R>>,
+  policy: WritePolicy = {},
+  committed?: (write: LoggedWrite) => void,
+): Promise<R> {
+  let logged: LoggedWrite | undefined;
+  let result: R;
   try {
-    return await db.transaction('rw', [...ALL_TABLES], async () => {
-      const { changes, result, withoutHistory } = await plan();
-      await applyChanges(db, changes.map(withoutDeletedText), now(), analyze, withoutHistory === true, policy.historyLimit ?? DEFAULT_HISTORY_LIMIT);
-      return result;
+    result = await db.transaction('rw', [...ALL_TABLES], async () => {
+      const planned = await plan();
+      logged = await applyChanges(db, planned.changes.map(withoutDeletedText), now(), analyze, planned.withoutHistory === true, policy.historyLimit ?? DEFAULT_HISTORY_LIMIT);
+      return planned.result;
     });
   } catch (e) {
     throw storeError(e, 'write failed');
   }
+  // Only after the commit: an observer never sees a write that was rolled back.
+  if (logged !== undefined && logged.seqs.length > 0) committed?.(logged);
+  return result;
 }
 
 /** A memory tombstone carries no text, whoever planned it (a delete, a pulled deletion, an import). */
@@ -113,8 +138,8 @@ function withoutDeletedText(change: RowChange): RowChange {
   return { ...change, after: textFreeTombstone(change.after) };
 }
 
-async function applyChanges(db: EngramDb, changes: RowChange[], at: number, analyze: Analyzer, withoutHistory: boolean, historyLimit: number): Promise<void> {
-  if (changes.length === 0) return;
+async function applyChanges(db: EngramDb, changes: RowChange[], at: number, analyze: Analyzer, withoutHistory: boolean, historyLimit: number): Promise<LoggedWrite | undefined> {
+  if (changes.length === 0) return undefined;
   const statDelta = new Map<Corpus, CorpusStats>();
   const bump = (corpus: Corpus, docs: number, length: number): void => {
     const s = statDelta.get(corpus) ?? { docs: 0, length: 0 };
@@ -150,10 +175,11 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, anal
   const current = await Promise.all(deltas.map(([corpus]) => db.meta.get(statsKey(corpus))));
   // Every write of the transaction in flight at once (IndexedDB applies a transaction's
   // requests in order): one wait instead of one per table (bench/ingest).
-  await Promise.all([
+  const [, , seqs, generation] = await Promise.all([
     rows.flush(db),
     withoutHistory ? undefined : db.history.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, before: c.before ?? null, after: c.after ?? null, at }))),
-    db.changes.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at }))),
+    db.changes.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at })), { allKeys: true }),
+    readGeneration(db),
     termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
     termsPuts.length > 0 ? db.terms.bulkPut(termsPuts) : undefined,
     ...deltas.map(([corpus, delta], i) => {
@@ -163,6 +189,7 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, anal
   ]);
   // After the history entries landed: bound each record's history, and strip deleted records' of their text.
   await Promise.all([withoutHistory ? undefined : trimHistory(db, logged, historyLimit), forgetHistoryText(db, logged.filter((c) => c.op === 'delete'))]);
+  return { changes: logged, seqs, generation };
 }
 
 /** Keeps the newest `limit` history entries of every record a change touched again. */

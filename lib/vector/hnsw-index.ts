@@ -22,7 +22,7 @@ import type { VectorHit, VectorIndex } from './vector-index.js';
 /**
  * Options of {@link HnswIndex.create}.
  * @example
- * await HnswIndex.create({ dimensions: 384, capacity: 50_000, m: 16, efConstruction: 200, efSearch: 64 });
+ * await HnswIndex.create({ dimensions: 384, capacity: 50_000, m: 16, efConstruction: 100, efSearch: 64 });
  */
 export interface HnswIndexOptions {
   /**
@@ -43,9 +43,11 @@ export interface HnswIndexOptions {
    */
   m?: number;
   /**
-   * Candidate list size while inserting: higher builds slower and better.
-   * @default 200
-   * @example { efConstruction: 100 }
+   * Candidate list size while inserting: higher builds slower and better. At
+   * 100, recall@10 at efSearch 64 is 0.9995 on 100k × 384-d (bench/vector),
+   * and an insert costs about half of what it does at 200.
+   * @default 100
+   * @example { efConstruction: 200 }
    */
   efConstruction?: number;
   /**
@@ -130,7 +132,7 @@ export class HnswIndex implements VectorIndex {
     const dimensions = options.dimensions;
     const capacity = options.capacity ?? 1024;
     const m = options.m ?? 16;
-    const efConstruction = options.efConstruction ?? 200;
+    const efConstruction = options.efConstruction ?? 100;
     const efSearch = options.efSearch ?? 64;
     assertIntegerIn(dimensions, 'dimensions', 1, 65_536);
     assertIntegerIn(capacity, 'capacity', 1, 2 ** 31);

@@ -128,6 +128,45 @@ describe('add() near-duplicate handling', () => {
     await third.close();
   });
 
+  it('add() calls in flight at once store each statement once (exact and near), per scope', async () => {
+    const variants = ["I'm allergic to peanuts", 'I am allergic to peanuts', "I'm allergic to peanuts", 'Oh, I am allergic to peanuts!'];
+    const outcomes = await Promise.all([
+      ...variants.map((t) => add(t, { userId: 'ana' })),
+      ...variants.map((t) => add(t, { userId: 'bo' })),
+      add('I have 2 cats', { userId: 'ana' }),
+      add('I have 3 cats', { userId: 'ana' }),
+    ]);
+    const ana = outcomes.slice(0, 4);
+    const bo = outcomes.slice(4, 8);
+    expect(new Set(ana.map((r) => r.id)).size).toBe(1);
+    expect(new Set(bo.map((r) => r.id)).size).toBe(1);
+    expect(ana[0]!.id).not.toBe(bo[0]!.id);
+    expect(ana.filter((r) => r.event === 'ADD')).toHaveLength(1);
+    expect((await engram.getAll({ userId: 'ana' })).total).toBe(3);
+    expect((await engram.getAll({ userId: 'bo' })).total).toBe(1);
+    // With 'exact', in flight: the same text once, a rephrasing apart.
+    const exact = await Promise.all(['I like tea', 'I like tea', 'i like tea!'].map((t) => add(t, { userId: 'cy', dedupe: 'exact' })));
+    expect(exact[0]!.id).toBe(exact[1]!.id);
+    expect(exact[2]!.id).not.toBe(exact[0]!.id);
+    expect((await engram.getAll({ userId: 'cy' })).total).toBe(2);
+    // Every memory stored is searchable at once, and only once.
+    const { results } = await engram.search('allergic to peanuts', { userId: 'ana', limit: 10 });
+    expect(results.filter((r) => r.memory.includes('peanuts'))).toHaveLength(1);
+  });
+
+  it('add() in flight on two instances of one store (two tabs) stores the statement once', async () => {
+    const name = `near-tabs-${Date.now()}`;
+    const embedder = new HashEmbedder({ dimensions: 256 });
+    const a = await EngramClass.open({ name, embedder });
+    const b = await EngramClass.open({ name, embedder });
+    await Promise.all([a.ready(), b.ready()]);
+    const outcomes = await Promise.all([a.add("I'm allergic to peanuts", { userId: 'ana' }), b.add('I am allergic to peanuts', { userId: 'ana' })]);
+    expect(outcomes[0].results[0]!.id).toBe(outcomes[1].results[0]!.id);
+    expect((await a.getAll({ userId: 'ana' })).total).toBe(1);
+    await a.close();
+    await b.close();
+  });
+
   it('add() rejects an unknown dedupe mode', async () => {
     await expect(engram.add('x', { dedupe: 'fuzzy' as never })).rejects.toThrow(ValidationError);
   });

@@ -1,0 +1,126 @@
+/**
+ * A vector index with a small exact buffer in front of it. New vectors land in
+ * the buffer (an ExactIndex: an insert is a copy, a search scans it) and move
+ * into the main index (HNSW at scale, where an insert costs a graph search)
+ * when the owner calls {@link BufferedIndex.merge}, in slices, off the writer's
+ * path. Searches see both, so a vector is searchable the moment it is added.
+ * An id lives in exactly one of the two.
+ */
+import { ExactIndex } from './exact-index.js';
+import type { VectorHit, VectorIndex } from './vector-index.js';
+
+export class BufferedIndex implements VectorIndex {
+  #main: VectorIndex;
+  #buffer: ExactIndex;
+
+  /**
+   * @example
+   * const index = new BufferedIndex(await createIndex({ dimensions: 384, expectedSize: 50_000 }));
+   */
+  constructor(main: VectorIndex, buffer: ExactIndex = ExactIndex.create({ dimensions: main.dimensions })) {
+    this.#main = main;
+    this.#buffer = buffer;
+  }
+
+  get kind(): 'hnsw' | 'exact' {
+    return this.#main.kind;
+  }
+
+  get dimensions(): number {
+    return this.#main.dimensions;
+  }
+
+  get size(): number {
+    return this.#main.size + this.#buffer.size;
+  }
+
+  /** Vectors waiting in the buffer. */
+  get pending(): number {
+    return this.#buffer.size;
+  }
+
+  /** The index behind the buffer. */
+  get main(): VectorIndex {
+    return this.#main;
+  }
+
+  /** Puts `next` (holding the same vectors as the main index, e.g. a promoted copy) behind the buffer and frees the old one. */
+  replaceMain(next: VectorIndex): void {
+    if (next === this.#main) return;
+    this.#main.dispose();
+    this.#main = next;
+  }
+
+  /** Replaces everything: `next` becomes the main index, the buffer is emptied; the old ones are freed. */
+  reset(next: VectorIndex): void {
+    if (next !== this.#main) this.#main.dispose();
+    this.#buffer.dispose();
+    this.#main = next;
+    this.#buffer = ExactIndex.create({ dimensions: next.dimensions });
+  }
+
+  add(id: string, vector: Float32Array): void {
+    this.addMany([{ id, vector }]);
+  }
+
+  /** Into the buffer (validated there before anything changes); a replaced id leaves the main index. */
+  addMany(items: readonly { id: string; vector: Float32Array }[]): void {
+    this.#buffer.addMany(items);
+    for (const item of items) this.#main.remove(item.id);
+  }
+
+  remove(id: string): boolean {
+    const buffered = this.#buffer.remove(id);
+    return this.#main.remove(id) || buffered;
+  }
+
+  has(id: string): boolean {
+    return this.#buffer.has(id) || this.#main.has(id);
+  }
+
+  search(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[] {
+    const main = this.#main.search(vector, k, filter);
+    if (this.#buffer.size === 0) return main;
+    return [...main, ...this.#buffer.search(vector, k, filter)].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
+  }
+
+  similarities(vector: Float32Array, ids: Iterable<string>): Map<string, number> {
+    const all = [...ids];
+    const out = this.#main.similarities(vector, all);
+    if (this.#buffer.size > 0) for (const [id, score] of this.#buffer.similarities(vector, all)) out.set(id, score);
+    return out;
+  }
+
+  /**
+   * Moves up to `max` buffered vectors into the main index; returns how many moved.
+   * @example
+   * while (index.pending > 0 && performance.now() < deadline) index.merge(16);
+   */
+  merge(max = Infinity): number {
+    const batch: { id: string; vector: Float32Array }[] = [];
+    for (const entry of this.#buffer.entries()) {
+      if (batch.length >= max) break;
+      batch.push(entry);
+    }
+    if (batch.length === 0) return 0;
+    this.#main.addMany(batch);
+    for (const { id } of batch) this.#buffer.remove(id);
+    return batch.length;
+  }
+
+  /** Merges the whole buffer, then serialises the main index (restore it with restoreIndex and wrap it again). */
+  snapshot(): Uint8Array {
+    this.merge();
+    return this.#main.snapshot();
+  }
+
+  /** The main index and the buffer serialised apart, without merging (the buffer is an ExactIndex snapshot). */
+  snapshotParts(): { main: Uint8Array; buffer: Uint8Array } {
+    return { main: this.#main.snapshot(), buffer: this.#buffer.snapshot() };
+  }
+
+  dispose(): void {
+    this.#main.dispose();
+    this.#buffer.dispose();
+  }
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
+import { EngineStore } from '../../lib/engine/engine-store.js';
+import { addMemories, deleteMemories, updateMemory, type MemoryInput } from '../../lib/engine/memories.js';
+import { openStore } from '../../lib/engine/open-store.js';
+import { SemanticIndex } from '../../lib/engine/semantic-index.js';
+import { VectorState } from '../../lib/engine/vector-state.js';
+
+const embedder = new HashEmbedder({ dimensions: 64 });
+const input = (i: number, userId = 'u'): MemoryInput => ({ text: `memory number ${i} about topic${i}`, tier: 'long_term', scope: { userId }, metadata: {} });
+const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
+
+async function openCore(name: string): Promise<{ core: EngineStore; semantic: SemanticIndex }> {
+  const { db, deviceId } = await openStore(name);
+  const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: Date.now, deviceId });
+  return { core, semantic: new SemanticIndex(core, embedder, undefined) };
+}
+
+describe('vector state: own writes, the exact buffer and its merge', () => {
+  it('past the crossover, new vectors wait in the buffer, searchable at once; the buffer is snapshotted apart and merged when writing pauses', async () => {
+    const name = `buffer-${Math.random().toString(36).slice(2)}`;
+    const { core, semantic } = await openCore(name);
+    const { state } = await semantic.ready();
+    await addMemories(core, semantic, range(0, 1200).map((i) => input(i)), undefined, 'off');
+    await state.idle();
+    // 1200 ≥ the crossover: promoted to HNSW with nothing left waiting.
+    expect(state.index.kind).toBe('hnsw');
+    expect(state.index.pending).toBe(0);
+    const [added] = await addMemories(core, semantic, range(1200, 1250).map((i) => input(i)), undefined, 'off');
+    await state.idle();
+    expect(state.index.pending).toBe(50);
+    expect(state.index.size).toBe(1250);
+    expect(state.seq).toBe((await core.db.changes.orderBy(':id').last())!.seq);
+    const probe = (await embedder.embed([core.analyzer.normalize(input(1210).text)]))[0]!;
+    expect(state.index.search(probe, 1)[0]!.id).toBe((await core.db.memories.toArray()).find((r) => r.text === input(1210).text)!.id);
+    // Deletions and text changes of buffered and merged memories, applied from this instance's own writes.
+    await deleteMemories(core, semantic, [added!.item.id]);
+    const oldOne = (await core.db.memories.toArray()).find((r) => r.text === input(3).text)!;
+    await updateMemory(core, semantic, oldOne.id, { text: 'a brand new sentence about harbours' });
+    await state.idle();
+    expect(state.index.has(added!.item.id)).toBe(false);
+    expect(state.index.size).toBe(1249);
+    const moved = (await embedder.embed([core.analyzer.normalize('a brand new sentence about harbours')]))[0]!;
+    expect(state.index.search(moved, 1)[0]).toMatchObject({ id: oldOne.id });
+    expect(state.scopes.size).toBe(1249);
+
+    await state.snapshot();
+    const pendingAtSnapshot = state.index.pending;
+    expect(pendingAtSnapshot).toBeGreaterThan(0);
+    const restored = await VectorState.load(core, embedder.id, 64);
+    expect(restored.origin).toBe('snapshot');
+    expect(restored.index.pending).toBe(pendingAtSnapshot);
+    expect(restored.index.search(moved, 1)[0]).toMatchObject({ id: oldOne.id });
+    expect(restored.index.size).toBe(1249);
+    restored.dispose();
+
+    // Writing paused: the buffer is merged into HNSW in the background.
+    for (let i = 0; i < 100 && state.index.pending > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(state.index.pending).toBe(0);
+    expect(state.index.main.size).toBe(1249);
+    expect(state.index.search(moved, 1)[0]).toMatchObject({ id: oldOne.id });
+    await semantic.close();
+    core.closeDb();
+  });
+
+  it('a write of another instance is caught up from the log, not applied as its own', async () => {
+    const name = `buffer-two-${Math.random().toString(36).slice(2)}`;
+    const a = await openCore(name);
+    const b = await openCore(name);
+    const stateA = (await a.semantic.ready()).state;
+    await (await b.semantic.ready()).state.idle();
+    await addMemories(b.core, b.semantic, range(0, 5).map((i) => input(i, 'bo')));
+    await stateA.idle();
+    expect(stateA.index.size).toBe(0);
+    await stateA.catchUp();
+    expect(stateA.index.size).toBe(5);
+    expect(stateA.scopes.size).toBe(5);
+    for (const x of [a, b]) {
+      await x.semantic.close();
+      x.core.closeDb();
+    }
+  });
+});

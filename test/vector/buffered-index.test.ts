@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { BufferedIndex } from '../../lib/vector/buffered-index.js';
+import { restoreIndex } from '../../lib/vector/choose-index.js';
+import { ExactIndex } from '../../lib/vector/exact-index.js';
+import { HnswIndex } from '../../lib/vector/hnsw-index.js';
+import { clusteredVectors } from '../../bench/util/vectors.js';
+
+const DIMS = 24;
+const vectors = clusteredVectors({ count: 400, dimensions: DIMS, seed: 23 });
+const items = vectors.map((vector, i) => ({ id: `v${i}`, vector }));
+
+/** 300 vectors in HNSW, 100 more waiting in the buffer. */
+async function buffered(): Promise<BufferedIndex> {
+  const main = await HnswIndex.create({ dimensions: DIMS, capacity: 512 });
+  main.addMany(items.slice(0, 300));
+  const index = new BufferedIndex(main);
+  index.addMany(items.slice(300));
+  return index;
+}
+
+function scan(query: Float32Array, k: number, allowed: (id: string) => boolean = () => true): string[] {
+  const truth = ExactIndex.create({ dimensions: DIMS });
+  truth.addMany(items.filter((i) => allowed(i.id)));
+  return truth.search(query, k).map((h) => h.id);
+}
+
+describe('BufferedIndex', () => {
+  it('finds buffered vectors at once, and the same after they are merged into HNSW', async () => {
+    const index = await buffered();
+    expect(index.size).toBe(400);
+    expect(index.pending).toBe(100);
+    expect(index.main.size).toBe(300);
+    for (const probe of [5, 150, 310, 399]) expect(index.search(vectors[probe]!, 1)[0]!.id).toBe(`v${probe}`);
+    const even = (id: string): boolean => Number(id.slice(1)) % 2 === 0;
+    expect(index.search(vectors[320]!, 10, even).map((h) => h.id)).toEqual(scan(vectors[320]!, 10, even));
+    expect(index.merge(30)).toBe(30);
+    expect(index.pending).toBe(70);
+    expect(index.merge()).toBe(70);
+    expect(index.pending).toBe(0);
+    expect(index.main.size).toBe(400);
+    for (const probe of [5, 310, 399]) expect(index.search(vectors[probe]!, 1)[0]!.id).toBe(`v${probe}`);
+    index.dispose();
+  });
+
+  it('an id lives in one place: a re-added id leaves the main index, remove() takes it from either', async () => {
+    const index = await buffered();
+    index.add('v10', vectors[200]!);
+    expect(index.main.has('v10')).toBe(false);
+    expect(index.size).toBe(400);
+    expect(index.similarities(vectors[200]!, ['v10']).get('v10')).toBeCloseTo(1, 5);
+    expect(index.remove('v10')).toBe(true);
+    expect(index.remove('v20')).toBe(true);
+    expect(index.remove('v350')).toBe(true);
+    expect(index.remove('v350')).toBe(false);
+    expect(index.size).toBe(397);
+    for (const id of ['v10', 'v20', 'v350']) expect(index.has(id)).toBe(false);
+    expect(index.search(vectors[350]!, 5).map((h) => h.id)).not.toContain('v350');
+    index.dispose();
+  });
+
+  it('rejects a bad vector before anything changes', async () => {
+    const index = await buffered();
+    expect(() => {
+      index.addMany([{ id: 'v1', vector: vectors[2]! }, { id: 'bad', vector: new Float32Array(DIMS - 1) }]);
+    }).toThrow();
+    expect(index.main.has('v1')).toBe(true);
+    expect(index.size).toBe(400);
+    index.dispose();
+  });
+
+  it('snapshotParts() keeps the buffer apart; both parts restore to the same answers', async () => {
+    const index = await buffered();
+    const parts = index.snapshotParts();
+    expect(index.pending).toBe(100);
+    const copy = new BufferedIndex(await restoreIndex(parts.main), ExactIndex.restore(parts.buffer));
+    expect(copy.size).toBe(400);
+    expect(copy.pending).toBe(100);
+    for (const probe of [7, 333]) expect(copy.search(vectors[probe]!, 10)).toEqual(index.search(vectors[probe]!, 10));
+    // snapshot() of the seam merges first: one index holds everything.
+    const whole = await restoreIndex(copy.snapshot());
+    expect(whole.size).toBe(400);
+    for (const i of [index, copy, whole]) i.dispose();
+  });
+});
