@@ -7,7 +7,10 @@ import { ClosedError } from '../errors.js';
 import type { EngramDb } from '../store/schema.js';
 import { ENGLISH_ANALYZER, type Analyzer } from '../search/analyze.js';
 import { compactChangeLog } from '../store/change-log.js';
-import { writeTransaction, type LoggedWrite, type WritePlan, type WritePolicy } from '../store/write.js';
+import { writeTransaction, type LoggedWrite, type RowChange, type WritePlan, type WritePolicy } from '../store/write.js';
+
+/** Changes of this instance kept in memory for duplicate checks of add() calls in flight. */
+const OWN_CHANGES = 4096;
 
 /** Settings every engine operation reads, fixed at open(). */
 export interface StoreSettings {
@@ -52,6 +55,8 @@ export class EngineStore {
   readonly #logReaders = new Set<() => number>();
   readonly #logWatchers = new Set<(write: LoggedWrite) => void>();
   #order: Promise<unknown> = Promise.resolve();
+  /** The last OWN_CHANGES changes this instance logged, by seq. */
+  readonly #own = new Map<number, RowChange>();
   readonly #damaged = new Map<string, DamagedRow>();
   /** Write transactions under way, waited for by close(). */
   readonly #writes = new Set<Promise<unknown>>();
@@ -120,6 +125,7 @@ export class EngineStore {
       return planned;
     };
     const run = writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), counted, this.#policy, (write) => {
+      this.#remember(write);
       for (const watch of this.#logWatchers) watch(write);
     });
     this.#writes.add(run);
@@ -129,6 +135,19 @@ export class EngineStore {
       return result;
     } finally {
       this.#writes.delete(run);
+    }
+  }
+
+  /** A change this instance logged at `seq`, while it is among the last few thousand; undefined otherwise. */
+  ownChange(seq: number): RowChange | undefined {
+    return this.#own.get(seq);
+  }
+
+  #remember(write: LoggedWrite): void {
+    write.seqs.forEach((seq, i) => this.#own.set(seq, write.changes[i]!));
+    for (const seq of this.#own.keys()) {
+      if (this.#own.size <= OWN_CHANGES) break;
+      this.#own.delete(seq);
     }
   }
 

@@ -82,33 +82,54 @@ function isDuplicate(row: MemoryRow, input: MemoryInput, now: number): boolean {
   return input.key === undefined ? row.key === undefined && row.text === input.text : row.key === input.key;
 }
 
-/** The standing duplicate of each input (run inside the write transaction). */
-async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[]): Promise<(MemoryRow | undefined)[]> {
+/**
+ * The standing duplicate of each input, and the change-log position the lookup
+ * saw (the write transaction checks only what was logged after it).
+ */
+async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[]): Promise<Lookup> {
   const hashes = inputs.map((i) => memoryHash(i.tier, i.scope, i.text, i.key));
-  // One lookup per distinct hash, all in flight at once: Dexie's anyOf() walks a
-  // cursor key by key, a round trip each (bench/ingest).
-  const { memories } = core.db;
-  const found = await Promise.all([...new Set(hashes)].map((h) => memories.where('hash').equals(h).toArray()));
+  // One lookup per distinct hash, all in flight at once in one read transaction: Dexie's
+  // anyOf() walks a cursor key by key, a round trip each (bench/ingest).
+  const { memories, changes } = core.db;
+  const [found, last] = await core.db.transaction('r', memories, changes, () =>
+    Promise.all([Promise.all([...new Set(hashes)].map((h) => memories.where('hash').equals(h).toArray())), changes.orderBy(':id').last()]),
+  );
   const byHash = new Map<string, MemoryRow[]>();
   for (const row of found.flat()) byHash.set(row.hash, [...(byHash.get(row.hash) ?? []), row]);
   const now = core.now();
-  return inputs.map((input, i) => byHash.get(hashes[i]!)?.find((r) => isDuplicate(r, input, now)));
+  return { standing: inputs.map((input, i) => byHash.get(hashes[i]!)?.find((r) => isDuplicate(r, input, now))), seq: last?.seq ?? 0 };
+}
+
+/** What the exact duplicate lookup found, and the log position it saw. */
+interface Lookup {
+  standing: (MemoryRow | undefined)[];
+  seq: number;
 }
 
 /**
  * Inside a write transaction: the memories (with their vectors) logged after
- * `seq`, which a duplicate check made before the transaction could not see
- * (another add() in flight, another tab). Undefined when the log no longer
- * reaches back to `seq` (compacted meanwhile).
+ * `seq`, as they are now, which a duplicate check made before the transaction
+ * could not see (another add() in flight, another tab). This instance's own
+ * writes are taken from what they logged (`core.ownChange`), not read back.
+ * Undefined when the log no longer reaches back to `seq` (compacted meanwhile).
  */
 async function changedSince(core: EngineStore, seq: number): Promise<{ row: MemoryRow; vector: Float32Array | undefined }[] | undefined> {
   const { db } = core;
   const [floor, logged] = await Promise.all([readLogFloor(db), db.changes.where(':id').above(seq).toArray()]);
   if (floor > seq) return undefined;
-  const ids = [...new Set(logged.filter((c) => c.table === 'memories').map((c) => c.recordId))];
-  if (ids.length === 0) return [];
-  const [rows, vectors] = await Promise.all([db.memories.bulkGet(ids), db.vectors.bulkGet(ids)]);
-  return rows.flatMap((row, i) => (row === undefined ? [] : [{ row, vector: vectors[i]?.vector }]));
+  // The last change of each memory decides.
+  const last = new Map<string, number>();
+  for (const c of logged) if (c.table === 'memories') last.set(c.recordId, c.seq!);
+  const known: { row: MemoryRow; vector: Float32Array | undefined }[] = [];
+  const read: string[] = [];
+  for (const [id, at] of last) {
+    const own = core.ownChange(at);
+    if (own?.table === 'memories' && own.after !== undefined && (own.after.deletedAt !== undefined || own.vector !== undefined)) known.push({ row: own.after, vector: own.vector?.vector });
+    else read.push(id);
+  }
+  if (read.length === 0) return known;
+  const [rows, vectors] = await Promise.all([db.memories.bulkGet(read), db.vectors.bulkGet(read)]);
+  return [...known, ...rows.flatMap((row, i) => (row === undefined ? [] : [{ row, vector: vectors[i]?.vector }]))];
 }
 
 /**
@@ -130,10 +151,11 @@ export async function addMemories(
   dedupe: DedupeMode = 'near',
 ): Promise<{ item: MemoryItem; added: boolean }[]> {
   if (inputs.length === 0) return [];
-  // Into the embedder's cache, out of order; prepareAdds below finds the vectors there.
-  await semantic.embed([...new Set(inputs.map((i) => i.text))], signal);
+  // Out of order, side by side: the exact lookup, and the embedding into the embedder's
+  // cache (prepareAdds below finds the vectors there).
+  const [lookup] = await Promise.all([dedupe === 'off' ? undefined : findDuplicates(core, inputs), semantic.embed([...new Set(inputs.map((i) => i.text))], signal)]);
   return core.inOrder(async () => {
-    const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe);
+    const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe, lookup);
     throwIfAborted(signal);
     const result = await core.write(async () => {
       const { changes, out } = await prepared.plan();
@@ -154,6 +176,7 @@ export interface PreparedAdds {
  * Everything of an add that must happen before its write transaction (which
  * may await only the store): the duplicate lookups and the embeddings. A
  * caller may combine the planned changes with others in one transaction.
+ * `lookup` is the exact duplicate lookup when the caller made it already.
  */
 export async function prepareAdds(
   core: EngineStore,
@@ -161,27 +184,29 @@ export async function prepareAdds(
   inputs: readonly MemoryInput[],
   signal?: AbortSignal,
   dedupe: DedupeMode = 'near',
+  lookup?: Lookup,
 ): Promise<PreparedAdds> {
   if (inputs.length === 0) return { plan: () => Promise.resolve({ changes: [], out: [] }) };
   const exactCheck = dedupe !== 'off';
-  // Every distinct text embedded once, even one found standing in the transaction below
-  // (adds are mostly new; the exact lookup waits for the transaction, where it is current).
+  // Every distinct text embedded once, even one found standing (adds are mostly new).
   const texts = [...new Set(inputs.map((i) => i.text))];
-  const { vectors, embedder } = await semantic.embed(texts, signal);
+  const [exact, { vectors, embedder }] = await Promise.all([
+    lookup ?? (exactCheck ? findDuplicates(core, inputs) : { standing: inputs.map(() => undefined), seq: Infinity }),
+    semantic.embed(texts, signal),
+  ]);
   const vectorOf = new Map(texts.map((t, i) => [t, vectors[i]!]));
   const near =
     dedupe === 'near'
-      ? await findNearDuplicates(core, semantic, inputs, inputs.map((i) => vectorOf.get(i.text)), inputs.map(() => true))
+      ? await findNearDuplicates(core, semantic, inputs, inputs.map((i) => vectorOf.get(i.text)), exact.standing.map((s) => s === undefined))
       : { found: inputs.map(() => undefined), seq: Infinity };
   const plan = async (): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[] }> => {
-    // The exact lookup, and the memories logged since the near check (another tab) with their
-    // vectors, all at once. A near duplicate found before the transaction must still stand.
+    // What was logged since the checks above (another add() in flight, another tab), as it is
+    // now; when the log no longer reaches that far back, the exact lookup runs again.
+    // A near duplicate found before the transaction must still stand.
     const nearIds = [...new Set(near.found.flatMap((r) => (r === undefined ? [] : [r.id])))];
-    const [standing, since, stillRows] = await Promise.all([
-      exactCheck ? findDuplicates(core, inputs) : inputs.map(() => undefined),
-      Number.isFinite(near.seq) ? changedSince(core, near.seq) : [],
-      core.db.memories.bulkGet(nearIds),
-    ]);
+    const from = Math.min(exact.seq, near.seq);
+    const [since, stillRows] = await Promise.all([Number.isFinite(from) ? changedSince(core, from) : [], core.db.memories.bulkGet(nearIds)]);
+    const again = since === undefined ? (await findDuplicates(core, inputs)).standing : exact.standing;
     const stillThere = new Map(stillRows.flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
     const now = core.now();
     const changes: RowChange[] = [];
@@ -195,8 +220,10 @@ export async function prepareAdds(
       const liveNear = nearRow !== undefined && nearRow.deletedAt === undefined ? nearRow : undefined;
       let vector = vectorOf.get(input.text);
       const candidates = [...recent, ...fresh];
+      // The standing duplicate as it is now (changed since the lookup: as logged since).
+      const standingNow = again[i] === undefined ? undefined : (since?.find((r) => r.row.id === again[i]!.id)?.row ?? again[i]);
       const dup =
-        standing[i] ??
+        (standingNow !== undefined && isDuplicate(standingNow, input, now) ? standingNow : undefined) ??
         liveNear ??
         (exactCheck ? candidates.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
         (dedupe === 'near' && input.key === undefined && vector !== undefined ? candidates.find((f) => sameStatement(core, f, input, vector!, now))?.row : undefined);
