@@ -486,13 +486,18 @@ export class Engram {
     return this.#syncer().status();
   }
 
-  /** Writes the vector and keyword index snapshots now (close() does too). */
+  /**
+   * Finishes the index work that waits for a pause in writing (new vectors are
+   * merged into HNSW) and writes the vector and keyword index snapshots now.
+   * close() writes the snapshots too, keeping unmerged vectors apart in them.
+   */
   async flush(): Promise<void> {
     this.#core.assertOpen();
     await flushKeywordState(this.#core);
     if (!this.#semantic.started) return;
     const { state } = await this.#semantic.ready();
     await state.catchUp();
+    await state.mergeAll();
     await state.snapshot();
   }
 

@@ -90,7 +90,8 @@ async function run(n: number, rebuildRuns: number): Promise<ColdOpenResult> {
     await e.add(texts.slice(i, Math.min(n, i + 1000)).map((content) => ({ role: 'user', content })), { userId: 'u', dedupe: 'off' });
     if ((i / 1000) % 10 === 0) log(`  ${n}: stored ${Math.min(n, i + 1000)}`);
   }
-  await e.close(); // writes the snapshot
+  await e.flush(); // merges what waits in the exact buffer into HNSW, writes the snapshot
+  await e.close();
   const fillSeconds = (performance.now() - t0) / 1000;
   log(`  ${n}: filled in ${fillSeconds.toFixed(1)} s`);
   const query = texts[n]!;

@@ -218,6 +218,16 @@ export class VectorState {
     return false;
   }
 
+  /** Merges the whole exact buffer into the main index now (queued behind the work under way). */
+  mergeAll(): Promise<void> {
+    const run = this.#chain.then(() => {
+      if (this.#disposed) return;
+      this.index.merge();
+    });
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
   /** Settles once the work queued so far (catch-ups, this instance's writes, snapshots) is done. */
   async idle(): Promise<void> {
     await this.#chain;

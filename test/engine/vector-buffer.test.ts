@@ -59,6 +59,13 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(state.index.pending).toBe(0);
     expect(state.index.main.size).toBe(1249);
     expect(state.index.search(moved, 1)[0]).toMatchObject({ id: oldOne.id });
+    // flush()'s merge: everything at once, whatever the writer does.
+    await addMemories(core, semantic, range(2000, 2040).map((i) => input(i)), undefined, 'off');
+    await state.idle();
+    expect(state.index.pending).toBe(40);
+    await state.mergeAll();
+    expect(state.index.pending).toBe(0);
+    expect(state.index.size).toBe(1289);
     await semantic.close();
     core.closeDb();
   });
