@@ -84,7 +84,7 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
   let keywordRanked: { id: string; score: number; relevance: number }[] = [];
   if (keywords !== undefined) {
     // In-memory postings, scope filter inside the walk (lib/engine/keyword-state.ts).
-    const { hits } = await keywords.search(MEMORY_CORPUS, query, { depth: pool, ...(allowed === undefined ? {} : { accept: (id) => allowed.has(id) }) });
+    const { hits } = await keywords.search(MEMORY_CORPUS, query, { depth: pool, prune: true, ...(allowed === undefined ? {} : { accept: (id) => allowed.has(id) }) });
     keywordRanked = hits;
   }
 

@@ -31,6 +31,15 @@ export interface PostingsSearchOptions {
   depth?: number;
   /** Keeps only documents it accepts; called at most once per document and search. */
   accept?: (id: string, fields: MessageTermsFields) => boolean;
+  /**
+   * Skip documents that can no longer reach the best `depth` (MaxScore): once
+   * the terms left could not lift a document none of the earlier terms matched
+   * above the `depth`-th best score so far, only documents already matched are
+   * scored, looked up in the rest of the postings. The hits are the same; the
+   * `total` then counts only the documents scored.
+   * @default false
+   */
+  prune?: boolean;
 }
 
 /** The result of a search: the best `depth` hits, how many documents matched, the query's score bound. */
@@ -178,12 +187,36 @@ export class KeywordPostings {
     }
     weighted.sort((a, b) => b.bound - a.bound);
     const { accept } = options;
+    const depth = options.depth ?? Infinity;
     const scores = this.#scores;
     const state = this.#state;
     const touched: number[] = [];
-    for (const { term, idf } of weighted) {
+    const accepted: number[] = [];
+    // What the terms from j on can add to a document at most.
+    const rest = new Float64Array(weighted.length + 1);
+    for (let j = weighted.length - 1; j >= 0; j--) rest[j] = rest[j + 1]! + weighted[j]!.bound;
+    // A term's BM25 contribution to document d holding it f times (as keywordSearch computes it).
+    const gain = (idf: number, f: number, d: number): number => (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.#lengths[d]!) / avgLength));
+    for (let j = 0; j < weighted.length; j++) {
+      const { term, idf } = weighted[j]!;
       const postDocs = this.#postDocs[term]!;
       const postCounts = this.#postCounts[term]!;
+      if (options.prune === true && accepted.length >= depth && rest[j]! < kthLargest(scores, accepted, depth)) {
+        // No unmatched document can make the best `depth` now: score only the matched ones,
+        // each looked up in the (document-ordered) postings when that beats walking them.
+        if (accepted.length * Math.log2(postDocs.length + 2) < postDocs.length) {
+          for (const d of accepted) {
+            const i = indexOf(postDocs, d);
+            if (i >= 0) scores[d] = scores[d]! + gain(idf, postCounts[i]!, d);
+          }
+        } else {
+          for (let i = 0; i < postDocs.length; i++) {
+            const d = postDocs[i]!;
+            if (state[d] === 1 && this.#alive[d] === 1) scores[d] = scores[d]! + gain(idf, postCounts[i]!, d);
+          }
+        }
+        continue;
+      }
       for (let i = 0; i < postDocs.length; i++) {
         const d = postDocs[i]!;
         if (this.#alive[d] === 0) continue;
@@ -192,13 +225,12 @@ export class KeywordPostings {
           s = accept === undefined || accept(this.#ids[d]!, this.#fieldsOf(d)) ? 1 : 2;
           state[d] = s;
           touched.push(d);
+          if (s === 1) accepted.push(d);
         }
         if (s !== 1) continue;
-        const f = postCounts[i]!;
-        scores[d] = scores[d]! + (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.#lengths[d]!) / avgLength));
+        scores[d] = scores[d]! + gain(idf, postCounts[i]!, d);
       }
     }
-    const depth = options.depth ?? Infinity;
     const top = new TopHits(depth);
     let total = 0;
     for (const d of touched) {
@@ -371,6 +403,51 @@ export class KeywordPostings {
     if (role !== undefined) fields.role = role as Role;
     return fields;
   }
+}
+
+/** Position of `d` in the ascending `docs`, or -1. */
+function indexOf(docs: readonly number[], d: number): number {
+  let lo = 0;
+  let hi = docs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = docs[mid]!;
+    if (at === d) return mid;
+    if (at < d) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** The `k`-th largest of `scores` over `docs` (k ≤ docs.length), with a bounded min-heap. */
+function kthLargest(scores: Float64Array, docs: readonly number[], k: number): number {
+  const heap = new Float64Array(k);
+  let size = 0;
+  for (const d of docs) {
+    const x = scores[d]!;
+    if (size < k) {
+      let i = size++;
+      heap[i] = x;
+      while (i > 0 && heap[(i - 1) >> 1]! > heap[i]!) {
+        const p = (i - 1) >> 1;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+        i = p;
+      }
+    } else if (x > heap[0]!) {
+      heap[0] = x;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < k && heap[l]! < heap[m]!) m = l;
+        if (r < k && heap[r]! < heap[m]!) m = r;
+        if (m === i) break;
+        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+        i = m;
+      }
+    }
+  }
+  return heap[0]!;
 }
 
 /** The best `depth` hits seen (score descending, then id ascending), kept in a bounded heap. */

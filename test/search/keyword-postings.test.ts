@@ -93,6 +93,35 @@ describe('KeywordPostings', () => {
     }
   });
 
+  it('search() with prune returns exactly the unpruned hits, scoped or not, and scores fewer documents on a small vocabulary', async () => {
+    let prunedAway = 0;
+    for (const [seed, vocabulary] of [
+      [6, 2000],
+      [7, 60],
+      [8, 12],
+    ] as const) {
+      const postings = await postingsOf(await storeOf(corpus(seed, 2500, vocabulary)));
+      const accepts = [undefined, (_: string, f: MessageTermsFields) => f.userId === 'u1', (_: string, f: MessageTermsFields) => f.threadId === 't2'];
+      // Longer queries too: more terms, more chances to prune.
+      const all = [...queries(seed + 20, 40, vocabulary), ...queries(seed + 30, 20, vocabulary).map((q, i) => `${q} w0 w1 w${i % vocabulary}`)];
+      for (const q of all) {
+        for (const depth of [1, 10, 40]) {
+          for (const accept of accepts) {
+            const options = { depth, ...(accept === undefined ? {} : { accept }) };
+            const full = postings.search(keysOf(q), options);
+            const pruned = postings.search(keysOf(q), { ...options, prune: true });
+            expect(pruned.hits, `${q} @${depth}`).toEqual(full.hits);
+            expect(pruned.bound).toBe(full.bound);
+            expect(pruned.total).toBeLessThanOrEqual(full.total);
+            prunedAway += full.total - pruned.total;
+          }
+        }
+      }
+    }
+    // The pruning did happen somewhere (common words after rare ones).
+    expect(prunedAway).toBeGreaterThan(0);
+  });
+
   it('search() still ranks like keywordSearch() after documents are replaced and removed (with compaction)', async () => {
     const rows = corpus(3, 3000, 300);
     const db = await storeOf(rows);
