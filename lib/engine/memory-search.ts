@@ -20,6 +20,9 @@ import type { SemanticIndex } from './semantic-index.js';
 export type SearchMode = 'hybrid' | 'vector' | 'keyword';
 export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'vector', 'keyword'];
 
+/** Rows read beyond the results asked for, in case some fail the filter on a second look. */
+const ROW_SPARE = 4;
+
 /** Below this many filtered candidates, exact scoring beats a filtered graph walk. */
 const EXACT_CANDIDATES = 4096;
 
@@ -100,10 +103,6 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
     }
   }
 
-  // Every candidate's row read at once, while the missing similarities are computed (one wait, not two).
-  const candidates = [...new Set([...vectorRanked.map((h) => h.id), ...keywordRanked.map((h) => h.id)])];
-  const rowsRead = core.db.memories.bulkGet(candidates);
-  rowsRead.catch(() => undefined); // awaited below; a failure surfaces there
   let ranked: FusedHit[];
   if (mode === 'hybrid') {
     // Keyword hits the vector pool missed still get their true similarity.
@@ -122,17 +121,22 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
   if (threshold !== undefined) ranked = ranked.filter((h) => h.relevance >= threshold);
 
   const out: ScoredMemory[] = [];
-  // Whole rows only for the ranked candidates (a few pools), never for the whole scope.
-  const rows = new Map((await rowsRead).filter((r): r is MemoryRow => r !== undefined).map((r) => [r.id, r]));
-  for (const hit of ranked) {
-    const row = rows.get(hit.id);
-    if (row === undefined || !filter.matches(row, now)) continue;
-    const item: ScoredMemory = { row, score: hit.relevance };
-    if (hit.similarity !== undefined) item.similarity = hit.similarity;
-    if (hit.keywordScore !== undefined) item.keywordScore = hit.keywordScore;
-    if (hit.keywordRelevance !== undefined) item.keywordRelevance = hit.keywordRelevance;
-    out.push(item);
-    if (out.length === limit) break;
+  // Whole rows only for the best ranked, a few more than asked for (a row may fail the filter
+  // on a second look, e.g. expired since), read again for the next ones while results are missing.
+  let next = 0;
+  while (out.length < limit && next < ranked.length) {
+    const chunk = ranked.slice(next, next + limit - out.length + ROW_SPARE);
+    next += chunk.length;
+    const rows = await core.db.memories.bulkGet(chunk.map((h) => h.id));
+    chunk.forEach((hit, i) => {
+      const row = rows[i];
+      if (out.length === limit || row === undefined || !filter.matches(row, now)) return;
+      const item: ScoredMemory = { row, score: hit.relevance };
+      if (hit.similarity !== undefined) item.similarity = hit.similarity;
+      if (hit.keywordScore !== undefined) item.keywordScore = hit.keywordScore;
+      if (hit.keywordRelevance !== undefined) item.keywordRelevance = hit.keywordRelevance;
+      out.push(item);
+    });
   }
   return out;
 }

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
+import { EngineStore } from '../../lib/engine/engine-store.js';
+import { addMemories, type MemoryInput } from '../../lib/engine/memories.js';
+import { searchMemories } from '../../lib/engine/memory-search.js';
+import { openStore } from '../../lib/engine/open-store.js';
+import { SemanticIndex } from '../../lib/engine/semantic-index.js';
+import { compileFilters } from '../../lib/search/filters.js';
+import { manualClock } from '../helpers.js';
+
+describe('search() reads rows for the best ranked only', () => {
+  it('when the best ranked fail the filter on a second look (expired since the index saw them), the next ones are read until the limit is met', async () => {
+    const clock = manualClock();
+    const { db, deviceId } = await openStore(`search-rows-${Math.random().toString(36).slice(2)}`);
+    const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: clock.now, deviceId });
+    const semantic = new SemanticIndex(core, new HashEmbedder({ dimensions: 128 }), undefined);
+    const memory = (text: string, expiresAt?: number): MemoryInput => ({ text, tier: 'long_term', scope: { userId: 'ana' }, metadata: {}, ...(expiresAt === undefined ? {} : { expiresAt }) });
+    // Twelve close matches that expire, then five lasting ones further from the query.
+    await addMemories(core, semantic, [
+      ...Array.from({ length: 12 }, (_, i) => memory(`harbour boats sail at dawn ${i}`, clock.now() + 1000)),
+      ...Array.from({ length: 5 }, (_, i) => memory(`harbour boats rest ${i}`)),
+    ]);
+    clock.advance(5000);
+    for (const mode of ['hybrid', 'vector', 'keyword'] as const) {
+      const hits = await searchMemories(core, semantic, 'harbour boats sail at dawn', { filter: compileFilters({}), limit: 3, mode });
+      expect(hits.map((h) => h.row.text), mode).toHaveLength(3);
+      for (const h of hits) expect(h.row.text, mode).toMatch(/^harbour boats rest/);
+    }
+    await semantic.close();
+    core.closeDb();
+  });
+});
