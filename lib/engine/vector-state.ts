@@ -150,6 +150,9 @@ export class VectorState {
       // A position beyond the log would hide every later write from the replay.
       if (record.seq > (await lastSeq(core))) return undefined;
       options.onProgress?.({ phase: 'restore', done: 0, total: 1 });
+      // The store's vector ids, for the check below, read while the index is decoded.
+      const storedIds = core.db.vectors.toCollection().primaryKeys();
+      storedIds.catch(() => undefined); // awaited by the check; a failure surfaces there
       const main = await restoreIndex(record.bytes);
       const pending = record.pending === undefined ? undefined : await restoreIndex(record.pending);
       if (main.dimensions !== dimensions || (pending !== undefined && (!(pending instanceof ExactIndex) || pending.dimensions !== dimensions))) {
@@ -163,7 +166,7 @@ export class VectorState {
       options.onProgress?.({ phase: 'restore', done: 1, total: 1 });
       const state = new VectorState(core, embedderId, index, scopes, record.seq, 'snapshot', generation);
       await state.catchUp(options);
-      if (await state.#agreesWithStore()) return state;
+      if (await state.#agreesWithStore(await storedIds)) return state;
       state.dispose();
       return undefined;
     } catch (e) {
@@ -190,11 +193,10 @@ export class VectorState {
    * and every stored vector left out belongs to a memory that is not live, is
    * another embedder's, or is damaged.
    */
-  async #agreesWithStore(): Promise<boolean> {
+  async #agreesWithStore(keys: readonly string[]): Promise<boolean> {
     if (this.scopes.size !== this.index.size) return false;
     for (const id of this.scopes.ids()) if (!this.index.has(id)) return false;
     const { db } = this.#core;
-    const keys = await db.vectors.toCollection().primaryKeys();
     const stored = new Set(keys);
     for (const id of this.scopes.ids()) if (!stored.has(id)) return false;
     const left = keys.filter((k) => !this.scopes.has(k));
