@@ -8,7 +8,7 @@
 import { ExactIndex } from '../vector/exact-index.js';
 import { vectorDefect } from '../vector/vector-checks.js';
 import type { CompiledFilter } from '../search/filters.js';
-import { fuse, vectorRelevance, type FusedHit } from '../search/fusion.js';
+import { fuse, hybridRelevance, vectorRelevance, type FusedHit } from '../search/fusion.js';
 import { MEMORY_CORPUS } from '../store/keyword-terms.js';
 import type { MemoryRow } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
@@ -103,11 +103,24 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
     }
   }
 
+  // The rows of each side's best are read while the ranking is computed (one wait, not two);
+  // a result outside them is read after.
+  const want = limit + ROW_SPARE;
+  const early = [...new Set([...vectorRanked.slice(0, want), ...keywordRanked.slice(0, want)].map((h) => h.id))];
+  const earlyRead = core.db.memories.bulkGet(early);
+  earlyRead.catch(() => undefined); // awaited below; a failure surfaces there
   let ranked: FusedHit[];
   if (mode === 'hybrid') {
-    // Keyword hits the vector pool missed still get their true similarity.
+    // Keyword hits the vector pool missed get their true similarity when they could still be
+    // returned: the pool is the best by similarity, so such a hit's similarity is at most the
+    // pool's lowest, and its relevance at most that fused with its keyword relevance. One that
+    // cannot reach the `limit`-th relevance of the pool's hits is left at the keyword side's.
     const pooled = new Set(vectorRanked.map((h) => h.id));
-    const missing = keywordRanked.filter((h) => !pooled.has(h.id)).map((h) => h.id);
+    const floor = vectorRanked.length >= pool ? vectorRanked[vectorRanked.length - 1]!.score : 1;
+    const keywordOf = new Map(keywordRanked.map((h) => [h.id, h.relevance]));
+    const pooledRelevance = vectorRanked.map((h) => hybridRelevance(h.score, keywordOf.get(h.id))).sort((a, b) => b - a);
+    const bar = pooledRelevance.length >= limit ? pooledRelevance[limit - 1]! : -Infinity;
+    const missing = keywordRanked.filter((h) => !pooled.has(h.id) && hybridRelevance(floor, h.relevance) >= bar).map((h) => h.id);
     // From the index's own copies (no store read); only ids it does not hold are read from the store.
     const similarityOf = queryVector !== undefined && missing.length > 0 ? state.index.similarities(queryVector, missing) : new Map<string, number>();
     const unheld = missing.filter((id) => !similarityOf.has(id));
@@ -123,13 +136,16 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
   const out: ScoredMemory[] = [];
   // Whole rows only for the best ranked, a few more than asked for (a row may fail the filter
   // on a second look, e.g. expired since), read again for the next ones while results are missing.
+  const read = new Map<string, MemoryRow | undefined>();
+  (await earlyRead).forEach((row, i) => read.set(early[i]!, row));
   let next = 0;
   while (out.length < limit && next < ranked.length) {
     const chunk = ranked.slice(next, next + limit - out.length + ROW_SPARE);
     next += chunk.length;
-    const rows = await core.db.memories.bulkGet(chunk.map((h) => h.id));
-    chunk.forEach((hit, i) => {
-      const row = rows[i];
+    const unread = chunk.map((h) => h.id).filter((id) => !read.has(id));
+    if (unread.length > 0) (await core.db.memories.bulkGet(unread)).forEach((row, i) => read.set(unread[i]!, row));
+    chunk.forEach((hit) => {
+      const row = read.get(hit.id);
       if (out.length === limit || row === undefined || !filter.matches(row, now)) return;
       const item: ScoredMemory = { row, score: hit.relevance };
       if (hit.similarity !== undefined) item.similarity = hit.similarity;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import type { Engram, SearchMode } from '../../lib/index.js';
+import { hybridRelevance } from '../../lib/search/fusion.js';
 import { openTemp } from '../helpers.js';
 
 let engram: Engram;
@@ -70,5 +71,35 @@ describe('search() hybrid ranking', () => {
       expect(keyword).toBe(vector);
       expect(hybrid).toBe(vector);
     }
+  });
+});
+
+describe('search() hybrid over many close memories', () => {
+  it('every hybrid result carries its true similarity and keyword relevance, fused; none better is left out of the pools', async () => {
+    const many = await openTemp({ embedder: new HashEmbedder({ dimensions: 64 }) });
+    const words = ['harbour', 'boat', 'dawn', 'sail', 'rope', 'net', 'fish', 'gull', 'tide', 'pier', 'rain', 'wind'];
+    const texts = Array.from({ length: 400 }, (_, i) => `${words[i % 12]} ${words[(i * 7) % 12]} ${words[(i * 5 + 3) % 12]} note ${i}`);
+    await many.add(texts.map((content) => ({ role: 'user' as const, content })), { userId: 'ana', dedupe: 'off' });
+    for (const query of ['harbour boat', 'tide pier rain', 'gull fish net wind', 'sail']) {
+      const limit = 10;
+      const hybrid = (await many.search(query, { userId: 'ana', limit })).results;
+      const byVector = (await many.search(query, { userId: 'ana', mode: 'vector', limit: 400 })).results;
+      const byKeyword = (await many.search(query, { userId: 'ana', mode: 'keyword', limit: 400 })).results;
+      const vector = new Map(byVector.map((r) => [r.id, r.similarity!]));
+      const keyword = new Map(byKeyword.map((r) => [r.id, r.keywordRelevance!]));
+      expect(hybrid).toHaveLength(limit);
+      for (const r of hybrid) {
+        expect(r.similarity, query).toBeCloseTo(vector.get(r.id)!, 6);
+        if (r.keywordRelevance !== undefined) expect(r.keywordRelevance, query).toBeCloseTo(keyword.get(r.id)!, 9);
+        expect(r.score, query).toBeCloseTo(hybridRelevance(vector.get(r.id), r.keywordRelevance), 9);
+      }
+      // Hybrid fuses the best 40 of each side: over those, fused exactly, the same tenth best.
+      const pool = 40;
+      const vectorPool = new Set(byVector.slice(0, pool).map((r) => r.id));
+      const keywordPool = new Map(byKeyword.slice(0, pool).map((r) => [r.id, r.keywordRelevance!]));
+      const fused = [...new Set([...vectorPool, ...keywordPool.keys()])].map((id) => hybridRelevance(vector.get(id), keywordPool.get(id))).sort((x, y) => y - x);
+      expect(hybrid[limit - 1]!.score, query).toBeCloseTo(fused[limit - 1]!, 9);
+    }
+    await many.close();
   });
 });
