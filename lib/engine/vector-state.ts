@@ -22,7 +22,7 @@ import { getSnapshot, putSnapshot } from '../store/snapshot-chunks.js';
 import { storeError, type LoggedWrite } from '../store/write.js';
 import { vectorDefect } from '../vector/vector-checks.js';
 import type { DamagedRow, EngineStore } from './engine-store.js';
-import { ScopeTable, statementOf, type ScopeTuple } from './scope-table.js';
+import { ScopeTable, statementOf, type ScopeColumns, type ScopeTuple } from './scope-table.js';
 
 /** Progress of long index work. */
 export interface IndexProgress {
@@ -46,7 +46,9 @@ interface SnapshotRecord {
   bytes: Uint8Array;
   /** The vectors not merged into it yet, as an exact index (absent in older snapshots: none). */
   pending?: Uint8Array;
-  /** The scope fields of the indexed memories (absent in older snapshots). */
+  /** The scope fields of the indexed memories, column by column. */
+  scopeColumns?: ScopeColumns;
+  /** The same as one array per memory, in older snapshots (absent in the oldest). */
   scopes?: ScopeTuple[];
   /** The analyzer the scopes' statement keys were made with (absent in older snapshots: none were). */
   statements?: string;
@@ -162,7 +164,15 @@ export class VectorState {
       }
       const index = new BufferedIndex(main, pending);
       // Statement keys made by another analyzer (or none, in older snapshots) are made again from the texts.
-      const scopes = Array.isArray(record.scopes) && record.statements === core.analyzer.id ? ScopeTable.fromTuples(record.scopes) : await scopesFromStore(core);
+      const saved =
+        record.statements !== core.analyzer.id
+          ? undefined
+          : record.scopeColumns !== undefined
+            ? ScopeTable.fromColumns(record.scopeColumns)
+            : Array.isArray(record.scopes)
+              ? ScopeTable.fromTuples(record.scopes)
+              : undefined;
+      const scopes = saved ?? (await scopesFromStore(core));
       options.onProgress?.({ phase: 'restore', done: 1, total: 1 });
       const state = new VectorState(core, embedderId, index, scopes, record.seq, 'snapshot', generation);
       await state.catchUp(options);
@@ -369,7 +379,7 @@ export class VectorState {
       const record: SnapshotRecord = {
         bytes: parts.main,
         pending: parts.buffer,
-        scopes: this.scopes.toTuples(),
+        scopeColumns: this.scopes.toColumns(),
         statements: this.#core.analyzer.id,
         seq: this.seq,
         embedderId: this.#embedderId,

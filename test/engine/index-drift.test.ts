@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import type { IndexProgress } from '../../lib/engine/vector-state.js';
 import { Engram } from '../../lib/index.js';
+import { ScopeTable, type ScopeColumns, type ScopeTuple } from '../../lib/engine/scope-table.js';
 import { EngramDb } from '../../lib/store/schema.js';
 
 const embedder = (d = 64): HashEmbedder => new HashEmbedder({ dimensions: d });
@@ -132,9 +133,10 @@ describe('the vector index never drifts from the store', () => {
       await fill(a, 0, 6, 'ana');
       await a.close();
       await tamper(name, async (db) => {
-        const record = (await db.meta.get('indexSnapshot'))!.value as { scopes: unknown[] };
-        const scopes = damage === 'empty' ? [] : damage === 'short' ? record.scopes.slice(1) : record.scopes.map((t) => ['x' + String((t as unknown[])[0]), ...(t as unknown[]).slice(1)]);
-        await db.meta.put({ key: 'indexSnapshot', value: { ...record, scopes } });
+        const record = (await db.meta.get('indexSnapshot'))!.value as { scopeColumns: ScopeColumns };
+        const tuples = ScopeTable.fromColumns(record.scopeColumns)!.toTuples();
+        const scopes = damage === 'empty' ? [] : damage === 'short' ? tuples.slice(1) : tuples.map((t): ScopeTuple => [`x${t[0]}`, ...t.slice(1)] as ScopeTuple);
+        await db.meta.put({ key: 'indexSnapshot', value: { ...record, scopeColumns: ScopeTable.fromTuples(scopes).toColumns() } });
       });
       const b = await Engram.open({ name, embedder: embedder() });
       expect((await b.ready()).index).toBe('rebuild');
@@ -159,8 +161,9 @@ describe('the vector index never drifts from the store', () => {
           await db.vectors.delete(victim);
         } else {
           // A snapshot missing an entry the store has: drop it from the saved scope table and index by re-saving an older one.
-          const record = (await db.meta.get('indexSnapshot'))!.value as { scopes: unknown[][] };
-          await db.meta.put({ key: 'indexSnapshot', value: { ...record, scopes: record.scopes.filter((t) => t[0] !== victim) } });
+          const record = (await db.meta.get('indexSnapshot'))!.value as { scopeColumns: ScopeColumns };
+          const tuples = ScopeTable.fromColumns(record.scopeColumns)!.toTuples().filter((t) => t[0] !== victim);
+          await db.meta.put({ key: 'indexSnapshot', value: { ...record, scopeColumns: ScopeTable.fromTuples(tuples).toColumns() } });
         }
       });
       const b = await Engram.open({ name, embedder: embedder() });

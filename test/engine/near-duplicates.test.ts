@@ -3,6 +3,7 @@ import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { ValidationError, type Engram } from '../../lib/index.js';
 import { Engram as EngramClass } from '../../lib/index.js';
 import { openStore } from '../../lib/engine/open-store.js';
+import { ScopeTable, type ScopeColumns } from '../../lib/engine/scope-table.js';
 import { openTemp } from '../helpers.js';
 
 let engram: Engram;
@@ -117,9 +118,12 @@ describe('add() near-duplicate handling', () => {
 
     // A snapshot written before statement keys existed: the keys are made again from the stored texts.
     const { db } = await openStore(name);
-    const record = (await db.meta.get('indexSnapshot'))!.value as { scopes: unknown[][]; statements?: string };
+    const record = (await db.meta.get('indexSnapshot'))!.value as { scopeColumns?: ScopeColumns; scopes?: unknown[][]; statements?: string };
     delete record.statements;
-    record.scopes = record.scopes.map((tuple) => tuple.slice(0, -1));
+    record.scopes = ScopeTable.fromColumns(record.scopeColumns)!
+      .toTuples()
+      .map((tuple) => tuple.slice(0, -1));
+    delete record.scopeColumns;
     await db.meta.put({ key: 'indexSnapshot', value: record });
     db.close();
     const third = await EngramClass.open({ name, embedder });

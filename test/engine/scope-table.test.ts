@@ -44,6 +44,8 @@ describe('ScopeTable', () => {
       }
     }
     const copy = ScopeTable.fromTuples(table.toTuples());
+    const columns = ScopeTable.fromColumns(table.toColumns())!;
+    for (const scope of scopes) expect(columns.matching(compileFilters({}, scope), 10)).toEqual(brute(rows, scope, 10));
     const replaced = new ScopeTable();
     replaced.set(row('stale', random));
     replaced.replaceWith(copy);
@@ -72,10 +74,18 @@ describe('ScopeTable', () => {
     }
     const expected = (key: number): Set<string> => new Set([...statements].filter(([, s]) => s === key).map(([id]) => id));
     const copy = ScopeTable.fromTuples(table.toTuples());
+    const columns = ScopeTable.fromColumns(table.toColumns())!;
     for (let k = 0; k < 41; k++) {
       expect(new Set(table.withStatement(k))).toEqual(expected(k));
       expect(new Set(copy.withStatement(k))).toEqual(expected(k));
+      expect(new Set(columns.withStatement(k))).toEqual(expected(k));
     }
+    // Columns that do not hold together are refused, not half read.
+    const good = table.toColumns();
+    expect(ScopeTable.fromColumns({ ...good, codes: good.codes.subarray(1) })).toBeUndefined();
+    expect(ScopeTable.fromColumns({ ...good, strings: [] })).toBeUndefined();
+    expect(ScopeTable.fromColumns({ ...good, ids: good.ids.map(() => 7) })).toBeUndefined();
+    expect(ScopeTable.fromColumns(null)).toBeUndefined();
     table.clear();
     expect(table.withStatement(1).size).toBe(0);
   });
