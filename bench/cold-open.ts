@@ -3,8 +3,10 @@
  * stores of 10k and 100k memories (Chromium, real IndexedDB, HNSW in WASM),
  * from the index snapshot against a forced rebuild from the stored vectors.
  * Goals: at least 10x faster with the snapshot; at 100k open to first search
- * within 1.5 s, the fill within 5 min and at most 12x the 10k fill, JS heap
- * plus WASM memory at most 2.5x the raw vector bytes.
+ * within 1.5 s (median of three fresh documents, as an app start opens it; the
+ * opens in the page that filled the store, with its gigabyte of bench data,
+ * are reported beside it), the fill within 5 min and at most 12x the 10k fill,
+ * JS heap plus WASM memory at most 2.5x the raw vector bytes.
  * Run: npx tsx bench/cold-open.ts [--sizes 10000,100000]
  */
 import { runPage } from './browser.js';
@@ -21,7 +23,8 @@ printTable(
   'open() to first search',
   results.map((r) => ({
     memories: r.memories,
-    'snapshot ms (median)': median(r.snapshotMs).toFixed(0),
+    'snapshot ms, fresh page (median)': r.freshOpenMs === undefined ? '–' : median(r.freshOpenMs).toFixed(0),
+    'snapshot ms, filling page (median)': median(r.snapshotMs).toFixed(0),
     'rebuild ms (median)': median(r.rebuildMs).toFixed(0),
     'rebuild / snapshot': `${r.ratio.toFixed(1)}x`,
     'fill s': r.fillSeconds.toFixed(0),
@@ -35,8 +38,8 @@ const goals: { goal: string; target: string; measured: number; met: boolean }[] 
 const small = results.find((r) => r.memories === 10_000);
 const large = results.find((r) => r.memories === 100_000);
 if (large !== undefined) {
-  const open = median(large.snapshotMs);
-  goals.push({ goal: 'open to first search from the snapshot at 100k, ms', target: '<= 1500', measured: open, met: open <= 1500 });
+  const open = median(large.freshOpenMs ?? large.snapshotMs);
+  goals.push({ goal: `open to first search from the snapshot at 100k (${large.freshOpenMs === undefined ? 'filling page' : 'fresh page'}), ms`, target: '<= 1500', measured: open, met: open <= 1500 });
   goals.push({ goal: 'fill 100k memories (384-d), s', target: '<= 300', measured: large.fillSeconds, met: large.fillSeconds <= 300 });
   // A run that saw no WASM memory did not measure it (the page's hook missed the module): no goal from it.
   if (large.memory !== undefined && large.memory.wasmBytes > 0) {

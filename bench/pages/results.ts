@@ -65,6 +65,11 @@ export interface ColdOpenResult {
   memory?: { heapBytes: number; wasmBytes: number; rawVectorBytes: number };
   /** The same in the page that filled the store (its own vector table, the fill's WASM high-water mark), for reference. */
   memoryAfterFill?: { heapBytes: number; wasmBytes: number; rawVectorBytes: number };
+  /**
+   * Open to first search from the snapshot in fresh documents (a page load each: new JS heap,
+   * hnswlib's WASM compiled again), as an app start opens it (absent in older results).
+   */
+  freshOpenMs?: number[];
   /** The store's name between the run and the fresh-page measurement (not in saved results). */
   store?: string;
 }

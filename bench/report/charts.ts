@@ -28,6 +28,7 @@ export interface ColdOpenRow {
   memories: number;
   fillSeconds: number;
   snapshotMs: number[];
+  freshOpenMs?: number[];
   rebuildMs: number[];
   ratio: number;
   memory?: { heapBytes: number; wasmBytes: number; rawVectorBytes: number };
