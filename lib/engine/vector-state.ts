@@ -12,7 +12,7 @@
  */
 import { isEngramError, throwIfAborted } from '../errors.js';
 import { BufferedIndex } from '../vector/buffered-index.js';
-import { createIndex, promote, restoreIndex } from '../vector/choose-index.js';
+import { createIndex, EXACT_CROSSOVER, preloadHnsw, promote, restoreIndex } from '../vector/choose-index.js';
 import { ExactIndex } from '../vector/exact-index.js';
 import type { VectorIndex } from '../vector/vector-index.js';
 import type { MemoryRow } from '../store/rows.js';
@@ -135,6 +135,13 @@ export class VectorState {
 
   /** Restores from the snapshot (then replays the log) or rebuilds from the stored vectors. */
   static async load(core: EngineStore, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
+    // A store large enough for HNSW: its WASM loads while the snapshot is read (a page's first open).
+    core.db.vectors
+      .count()
+      .then((n) => {
+        if (n >= EXACT_CROSSOVER) preloadHnsw();
+      })
+      .catch(() => undefined);
     const generation = await readGeneration(core.db);
     const row = await getSnapshot(core.db, SNAPSHOT_KEY);
     const record = row === undefined ? undefined : asSnapshotRecord(row.value);

@@ -103,6 +103,17 @@ export async function promote(index: VectorIndex, options: PromoteOptions = {}):
 }
 
 /**
+ * Starts loading hnswlib-wasm (fetching and compiling the module) in the
+ * background, so a restore or promotion that follows finds it ready. A failure
+ * is left for that use to report.
+ * @example
+ * if (storedVectors >= EXACT_CROSSOVER) preloadHnsw();
+ */
+export function preloadHnsw(): void {
+  HnswIndex.preload();
+}
+
+/**
  * Restores a snapshot of either kind (the kind is read from its header).
  * Throws IndexError when the bytes are corrupt or truncated.
  * @example

@@ -156,6 +156,11 @@ export class HnswIndex implements VectorIndex {
     return new HnswIndex(runtime, native, { dimensions, m, efConstruction, efSearch, capacity, nextLabel: 0 }, [], 0);
   }
 
+  /** Starts loading the WASM runtime without waiting for it; a failure surfaces on the next create() or restore(). */
+  static preload(): void {
+    loadRuntime().catch(() => undefined);
+  }
+
   /**
    * Opens an index from {@link HnswIndex.snapshot} bytes without rebuilding the
    * graph. Corrupt or truncated bytes throw IndexError before reaching WASM.
