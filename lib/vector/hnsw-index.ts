@@ -384,6 +384,7 @@ export class HnswIndex implements VectorIndex {
           };
     const result = wasmCall(this.#runtime, 'searchKnn', () => this.#native.searchKnn(vector, want, allowed));
     if (failure.failed) throw failure.error;
+    if (result.neighbors.length < want && filter !== undefined) return this.#widerSearch(vector, want, filter);
     if (result.neighbors.length < want) return this.#exactSearch(vector, want, filter);
     const hits: VectorHit[] = [];
     result.neighbors.forEach((label, i) => {
@@ -505,6 +506,28 @@ export class HnswIndex implements VectorIndex {
   }
 
   /** Exact scoring over every live id that passes `filter`, reading vectors back from hnswlib. */
+  /**
+   * A filtered walk that came back short (hnswlib's walk can stop early when the
+   * allowed nodes are few near the query, e.g. one user's among many similar
+   * memories of others): unfiltered searches for many more neighbours, filtered
+   * here, widening while too few pass; the exact scan only when the widest
+   * (a quarter of the index) is still short. Reading every allowed vector back
+   * from WASM costs about 25 µs each (bench/memory-search, chat, scoped).
+   */
+  #widerSearch(vector: Float32Array, want: number, filter: (id: string) => boolean): VectorHit[] {
+    const idOf = this.#idOf;
+    for (let fetch = want * 16; fetch <= this.size / 4; fetch *= 8) {
+      const result = wasmCall(this.#runtime, 'searchKnn', () => this.#native.searchKnn(vector, fetch, undefined));
+      const hits: VectorHit[] = [];
+      for (let i = 0; i < result.neighbors.length && hits.length < want; i++) {
+        const id = idOf.get(result.neighbors[i]!);
+        if (id !== undefined && filter(id)) hits.push({ id, score: 1 - (result.distances[i] ?? 1) });
+      }
+      if (hits.length >= want) return hits;
+    }
+    return this.#exactSearch(vector, want, filter);
+  }
+
   #exactSearch(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[] {
     const query = new Float32Array(this.dimensions);
     normalizeInto(vector, query, 0);

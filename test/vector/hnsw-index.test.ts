@@ -278,3 +278,31 @@ describe('HnswIndex', () => {
     expect(() => index.snapshot()).toThrow(ClosedError);
   });
 });
+
+describe('HnswIndex filtered search far from the allowed ids', () => {
+  it('search() with a filter that allows a tenth of the ids returns the k best allowed, best first', async () => {
+    const dims = 32;
+    // Tight clusters; "ours" are every tenth vector, and queries sit among the others' near duplicates.
+    const vectors = clusteredVectors({ count: 6000, dimensions: dims, clusters: 30, spread: 0.15, seed: 41 });
+    const items = vectors.map((vector, i) => ({ id: `v${i}`, vector }));
+    const index = await HnswIndex.create({ dimensions: dims, capacity: 8192 });
+    index.addMany(items);
+    const truth = ExactIndex.create({ dimensions: dims });
+    const ours = (id: string): boolean => Number(id.slice(1)) % 10 === 3;
+    truth.addMany(items.filter((i) => ours(i.id)));
+    let found = 0;
+    let wanted = 0;
+    for (let q = 0; q < 30; q++) {
+      const query = vectors[q * 199 + 1]!;
+      const hits = index.search(query, 40, ours);
+      expect(hits).toHaveLength(40);
+      expect(hits.every((h) => ours(h.id))).toBe(true);
+      expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
+      const best = new Set(truth.search(query, 40).map((h) => h.id));
+      found += hits.filter((h) => best.has(h.id)).length;
+      wanted += 40;
+    }
+    expect(found / wanted).toBeGreaterThan(0.95);
+    index.dispose();
+  });
+});
