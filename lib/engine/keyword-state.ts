@@ -140,6 +140,14 @@ export class KeywordState {
    */
   async search(corpus: Corpus, query: string, options: PostingsSearchOptions = {}): Promise<KeywordResult> {
     await this.catchUp();
+    return this.searchCaughtUp(corpus, query, options);
+  }
+
+  /**
+   * search() without its catch-up, for a caller that has just awaited
+   * catchUp() itself (memory search catches both indexes up at once).
+   */
+  searchCaughtUp(corpus: Corpus, query: string, options: PostingsSearchOptions = {}): KeywordResult {
     const postings = this.#postings[corpus];
     // Bounded: at most MAX_QUERY_TERMS distinct terms, the rarest (a huge query stays fast).
     const keys = rarestTerms(this.#core.analyzer.query(query).map((t) => termKey(corpus, t)), (k) => postings.documentFrequency(k));

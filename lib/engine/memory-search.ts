@@ -87,7 +87,8 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
   let keywordRanked: { id: string; score: number; relevance: number }[] = [];
   if (keywords !== undefined) {
     // In-memory postings, scope filter inside the walk (lib/engine/keyword-state.ts).
-    const { hits } = await keywords.search(MEMORY_CORPUS, query, { depth: pool, prune: true, ...(allowed === undefined ? {} : { accept: (id) => allowed.has(id) }) });
+    // Caught up above, with the vector index: not again here.
+    const { hits } = keywords.searchCaughtUp(MEMORY_CORPUS, query, { depth: pool, prune: true, ...(allowed === undefined ? {} : { accept: (id) => allowed.has(id) }) });
     keywordRanked = hits;
   }
 

@@ -473,8 +473,11 @@ class TopHits {
       if (Number.isFinite(this.#depth)) this.#up(heap.length - 1);
       return;
     }
+    // Most offers lose to the worst kept: decided before making an object (bench/memory-search).
+    const worst = heap[0]!;
+    if (score < worst.score || (score === worst.score && id > worst.id)) return;
     const hit = { id, score };
-    if (!TopHits.#worse(heap[0]!, hit)) return;
+    if (!TopHits.#worse(worst, hit)) return;
     heap[0] = hit;
     this.#down(0);
   }
