@@ -216,6 +216,19 @@ export class ExactIndex implements VectorIndex {
   }
 
   /**
+   * A copy of the stored (unit-length) vector of `id`, or undefined when absent.
+   * @example
+   * const v = exact.vectorOf('m1');
+   */
+  vectorOf(id: string): Float32Array | undefined {
+    this.#open();
+    const slot = this.#slots.get(id);
+    if (slot === undefined) return undefined;
+    const d = this.dimensions;
+    return this.#rows.slice(slot * d, (slot + 1) * d);
+  }
+
+  /**
    * Every id with a copy of its stored (unit-length) vector, in storage order.
    * @example
    * for (const { id, vector } of exact.entries()) hnsw.add(id, vector);

@@ -58,6 +58,24 @@ describe('BufferedIndex', () => {
     index.dispose();
   });
 
+  it('merges oldest first, whatever removals did to the buffer (a re-added id counts from its re-add)', () => {
+    const index = new BufferedIndex(ExactIndex.create({ dimensions: DIMS }));
+    index.addMany(items.slice(0, 10));
+    index.remove('v0');
+    index.remove('v4');
+    index.add('v1', vectors[50]!);
+    const mergedAfter = (count: number): string[] => {
+      index.merge(count);
+      return items.slice(0, 10).map((i) => i.id).filter((id) => index.main.has(id));
+    };
+    expect(mergedAfter(3)).toEqual(['v2', 'v3', 'v5']);
+    expect(mergedAfter(4)).toEqual(['v2', 'v3', 'v5', 'v6', 'v7', 'v8', 'v9']);
+    expect(mergedAfter(1)).toEqual(['v1', 'v2', 'v3', 'v5', 'v6', 'v7', 'v8', 'v9']);
+    expect(index.pending).toBe(0);
+    expect(index.similarities(vectors[50]!, ['v1']).get('v1')).toBeCloseTo(1, 5);
+    index.dispose();
+  });
+
   it('rejects a bad vector before anything changes', async () => {
     const index = await buffered();
     expect(() => {
