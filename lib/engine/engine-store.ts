@@ -7,10 +7,18 @@ import { ClosedError } from '../errors.js';
 import type { EngramDb } from '../store/schema.js';
 import { ENGLISH_ANALYZER, type Analyzer } from '../search/analyze.js';
 import { compactChangeLog } from '../store/change-log.js';
-import { writeTransaction, type LoggedWrite, type RowChange, type WritePlan, type WritePolicy } from '../store/write.js';
+import type { MemoryRow } from '../store/rows.js';
+import { writeTransaction, type LoggedWrite, type WritePlan, type WritePolicy } from '../store/write.js';
 
-/** Changes of this instance kept in memory for duplicate checks of add() calls in flight. */
-const OWN_CHANGES = 4096;
+/** Memories this instance wrote last, kept in memory for duplicate checks of add() calls in flight. */
+const OWN_MEMORIES = 4096;
+
+/** A memory as this instance last wrote it: the row (a tombstone is text-free), its new vector if any, and the change-log position. */
+export interface OwnMemory {
+  seq: number;
+  row: MemoryRow;
+  vector: Float32Array | undefined;
+}
 
 /** Settings every engine operation reads, fixed at open(). */
 export interface StoreSettings {
@@ -55,8 +63,13 @@ export class EngineStore {
   readonly #logReaders = new Set<() => number>();
   readonly #logWatchers = new Set<(write: LoggedWrite) => void>();
   #order: Promise<unknown> = Promise.resolve();
-  /** The last OWN_CHANGES changes this instance logged, by seq. */
-  readonly #own = new Map<number, RowChange>();
+  /**
+   * The last OWN_MEMORIES memories this instance wrote, by id, oldest first:
+   * only the row after the write (never the one before, so a deletion leaves
+   * no text here either), dropped when the store's generation moves.
+   */
+  readonly #own = new Map<string, OwnMemory>();
+  #ownGeneration = 0;
   readonly #damaged = new Map<string, DamagedRow>();
   /** Write transactions under way, waited for by close(). */
   readonly #writes = new Set<Promise<unknown>>();
@@ -138,16 +151,23 @@ export class EngineStore {
     }
   }
 
-  /** A change this instance logged at `seq`, while it is among the last few thousand; undefined otherwise. */
-  ownChange(seq: number): RowChange | undefined {
-    return this.#own.get(seq);
+  /** Memory `id` as this instance wrote it at log position `seq`, while it is among the last few thousand written; undefined otherwise. */
+  ownMemory(id: string, seq: number): OwnMemory | undefined {
+    const own = this.#own.get(id);
+    return own?.seq === seq ? own : undefined;
   }
 
   #remember(write: LoggedWrite): void {
-    write.seqs.forEach((seq, i) => this.#own.set(seq, write.changes[i]!));
-    for (const seq of this.#own.keys()) {
-      if (this.#own.size <= OWN_CHANGES) break;
-      this.#own.delete(seq);
+    if (write.generation !== this.#ownGeneration) this.#own.clear();
+    this.#ownGeneration = write.generation;
+    write.changes.forEach((change, i) => {
+      if (change.table !== 'memories') return;
+      this.#own.delete(change.id);
+      if (change.after !== undefined) this.#own.set(change.id, { seq: write.seqs[i]!, row: change.after, vector: change.vector?.vector });
+    });
+    for (const id of this.#own.keys()) {
+      if (this.#own.size <= OWN_MEMORIES) break;
+      this.#own.delete(id);
     }
   }
 

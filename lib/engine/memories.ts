@@ -110,7 +110,7 @@ interface Lookup {
  * Inside a write transaction: the memories (with their vectors) logged after
  * `seq`, as they are now, which a duplicate check made before the transaction
  * could not see (another add() in flight, another tab). This instance's own
- * writes are taken from what they logged (`core.ownChange`), not read back.
+ * writes are taken from what they logged (`core.ownMemory`), not read back.
  * Undefined when the log no longer reaches back to `seq` (compacted meanwhile).
  */
 async function changedSince(core: EngineStore, seq: number): Promise<{ row: MemoryRow; vector: Float32Array | undefined }[] | undefined> {
@@ -123,8 +123,9 @@ async function changedSince(core: EngineStore, seq: number): Promise<{ row: Memo
   const known: { row: MemoryRow; vector: Float32Array | undefined }[] = [];
   const read: string[] = [];
   for (const [id, at] of last) {
-    const own = core.ownChange(at);
-    if (own?.table === 'memories' && own.after !== undefined && (own.after.deletedAt !== undefined || own.vector !== undefined)) known.push({ row: own.after, vector: own.vector?.vector });
+    const own = core.ownMemory(id, at);
+    // A live row written without a new vector keeps its stored one: read it.
+    if (own !== undefined && (own.row.deletedAt !== undefined || own.vector !== undefined)) known.push({ row: own.row, vector: own.vector });
     else read.push(id);
   }
   if (read.length === 0) return known;

@@ -15,7 +15,7 @@ import { BufferedIndex } from '../vector/buffered-index.js';
 import { createIndex, EXACT_CROSSOVER, preloadHnsw, promote, restoreIndex } from '../vector/choose-index.js';
 import { ExactIndex } from '../vector/exact-index.js';
 import type { VectorIndex } from '../vector/vector-index.js';
-import type { MemoryRow } from '../store/rows.js';
+import type { MemoryRow, VectorRow } from '../store/rows.js';
 import { readLogFloor } from '../store/change-log.js';
 import { readGeneration } from '../store/generation.js';
 import { getSnapshot, putSnapshot } from '../store/snapshot-chunks.js';
@@ -229,6 +229,21 @@ export class VectorState {
     });
   }
 
+  /**
+   * Where memory `id` stands with `row` and its stored `vector`: live with a
+   * usable vector of this embedder, it is recorded in the scope table and the
+   * entry to index is returned; otherwise it leaves the index and the table.
+   */
+  #place(id: string, row: MemoryRow | undefined, vector: VectorRow | undefined, now: number): { id: string; vector: Float32Array } | undefined {
+    if (vector !== undefined && vector.embedderId === this.#embedderId && isLive(row, now) && this.#usable(id, vector.vector)) {
+      this.scopes.set(row, statementOf(this.#core.analyzer, row));
+      return { id, vector: vector.vector };
+    }
+    this.index.remove(id);
+    this.scopes.delete(id);
+    return undefined;
+  }
+
   /** True when a live memory's vector can be indexed; otherwise reports the row as damaged. */
   #usable(id: string, vector: unknown): boolean {
     const defect = vectorDefect(vector, this.index.dimensions);
@@ -274,15 +289,8 @@ export class VectorState {
         const now = this.#core.now();
         const adds: { id: string; vector: Float32Array }[] = [];
         ids.forEach((id, i) => {
-          const v = vectors[i];
-          const row = rows[i];
-          if (v !== undefined && v.embedderId === this.#embedderId && isLive(row, now) && this.#usable(id, v.vector)) {
-            adds.push({ id, vector: v.vector });
-            this.scopes.set(row, statementOf(this.#core.analyzer, row));
-          } else {
-            this.index.remove(id);
-            this.scopes.delete(id);
-          }
+          const add = this.#place(id, rows[i], vectors[i], now);
+          if (add !== undefined) adds.push(add);
         });
         // Into the exact buffer: HNSW inserts wait for a pause in the writing (see #settle).
         this.index.addMany(adds);
@@ -307,22 +315,14 @@ export class VectorState {
       for (const change of write.changes) {
         if (change.table !== 'memories') continue;
         const row = change.after;
-        if (!isLive(row, now)) {
-          this.index.remove(change.id);
-          this.scopes.delete(change.id);
-        } else if (change.vector !== undefined) {
-          if (change.vector.embedderId === this.#embedderId && this.#usable(change.id, change.vector.vector)) {
-            this.index.addMany([{ id: change.id, vector: change.vector.vector }]);
-            this.scopes.set(row, statementOf(this.#core.analyzer, row));
-          } else {
-            this.index.remove(change.id);
-            this.scopes.delete(change.id);
-          }
-        } else if (this.index.has(change.id) && (change.before === undefined || change.before.text === row.text)) {
+        if (isLive(row, now) && change.vector === undefined) {
+          // The stored vector decides: left to the catch-up (which re-applies the ones above).
+          if (!this.index.has(change.id) || (change.before !== undefined && change.before.text !== row.text)) return;
           this.scopes.set(row, statementOf(this.#core.analyzer, row));
-        } else {
-          return; // the stored vector decides: left to the catch-up (which re-applies the ones above)
+          continue;
         }
+        const add = this.#place(change.id, row, change.vector, now);
+        if (add !== undefined) this.index.addMany([add]);
       }
       this.seq = write.seqs[write.seqs.length - 1]!;
       await this.#settle();

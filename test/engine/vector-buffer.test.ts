@@ -70,6 +70,19 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     core.closeDb();
   });
 
+  it("the memories an instance keeps of its own writes hold no text once deleted, and nothing of other tables", async () => {
+    const { core, semantic } = await openCore(`own-${Math.random().toString(36).slice(2)}`);
+    const [added] = await addMemories(core, semantic, [input(1)]);
+    const seqOf = async (): Promise<number> => (await core.db.changes.orderBy(':id').last())!.seq!;
+    expect(core.ownMemory(added!.item.id, await seqOf())?.row.text).toBe(input(1).text);
+    await deleteMemories(core, semantic, [added!.item.id]);
+    const own = core.ownMemory(added!.item.id, await seqOf())!;
+    expect(own.row.deletedAt).toBeDefined();
+    expect(JSON.stringify(own)).not.toContain('memory number 1');
+    await semantic.close();
+    core.closeDb();
+  });
+
   it('a write of another instance is caught up from the log, not applied as its own', async () => {
     const name = `buffer-two-${Math.random().toString(36).slice(2)}`;
     const a = await openCore(name);
