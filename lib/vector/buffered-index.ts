@@ -7,6 +7,7 @@
  * An id lives in exactly one of the two.
  */
 import { ExactIndex } from './exact-index.js';
+import { assertId, assertVector } from './vector-checks.js';
 import type { VectorHit, VectorIndex } from './vector-index.js';
 
 export class BufferedIndex implements VectorIndex {
@@ -74,14 +75,27 @@ export class BufferedIndex implements VectorIndex {
     this.addMany([{ id, vector }]);
   }
 
-  /** Into the buffer (validated there before anything changes); a replaced id leaves the main index. */
+  /**
+   * New ids into the buffer; an id the main index already holds is replaced
+   * there (a no-op when its vector is unchanged, as when a catch-up reads back
+   * writes this index already has). Taking it out of HNSW and buffering it
+   * again would leave a deleted node behind every time.
+   */
   addMany(items: readonly { id: string; vector: Float32Array }[]): void {
-    this.#buffer.addMany(items);
-    for (const item of items) {
-      this.#order.delete(item.id);
-      this.#order.add(item.id);
-      this.#main.remove(item.id);
+    // Every item is checked before either part changes.
+    items.forEach((item, i) => {
+      assertId(item.id, `items[${i}].id`);
+      assertVector(item.vector, this.dimensions, `items[${i}].vector`);
+    });
+    const held: { id: string; vector: Float32Array }[] = [];
+    const fresh: { id: string; vector: Float32Array }[] = [];
+    for (const item of items) (this.#main.has(item.id) ? held : fresh).push(item);
+    this.#buffer.addMany(fresh);
+    for (const { id } of fresh) {
+      this.#order.delete(id);
+      this.#order.add(id);
     }
+    if (held.length > 0) this.#main.addMany(held);
   }
 
   remove(id: string): boolean {

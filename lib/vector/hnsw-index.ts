@@ -3,11 +3,24 @@
  * (hnswlib-wasm, loaded lazily by `hnswlib-runtime.ts` inside
  * `create()`/`restore()`, so importing it has no side effects).
  *
- * hnswlib works on integer labels. Each id added gets a fresh label (a counter
- * saved in snapshots); `remove()` marks the label deleted, and the next new
- * vector takes over a deleted slot (this build enables hnswlib's
+ * hnswlib works on integer labels. Each new vector gets a fresh label (a
+ * counter saved in snapshots); `remove()` marks the label deleted, and the next
+ * new vector takes over a deleted slot (this build enables hnswlib's
  * replace-deleted mode), so removals do not leak capacity. Re-adding a removed
- * id is an ordinary add under a new label. Every input is checked in JS first,
+ * id is an ordinary add under a new label.
+ *
+ * Identical vectors share one label (one graph node). Many copies of one
+ * vector (the same text stored for many users, or texts the model embeds
+ * alike) otherwise link only to each other, since each is the others' nearest
+ * neighbour, and form islands the graph walk cannot leave: measured in
+ * bench/memory-search, where 100k messages of words the offline model does not
+ * know all embed to one vector, every search filtered to one user of ten
+ * stayed in an island of 171 nodes and came back empty. A vector is found
+ * again by a 32-bit hash of its values (kept in the snapshot's id table), then
+ * compared with the stored vector, so a hash collision never joins two
+ * different vectors.
+ *
+ * Every input is checked in JS first,
  * because hnswlib's own errors surface as opaque `WebAssembly.Exception`s;
  * those that still occur are translated to IndexError.
  */
@@ -69,6 +82,8 @@ const ADD_BATCH = 1000;
  */
 const HEAP_BUDGET = 1.5 * 2 ** 30;
 /** Bytes hnswlib allocates per slot at level 0: links (2m + count), vector, label. */
+/** Largest difference per normalised component between two copies of one vector (hnswlib normalises in float32, JS in float64). */
+const SAME_VECTOR_TOLERANCE = 1e-6;
 const slotBytes = (dimensions: number, m: number): number => (2 * m + 1) * 4 + dimensions * 4 + 4;
 
 /**
@@ -89,9 +104,15 @@ export class HnswIndex implements VectorIndex {
   readonly #efConstruction: number;
   #efSearch: number;
   #capacity: number;
-  /** Live ids and their labels, both ways. */
+  /** Each live id's label (ids with identical vectors share one). */
   readonly #labelOf = new Map<string, number>();
+  /** Each live label's first id. */
   readonly #idOf = new Map<number, string>();
+  /** Labels held by more than one id: all of their ids, the first included. */
+  readonly #shared = new Map<number, Set<string>>();
+  /** Vector hash → the live label holding that vector, and each label's hash (absent for labels restored from an older snapshot). */
+  readonly #labelOfHash = new Map<number, number>();
+  readonly #hashOf = new Map<number, number>();
   /** Slots hnswlib holds, live and deleted (its element count). */
   #slots: number;
   /** Deleted slots waiting to be taken over by new vectors. */
@@ -104,7 +125,7 @@ export class HnswIndex implements VectorIndex {
     runtime: Runtime,
     native: NativeHnsw,
     params: { dimensions: number; m: number; efConstruction: number; efSearch: number; capacity: number; nextLabel: number },
-    live: readonly { id: string; label: number }[],
+    live: readonly { id: string; label: number; flags: number }[],
     tombstones: number,
   ) {
     this.#runtime = runtime;
@@ -115,12 +136,12 @@ export class HnswIndex implements VectorIndex {
     this.#efSearch = params.efSearch;
     this.#capacity = params.capacity;
     this.#nextLabel = params.nextLabel;
-    for (const { id, label } of live) {
-      this.#labelOf.set(id, label);
-      this.#idOf.set(label, id);
+    for (const { id, label, flags } of live) {
+      if (this.#idOf.has(label)) this.#join(id, label);
+      else this.#record(id, label, flags);
     }
     this.#tombstones = tombstones;
-    this.#slots = live.length + tombstones;
+    this.#slots = this.#idOf.size + tombstones;
   }
 
   /**
@@ -175,8 +196,10 @@ export class HnswIndex implements VectorIndex {
     }
     const file = inspectHnswlibFile(parts.payload, parts.dimensions);
     const fileLabels = new Set(file.labels);
+    const labels = labelHashes(parts.ids);
     const consistent =
-      parts.ids.length === file.count - file.deleted.size &&
+      labels !== undefined &&
+      labels.size === file.count - file.deleted.size &&
       capacity * slotBytes(parts.dimensions, m) <= HEAP_BUDGET &&
       file.m === m &&
       file.efConstruction === efConstruction &&
@@ -184,8 +207,7 @@ export class HnswIndex implements VectorIndex {
       efSearch >= 1 &&
       file.labels.every((label) => label < nextLabel) &&
       parts.ids.every((entry) => entry.id !== '' && fileLabels.has(entry.label) && !file.deleted.has(entry.label)) &&
-      new Set(parts.ids.map((entry) => entry.id)).size === parts.ids.length &&
-      new Set(parts.ids.map((entry) => entry.label)).size === parts.ids.length;
+      new Set(parts.ids.map((entry) => entry.id)).size === parts.ids.length;
     if (!consistent) throw new IndexError('hnsw snapshot id table does not match its index data');
 
     const runtime = await loadRuntime();
@@ -259,7 +281,8 @@ export class HnswIndex implements VectorIndex {
   }
 
   /**
-   * Adds or replaces the vector for `id`.
+   * Adds or replaces the vector for `id`. An unchanged vector is left as it is;
+   * a vector identical to one held joins its label.
    * @example
    * index.add('m1', embedding);
    */
@@ -267,25 +290,11 @@ export class HnswIndex implements VectorIndex {
     this.#usable();
     assertId(id, 'id');
     assertVector(vector, this.dimensions, 'vector');
-    // The binding refuses even an in-place update when every slot is used.
-    this.#reserve(1);
-    const existing = this.#labelOf.get(id);
-    if (existing !== undefined) {
-      // Same label, replaceDeleted off: hnswlib updates the vector and repairs its links.
-      this.#mutate('addPoint', () => {
-        this.#native.addPoint(vector, existing, false);
-      });
-      return;
-    }
-    const label = this.#nextLabel;
-    this.#mutate('addPoint', () => {
-      this.#native.addPoint(vector, label, true);
-    });
-    this.#track(id, label);
+    this.#place(id, vector, vectorHash(vector));
   }
 
   /**
-   * Adds or replaces many vectors; all are validated first. New ids go to
+   * Adds or replaces many vectors; all are validated first. New vectors go to
    * hnswlib in batches, which is much faster than one add() each.
    * @example
    * index.addMany(rows.map((r) => ({ id: r.id, vector: r.vector })));
@@ -298,31 +307,50 @@ export class HnswIndex implements VectorIndex {
     });
     const latest = new Map<string, Float32Array>();
     for (const item of items) latest.set(item.id, item.vector);
-    const fresh: [string, Float32Array][] = [];
+    const fresh: { id: string; vector: Float32Array; hash: number }[] = [];
+    /** Copies, within this batch, of a vector that is new here: they join its label once it has one. */
+    const copies: { id: string; of: number }[] = [];
+    const firstWithHash = new Map<number, number>();
     for (const [id, vector] of latest) {
-      if (this.#labelOf.has(id)) this.add(id, vector);
-      else fresh.push([id, vector]);
+      const hash = vectorHash(vector);
+      if (this.#labelOf.has(id)) {
+        this.#place(id, vector, hash);
+        continue;
+      }
+      const twin = this.#twin(vector, hash);
+      if (twin !== undefined) {
+        this.#join(id, twin);
+        continue;
+      }
+      const first = firstWithHash.get(hash);
+      if (first !== undefined && sameValues(fresh[first]!.vector, vector)) {
+        copies.push({ id, of: first });
+        continue;
+      }
+      if (first === undefined) firstWithHash.set(hash, fresh.length);
+      fresh.push({ id, vector, hash });
     }
     this.#reserve(fresh.length);
     for (let start = 0; start < fresh.length; start += ADD_BATCH) {
       const batch = fresh.slice(start, start + ADD_BATCH);
       const first = this.#nextLabel;
-      const labels = batch.map((_, i) => first + i);
       this.#mutate('addPoints', () => {
         this.#native.addPoints(
-          batch.map(([, vector]) => vector),
-          labels,
+          batch.map((item) => item.vector),
+          batch.map((_, i) => first + i),
           true,
         );
       });
-      batch.forEach(([id], i) => {
-        this.#track(id, first + i);
+      batch.forEach((item, i) => {
+        this.#track(item.id, first + i, item.hash);
       });
     }
+    for (const { id, of } of copies) this.#join(id, this.#labelOf.get(fresh[of]!.id)!);
   }
 
   /**
-   * Marks `id` deleted; it no longer appears in results. Returns false when it was absent.
+   * Removes `id`; it no longer appears in results (its label is marked deleted
+   * once no other id shares it). Returns false when it was absent.
    * @example
    * index.remove('m1'); // true
    */
@@ -330,11 +358,22 @@ export class HnswIndex implements VectorIndex {
     this.#usable();
     const label = this.#labelOf.get(id);
     if (label === undefined) return false;
+    const group = this.#shared.get(label);
+    if (group !== undefined) {
+      group.delete(id);
+      this.#labelOf.delete(id);
+      if (this.#idOf.get(label) === id) this.#idOf.set(label, group.values().next().value!);
+      if (group.size === 1) this.#shared.delete(label);
+      return true;
+    }
     this.#mutate('markDelete', () => {
       this.#native.markDelete(label);
     });
     this.#labelOf.delete(id);
     this.#idOf.delete(label);
+    const hash = this.#hashOf.get(label);
+    if (hash !== undefined && this.#labelOfHash.get(hash) === label) this.#labelOfHash.delete(hash);
+    this.#hashOf.delete(label);
     this.#tombstones += 1;
     return true;
   }
@@ -351,11 +390,10 @@ export class HnswIndex implements VectorIndex {
 
   /**
    * Up to k hits, best first; k is clamped to the live count. `filter` runs
-   * inside hnswlib's graph walk (as its label filter), which keeps exploring
+   * inside hnswlib's graph walk (as its label filter: a label shared by
+   * identical vectors passes when any of its ids does), which keeps exploring
    * until it has k allowed hits or has visited every node it can reach. If it
-   * still comes back short (allowed nodes hnswlib cannot reach), the allowed ids
-   * are enumerated from this index's own id table and scored exactly against
-   * their stored vectors, so k filtered hits come back whenever k exist.
+   * still comes back short, see {@link HnswIndex.#widerSearch}.
    * @example
    * index.search(query, 10, (id) => allowed.has(id));
    */
@@ -367,13 +405,11 @@ export class HnswIndex implements VectorIndex {
     if (want === 0) return [];
     // A throwing filter must not unwind through WASM frames: remember the error, reject the rest, rethrow after.
     const failure: { error?: unknown; failed: boolean } = { failed: false };
-    const idOf = this.#idOf;
-    const allowed =
+    const guarded =
       filter === undefined
         ? undefined
-        : (label: number): boolean => {
-            const id = idOf.get(label);
-            if (failure.failed || id === undefined) return false;
+        : (id: string): boolean => {
+            if (failure.failed) return false;
             try {
               return filter(id);
             } catch (e) {
@@ -382,16 +418,13 @@ export class HnswIndex implements VectorIndex {
               return false;
             }
           };
-    const result = wasmCall(this.#runtime, 'searchKnn', () => this.#native.searchKnn(vector, want, allowed));
+    const allowed = guarded === undefined ? undefined : (label: number): boolean => this.#some(label, guarded);
+    const labels = Math.min(want, this.#idOf.size);
+    const result = wasmCall(this.#runtime, 'searchKnn', () => this.#native.searchKnn(vector, labels, allowed));
     if (failure.failed) throw failure.error;
-    if (result.neighbors.length < want && filter !== undefined) return this.#widerSearch(vector, want, filter);
-    if (result.neighbors.length < want) return this.#exactSearch(vector, want, filter);
-    const hits: VectorHit[] = [];
-    result.neighbors.forEach((label, i) => {
-      const id = idOf.get(label);
-      if (id !== undefined) hits.push({ id, score: 1 - (result.distances[i] ?? 1) });
-    });
-    return hits;
+    if (result.neighbors.length < labels && filter !== undefined) return this.#widerSearch(vector, want, filter);
+    if (result.neighbors.length < labels) return this.#exactSearch(vector, want, filter);
+    return this.#expand(result, want, filter);
   }
 
   /**
@@ -406,12 +439,15 @@ export class HnswIndex implements VectorIndex {
     const query = new Float32Array(this.dimensions);
     normalizeInto(vector, query, 0);
     const out = new Map<string, number>();
+    const byLabel = new Map<number, number>();
     for (const id of ids) {
       const label = this.#labelOf.get(id);
       if (label === undefined) continue;
-      const stored = wasmCall(this.#runtime, 'getPoint', () => this.#native.getPoint(label));
-      let score = 0;
-      for (let i = 0; i < query.length; i++) score += query[i]! * (stored[i] ?? 0);
+      let score = byLabel.get(label);
+      if (score === undefined) {
+        score = this.#score(query, label);
+        byLabel.set(label, score);
+      }
       out.set(id, score);
     }
     return out;
@@ -440,7 +476,7 @@ export class HnswIndex implements VectorIndex {
       kind: 'hnsw',
       dimensions: this.dimensions,
       params: [this.#m, this.#efConstruction, this.#efSearch, this.#capacity, this.#nextLabel],
-      ids: [...this.#labelOf].map(([id, label]) => ({ id, label, flags: 0 })),
+      ids: [...this.#labelOf].map(([id, label]) => ({ id, label, flags: this.#hashOf.get(label) ?? 0 })),
       payload: file,
     });
   }
@@ -477,13 +513,111 @@ export class HnswIndex implements VectorIndex {
     }
   }
 
-  /** Records a new live id whose vector went in under `label` with replaceDeleted on. */
-  #track(id: string, label: number): void {
-    this.#labelOf.set(id, label);
-    this.#idOf.set(label, id);
+  /** Records a new live id whose vector went in under a new `label` with replaceDeleted on. */
+  #track(id: string, label: number, hash: number): void {
+    this.#record(id, label, hash);
     this.#nextLabel = label + 1;
     if (this.#tombstones > 0) this.#tombstones -= 1;
     else this.#slots += 1;
+  }
+
+  /** Records `id` as the first id of `label`, whose vector has `hash` (0: not known). */
+  #record(id: string, label: number, hash: number): void {
+    this.#labelOf.set(id, label);
+    this.#idOf.set(label, id);
+    if (hash === 0) return;
+    this.#hashOf.set(label, hash);
+    if (!this.#labelOfHash.has(hash)) this.#labelOfHash.set(hash, label);
+  }
+
+  /** Adds `id` to the ids of `label`, which holds a vector identical to its own. */
+  #join(id: string, label: number): void {
+    this.#labelOf.set(id, label);
+    let group = this.#shared.get(label);
+    if (group === undefined) {
+      group = new Set([this.#idOf.get(label)!]);
+      this.#shared.set(label, group);
+    }
+    group.add(id);
+  }
+
+  /** add() of one validated vector: unchanged, joining an identical one, or under a label of its own. */
+  #place(id: string, vector: Float32Array, hash: number): void {
+    const existing = this.#labelOf.get(id);
+    if (existing !== undefined) {
+      const known = this.#hashOf.get(existing);
+      if ((known === undefined || known === hash) && this.#holds(existing, vector)) {
+        if (known === undefined) this.#record(this.#idOf.get(existing)!, existing, hash);
+        return;
+      }
+      this.remove(id);
+    }
+    const twin = this.#twin(vector, hash);
+    if (twin !== undefined) {
+      this.#join(id, twin);
+      return;
+    }
+    // The binding refuses even a replacing add when every slot is used.
+    this.#reserve(1);
+    const label = this.#nextLabel;
+    this.#mutate('addPoint', () => {
+      this.#native.addPoint(vector, label, true);
+    });
+    this.#track(id, label, hash);
+  }
+
+  /** The live label that holds exactly `vector`, if any (found by its hash, then compared). */
+  #twin(vector: Float32Array, hash: number): number | undefined {
+    const label = this.#labelOfHash.get(hash);
+    return label !== undefined && this.#holds(label, vector) ? label : undefined;
+  }
+
+  /** Whether `label` stores `vector` (both normalised; hnswlib's float rounding aside). */
+  #holds(label: number, vector: Float32Array): boolean {
+    const query = new Float32Array(this.dimensions);
+    normalizeInto(vector, query, 0);
+    const stored = wasmCall(this.#runtime, 'getPoint', () => this.#native.getPoint(label));
+    for (let i = 0; i < query.length; i++) if (Math.abs(query[i]! - (stored[i] ?? Number.NaN)) > SAME_VECTOR_TOLERANCE) return false;
+    return true;
+  }
+
+  /** Cosine similarity of a normalised query with the vector stored under `label`. */
+  #score(query: Float32Array, label: number): number {
+    const stored = wasmCall(this.#runtime, 'getPoint', () => this.#native.getPoint(label));
+    let score = 0;
+    for (let i = 0; i < query.length; i++) score += query[i]! * (stored[i] ?? 0);
+    return score;
+  }
+
+  /** Whether any id of `label` passes `filter`. */
+  #some(label: number, filter: (id: string) => boolean): boolean {
+    const group = this.#shared.get(label);
+    if (group === undefined) {
+      const id = this.#idOf.get(label);
+      return id !== undefined && filter(id);
+    }
+    for (const id of group) if (filter(id)) return true;
+    return false;
+  }
+
+  /** Hits from hnswlib's labels, best first: each label's ids (those that pass `filter`), up to `want`. */
+  #expand(result: { neighbors: number[]; distances: number[] }, want: number, filter?: (id: string) => boolean): VectorHit[] {
+    const hits: VectorHit[] = [];
+    for (let i = 0; i < result.neighbors.length && hits.length < want; i++) {
+      const label = result.neighbors[i]!;
+      const score = 1 - (result.distances[i] ?? 1);
+      const group = this.#shared.get(label);
+      if (group === undefined) {
+        const id = this.#idOf.get(label);
+        if (id !== undefined && (filter === undefined || filter(id))) hits.push({ id, score });
+        continue;
+      }
+      for (const id of group) {
+        if (hits.length >= want) break;
+        if (filter === undefined || filter(id)) hits.push({ id, score });
+      }
+    }
+    return hits;
   }
 
   /**
@@ -505,41 +639,64 @@ export class HnswIndex implements VectorIndex {
     this.#capacity = capacity;
   }
 
-  /** Exact scoring over every live id that passes `filter`, reading vectors back from hnswlib. */
   /**
-   * A filtered walk that came back short (hnswlib's walk can stop early when the
-   * allowed nodes are few near the query, e.g. one user's among many similar
-   * memories of others): unfiltered searches for many more neighbours, filtered
-   * here, widening while too few pass; the exact scan only when the widest
-   * (a quarter of the index) is still short. Reading every allowed vector back
-   * from WASM costs about 25 µs each (bench/memory-search, chat, scoped).
+   * A filtered walk that came back short (the allowed nodes hnswlib can reach
+   * are too few, e.g. one user's among many similar memories of others):
+   * unfiltered searches for many more neighbours, filtered here, widening while
+   * too few pass; the exact scan only when the widest (a quarter of the index)
+   * is still short. Reading every allowed vector back from WASM costs about
+   * 25 µs each.
    */
   #widerSearch(vector: Float32Array, want: number, filter: (id: string) => boolean): VectorHit[] {
-    const idOf = this.#idOf;
-    for (let fetch = want * 16; fetch <= this.size / 4; fetch *= 8) {
+    const labels = this.#idOf.size;
+    for (let fetch = want * 16; fetch <= labels / 4; fetch *= 8) {
       const result = wasmCall(this.#runtime, 'searchKnn', () => this.#native.searchKnn(vector, fetch, undefined));
-      const hits: VectorHit[] = [];
-      for (let i = 0; i < result.neighbors.length && hits.length < want; i++) {
-        const id = idOf.get(result.neighbors[i]!);
-        if (id !== undefined && filter(id)) hits.push({ id, score: 1 - (result.distances[i] ?? 1) });
-      }
+      const hits = this.#expand(result, want, filter);
       if (hits.length >= want) return hits;
     }
     return this.#exactSearch(vector, want, filter);
   }
 
+  /** Exact scoring over every live id that passes `filter`, reading each label's vector back from hnswlib once. */
   #exactSearch(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[] {
     const query = new Float32Array(this.dimensions);
     normalizeInto(vector, query, 0);
     const hits: VectorHit[] = [];
-    this.#labelOf.forEach((label, id) => {
-      if (filter !== undefined && !filter(id)) return;
-      const stored = wasmCall(this.#runtime, 'getPoint', () => this.#native.getPoint(label));
-      let score = 0;
-      for (let i = 0; i < query.length; i++) score += query[i]! * (stored[i] ?? 0);
-      hits.push({ id, score });
-    });
+    for (const label of this.#idOf.keys()) {
+      const ids = [...(this.#shared.get(label) ?? [this.#idOf.get(label)!])].filter((id) => filter === undefined || filter(id));
+      if (ids.length === 0) continue;
+      const score = this.#score(query, label);
+      for (const id of ids) hits.push({ id, score });
+    }
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     return hits.slice(0, k);
   }
+}
+
+/**
+ * Each label of a snapshot's id table and its vector hash (the entries'
+ * `flags`), or undefined when two ids of one label disagree on it.
+ */
+function labelHashes(ids: readonly { label: number; flags: number }[]): Map<number, number> | undefined {
+  const out = new Map<number, number>();
+  for (const { label, flags } of ids) {
+    const seen = out.get(label);
+    if (seen !== undefined && seen !== flags) return undefined;
+    out.set(label, flags);
+  }
+  return out;
+}
+
+/** FNV-1a over a vector's float bits; never 0 (0 marks "no hash" in older snapshots). */
+export function vectorHash(vector: Float32Array): number {
+  const words = new Uint32Array(vector.buffer, vector.byteOffset, vector.length);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < words.length; i++) hash = Math.imul(hash ^ words[i]!, 0x01000193);
+  return hash >>> 0 || 1;
+}
+
+/** Same values, bit for bit (a batch's copies of one vector). */
+function sameValues(a: Float32Array, b: Float32Array): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

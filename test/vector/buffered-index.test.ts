@@ -42,12 +42,26 @@ describe('BufferedIndex', () => {
     index.dispose();
   });
 
-  it('an id lives in one place: a re-added id leaves the main index, remove() takes it from either', async () => {
+  it('an id lives in one place: one the main index holds is replaced there, remove() takes it from either', async () => {
     const index = await buffered();
+    const main = index.main;
+    if (!(main instanceof HnswIndex)) throw new TypeError('expected HNSW behind the buffer');
+    // Read back unchanged (a catch-up re-reading writes it has): nothing moves, no node is deleted.
+    index.addMany(items.slice(0, 50));
+    expect(main.tombstones).toBe(0);
+    expect(index.pending).toBe(100);
     index.add('v10', vectors[200]!);
-    expect(index.main.has('v10')).toBe(false);
+    expect(main.has('v10')).toBe(true);
+    expect(index.pending).toBe(100);
     expect(index.size).toBe(400);
     expect(index.similarities(vectors[200]!, ['v10']).get('v10')).toBeCloseTo(1, 5);
+    expect(index.similarities(vectors[10]!, ['v10']).get('v10')).toBeLessThan(0.99);
+    // A bad item anywhere in the batch changes neither part.
+    expect(() => {
+      index.addMany([{ id: 'new', vector: vectors[0]! }, { id: 'v11', vector: new Float32Array(3) }]);
+    }).toThrow();
+    expect(index.has('new')).toBe(false);
+    expect(index.similarities(vectors[11]!, ['v11']).get('v11')).toBeCloseTo(1, 5);
     expect(index.remove('v10')).toBe(true);
     expect(index.remove('v20')).toBe(true);
     expect(index.remove('v350')).toBe(true);

@@ -279,6 +279,99 @@ describe('HnswIndex', () => {
   });
 });
 
+describe('HnswIndex with many identical vectors', () => {
+  const DIM = 16;
+  const shared = clusteredVectors({ count: 1, dimensions: DIM, seed: 41 })[0]!;
+  const others = clusteredVectors({ count: 600, dimensions: DIM, clusters: 12, seed: 42 });
+  /** 1500 copies of one vector (the same text stored for many users), ids c0…, user = i % 10, and 600 distinct vectors. */
+  const copies = Array.from({ length: 1500 }, (_, i) => ({ id: `c${i}`, vector: shared.slice() }));
+  const distinct = others.map((vector, i) => ({ id: `d${i}`, vector }));
+  const userOf = (id: string): number => Number(id.slice(1)) % 10;
+
+  it('share one node: a search filtered to one user finds that user\'s copies first', async () => {
+    const index = await HnswIndex.create({ dimensions: DIM, capacity: 1024 });
+    index.addMany([...copies.slice(0, 700), ...distinct]);
+    for (const item of copies.slice(700)) index.add(item.id, item.vector);
+    expect(index.size).toBe(2100);
+    // 601 nodes: the copies take one slot, so 1024 slots were never outgrown.
+    expect(index.capacity).toBe(1024);
+    const user3 = (id: string): boolean => userOf(id) === 3;
+    const hits = index.search(shared, 40, user3);
+    expect(hits).toHaveLength(40);
+    for (const hit of hits) {
+      expect(hit.id.startsWith('c') && user3(hit.id)).toBe(true);
+      expect(hit.score).toBeCloseTo(1, 5);
+    }
+    // Unfiltered: k ids even though the nearest node holds them all.
+    expect(index.search(shared, 25)).toHaveLength(25);
+    // Near a distinct vector, the copies come after the closer distinct ones, as in an exact scan.
+    const exact = ExactIndex.create({ dimensions: DIM });
+    exact.addMany([...copies, ...distinct]);
+    const truth = exact.search(others[5]!, 5, user3);
+    const found = index.search(others[5]!, 5, user3);
+    expect(found).toHaveLength(5);
+    found.forEach((hit, i) => {
+      expect(hit.score).toBeCloseTo(truth[i]!.score, 5);
+    });
+    expect(index.similarities(others[5]!, ['c3', 'c13', 'd5']).get('c13')).toBeCloseTo(index.similarities(others[5]!, ['c3']).get('c3')!, 6);
+    index.dispose();
+  });
+
+  it('removing and changing copies keeps the rest; the last copy removed frees the node', async () => {
+    const index = await HnswIndex.create({ dimensions: DIM, capacity: 64 });
+    index.addMany([...copies.slice(0, 20), ...distinct.slice(0, 20)]);
+    expect(index.remove('c0')).toBe(true);
+    expect(index.has('c0')).toBe(false);
+    expect(index.tombstones).toBe(0);
+    expect(index.search(shared, 19).map((h) => h.id).sort()).toEqual(copies.slice(1, 20).map((c) => c.id).sort());
+    // A copy given another vector leaves the node and is found at its new place.
+    index.add('c1', others[300]!);
+    expect(index.search(others[300]!, 1)[0]!.id).toBe('c1');
+    expect(index.search(shared, 40).filter((h) => h.score > 0.9999).map((h) => h.id)).not.toContain('c1');
+    // Re-adding an unchanged vector changes nothing.
+    index.add('d3', distinct[3]!.vector);
+    expect(index.tombstones).toBe(0);
+    for (let i = 2; i < 20; i++) index.remove(`c${i}`);
+    expect(index.tombstones).toBe(1);
+    expect(index.size).toBe(21);
+    expect(index.search(shared, 21).some((h) => h.id.startsWith('c') && h.id !== 'c1')).toBe(false);
+    index.dispose();
+  });
+
+  it('snapshot() keeps the shared nodes: a restored index adds further copies to them', async () => {
+    const index = await HnswIndex.create({ dimensions: DIM, capacity: 64 });
+    index.addMany([...copies.slice(0, 30), ...distinct.slice(0, 30)]);
+    const copy = await HnswIndex.restore(index.snapshot());
+    expect(copy.size).toBe(60);
+    copy.addMany(copies.slice(30, 100));
+    expect(copy.size).toBe(130);
+    expect(copy.capacity).toBe(64);
+    expect(copy.search(shared, 100, (id) => id.startsWith('c'))).toHaveLength(100);
+    index.dispose();
+    copy.dispose();
+  });
+
+  it('restore() refuses ids of one node that disagree on its vector hash, and reads snapshots without hashes', async () => {
+    const index = await HnswIndex.create({ dimensions: DIM, capacity: 64 });
+    index.addMany([...copies.slice(0, 3), ...distinct.slice(0, 3)]);
+    const parts = decodeSnapshot(index.snapshot(), 'hnsw');
+    const c0 = parts.ids.find((e) => e.id === 'c0')!;
+    const c1 = parts.ids.find((e) => e.id === 'c1')!;
+    expect(c1.label).toBe(c0.label);
+    expect(c0.flags).not.toBe(0);
+    const tampered = parts.ids.map((e) => (e.id === 'c1' ? { ...e, flags: e.flags ^ 1 } : e));
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, ids: tampered }))).rejects.toThrow(IndexError);
+    // An older snapshot (no hashes): it restores; an unchanged re-add is still recognised, and a new copy still searchable.
+    const old = await HnswIndex.restore(encodeSnapshot({ ...parts, ids: parts.ids.map((e) => ({ ...e, flags: 0 })) }));
+    old.add('d1', distinct[1]!.vector);
+    expect(old.tombstones).toBe(0);
+    old.add('c9', shared.slice());
+    expect(old.search(shared, 4, (id) => id.startsWith('c'))).toHaveLength(4);
+    index.dispose();
+    old.dispose();
+  });
+});
+
 describe('HnswIndex filtered search far from the allowed ids', () => {
   it('search() with a filter that allows a tenth of the ids returns the k best allowed, best first', async () => {
     const dims = 32;
