@@ -22,10 +22,26 @@ export interface CorpusMessage {
   content: string;
 }
 
-/** Generates `count` messages in threads of 50, deterministic for `seed`. */
-export function conversationCorpus(count: number, seed = 7): { messages: CorpusMessage[]; queries: (n: number) => string[] } {
+/** Common words: the 3000 most frequent. Topic words are drawn from the ranks after {@link RARE_FROM}. */
+const COMMON_WORDS = 3000;
+const RARE_FROM = 5000;
+
+/**
+ * Generates `count` messages in threads of 50, deterministic for `seed`.
+ * Without `vocabulary` the words are made up from syllables (enough for keyword
+ * search). With one (real words, most frequent first, e.g. the embedding
+ * model's own vocabulary), the common words are its first 3000 and the topic
+ * words come from its rarer part, so that an embedding model knows them: made-up
+ * words are unknown to a word-vector model, and every message would embed to
+ * the same vector.
+ */
+export function conversationCorpus(count: number, seed = 7, vocabulary?: readonly string[]): { messages: CorpusMessage[]; queries: (n: number) => string[] } {
   const rng = mulberry32(seed);
-  const common = Array.from({ length: 3000 }, (_, i) => `${word(rng, 2)}${i.toString(36)}`);
+  if (vocabulary !== undefined && vocabulary.length < RARE_FROM * 2) throw new RangeError(`a vocabulary needs at least ${RARE_FROM * 2} words`);
+  const common = Array.from({ length: COMMON_WORDS }, (_, i) => vocabulary?.[i] ?? `${word(rng, 2)}${i.toString(36)}`);
+  const commonSet = new Set(common);
+  const topicWord = (t: number): string =>
+    vocabulary === undefined ? `${word(rng, 3)}${t.toString(36)}` : vocabulary[RARE_FROM + Math.floor(rng() * (vocabulary.length - RARE_FROM))]!;
   // Zipf(1.0) cumulative weights for the common vocabulary.
   const weights = common.map((_, i) => 1 / (i + 1));
   const cumulative: number[] = [];
@@ -46,7 +62,7 @@ export function conversationCorpus(count: number, seed = 7): { messages: CorpusM
   const topicsOf: string[][] = [];
   for (let i = 0; i < count; i++) {
     const t = Math.floor(i / 50);
-    if (topicsOf[t] === undefined) topicsOf[t] = Array.from({ length: 8 }, () => `${word(rng, 3)}${t.toString(36)}`);
+    if (topicsOf[t] === undefined) topicsOf[t] = Array.from({ length: 8 }, () => topicWord(t));
     const topics = topicsOf[t];
     const len = 8 + Math.floor(rng() * 14);
     const words: string[] = [];
@@ -59,7 +75,7 @@ export function conversationCorpus(count: number, seed = 7): { messages: CorpusM
     while (out.length < n) {
       const m = messages[Math.floor(q() * messages.length)]!;
       const words = m.content.slice(0, -1).split(' ');
-      const topic = words.find((w) => !common.includes(w));
+      const topic = words.find((w) => !commonSet.has(w));
       if (topic === undefined) continue;
       const other = words[Math.floor(q() * words.length)]!;
       out.push(other === topic ? topic : `${topic} ${other}`);

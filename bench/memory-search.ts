@@ -4,7 +4,7 @@
  * in memory): hybrid, keyword-only and vector-only, unscoped and scoped to one
  * user of ten, on varied sentences and on repetitive chat-like text.
  * Goals: hybrid and keyword p95 <= 50 ms in every case; hybrid p50 <= 3x vector p50.
- * Run: npx tsx bench/memory-search.ts [--sizes 100000] [--queries 100]
+ * Run: npx tsx bench/memory-search.ts [--sizes 100000] [--queries 100] [--kinds sentences,chat]
  */
 import { runPage } from './browser.js';
 import { option } from './util/args.js';
@@ -14,7 +14,7 @@ import type { MemorySearchResult } from './pages/results.js';
 const sizes = option('sizes') ?? '100000';
 const queries = option('queries') ?? '100';
 console.log(`memory-search: sizes ${sizes}, ${queries} queries (Chromium, real IndexedDB)`);
-const { results } = await runPage<{ results: MemorySearchResult[] }>('bench/pages/memory-search.html', { sizes, queries }, 60 * 60_000);
+const { results } = await runPage<{ results: MemorySearchResult[] }>('bench/pages/memory-search.html', { sizes, queries, kinds: option('kinds') ?? 'sentences,chat' }, 60 * 60_000);
 
 const rows = results.flatMap((r) =>
   (['unscoped', 'scoped'] as const).flatMap((scope) =>

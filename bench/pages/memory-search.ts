@@ -4,10 +4,11 @@
  * the top rows read from IndexedDB) over N memories, in hybrid, keyword-only
  * and vector-only mode, unscoped and scoped to one user of ten, on two corpora:
  * varied sentences, and repetitive chat-like text over a small vocabulary (the
- * hard case for postings lists). The store is filled through the real add()
- * path in batches of 1000.
+ * hard case for postings lists; its words are the offline model's, so that
+ * messages embed apart). The store is filled through the real add() path in
+ * batches of 1000. `kinds` picks the corpora (default both).
  */
-import { Engram, TransformersEmbedder, type Embedder } from '../../lib/index.js';
+import { DEFAULT_EMBEDDING_MODEL, Engram, TransformersEmbedder, type Embedder } from '../../lib/index.js';
 import { conversationCorpus } from '../corpus.js';
 import { generateSentences } from '../util/sentences.js';
 import { percentile } from '../util/stats.js';
@@ -21,11 +22,21 @@ const log = (line: string): void => {
 const USERS = 10;
 const MODES = ['hybrid', 'keyword', 'vector'] as const;
 
+/** The offline model's words, most frequent first (its tokenizer numbers them so, after three special tokens). */
+async function modelVocabulary(): Promise<string[]> {
+  const tokenizer = (await (await fetch(`/models/${DEFAULT_EMBEDDING_MODEL}/tokenizer.json`)).json()) as { model: { vocab: Record<string, number> } };
+  return Object.entries(tokenizer.model.vocab)
+    .filter(([word]) => !word.startsWith('['))
+    .sort((a, b) => a[1] - b[1])
+    .map(([word]) => word);
+}
+
 /** The corpus's memory texts and its queries. */
-function corpusOf(kind: 'sentences' | 'chat', n: number, queries: number): { texts: string[]; queries: string[] } {
+async function corpusOf(kind: 'sentences' | 'chat', n: number, queries: number): Promise<{ texts: string[]; queries: string[] }> {
   if (kind === 'sentences') return { texts: generateSentences(n, 31), queries: generateSentences(queries, 32).map((s) => s.split(' ').slice(1, 6).join(' ')) };
-  // Chat-like: a few thousand Zipf-distributed words and per-thread topic words; every query word is in the store.
-  const { messages, queries: make } = conversationCorpus(n, 33);
+  // Chat-like: the 3000 most frequent words of the model's vocabulary, Zipf-distributed, and per-thread topic words
+  // from its rarer part; every query word is in the store.
+  const { messages, queries: make } = conversationCorpus(n, 33, await modelVocabulary());
   return { texts: messages.map((m) => m.content), queries: make(queries) };
 }
 
@@ -41,7 +52,7 @@ function summary(times: number[]): SearchTimes {
 
 async function runCorpus(embedder: Embedder, kind: 'sentences' | 'chat', n: number, queryCount: number): Promise<MemorySearchResult> {
   const name = `bench-msearch-${kind}-${n}-${Date.now()}`;
-  const { texts, queries } = corpusOf(kind, n, queryCount);
+  const { texts, queries } = await corpusOf(kind, n, queryCount);
   const engram = await Engram.open({ name, embedder });
   const t0 = performance.now();
   const batch = 1000;
@@ -80,7 +91,7 @@ async function main(): Promise<void> {
   const embedder = await TransformersEmbedder.create();
   const results: MemorySearchResult[] = [];
   for (const n of sizes) {
-    for (const kind of ['sentences', 'chat'] as const) {
+    for (const kind of (params.get('kinds') ?? 'sentences,chat').split(',') as ('sentences' | 'chat')[]) {
       log(`memory-search: ${kind}, ${n} memories`);
       results.push(await runCorpus(embedder, kind, n, queryCount));
     }
