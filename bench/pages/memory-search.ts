@@ -9,6 +9,7 @@
  * batches of 1000. `kinds` picks the corpora (default both).
  */
 import { DEFAULT_EMBEDDING_MODEL, Engram, TransformersEmbedder, type Embedder } from '../../lib/index.js';
+import { stopwords as englishStopwords } from '@orama/stopwords/english';
 import { conversationCorpus } from '../corpus.js';
 import { generateSentences } from '../util/sentences.js';
 import { percentile } from '../util/stats.js';
@@ -22,11 +23,16 @@ const log = (line: string): void => {
 const USERS = 10;
 const MODES = ['hybrid', 'keyword', 'vector'] as const;
 
-/** The offline model's words, most frequent first (its tokenizer numbers them so, after three special tokens). */
+/**
+ * The offline model's words, most frequent first (its tokenizer numbers them
+ * so, after three special tokens), without the English stopwords keyword search
+ * drops: the common words all reach the postings, as the made-up ones did.
+ */
 async function modelVocabulary(): Promise<string[]> {
   const tokenizer = (await (await fetch(`/models/${DEFAULT_EMBEDDING_MODEL}/tokenizer.json`)).json()) as { model: { vocab: Record<string, number> } };
+  const dropped = new Set(englishStopwords);
   return Object.entries(tokenizer.model.vocab)
-    .filter(([word]) => !word.startsWith('['))
+    .filter(([word]) => !word.startsWith('[') && !dropped.has(word))
     .sort((a, b) => a[1] - b[1])
     .map(([word]) => word);
 }
@@ -34,7 +40,7 @@ async function modelVocabulary(): Promise<string[]> {
 /** The corpus's memory texts and its queries. */
 async function corpusOf(kind: 'sentences' | 'chat', n: number, queries: number): Promise<{ texts: string[]; queries: string[] }> {
   if (kind === 'sentences') return { texts: generateSentences(n, 31), queries: generateSentences(queries, 32).map((s) => s.split(' ').slice(1, 6).join(' ')) };
-  // Chat-like: the 3000 most frequent words of the model's vocabulary, Zipf-distributed, and per-thread topic words
+  // Chat-like: the 3000 most frequent words of the model's vocabulary that are not stopwords, Zipf-distributed, and per-thread topic words
   // from its rarer part; every query word is in the store.
   const { messages, queries: make } = conversationCorpus(n, 33, await modelVocabulary());
   return { texts: messages.map((m) => m.content), queries: make(queries) };
