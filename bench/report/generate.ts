@@ -198,8 +198,8 @@ function memorySearchSection(json: unknown): Section {
   );
   const body = [
     '`search()` end to end (the query embedded by the offline model in its worker, vector candidates from HNSW, keyword candidates from the in-memory postings, fusion, the top 10 rows read from IndexedDB) ' +
-      'over N memories in Chromium, per mode, unscoped and scoped to one user of ten. Corpora: `sentences` (varied generated sentences) and `chat` (repetitive chat-like text over a few thousand Zipf-distributed words, ' +
-      'the hard case for postings). Filled through `add()` in batches of 1000 (dedupe off); "first search" loads the keyword index and catches both indexes up with the fill.',
+      'over N memories in Chromium, per mode, unscoped and scoped to one user of ten. Corpora: `sentences` (varied generated sentences) and `chat` (repetitive chat-like text: the offline model\'s 3000 most frequent non-stopwords, Zipf-distributed, ' +
+      'and per-thread topic words from its rarer words; the hard case for postings). Filled through `add()` in batches of 1000 (dedupe off); "first search" loads the keyword index and catches both indexes up with the fill.',
     '',
     markdownTable(['corpus', 'memories', 'scope', 'mode', 'p50 ms', 'p95 ms', 'p50 / vector p50'], lines, ['l', 'r', 'l', 'l', 'r', 'r', 'r']),
     '',
