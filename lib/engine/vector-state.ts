@@ -108,6 +108,8 @@ export class VectorState {
   readonly #core: EngineStore;
   readonly #embedderId: string;
   #lastSnapshotSeq: number;
+  /** Memory changes applied since the last snapshot (the log also holds messages, blocks and traces). */
+  #changed = 0;
   /** The store generation this index reflects. */
   #generation: number;
   #disposed = false;
@@ -294,6 +296,7 @@ export class VectorState {
         });
         // Into the exact buffer: HNSW inserts wait for a pause in the writing (see #settle).
         this.index.addMany(adds);
+        this.#changed += ids.length;
       }
       this.seq = changes[changes.length - 1]!.seq!;
       options.onProgress?.({ phase: 'replay', done: changes.length, total: changes.length });
@@ -319,10 +322,12 @@ export class VectorState {
           // The stored vector decides: left to the catch-up (which re-applies the ones above).
           if (!this.index.has(change.id) || (change.before !== undefined && change.before.text !== row.text)) return;
           this.scopes.set(row, statementOf(this.#core.analyzer, row));
+          this.#changed += 1;
           continue;
         }
         const add = this.#place(change.id, row, change.vector, now);
         if (add !== undefined) this.index.addMany([add]);
+        this.#changed += 1;
       }
       this.seq = write.seqs[write.seqs.length - 1]!;
       await this.#settle();
@@ -400,14 +405,15 @@ export class VectorState {
         throw storeError(e, 'saving the index snapshot');
       }
       this.#lastSnapshotSeq = record.seq;
+      this.#changed = 0;
     });
     this.#chain = run.catch(() => undefined);
     return run;
   }
 
-  /** Changes applied since the last snapshot; Infinity when there is none yet. */
+  /** Memory changes applied since the last snapshot; Infinity when there is none yet. */
   get unsnapshotted(): number {
-    return this.#lastSnapshotSeq < 0 ? Infinity : this.seq - this.#lastSnapshotSeq;
+    return this.#lastSnapshotSeq < 0 ? Infinity : this.#changed;
   }
 
   /** Frees the index; later catch-ups and snapshots do nothing. */

@@ -145,3 +145,33 @@ describe('vector index persistence', () => {
     await b.close();
   });
 });
+
+describe('vector index snapshots while writing', () => {
+  it('counts memory changes only: messages logged between them do not bring the next snapshot forward', async () => {
+    const name = unique('cadence');
+    const e = await Engram.open({ name, embedder: embedder(32) });
+    const db = new EngramDb(name);
+    await db.open();
+    const snapshotSeq = async (): Promise<number | undefined> => ((await db.meta.get('indexSnapshot'))?.value as { seq?: number } | undefined)?.seq;
+    const batch = (from: number, n: number): { role: 'user'; content: string }[] =>
+      Array.from({ length: n }, (_, i) => ({ role: 'user' as const, content: `note ${from + i} about subject${from + i}` }));
+    const chat = e.conversation('t1', { userId: 'u' });
+    await e.add(batch(0, 100), { userId: 'u', dedupe: 'off' });
+    await e.search('note', { mode: 'vector' }); // the background snapshot work is queued before the search
+    const first = await snapshotSeq();
+    expect(first).toBeDefined();
+    // 900 memories and 900 messages in turns: 1800 logged changes, but under the 1000 memory changes that call for the next snapshot.
+    for (let i = 100; i < 1000; i += 100) {
+      await chat.add(batch(10_000 + i, 100));
+      await e.add(batch(i, 100), { userId: 'u', dedupe: 'off' });
+    }
+    await e.search('note', { mode: 'vector' });
+    expect(await snapshotSeq()).toBe(first);
+    // The next 100 memories make 1000.
+    await e.add(batch(1000, 100), { userId: 'u', dedupe: 'off' });
+    await e.search('note', { mode: 'vector' });
+    expect(await snapshotSeq()).toBeGreaterThan(first!);
+    db.close();
+    await e.close();
+  });
+});
