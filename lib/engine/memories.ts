@@ -270,7 +270,7 @@ export function afterWrite(semantic: SemanticIndex): void {
   const update = async (): Promise<void> => {
     const { state } = await semantic.ready();
     await state.catchUp();
-    if (state.unsnapshotted >= Math.max(1000, state.index.size / 10)) await state.snapshot();
+    await state.maybeSnapshot();
   };
   update().catch(() => undefined);
 }
