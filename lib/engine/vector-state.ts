@@ -96,6 +96,8 @@ const IDLE_MS = 50;
 const MERGE_SLICE_MS = 12;
 /** A snapshot follows the last one after at least this many times the last one's duration (see maybeSnapshot). */
 const SNAPSHOT_SPACING = 10;
+/** A restored index's ids are compared with the store's this long after the open. */
+const VERIFY_DELAY_MS = 250;
 
 /** How the index came to be on load; reported for tests and diagnostics. */
 export type IndexOrigin = 'snapshot' | 'rebuild' | 'empty';
@@ -121,6 +123,7 @@ export class VectorState {
   #snapshotCost = 0;
   #snapshotEnded = -Infinity;
   #snapshotTimer: ReturnType<typeof setTimeout> | undefined;
+  #verifyTimer: ReturnType<typeof setTimeout> | undefined;
 
   readonly #unregister: () => void;
   readonly #unwatch: () => void;
@@ -167,9 +170,9 @@ export class VectorState {
       // A position beyond the log would hide every later write from the replay.
       if (record.seq > (await lastSeq(core))) return undefined;
       options.onProgress?.({ phase: 'restore', done: 0, total: 1 });
-      // The store's vector ids, for the check below, read while the index is decoded.
-      const storedIds = core.db.vectors.toCollection().primaryKeys();
-      storedIds.catch(() => undefined); // awaited by the check; a failure surfaces there
+      // How many vectors the store holds, for the check below, read while the index is decoded.
+      const storedCount = core.db.vectors.count();
+      storedCount.catch(() => undefined); // awaited by the check; a failure surfaces there
       const main = await restoreIndex(record.bytes);
       const pending = record.pending === undefined ? undefined : await restoreIndex(record.pending);
       if (main.dimensions !== dimensions || (pending !== undefined && (!(pending instanceof ExactIndex) || pending.dimensions !== dimensions))) {
@@ -191,7 +194,12 @@ export class VectorState {
       options.onProgress?.({ phase: 'restore', done: 1, total: 1 });
       const state = new VectorState(core, embedderId, index, scopes, record.seq, 'snapshot', generation);
       await state.catchUp(options);
-      if (await state.#agreesWithStore(await storedIds)) return state;
+      if (state.#agreesInCount(await storedCount)) {
+        // The ids themselves are compared once the first searches are answered (reading 100k keys costs about 0.1 s).
+        state.#verifyLater();
+        return state;
+      }
+      if (await state.#agreesWithStore(await core.db.vectors.toCollection().primaryKeys())) return state;
       state.dispose();
       return undefined;
     } catch (e) {
@@ -210,6 +218,35 @@ export class VectorState {
     const state = new VectorState(core, embedderId, new BufferedIndex(index), scopes, seq, total === 0 ? 'empty' : 'rebuild', generation);
     await state.catchUp(options);
     return state;
+  }
+
+  /**
+   * The check at open when the counts tell nothing is amiss: the scope table and
+   * the index hold the same ids, and the store as many vectors.
+   */
+  #agreesInCount(stored: number): boolean {
+    if (this.scopes.size !== this.index.size || stored !== this.scopes.size) return false;
+    for (const id of this.scopes.ids()) if (!this.index.has(id)) return false;
+    return true;
+  }
+
+  /**
+   * Compares the ids with the store's soon after a restore (queued behind the
+   * work under way, after a pause): an index that does not match, whose counts
+   * agreed (a vector replaced behind the log's back), is reported and rebuilt.
+   */
+  #verifyLater(): void {
+    this.#verifyTimer = setTimeout(() => {
+      this.#verifyTimer = undefined;
+      this.#chain = this.#chain.then(async () => {
+        if (this.#closed) return;
+        const keys = await this.#core.db.vectors.toCollection().primaryKeys();
+        // Closed meanwhile (checked again: the read above awaited).
+        if (this.#closed || (await this.#agreesWithStore(keys))) return;
+        this.#core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: 'the index snapshot does not match the stored vectors; the index is rebuilt' });
+        await this.#reload(await readGeneration(this.#core.db), {});
+      }).catch(() => undefined);
+    }, VERIFY_DELAY_MS);
   }
 
   /**
@@ -446,11 +483,17 @@ export class VectorState {
     return this.#lastSnapshotSeq < 0 ? Infinity : this.#changed;
   }
 
+  /** Whether dispose() was called (a getter, so that checks after an await are not narrowed away). */
+  get #closed(): boolean {
+    return this.#disposed;
+  }
+
   /** Frees the index; later catch-ups and snapshots do nothing. */
   dispose(): void {
     this.#disposed = true;
     if (this.#mergeTimer !== undefined) clearTimeout(this.#mergeTimer);
     if (this.#snapshotTimer !== undefined) clearTimeout(this.#snapshotTimer);
+    if (this.#verifyTimer !== undefined) clearTimeout(this.#verifyTimer);
     this.#unregister();
     this.#unwatch();
     this.index.dispose();

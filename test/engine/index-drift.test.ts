@@ -177,6 +177,43 @@ describe('the vector index never drifts from the store', () => {
   });
 });
 
+describe('a restored index whose counts match the store is still checked id by id', () => {
+  it('a vector replaced behind the log\'s back (same counts) is found right after open, reported, and the index rebuilt', async () => {
+    const name = unique('swap');
+    const a = await Engram.open({ name, embedder: embedder() });
+    await fill(a, 0, 8);
+    await a.close();
+    let victim = '';
+    await tamper(name, async (db) => {
+      const rows = await db.memories.toArray();
+      const victimRow = rows[3]!;
+      victim = victimRow.id;
+      const vector = (await db.vectors.get(victim))!;
+      // One memory and its vector gone, another in their place: the counts still agree with the snapshot.
+      await db.memories.delete(victim);
+      await db.vectors.delete(victim);
+      const text = 'a memory written behind the log';
+      await db.memories.put({ ...victimRow, id: 'swapped', text });
+      await db.vectors.put({ ...vector, id: 'swapped', vector: (await embedder().embed([text]))[0]! });
+    });
+    const damaged: string[] = [];
+    const b = await Engram.open({ name, embedder: embedder(), onProgress: (p) => {
+      if (p.phase === 'damaged' && p.damaged !== undefined) damaged.push(p.damaged.key);
+    } });
+    expect((await b.ready()).index).toBe('snapshot');
+    let ids: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      ids = (await b.search('a memory written behind the log', { mode: 'vector', limit: 50 })).results.map((r) => r.id);
+      if (ids.includes('swapped')) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(ids).toContain('swapped');
+    expect(ids).not.toContain(victim);
+    expect(damaged).toContain('indexSnapshot');
+    await b.close();
+  });
+});
+
 describe('damaged rows are skipped and reported, the rest opens', () => {
   it('open() survives every meta row set to null: messages stay readable, search works, the damage is reported', async () => {
     const base = unique('meta-null');
