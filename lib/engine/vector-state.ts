@@ -239,10 +239,10 @@ export class VectorState {
     this.#verifyTimer = setTimeout(() => {
       this.#verifyTimer = undefined;
       this.#chain = this.#chain.then(async () => {
-        if (this.#closed) return;
+        if (this.#isClosed()) return;
         const keys = await this.#core.db.vectors.toCollection().primaryKeys();
         // Closed meanwhile (checked again: the read above awaited).
-        if (this.#closed || (await this.#agreesWithStore(keys))) return;
+        if (this.#isClosed() || (await this.#agreesWithStore(keys))) return;
         this.#core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: 'the index snapshot does not match the stored vectors; the index is rebuilt' });
         await this.#reload(await readGeneration(this.#core.db), {});
       }).catch(() => undefined);
@@ -483,8 +483,8 @@ export class VectorState {
     return this.#lastSnapshotSeq < 0 ? Infinity : this.#changed;
   }
 
-  /** Whether dispose() was called (a getter, so that checks after an await are not narrowed away). */
-  get #closed(): boolean {
+  /** Whether dispose() was called (a call, so that a check after an await is not narrowed away). */
+  #isClosed(): boolean {
     return this.#disposed;
   }
 
