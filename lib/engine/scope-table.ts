@@ -49,7 +49,8 @@ export class ScopeTable {
   /** field -> value -> ids holding it. */
   readonly #byValue = new Map<ScopeField, Map<string, Set<string>>>(SCOPE_FIELDS.map((k) => [k, new Map()]));
   /** statement key -> ids holding it. */
-  readonly #byStatement = new Map<number, Set<string>>();
+  /** Ids by statement key: one id as itself (nearly every key has one; 100k one-element Sets cost 10 MB and 40 ms at open), more in a Set. */
+  readonly #byStatement = new Map<number, string | Set<string>>();
 
   get size(): number {
     return this.#entries.size;
@@ -66,7 +67,8 @@ export class ScopeTable {
 
   /** The ids of the entries recorded with this statement key. */
   withStatement(statement: number): ReadonlySet<string> {
-    return this.#byStatement.get(statement) ?? EMPTY;
+    const ids = this.#byStatement.get(statement);
+    return ids === undefined ? EMPTY : typeof ids === 'string' ? new Set([ids]) : ids;
   }
 
   delete(id: string): void {
@@ -211,9 +213,10 @@ export class ScopeTable {
     if (before !== undefined) this.#unindex(id, before);
     this.#entries.set(id, entry);
     if (entry.statement !== undefined) {
-      let ids = this.#byStatement.get(entry.statement);
-      if (ids === undefined) this.#byStatement.set(entry.statement, (ids = new Set()));
-      ids.add(id);
+      const ids = this.#byStatement.get(entry.statement);
+      if (ids === undefined) this.#byStatement.set(entry.statement, id);
+      else if (typeof ids === 'string') this.#byStatement.set(entry.statement, new Set([ids, id]));
+      else ids.add(id);
     }
     for (const k of SCOPE_FIELDS) {
       const value = entry[k];
@@ -228,8 +231,11 @@ export class ScopeTable {
   #unindex(id: string, entry: Entry): void {
     if (entry.statement !== undefined) {
       const ids = this.#byStatement.get(entry.statement);
-      ids?.delete(id);
-      if (ids?.size === 0) this.#byStatement.delete(entry.statement);
+      if (ids === id) this.#byStatement.delete(entry.statement);
+      else if (typeof ids === 'object') {
+        ids.delete(id);
+        if (ids.size === 1) this.#byStatement.set(entry.statement, ids.values().next().value!);
+      }
     }
     for (const k of SCOPE_FIELDS) {
       const value = entry[k];
