@@ -5,7 +5,7 @@
 import { ExactIndex } from './exact-index.js';
 import { HnswIndex, type HnswIndexOptions } from './hnsw-index.js';
 import { assertIntegerIn } from './vector-checks.js';
-import { snapshotKind } from './snapshot-format.js';
+import { snapshotKind, type DecodeOptions } from './snapshot-format.js';
 import type { VectorIndex } from './vector-index.js';
 
 /**
@@ -115,12 +115,13 @@ export function preloadHnsw(): void {
 
 /**
  * Restores a snapshot of either kind (the kind is read from its header).
+ * `options` apply to an HNSW snapshot (an exact one is small and always checked).
  * Throws IndexError when the bytes are corrupt or truncated.
  * @example
  * const index = await restoreIndex(bytesFromStore);
  */
-export async function restoreIndex(bytes: Uint8Array): Promise<VectorIndex> {
-  return snapshotKind(bytes) === 'hnsw' ? HnswIndex.restore(bytes) : ExactIndex.restore(bytes);
+export async function restoreIndex(bytes: Uint8Array, options: DecodeOptions = {}): Promise<VectorIndex> {
+  return snapshotKind(bytes) === 'hnsw' ? HnswIndex.restore(bytes, options) : ExactIndex.restore(bytes);
 }
 
 function nextPowerOfTwo(n: number): number {

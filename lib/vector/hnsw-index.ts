@@ -28,7 +28,7 @@ import { ClosedError, IndexError, ValidationError } from '../errors.js';
 import { inspectHnswlibFile } from './hnswlib-file.js';
 import { REGULAR_FILE_MODE } from './idbfs-memory.js';
 import { loadRuntime, MOUNT, removeFile, syncFromStore, wasmCall, type NativeHnsw, type Runtime } from './hnswlib-runtime.js';
-import { decodeSnapshot, encodeSnapshot } from './snapshot-format.js';
+import { decodeSnapshot, encodeSnapshot, type DecodeOptions } from './snapshot-format.js';
 import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
 import type { VectorHit, VectorIndex } from './vector-index.js';
 
@@ -184,12 +184,13 @@ export class HnswIndex implements VectorIndex {
 
   /**
    * Opens an index from {@link HnswIndex.snapshot} bytes without rebuilding the
-   * graph. Corrupt or truncated bytes throw IndexError before reaching WASM.
+   * graph. Corrupt or truncated bytes throw IndexError before reaching WASM
+   * (with `checksum: false`, only a corrupt structure does; see DecodeOptions).
    * @example
    * const index = await HnswIndex.restore(bytesFromStore);
    */
-  static async restore(bytes: Uint8Array): Promise<HnswIndex> {
-    const parts = decodeSnapshot(bytes, 'hnsw');
+  static async restore(bytes: Uint8Array, options: DecodeOptions = {}): Promise<HnswIndex> {
+    const parts = decodeSnapshot(bytes, 'hnsw', options);
     const [m, efConstruction, efSearch, capacity, nextLabel] = parts.params;
     if (parts.params.length !== 5 || m === undefined || efConstruction === undefined || efSearch === undefined || capacity === undefined || nextLabel === undefined) {
       throw new IndexError('hnsw snapshot parameters are missing');

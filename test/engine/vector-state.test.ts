@@ -3,6 +3,7 @@ import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import type { IndexProgress } from '../../lib/engine/vector-state.js';
 import { DimensionMismatchError, Engram } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
+import { decodeSnapshot } from '../../lib/vector/snapshot-format.js';
 
 const embedder = (d = 256): HashEmbedder => new HashEmbedder({ dimensions: d });
 const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
@@ -173,5 +174,38 @@ describe('vector index snapshots while writing', () => {
     expect(await snapshotSeq()).toBeGreaterThan(first!);
     db.close();
     await e.close();
+  });
+});
+
+describe('a restored HNSW snapshot whose vector bytes are corrupt', () => {
+  it('opens from it, then finds the bad checksum right after, reports it and rebuilds', async () => {
+    const name = unique('checksum');
+    const dims = 16;
+    const a = await Engram.open({ name, embedder: embedder(dims) });
+    const texts = Array.from({ length: 1200 }, (_, i) => `entry ${i} on theme${i}`);
+    await a.add(texts.map((content) => ({ role: 'user' as const, content })), { userId: 'u', dedupe: 'off' });
+    await a.close();
+    const db = new EngramDb(name);
+    await db.open();
+    const record = (await db.meta.get('indexSnapshot'))!.value as { bytes: Uint8Array };
+    const { payload, kind } = decodeSnapshot(record.bytes, 'hnsw');
+    expect(kind).toBe('hnsw');
+    // A byte inside element 7's vector (hnswlib's 56-byte header, then per element 2m+1 link words, the vector, the label): the structure stays valid.
+    const element = (2 * 16 + 1) * 4 + dims * 4 + 4;
+    const at = record.bytes.length - payload.length - ((4 - (payload.length % 4)) % 4) + 56 + 7 * element + (2 * 16 + 1) * 4 + 2;
+    const bytes = record.bytes.slice();
+    bytes[at] = bytes[at]! ^ 0x40;
+    await db.meta.put({ key: 'indexSnapshot', value: { ...record, bytes } });
+    db.close();
+    const damaged: string[] = [];
+    const b = await Engram.open({ name, embedder: embedder(dims), onProgress: (p) => {
+      if (p.phase === 'damaged' && p.damaged !== undefined) damaged.push(p.damaged.reason);
+    } });
+    expect((await b.ready()).index).toBe('snapshot');
+    for (let i = 0; i < 100 && damaged.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(damaged.some((reason) => reason.includes('checksum'))).toBe(true);
+    const { results } = await b.search(texts[7]!, { userId: 'u', mode: 'vector', limit: 1 });
+    expect(results[0]?.memory).toBe(texts[7]);
+    await b.close();
   });
 });

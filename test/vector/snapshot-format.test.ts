@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IndexError } from '../../lib/errors.js';
-import { checksum32, decodeSnapshot, encodeSnapshot, snapshotKind, type SnapshotParts } from '../../lib/vector/snapshot-format.js';
+import { checksum32, decodeSnapshot, encodeSnapshot, snapshotChecksumHolds, snapshotKind, type SnapshotParts } from '../../lib/vector/snapshot-format.js';
 
 const parts: SnapshotParts = {
   kind: 'hnsw',
@@ -38,6 +38,12 @@ describe('snapshot-format', () => {
     const flipped = bytes.slice();
     flipped[40]! ^= 1;
     expect(() => decodeSnapshot(flipped, 'hnsw')).toThrow(/checksum/);
+    // Deferred: the structure is still checked, and snapshotChecksumHolds() tells the corrupt bytes later.
+    expect(decodeSnapshot(flipped, 'hnsw', { checksum: false }).dimensions).toBe(parts.dimensions);
+    expect(() => decodeSnapshot(version, 'hnsw', { checksum: false })).toThrow(/version/);
+    expect(snapshotChecksumHolds(flipped)).toBe(false);
+    expect(snapshotChecksumHolds(bytes)).toBe(true);
+    expect(snapshotChecksumHolds(bytes.subarray(0, 10))).toBe(false);
     const longer = new Uint8Array(bytes.length + 4);
     longer.set(bytes);
     expect(() => decodeSnapshot(longer, 'hnsw')).toThrow(IndexError);
