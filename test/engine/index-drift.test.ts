@@ -12,6 +12,15 @@ async function fill(e: Engram, from: number, to: number, userId = 'u'): Promise<
   for (let i = from; i < to; i++) await e.add(`memory number ${i} about topic${i}`, { userId });
 }
 
+/** A closed store of 8 memories (its index snapshot saved on close); returns its name. */
+async function storeOfEight(prefix: string): Promise<string> {
+  const name = unique(prefix);
+  const a = await Engram.open({ name, embedder: embedder() });
+  await fill(a, 0, 8);
+  await a.close();
+  return name;
+}
+
 /** Runs `change` on the raw store `name` (as a damaged disk or another program would). */
 async function tamper(name: string, change: (db: EngramDb) => Promise<unknown>): Promise<void> {
   const db = new EngramDb(name);
@@ -147,10 +156,7 @@ describe('the vector index never drifts from the store', () => {
 
   it('open() rebuilds when the snapshot holds a vector the store no longer has, or lacks one it has', async () => {
     for (const damage of ['ghost', 'missing'] as const) {
-      const name = unique(`size-${damage}`);
-      const a = await Engram.open({ name, embedder: embedder() });
-      await fill(a, 0, 8);
-      await a.close();
+      const name = await storeOfEight(`size-${damage}`);
       let victim = '';
       await tamper(name, async (db) => {
         const rows = await db.memories.toArray();
@@ -179,10 +185,7 @@ describe('the vector index never drifts from the store', () => {
 
 describe('a restored index whose counts match the store is still checked id by id', () => {
   it('a vector replaced behind the log\'s back (same counts) is found right after open, reported, and the index rebuilt', async () => {
-    const name = unique('swap');
-    const a = await Engram.open({ name, embedder: embedder() });
-    await fill(a, 0, 8);
-    await a.close();
+    const name = await storeOfEight('swap');
     let victim = '';
     await tamper(name, async (db) => {
       const rows = await db.memories.toArray();
