@@ -147,33 +147,39 @@ export class VectorState {
 
   /** Restores from the snapshot (then replays the log) or rebuilds from the stored vectors. */
   static async load(core: EngineStore, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
-    // A store large enough for HNSW: its WASM loads while the snapshot is read (a page's first open).
-    core.db.vectors
-      .count()
+    // How many vectors the store holds: a store large enough for HNSW loads its WASM while the
+    // snapshot is read (a page's first open), and a restore checks the count against the index.
+    const storedCount = core.db.vectors.count();
+    storedCount
       .then((n) => {
         if (n >= EXACT_CROSSOVER) preloadHnsw();
       })
-      .catch(() => undefined);
+      .catch(() => undefined); // a failure surfaces where the count is awaited
     const generation = await readGeneration(core.db);
     const row = await getSnapshot(core.db, SNAPSHOT_KEY);
     const record = row === undefined ? undefined : asSnapshotRecord(row.value);
     if (row !== undefined && record === undefined) core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: 'not an index snapshot; the index is rebuilt' });
     if (record !== undefined && record.embedderId === embedderId && record.dimensions === dimensions && (record.generation ?? 0) === generation) {
-      const restored = await VectorState.#restore(core, embedderId, dimensions, record, generation, options);
+      const restored = await VectorState.#restore(core, embedderId, dimensions, record, generation, storedCount, options);
       if (restored !== undefined) return restored;
     }
     return VectorState.rebuild(core, embedderId, dimensions, options);
   }
 
   /** The state from a snapshot, or undefined when the snapshot is unusable (corrupt, unreadable, other dimension). */
-  static async #restore(core: EngineStore, embedderId: string, dimensions: number, record: SnapshotRecord, generation: number, options: LongWorkOptions): Promise<VectorState | undefined> {
+  static async #restore(
+    core: EngineStore,
+    embedderId: string,
+    dimensions: number,
+    record: SnapshotRecord,
+    generation: number,
+    storedCount: Promise<number>,
+    options: LongWorkOptions,
+  ): Promise<VectorState | undefined> {
     try {
       // A position beyond the log would hide every later write from the replay.
       if (record.seq > (await lastSeq(core))) return undefined;
       options.onProgress?.({ phase: 'restore', done: 0, total: 1 });
-      // How many vectors the store holds, for the check below, read while the index is decoded.
-      const storedCount = core.db.vectors.count();
-      storedCount.catch(() => undefined); // awaited by the check; a failure surfaces there
       // The checksum over the 170 MB of a 100k index (about 0.15 s) waits until after the first searches, with the id
       // comparison (#verifyLater); the structure is checked now, so hnswlib never reads a malformed file.
       const main = await restoreIndex(record.bytes, { checksum: false });
@@ -228,7 +234,12 @@ export class VectorState {
    * the index hold the same ids, and the store as many vectors.
    */
   #agreesInCount(stored: number): boolean {
-    if (this.scopes.size !== this.index.size || stored !== this.scopes.size) return false;
+    return stored === this.scopes.size && this.#indexMatchesScopes();
+  }
+
+  /** Whether the index and the scope table hold the same ids. */
+  #indexMatchesScopes(): boolean {
+    if (this.scopes.size !== this.index.size) return false;
     for (const id of this.scopes.ids()) if (!this.index.has(id)) return false;
     return true;
   }
@@ -265,8 +276,7 @@ export class VectorState {
    * another embedder's, or is damaged.
    */
   async #agreesWithStore(keys: readonly string[]): Promise<boolean> {
-    if (this.scopes.size !== this.index.size) return false;
-    for (const id of this.scopes.ids()) if (!this.index.has(id)) return false;
+    if (!this.#indexMatchesScopes()) return false;
     const { db } = this.#core;
     const stored = new Set(keys);
     for (const id of this.scopes.ids()) if (!stored.has(id)) return false;

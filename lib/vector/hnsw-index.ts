@@ -689,7 +689,7 @@ function labelHashes(ids: readonly { label: number; flags: number }[]): Map<numb
 }
 
 /** FNV-1a over a vector's float bits; never 0 (0 marks "no hash" in older snapshots). */
-export function vectorHash(vector: Float32Array): number {
+function vectorHash(vector: Float32Array): number {
   const words = new Uint32Array(vector.buffer, vector.byteOffset, vector.length);
   let hash = 0x811c9dc5;
   for (let i = 0; i < words.length; i++) hash = Math.imul(hash ^ words[i]!, 0x01000193);

@@ -181,23 +181,22 @@ export function decodeSnapshot(input: Uint8Array, expectedKind: SnapshotKind, op
 }
 
 /**
- * Which index kind wrote `bytes`, from the header alone (no checksum pass).
- * Throws {@link IndexError} when the bytes are not a snapshot.
- * @example
- * const index = snapshotKind(bytes) === 'hnsw' ? await HnswIndex.restore(bytes) : ExactIndex.restore(bytes);
- */
-/**
  * Whether a snapshot's stored checksum matches its bytes (false for anything
  * too short to hold one).
  * @example
  * if (!snapshotChecksumHolds(bytes)) rebuild();
  */
-export function snapshotChecksumHolds(input: Uint8Array): boolean {
-  if (!(input instanceof Uint8Array) || input.length < HEADER_BYTES) return false;
-  const bytes = input.byteOffset % 4 === 0 ? input : input.slice();
+export function snapshotChecksumHolds(bytes: Uint8Array): boolean {
+  if (!(bytes instanceof Uint8Array) || bytes.length < HEADER_BYTES) return false;
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(28, true) === checksum32(bytes, HEADER_BYTES);
 }
 
+/**
+ * Which index kind wrote `bytes`, from the header alone (no checksum pass).
+ * Throws {@link IndexError} when the bytes are not a snapshot.
+ * @example
+ * const index = snapshotKind(bytes) === 'hnsw' ? await HnswIndex.restore(bytes) : ExactIndex.restore(bytes);
+ */
 export function snapshotKind(bytes: Uint8Array): SnapshotKind {
   if (!(bytes instanceof Uint8Array) || bytes.length < HEADER_BYTES) throw new IndexError('not an engram vector index snapshot (too short)');
   for (let i = 0; i < MAGIC.length; i++) {
