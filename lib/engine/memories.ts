@@ -5,14 +5,14 @@
  */
 import { NotFoundError, throwIfAborted, ValidationError } from '../errors.js';
 import { SCOPE_FIELDS, type CompiledFilter, type Scope } from '../search/filters.js';
-import type { Json, MemoryRow, Metadata, Tier } from '../store/rows.js';
-import type { RowChange } from '../store/write.js';
+import type { Json, MemoryRow, Metadata, Tier, VectorRow } from '../store/rows.js';
+import { waitInTransaction, type RowChange } from '../store/write.js';
 import { contentHash } from '../util/hash.js';
 import { newId } from '../util/id.js';
 import type { EngineStore } from './engine-store.js';
 import type { SemanticIndex } from './semantic-index.js';
 import { readLogFloor } from '../store/change-log.js';
-import { findNearDuplicates, sameStatement, type DedupeMode } from './near-duplicates.js';
+import { mayBeSame, nearCandidates, nearDuplicates, sameStatement, type DedupeMode } from './near-duplicates.js';
 
 /** A memory to store. */
 export interface MemoryInput {
@@ -82,36 +82,24 @@ function isDuplicate(row: MemoryRow, input: MemoryInput, now: number): boolean {
   return input.key === undefined ? row.key === undefined && row.text === input.text : row.key === input.key;
 }
 
-/**
- * The standing duplicate of each input, and the change-log position the lookup
- * saw (the write transaction checks only what was logged after it).
- */
-async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[]): Promise<Lookup> {
+/** The standing duplicate of each input, as the store has it now (inside a write transaction). */
+async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[], now: number): Promise<(MemoryRow | undefined)[]> {
   const hashes = inputs.map((i) => memoryHash(i.tier, i.scope, i.text, i.key));
-  // One lookup per distinct hash, all in flight at once in one read transaction: Dexie's
-  // anyOf() walks a cursor key by key, a round trip each (bench/ingest).
-  const { memories, changes } = core.db;
-  const [found, last] = await core.db.transaction('r', memories, changes, () =>
-    Promise.all([Promise.all([...new Set(hashes)].map((h) => memories.where('hash').equals(h).toArray())), changes.orderBy(':id').last()]),
-  );
+  // One lookup per distinct hash, all in flight at once: Dexie's anyOf() walks a cursor
+  // key by key, a round trip each (bench/ingest).
+  const { memories } = core.db;
+  const found = await Promise.all([...new Set(hashes)].map((h) => memories.where('hash').equals(h).toArray()));
   const byHash = new Map<string, MemoryRow[]>();
   for (const row of found.flat()) byHash.set(row.hash, [...(byHash.get(row.hash) ?? []), row]);
-  const now = core.now();
-  return { standing: inputs.map((input, i) => byHash.get(hashes[i]!)?.find((r) => isDuplicate(r, input, now))), seq: last?.seq ?? 0 };
-}
-
-/** What the exact duplicate lookup found, and the log position it saw. */
-interface Lookup {
-  standing: (MemoryRow | undefined)[];
-  seq: number;
+  return inputs.map((input, i) => byHash.get(hashes[i]!)?.find((r) => isDuplicate(r, input, now)));
 }
 
 /**
  * Inside a write transaction: the memories (with their vectors) logged after
- * `seq`, as they are now, which a duplicate check made before the transaction
- * could not see (another add() in flight, another tab). This instance's own
- * writes are taken from what they logged (`core.ownMemory`), not read back.
- * Undefined when the log no longer reaches back to `seq` (compacted meanwhile).
+ * `seq`, as they are now, which a check made before the transaction could not
+ * see (another add() in flight, another tab). This instance's own writes are
+ * taken from what they logged (`core.ownMemory`), not read back. Undefined
+ * when the log no longer reaches back to `seq` (compacted meanwhile).
  */
 async function changedSince(core: EngineStore, seq: number): Promise<{ row: MemoryRow; vector: Float32Array | undefined }[] | undefined> {
   const { db } = core;
@@ -139,10 +127,12 @@ async function changedSince(core: EngineStore, seq: number): Promise<{ row: Memo
  * statement said slightly differently (see near-duplicates.ts): the standing
  * memory is returned with `added: false`.
  *
- * Calls may be in flight at once: each embeds its texts as soon as it is
- * called, then its checks and its write run in call order (`core.inOrder`), so
- * a call's checks see every earlier call's memories, and the embedding of one
- * call overlaps the write of the one before (bench/ingest).
+ * A call embeds its texts as soon as it is called; its checks and its write run
+ * in call order (`core.inOrder`), so a call's checks see every earlier call's
+ * memories. With a quick embedder ({@link SemanticIndex.embedsQuickly}) the
+ * write does not wait for the vectors: the rows, history, log and keyword terms
+ * go to IndexedDB while the embedder works, and the vectors are written last in
+ * the same transaction (bench/ingest). Either way all of it lands or none.
  */
 export async function addMemories(
   core: EngineStore,
@@ -152,32 +142,74 @@ export async function addMemories(
   dedupe: DedupeMode = 'near',
 ): Promise<{ item: MemoryItem; added: boolean }[]> {
   if (inputs.length === 0) return [];
-  // Out of order, side by side: the exact lookup, and the embedding into the embedder's
-  // cache (prepareAdds below finds the vectors there).
-  const [lookup] = await Promise.all([dedupe === 'off' ? undefined : findDuplicates(core, inputs), semantic.embed([...new Set(inputs.map((i) => i.text))], signal)]);
+  const embedding = embedInputs(semantic, inputs, signal);
   return core.inOrder(async () => {
-    const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe, lookup);
+    const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe, embedding, semantic.embedsQuickly(inputs.length));
     throwIfAborted(signal);
     const result = await core.write(async () => {
-      const { changes, out } = await prepared.plan();
-      return { changes, result: out };
+      const { changes, out, vectorsLater } = await prepared.plan();
+      return vectorsLater === undefined ? { changes, result: out } : { changes, result: out, vectorsLater };
     });
     afterWrite(semantic);
     return result;
   });
 }
 
-/** An add whose slow half (duplicate checks, embeddings) is done; {@link PreparedAdds.plan} runs inside a write transaction. */
+/** The embedding of an add's distinct texts: each text's vector, and the embedder's id. */
+export interface Embedded {
+  vectorOf: ReadonlyMap<string, Float32Array>;
+  embedderId: string;
+}
+
+/**
+ * An embedding under way. Its promise never rejects: `result()` gives the
+ * vectors or throws the embedder's error where it is called (a rejection
+ * waited for inside a write transaction would pass through Dexie's promise
+ * zone, which reports it as unhandled).
+ */
+export type Embedding = Promise<{ result(): Embedded }>;
+
+/** Starts embedding the distinct texts of `inputs`. */
+export function embedInputs(semantic: SemanticIndex, inputs: readonly MemoryInput[], signal?: AbortSignal): Embedding {
+  const texts = [...new Set(inputs.map((i) => i.text))];
+  return semantic.embed(texts, signal).then(
+    ({ vectors, embedder }) => {
+      const embedded = { vectorOf: new Map(texts.map((t, i) => [t, vectors[i]!])), embedderId: embedder.id };
+      return { result: () => embedded };
+    },
+    (error: unknown) => ({
+      result: () => {
+        throw error;
+      },
+    }),
+  );
+}
+
+/** An add whose checks outside the store are done; {@link PreparedAdds.plan} runs inside a write transaction. */
 export interface PreparedAdds {
-  /** The row changes and outcomes, duplicates re-checked against the store as it is inside the transaction. */
-  plan(): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[] }>;
+  /**
+   * The row changes and outcomes, duplicates checked against the store as it
+   * is inside the transaction; `vectorsLater` when the new memories' vectors
+   * are still being computed (see WritePlan.vectorsLater).
+   */
+  plan(): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[]; vectorsLater?: Promise<() => VectorRow[]> }>;
+}
+
+/** A memory a check compares an input with: its row, its vector when known, its comparable text (keyless, 'near' only). */
+interface Candidate {
+  row: MemoryRow;
+  vector: Float32Array | undefined;
+  comparable: string | undefined;
 }
 
 /**
  * Everything of an add that must happen before its write transaction (which
- * may await only the store): the duplicate lookups and the embeddings. A
- * caller may combine the planned changes with others in one transaction.
- * `lookup` is the exact duplicate lookup when the caller made it already.
+ * may await only the store): the near-duplicate candidates from the index, and
+ * unless `vectorsLate`, the embedding (started by `embedding`). A caller may
+ * combine the planned changes with others in one transaction. With
+ * `vectorsLate`, the plan waits for the vectors inside the transaction only
+ * when a check needs them (a standing, logged or batch memory of the same
+ * statement); otherwise they are written last (WritePlan.vectorsLater).
  */
 export async function prepareAdds(
   core: EngineStore,
@@ -185,49 +217,64 @@ export async function prepareAdds(
   inputs: readonly MemoryInput[],
   signal?: AbortSignal,
   dedupe: DedupeMode = 'near',
-  lookup?: Lookup,
+  embedding: Embedding = embedInputs(semantic, inputs, signal),
+  vectorsLate = false,
 ): Promise<PreparedAdds> {
   if (inputs.length === 0) return { plan: () => Promise.resolve({ changes: [], out: [] }) };
   const exactCheck = dedupe !== 'off';
-  // Every distinct text embedded once, even one found standing (adds are mostly new).
-  const texts = [...new Set(inputs.map((i) => i.text))];
-  const [exact, { vectors, embedder }] = await Promise.all([
-    lookup ?? (exactCheck ? findDuplicates(core, inputs) : { standing: inputs.map(() => undefined), seq: Infinity }),
-    semantic.embed(texts, signal),
-  ]);
-  const vectorOf = new Map(texts.map((t, i) => [t, vectors[i]!]));
-  const near =
-    dedupe === 'near'
-      ? await findNearDuplicates(core, semantic, inputs, inputs.map((i) => vectorOf.get(i.text)), exact.standing.map((s) => s === undefined))
-      : { found: inputs.map(() => undefined), seq: Infinity };
-  const plan = async (): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[] }> => {
-    // What was logged since the checks above (another add() in flight, another tab), as it is
-    // now; when the log no longer reaches that far back, the exact lookup runs again.
-    // A near duplicate found before the transaction must still stand.
-    const nearIds = [...new Set(near.found.flatMap((r) => (r === undefined ? [] : [r.id])))];
-    const from = Math.min(exact.seq, near.seq);
-    const [since, stillRows] = await Promise.all([Number.isFinite(from) ? changedSince(core, from) : [], core.db.memories.bulkGet(nearIds)]);
-    const again = since === undefined ? (await findDuplicates(core, inputs)).standing : exact.standing;
-    const stillThere = new Map(stillRows.flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
+  const { analyzer } = core;
+  const comparables = inputs.map((i) => (dedupe === 'near' && i.key === undefined ? analyzer.comparable(i.text) : undefined));
+  const near = exactCheck ? await nearCandidates(core, semantic, inputs) : undefined;
+  const early = vectorsLate ? undefined : (await embedding).result();
+  const plan = async (): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[]; vectorsLater?: Promise<() => VectorRow[]> }> => {
     const now = core.now();
+    // Keyless inputs are checked against the index's candidates (the same statement) and what was logged
+    // since they were taken (another add() in flight, another tab), as the store has them now; keyed
+    // inputs, or all when the log no longer reaches back that far, by hash in the store.
+    const candidateIds = [...new Set([...(near?.candidates.values() ?? [])].flat())];
+    const keyed = inputs.map((i) => i.key !== undefined);
+    const [since, candidateRows] = await Promise.all([near === undefined ? [] : changedSince(core, near.seq), candidateIds.length === 0 ? [] : core.db.memories.bulkGet(candidateIds)]);
+    const inStore = inputs.map((_, i) => since === undefined || keyed[i] || near?.complete !== true);
+    const byHash = exactCheck ? await findDuplicates(core, inputs.filter((_, i) => inStore[i]), now) : [];
+    const rowOf = new Map(candidateRows.flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
+    const recent: Candidate[] = (since ?? []).flatMap(({ row, vector }) => (row.key !== undefined ? [] : [{ row, vector, comparable: comparables.some((c) => c !== undefined) ? analyzer.comparable(row.text) : undefined }]));
+    let nextByHash = 0;
+    const standing = inputs.map((input, i) => {
+      if (!exactCheck) return undefined;
+      if (inStore[i]) return byHash[nextByHash++];
+      const same = (near?.candidates.get(i) ?? []).map((id) => rowOf.get(id));
+      return [...same, ...recent.map((r) => r.row)].find((r): r is MemoryRow => r !== undefined && isDuplicate(r, input, now));
+    });
+    // A vector decides only between sayings of one statement: wait for it only then.
+    const firstText = new Map<string, string>();
+    const needsVector = inputs.map((input, i) => {
+      const comparable = comparables[i];
+      if (comparable === undefined) return false;
+      const first = firstText.get(comparable);
+      if (first === undefined) firstText.set(comparable, input.text);
+      if (standing[i] !== undefined) return false;
+      return near?.candidates.has(i) === true || (first !== undefined && first !== input.text) || recent.some((r) => r.vector !== undefined && mayBeSame(r, input, comparable, now));
+    });
+    const embedded = early ?? (needsVector.some(Boolean) ? (await waitInTransaction(embedding)).result() : undefined);
+    const vectorOf = (text: string): Float32Array | undefined => embedded?.vectorOf.get(text);
+    const nearFound =
+      dedupe !== 'near' || near === undefined || embedded === undefined
+        ? inputs.map(() => undefined)
+        : nearDuplicates(core, near, rowOf, inputs, inputs.map((i) => vectorOf(i.text)), standing.map((s) => s === undefined));
     const changes: RowChange[] = [];
     const out: { item: MemoryItem; added: boolean }[] = [];
-    const fresh: { row: MemoryRow; vector: Float32Array }[] = [];
-    // Rows logged since the checks are live candidates like the batch's own new rows.
-    const recent = (since ?? []).filter((r): r is { row: MemoryRow; vector: Float32Array } => r.vector !== undefined);
+    const fresh: Candidate[] = [];
+    const late: { id: string; text: string; copy: boolean }[] = [];
     inputs.forEach((input, i) => {
-      const nearId = near.found[i]?.id;
-      const nearRow = nearId === undefined ? undefined : stillThere.get(nearId);
-      const liveNear = nearRow !== undefined && nearRow.deletedAt === undefined ? nearRow : undefined;
-      let vector = vectorOf.get(input.text);
-      const candidates = [...recent, ...fresh];
-      // The standing duplicate as it is now (changed since the lookup: as logged since).
-      const standingNow = again[i] === undefined ? undefined : (since?.find((r) => r.row.id === again[i]!.id)?.row ?? again[i]);
+      const comparable = comparables[i];
+      const vector = vectorOf(input.text);
       const dup =
-        (standingNow !== undefined && isDuplicate(standingNow, input, now) ? standingNow : undefined) ??
-        liveNear ??
-        (exactCheck ? candidates.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
-        (dedupe === 'near' && input.key === undefined && vector !== undefined ? candidates.find((f) => sameStatement(core, f, input, vector!, now))?.row : undefined);
+        standing[i] ??
+        nearFound[i] ??
+        (exactCheck ? fresh.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
+        (comparable !== undefined && vector !== undefined
+          ? [...recent, ...fresh].find((f) => f.vector !== undefined && mayBeSame(f, input, comparable, now) && sameStatement(f.vector, vector))?.row
+          : undefined);
       if (dup !== undefined) {
         out.push({ item: toItem(dup), added: false });
         return;
@@ -248,13 +295,28 @@ export async function prepareAdds(
       if (input.key !== undefined) row.key = input.key;
       if (input.value !== undefined) row.value = input.value;
       if (input.expiresAt !== undefined) row.expiresAt = input.expiresAt;
-      if (vector === undefined) throw new ValidationError('text', 'no vector was computed for a new memory');
-      if (fresh.some((f) => f.row.text === input.text)) vector = vector.slice();
-      fresh.push({ row, vector });
-      changes.push({ table: 'memories', op: 'add', id: row.id, after: row, vector: { id: row.id, vector, embedderId: embedder.id } });
+      // Two new memories of one text get a vector each.
+      const copy = fresh.some((f) => f.row.text === input.text);
+      fresh.push({ row, vector, comparable });
+      if (embedded === undefined) {
+        late.push({ id: row.id, text: input.text, copy });
+        changes.push({ table: 'memories', op: 'add', id: row.id, after: row });
+      } else {
+        if (vector === undefined) throw new ValidationError('text', 'no vector was computed for a new memory');
+        changes.push({ table: 'memories', op: 'add', id: row.id, after: row, vector: { id: row.id, vector: copy ? vector.slice() : vector, embedderId: embedded.embedderId } });
+      }
       out.push({ item: toItem(row), added: true });
     });
-    return { changes, out };
+    if (late.length === 0) return { changes, out };
+    const vectorsLater = embedding.then((settled) => (): VectorRow[] => {
+      const { vectorOf: of, embedderId } = settled.result();
+      return late.map(({ id, text, copy }) => {
+        const vector = of.get(text);
+        if (vector === undefined) throw new ValidationError('text', 'no vector was computed for a new memory');
+        return { id, vector: copy ? vector.slice() : vector, embedderId };
+      });
+    });
+    return { changes, out, vectorsLater };
   };
   return { plan };
 }

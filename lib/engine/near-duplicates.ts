@@ -14,6 +14,7 @@ import { SCOPE_FIELDS } from '../search/filters.js';
 import type { MemoryRow } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
 import type { SemanticIndex } from './semantic-index.js';
+import type { VectorIndex } from '../vector/vector-index.js';
 import type { MemoryInput } from './memories.js';
 import { statementOf } from './scope-table.js';
 
@@ -50,55 +51,87 @@ function sameSlot(row: MemoryRow, input: MemoryInput, now: number): boolean {
   return SCOPE_FIELDS.every((k) => row[k] === input.scope[k]);
 }
 
+/** What {@link nearCandidates} found, for {@link nearDuplicates}. */
+export interface NearCandidates {
+  /** Ids of standing memories of the input's statement key, by input index. */
+  candidates: ReadonlyMap<number, readonly string[]>;
+  /** The change-log position the scope table reflected. */
+  seq: number;
+  /** Similarity of `vector` to each of `ids` in the current index. */
+  similarities: VectorIndex['similarities'];
+  /**
+   * False once this instance has found a damaged row (a live memory whose
+   * vector the index could not take may then be missing from the table): the
+   * exact check then looks every input up in the store instead.
+   */
+  complete: boolean;
+}
+
 /**
- * For each input that is to be checked (`check[i]`, keyless inputs only), the
- * standing memory that says the same, if any, and the change-log position the
- * check saw. `vectors[i]` is the input's embedding (vectors are unit length).
- * The memories that may say the same are looked up by statement key in the
- * index's scope table (no graph search); only those close enough are read, and
- * their text is compared.
+ * The standing memories that may say the same as each keyless input, or be
+ * the same text: those of its statement key in the index's scope table (no
+ * graph search, no vector, no read), and the change-log position the table
+ * reflects. Every live memory with a usable vector is in that table (every
+ * write path stores a live memory with its vector), so while no damaged row
+ * was found, a keyless input none of them (nor anything logged after `seq`)
+ * shares a statement with is neither an exact nor a near duplicate. Runs before the write transaction (it waits for
+ * the index); {@link nearDuplicates} decides inside it.
  */
-export async function findNearDuplicates(
+export async function nearCandidates(
   core: EngineStore,
   semantic: SemanticIndex,
   inputs: readonly MemoryInput[],
-  vectors: readonly (Float32Array | undefined)[],
-  check: readonly boolean[],
-): Promise<{ found: (MemoryRow | undefined)[]; seq: number }> {
-  const out: (MemoryRow | undefined)[] = inputs.map(() => undefined);
-  if (!check.some(Boolean)) return { found: out, seq: Infinity };
+): Promise<NearCandidates> {
   const { state } = await semantic.ready();
   // No catch-up (two reads of the store): the index reflects this instance's writes once its
   // queue is idle, and the write transaction checks whatever was logged after `seq` (another tab).
   await state.idle();
-  const seq = state.seq;
-  const now = core.now();
-  const { analyzer } = core;
-  /** Close standing memories by input index, closest first. */
-  const candidates = new Map<number, string[]>();
-  for (let i = 0; i < inputs.length; i++) {
-    const input = inputs[i]!;
-    const vector = vectors[i];
-    if (!check[i] || input.key !== undefined || vector === undefined) continue;
-    const same = state.scopes.withStatement(statementOf(analyzer, input)!);
-    if (same.size === 0) continue;
-    const close = [...state.index.similarities(vector, same)].filter(([, score]) => score >= NEAR_DUPLICATE_SIMILARITY).sort((a, b) => b[1] - a[1]);
-    if (close.length > 0) candidates.set(i, close.map(([id]) => id));
-  }
-  if (candidates.size === 0) return { found: out, seq };
-  // Every candidate row of the batch in one read, not one read per text (bench/ingest).
-  const ids = [...new Set([...candidates.values()].flat())];
-  const rows = new Map((await core.db.memories.bulkGet(ids)).flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
-  for (const [i, hitIds] of candidates) {
-    const input = inputs[i]!;
-    const comparable = analyzer.comparable(input.text);
-    // The text itself is compared: equal statement keys could be a hash collision.
-    out[i] = hitIds.map((id) => rows.get(id)).find((r): r is MemoryRow => r !== undefined && sameSlot(r, input, now) && analyzer.comparable(r.text) === comparable);
-  }
-  return { found: out, seq };
+  const candidates = new Map<number, readonly string[]>();
+  inputs.forEach((input, i) => {
+    if (input.key !== undefined) return;
+    const same = state.scopes.withStatement(statementOf(core.analyzer, input)!);
+    if (same.size > 0) candidates.set(i, [...same]);
+  });
+  // The index as it is when asked: it may be promoted or reloaded before the transaction.
+  return { candidates, seq: state.seq, similarities: (vector, ids) => state.index.similarities(vector, ids), complete: core.damaged.length === 0 };
 }
 
-/** Whether two inputs of one batch say the same (same tier and scope, close vectors, equal comparable text). */
-export function sameStatement(core: EngineStore, a: { row: MemoryRow; vector: Float32Array }, input: MemoryInput, vector: Float32Array, now: number): boolean {
-  return sameSlot(a.row, input, now) && cosine(a.vector, vector) >= NEAR_DUPLICATE_SIMILARITY && core.analyzer.comparable(a.row.text) === core.analyzer.comparable(input.text);
+/**
+ * For each input still to be checked (`check[i]`), the standing memory among
+ * its candidates that says the same, if any: close enough to the input's
+ * vector (`vectors[i]`, unit length), of the same tier and scope, and of equal
+ * comparable text. `rows` holds the candidates as the store has them now.
+ */
+export function nearDuplicates(
+  core: EngineStore,
+  near: NearCandidates,
+  rows: ReadonlyMap<string, MemoryRow>,
+  inputs: readonly MemoryInput[],
+  vectors: readonly (Float32Array | undefined)[],
+  check: readonly boolean[],
+): (MemoryRow | undefined)[] {
+  const now = core.now();
+  return inputs.map((input, i) => {
+    const same = near.candidates.get(i);
+    const vector = vectors[i];
+    if (!check[i] || same === undefined || vector === undefined) return undefined;
+    const comparable = core.analyzer.comparable(input.text);
+    const close = [...near.similarities(vector, same)].filter(([, score]) => score >= NEAR_DUPLICATE_SIMILARITY).sort((a, b) => b[1] - a[1]);
+    // The text itself is compared: equal statement keys could be a hash collision.
+    return close.map(([id]) => rows.get(id)).find((r): r is MemoryRow => r !== undefined && sameSlot(r, input, now) && core.analyzer.comparable(r.text) === comparable);
+  });
+}
+
+/**
+ * Whether `a` (a memory logged meanwhile, or one of the batch's own) may say
+ * the same as `input`: same tier and scope, equal comparable text. Only then
+ * do their vectors decide ({@link sameStatement}).
+ */
+export function mayBeSame(a: { row: MemoryRow; comparable: string | undefined }, input: MemoryInput, comparable: string, now: number): boolean {
+  return a.comparable === comparable && sameSlot(a.row, input, now);
+}
+
+/** Whether two sayings that {@link mayBeSame} say the same: their vectors are close. */
+export function sameStatement(a: Float32Array, b: Float32Array): boolean {
+  return cosine(a, b) >= NEAR_DUPLICATE_SIMILARITY;
 }

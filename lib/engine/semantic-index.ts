@@ -22,6 +22,12 @@ export interface EmbedderRecord {
 
 const EMBEDDER_KEY = 'embedder';
 const REEMBED_BATCH = 64;
+/**
+ * Longest expected embedding (ms) for which add() starts its write before the
+ * vectors are there: the transaction then holds the store about as long as its
+ * own writes take (bench/ingest: 64 texts of the offline model, about 10 ms).
+ */
+const QUICK_EMBED_MS = 40;
 
 /** Where the embedder comes from: an instance, or a factory called on first use. */
 export type EmbedderSource = Embedder | (() => Promise<Embedder>);
@@ -32,6 +38,8 @@ export class SemanticIndex {
   readonly #source: EmbedderSource;
   readonly #reembed: LongWorkOptions | undefined;
   #ready: Promise<{ embedder: Embedder; state: VectorState }> | undefined;
+  /** Recent embedding time per text (ms, moving average; cache hits included), undefined before the first. */
+  #msPerText: number | undefined;
 
   constructor(core: EngineStore, source: EmbedderSource, reembed: LongWorkOptions | undefined) {
     this.#core = core;
@@ -99,6 +107,7 @@ export class SemanticIndex {
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; embedder: Embedder }> {
     const { embedder } = await untilAborted(this.ready(), signal);
     let vectors: unknown;
+    const started = performance.now();
     try {
       // An embedder that ignores the signal still cannot hold the call past an abort.
       vectors = await untilAborted(embedder.embed(texts.map((t) => this.#core.analyzer.normalize(t)), signal === undefined ? {} : { signal }), signal);
@@ -107,7 +116,19 @@ export class SemanticIndex {
       throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     validateEmbeddings(texts, vectors, embedder.dimensions);
+    if (texts.length > 0) {
+      const ms = (performance.now() - started) / texts.length;
+      this.#msPerText = this.#msPerText === undefined ? ms : 0.7 * this.#msPerText + 0.3 * ms;
+    }
     return { vectors, embedder };
+  }
+
+  /**
+   * Whether embedding `count` texts is expected to take about as long as
+   * writing them or less, by the recent embeddings (false before the first).
+   */
+  embedsQuickly(count: number): boolean {
+    return this.#msPerText !== undefined && this.#msPerText * count <= QUICK_EMBED_MS;
   }
 
   /** Snapshots the index if it was loaded, then frees it and the embedder. */

@@ -5,7 +5,7 @@
  * corpus statistics. Either all of it lands or none of it does.
  */
 import { Dexie, type IndexableType } from 'dexie';
-import { ClosedError, EngramError, QuotaExceededError, StoreError } from '../errors.js';
+import { ClosedError, EngramError, QuotaExceededError, StoreError, ValidationError } from '../errors.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS, messageTermsFields, statsKey, termsRowOf, type Analyzer, type Corpus, type CorpusStats } from './keyword-terms.js';
 import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TermsRow, TraceRow, VectorRow } from './rows.js';
 import { blockKey } from './block-key.js';
@@ -39,6 +39,15 @@ export interface WritePlan<R> {
    * @default false
    */
   withoutHistory?: boolean;
+  /**
+   * Vectors of memories this write adds, still being computed (an embedding in
+   * a worker): the transaction writes everything else first, then waits for
+   * this (see {@link waitInTransaction}) and writes the rows the function it
+   * resolves to returns. Each must belong to a live memory of `changes` that
+   * has no vector; a throw rolls the whole write back. (The promise itself
+   * should not reject: see memories.ts, Embedding.)
+   */
+  vectorsLater?: Promise<() => VectorRow[]>;
 }
 
 /**
@@ -101,7 +110,8 @@ export const DEFAULT_HISTORY_LIMIT = 20;
 /**
  * Runs `plan` inside one read-write transaction over the whole store and applies
  * the changes it returns. `plan` may read (its reads see a consistent store) but
- * must await only Dexie calls. Throwing anywhere rolls everything back.
+ * must await only Dexie calls (or other work through {@link waitInTransaction}).
+ * Throwing anywhere rolls everything back.
  * A deletion leaves no text behind: a memory's tombstone and every history
  * entry of the deleted record are made text-free (see forgetting.ts) in the
  * same transaction.
@@ -122,6 +132,7 @@ export async function writeTransaction<R>(
     result = await db.transaction('rw', [...ALL_TABLES], async () => {
       const planned = await plan();
       logged = await applyChanges(db, planned.changes.map(withoutDeletedText), now(), analyze, planned.withoutHistory === true, policy.historyLimit ?? DEFAULT_HISTORY_LIMIT);
+      if (planned.vectorsLater !== undefined) logged = await writeLateVectors(db, logged, planned.vectorsLater);
       return planned.result;
     });
   } catch (e) {
@@ -130,6 +141,33 @@ export async function writeTransaction<R>(
   // Only after the commit: an observer never sees a write that was rolled back.
   if (logged !== undefined && logged.seqs.length > 0) committed?.(logged);
   return result;
+}
+
+/** Longest a write transaction waits for its late vectors before it rolls back. */
+const LATE_VECTORS_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Inside a write transaction (a `plan`): waits for `work`, which is not a
+ * store call, while keeping the transaction alive (Dexie.waitFor: it keeps one
+ * cheap read pending meanwhile, so the store is held as long as `work` takes).
+ * Meant for waits about as long as the transaction's own writes.
+ */
+export function waitInTransaction<T>(work: Promise<T>): Promise<T> {
+  return Promise.resolve(Dexie.waitFor(work, LATE_VECTORS_TIMEOUT_MS));
+}
+
+/** Writes a plan's late vectors (see {@link WritePlan.vectorsLater}) and attaches each to its logged change. */
+async function writeLateVectors(db: EngramDb, logged: LoggedWrite | undefined, later: Promise<() => VectorRow[]>): Promise<LoggedWrite | undefined> {
+  const rows = (await waitInTransaction(later))();
+  if (rows.length === 0) return logged;
+  const awaiting = new Map((logged?.changes ?? []).flatMap((c) => (c.table === 'memories' && c.after !== undefined && c.after.deletedAt === undefined && c.vector === undefined ? [[c.id, c] as const] : [])));
+  const byId = new Map<string, VectorRow>();
+  for (const row of rows) {
+    if (!awaiting.has(row.id) || byId.has(row.id)) throw new ValidationError('vectorsLater', `vector ${row.id} belongs to no memory of this write that awaits one`);
+    byId.set(row.id, row);
+  }
+  await db.vectors.bulkPut(rows);
+  return { ...logged!, changes: logged!.changes.map((c) => (c.table === 'memories' && byId.has(c.id) ? { ...c, vector: byId.get(c.id)! } : c)) };
 }
 
 /** A memory tombstone carries no text, whoever planned it (a delete, a pulled deletion, an import). */

@@ -4,7 +4,9 @@ import { ValidationError, type Engram } from '../../lib/index.js';
 import { Engram as EngramClass } from '../../lib/index.js';
 import { openStore } from '../../lib/engine/open-store.js';
 import { ScopeTable, type ScopeColumns } from '../../lib/engine/scope-table.js';
+import { EngramDb } from '../../lib/store/schema.js';
 import { openTemp } from '../helpers.js';
+import { quickEmbedderOverlaps, slowEmbedderWaits } from './overlapped-add-cases.js';
 
 let engram: Engram;
 
@@ -175,3 +177,32 @@ describe('add() near-duplicate handling', () => {
     await expect(engram.add('x', { dedupe: 'fuzzy' as never })).rejects.toThrow(ValidationError);
   });
 });
+
+describe('add() checks duplicates from the index, and its write overlaps a quick embedder', () => {
+  it('add() finds the standing text when a damaged vector kept its memory out of the index', async () => {
+    const name = `dup-damaged-${Math.random().toString(36).slice(2)}`;
+    const embedder = new HashEmbedder({ dimensions: 64 });
+    const a = await EngramClass.open({ name, embedder });
+    const first = (await a.add('I like green tea', { userId: 'ana' })).results[0]!;
+    await a.add('something else entirely', { userId: 'ana' });
+    await a.close();
+    // The vector damaged on disk and the snapshot gone: the rebuilt index leaves the memory out.
+    const db = new EngramDb(name);
+    await db.open();
+    await db.vectors.update(first.id, { vector: new Float32Array(64).fill(Number.NaN) });
+    await db.meta.delete('indexSnapshot');
+    db.close();
+    const b = await EngramClass.open({ name, embedder });
+    for (const dedupe of ['exact', 'near'] as const) {
+      expect((await b.add('I like green tea', { userId: 'ana', dedupe })).results[0], dedupe).toMatchObject({ id: first.id, event: 'NONE' });
+    }
+    expect((await b.getAll({ userId: 'ana' })).total).toBe(2);
+    expect((await b.stats()).damagedRows).toContainEqual(expect.objectContaining({ table: 'vectors', key: first.id }));
+    await b.close();
+  });
+
+  it('add() with a quick embedder writes its rows while the vectors are computed: all of it lands, searchable, duplicates still found', quickEmbedderOverlaps);
+
+  it('add() with a slow embedder waits for its vectors before its write: the store stays readable meanwhile', slowEmbedderWaits);
+});
+
