@@ -8,6 +8,7 @@
  * generation is bumped: every instance rebuilds its indexes from the store.
  */
 import { bumpGeneration } from '../store/generation.js';
+import { snapshotPositionKey } from '../store/change-log.js';
 import { deleteSnapshot } from '../store/snapshot-chunks.js';
 import { textFreeTombstone, tombstoneHoldsText } from '../store/forgetting.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS } from '../store/keyword-terms.js';
@@ -92,7 +93,7 @@ export async function forgetScope(core: EngineStore, scope: ForgetScope, options
     const vectors = (await db.vectors.bulkGet(liveIds)).filter((v) => v !== undefined).length;
     const termKeys: [string, string][] = [...liveIds.map((id): [string, string] => [MEMORY_CORPUS, id]), ...messages.map((m): [string, string] => [MESSAGE_CORPUS, m.id])];
     const terms = (await db.terms.bulkGet(termKeys)).filter((t) => t !== undefined).length;
-    const metaKeys = [...SNAPSHOT_KEYS, ...(options.metaKeysOf?.(records) ?? [])];
+    const metaKeys = [...SNAPSHOT_KEYS.flatMap((key) => [key, snapshotPositionKey(key)]), ...(options.metaKeysOf?.(records) ?? [])];
     await db.meta.bulkDelete(metaKeys);
     await deleteSnapshot(db, 'indexSnapshot'); // and its chunks
     await bumpGeneration(db);

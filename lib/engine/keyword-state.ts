@@ -16,7 +16,7 @@ import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } fr
 import type { KeywordHit } from '../search/keyword-search.js';
 import { rarestTerms } from '../search/query-terms.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS, readTermsRow, statsKey, termKey, type Corpus, type CorpusStats } from '../store/keyword-terms.js';
-import { readLogFloor } from '../store/change-log.js';
+import { readLogFloor, snapshotPositionRow } from '../store/change-log.js';
 import { readGeneration } from '../store/generation.js';
 import type { ChangeRow, TermsRow } from '../store/rows.js';
 import { MAX_KEY, MIN_KEY, storeError } from '../store/write.js';
@@ -255,7 +255,7 @@ export class KeywordState {
             this.#lastSnapshotSeq = -1;
             return;
           }
-          await db.meta.put({ key: SNAPSHOT_KEY, value: record });
+          await db.meta.bulkPut([{ key: SNAPSHOT_KEY, value: record }, snapshotPositionRow(SNAPSHOT_KEY, record.seq)]);
         });
       } catch (e) {
         this.#lastSnapshotSeq = -1;

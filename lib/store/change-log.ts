@@ -29,6 +29,21 @@ const HARD_KEYS = ['sync.pushedSeq'];
 /** Soft consumers: the index snapshots (SNAPSHOT_KEY of vector-state.ts and keyword-state.ts). */
 const SOFT_KEYS = ['indexSnapshot', 'keywordSnapshot'];
 
+/**
+ * The `meta` row that holds the log position of the snapshot under `key`,
+ * written with it (see {@link snapshotPositionRow}): compaction reads this
+ * number, not the snapshot record, which at 100k memories is megabytes
+ * (its scope table, the unmerged vectors) read on every compaction.
+ */
+export function snapshotPositionRow(key: string, seq: number): { key: string; value: number } {
+  return { key: snapshotPositionKey(key), value: seq };
+}
+
+/** The key of {@link snapshotPositionRow}: deleted with its snapshot. */
+export function snapshotPositionKey(key: string): string {
+  return `${key}:seq`;
+}
+
 /** A consumer's position from its `meta` value, or undefined when it holds none. */
 function positionOf(value: unknown): number | undefined {
   const seq = typeof value === 'object' && value !== null ? (value as { seq?: unknown }).seq : value;
@@ -82,15 +97,20 @@ export async function compactChangeLog(db: EngramDb, lagLimit: number, keepAfter
     // The last entry always stays: the log's end is the position every snapshot is checked against.
     let bound = Math.min(last - 1, keepAfter, ...hard);
     const droppedSnapshots: string[] = [];
-    const soft = await db.meta.bulkGet(SOFT_KEYS);
-    for (const [i, row] of soft.entries()) {
+    const positionKeys = SOFT_KEYS.map(snapshotPositionKey);
+    const positions = await db.meta.bulkGet(positionKeys);
+    // A snapshot written before position rows existed: its record says where it stands.
+    const unplaced = SOFT_KEYS.filter((_, i) => positions[i] === undefined);
+    const records = new Map(unplaced.length === 0 ? [] : (await db.meta.bulkGet(unplaced)).map((row, i) => [unplaced[i]!, row] as const));
+    for (const [i, key] of SOFT_KEYS.entries()) {
+      const row = positions[i] ?? records.get(key);
       if (row === undefined) continue;
       const seq = positionOf(row.value);
       if (seq !== undefined && last - seq <= lagLimit) bound = Math.min(bound, seq);
       else if (seq === undefined || seq < bound) {
         // Unusable or too far behind: the index is rebuilt from the store on its next load.
-        await db.meta.delete(SOFT_KEYS[i]!);
-        droppedSnapshots.push(SOFT_KEYS[i]!);
+        await db.meta.bulkDelete([key, positionKeys[i]!]);
+        droppedSnapshots.push(key);
       }
     }
     if (bound <= floor) return { removed: 0, floor, droppedSnapshots };

@@ -7,6 +7,7 @@
  * the record, written and read in one transaction with it.
  */
 import type { EngramDb } from './schema.js';
+import { snapshotPositionRow } from './change-log.js';
 
 /** Largest `bytes` kept inline in the record; larger ones are split into chunks of this size (the default of putSnapshot's `chunkBytes`). */
 export const SNAPSHOT_CHUNK_BYTES = 32 * 2 ** 20;
@@ -28,13 +29,15 @@ async function deleteChunks(db: EngramDb, key: string): Promise<void> {
 
 /**
  * Writes `record` under `key`, its `bytes` in chunks when large, replacing any
- * chunks an earlier record left. Joins the caller's transaction on `meta` when there is one.
+ * chunks an earlier record left, and its log position (`seq`) in a small row
+ * beside it for log compaction (change-log.ts). Joins the caller's transaction on `meta` when there is one.
  * @example
  * await putSnapshot(db, 'indexSnapshot', { bytes, seq: 12 });
  */
 export async function putSnapshot(db: EngramDb, key: string, record: { bytes: Uint8Array } & Record<string, unknown>, chunkBytes = SNAPSHOT_CHUNK_BYTES): Promise<void> {
   await db.transaction('rw', db.meta, async () => {
     await deleteChunks(db, key);
+    if (typeof record['seq'] === 'number') await db.meta.put(snapshotPositionRow(key, record['seq']));
     const { bytes } = record;
     if (bytes.length <= chunkBytes) {
       await db.meta.put({ key, value: record });

@@ -12,6 +12,7 @@ import { blockKey } from './block-key.js';
 import { TEXT_SNAPSHOT_KEYS, textFreeHistory, textFreeTombstone } from './forgetting.js';
 import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 import { readGeneration } from './generation.js';
+import { snapshotPositionKey } from './change-log.js';
 
 /** One row change, with the row before and after. */
 export type RowChange =
@@ -248,7 +249,7 @@ async function trimHistory(db: EngramDb, changes: readonly RowChange[], limit: n
  */
 async function forgetHistoryText(db: EngramDb, deletes: readonly RowChange[]): Promise<void> {
   if (deletes.length === 0) return;
-  if (deletes.some((c) => c.table === 'messages' || c.table === 'memories')) await db.meta.bulkDelete([...TEXT_SNAPSHOT_KEYS]);
+  if (deletes.some((c) => c.table === 'messages' || c.table === 'memories')) await db.meta.bulkDelete(TEXT_SNAPSHOT_KEYS.flatMap((key) => [key, snapshotPositionKey(key)]));
   const tables = new Map(deletes.map((c) => [c.id, c.table]));
   const entries = await db.history.where('recordId').anyOf([...tables.keys()]).toArray();
   const mine = entries.filter((e) => tables.get(e.recordId) === e.table);

@@ -13,7 +13,9 @@ afterEach(() => {
 });
 
 const bytesOf = (n: number, seed: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
-const chunkRows = async (): Promise<string[]> => (await db.meta.toCollection().primaryKeys()).filter((k) => k.startsWith('snap:')).sort();
+const chunkRows = async (): Promise<string[]> => (await db.meta.toCollection().primaryKeys()).filter((k) => k.startsWith('snap:') && k !== 'snap:seq').sort();
+/** The log position written beside the record (read by log compaction). */
+const position = async (): Promise<unknown> => (await db.meta.get('snap:seq'))?.value;
 
 describe('snapshot chunks', () => {
   it('keeps small bytes inline and splits large ones into chunk rows, reading both back whole', async () => {
@@ -27,6 +29,7 @@ describe('snapshot chunks', () => {
     const head = (await db.meta.get('snap'))!.value as Record<string, unknown>;
     expect(head).toEqual({ seq: 4, chunks: 5, byteLength: 4500 });
     expect(await getSnapshot(db, 'snap')).toEqual({ value: { bytes: bytesOf(4500, 2), seq: 4 } });
+    expect(await position()).toBe(4);
     // Each chunk row holds only its own bytes (a view would carry the whole buffer).
     expect(((await db.meta.get('snap:4'))!.value as Uint8Array).byteLength).toBe(500);
   });
@@ -56,6 +59,7 @@ describe('snapshot chunks', () => {
     await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
     await deleteSnapshot(db, 'snap');
     expect(await chunkRows()).toEqual([]);
+    expect(await position()).toBeUndefined();
     expect(await db.meta.get('snap')).toBeUndefined();
     expect((await db.meta.get('snapshot-other'))!.value).toBe(1);
   });
@@ -69,6 +73,7 @@ describe('snapshot chunks', () => {
       }),
     ).rejects.toThrow('later step failed');
     expect(await getSnapshot(db, 'snap')).toEqual({ value: { bytes: bytesOf(4500, 2), seq: 4 } });
+    expect(await position()).toBe(4);
     expect(await chunkRows()).toEqual(['snap:0', 'snap:1', 'snap:2', 'snap:3', 'snap:4']);
   });
 });
