@@ -26,6 +26,8 @@ export class MemoryPanel {
     const { results, total } = await engram.getAll({ userId: scope.userId, agentId: scope.agentId, limit: LIST_LIMIT });
     this.#count.textContent = String(total);
     this.#deleteAll.disabled = total === 0;
+    // Whose memories the card shows (the chat title may change first: panels render side by side).
+    this.#list.dataset['scope'] = `${scope.userId}/${scope.agentId}`;
     replace(
       this.#list,
       ...(results.length === 0

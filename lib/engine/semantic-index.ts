@@ -38,7 +38,7 @@ export class SemanticIndex {
   readonly #source: EmbedderSource;
   readonly #reembed: LongWorkOptions | undefined;
   #ready: Promise<{ embedder: Embedder; state: VectorState }> | undefined;
-  /** Recent embedding time per text (ms, moving average; cache hits included), undefined before the first. */
+  /** Recent embedding time per text the model embedded (ms, moving average; cached texts left out), undefined before the first. */
   #msPerText: number | undefined;
 
   constructor(core: EngineStore, source: EmbedderSource, reembed: LongWorkOptions | undefined) {
@@ -108,6 +108,7 @@ export class SemanticIndex {
     const { embedder } = await untilAborted(this.ready(), signal);
     let vectors: unknown;
     const started = performance.now();
+    const missesBefore = embedder instanceof CachedEmbedder ? embedder.stats.misses : 0;
     try {
       // An embedder that ignores the signal still cannot hold the call past an abort.
       vectors = await untilAborted(embedder.embed(texts.map((t) => this.#core.analyzer.normalize(t)), signal === undefined ? {} : { signal }), signal);
@@ -116,8 +117,10 @@ export class SemanticIndex {
       throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     validateEmbeddings(texts, vectors, embedder.dimensions);
-    if (texts.length > 0) {
-      const ms = (performance.now() - started) / texts.length;
+    // The model's own speed: cached texts tell nothing of it (calls in flight together share their counts).
+    const embedded = embedder instanceof CachedEmbedder ? embedder.stats.misses - missesBefore : texts.length;
+    if (embedded > 0) {
+      const ms = (performance.now() - started) / embedded;
       this.#msPerText = this.#msPerText === undefined ? ms : 0.7 * this.#msPerText + 0.3 * ms;
     }
     return { vectors, embedder };

@@ -90,6 +90,11 @@ async function chat(text: string): Promise<void> {
   );
 }
 
+/** Waits until the memories card shows `scope` ("user/agent"): it renders beside the chat title, not with it. */
+async function memoriesOf(scope: string): Promise<void> {
+  await page.waitForFunction((s) => document.querySelector('[data-testid="memory-list"]')?.getAttribute('data-scope') === s, scope, { timeout: STEP_WAIT });
+}
+
 /** The last turn's sections. */
 function lastTurn(part: 'recalled' | 'stored' | 'timings'): Promise<string> {
   return page.locator(`[data-testid="turn"]`).last().locator(`[data-testid="${part}"]`).innerText();
@@ -192,6 +197,7 @@ describe('demo page', () => {
   it('another user sees none of Ana\u2019s memories, in the list, the search or the chat', async () => {
     await page.click('[data-testid="user-ben"]');
     await page.waitForFunction(() => document.getElementById('chat-title')?.textContent.includes('Ben') === true, undefined, { timeout: STEP_WAIT });
+    await memoriesOf('ben/helper');
     expect(await page.innerText('[data-testid="memory-count"]')).toBe('0');
     expect(await texts('[data-testid="memory-list"] .memory .text')).toEqual([]);
     expect(await page.locator('[data-testid="turn"]').count()).toBe(0);
@@ -207,9 +213,11 @@ describe('demo page', () => {
     await page.click('[data-testid="user-ana"]');
     await page.click('[data-testid="agent-planner"]');
     await page.waitForFunction(() => document.getElementById('chat-title')?.textContent.startsWith('Planner') === true, undefined, { timeout: STEP_WAIT });
+    await memoriesOf('ana/planner');
     expect(await page.innerText('[data-testid="memory-count"]')).toBe('0');
     await page.click('[data-testid="agent-helper"]');
     await page.waitForFunction(() => document.getElementById('chat-title')?.textContent === 'Helper talking with Ana', undefined, { timeout: STEP_WAIT });
+    await memoriesOf('ana/helper');
   }, 60_000);
 
   it('after a reload the memories, the chat and the turn reports are still there', async () => {
