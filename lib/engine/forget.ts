@@ -8,7 +8,6 @@
  * generation is bumped: every instance rebuilds its indexes from the store.
  */
 import { bumpGeneration } from '../store/generation.js';
-import { snapshotPositionKey } from '../store/change-log.js';
 import { deleteSnapshot } from '../store/snapshot-chunks.js';
 import { textFreeTombstone, tombstoneHoldsText } from '../store/forgetting.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS } from '../store/keyword-terms.js';
@@ -93,9 +92,9 @@ export async function forgetScope(core: EngineStore, scope: ForgetScope, options
     const vectors = (await db.vectors.bulkGet(liveIds)).filter((v) => v !== undefined).length;
     const termKeys: [string, string][] = [...liveIds.map((id): [string, string] => [MEMORY_CORPUS, id]), ...messages.map((m): [string, string] => [MESSAGE_CORPUS, m.id])];
     const terms = (await db.terms.bulkGet(termKeys)).filter((t) => t !== undefined).length;
-    const metaKeys = [...SNAPSHOT_KEYS.flatMap((key) => [key, snapshotPositionKey(key)]), ...(options.metaKeysOf?.(records) ?? [])];
-    await db.meta.bulkDelete(metaKeys);
-    await deleteSnapshot(db, 'indexSnapshot'); // and its chunks
+    await db.meta.bulkDelete(options.metaKeysOf?.(records) ?? []);
+    // With their chunks and position rows.
+    for (const key of SNAPSHOT_KEYS) await deleteSnapshot(db, key);
     await bumpGeneration(db);
     const result: ForgetResult = { memories: live, tombstones, messages: messages.length, blocks: blocks.length, traces: traces.length, history, vectors, terms };
     // The write path removes the rows, vectors and terms and logs each removal; history of the scope is gone already.

@@ -16,7 +16,8 @@ import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } fr
 import type { KeywordHit } from '../search/keyword-search.js';
 import { rarestTerms } from '../search/query-terms.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS, readTermsRow, statsKey, termKey, type Corpus, type CorpusStats } from '../store/keyword-terms.js';
-import { readLogFloor, snapshotPositionRow } from '../store/change-log.js';
+import { readLogFloor } from '../store/change-log.js';
+import { snapshotPositionRow } from '../store/snapshot-chunks.js';
 import { readGeneration } from '../store/generation.js';
 import type { ChangeRow, TermsRow } from '../store/rows.js';
 import { MAX_KEY, MIN_KEY, storeError } from '../store/write.js';

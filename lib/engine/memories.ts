@@ -195,6 +195,13 @@ export interface PreparedAdds {
   plan(): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[]; vectorsLater?: Promise<() => VectorRow[]> }>;
 }
 
+/** The vector row of new memory `id` of `text`: a copy of the vector when another new memory of the batch has the same text. */
+function newVectorRow(embedded: Embedded, id: string, text: string, copy: boolean): VectorRow {
+  const vector = embedded.vectorOf.get(text);
+  if (vector === undefined) throw new ValidationError('text', 'no vector was computed for a new memory');
+  return { id, vector: copy ? vector.slice() : vector, embedderId: embedded.embedderId };
+}
+
 /** A memory a check compares an input with: its row, its vector when known, its comparable text (keyless, 'near' only). */
 interface Candidate {
   row: MemoryRow;
@@ -223,8 +230,11 @@ export async function prepareAdds(
   if (inputs.length === 0) return { plan: () => Promise.resolve({ changes: [], out: [] }) };
   const exactCheck = dedupe !== 'off';
   const { analyzer } = core;
-  const comparables = inputs.map((i) => (dedupe === 'near' && i.key === undefined ? analyzer.comparable(i.text) : undefined));
-  const near = exactCheck ? await nearCandidates(core, semantic, inputs) : undefined;
+  // Each keyless input's comparable text, computed once: its statement key finds the candidates, and with
+  // 'near' it is compared with theirs.
+  const statements = inputs.map((i) => (exactCheck && i.key === undefined ? analyzer.comparable(i.text) : undefined));
+  const comparables = dedupe === 'near' ? statements : inputs.map(() => undefined);
+  const near = exactCheck ? await nearCandidates(core, semantic, statements) : undefined;
   const early = vectorsLate ? undefined : (await embedding).result();
   const plan = async (): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[]; vectorsLater?: Promise<() => VectorRow[]> }> => {
     const now = core.now();
@@ -260,7 +270,7 @@ export async function prepareAdds(
     const nearFound =
       dedupe !== 'near' || near === undefined || embedded === undefined
         ? inputs.map(() => undefined)
-        : nearDuplicates(core, near, rowOf, inputs, inputs.map((i) => vectorOf(i.text)), standing.map((s) => s === undefined));
+        : nearDuplicates(core, near, rowOf, inputs, comparables, inputs.map((i) => vectorOf(i.text)), standing.map((s) => s === undefined));
     const changes: RowChange[] = [];
     const out: { item: MemoryItem; added: boolean }[] = [];
     const fresh: Candidate[] = [];
@@ -295,26 +305,20 @@ export async function prepareAdds(
       if (input.key !== undefined) row.key = input.key;
       if (input.value !== undefined) row.value = input.value;
       if (input.expiresAt !== undefined) row.expiresAt = input.expiresAt;
-      // Two new memories of one text get a vector each.
       const copy = fresh.some((f) => f.row.text === input.text);
       fresh.push({ row, vector, comparable });
       if (embedded === undefined) {
         late.push({ id: row.id, text: input.text, copy });
         changes.push({ table: 'memories', op: 'add', id: row.id, after: row });
       } else {
-        if (vector === undefined) throw new ValidationError('text', 'no vector was computed for a new memory');
-        changes.push({ table: 'memories', op: 'add', id: row.id, after: row, vector: { id: row.id, vector: copy ? vector.slice() : vector, embedderId: embedded.embedderId } });
+        changes.push({ table: 'memories', op: 'add', id: row.id, after: row, vector: newVectorRow(embedded, row.id, input.text, copy) });
       }
       out.push({ item: toItem(row), added: true });
     });
     if (late.length === 0) return { changes, out };
     const vectorsLater = embedding.then((settled) => (): VectorRow[] => {
-      const { vectorOf: of, embedderId } = settled.result();
-      return late.map(({ id, text, copy }) => {
-        const vector = of.get(text);
-        if (vector === undefined) throw new ValidationError('text', 'no vector was computed for a new memory');
-        return { id, vector: copy ? vector.slice() : vector, embedderId };
-      });
+      const done = settled.result();
+      return late.map(({ id, text, copy }) => newVectorRow(done, id, text, copy));
     });
     return { changes, out, vectorsLater };
   };

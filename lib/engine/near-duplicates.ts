@@ -16,7 +16,7 @@ import type { EngineStore } from './engine-store.js';
 import type { SemanticIndex } from './semantic-index.js';
 import type { VectorIndex } from '../vector/vector-index.js';
 import type { MemoryInput } from './memories.js';
-import { statementOf } from './scope-table.js';
+import { statementKey } from './scope-table.js';
 
 /** How add() recognises a memory it already has. */
 export const DEDUPE_MODES = ['exact', 'near', 'off'] as const;
@@ -71,25 +71,23 @@ export interface NearCandidates {
  * The standing memories that may say the same as each keyless input, or be
  * the same text: those of its statement key in the index's scope table (no
  * graph search, no vector, no read), and the change-log position the table
- * reflects. Every live memory with a usable vector is in that table (every
+ * reflects. `comparables[i]` is input i's comparable text, undefined for a
+ * keyed input. Every live memory with a usable vector is in that table (every
  * write path stores a live memory with its vector), so while no damaged row
  * was found, a keyless input none of them (nor anything logged after `seq`)
- * shares a statement with is neither an exact nor a near duplicate. Runs before the write transaction (it waits for
- * the index); {@link nearDuplicates} decides inside it.
+ * shares a statement with is neither an exact nor a near duplicate. Runs
+ * before the write transaction (it waits for the index); {@link nearDuplicates}
+ * decides inside it.
  */
-export async function nearCandidates(
-  core: EngineStore,
-  semantic: SemanticIndex,
-  inputs: readonly MemoryInput[],
-): Promise<NearCandidates> {
+export async function nearCandidates(core: EngineStore, semantic: SemanticIndex, comparables: readonly (string | undefined)[]): Promise<NearCandidates> {
   const { state } = await semantic.ready();
   // No catch-up (two reads of the store): the index reflects this instance's writes once its
   // queue is idle, and the write transaction checks whatever was logged after `seq` (another tab).
   await state.idle();
   const candidates = new Map<number, readonly string[]>();
-  inputs.forEach((input, i) => {
-    if (input.key !== undefined) return;
-    const same = state.scopes.withStatement(statementOf(core.analyzer, input)!);
+  comparables.forEach((comparable, i) => {
+    if (comparable === undefined) return;
+    const same = state.scopes.withStatement(statementKey(comparable));
     if (same.size > 0) candidates.set(i, [...same]);
   });
   // The index as it is when asked: it may be promoted or reloaded before the transaction.
@@ -100,13 +98,15 @@ export async function nearCandidates(
  * For each input still to be checked (`check[i]`), the standing memory among
  * its candidates that says the same, if any: close enough to the input's
  * vector (`vectors[i]`, unit length), of the same tier and scope, and of equal
- * comparable text. `rows` holds the candidates as the store has them now.
+ * comparable text (`comparables[i]`). `rows` holds the candidates as the store
+ * has them now.
  */
 export function nearDuplicates(
   core: EngineStore,
   near: NearCandidates,
   rows: ReadonlyMap<string, MemoryRow>,
   inputs: readonly MemoryInput[],
+  comparables: readonly (string | undefined)[],
   vectors: readonly (Float32Array | undefined)[],
   check: readonly boolean[],
 ): (MemoryRow | undefined)[] {
@@ -114,8 +114,8 @@ export function nearDuplicates(
   return inputs.map((input, i) => {
     const same = near.candidates.get(i);
     const vector = vectors[i];
-    if (!check[i] || same === undefined || vector === undefined) return undefined;
-    const comparable = core.analyzer.comparable(input.text);
+    const comparable = comparables[i];
+    if (!check[i] || same === undefined || vector === undefined || comparable === undefined) return undefined;
     const close = [...near.similarities(vector, same)].filter(([, score]) => score >= NEAR_DUPLICATE_SIMILARITY).sort((a, b) => b[1] - a[1]);
     // The text itself is compared: equal statement keys could be a hash collision.
     return close.map(([id]) => rows.get(id)).find((r): r is MemoryRow => r !== undefined && sameSlot(r, input, now) && core.analyzer.comparable(r.text) === comparable);

@@ -39,8 +39,13 @@ const EMPTY: ReadonlySet<string> = new Set();
  * fact share it). Keyed memories have none: they are never near duplicates.
  */
 export function statementOf(analyzer: Analyzer, row: Pick<MemoryRow, 'text' | 'key'>): number | undefined {
+  return row.key === undefined ? statementKey(analyzer.comparable(row.text)) : undefined;
+}
+
+/** The statement key of a comparable text (the analyzer's `comparable`). */
+export function statementKey(comparable: string): number {
   // 52 bits of the 64-bit hash: a number is cheaper than a string to keep, compare and snapshot.
-  return row.key === undefined ? Number.parseInt(contentHash(analyzer.comparable(row.text)).slice(0, 13), 16) : undefined;
+  return Number.parseInt(contentHash(comparable).slice(0, 13), 16);
 }
 
 /** Scope fields by memory id, with the ids of each scope value (a scoped search visits only its scope). */
@@ -48,7 +53,6 @@ export class ScopeTable {
   readonly #entries = new Map<string, Entry>();
   /** field -> value -> ids holding it. */
   readonly #byValue = new Map<ScopeField, Map<string, Set<string>>>(SCOPE_FIELDS.map((k) => [k, new Map()]));
-  /** statement key -> ids holding it. */
   /** Ids by statement key: one id as itself (nearly every key has one; 100k one-element Sets cost 10 MB and 40 ms at open), more in a Set. */
   readonly #byStatement = new Map<number, string | Set<string>>();
 

@@ -16,6 +16,7 @@
  * instead of replaying (see vector-state.ts and keyword-state.ts).
  */
 import type { EngramDb } from './schema.js';
+import { deleteSnapshot, snapshotPositionKey } from './snapshot-chunks.js';
 
 /** `meta` key of the log floor: entries with a seq at or below it may be gone. */
 export const LOG_FLOOR_KEY = 'changes.floor';
@@ -28,21 +29,6 @@ const HARD_KEYS = ['sync.pushedSeq'];
 
 /** Soft consumers: the index snapshots (SNAPSHOT_KEY of vector-state.ts and keyword-state.ts). */
 const SOFT_KEYS = ['indexSnapshot', 'keywordSnapshot'];
-
-/**
- * The `meta` row that holds the log position of the snapshot under `key`,
- * written with it (see {@link snapshotPositionRow}): compaction reads this
- * number, not the snapshot record, which at 100k memories is megabytes
- * (its scope table, the unmerged vectors) read on every compaction.
- */
-export function snapshotPositionRow(key: string, seq: number): { key: string; value: number } {
-  return { key: snapshotPositionKey(key), value: seq };
-}
-
-/** The key of {@link snapshotPositionRow}: deleted with its snapshot. */
-export function snapshotPositionKey(key: string): string {
-  return `${key}:seq`;
-}
 
 /** A consumer's position from its `meta` value, or undefined when it holds none. */
 function positionOf(value: unknown): number | undefined {
@@ -109,7 +95,7 @@ export async function compactChangeLog(db: EngramDb, lagLimit: number, keepAfter
       if (seq !== undefined && last - seq <= lagLimit) bound = Math.min(bound, seq);
       else if (seq === undefined || seq < bound) {
         // Unusable or too far behind: the index is rebuilt from the store on its next load.
-        await db.meta.bulkDelete([key, positionKeys[i]!]);
+        await deleteSnapshot(db, key);
         droppedSnapshots.push(key);
       }
     }

@@ -7,10 +7,24 @@
  * the record, written and read in one transaction with it.
  */
 import type { EngramDb } from './schema.js';
-import { snapshotPositionRow } from './change-log.js';
 
 /** Largest `bytes` kept inline in the record; larger ones are split into chunks of this size (the default of putSnapshot's `chunkBytes`). */
 export const SNAPSHOT_CHUNK_BYTES = 32 * 2 ** 20;
+
+/**
+ * The `meta` row beside the snapshot under `key` that holds its log position:
+ * log compaction (change-log.ts) reads this number, not the record, which at
+ * 100k memories is megabytes (its scope table, the unmerged vectors). It lies
+ * in the snapshot's key range, so {@link deleteSnapshot} takes it along.
+ */
+export function snapshotPositionRow(key: string, seq: number): { key: string; value: number } {
+  return { key: snapshotPositionKey(key), value: seq };
+}
+
+/** The key of {@link snapshotPositionRow}. */
+export function snapshotPositionKey(key: string): string {
+  return `${key}:seq`;
+}
 
 /** How a chunked record stands in `meta`: the record without `bytes`, and where they are. */
 interface ChunkedRecord {
@@ -80,7 +94,7 @@ export async function getSnapshot(db: EngramDb, key: string): Promise<{ value: u
   });
 }
 
-/** Deletes the record under `key` and its chunks. Joins the caller's transaction on `meta` when there is one. */
+/** Deletes the record under `key`, its chunks and its position row. Joins the caller's transaction on `meta` when there is one. */
 export async function deleteSnapshot(db: EngramDb, key: string): Promise<void> {
   await db.transaction('rw', db.meta, async () => {
     await db.meta.delete(key);

@@ -12,7 +12,7 @@ import { blockKey } from './block-key.js';
 import { TEXT_SNAPSHOT_KEYS, textFreeHistory, textFreeTombstone } from './forgetting.js';
 import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 import { readGeneration } from './generation.js';
-import { snapshotPositionKey } from './change-log.js';
+import { deleteSnapshot } from './snapshot-chunks.js';
 
 /** One row change, with the row before and after. */
 export type RowChange =
@@ -161,7 +161,7 @@ export function waitInTransaction<T>(work: Promise<T>): Promise<T> {
 async function writeLateVectors(db: EngramDb, logged: LoggedWrite | undefined, later: Promise<() => VectorRow[]>): Promise<LoggedWrite | undefined> {
   const rows = (await waitInTransaction(later))();
   if (rows.length === 0) return logged;
-  const awaiting = new Map((logged?.changes ?? []).flatMap((c) => (c.table === 'memories' && c.after !== undefined && c.after.deletedAt === undefined && c.vector === undefined ? [[c.id, c] as const] : [])));
+  const awaiting = new Set((logged?.changes ?? []).flatMap((c) => (c.table === 'memories' && c.after !== undefined && c.after.deletedAt === undefined && c.vector === undefined ? [c.id] : [])));
   const byId = new Map<string, VectorRow>();
   for (const row of rows) {
     if (!awaiting.has(row.id) || byId.has(row.id)) throw new ValidationError('vectorsLater', `vector ${row.id} belongs to no memory of this write that awaits one`);
@@ -249,7 +249,7 @@ async function trimHistory(db: EngramDb, changes: readonly RowChange[], limit: n
  */
 async function forgetHistoryText(db: EngramDb, deletes: readonly RowChange[]): Promise<void> {
   if (deletes.length === 0) return;
-  if (deletes.some((c) => c.table === 'messages' || c.table === 'memories')) await db.meta.bulkDelete(TEXT_SNAPSHOT_KEYS.flatMap((key) => [key, snapshotPositionKey(key)]));
+  if (deletes.some((c) => c.table === 'messages' || c.table === 'memories')) for (const key of TEXT_SNAPSHOT_KEYS) await deleteSnapshot(db, key);
   const tables = new Map(deletes.map((c) => [c.id, c.table]));
   const entries = await db.history.where('recordId').anyOf([...tables.keys()]).toArray();
   const mine = entries.filter((e) => tables.get(e.recordId) === e.table);

@@ -2,9 +2,9 @@
 // (older snapshots: from the record), not the record, megabytes at 100k memories.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../lib/engine/open-store.js';
-import { compactChangeLog, LOG_FLOOR_KEY, snapshotPositionKey } from '../../lib/store/change-log.js';
+import { compactChangeLog, LOG_FLOOR_KEY } from '../../lib/store/change-log.js';
 import type { EngramDb } from '../../lib/store/schema.js';
-import { deleteSnapshot, putSnapshot } from '../../lib/store/snapshot-chunks.js';
+import { deleteSnapshot, putSnapshot, snapshotPositionKey } from '../../lib/store/snapshot-chunks.js';
 
 let db: EngramDb;
 beforeEach(async () => {
