@@ -51,7 +51,7 @@ export default defineConfig({
     // Emit the ONNX Runtime wasm as files next to the bundle rather than as base64 inside it.
     assetsInlineLimit: 0,
     rolldownOptions: {
-      external: [/^dexie/, /^hnswlib-wasm/, /^@huggingface\/transformers/, /^onnxruntime-web/, /^@qdrant\//],
+      external: [/^dexie/, /^@huggingface\/transformers/, /^onnxruntime-web/, /^@qdrant\//],
     },
   },
   // The library's worker leaves transformers.js and ONNX Runtime to the app's bundler,
@@ -61,7 +61,7 @@ export default defineConfig({
     rolldownOptions: { external: [/^@huggingface\/transformers/, /^onnxruntime-web/] },
   },
   optimizeDeps: {
-    exclude: ['hnswlib-wasm', '@huggingface/transformers', 'onnxruntime-web'],
+    exclude: ['@huggingface/transformers', 'onnxruntime-web'],
   },
   server: { fs: { allow: ['.'] } },
   test: {

@@ -31,7 +31,7 @@ export async function runPage<T>(page: string, query: Record<string, string>, ti
     logLevel: 'error',
     // No HMR and no file watching: edits elsewhere in the tree must not reload a running benchmark.
     server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null, fs: { allow: [root] } },
-    optimizeDeps: { exclude: ['hnswlib-wasm', '@huggingface/transformers', 'onnxruntime-web'] },
+    optimizeDeps: { exclude: ['@huggingface/transformers', 'onnxruntime-web'] },
   });
   await server.listen();
   const address = server.httpServer?.address();

@@ -143,11 +143,6 @@ function ensureNativeHnsw(): void {
 
 let current: ReturnType<typeof spawn> | undefined;
 
-/** Library chatter that says nothing about progress (hnswlib-wasm logs every file-system sync). */
-export function isNoise(line: string): boolean {
-  return /jsFS synced successfully|EmscriptenFileSystemManager/.test(line);
-}
-
 /** Splits a byte stream into lines and hands each complete line (with its newline) to `emit`. */
 function lines(emit: (line: string) => void): { push: (chunk: Buffer) => void; end: () => void } {
   let partial = '';
@@ -178,7 +173,6 @@ function runOne(plan: BenchmarkPlan, args: string[], timeoutMs: number, logDir: 
   const relay = (to: NodeJS.WriteStream): ReturnType<typeof lines> =>
     lines((line) => {
       log.write(line);
-      if (isNoise(line)) return;
       to.write(line);
       if (line.trim() !== '') tail.push(line.trimEnd());
       if (tail.length > 40) tail.splice(0, tail.length - 40);

@@ -1,5 +1,5 @@
 /**
- * Vector index benchmark: HnswIndex (hnswlib-wasm) against ExactIndex (the
+ * Vector index benchmark: HnswIndex (hnswlib in WASM with SIMD) against ExactIndex (the
  * exact scan, ground truth) and hnswlib-node (the same C++ library, native).
  *
  *   npx tsx bench/vector.ts                       # 10k and 100k × 384-d synthetic + real sentence vectors
@@ -10,8 +10,7 @@
  * --queries (200), --efs (16,32,64,128), --m (16), --ef-construction (100),
  * --real-size (20000; 0 skips the sentence dataset), --skip-native.
  *
- * efConstruction defaults to 100, as in HnswIndex (hnswlib-wasm has no SIMD
- * and spends 3–5 ms of CPU per 384-d insert at 200). Both HNSW libraries
+ * efConstruction defaults to 100, as in HnswIndex. Both HNSW libraries
  * always get the same M/efConstruction/efSearch.
  *
  * Per dataset: build time, recall@10 against the exact scan (a returned id
@@ -35,18 +34,11 @@ import { latenciesOf, percentile } from './util/stats.js';
 import { clusteredVectors } from './util/vectors.js';
 import type { EfFigures, VectorDataset } from './pages/results.js';
 
-/** hnswlib-wasm logs every file-system sync; keep the benchmark output readable. */
-const quietLog = console.log.bind(console);
-console.log = (...args: unknown[]): void => {
-  const first = typeof args[0] === 'string' ? args[0] : '';
-  if (first.startsWith('b. jsFS synced') || first.startsWith('EmscriptenFileSystemManager')) return;
-  quietLog(...args);
-};
 
 const started = performance.now();
 function progress(message: string): void {
   const s = ((performance.now() - started) / 1000).toFixed(1).padStart(6);
-  quietLog(`[${s}s] ${message}`);
+  console.log(`[${s}s] ${message}`);
 }
 
 const K = 10;
@@ -139,7 +131,7 @@ async function runDataset(dataset: Dataset, efs: number[], m: number, efConstruc
   ExactIndex.restore(exactSnapshot).dispose();
   const exactLoad = performance.now() - t;
 
-  // HnswIndex (hnswlib-wasm).
+  // HnswIndex (hnswlib in WASM).
   progress(`${name}: HnswIndex build (M=${m}, efConstruction=${efConstruction})`);
   t = performance.now();
   const hnsw = await HnswIndex.create({ dimensions: dims, capacity: 1024, m, efConstruction, efSearch: DEFAULT_EF });
@@ -388,7 +380,7 @@ async function crossover(): Promise<void> {
     }
   }
   printTable('ExactIndex vs HnswIndex query p50 (k=10, efSearch=64)', rows);
-  quietLog(`first size where HnswIndex is faster: ${JSON.stringify(found)}`);
+  console.log(`first size where HnswIndex is faster: ${JSON.stringify(found)}`);
   writeResult('vector-crossover', { sizes, dims: dimsList, queries: queryCount, firstSizeWhereHnswIsFaster: found, figures });
 }
 
@@ -427,14 +419,14 @@ async function main(): Promise<void> {
   }
   printTable(`vector indexes: recall@10 and query time (k=10, M=${m}, efConstruction=${efConstruction}, ${queryCount} queries)`, tableRows(results));
   const goalFigures = goals(results);
-  quietLog(`goals (at efSearch=${DEFAULT_EF}): ${JSON.stringify(goalFigures, null, 2)}`);
+  console.log(`goals (at efSearch=${DEFAULT_EF}): ${JSON.stringify(goalFigures, null, 2)}`);
   writeResult('vector', {
     options: { sizes, dims, queries: queryCount, efs, m, efConstruction, realSize, k: K, defaultEfSearch: DEFAULT_EF },
     results,
     goals: goalFigures,
     totalSeconds: round((performance.now() - started) / 1000, 1),
   });
-  quietLog(`total ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`total ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
 await main();

@@ -23,7 +23,7 @@ export default defineConfig({
   server: { fs: { allow: [repoRoot] } },
   optimizeDeps: {
     entries: [resolve(demoRoot, 'index.html')],
-    exclude: ['hnswlib-wasm', '@huggingface/transformers', 'onnxruntime-web'],
+    exclude: ['@huggingface/transformers', 'onnxruntime-web'],
   },
   worker: { format: 'es' },
 });

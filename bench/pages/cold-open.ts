@@ -16,7 +16,7 @@ const log = (line: string): void => {
 
 const DIMS = 384;
 
-/** Every WebAssembly memory the page instantiates (hnswlib-wasm's), to report its size. */
+/** Every WebAssembly memory the page instantiates (the hnswlib module's), to report its size. */
 const wasmMemories: WebAssembly.Memory[] = [];
 const collect = (instance: WebAssembly.Instance): void => {
   for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) wasmMemories.push(value);

@@ -67,7 +67,7 @@ export function vectorRecallChart(datasets: readonly VectorDataset[], subtitle: 
   });
   const grey = '#4b5563';
   legend.push(
-    { label: 'HNSW, hnswlib-wasm; numbers: efSearch', color: grey, marker: 'circle' },
+    { label: 'HNSW, hnswlib in WASM; numbers: efSearch', color: grey, marker: 'circle' },
     { label: 'hnswlib-node, native, same ef', color: grey, marker: 'triangle' },
     { label: 'exact scan (recall 1)', color: grey, marker: 'square', hollow: true },
   );

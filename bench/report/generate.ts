@@ -120,7 +120,7 @@ function vectorSection(json: unknown, machineLine: string): Section {
   const k = isNum(options['k']) ? options['k'] : 10;
   const params = `k = ${k}, M = ${first.m}, efConstruction = ${first.efConstruction}, ${first.queries} queries per dataset`;
   const body: string[] = [
-    `HnswIndex (HNSW in WebAssembly, hnswlib-wasm) against ExactIndex (the exact scan, which is also the ground truth) and hnswlib-node (the same C++ library, native), in Node. ${params}. ` +
+    `HnswIndex (HNSW in WebAssembly: hnswlib built with SIMD by scripts/build-hnswlib.mjs) against ExactIndex (the exact scan, which is also the ground truth) and hnswlib-node (the same C++ library, native), in Node. ${params}. ` +
       'Datasets: clustered synthetic vectors (`clustered-…`) and sentence embeddings from the offline model (`sentences-…`). ' +
       'Query times include handing the query vector to the library. Goals are judged at efSearch ' +
       `${isNum(options['defaultEfSearch']) ? options['defaultEfSearch'] : 64} (HnswIndex's default).`,

@@ -33,7 +33,7 @@ export default defineConfig({
   },
   optimizeDeps: {
     entries: [resolve(rendererRoot, 'index.html')],
-    exclude: ['hnswlib-wasm', '@huggingface/transformers', 'onnxruntime-web'],
+    exclude: ['@huggingface/transformers', 'onnxruntime-web'],
   },
   worker: { format: 'es' },
 });

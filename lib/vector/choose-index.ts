@@ -12,7 +12,7 @@ import type { VectorIndex } from './vector-index.js';
  * Collection size from which HnswIndex is used instead of ExactIndex.
  *
  * Below it an exact query costs about a millisecond even at 384-d, and
- * ExactIndex needs no WASM load and inserts far faster than hnswlib-wasm; from
+ * ExactIndex needs no WASM load and inserts far faster than hnswlib; from
  * it on HNSW wins clearly. Measured by `npx tsx bench/vector.ts --crossover`;
  * the table is in bench/results/REPORT.md (vector-crossover).
  */
@@ -103,7 +103,7 @@ export async function promote(index: VectorIndex, options: PromoteOptions = {}):
 }
 
 /**
- * Starts loading hnswlib-wasm (fetching and compiling the module) in the
+ * Starts loading the hnswlib module (compiling its WASM) in the
  * background, so a restore or promotion that follows finds it ready. A failure
  * is left for that use to report.
  * @example

@@ -1,7 +1,8 @@
 /**
  * HnswIndex: approximate cosine search with hnswlib compiled to WebAssembly
- * (hnswlib-wasm, loaded lazily by `hnswlib-runtime.ts` inside
- * `create()`/`restore()`, so importing it has no side effects).
+ * with SIMD (engram's own build, `native/`, loaded lazily by
+ * `hnswlib-runtime.ts` inside `create()`/`restore()`, so importing it has no
+ * side effects).
  *
  * hnswlib works on integer labels. Each new vector gets a fresh label (a
  * counter saved in snapshots); `remove()` marks the label deleted, and the next
@@ -20,14 +21,12 @@
  * compared with the stored vector, so a hash collision never joins two
  * different vectors.
  *
- * Every input is checked in JS first,
- * because hnswlib's own errors surface as opaque `WebAssembly.Exception`s;
- * those that still occur are translated to IndexError.
+ * Every input is checked in JS first, so that hnswlib never sees bad input;
+ * the errors it still reports are translated to IndexError.
  */
 import { ClosedError, IndexError, ValidationError } from '../errors.js';
 import { inspectHnswlibFile } from './hnswlib-file.js';
-import { REGULAR_FILE_MODE } from './idbfs-memory.js';
-import { loadRuntime, MOUNT, removeFile, syncFromStore, wasmCall, type NativeHnsw, type Runtime } from './hnswlib-runtime.js';
+import { loadRuntime, NativeHnsw, wasmCall } from './hnswlib-runtime.js';
 import { decodeSnapshot, encodeSnapshot, type DecodeOptions } from './snapshot-format.js';
 import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
 import type { VectorHit, VectorIndex } from './vector-index.js';
@@ -73,12 +72,12 @@ export interface HnswIndexOptions {
 
 /** hnswlib's level generator seed: fixed so that builds are reproducible. */
 const RANDOM_SEED = 100;
-/** Items per addPoints() call. The binding rebuilds a used-label cache (O(size)) after every call, so batches keep bulk loads linear. */
+/** Vectors per addPoints() call: each call copies its batch into WASM memory, so batches bound that copy. */
 const ADD_BATCH = 1000;
 /**
- * Share of hnswlib-wasm's 2 GiB heap that the level-0 arrays of one index may
- * take: the heap is one per realm, shared by every index, and a resize needs
- * the old and the new array at once.
+ * Share of the hnswlib module's 2 GiB heap that the level-0 arrays of one
+ * index may take: the heap is one per realm, shared by every index, and a
+ * resize needs the old and the new array at once.
  */
 const HEAP_BUDGET = 1.5 * 2 ** 30;
 /** Bytes hnswlib allocates per slot at level 0: links (2m + count), vector, label. */
@@ -98,7 +97,6 @@ const slotBytes = (dimensions: number, m: number): number => (2 * m + 1) * 4 + d
 export class HnswIndex implements VectorIndex {
   readonly kind = 'hnsw' as const;
   readonly dimensions: number;
-  readonly #runtime: Runtime;
   readonly #native: NativeHnsw;
   readonly #m: number;
   readonly #efConstruction: number;
@@ -122,13 +120,11 @@ export class HnswIndex implements VectorIndex {
   #broken: unknown = undefined;
 
   private constructor(
-    runtime: Runtime,
     native: NativeHnsw,
     params: { dimensions: number; m: number; efConstruction: number; efSearch: number; capacity: number; nextLabel: number },
     live: readonly { id: string; label: number; flags: number }[],
     tombstones: number,
   ) {
-    this.#runtime = runtime;
     this.#native = native;
     this.dimensions = params.dimensions;
     this.#m = params.m;
@@ -145,7 +141,7 @@ export class HnswIndex implements VectorIndex {
   }
 
   /**
-   * Loads hnswlib-wasm (first call only) and creates an empty index.
+   * Loads the hnswlib module (first call only) and creates an empty index.
    * @example
    * const index = await HnswIndex.create({ dimensions: 100, efSearch: 128 });
    */
@@ -161,20 +157,19 @@ export class HnswIndex implements VectorIndex {
     assertIntegerIn(efConstruction, 'efConstruction', 1, 1_000_000);
     assertIntegerIn(efSearch, 'efSearch', 1, 1_000_000);
     if (capacity * slotBytes(dimensions, m) > HEAP_BUDGET) {
-      throw new ValidationError('capacity', `${capacity} slots of ${dimensions} dimensions do not fit in hnswlib-wasm's 2 GiB heap`);
+      throw new ValidationError('capacity', `${capacity} slots of ${dimensions} dimensions do not fit in the hnswlib module's 2 GiB heap`);
     }
-    const runtime = await loadRuntime();
-    const native = wasmCall(runtime, 'create index', () => new runtime.lib.HierarchicalNSW('cosine', dimensions, ''));
+    const native = new NativeHnsw(await loadRuntime(), dimensions);
     try {
-      wasmCall(runtime, 'initIndex', () => {
-        native.initIndex(capacity, m, efConstruction, RANDOM_SEED);
+      wasmCall('initIndex', () => {
+        native.init(capacity, m, efConstruction, RANDOM_SEED);
         native.setEfSearch(efSearch);
       });
     } catch (e) {
       native.delete();
       throw e;
     }
-    return new HnswIndex(runtime, native, { dimensions, m, efConstruction, efSearch, capacity, nextLabel: 0 }, [], 0);
+    return new HnswIndex(native, { dimensions, m, efConstruction, efSearch, capacity, nextLabel: 0 }, [], 0);
   }
 
   /** Starts loading the WASM runtime without waiting for it; a failure surfaces on the next create() or restore(). */
@@ -211,24 +206,18 @@ export class HnswIndex implements VectorIndex {
       new Set(parts.ids.map((entry) => entry.id)).size === parts.ids.length;
     if (!consistent) throw new IndexError('hnsw snapshot id table does not match its index data');
 
-    const runtime = await loadRuntime();
-    const native = wasmCall(runtime, 'create index', () => new runtime.lib.HierarchicalNSW('cosine', parts.dimensions, ''));
-    const name = `engram-${runtime.nextFile++}`;
+    const native = new NativeHnsw(await loadRuntime(), parts.dimensions);
     try {
-      runtime.files.records.set(`${MOUNT}/${name}`, { timestamp: new Date(), mode: REGULAR_FILE_MODE, contents: parts.payload });
-      syncFromStore(runtime);
-      wasmCall(runtime, 'readIndex', () => {
-        native.readIndex(name, capacity);
+      wasmCall('readIndex', () => {
+        native.readIndex(parts.payload, capacity);
         native.setEfSearch(efSearch);
       });
     } catch (e) {
       native.delete();
       throw e;
-    } finally {
-      removeFile(runtime, name);
     }
     const params = { dimensions: parts.dimensions, m, efConstruction, efSearch, capacity, nextLabel };
-    return new HnswIndex(runtime, native, params, parts.ids, file.deleted.size);
+    return new HnswIndex(native, params, parts.ids, file.deleted.size);
   }
 
   /**
@@ -421,7 +410,7 @@ export class HnswIndex implements VectorIndex {
           };
     const allowed = guarded === undefined ? undefined : (label: number): boolean => this.#some(label, guarded);
     const labels = Math.min(want, this.#idOf.size);
-    const result = wasmCall(this.#runtime, 'searchKnn', () => this.#native.searchKnn(vector, labels, allowed));
+    const result = wasmCall('searchKnn', () => this.#native.searchKnn(vector, labels, allowed));
     if (failure.failed) throw failure.error;
     if (result.neighbors.length < labels && filter !== undefined) return this.#widerSearch(vector, want, filter);
     if (result.neighbors.length < labels) return this.#exactSearch(vector, want, filter);
@@ -462,17 +451,7 @@ export class HnswIndex implements VectorIndex {
    */
   snapshot(): Uint8Array {
     this.#usable();
-    const runtime = this.#runtime;
-    const name = `engram-${runtime.nextFile++}`;
-    let file: Uint8Array | undefined;
-    try {
-      wasmCall(runtime, 'writeIndex', () => this.#native.writeIndex(name));
-      runtime.files.flush();
-      file = runtime.files.records.get(`${MOUNT}/${name}`)?.contents;
-    } finally {
-      removeFile(runtime, name);
-    }
-    if (file === undefined) throw new IndexError('hnswlib-wasm did not hand over the index file');
+    const file = wasmCall('writeIndex', () => this.#native.writeIndex());
     return encodeSnapshot({
       kind: 'hnsw',
       dimensions: this.dimensions,
@@ -507,7 +486,7 @@ export class HnswIndex implements VectorIndex {
   /** Runs a state-changing WASM call; if it fails the JS and WASM sides may disagree, so the index is retired. */
   #mutate(what: string, fn: () => void): void {
     try {
-      wasmCall(this.#runtime, what, fn);
+      wasmCall(what, fn);
     } catch (e) {
       this.#broken = e;
       throw e;
@@ -558,7 +537,6 @@ export class HnswIndex implements VectorIndex {
       this.#join(id, twin);
       return;
     }
-    // The binding refuses even a replacing add when every slot is used.
     this.#reserve(1);
     const label = this.#nextLabel;
     this.#mutate('addPoint', () => {
@@ -577,14 +555,14 @@ export class HnswIndex implements VectorIndex {
   #holds(label: number, vector: Float32Array): boolean {
     const query = new Float32Array(this.dimensions);
     normalizeInto(vector, query, 0);
-    const stored = wasmCall(this.#runtime, 'getPoint', () => this.#native.getPoint(label));
+    const stored = wasmCall('getPoint', () => this.#native.getPoint(label));
     for (let i = 0; i < query.length; i++) if (Math.abs(query[i]! - (stored[i] ?? Number.NaN)) > SAME_VECTOR_TOLERANCE) return false;
     return true;
   }
 
   /** Cosine similarity of a normalised query with the vector stored under `label`. */
   #score(query: Float32Array, label: number): number {
-    const stored = wasmCall(this.#runtime, 'getPoint', () => this.#native.getPoint(label));
+    const stored = wasmCall('getPoint', () => this.#native.getPoint(label));
     let score = 0;
     for (let i = 0; i < query.length; i++) score += query[i]! * (stored[i] ?? 0);
     return score;
@@ -622,15 +600,15 @@ export class HnswIndex implements VectorIndex {
   }
 
   /**
-   * Grows capacity (doubling) so that `extra` more slots fit. The binding
-   * checks `count + extra <= capacity` before it considers reusing deleted
-   * slots, so tombstones do not count as free here.
+   * Grows capacity (doubling) so that `extra` more vectors fit. New vectors
+   * take over deleted slots first (hnswlib's replace-deleted mode), so only
+   * those beyond the tombstones need room.
    */
   #reserve(extra: number): void {
-    const needed = this.#slots + extra;
+    const needed = this.#slots + Math.max(0, extra - this.#tombstones);
     if (needed <= this.#capacity) return;
     const limit = Math.floor(HEAP_BUDGET / slotBytes(this.dimensions, this.#m));
-    if (needed > limit) throw new IndexError(`${needed} vectors of ${this.dimensions} dimensions do not fit in hnswlib-wasm's 2 GiB heap`);
+    if (needed > limit) throw new IndexError(`${needed} vectors of ${this.dimensions} dimensions do not fit in the hnswlib module's 2 GiB heap`);
     let capacity = this.#capacity;
     while (capacity < needed) capacity *= 2;
     capacity = Math.min(capacity, limit);
@@ -651,7 +629,7 @@ export class HnswIndex implements VectorIndex {
   #widerSearch(vector: Float32Array, want: number, filter: (id: string) => boolean): VectorHit[] {
     const labels = this.#idOf.size;
     for (let fetch = want * 16; fetch <= labels / 4; fetch *= 8) {
-      const result = wasmCall(this.#runtime, 'searchKnn', () => this.#native.searchKnn(vector, fetch, undefined));
+      const result = wasmCall('searchKnn', () => this.#native.searchKnn(vector, fetch, undefined));
       const hits = this.#expand(result, want, filter);
       if (hits.length >= want) return hits;
     }

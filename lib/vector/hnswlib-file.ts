@@ -1,6 +1,6 @@
 /**
  * Reads and checks the file that hnswlib's `saveIndex` writes, as compiled to
- * wasm32 by hnswlib-wasm (size_t and labeltype are 4 bytes). HnswIndex runs this
+ * wasm32 (size_t and labeltype are 4 bytes; see native/). HnswIndex runs this
  * over a snapshot before handing it to `readIndex`, because hnswlib trusts the
  * file completely: a bad length or neighbour id would make the WASM code read
  * out of bounds instead of failing cleanly.

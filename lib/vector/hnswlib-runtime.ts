@@ -1,122 +1,195 @@
 /**
- * Loading hnswlib-wasm: the only file that imports it, lazily, so importing the
- * library has no side effects. One runtime per JS realm; its Emscripten file
- * system (IDBFS) is pointed at an in-memory store so that index files move in
- * and out of WASM without touching the user's IndexedDB.
+ * Loading engram's WebAssembly build of hnswlib (`native/hnswlib.js`, made by
+ * scripts/build-hnswlib.mjs from `native/hnswlib-binding.cc`): the only file
+ * that imports it, lazily, so importing the library has no side effects. One
+ * module per JS realm; its memory (at most 2 GiB) holds every index.
+ *
+ * {@link NativeHnsw} turns the binding's pointer-and-status interface into
+ * typed calls: vectors are copied into WASM memory here, results read back,
+ * and every failure the binding reports becomes an IndexError.
  */
 import { IndexError } from '../errors.js';
-import { IdbfsMemory } from './idbfs-memory.js';
+import type { HnswBinding, HnswModule } from './native/hnswlib.js';
 
-/** hnswlib-wasm's IDBFS mount point (fixed in its C++ wrapper). */
-export const MOUNT = '/hnswlib-index';
-
-/** The parts of hnswlib-wasm's HierarchicalNSW binding that are used here. */
-export interface NativeHnsw {
-  initIndex(maxElements: number, m: number, efConstruction: number, randomSeed: number): void;
-  readIndex(filename: string, maxElements: number): unknown;
-  writeIndex(filename: string): unknown;
-  resizeIndex(newMaxElements: number): void;
-  addPoint(point: Float32Array, label: number, replaceDeleted: boolean): void;
-  addPoints(points: Float32Array[], labels: number[], replaceDeleted: boolean): void;
-  markDelete(label: number): void;
-  searchKnn(query: Float32Array, k: number, filter: ((label: number) => boolean) | undefined): { distances: number[]; neighbors: number[] };
-  getPoint(label: number): ArrayLike<number>;
-  setEfSearch(ef: number): void;
-  delete(): void;
-}
-
-export interface HnswLibrary {
-  HierarchicalNSW: new (space: 'cosine', dimensions: number, autoSaveFilename: string) => NativeHnsw;
-  EmscriptenFileSystemManager: { syncFS(populateFromStore: boolean, callback: undefined): void };
-  getExceptionMessage?: (e: unknown) => [string, string];
-}
-
-/** One loaded hnswlib-wasm module and the in-memory store behind its file system. */
+/** One loaded module and the counter naming its transfer files. */
 export interface Runtime {
-  lib: HnswLibrary;
-  files: IdbfsMemory;
+  module: HnswModule;
   nextFile: number;
 }
 
-/** One runtime per JS realm, shared by every copy of this module, because hnswlib-wasm itself caches its module per realm. */
+/** One runtime per JS realm, shared by every copy of this module, so that all indexes share one WASM memory. */
 const RUNTIME_KEY = Symbol.for('engram.index.hnswlib-runtime');
 
-/** Calls into WASM, turning anything it throws into IndexError with hnswlib's own message when there is one. */
-export function wasmCall<T>(runtime: Runtime, what: string, fn: () => T): T {
+/** Calls into WASM, turning anything it throws (a trap, an allocation failure) into IndexError. */
+export function wasmCall<T>(what: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    let detail = e instanceof Error ? e.message : String(e);
-    if (typeof WebAssembly.Exception === 'function' && e instanceof WebAssembly.Exception) {
-      try {
-        detail = runtime.lib.getExceptionMessage?.(e).join(': ') ?? detail;
-      } catch {
-        // Keep the generic text.
-      }
-    }
-    throw new IndexError(`hnswlib ${what} failed: ${detail}`, { cause: e });
+    if (e instanceof IndexError) throw e;
+    throw new IndexError(`hnswlib ${what} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
 }
 
-/** Runs an IDBFS sync from the in-memory store into the WASM file system, to completion. */
-export function syncFromStore(runtime: Runtime): void {
-  runtime.lib.EmscriptenFileSystemManager.syncFS(true, undefined);
-  runtime.files.flush();
-}
-
-/** Deletes a transfer file from the store and, by syncing, from the WASM file system. */
-export function removeFile(runtime: Runtime, name: string): void {
-  runtime.files.records.delete(`${MOUNT}/${name}`);
-  syncFromStore(runtime);
-}
-
+/**
+ * Loads the module once per realm; a failed load is forgotten so that the next
+ * call tries again.
+ * @example
+ * const runtime = await loadRuntime();
+ */
 export function loadRuntime(): Promise<Runtime> {
   const slot = globalThis as unknown as Record<symbol, Promise<Runtime> | undefined>;
   let pending = slot[RUNTIME_KEY];
   if (pending === undefined) {
     pending = startRuntime().catch((cause: unknown) => {
       slot[RUNTIME_KEY] = undefined;
-      throw cause instanceof IndexError ? cause : new IndexError('could not load hnswlib-wasm', { cause });
+      throw cause instanceof IndexError ? cause : new IndexError('could not load hnswlib (WebAssembly with SIMD and exception handling is needed)', { cause });
     });
     slot[RUNTIME_KEY] = pending;
   }
   return pending;
 }
 
-/**
- * Loads hnswlib-wasm with its IDBFS mount pointed at an {@link IdbfsMemory}:
- * the global `indexedDB` is swapped for a forwarding shim only while the module
- * starts (its file system opens its database then and keeps the handle).
- * Browsers and workers import the package entry; Node imports the built file
- * directly (the package has only a `module` field) and needs a temporary
- * `window`, because the build targets the web.
- */
 async function startRuntime(): Promise<Runtime> {
-  const files = new IdbfsMemory(MOUNT);
-  const scope = globalThis as unknown as Record<string, unknown>;
-  const inBrowser = typeof scope['window'] === 'object' || typeof scope['importScripts'] === 'function';
-  const undo: (() => void)[] = [];
-  if (!inBrowser) {
-    scope['window'] = globalThis;
-    undo.push(() => Reflect.deleteProperty(globalThis, 'window'));
+  const { default: loadHnswlib } = await import('./native/hnswlib.js');
+  return { module: await loadHnswlib(), nextFile: 0 };
+}
+
+/**
+ * One hnswlib index in WASM memory (cosine space, replace-deleted mode on).
+ * Vectors handed in are copied; the binding normalises its copy.
+ * @example
+ * const native = new NativeHnsw(runtime, 384);
+ * native.init(1024, 16, 100, 100);
+ */
+export class NativeHnsw {
+  readonly #runtime: Runtime;
+  readonly #binding: HnswBinding;
+  readonly #dimensions: number;
+  /** A scratch allocation in WASM memory for vectors, labels and results, grown on demand. */
+  #scratch = 0;
+  #scratchBytes = 0;
+
+  constructor(runtime: Runtime, dimensions: number) {
+    this.#runtime = runtime;
+    this.#dimensions = dimensions;
+    this.#binding = wasmCall('create index', () => new runtime.module.Hnsw(dimensions));
   }
-  const own = Object.getOwnPropertyDescriptor(globalThis, 'indexedDB');
-  Object.defineProperty(globalThis, 'indexedDB', { value: files.factory(scope['indexedDB']), configurable: true, writable: true });
-  undo.push(() => {
-    if (own === undefined) Reflect.deleteProperty(globalThis, 'indexedDB');
-    else Object.defineProperty(globalThis, 'indexedDB', own);
-  });
-  let lib: HnswLibrary;
-  try {
-    const module = (inBrowser ? await import('hnswlib-wasm') : await import('hnswlib-wasm/dist/hnswlib.js')) as unknown as {
-      loadHnswlib: () => Promise<unknown>;
+
+  init(maxElements: number, m: number, efConstruction: number, seed: number): void {
+    this.#check('initIndex', this.#binding.init(maxElements, m, efConstruction, seed));
+  }
+
+  /** Reads an hnswlib index file (checked by hnswlib-file.ts first) with room for `maxElements`. */
+  readIndex(file: Uint8Array, maxElements: number): void {
+    const path = this.#transferPath();
+    const fs = this.#runtime.module.FS;
+    // canOwn: the file system keeps a view of `file` instead of copying it; the file is gone before this returns.
+    wasmCall('readIndex', () => {
+      fs.writeFile(path, file, { canOwn: true });
+    });
+    try {
+      this.#check('readIndex', this.#binding.load(path, maxElements));
+    } finally {
+      fs.unlink(path);
+    }
+  }
+
+  /** hnswlib's index file of this index. */
+  writeIndex(): Uint8Array {
+    const path = this.#transferPath();
+    const fs = this.#runtime.module.FS;
+    try {
+      this.#check('writeIndex', this.#binding.save(path));
+      return wasmCall('writeIndex', () => fs.readFile(path));
+    } finally {
+      try {
+        fs.unlink(path);
+      } catch {
+        // Never created: save() failed before opening it.
+      }
+    }
+  }
+
+  resizeIndex(maxElements: number): void {
+    this.#check('resizeIndex', this.#binding.resize(maxElements));
+  }
+
+  addPoints(points: readonly Float32Array[], labels: readonly number[], replaceDeleted: boolean): void {
+    const vectorBytes = this.#dimensions * 4;
+    const base = this.#reserve(points.length * (vectorBytes + 4));
+    const labelsAt = base + points.length * vectorBytes;
+    const { HEAPF32, HEAPU32 } = this.#runtime.module;
+    points.forEach((point, i) => {
+      HEAPF32.set(point, (base + i * vectorBytes) >>> 2);
+    });
+    HEAPU32.set(labels, labelsAt >>> 2);
+    this.#check('addPoints', this.#binding.addPoints(base, labelsAt, points.length, replaceDeleted));
+  }
+
+  addPoint(point: Float32Array, label: number, replaceDeleted: boolean): void {
+    this.addPoints([point], [label], replaceDeleted);
+  }
+
+  markDelete(label: number): void {
+    this.#check('markDelete', this.#binding.markDelete(label));
+  }
+
+  /** Up to k nearest labels, closest first, with their cosine distances; `filter` runs inside the graph walk. */
+  searchKnn(query: Float32Array, k: number, filter: ((label: number) => boolean) | undefined): { distances: number[]; neighbors: number[] } {
+    const vectorBytes = this.#dimensions * 4;
+    const base = this.#reserve(vectorBytes + k * 8);
+    const labelsAt = base + vectorBytes;
+    const distancesAt = labelsAt + k * 4;
+    this.#runtime.module.HEAPF32.set(query, base >>> 2);
+    const found = this.#binding.search(base, k, filter, labelsAt, distancesAt);
+    if (found < 0) this.#check('searchKnn', this.#binding.lastError());
+    const { HEAPF32, HEAPU32 } = this.#runtime.module;
+    return {
+      neighbors: Array.from(HEAPU32.subarray(labelsAt >>> 2, (labelsAt >>> 2) + found)),
+      distances: Array.from(HEAPF32.subarray(distancesAt >>> 2, (distancesAt >>> 2) + found)),
     };
-    lib = (await module.loadHnswlib()) as HnswLibrary;
-  } finally {
-    for (const step of undo.reverse()) step();
   }
-  if (!files.opened) {
-    throw new IndexError('hnswlib-wasm was initialised before engram loaded it, so index snapshots cannot be moved in or out');
+
+  /**
+   * The normalised vector stored under a live label, as a view of WASM memory:
+   * read it before the next call into the index (memory may move when it grows).
+   */
+  getPoint(label: number): Float32Array {
+    const at = this.#binding.point(label);
+    if (at === 0) throw new IndexError(`hnswlib getPoint failed: label ${label} is not in the index`);
+    return this.#runtime.module.HEAPF32.subarray(at >>> 2, (at >>> 2) + this.#dimensions);
   }
-  return { lib, files, nextFile: 0 };
+
+  setEfSearch(ef: number): void {
+    this.#check('setEfSearch', this.#binding.setEf(ef));
+  }
+
+  /** Frees the index and its scratch memory. */
+  delete(): void {
+    if (this.#scratch !== 0) this.#runtime.module._free(this.#scratch);
+    this.#scratch = 0;
+    this.#binding.delete();
+  }
+
+  #check(what: string, error: string): void {
+    if (error !== '') throw new IndexError(`hnswlib ${what} failed: ${error}`);
+  }
+
+  #transferPath(): string {
+    return `/engram-${this.#runtime.nextFile++}`;
+  }
+
+  /** A scratch area of at least `bytes` (16-byte aligned, as malloc returns). */
+  #reserve(bytes: number): number {
+    if (bytes <= this.#scratchBytes) return this.#scratch;
+    const module = this.#runtime.module;
+    if (this.#scratch !== 0) module._free(this.#scratch);
+    this.#scratch = 0;
+    this.#scratchBytes = 0;
+    const at = module._malloc(bytes);
+    if (at === 0) throw new IndexError(`hnswlib could not allocate ${bytes} bytes of WASM memory`);
+    this.#scratch = at;
+    this.#scratchBytes = bytes;
+    return at;
+  }
 }

@@ -1,11 +1,12 @@
 /**
  * lib/index owns nearest-neighbour search over vectors: the {@link VectorIndex}
- * seam, `HnswIndex` (hnswlib-wasm), `ExactIndex` (brute force, the ground truth),
+ * seam, `HnswIndex` (hnswlib in WASM), `ExactIndex` (brute force, the ground truth),
  * their snapshots, and the rule for choosing between them.
  *
  * It must not import Dexie, the embedder or the engine: an index is a cache the
  * engine fills from the store and snapshots into it. Only `hnsw-index.ts`
- * touches hnswlib-wasm, and only lazily inside `create()`/`restore()`.
+ * touches hnswlib (through `hnswlib-runtime.ts`), and only lazily inside
+ * `create()`/`restore()`.
  */
 
 /**

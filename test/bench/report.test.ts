@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argumentsFor, isNoise, PLANS } from '../../bench/run.js';
+import { argumentsFor, PLANS } from '../../bench/run.js';
 import { buildReport, duration, ms, statusOf } from '../../bench/report/generate.js';
 import type { Machine, RunRecord } from '../../bench/report/machine.js';
 import { checkXml, countPoints } from './xml.js';
@@ -178,10 +178,5 @@ describe('runner arguments', () => {
     expect(argumentsFor(plan('ingest'), false, read({ sizes: '5000', count: '100' }))).toEqual(['--count', '100']);
     expect(argumentsFor(plan('vector'), false, read({ 'skip-native': 'true' }))).toEqual(['--skip-native']);
     expect(argumentsFor(plan('vector-crossover'), false, read({ sizes: '5000', 'crossover-sizes': '100,200' }))).toEqual(['--crossover', '--sizes', '100,200']);
-  });
-
-  it('hides library noise only', () => {
-    expect(isNoise('  [page] b. jsFS synced successfully\n')).toBe(true);
-    expect(isNoise('[ 12.0s] clustered-10k: HnswIndex 1000/10000\n')).toBe(false);
   });
 });

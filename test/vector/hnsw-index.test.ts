@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClosedError, DimensionMismatchError, IndexError, ValidationError } from '../../lib/errors.js';
 import { ExactIndex } from '../../lib/vector/exact-index.js';
@@ -94,7 +95,9 @@ describe('HnswIndex', () => {
     index.add('b', v(0.6, 0.8));
     index.add('a', v(0, 1));
     expect(index.size).toBe(2);
-    expect(index.capacity).toBe(4);
+    // The new vector takes over the slot its old one left: a full index does not grow for a replacement.
+    expect(index.capacity).toBe(2);
+    expect(index.tombstones).toBe(0);
     expect(index.search(v(0, 1), 1)[0]!.id).toBe('a');
     expect(index.search(v(0, 1), 1)[0]!.score).toBeCloseTo(1, 5);
     index.dispose();
@@ -265,6 +268,44 @@ describe('HnswIndex', () => {
     const ok = await HnswIndex.restore(encodeSnapshot(parts));
     expect(ok.size).toBe(2000);
     ok.dispose();
+  });
+
+  it('restore() reads a snapshot written by the hnswlib-wasm 0.8.2 build that engram used before its own', async () => {
+    // Made by HnswIndex on hnswlib-wasm: 60 vectors of 16 dimensions (vector i: sin(7.1 i + 1.3 j), plus 2 at j = i mod 16),
+    // 'twin' added with m5's vector, then m3, m17 and m42 removed.
+    const dims = 16;
+    const vec = (i: number): Float32Array => Float32Array.from({ length: dims }, (_, j) => Math.sin(i * 7.1 + j * 1.3) + (j === i % dims ? 2 : 0));
+    const index = await HnswIndex.restore(new Uint8Array(readFileSync(new URL('./fixtures/hnswlib-wasm-0.8.2.snapshot', import.meta.url))));
+    expect(index.size).toBe(58);
+    expect(index.tombstones).toBe(3);
+    expect(index.capacity).toBe(64);
+    const top = index.search(vec(10), 3);
+    expect(top.map((h) => h.id)).toEqual(['m10', 'm26', 'm25']);
+    expect(top[1]!.score).toBeCloseTo(0.93115, 4);
+    expect(index.search(vec(5), 2).map((h) => h.id).sort()).toEqual(['m5', 'twin']);
+    for (const gone of ['m3', 'm17', 'm42']) expect(index.has(gone)).toBe(false);
+    expect(index.search(vec(3), 58).some((h) => h.id === 'm3')).toBe(false);
+    // New vectors take over the three deleted slots: no growth.
+    index.addMany([61, 62, 63].map((i) => ({ id: `n${i}`, vector: vec(i) })));
+    expect(index.tombstones).toBe(0);
+    expect(index.capacity).toBe(64);
+    expect(index.search(vec(62), 1)[0]!.id).toBe('n62');
+    index.dispose();
+  });
+
+  it('search() scores are the exact cosine for dimensions that are not a multiple of the SIMD width', async () => {
+    for (const dims of [1, 3, 7, 19, 33]) {
+      const vectors = clusteredVectors({ count: 200, dimensions: dims, clusters: 5, seed: dims });
+      const index = await HnswIndex.create({ dimensions: dims });
+      const exactIndex = ExactIndex.create({ dimensions: dims });
+      const rows = vectors.map((vector, i) => ({ id: `d${i}`, vector }));
+      index.addMany(rows);
+      exactIndex.addMany(rows);
+      const query = clusteredVectors({ count: 1, dimensions: dims, clusters: 5, seed: 100 + dims })[0]!;
+      const truth = new Map(exactIndex.search(query, 200).map((h) => [h.id, h.score]));
+      for (const hit of index.search(query, 10)) expect(hit.score).toBeCloseTo(truth.get(hit.id)!, 5);
+      index.dispose();
+    }
   });
 
   it('dispose() is idempotent and later calls throw ClosedError', async () => {

@@ -1,0 +1,37 @@
+/**
+ * Types of the generated module hnswlib.js (scripts/build-hnswlib.mjs): the
+ * binding declared in hnswlib-binding.cc and the parts of Emscripten's runtime
+ * that lib/vector/hnswlib-runtime.ts uses. Every string result is an error
+ * message, "" for success; no call throws for bad input.
+ */
+export interface HnswBinding {
+  init(maxElements: number, m: number, efConstruction: number, seed: number): string;
+  load(path: string, maxElements: number): string;
+  save(path: string): string;
+  resize(maxElements: number): string;
+  addPoints(vectors: number, labels: number, count: number, replaceDeleted: boolean): string;
+  markDelete(label: number): string;
+  search(query: number, k: number, filter: ((label: number) => boolean) | undefined, outLabels: number, outDistances: number): number;
+  point(label: number): number;
+  setEf(ef: number): string;
+  lastError(): string;
+  delete(): void;
+}
+
+export interface HnswModule {
+  Hnsw: new (dimensions: number) => HnswBinding;
+  HEAPU8: Uint8Array;
+  HEAPU32: Uint32Array;
+  HEAPF32: Float32Array;
+  _malloc(bytes: number): number;
+  _free(pointer: number): void;
+  FS: {
+    writeFile(path: string, data: Uint8Array, options?: { canOwn?: boolean }): void;
+    readFile(path: string): Uint8Array;
+    unlink(path: string): void;
+  };
+}
+
+declare function loadHnswlib(options?: object): Promise<HnswModule>;
+// eslint-disable-next-line no-restricted-syntax -- Emscripten's ES module exports its factory as default.
+export default loadHnswlib;
