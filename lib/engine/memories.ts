@@ -335,7 +335,7 @@ export async function prepareAdds(
 export function afterWrite(semantic: SemanticIndex): void {
   const update = async (): Promise<void> => {
     const { state } = await semantic.ready();
-    await state.catchUp();
+    await state.afterOwnWrite();
     await state.maybeSnapshot();
   };
   update().catch(() => undefined);

@@ -9,6 +9,11 @@ import { VectorState } from '../../lib/engine/vector-state.js';
 const embedder = new HashEmbedder({ dimensions: 64 });
 const input = (i: number, userId = 'u'): MemoryInput => ({ text: `memory number ${i} about topic${i}`, tier: 'long_term', scope: { userId }, metadata: {} });
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
+/** Waits for what a write left to the vector state (afterWrite runs once the caller has its result). */
+async function settled(state: VectorState): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await state.idle();
+}
 
 async function openCore(name: string): Promise<{ core: EngineStore; semantic: SemanticIndex }> {
   const { db, deviceId } = await openStore(name);
@@ -81,6 +86,49 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(JSON.stringify(own)).not.toContain('memory number 1');
     await semantic.close();
     core.closeDb();
+  });
+
+  it('own writes in a row are applied without reading the store; one after another instance wrote catches up first', async () => {
+    // Read-only transactions over the change log or meta only: the reads of a catch-up. Dexie binds
+    // IDBDatabase.transaction when it opens, so the counter goes in first.
+    let catchUpReads = 0;
+    let counting = false;
+    const real = IDBDatabase.prototype.transaction;
+    IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>): IDBTransaction {
+      const [stores, mode] = args;
+      const names = typeof stores === 'string' ? [stores] : [...stores];
+      if (counting && (mode ?? 'readonly') === 'readonly' && names.every((n) => n === 'changes' || n === 'meta')) catchUpReads += 1;
+      return real.apply(this, args);
+    };
+    const name = `own-reads-${Math.random().toString(36).slice(2)}`;
+    const a = await openCore(name);
+    const b = await openCore(name);
+    try {
+      const stateA = (await a.semantic.ready()).state;
+      await (await b.semantic.ready()).state.idle();
+      await addMemories(a.core, a.semantic, [input(0)]);
+      await settled(stateA);
+      counting = true;
+      for (let i = 1; i <= 5; i++) {
+        await addMemories(a.core, a.semantic, [input(i)]);
+        await settled(stateA);
+      }
+      expect(catchUpReads).toBe(0);
+      expect(stateA.index.size).toBe(6);
+      // Another instance writes: this instance's next write does not directly follow its position, so it catches up.
+      await addMemories(b.core, b.semantic, range(10, 13).map((i) => input(i, 'bo')));
+      await addMemories(a.core, a.semantic, [input(6)]);
+      await settled(stateA);
+      expect(catchUpReads).toBeGreaterThan(0);
+      expect(stateA.index.size).toBe(10);
+      expect(stateA.scopes.size).toBe(10);
+    } finally {
+      IDBDatabase.prototype.transaction = real;
+      for (const x of [a, b]) {
+        await x.semantic.close();
+        x.core.closeDb();
+      }
+    }
   });
 
   it('a write of another instance is caught up from the log, not applied as its own', async () => {
