@@ -42,7 +42,6 @@ const FLAGS = [
   // HnswIndex budgets its arrays against this (HEAP_BUDGET in hnsw-index.ts).
   '-sMAXIMUM_MEMORY=2GB',
   '-sEXPORTED_FUNCTIONS=_malloc,_free',
-  '-sEXPORTED_RUNTIME_METHODS=FS',
 ];
 
 /** @param {string} output path of the module to write */

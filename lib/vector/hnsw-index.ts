@@ -451,14 +451,10 @@ export class HnswIndex implements VectorIndex {
    */
   snapshot(): Uint8Array {
     this.#usable();
-    const file = wasmCall('writeIndex', () => this.#native.writeIndex());
-    return encodeSnapshot({
-      kind: 'hnsw',
-      dimensions: this.dimensions,
-      params: [this.#m, this.#efConstruction, this.#efSearch, this.#capacity, this.#nextLabel],
-      ids: [...this.#labelOf].map(([id, label]) => ({ id, label, flags: this.#hashOf.get(label) ?? 0 })),
-      payload: file,
-    });
+    const ids = [...this.#labelOf].map(([id, label]) => ({ id, label, flags: this.#hashOf.get(label) ?? 0 }));
+    const params = [this.#m, this.#efConstruction, this.#efSearch, this.#capacity, this.#nextLabel];
+    // The file is a view of WASM memory: encoded (copied) before it is freed.
+    return this.#native.withIndexFile((payload) => encodeSnapshot({ kind: 'hnsw', dimensions: this.dimensions, params, ids, payload }));
   }
 
   /**

@@ -11,11 +11,15 @@
 import { IndexError } from '../errors.js';
 import type { HnswBinding, HnswModule } from './native/hnswlib.js';
 
-/** One loaded module and the counter naming its transfer files. */
+/** One loaded module. */
 export interface Runtime {
   module: HnswModule;
-  nextFile: number;
 }
+
+/** hnswlib's index file: a 56-byte header whose words at these offsets hold the element count and the bytes per level-0 element (see hnswlib-file.ts). */
+const FILE_HEADER_BYTES = 56;
+const FILE_COUNT_AT = 8;
+const FILE_ELEMENT_BYTES_AT = 12;
 
 /** One runtime per JS realm, shared by every copy of this module, so that all indexes share one WASM memory. */
 const RUNTIME_KEY = Symbol.for('engram.index.hnswlib-runtime');
@@ -51,7 +55,7 @@ export function loadRuntime(): Promise<Runtime> {
 
 async function startRuntime(): Promise<Runtime> {
   const { default: loadHnswlib } = await import('./native/hnswlib.js');
-  return { module: await loadHnswlib(), nextFile: 0 };
+  return { module: await loadHnswlib() };
 }
 
 /**
@@ -79,34 +83,49 @@ export class NativeHnsw {
     this.#check('initIndex', this.#binding.init(maxElements, m, efConstruction, seed));
   }
 
-  /** Reads an hnswlib index file (checked by hnswlib-file.ts first) with room for `maxElements`. */
+  /**
+   * Reads an hnswlib index file (its structure checked by hnswlib-file.ts
+   * first) with room for `maxElements`: the level-0 block is copied straight
+   * into the index's own allocation, so the file is never held whole in WASM
+   * memory (which never shrinks).
+   */
   readIndex(file: Uint8Array, maxElements: number): void {
-    const path = this.#transferPath();
-    const fs = this.#runtime.module.FS;
-    // canOwn: the file system keeps a view of `file` instead of copying it; the file is gone before this returns.
-    wasmCall('readIndex', () => {
-      fs.writeFile(path, file, { canOwn: true });
-    });
+    const module = this.#runtime.module;
+    const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+    const level0Bytes = view.getUint32(FILE_COUNT_AT, true) * view.getUint32(FILE_ELEMENT_BYTES_AT, true);
+    const header = this.#reserve(FILE_HEADER_BYTES);
+    module.HEAPU8.set(file.subarray(0, FILE_HEADER_BYTES), header);
+    const level0 = this.#binding.beginLoad(header, maxElements);
+    if (level0 === 0) this.#check('readIndex', this.#binding.lastError());
+    module.HEAPU8.set(file.subarray(FILE_HEADER_BYTES, FILE_HEADER_BYTES + level0Bytes), level0);
+    const links = file.subarray(FILE_HEADER_BYTES + level0Bytes);
+    const linksAt = links.length === 0 ? 0 : module._malloc(links.length);
+    if (links.length > 0 && linksAt === 0) throw new IndexError(`hnswlib could not allocate ${links.length} bytes of WASM memory`);
     try {
-      this.#check('readIndex', this.#binding.load(path, maxElements));
+      module.HEAPU8.set(links, linksAt);
+      this.#check('readIndex', this.#binding.finishLoad(linksAt, links.length));
     } finally {
-      fs.unlink(path);
+      if (linksAt !== 0) module._free(linksAt);
     }
   }
 
-  /** hnswlib's index file of this index. */
-  writeIndex(): Uint8Array {
-    const path = this.#transferPath();
-    const fs = this.#runtime.module.FS;
+  /**
+   * Hands hnswlib's index file of this index to `use` as a view of WASM memory,
+   * valid only while `use` runs (no copy is made; `use` must not call into the
+   * index), and frees it after.
+   * @example
+   * const bytes = native.withIndexFile((file) => file.slice());
+   */
+  withIndexFile<T>(use: (file: Uint8Array) => T): T {
+    const file = wasmCall('writeIndex', () => this.#binding.serialize());
     try {
-      this.#check('writeIndex', this.#binding.save(path));
-      return wasmCall('writeIndex', () => fs.readFile(path));
-    } finally {
-      try {
-        fs.unlink(path);
-      } catch {
-        // Never created: save() failed before opening it.
+      if (file === null) {
+        this.#check('writeIndex', this.#binding.lastError());
+        throw new IndexError('hnswlib writeIndex failed');
       }
+      return use(file);
+    } finally {
+      this.#binding.release();
     }
   }
 
@@ -173,10 +192,6 @@ export class NativeHnsw {
 
   #check(what: string, error: string): void {
     if (error !== '') throw new IndexError(`hnswlib ${what} failed: ${error}`);
-  }
-
-  #transferPath(): string {
-    return `/engram-${this.#runtime.nextFile++}`;
   }
 
   /** A scratch area of at least `bytes` (16-byte aligned, as malloc returns). */

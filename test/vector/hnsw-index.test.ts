@@ -275,7 +275,10 @@ describe('HnswIndex', () => {
     // 'twin' added with m5's vector, then m3, m17 and m42 removed.
     const dims = 16;
     const vec = (i: number): Float32Array => Float32Array.from({ length: dims }, (_, j) => Math.sin(i * 7.1 + j * 1.3) + (j === i % dims ? 2 : 0));
-    const index = await HnswIndex.restore(new Uint8Array(readFileSync(new URL('./fixtures/hnswlib-wasm-0.8.2.snapshot', import.meta.url))));
+    const fixture = new Uint8Array(readFileSync(new URL('./fixtures/hnswlib-wasm-0.8.2.snapshot', import.meta.url)));
+    const index = await HnswIndex.restore(fixture);
+    // snapshot() writes hnswlib's file itself (not through saveIndex): byte for byte what hnswlib-wasm's saveIndex wrote.
+    expect(decodeSnapshot(index.snapshot(), 'hnsw').payload).toEqual(decodeSnapshot(fixture, 'hnsw').payload);
     expect(index.size).toBe(58);
     expect(index.tombstones).toBe(3);
     expect(index.capacity).toBe(64);

@@ -19,9 +19,13 @@
 #include <emscripten/bind.h>
 #include <wasm_simd128.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "hnswlib/hnswlib.h"
 
@@ -84,20 +88,162 @@ std::string describe(const std::exception &e) { return e.what()[0] == '\0' ? "un
 class Hnsw {
  public:
   explicit Hnsw(int dimensions) : dimensions_(static_cast<size_t>(dimensions)), space_(static_cast<size_t>(dimensions)) {}
-  ~Hnsw() { delete index_; }
+  ~Hnsw() {
+    delete index_;
+    delete loading_;
+  }
 
   std::string init(int maxElements, int m, int efConstruction, int seed) {
     return guard([&] { replace(new hnswlib::HierarchicalNSW<float>(&space_, maxElements, m, efConstruction, seed, true)); });
   }
 
-  // Reads an index file written by save() (or by hnswlib-wasm: the format is hnswlib's own).
-  std::string load(const std::string &path, int maxElements) {
-    return guard([&] { replace(new hnswlib::HierarchicalNSW<float>(&space_, path, false, maxElements, true)); });
+  // Reading an index file (hnswlib's format, as serialize() or hnswlib-wasm's saveIndex()
+  // wrote it, its structure checked by hnswlib-file.ts first) in two steps, so that the
+  // file is never copied whole into WASM memory, which never shrinks: beginLoad() takes
+  // the 56-byte header at `header`, allocates the index for `maxElements` and returns
+  // where the level-0 block (count × size per element bytes, copied there by JS) goes, or
+  // 0 (see lastError()); finishLoad() reads the rest of the file, the upper-level link
+  // lists at `links`, and makes the index current. It does what hnswlib's loadIndex()
+  // does, which through Emscripten's file system took three times as long (a seek and a
+  // read per element in its check pass).
+  uintptr_t beginLoad(uintptr_t header, int maxElements) {
+    delete loading_;
+    loading_ = nullptr;
+    uintptr_t level0 = 0;
+    error_ = guard([&] {
+      auto *index = new hnswlib::HierarchicalNSW<float>(&space_);
+      loading_ = index;
+      index->allow_replace_deleted_ = true;
+      const char *at = reinterpret_cast<const char *>(header);
+      const auto take = [&at](void *to, size_t bytes) {
+        std::memcpy(to, at, bytes);
+        at += bytes;
+      };
+      size_t fileMaxElements = 0, count = 0;
+      take(&index->offsetLevel0_, sizeof(index->offsetLevel0_));
+      take(&fileMaxElements, sizeof(fileMaxElements));
+      take(&count, sizeof(count));
+      take(&index->size_data_per_element_, sizeof(index->size_data_per_element_));
+      take(&index->label_offset_, sizeof(index->label_offset_));
+      take(&index->offsetData_, sizeof(index->offsetData_));
+      take(&index->maxlevel_, sizeof(index->maxlevel_));
+      take(&index->enterpoint_node_, sizeof(index->enterpoint_node_));
+      take(&index->maxM_, sizeof(index->maxM_));
+      take(&index->maxM0_, sizeof(index->maxM0_));
+      take(&index->M_, sizeof(index->M_));
+      take(&index->mult_, sizeof(index->mult_));
+      take(&index->ef_construction_, sizeof(index->ef_construction_));
+      const size_t maxCount = static_cast<size_t>(maxElements) < count ? std::max(fileMaxElements, count) : static_cast<size_t>(maxElements);
+      index->max_elements_ = maxCount;
+      index->data_size_ = space_.get_data_size();
+      index->fstdistfunc_ = space_.get_dist_func();
+      index->dist_func_param_ = space_.get_dist_func_param();
+      index->data_level0_memory_ = static_cast<char *>(malloc(maxCount * index->size_data_per_element_));
+      if (index->data_level0_memory_ == nullptr) throw std::runtime_error("Not enough memory: loading failed to allocate level0");
+      index->size_links_per_element_ = index->maxM_ * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint);
+      index->size_links_level0_ = index->maxM0_ * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint);
+      std::vector<std::mutex>(maxCount).swap(index->link_list_locks_);
+      std::vector<std::mutex>(hnswlib::HierarchicalNSW<float>::MAX_LABEL_OPERATION_LOCKS).swap(index->label_op_locks_);
+      index->visited_list_pool_.reset(new hnswlib::VisitedListPool(1, maxCount));
+      index->linkLists_ = static_cast<char **>(calloc(maxCount, sizeof(void *)));
+      if (index->linkLists_ == nullptr) throw std::runtime_error("Not enough memory: loading failed to allocate linklists");
+      index->element_levels_ = std::vector<int>(maxCount);
+      index->revSize_ = 1.0 / index->mult_;
+      index->ef_ = 10;
+      loadingCount_ = count;
+      level0 = reinterpret_cast<uintptr_t>(index->data_level0_memory_);
+    });
+    if (!error_.empty()) {
+      delete loading_;
+      loading_ = nullptr;
+    }
+    return level0;
   }
 
-  std::string save(const std::string &path) {
-    return guard([&] { ready().saveIndex(path); });
+  std::string finishLoad(uintptr_t links, size_t length) {
+    std::string error = guard([&] {
+      if (loading_ == nullptr) throw std::runtime_error("finishLoad() without beginLoad()");
+      auto &index = *loading_;
+      const char *at = reinterpret_cast<const char *>(links);
+      const char *end = at + length;
+      // The element count goes in first, so that clear() (on a throw) frees the link lists read so far.
+      index.cur_element_count = loadingCount_;
+      index.label_lookup_.reserve(loadingCount_);
+      for (size_t i = 0; i < loadingCount_; i++) {
+        index.label_lookup_[index.getExternalLabel(i)] = i;
+        unsigned int size = 0;
+        if (end - at < static_cast<ptrdiff_t>(sizeof(size))) throw std::runtime_error("Index seems to be corrupted or unsupported");
+        std::memcpy(&size, at, sizeof(size));
+        at += sizeof(size);
+        if (size == 0) continue;
+        if (end - at < static_cast<ptrdiff_t>(size)) throw std::runtime_error("Index seems to be corrupted or unsupported");
+        char *list = static_cast<char *>(malloc(size));
+        if (list == nullptr) throw std::runtime_error("Not enough memory: loading failed to allocate a linklist");
+        std::memcpy(list, at, size);
+        at += size;
+        index.linkLists_[i] = list;
+        index.element_levels_[i] = static_cast<int>(size / index.size_links_per_element_);
+      }
+      if (at != end) throw std::runtime_error("Index seems to be corrupted or unsupported");
+      for (size_t i = 0; i < loadingCount_; i++) {
+        if (!index.isMarkedDeleted(static_cast<hnswlib::tableint>(i))) continue;
+        index.num_deleted_ += 1;
+        index.deleted_elements.insert(static_cast<hnswlib::tableint>(i));
+      }
+      replace(loading_);
+      loading_ = nullptr;
+    });
+    delete loading_;
+    loading_ = nullptr;
+    return error;
   }
+
+  // hnswlib's index file, byte for byte what its saveIndex() writes, built in WASM
+  // memory and handed to JS as a view (valid until release() or the next call):
+  // saveIndex() through Emscripten's file system took about 5 ms per MB, this a memcpy.
+  emscripten::val serialize() {
+    file_.clear();
+    error_ = guard([&] {
+      auto &index = ready();
+      const size_t count = index.cur_element_count;
+      size_t size = 56 + count * index.size_data_per_element_;
+      for (size_t i = 0; i < count; i++) {
+        size += sizeof(unsigned int);
+        if (index.element_levels_[i] > 0) size += index.size_links_per_element_ * index.element_levels_[i];
+      }
+      file_.resize(size);
+      char *at = file_.data();
+      const auto put = [&at](const void *from, size_t bytes) {
+        std::memcpy(at, from, bytes);
+        at += bytes;
+      };
+      const size_t elements = count;
+      put(&index.offsetLevel0_, sizeof(index.offsetLevel0_));
+      put(&index.max_elements_, sizeof(index.max_elements_));
+      put(&elements, sizeof(elements));
+      put(&index.size_data_per_element_, sizeof(index.size_data_per_element_));
+      put(&index.label_offset_, sizeof(index.label_offset_));
+      put(&index.offsetData_, sizeof(index.offsetData_));
+      put(&index.maxlevel_, sizeof(index.maxlevel_));
+      put(&index.enterpoint_node_, sizeof(index.enterpoint_node_));
+      put(&index.maxM_, sizeof(index.maxM_));
+      put(&index.maxM0_, sizeof(index.maxM0_));
+      put(&index.M_, sizeof(index.M_));
+      put(&index.mult_, sizeof(index.mult_));
+      put(&index.ef_construction_, sizeof(index.ef_construction_));
+      put(index.data_level0_memory_, count * index.size_data_per_element_);
+      for (size_t i = 0; i < count; i++) {
+        const unsigned int links = index.element_levels_[i] > 0 ? index.size_links_per_element_ * index.element_levels_[i] : 0;
+        put(&links, sizeof(links));
+        if (links > 0) put(index.linkLists_[i], links);
+      }
+    });
+    if (!error_.empty()) return emscripten::val::null();
+    return emscripten::val(emscripten::typed_memory_view(file_.size(), reinterpret_cast<unsigned char *>(file_.data())));
+  }
+
+  // Frees the file serialize() made.
+  void release() { std::vector<char>().swap(file_); }
 
   std::string resize(int maxElements) {
     return guard([&] { ready().resizeIndex(maxElements); });
@@ -184,15 +330,21 @@ class Hnsw {
   size_t dimensions_;
   CosineSpace space_;
   hnswlib::HierarchicalNSW<float> *index_ = nullptr;
+  // An index between beginLoad() and finishLoad(), and its element count.
+  hnswlib::HierarchicalNSW<float> *loading_ = nullptr;
+  size_t loadingCount_ = 0;
   std::string error_;
+  std::vector<char> file_;
 };
 
 EMSCRIPTEN_BINDINGS(engram_hnswlib) {
   emscripten::class_<Hnsw>("Hnsw")
       .constructor<int>()
       .function("init", &Hnsw::init)
-      .function("load", &Hnsw::load)
-      .function("save", &Hnsw::save)
+      .function("beginLoad", &Hnsw::beginLoad)
+      .function("finishLoad", &Hnsw::finishLoad)
+      .function("serialize", &Hnsw::serialize)
+      .function("release", &Hnsw::release)
       .function("resize", &Hnsw::resize)
       .function("addPoints", &Hnsw::addPoints)
       .function("markDelete", &Hnsw::markDelete)

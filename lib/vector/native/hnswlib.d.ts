@@ -6,8 +6,11 @@
  */
 export interface HnswBinding {
   init(maxElements: number, m: number, efConstruction: number, seed: number): string;
-  load(path: string, maxElements: number): string;
-  save(path: string): string;
+  beginLoad(header: number, maxElements: number): number;
+  finishLoad(links: number, length: number): string;
+  /** hnswlib's index file as a view of WASM memory, valid until release() or the next call; null on failure (see lastError()). */
+  serialize(): Uint8Array | null;
+  release(): void;
   resize(maxElements: number): string;
   addPoints(vectors: number, labels: number, count: number, replaceDeleted: boolean): string;
   markDelete(label: number): string;
@@ -25,11 +28,6 @@ export interface HnswModule {
   HEAPF32: Float32Array;
   _malloc(bytes: number): number;
   _free(pointer: number): void;
-  FS: {
-    writeFile(path: string, data: Uint8Array, options?: { canOwn?: boolean }): void;
-    readFile(path: string): Uint8Array;
-    unlink(path: string): void;
-  };
 }
 
 declare function loadHnswlib(options?: object): Promise<HnswModule>;
