@@ -93,7 +93,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     // IDBDatabase.transaction when it opens, so the counter goes in first.
     let catchUpReads = 0;
     let counting = false;
-    const real = IDBDatabase.prototype.transaction;
+    const real = Object.getOwnPropertyDescriptor(IDBDatabase.prototype, 'transaction')!.value as (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) => IDBTransaction;
     IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>): IDBTransaction {
       const [stores, mode] = args;
       const names = typeof stores === 'string' ? [stores] : [...stores];
