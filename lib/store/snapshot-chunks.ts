@@ -71,8 +71,13 @@ export async function putSnapshot(db: EngramDb, key: string, record: { bytes: Ui
  * The value stored under `key` with chunked `bytes` joined again; undefined when
  * there is none. A chunked record whose chunks are missing or of the wrong size
  * comes back without `bytes` (the caller treats it as damaged).
+ * `whileReading` (which must not throw) gets the record's other fields while
+ * its chunks are read, so that work on them overlaps the read of the bytes: at
+ * 100k memories the read takes about 0.75 s, in which the page is idle.
+ * @example
+ * const row = await getSnapshot(db, 'indexSnapshot', (fields) => prepare(fields));
  */
-export async function getSnapshot(db: EngramDb, key: string): Promise<{ value: unknown } | undefined> {
+export async function getSnapshot(db: EngramDb, key: string, whileReading?: (fields: Readonly<Record<string, unknown>>) => void): Promise<{ value: unknown } | undefined> {
   return db.transaction('r', db.meta, async () => {
     const row = await db.meta.get(key);
     if (row === undefined) return undefined;
@@ -80,7 +85,9 @@ export async function getSnapshot(db: EngramDb, key: string): Promise<{ value: u
     if (typeof value !== 'object' || value === null || !('chunks' in value)) return { value };
     const { chunks, byteLength, ...rest } = value as ChunkedRecord & Record<string, unknown>;
     if (!Number.isSafeInteger(chunks) || chunks < 1 || !Number.isSafeInteger(byteLength)) return { value: rest };
-    const parts = await db.meta.bulkGet(chunkKeys(key, chunks));
+    const reading = db.meta.bulkGet(chunkKeys(key, chunks));
+    whileReading?.(rest);
+    const parts = await reading;
     const total = parts.reduce((sum, p) => sum + (p?.value instanceof Uint8Array ? p.value.length : Number.NaN), 0);
     if (total !== byteLength) return { value: rest };
     const bytes = new Uint8Array(byteLength);

@@ -3,6 +3,7 @@ import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import type { IndexProgress } from '../../lib/engine/vector-state.js';
 import { DimensionMismatchError, Engram } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
+import { getSnapshot, putSnapshot } from '../../lib/store/snapshot-chunks.js';
 import { decodeSnapshot } from '../../lib/vector/snapshot-format.js';
 
 const embedder = (d = 256): HashEmbedder => new HashEmbedder({ dimensions: d });
@@ -52,6 +53,26 @@ describe('vector index persistence', () => {
     }
     await b.add('new harbour note written after the reopen', { userId: 'bo' });
     expect((await b.search('harbour', { userId: 'bo', mode: 'vector', limit: 10 })).results).toHaveLength(2);
+    await b.close();
+  });
+
+  it('open() restores the scope table of a chunked snapshot (made while the chunks are read): scoped searches stay scoped', async () => {
+    const name = unique('chunked-scopes');
+    const a = await Engram.open({ name, embedder: embedder() });
+    await a.add('a note about the lighthouse', { userId: 'ana' });
+    await a.add('a note about the lighthouse keeper', { userId: 'bo', agentId: 'helper' });
+    await a.close();
+    // The same record stored again in chunks of 64 bytes (a 100k index is stored in chunks of 32 MB).
+    const db = new EngramDb(name);
+    await db.open();
+    const stored = (await getSnapshot(db, 'indexSnapshot'))!.value as Record<string, unknown> & { bytes: Uint8Array };
+    await putSnapshot(db, 'indexSnapshot', stored, 64);
+    expect((await db.meta.get('indexSnapshot:1'))?.value).toBeInstanceOf(Uint8Array);
+    db.close();
+    const b = await Engram.open({ name, embedder: embedder() });
+    expect((await b.ready()).index).toBe('snapshot');
+    expect((await b.search('lighthouse', { userId: 'ana', mode: 'vector', limit: 10 })).results.map((r) => r.userId)).toEqual(['ana']);
+    expect((await b.search('lighthouse', { agentId: 'helper', mode: 'vector', limit: 10 })).results.map((r) => r.userId)).toEqual(['bo']);
     await b.close();
   });
 

@@ -34,6 +34,25 @@ describe('snapshot chunks', () => {
     expect(((await db.meta.get('snap:4'))!.value as Uint8Array).byteLength).toBe(500);
   });
 
+  it('hands the other fields of a chunked record to the caller before its chunks have arrived', async () => {
+    await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 9, scopeColumns: { ids: ['a'] } }, 1000);
+    const events: unknown[] = [];
+    const bulkGet = db.meta.bulkGet.bind(db.meta);
+    db.meta.bulkGet = ((keys: string[]) =>
+      bulkGet(keys).then((rows) => {
+        events.push('chunks arrived');
+        return rows;
+      }));
+    const row = await getSnapshot(db, 'snap', (fields) => events.push(fields));
+    expect(events).toEqual([{ seq: 9, scopeColumns: { ids: ['a'] } }, 'chunks arrived']);
+    expect(row).toEqual({ value: { bytes: bytesOf(4500, 2), seq: 9, scopeColumns: { ids: ['a'] } } });
+    // An inline record has no read to overlap: the callback is not called.
+    await putSnapshot(db, 'inline', { bytes: bytesOf(10, 1), seq: 1 }, 1000);
+    const inline: unknown[] = [];
+    await getSnapshot(db, 'inline', (fields) => inline.push(fields));
+    expect(inline).toEqual([]);
+  });
+
   it('a smaller or inline record replaces a chunked one without leaving chunk rows behind', async () => {
     await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
     await putSnapshot(db, 'snap', { bytes: bytesOf(2100, 3), seq: 5 }, 1000);
