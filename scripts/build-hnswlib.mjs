@@ -53,7 +53,8 @@ function build(output) {
   // Debian's emcc runs its JS tools with the system's Node modules (acorn, …).
   const env = { ...process.env };
   if (existsSync('/usr/share/nodejs')) env.NODE_PATH = ['/usr/share/nodejs', env.NODE_PATH].filter(Boolean).join(':');
-  const run = spawnSync('emcc', [...FLAGS, `-I${HEADERS}`, SOURCE, '-o', output], { cwd: ROOT, env, encoding: 'utf8' });
+  // Paths compiled into the module (hnswlib's assert messages) are made relative to the repository, so every checkout builds the same bytes.
+  const run = spawnSync('emcc', [...FLAGS, `-ffile-prefix-map=${ROOT}/=`, `-I${HEADERS}`, SOURCE, '-o', output], { cwd: ROOT, env, encoding: 'utf8' });
   if (run.error !== undefined) {
     console.error(`could not run emcc (${run.error.message}); on Debian: apt-get install emscripten`);
     process.exit(1);

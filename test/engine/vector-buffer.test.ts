@@ -49,6 +49,8 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(state.index.search(moved, 1)[0]).toMatchObject({ id: oldOne.id });
     expect(state.scopes.size).toBe(1249);
 
+    // Written right before the snapshot, so that the buffer still holds them: it merges once writing has paused for 50 ms.
+    await addMemories(core, semantic, range(1300, 1310).map((i) => input(i)), undefined, 'off');
     await state.snapshot();
     const pendingAtSnapshot = state.index.pending;
     expect(pendingAtSnapshot).toBeGreaterThan(0);
@@ -56,13 +58,13 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(restored.origin).toBe('snapshot');
     expect(restored.index.pending).toBe(pendingAtSnapshot);
     expect(restored.index.search(moved, 1)[0]).toMatchObject({ id: oldOne.id });
-    expect(restored.index.size).toBe(1249);
+    expect(restored.index.size).toBe(1259);
     restored.dispose();
 
     // Writing paused: the buffer is merged into HNSW in the background.
     for (let i = 0; i < 100 && state.index.pending > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(state.index.pending).toBe(0);
-    expect(state.index.main.size).toBe(1249);
+    expect(state.index.main.size).toBe(1259);
     expect(state.index.search(moved, 1)[0]).toMatchObject({ id: oldOne.id });
     // flush()'s merge: everything at once, whatever the writer does.
     await addMemories(core, semantic, range(2000, 2040).map((i) => input(i)), undefined, 'off');
@@ -70,7 +72,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(state.index.pending).toBe(40);
     await state.mergeAll();
     expect(state.index.pending).toBe(0);
-    expect(state.index.size).toBe(1289);
+    expect(state.index.size).toBe(1299);
     await semantic.close();
     core.closeDb();
   });
