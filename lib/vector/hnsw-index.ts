@@ -118,6 +118,8 @@ export class HnswIndex implements VectorIndex {
   #nextLabel: number;
   #disposed = false;
   #broken: unknown = undefined;
+  /** Set while restoring when two ids of one label disagree on its vector hash (see #restoredWhole). */
+  #disagrees = false;
 
   private constructor(
     native: NativeHnsw,
@@ -133,8 +135,9 @@ export class HnswIndex implements VectorIndex {
     this.#capacity = params.capacity;
     this.#nextLabel = params.nextLabel;
     for (const { id, label, flags } of live) {
-      if (this.#idOf.has(label)) this.#join(id, label);
-      else this.#record(id, label, flags);
+      if (!this.#idOf.has(label)) this.#record(id, label, flags);
+      else if ((this.#hashOf.get(label) ?? 0) === flags) this.#join(id, label);
+      else this.#disagrees = true;
     }
     this.#tombstones = tombstones;
     this.#slots = this.#idOf.size + tombstones;
@@ -191,19 +194,14 @@ export class HnswIndex implements VectorIndex {
       throw new IndexError('hnsw snapshot parameters are missing');
     }
     const file = inspectHnswlibFile(parts.payload, parts.dimensions);
-    const fileLabels = new Set(file.labels);
-    const labels = labelHashes(parts.ids);
     const consistent =
-      labels !== undefined &&
-      labels.size === file.count - file.deleted.size &&
       capacity * slotBytes(parts.dimensions, m) <= HEAP_BUDGET &&
       file.m === m &&
       file.efConstruction === efConstruction &&
       capacity >= file.count &&
       efSearch >= 1 &&
-      file.labels.every((label) => label < nextLabel) &&
-      parts.ids.every((entry) => entry.id !== '' && fileLabels.has(entry.label) && !file.deleted.has(entry.label)) &&
-      new Set(parts.ids.map((entry) => entry.id)).size === parts.ids.length;
+      file.maxLabel < nextLabel &&
+      parts.ids.every((entry) => entry.id !== '' && file.labels.has(entry.label) && !file.deleted.has(entry.label));
     if (!consistent) throw new IndexError('hnsw snapshot id table does not match its index data');
 
     const native = new NativeHnsw(await loadRuntime(), parts.dimensions);
@@ -217,7 +215,13 @@ export class HnswIndex implements VectorIndex {
       throw e;
     }
     const params = { dimensions: parts.dimensions, m, efConstruction, efSearch, capacity, nextLabel };
-    return new HnswIndex(native, params, parts.ids, file.deleted.size);
+    const index = new HnswIndex(native, params, parts.ids, file.deleted.size);
+    // Checked while the tables were built: every id once, the ids of one label agreeing on its vector hash, every live label held.
+    if (!index.#restoredWhole(parts.ids.length, file.count - file.deleted.size)) {
+      index.dispose();
+      throw new IndexError('hnsw snapshot id table does not match its index data');
+    }
+    return index;
   }
 
   /**
@@ -472,6 +476,11 @@ export class HnswIndex implements VectorIndex {
     }
   }
 
+  /** Whether the id table a restore built is whole: `ids` distinct ids, `liveLabels` labels, no disagreement. */
+  #restoredWhole(ids: number, liveLabels: number): boolean {
+    return !this.#disagrees && this.#labelOf.size === ids && this.#idOf.size === liveLabels;
+  }
+
   #usable(): void {
     if (this.#disposed) throw new ClosedError('HnswIndex');
     if (this.#broken !== undefined) {
@@ -646,20 +655,6 @@ export class HnswIndex implements VectorIndex {
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     return hits.slice(0, k);
   }
-}
-
-/**
- * Each label of a snapshot's id table and its vector hash (the entries'
- * `flags`), or undefined when two ids of one label disagree on it.
- */
-function labelHashes(ids: readonly { label: number; flags: number }[]): Map<number, number> | undefined {
-  const out = new Map<number, number>();
-  for (const { label, flags } of ids) {
-    const seen = out.get(label);
-    if (seen !== undefined && seen !== flags) return undefined;
-    out.set(label, flags);
-  }
-  return out;
 }
 
 /** FNV-1a over a vector's float bits; never 0 (0 marks "no hash" in older snapshots). */

@@ -24,8 +24,10 @@ export interface HnswlibFileInfo {
   count: number;
   m: number;
   efConstruction: number;
-  /** Label of every element, in storage order. */
-  labels: Uint32Array;
+  /** Labels of every element, deleted ones included (each once: a repeated label is corrupt). */
+  labels: Set<number>;
+  /** The largest label, -1 when there is none. */
+  maxLabel: number;
   /** Labels marked deleted. */
   deleted: Set<number>;
 }
@@ -73,9 +75,9 @@ export function inspectHnswlibFile(bytes: Uint8Array, dimensions: number): Hnswl
   const level0End = HEADER_BYTES + count * sizeDataPerElement;
   if (level0End > bytes.length) fail('truncated level-0 data');
 
-  const labels = new Uint32Array(count);
+  const labels = new Set<number>();
   const deleted = new Set<number>();
-  const seen = new Set<number>();
+  let maxLabel = -1;
   const checkLinks = (at: number, limit: number): void => {
     const links = view.getUint16(at, true);
     if (links > limit) fail('too many links');
@@ -85,9 +87,9 @@ export function inspectHnswlibFile(bytes: Uint8Array, dimensions: number): Hnswl
     const base = HEADER_BYTES + i * sizeDataPerElement;
     checkLinks(base, maxM0);
     const label = u32(base + labelOffset);
-    if (seen.has(label)) fail(`duplicate label ${label}`);
-    seen.add(label);
-    labels[i] = label;
+    if (labels.has(label)) fail(`duplicate label ${label}`);
+    labels.add(label);
+    if (label > maxLabel) maxLabel = label;
     if ((view.getUint8(base + 2) & DELETE_MARK) !== 0) deleted.add(label);
   }
   let at = level0End;
@@ -100,5 +102,5 @@ export function inspectHnswlibFile(bytes: Uint8Array, dimensions: number): Hnswl
     at += size;
   }
   if (at !== bytes.length) fail(`${bytes.length - at} unexpected trailing bytes`);
-  return { count, m, efConstruction, labels, deleted };
+  return { count, m, efConstruction, labels, maxLabel, deleted };
 }
