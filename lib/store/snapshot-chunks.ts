@@ -85,19 +85,31 @@ export async function getSnapshot(db: EngramDb, key: string, whileReading?: (fie
     if (typeof value !== 'object' || value === null || !('chunks' in value)) return { value };
     const { chunks, byteLength, ...rest } = value as ChunkedRecord & Record<string, unknown>;
     if (!Number.isSafeInteger(chunks) || chunks < 1 || !Number.isSafeInteger(byteLength)) return { value: rest };
-    const reading = db.meta.bulkGet(chunkKeys(key, chunks));
-    whileReading?.(rest);
-    const parts = await reading;
-    const total = parts.reduce((sum, p) => sum + (p?.value instanceof Uint8Array ? p.value.length : Number.NaN), 0);
-    if (total !== byteLength) return { value: rest };
-    const bytes = new Uint8Array(byteLength);
-    let offset = 0;
-    for (const part of parts) {
-      const chunk = part!.value as Uint8Array;
-      bytes.set(chunk, offset);
-      offset += chunk.length;
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(byteLength);
+    } catch {
+      return { value: rest }; // a length no buffer can have: damaged
     }
-    return { value: { ...rest, bytes } };
+    // Requests in one transaction are answered in the order they were made: each chunk is copied into place
+    // as it arrives, while the next ones are read (joining them after the last took ~80 ms at 100k memories).
+    const filled = { offset: 0, arrived: 0, whole: true };
+    const reading = Promise.all(
+      chunkKeys(key, chunks).map((chunkKey, i) =>
+        db.meta.get(chunkKey).then((part) => {
+          const chunk = part?.value;
+          if (!filled.whole || i !== filled.arrived++ || !(chunk instanceof Uint8Array) || filled.offset + chunk.length > byteLength) {
+            filled.whole = false;
+            return;
+          }
+          bytes.set(chunk, filled.offset);
+          filled.offset += chunk.length;
+        }),
+      ),
+    );
+    whileReading?.(rest);
+    await reading;
+    return filled.whole && filled.offset === byteLength ? { value: { ...rest, bytes } } : { value: rest };
   });
 }
 

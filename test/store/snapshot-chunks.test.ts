@@ -37,14 +37,14 @@ describe('snapshot chunks', () => {
   it('hands the other fields of a chunked record to the caller before its chunks have arrived', async () => {
     await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 9, scopeColumns: { ids: ['a'] } }, 1000);
     const events: unknown[] = [];
-    const bulkGet = db.meta.bulkGet.bind(db.meta);
-    db.meta.bulkGet = ((keys: string[]) =>
-      bulkGet(keys).then((rows) => {
-        events.push('chunks arrived');
-        return rows;
-      }));
+    const get = db.meta.get.bind(db.meta);
+    db.meta.get = ((key: string) =>
+      get(key).then((row) => {
+        if (key.startsWith('snap:')) events.push(`${key} arrived`);
+        return row;
+      })) as typeof db.meta.get;
     const row = await getSnapshot(db, 'snap', (fields) => events.push(fields));
-    expect(events).toEqual([{ seq: 9, scopeColumns: { ids: ['a'] } }, 'chunks arrived']);
+    expect(events).toEqual([{ seq: 9, scopeColumns: { ids: ['a'] } }, 'snap:0 arrived', 'snap:1 arrived', 'snap:2 arrived', 'snap:3 arrived', 'snap:4 arrived']);
     expect(row).toEqual({ value: { bytes: bytesOf(4500, 2), seq: 9, scopeColumns: { ids: ['a'] } } });
     // An inline record has no read to overlap: the callback is not called.
     await putSnapshot(db, 'inline', { bytes: bytesOf(10, 1), seq: 1 }, 1000);
@@ -69,6 +69,12 @@ describe('snapshot chunks', () => {
     expect(await getSnapshot(db, 'snap')).toEqual({ value: { seq: 4 } });
     await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
     await db.meta.put({ key: 'snap:1', value: bytesOf(999, 0) });
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { seq: 4 } });
+    // A chunk too large for the recorded length, and a length no buffer can have.
+    await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
+    await db.meta.put({ key: 'snap:4', value: bytesOf(1000, 0) });
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { seq: 4 } });
+    await db.meta.put({ key: 'snap', value: { seq: 4, chunks: 5, byteLength: 2 ** 53 - 1 } });
     expect(await getSnapshot(db, 'snap')).toEqual({ value: { seq: 4 } });
     expect(await getSnapshot(db, 'none')).toBeUndefined();
   });
