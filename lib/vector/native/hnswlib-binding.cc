@@ -1,12 +1,13 @@
 // engram's WebAssembly binding of hnswlib (cosine space), built with WASM SIMD
-// by scripts/build-hnswlib.ts into hnswlib.js beside this file. Only
+// by scripts/build-hnswlib.mjs into hnswlib.js beside this file. Only
 // lib/vector/hnswlib-runtime.ts loads it.
 //
 // Why our own build instead of hnswlib-wasm: hnswlib-wasm is compiled without
 // SIMD (every distance is a scalar loop) and its addPoints rebuilds a cache of
 // used labels, O(index size), on every call. Here distances use 128-bit SIMD
-// (measured 2.4x faster inserts and searches at 20k × 384-d) and a batch of
-// points goes in through WASM memory without any per-call scan.
+// and a batch of points goes in through WASM memory without any per-call scan:
+// at 100k × 384-d, queries went from 2.04x native hnswlib's time to 1.05x
+// (bench/vector), and a 100k fill in Chromium from 198 s to about 90 s.
 //
 // Conventions of this interface:
 // - Vectors and labels are passed as pointers into WASM memory that the JS
