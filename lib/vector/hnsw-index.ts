@@ -207,7 +207,7 @@ export class HnswIndex implements VectorIndex {
     const native = new NativeHnsw(await loadRuntime(), parts.dimensions);
     try {
       wasmCall('readIndex', () => {
-        native.readIndex(parts.payload, capacity);
+        native.readIndex(parts.payload, file.level0End, capacity);
         native.setEfSearch(efSearch);
       });
     } catch (e) {

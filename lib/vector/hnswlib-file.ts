@@ -30,9 +30,11 @@ export interface HnswlibFileInfo {
   maxLabel: number;
   /** Labels marked deleted. */
   deleted: Set<number>;
+  /** Where the level-0 block (after the header) ends and the upper-level link lists begin. */
+  level0End: number;
 }
 
-const HEADER_BYTES = 56;
+export const HNSWLIB_HEADER_BYTES = 56;
 const DELETE_MARK = 0x01;
 
 /**
@@ -46,7 +48,7 @@ export function inspectHnswlibFile(bytes: Uint8Array, dimensions: number): Hnswl
     throw new IndexError(`hnswlib index data is corrupt: ${why}`);
   };
   if (!Number.isInteger(dimensions) || dimensions < 1) fail(`bad dimensions ${dimensions}`);
-  if (bytes.length < HEADER_BYTES) fail('shorter than its header');
+  if (bytes.length < HNSWLIB_HEADER_BYTES) fail('shorter than its header');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const u32 = (at: number): number => view.getUint32(at, true);
   const offsetLevel0 = u32(0);
@@ -72,7 +74,7 @@ export function inspectHnswlibFile(bytes: Uint8Array, dimensions: number): Hnswl
   if (count > maxElements) fail('more elements than capacity');
   if (!Number.isFinite(mult) || mult <= 0) fail('bad level multiplier');
   if (count === 0 ? maxLevel !== -1 : maxLevel < 0 || maxLevel > 64 || enterPoint >= count) fail('bad entry point');
-  const level0End = HEADER_BYTES + count * sizeDataPerElement;
+  const level0End = HNSWLIB_HEADER_BYTES + count * sizeDataPerElement;
   if (level0End > bytes.length) fail('truncated level-0 data');
 
   const labels = new Set<number>();
@@ -84,7 +86,7 @@ export function inspectHnswlibFile(bytes: Uint8Array, dimensions: number): Hnswl
     for (let j = 0; j < links; j++) if (u32(at + 4 + j * 4) >= count) fail('link to a missing element');
   };
   for (let i = 0; i < count; i++) {
-    const base = HEADER_BYTES + i * sizeDataPerElement;
+    const base = HNSWLIB_HEADER_BYTES + i * sizeDataPerElement;
     checkLinks(base, maxM0);
     const label = u32(base + labelOffset);
     if (labels.has(label)) fail(`duplicate label ${label}`);
@@ -102,5 +104,5 @@ export function inspectHnswlibFile(bytes: Uint8Array, dimensions: number): Hnswl
     at += size;
   }
   if (at !== bytes.length) fail(`${bytes.length - at} unexpected trailing bytes`);
-  return { count, m, efConstruction, labels, maxLabel, deleted };
+  return { count, m, efConstruction, labels, maxLabel, deleted, level0End };
 }

@@ -9,17 +9,8 @@
  * and every failure the binding reports becomes an IndexError.
  */
 import { IndexError } from '../errors.js';
+import { HNSWLIB_HEADER_BYTES } from './hnswlib-file.js';
 import type { HnswBinding, HnswModule } from './native/hnswlib.js';
-
-/** One loaded module. */
-export interface Runtime {
-  module: HnswModule;
-}
-
-/** hnswlib's index file: a 56-byte header whose words at these offsets hold the element count and the bytes per level-0 element (see hnswlib-file.ts). */
-const FILE_HEADER_BYTES = 56;
-const FILE_COUNT_AT = 8;
-const FILE_ELEMENT_BYTES_AT = 12;
 
 /** One runtime per JS realm, shared by every copy of this module, so that all indexes share one WASM memory. */
 const RUNTIME_KEY = Symbol.for('engram.index.hnswlib-runtime');
@@ -38,10 +29,10 @@ export function wasmCall<T>(what: string, fn: () => T): T {
  * Loads the module once per realm; a failed load is forgotten so that the next
  * call tries again.
  * @example
- * const runtime = await loadRuntime();
+ * const module = await loadRuntime();
  */
-export function loadRuntime(): Promise<Runtime> {
-  const slot = globalThis as unknown as Record<symbol, Promise<Runtime> | undefined>;
+export function loadRuntime(): Promise<HnswModule> {
+  const slot = globalThis as unknown as Record<symbol, Promise<HnswModule> | undefined>;
   let pending = slot[RUNTIME_KEY];
   if (pending === undefined) {
     pending = startRuntime().catch((cause: unknown) => {
@@ -53,30 +44,30 @@ export function loadRuntime(): Promise<Runtime> {
   return pending;
 }
 
-async function startRuntime(): Promise<Runtime> {
+async function startRuntime(): Promise<HnswModule> {
   const { default: loadHnswlib } = await import('./native/hnswlib.js');
-  return { module: await loadHnswlib() };
+  return loadHnswlib();
 }
 
 /**
  * One hnswlib index in WASM memory (cosine space, replace-deleted mode on).
  * Vectors handed in are copied; the binding normalises its copy.
  * @example
- * const native = new NativeHnsw(runtime, 384);
+ * const native = new NativeHnsw(await loadRuntime(), 384);
  * native.init(1024, 16, 100, 100);
  */
 export class NativeHnsw {
-  readonly #runtime: Runtime;
+  readonly #module: HnswModule;
   readonly #binding: HnswBinding;
   readonly #dimensions: number;
   /** A scratch allocation in WASM memory for vectors, labels and results, grown on demand. */
   #scratch = 0;
   #scratchBytes = 0;
 
-  constructor(runtime: Runtime, dimensions: number) {
-    this.#runtime = runtime;
+  constructor(module: HnswModule, dimensions: number) {
+    this.#module = module;
     this.#dimensions = dimensions;
-    this.#binding = wasmCall('create index', () => new runtime.module.Hnsw(dimensions));
+    this.#binding = wasmCall('create index', () => new module.Hnsw(dimensions));
   }
 
   init(maxElements: number, m: number, efConstruction: number, seed: number): void {
@@ -84,21 +75,20 @@ export class NativeHnsw {
   }
 
   /**
-   * Reads an hnswlib index file (its structure checked by hnswlib-file.ts
-   * first) with room for `maxElements`: the level-0 block is copied straight
-   * into the index's own allocation, so the file is never held whole in WASM
-   * memory (which never shrinks).
+   * Reads an hnswlib index file, checked by hnswlib-file.ts first (whose
+   * `level0End` says where its level-0 block ends), with room for
+   * `maxElements`: the level-0 block is copied straight into the index's own
+   * allocation, so the file is never held whole in WASM memory (which never
+   * shrinks).
    */
-  readIndex(file: Uint8Array, maxElements: number): void {
-    const module = this.#runtime.module;
-    const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
-    const level0Bytes = view.getUint32(FILE_COUNT_AT, true) * view.getUint32(FILE_ELEMENT_BYTES_AT, true);
-    const header = this.#reserve(FILE_HEADER_BYTES);
-    module.HEAPU8.set(file.subarray(0, FILE_HEADER_BYTES), header);
+  readIndex(file: Uint8Array, level0End: number, maxElements: number): void {
+    const module = this.#module;
+    const header = this.#reserve(HNSWLIB_HEADER_BYTES);
+    module.HEAPU8.set(file.subarray(0, HNSWLIB_HEADER_BYTES), header);
     const level0 = this.#binding.beginLoad(header, maxElements);
     if (level0 === 0) this.#check('readIndex', this.#binding.lastError());
-    module.HEAPU8.set(file.subarray(FILE_HEADER_BYTES, FILE_HEADER_BYTES + level0Bytes), level0);
-    const links = file.subarray(FILE_HEADER_BYTES + level0Bytes);
+    module.HEAPU8.set(file.subarray(HNSWLIB_HEADER_BYTES, level0End), level0);
+    const links = file.subarray(level0End);
     const linksAt = links.length === 0 ? 0 : module._malloc(links.length);
     if (links.length > 0 && linksAt === 0) throw new IndexError(`hnswlib could not allocate ${links.length} bytes of WASM memory`);
     try {
@@ -137,7 +127,7 @@ export class NativeHnsw {
     const vectorBytes = this.#dimensions * 4;
     const base = this.#reserve(points.length * (vectorBytes + 4));
     const labelsAt = base + points.length * vectorBytes;
-    const { HEAPF32, HEAPU32 } = this.#runtime.module;
+    const { HEAPF32, HEAPU32 } = this.#module;
     points.forEach((point, i) => {
       HEAPF32.set(point, (base + i * vectorBytes) >>> 2);
     });
@@ -159,10 +149,10 @@ export class NativeHnsw {
     const base = this.#reserve(vectorBytes + k * 8);
     const labelsAt = base + vectorBytes;
     const distancesAt = labelsAt + k * 4;
-    this.#runtime.module.HEAPF32.set(query, base >>> 2);
+    this.#module.HEAPF32.set(query, base >>> 2);
     const found = this.#binding.search(base, k, filter, labelsAt, distancesAt);
     if (found < 0) this.#check('searchKnn', this.#binding.lastError());
-    const { HEAPF32, HEAPU32 } = this.#runtime.module;
+    const { HEAPF32, HEAPU32 } = this.#module;
     return {
       neighbors: Array.from(HEAPU32.subarray(labelsAt >>> 2, (labelsAt >>> 2) + found)),
       distances: Array.from(HEAPF32.subarray(distancesAt >>> 2, (distancesAt >>> 2) + found)),
@@ -176,7 +166,7 @@ export class NativeHnsw {
   getPoint(label: number): Float32Array {
     const at = this.#binding.point(label);
     if (at === 0) throw new IndexError(`hnswlib getPoint failed: label ${label} is not in the index`);
-    return this.#runtime.module.HEAPF32.subarray(at >>> 2, (at >>> 2) + this.#dimensions);
+    return this.#module.HEAPF32.subarray(at >>> 2, (at >>> 2) + this.#dimensions);
   }
 
   setEfSearch(ef: number): void {
@@ -185,7 +175,7 @@ export class NativeHnsw {
 
   /** Frees the index and its scratch memory. */
   delete(): void {
-    if (this.#scratch !== 0) this.#runtime.module._free(this.#scratch);
+    if (this.#scratch !== 0) this.#module._free(this.#scratch);
     this.#scratch = 0;
     this.#binding.delete();
   }
@@ -197,7 +187,7 @@ export class NativeHnsw {
   /** A scratch area of at least `bytes` (16-byte aligned, as malloc returns). */
   #reserve(bytes: number): number {
     if (bytes <= this.#scratchBytes) return this.#scratch;
-    const module = this.#runtime.module;
+    const module = this.#module;
     if (this.#scratch !== 0) module._free(this.#scratch);
     this.#scratch = 0;
     this.#scratchBytes = 0;
