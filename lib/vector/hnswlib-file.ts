@@ -34,6 +34,7 @@ export interface HnswlibFileInfo {
   level0End: number;
 }
 
+/** Bytes of the file's header (the fields listed above), before the level-0 block. */
 export const HNSWLIB_HEADER_BYTES = 56;
 const DELETE_MARK = 0x01;
 
