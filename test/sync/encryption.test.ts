@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SyncError, ValidationError } from '../../lib/errors.js';
 import { PayloadCipher, fromBase64, parseEncryption, toBase64 } from '../../lib/sync/encryption.js';
 import { decodePoint, encodePoint, pointIdOf, type SyncRecord } from '../../lib/sync/point-codec.js';
+import { unsealedWire } from './sync-helpers.js';
 
 // Tests derive keys with few iterations; the default (600k) is for real collections.
 const FAST = 1_000;
@@ -53,8 +54,9 @@ describe('encryption', () => {
   it('encodePoint() with a cipher leaves no plain text, scope or metadata in the payload', async () => {
     const { cipher } = await PayloadCipher.create({ passphrase: 'correct horse battery' }, FAST);
     const point = await encodePoint(record, 7, cipher);
-    const wire = JSON.stringify(point.payload);
+    const wire = unsealedWire([point.payload]);
     for (const secret of ['Lisbon', 'ana', 'home', 'long_term', record.rid]) expect(wire).not.toContain(secret);
+    expect(wire).toContain('"sealed":"<ciphertext>"');
     expect(point.payload).toMatchObject({ kind: 'memory', origin: 'device-a', pushSeq: 7, version: 3, deleted: false });
     expect(point.vector).toEqual(record.vector); // vectors stay plain unless encryptVectors
     expect(await decodePoint(point, cipher)).toEqual(record);

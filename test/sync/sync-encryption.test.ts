@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SyncError } from '../../lib/errors.js';
 import { type TargetFixture } from './targets.js';
-import { device, httpTarget, on, type Device } from './sync-helpers.js';
+import { device, httpTarget, on, unsealedWire, type Device } from './sync-helpers.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
@@ -33,11 +33,11 @@ describe('engram.sync() with encryption', () => {
     expect((await b.engram.blocks('helper').get('human'))?.value).toBe('Name: Ana Quaresma');
     expect((await b.engram.conversation('t1').getMessages())[0]?.content).toBe('my bank PIN is 4321');
     if (fixture.server !== undefined) {
-      const stored = JSON.stringify(fixture.server.points(fixture.collection).map((p) => p.payload));
+      const stored = unsealedWire(fixture.server.points(fixture.collection).map((p) => p.payload));
       for (const secret of ['lithium', 'bipolar', 'ana-private', 'health-secret', 'Quaresma', 'helper', 'PIN', '4321', 'long_term']) {
         expect(stored).not.toContain(secret);
       }
-      expect(stored).toContain('"sealed"');
+      expect(stored).toContain('"sealed":"<ciphertext>"');
     }
   });
 

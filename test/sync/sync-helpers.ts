@@ -28,4 +28,22 @@ export function on(fixture: TargetFixture, extra: Partial<SyncOptions> = {}): Sy
   return { url: fixture.url, collection: fixture.collection, ...FAST, ...extra };
 }
 
+/**
+ * The payloads as JSON, with each sealed field's ciphertext checked to be base64
+ * and replaced by a marker. Ciphertext is random base64, which holds any short
+ * word (say "ana" or "PIN") by chance now and then, so tests look for secrets in
+ * what is sent unsealed; that the sealed part carries the data is proved by
+ * decoding it with the key.
+ */
+export function unsealedWire(payloads: readonly (Record<string, unknown> | null | undefined)[]): string {
+  return JSON.stringify(
+    payloads.map((payload) => {
+      if (payload === null || payload === undefined || !('sealed' in payload)) return payload;
+      const sealed = payload['sealed'];
+      if (typeof sealed !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(sealed)) throw new TypeError(`sealed field is not base64: ${String(sealed)}`);
+      return { ...payload, sealed: '<ciphertext>' };
+    }),
+  );
+}
+
 export { httpTarget };
