@@ -70,6 +70,7 @@ export class EngineStore {
    */
   readonly #own = new Map<string, OwnMemory>();
   #ownGeneration = 0;
+  #lastOwnSeq = 0;
   readonly #damaged = new Map<string, DamagedRow>();
   /** Write transactions under way, waited for by close(). */
   readonly #writes = new Set<Promise<unknown>>();
@@ -157,7 +158,13 @@ export class EngineStore {
     return own?.seq === seq ? own : undefined;
   }
 
+  /** The change-log position of this instance's last committed write (0 before the first). */
+  get lastOwnSeq(): number {
+    return this.#lastOwnSeq;
+  }
+
   #remember(write: LoggedWrite): void {
+    this.#lastOwnSeq = write.seqs[write.seqs.length - 1]!;
     if (write.generation !== this.#ownGeneration) this.#own.clear();
     this.#ownGeneration = write.generation;
     write.changes.forEach((change, i) => {

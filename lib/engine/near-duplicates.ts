@@ -31,6 +31,13 @@ export type DedupeMode = (typeof DEDUPE_MODES)[number];
  */
 export const NEAR_DUPLICATE_SIMILARITY = 0.75;
 
+/**
+ * Most log entries of this instance's own writes the index may not have applied
+ * yet when add() takes its candidates; past it, add() waits for the index. The
+ * write transaction reads these entries (small rows: table, id, operation).
+ */
+export const MAX_UNAPPLIED = 1024;
+
 /** Cosine similarity of two vectors of any length (0 when either is all zeros). */
 export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
@@ -76,14 +83,21 @@ export interface NearCandidates {
  * write path stores a live memory with its vector), so while no damaged row
  * was found, a keyless input none of them (nor anything logged after `seq`)
  * shares a statement with is neither an exact nor a near duplicate. Runs
- * before the write transaction (it waits for the index); {@link nearDuplicates}
- * decides inside it.
+ * before the write transaction; {@link nearDuplicates} decides inside it.
+ *
+ * It does not wait for the index's queue (the previous add's update, a
+ * promotion to HNSW, a snapshot: at batch 64 add() spent a tenth of its time
+ * waiting there, bench/ingest, and at 100k a snapshot holds the queue for about
+ * a second): the scope table and `seq` always agree, since the index
+ * applies each write with its position in one step, and the write transaction
+ * checks what was logged after `seq`, this instance's own writes from memory
+ * (`core.ownMemory`). Only when the index lags this instance's writes by more
+ * than {@link MAX_UNAPPLIED} log entries does it wait, so that check stays small.
  */
 export async function nearCandidates(core: EngineStore, semantic: SemanticIndex, comparables: readonly (string | undefined)[]): Promise<NearCandidates> {
   const { state } = await semantic.ready();
-  // No catch-up (two reads of the store): the index reflects this instance's writes once its
-  // queue is idle, and the write transaction checks whatever was logged after `seq` (another tab).
-  await state.idle();
+  // No catch-up either (reads of the store): another tab's writes are in the log after `seq` too.
+  if (core.lastOwnSeq - state.seq > MAX_UNAPPLIED) await state.idle();
   const candidates = new Map<number, readonly string[]>();
   comparables.forEach((comparable, i) => {
     if (comparable === undefined) return;
