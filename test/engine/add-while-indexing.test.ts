@@ -51,9 +51,12 @@ function holdQueue(state: VectorState): () => Promise<void> {
 
 /** 'pending' when `promise` has not settled within `ms`. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
-  return Promise.race([promise, new Promise<'pending'>((resolve) => setTimeout(() => {
+  const timeout = new Promise<'pending'>((resolve) => {
+    setTimeout(() => {
       resolve('pending');
-    }, ms))]);
+    }, ms);
+  });
+  return Promise.race([promise, timeout]);
 }
 
 describe('add() while the index is busy', () => {
