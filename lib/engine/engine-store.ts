@@ -100,6 +100,11 @@ export class EngineStore {
     this.#db.close();
   }
 
+  /** Whether a write transaction of this instance is under way (background index work waits for a pause). */
+  get writing(): boolean {
+    return this.#writes.size > 0;
+  }
+
   get closed(): boolean {
     return this.#closed;
   }

@@ -118,6 +118,8 @@ export class VectorState {
   #behind = false;
   /** Memory changes applied since the last snapshot (the log also holds messages, blocks and traces). */
   #changed = 0;
+  /** Vectors moved from the buffer into the main index since the last snapshot, at no new log position. */
+  #mergedSinceSnapshot = false;
   /** The store generation this index reflects. */
   #generation: number;
   #disposed = false;
@@ -333,7 +335,7 @@ export class VectorState {
   mergeAll(): Promise<void> {
     const run = this.#chain.then(() => {
       if (this.#disposed) return;
-      this.index.merge();
+      if (this.index.merge() > 0) this.#mergedSinceSnapshot = true;
     });
     this.#chain = run.catch(() => undefined);
     return run;
@@ -438,16 +440,22 @@ export class VectorState {
 
   /**
    * After a catch-up: below the crossover the buffer is merged at once (exact
-   * inserts are copies) and the index promoted to HNSW when it has grown; with
-   * HNSW, the buffer is merged down to its limit now and the rest when the
-   * writer pauses.
+   * inserts are copies); once the exact index reaches the crossover an empty
+   * HNSW index goes behind the buffer, which takes the exact index's vectors
+   * (see BufferedIndex.rebuildBehind). With HNSW, the buffer is merged down to
+   * its limit now and the rest when the writer pauses.
    */
   async #settle(): Promise<void> {
     const index = this.index;
     if (index.main.kind === 'exact') {
       index.merge();
-      index.replaceMain(await promote(index.main));
-      return;
+      if (index.main.size < EXACT_CROSSOVER) return;
+      const next = await createIndex({ dimensions: index.dimensions, expectedSize: index.main.size * 2 });
+      if (this.#disposed) {
+        next.dispose();
+        return;
+      }
+      index.rebuildBehind(next);
     }
     if (index.pending > BUFFER_LIMIT) index.merge(index.pending - BUFFER_LIMIT);
     if (index.pending > 0) this.#mergeWhenIdle();
@@ -458,10 +466,15 @@ export class VectorState {
     if (this.#mergeTimer !== undefined) clearTimeout(this.#mergeTimer);
     const slice = (): void => {
       this.#mergeTimer = undefined;
+      // add() calls back to back leave a few milliseconds between their writes: a slice then would hold up the next one.
+      if (this.#core.writing) {
+        this.#mergeTimer = setTimeout(slice, IDLE_MS);
+        return;
+      }
       this.#chain = this.#chain.then(() => {
         if (this.#disposed) return;
         const until = performance.now() + MERGE_SLICE_MS;
-        while (this.index.pending > 0 && performance.now() < until) this.index.merge(16);
+        while (this.index.pending > 0 && performance.now() < until) if (this.index.merge(16) > 0) this.#mergedSinceSnapshot = true;
         if (this.index.pending > 0) this.#mergeTimer = setTimeout(slice, 0);
       });
     };
@@ -506,7 +519,8 @@ export class VectorState {
   /** Writes a snapshot of the index and the seq it reflects into `meta`. */
   async snapshot(): Promise<void> {
     const run = this.#chain.then(async () => {
-      if (this.#disposed || this.seq === this.#lastSnapshotSeq) return;
+      // Nothing new since the last one: no write applied, no vector merged.
+      if (this.#disposed || (this.seq === this.#lastSnapshotSeq && !this.#mergedSinceSnapshot)) return;
       const started = performance.now();
       // Never save an index of a store generation that is gone (a reset elsewhere).
       if ((await readGeneration(this.#core.db)) !== this.#generation) return;
@@ -529,6 +543,7 @@ export class VectorState {
       }
       this.#lastSnapshotSeq = record.seq;
       this.#changed = 0;
+      this.#mergedSinceSnapshot = false;
       this.#snapshotEnded = performance.now();
       this.#snapshotCost = this.#snapshotEnded - started;
     });

@@ -3,6 +3,7 @@ import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { EngineStore } from '../../lib/engine/engine-store.js';
 import { addMemories, deleteMemories, updateMemory, type MemoryInput } from '../../lib/engine/memories.js';
 import { openStore } from '../../lib/engine/open-store.js';
+import { waitInTransaction } from '../../lib/store/write.js';
 import { SemanticIndex } from '../../lib/engine/semantic-index.js';
 import { VectorState } from '../../lib/engine/vector-state.js';
 
@@ -28,9 +29,18 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const { state } = await semantic.ready();
     await addMemories(core, semantic, range(0, 1200).map((i) => input(i)), undefined, 'off');
     await state.idle();
-    // 1200 ≥ the crossover: promoted to HNSW with nothing left waiting.
+    // 1200 ≥ the crossover: an empty HNSW index behind the buffer, which holds all 1200, searchable.
     expect(state.index.kind).toBe('hnsw');
+    expect(state.index.main.size).toBe(0);
+    expect(state.index.pending).toBe(1200);
+    const early = (await embedder.embed([core.analyzer.normalize(input(700).text)]))[0]!;
+    const id700 = (await core.db.memories.toArray()).find((r) => r.text === input(700).text)!.id;
+    expect(state.index.search(early, 1)[0]!.id).toBe(id700);
+    // Writing paused: they move into HNSW in slices.
+    for (let i = 0; i < 200 && state.index.pending > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(state.index.pending).toBe(0);
+    expect(state.index.main.size).toBe(1200);
+    expect(state.index.search(early, 1)[0]!.id).toBe(id700);
     const [added] = await addMemories(core, semantic, range(1200, 1250).map((i) => input(i)), undefined, 'off');
     await state.idle();
     expect(state.index.pending).toBe(50);
@@ -149,5 +159,33 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
       await x.semantic.close();
       x.core.closeDb();
     }
+  });
+  it('the buffer is not merged while a write of this instance is under way, and is once it commits', async () => {
+    const name = `buffer-writing-${Math.random().toString(36).slice(2)}`;
+    const { core, semantic } = await openCore(name);
+    const { state } = await semantic.ready();
+    await addMemories(core, semantic, range(0, 1100).map((i) => input(i)), undefined, 'off');
+    // The first snapshot now, so that none waits for the write below and holds the queue.
+    await settled(state);
+    await state.snapshot();
+    expect(state.index.pending).toBe(1100);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const writing = core.write(async () => {
+      await waitInTransaction(gate);
+      return { changes: [], result: null };
+    });
+    expect(core.writing).toBe(true);
+    // Well past the pause that starts a merge (50 ms): nothing moved while the write is open.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(state.index.pending).toBe(1100);
+    open();
+    await writing;
+    expect(core.writing).toBe(false);
+    for (let i = 0; i < 200 && state.index.pending > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(state.index.pending).toBe(0);
+    expect(state.index.main.size).toBe(1100);
+    await semantic.close();
+    core.closeDb();
   });
 });

@@ -205,6 +205,8 @@ describe('a restored HNSW snapshot whose vector bytes are corrupt', () => {
     const a = await Engram.open({ name, embedder: embedder(dims) });
     const texts = Array.from({ length: 1200 }, (_, i) => `entry ${i} on theme${i}`);
     await a.add(texts.map((content) => ({ role: 'user' as const, content })), { userId: 'u', dedupe: 'off' });
+    // Every vector into HNSW before the snapshot (past the crossover they wait in the exact buffer first).
+    await a.flush();
     await a.close();
     const db = new EngramDb(name);
     await db.open();

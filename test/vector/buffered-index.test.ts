@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../lib/errors.js';
 import { BufferedIndex } from '../../lib/vector/buffered-index.js';
 import { restoreIndex } from '../../lib/vector/choose-index.js';
 import { ExactIndex } from '../../lib/vector/exact-index.js';
@@ -112,5 +113,54 @@ describe('BufferedIndex', () => {
     const whole = await restoreIndex(copy.snapshot());
     expect(whole.size).toBe(400);
     for (const i of [index, copy, whole]) i.dispose();
+  });
+  it('rebuildBehind() puts an empty HNSW index behind the buffer, which takes the exact index and what waited; merges fill HNSW, searches agree throughout', async () => {
+    const exact = ExactIndex.create({ dimensions: DIMS });
+    exact.addMany(items.slice(0, 300));
+    const index = new BufferedIndex(exact);
+    index.addMany(items.slice(300, 350));
+    const even = (id: string): boolean => Number(id.slice(1)) % 2 === 0;
+    const before = index.search(vectors[120]!, 10, even).map((h) => h.id);
+    const hnsw = await HnswIndex.create({ dimensions: DIMS, capacity: 1024 });
+    index.rebuildBehind(hnsw);
+    expect(index.kind).toBe('hnsw');
+    expect(index.main).toBe(hnsw);
+    expect(index.main.size).toBe(0);
+    expect(index.pending).toBe(350);
+    expect(index.search(vectors[120]!, 10, even).map((h) => h.id)).toEqual(before);
+    // The exact index's vectors first, then those that waited: the first merge takes v0….
+    expect(index.merge(10)).toBe(10);
+    for (let i = 0; i < 10; i++) expect(hnsw.has(`v${i}`)).toBe(true);
+    expect(hnsw.has('v300')).toBe(false);
+    index.addMany(items.slice(350));
+    expect(index.merge()).toBe(390);
+    expect(index.size).toBe(400);
+    expect(index.search(vectors[120]!, 10, even).map((h) => h.id)).toEqual(scan(vectors[120]!, 10, even));
+    index.dispose();
+  });
+
+  it('rebuildBehind() refuses a main index that is not exact or a next one that is not empty, and changes nothing', async () => {
+    const index = await buffered();
+    const next = await HnswIndex.create({ dimensions: DIMS, capacity: 16 });
+    expect(() => {
+      index.rebuildBehind(next);
+    }).toThrow(ValidationError);
+    expect(index.pending).toBe(100);
+    expect(index.main.size).toBe(300);
+    const exact = ExactIndex.create({ dimensions: DIMS });
+    exact.addMany(items.slice(0, 5));
+    const small = new BufferedIndex(exact);
+    const full = await HnswIndex.create({ dimensions: DIMS, capacity: 16 });
+    full.add('x', vectors[0]!);
+    expect(() => {
+      small.rebuildBehind(full);
+    }).toThrow(ValidationError);
+    const other = await HnswIndex.create({ dimensions: DIMS + 1, capacity: 16 });
+    expect(() => {
+      small.rebuildBehind(other);
+    }).toThrow(ValidationError);
+    expect(small.main).toBe(exact);
+    expect(small.size).toBe(5);
+    for (const x of [index, next, small, full, other]) x.dispose();
   });
 });
