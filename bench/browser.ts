@@ -4,6 +4,7 @@
  * the page's console lines as progress, and returns what the page posts to
  * `window.__benchResult`. Node side only.
  */
+import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { chromium } from 'playwright';
 import { createServer } from 'vite';
@@ -17,6 +18,13 @@ function requireChromium(): string {
     process.exit(2);
   }
   return found;
+}
+
+/** CPU time every core of the machine has spent busy so far, in milliseconds, and the number of cores. */
+export function machineCpu(): { busyMs: number; cores: number } {
+  const all = cpus();
+  const busyMs = all.reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+  return { busyMs, cores: all.length };
 }
 
 /**
@@ -48,6 +56,8 @@ export async function runPage<T>(page: string, query: Record<string, string>, ti
     // The page's V8 heap without ArrayBuffer backing stores (performance.memory counts a grown WASM memory's buffer too).
     const heapCdp = await tab.context().newCDPSession(tab);
     await tab.exposeFunction('__benchHeapUsage', async () => (await heapCdp.send('Runtime.getHeapUsage')) as unknown);
+    // The machine's CPU time so far (every process: the browser's IndexedDB backend works outside the page).
+    await tab.exposeFunction('__benchCpu', () => machineCpu());
     const qs = new URLSearchParams(query).toString();
     // With `profile`, a Chromium CPU profile (DevTools Protocol) of the whole page run is handed to it.
     const cdp = profile === undefined ? undefined : await tab.context().newCDPSession(tab);

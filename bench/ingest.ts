@@ -8,6 +8,7 @@
  */
 import { runPage } from './browser.js';
 import { option } from './util/args.js';
+import { cpuBound } from './util/cpu-bound.js';
 import { printTable, writeResult } from './util/report.js';
 import type { IngestResult } from './pages/results.js';
 
@@ -29,6 +30,24 @@ printTable(
     'add() / slowest stage': r.slowestStageRatio === undefined ? '–' : `${r.slowestStageRatio.toFixed(2)}x`,
   })),
 );
+const withCpu = results.filter((r) => r.cpu !== undefined);
+if (withCpu.length > 0) {
+  printTable(
+    `cores the machine kept busy during each stage (of ${withCpu[0]!.cpu!.cores}), and add() if only CPU time limited it`,
+    withCpu.map((r) => {
+      const bound = cpuBound(r);
+      return {
+        batch: r.batch,
+        'embedder alone': r.cpu!.embedder.toFixed(2),
+        'IndexedDB write alone': r.cpu!.write.toFixed(2),
+        'index insert alone': r.cpu!.index.toFixed(2),
+        'add()': r.cpu!.add.toFixed(2),
+        'stages CPU-bound, texts/s': bound === undefined ? '–' : bound.perSecond.toFixed(0),
+        'ceiling of add() / slowest stage': bound === undefined ? '–' : `${bound.ceiling.toFixed(2)}x`,
+      };
+    }),
+  );
+}
 const main = results.reduce((a, b) => (b.batch > a.batch ? b : a));
 const slowest = main.slowestStageRatio ?? main.ratio;
 const goals = [

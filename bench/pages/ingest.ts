@@ -22,10 +22,28 @@ const log = (line: string): void => {
   document.getElementById('log')!.textContent += `${line}\n`;
 };
 
-async function seconds(work: () => Promise<void>): Promise<number> {
+/** The machine's busy CPU time so far (bench/browser.ts), or undefined outside the bench runner. */
+async function machineCpu(): Promise<{ busyMs: number; cores: number } | undefined> {
+  const probe = (window as unknown as { __benchCpu?: () => Promise<{ busyMs: number; cores: number }> }).__benchCpu;
+  return probe === undefined ? undefined : probe();
+}
+
+/** Cores kept busy per stage, by stage name, and the machine's core count. */
+const busy = new Map<string, number>();
+let machineCores = 0;
+
+/** Wall seconds of `work`; the cores the machine kept busy meanwhile go to `busy` under `stage`. */
+async function seconds(stage: string, work: () => Promise<void>): Promise<number> {
+  const cpu0 = await machineCpu();
   const t0 = performance.now();
   await work();
-  return (performance.now() - t0) / 1000;
+  const wall = (performance.now() - t0) / 1000;
+  const cpu1 = await machineCpu();
+  if (cpu0 !== undefined && cpu1 !== undefined) {
+    busy.set(stage, (cpu1.busyMs - cpu0.busyMs) / 1000 / wall);
+    machineCores = cpu1.cores;
+  }
+  return wall;
 }
 
 /** The rows add() would write for `texts` (same fields, same vectors), in batches. */
@@ -45,7 +63,7 @@ async function run(count: number, batch: number): Promise<IngestResult> {
   const embedder = await TransformersEmbedder.create();
   await embedder.embed(all.slice(2 * count, 2 * count + batch)); // warm-up
   const vectors: Float32Array[] = [];
-  const rawSeconds = await seconds(async () => {
+  const rawSeconds = await seconds('embedder', async () => {
     for (let i = 0; i < rawTexts.length; i += batch) vectors.push(...(await embedder.embed(rawTexts.slice(i, i + batch))));
   });
   log(`  raw embedder: ${(count / rawSeconds).toFixed(0)} texts/s`);
@@ -54,7 +72,7 @@ async function run(count: number, batch: number): Promise<IngestResult> {
   const { db, deviceId } = await openStore(`bench-ingest-write-${Date.now()}`);
   const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: Date.now, deviceId });
   const changes = plannedRows(rawTexts, vectors, embedder.id, deviceId);
-  const writeSeconds = await seconds(async () => {
+  const writeSeconds = await seconds('write', async () => {
     for (let i = 0; i < changes.length; i += batch) {
       const slice = changes.slice(i, i + batch);
       await core.write(() => Promise.resolve({ changes: slice, result: null }));
@@ -66,7 +84,7 @@ async function run(count: number, batch: number): Promise<IngestResult> {
   // The vector index insert alone, as the vector state does it (exact below the crossover, then HNSW).
   let index = await createIndex({ dimensions: embedder.dimensions, expectedSize: 0 });
   const items = changes.map((c, i) => ({ id: c.id, vector: vectors[i]! }));
-  const indexSeconds = await seconds(async () => {
+  const indexSeconds = await seconds('index', async () => {
     for (let i = 0; i < items.length; i += batch) {
       index.addMany(items.slice(i, i + batch));
       index = await promote(index);
@@ -77,7 +95,7 @@ async function run(count: number, batch: number): Promise<IngestResult> {
 
   const engram = await Engram.open({ name: `bench-ingest-${Date.now()}`, embedder });
   await engram.add(all.slice(2 * count + batch, 2 * count + 2 * batch).map((content) => ({ role: 'user', content })), { userId: 'warm' });
-  const addSeconds = await seconds(async () => {
+  const addSeconds = await seconds('add', async () => {
     for (let i = 0; i < addTexts.length; i += batch) {
       await engram.add(addTexts.slice(i, i + batch).map((content) => ({ role: 'user', content })), { userId: 'u' });
       if ((i / batch) % 10 === 0) log(`  add: ${i + batch} / ${count}`);
@@ -95,6 +113,7 @@ async function run(count: number, batch: number): Promise<IngestResult> {
     addPerSecond: count / addSeconds,
     ratio: rawSeconds / addSeconds,
     slowestStageRatio: slowest / addSeconds,
+    ...(busy.size === 4 ? { cpu: { cores: machineCores, embedder: busy.get('embedder')!, write: busy.get('write')!, index: busy.get('index')!, add: busy.get('add')! } } : {}),
   };
 }
 

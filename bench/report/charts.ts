@@ -21,6 +21,7 @@ export interface IngestRow {
   addPerSecond: number;
   ratio: number;
   slowestStageRatio?: number;
+  cpu?: { cores: number; embedder: number; write: number; index: number; add: number };
 }
 
 /** One size of bench/cold-open.ts. */

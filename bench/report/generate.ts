@@ -22,6 +22,7 @@ import { formatMeasured, goalsOf, goalsTable, markdownTable, metMark, tally, typ
 import { describeMachine, type BenchmarkRun, type Machine, type RunRecord } from './machine.js';
 import { renderChart, type ChartSpec } from './svg.js';
 import type { MemorySearchResult } from '../pages/results.js';
+import { cpuBound } from '../util/cpu-bound.js';
 
 /** The results directory. */
 export const RESULTS_DIR = resolve(import.meta.dirname, '..', 'results');
@@ -247,6 +248,23 @@ function ingestSection(json: unknown, machineLine: string): Section {
       ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   ];
+  const withCpu = rows.filter((r) => r.cpu !== undefined);
+  if (withCpu.length > 0) {
+    body.push(
+      '',
+      `Cores the machine kept busy during each stage, of its ${withCpu[0]!.cpu!.cores}, every process counted (the browser's IndexedDB backend works outside the page). ` +
+        "Together the stages need at least the sum of their CPU time spread over every core, however well they overlap: that bound is add()'s best throughput, and its ratio to the slowest stage caps add() / slowest stage.",
+      '',
+      markdownTable(
+        ['batch', 'embedder alone', 'IndexedDB write alone', 'index insert alone', 'add()', 'stages CPU-bound texts/s', 'ceiling of add() / slowest stage'],
+        withCpu.map((r) => {
+          const bound = cpuBound(r);
+          return [r.batch, num(r.cpu!.embedder, 2), num(r.cpu!.write, 2), num(r.cpu!.index, 2), num(r.cpu!.add, 2), bound === undefined ? '–' : num(bound.perSecond, 0), bound === undefined ? '–' : `${num(bound.ceiling, 2)}x`];
+        }),
+        ['r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
+  }
   const charts = rows.length > 1 ? [{ file: 'ingest.svg', spec: ingestChart(rows, `offline model in a worker, Chromium. ${machineLine}`) }] : [];
   return { body, charts };
 }
