@@ -85,11 +85,12 @@ async function lastSeq(core: EngineStore): Promise<number> {
 const SNAPSHOT_KEY = 'indexSnapshot';
 const PAGE = 2000;
 /**
- * Most new vectors kept in the exact buffer before the catch-up merges the
- * excess into HNSW itself. A search scans the buffer (4096 × 384-d: about a
- * millisecond), and an add() does not wait for HNSW inserts (about 0.25 ms each
- * at 10k, 0.45 ms at 100k, 384-d, in Chromium): they run when the writer pauses
- * (bench/ingest).
+ * New vectors the exact buffer holds before merges stop waiting for a pause in
+ * the writing. A search scans the buffer (4096 × 384-d: about a millisecond),
+ * and an add() does not wait for HNSW inserts (about 0.25 ms each at 10k,
+ * 0.45 ms at 100k, 384-d, in Chromium): up to this many, they run when the
+ * writer pauses (bench/ingest); past it, in slices between the writes' steps;
+ * past twice it (a writer faster than the merges), the excess at once.
  */
 const BUFFER_LIMIT = 4096;
 /** The writer has paused when no catch-up came for this long. */
@@ -457,17 +458,22 @@ export class VectorState {
       }
       index.rebuildBehind(next);
     }
-    if (index.pending > BUFFER_LIMIT) index.merge(index.pending - BUFFER_LIMIT);
-    if (index.pending > 0) this.#mergeWhenIdle();
+    if (index.pending > 2 * BUFFER_LIMIT) index.merge(index.pending - 2 * BUFFER_LIMIT);
+    if (index.pending > 0) this.#mergeSoon();
   }
 
-  /** (Re)starts the pause timer; when it fires, merges the buffer in slices, one task each, yielding between. */
-  #mergeWhenIdle(): void {
+  /**
+   * (Re)starts the merge timer; when it fires, merges the buffer in slices, one
+   * task each, yielding between. Up to BUFFER_LIMIT waiting, it fires once the
+   * writer has paused (no write of this instance under way, none applied for
+   * IDLE_MS); past it, at once, between the writes' steps.
+   */
+  #mergeSoon(): void {
     if (this.#mergeTimer !== undefined) clearTimeout(this.#mergeTimer);
     const slice = (): void => {
       this.#mergeTimer = undefined;
       // add() calls back to back leave a few milliseconds between their writes: a slice then would hold up the next one.
-      if (this.#core.writing) {
+      if (this.index.pending <= BUFFER_LIMIT && this.#core.writing) {
         this.#mergeTimer = setTimeout(slice, IDLE_MS);
         return;
       }
@@ -478,7 +484,7 @@ export class VectorState {
         if (this.index.pending > 0) this.#mergeTimer = setTimeout(slice, 0);
       });
     };
-    this.#mergeTimer = setTimeout(slice, IDLE_MS);
+    this.#mergeTimer = setTimeout(slice, this.index.pending > BUFFER_LIMIT ? 0 : IDLE_MS);
   }
 
   /**
