@@ -188,4 +188,26 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     await semantic.close();
     core.closeDb();
   });
+  it('past 4096 waiting, the buffer is merged while writes go on, down to the limit; the rest once writing pauses', async () => {
+    const name = `buffer-over-${Math.random().toString(36).slice(2)}`;
+    const { core, semantic } = await openCore(name);
+    const { state } = await semantic.ready();
+    // Writes back to back: the instance reports one under way all along (a held IndexedDB write would hold the snapshot too).
+    Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
+    await addMemories(core, semantic, range(0, 4500).map((i) => input(i)), undefined, 'off');
+    for (let i = 0; i < 200 && state.index.pending > 4096; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(state.index.pending).toBeLessThanOrEqual(4096);
+    expect(state.index.pending).toBeGreaterThan(4000);
+    // Below the limit, nothing more moves while writing goes on.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(state.index.pending).toBeGreaterThan(4000);
+    expect(state.index.size).toBe(4500);
+    Reflect.deleteProperty(core, 'writing');
+    expect(core.writing).toBe(false);
+    for (let i = 0; i < 300 && state.index.pending > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(state.index.pending).toBe(0);
+    expect(state.index.main.size).toBe(4500);
+    await semantic.close();
+    core.closeDb();
+  });
 });
