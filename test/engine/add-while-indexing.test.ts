@@ -1,17 +1,6 @@
-/**
- * add() does not wait for the vector index's queue (a snapshot, the previous
- * add's update): it takes its candidates from the index as it stands and
- * checks what was logged after it, so duplicates of writes the index has not
- * applied yet are still found. Past MAX_UNAPPLIED such log entries it waits.
- */
-import { describe, expect, it, vi } from 'vitest';
-import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import { EngineStore } from '../../lib/engine/engine-store.js';
-import { addMemories, deleteMemories, type MemoryInput } from '../../lib/engine/memories.js';
-import { MAX_UNAPPLIED } from '../../lib/engine/near-duplicates.js';
-import { openStore } from '../../lib/engine/open-store.js';
-import { SemanticIndex } from '../../lib/engine/semantic-index.js';
-import type { VectorState } from '../../lib/engine/vector-state.js';
+// add() while the vector index is busy (see add-while-indexing-cases.ts), over fake-indexeddb.
+import { describe, it, vi } from 'vitest';
+import { addDoesNotWaitForTheQueue, addWaitsPastMaxUnapplied } from './add-while-indexing-cases.js';
 
 // Snapshots wait for this gate while it is set: a snapshot under way holds the index's queue.
 const held = vi.hoisted(() => ({ gate: undefined as Promise<void> | undefined }));
@@ -26,104 +15,7 @@ vi.mock('../../lib/store/snapshot-chunks.js', async (importOriginal) => {
   };
 });
 
-const embedder = new HashEmbedder({ dimensions: 64 });
-const input = (text: string, userId = 'u'): MemoryInput => ({ text, tier: 'long_term', scope: { userId }, metadata: {} });
-
-async function openCore(): Promise<{ core: EngineStore; semantic: SemanticIndex; state: VectorState }> {
-  const { db, deviceId } = await openStore(`add-while-indexing-${Math.random().toString(36).slice(2)}`);
-  const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: Date.now, deviceId });
-  const semantic = new SemanticIndex(core, embedder, undefined);
-  const { state } = await semantic.ready();
-  return { core, semantic, state };
-}
-
-/** Holds the index's queue with a snapshot until the returned function is called. */
-function holdQueue(state: VectorState): () => Promise<void> {
-  let open!: () => void;
-  held.gate = new Promise<void>((resolve) => (open = resolve));
-  const snapshotting = state.snapshot();
-  return async () => {
-    open();
-    held.gate = undefined;
-    await snapshotting;
-  };
-}
-
-/** 'pending' when `promise` has not settled within `ms`. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
-  const timeout = new Promise<'pending'>((resolve) => {
-    setTimeout(() => {
-      resolve('pending');
-    }, ms);
-  });
-  return Promise.race([promise, timeout]);
-}
-
 describe('add() while the index is busy', () => {
-  it('does not wait for a snapshot under way, and finds exact and near duplicates of writes the index has not applied, in their scope only', async () => {
-    const { core, semantic, state } = await openCore();
-    let release: (() => Promise<void>) | undefined;
-    try {
-      await addMemories(core, semantic, [input('I keep bees in the garden')]);
-      await state.idle();
-      const applied = state.seq;
-      release = holdQueue(state);
-      const first = await within(addMemories(core, semantic, [input('I play the cello on Sundays'), input('I keep bees in the garden')]), 2_000);
-      expect(first).not.toBe('pending');
-      if (first === 'pending') return;
-      expect(first.map((r) => r.added)).toEqual([true, false]);
-      // The queue is held: the index has not applied that write.
-      expect(state.seq).toBe(applied);
-      const cello = first[0]!.item.id;
-      const again = await within(addMemories(core, semantic, [input('I play the cello on Sundays'), input('Oh, I play the cello on Sundays!'), input('I sing in a choir')]), 2_000);
-      expect(again).not.toBe('pending');
-      if (again === 'pending') return;
-      expect(again.map((r) => [r.item.id === cello, r.added])).toEqual([
-        [true, false],
-        [true, false],
-        [false, true],
-      ]);
-      // Another user's same words are that user's own memory; a deleted memory is no duplicate.
-      const other = await addMemories(core, semantic, [input('I play the cello on Sundays', 'bo')]);
-      expect(other.map((r) => [r.item.id === cello, r.added])).toEqual([[false, true]]);
-      const choir = again[2]!.item.id;
-      expect(await deleteMemories(core, semantic, [choir])).toBe(1);
-      const back = await addMemories(core, semantic, [input('I sing in a choir')]);
-      expect(back.map((r) => [r.item.id === choir, r.added])).toEqual([[false, true]]);
-      expect(state.seq).toBe(applied);
-      await release();
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      await state.idle();
-      expect(state.seq).toBe(core.lastOwnSeq);
-      // bees, cello, cello of bo, the choir again: the deleted one is gone from the index.
-      expect(state.index.size).toBe(4);
-      expect(state.scopes.size).toBe(4);
-      expect(state.index.has(choir)).toBe(false);
-    } finally {
-      await release?.();
-      await semantic.close();
-      core.closeDb();
-    }
-  });
-
-  it(`waits for the index once it lags this instance's writes by more than ${MAX_UNAPPLIED} log entries`, async () => {
-    const { core, semantic, state } = await openCore();
-    let release: (() => Promise<void>) | undefined;
-    try {
-      await addMemories(core, semantic, [input('first of all')]);
-      await state.idle();
-      release = holdQueue(state);
-      const many = Array.from({ length: MAX_UNAPPLIED + 1 }, (_, i) => input(`fact number ${i} of the import`));
-      expect(await within(addMemories(core, semantic, many), 20_000)).not.toBe('pending');
-      const late = addMemories(core, semantic, [input('fact number 7 of the import'), input('a new fact')]);
-      expect(await within(late, 300)).toBe('pending');
-      await release();
-      const outcome = await late;
-      expect(outcome.map((r) => r.added)).toEqual([false, true]);
-    } finally {
-      await release?.();
-      await semantic.close();
-      core.closeDb();
-    }
-  });
+  it('does not wait for a snapshot under way, and finds exact and near duplicates of writes the index has not applied, in their scope only', () => addDoesNotWaitForTheQueue(held));
+  it('waits for the index once it lags this instance\'s writes by more than MAX_UNAPPLIED log entries', () => addWaitsPastMaxUnapplied(held));
 });
