@@ -196,11 +196,13 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
     await addMemories(core, semantic, range(0, 4500).map((i) => input(i)), undefined, 'off');
     for (let i = 0; i < 200 && state.index.pending > 4096; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(state.index.pending).toBeLessThanOrEqual(4096);
-    expect(state.index.pending).toBeGreaterThan(4000);
-    // Below the limit, nothing more moves while writing goes on.
+    // The slice that crossed the limit ran its time out (12 ms); after it, nothing more moves while writing goes on.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const left = state.index.pending;
+    expect(left).toBeLessThanOrEqual(4096);
+    expect(left).toBeGreaterThan(0);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(state.index.pending).toBeGreaterThan(4000);
+    expect(state.index.pending).toBe(left);
     expect(state.index.size).toBe(4500);
     Reflect.deleteProperty(core, 'writing');
     expect(core.writing).toBe(false);
