@@ -71,6 +71,8 @@ export class EngineStore {
   readonly #own = new Map<string, OwnMemory>();
   #ownGeneration = 0;
   #lastOwnSeq = 0;
+  /** The first log position from which every entry up to #lastOwnSeq is this instance's, in this generation. */
+  #ownRunFrom = 1;
   readonly #damaged = new Map<string, DamagedRow>();
   /** Write transactions under way, waited for by close(). */
   readonly #writes = new Set<Promise<unknown>>();
@@ -168,7 +170,27 @@ export class EngineStore {
     return this.#lastOwnSeq;
   }
 
+  /**
+   * The memories this instance changed after log position `seq`, as it wrote
+   * them (the row, text-free once deleted, and its new vector), and the log
+   * position they reach (`last`), when every entry logged after `seq` that
+   * this instance knows of is its own and each live one came with its vector;
+   * undefined otherwise (the caller reads the log). Another instance may have
+   * logged after `last` meanwhile: a write planned on this states it as
+   * WritePlan.logAfter, and rolls back if so.
+   */
+  ownMemoriesSince(seq: number): { last: number; memories: OwnMemory[] } | undefined {
+    if (seq >= this.#lastOwnSeq) return { last: seq, memories: [] };
+    // Entries of another instance in between, or more than the memories kept here could cover.
+    if (this.#ownRunFrom > seq + 1 || this.#lastOwnSeq - seq > OWN_MEMORIES) return undefined;
+    const memories = [...this.#own.values()].filter((m) => m.seq > seq);
+    if (memories.some((m) => m.row.deletedAt === undefined && m.vector === undefined)) return undefined;
+    return { last: this.#lastOwnSeq, memories };
+  }
+
   #remember(write: LoggedWrite): void {
+    const first = write.seqs[0]!;
+    if (write.generation !== this.#ownGeneration || first !== this.#lastOwnSeq + 1) this.#ownRunFrom = first;
     this.#lastOwnSeq = write.seqs[write.seqs.length - 1]!;
     if (write.generation !== this.#ownGeneration) this.#own.clear();
     this.#ownGeneration = write.generation;

@@ -6,7 +6,7 @@
 import { NotFoundError, throwIfAborted, ValidationError } from '../errors.js';
 import { SCOPE_FIELDS, type CompiledFilter, type Scope } from '../search/filters.js';
 import type { Json, MemoryRow, Metadata, Tier, VectorRow } from '../store/rows.js';
-import { waitInTransaction, type RowChange } from '../store/write.js';
+import { LogMovedError, waitInTransaction, type RowChange } from '../store/write.js';
 import { contentHash } from '../util/hash.js';
 import { newId } from '../util/id.js';
 import type { EngineStore } from './engine-store.js';
@@ -146,9 +146,15 @@ export async function addMemories(
   return core.inOrder(async () => {
     const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe, embedding, semantic.embedsQuickly(inputs.length));
     throwIfAborted(signal);
-    const result = await core.write(async () => {
-      const { changes, out, vectorsLater } = await prepared.plan();
-      return vectorsLater === undefined ? { changes, result: out } : { changes, result: out, vectorsLater };
+    const write = (withoutReads: boolean): Promise<{ item: MemoryItem; added: boolean }[]> =>
+      core.write(async () => {
+        const { changes, out, vectorsLater, logAfter } = await prepared.plan(withoutReads);
+        return { changes, result: out, ...(vectorsLater === undefined ? {} : { vectorsLater }), ...(logAfter === undefined ? {} : { logAfter }) };
+      });
+    // Another instance logged after the index's position while the check relied on this instance's memory: check again, reading the log.
+    const result = await write(true).catch((e: unknown) => {
+      if (e instanceof LogMovedError) return write(false);
+      throw e;
     });
     afterWrite(semantic);
     return result;
@@ -190,9 +196,14 @@ export interface PreparedAdds {
   /**
    * The row changes and outcomes, duplicates checked against the store as it
    * is inside the transaction; `vectorsLater` when the new memories' vectors
-   * are still being computed (see WritePlan.vectorsLater).
+   * are still being computed (see WritePlan.vectorsLater). With `withoutReads`,
+   * when no input has a standing candidate (keyless inputs only, no damaged
+   * row) and everything logged after the index's position is this instance's
+   * own (EngineStore.ownMemoriesSince), the check reads nothing: it returns
+   * `logAfter`, and the write rolls back with LogMovedError if another
+   * instance logged meanwhile (the caller plans again without it).
    */
-  plan(): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[]; vectorsLater?: Promise<() => VectorRow[]> }>;
+  plan(withoutReads?: boolean): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[]; vectorsLater?: Promise<() => VectorRow[]>; logAfter?: number }>;
 }
 
 /** The vector row of new memory `id` of `text`: a copy of the vector when another new memory of the batch has the same text. */
@@ -236,14 +247,19 @@ export async function prepareAdds(
   const comparables = dedupe === 'near' ? statements : inputs.map(() => undefined);
   const near = exactCheck ? await nearCandidates(core, semantic, statements) : undefined;
   const early = vectorsLate ? undefined : (await embedding).result();
-  const plan = async (): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[]; vectorsLater?: Promise<() => VectorRow[]> }> => {
+  const plan: PreparedAdds['plan'] = async (withoutReads = false) => {
     const now = core.now();
     // Keyless inputs are checked against the index's candidates (the same statement) and what was logged
     // since they were taken (another add() in flight, another tab), as the store has them now; keyed
     // inputs, or all when the log no longer reaches back that far, by hash in the store.
     const candidateIds = [...new Set([...(near?.candidates.values() ?? [])].flat())];
     const keyed = inputs.map((i) => i.key !== undefined);
-    const [since, candidateRows] = await Promise.all([near === undefined ? [] : changedSince(core, near.seq), candidateIds.length === 0 ? [] : core.db.memories.bulkGet(candidateIds)]);
+    // Nothing standing to compare with, and every change since the index's position this instance's own: no read.
+    const own = withoutReads && near?.complete === true && candidateIds.length === 0 && !keyed.some(Boolean) ? core.ownMemoriesSince(near.seq) : undefined;
+    const [since, candidateRows] =
+      own !== undefined
+        ? [own.memories.map(({ row, vector }) => ({ row, vector })), []]
+        : await Promise.all([near === undefined ? [] : changedSince(core, near.seq), candidateIds.length === 0 ? [] : core.db.memories.bulkGet(candidateIds)]);
     const inStore = inputs.map((_, i) => since === undefined || keyed[i] || near?.complete !== true);
     const byHash = exactCheck ? await findDuplicates(core, inputs.filter((_, i) => inStore[i]), now) : [];
     const rowOf = new Map(candidateRows.flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
@@ -315,12 +331,13 @@ export async function prepareAdds(
       }
       out.push({ item: toItem(row), added: true });
     });
-    if (late.length === 0) return { changes, out };
+    const logAfter = own === undefined ? {} : { logAfter: own.last };
+    if (late.length === 0) return { changes, out, ...logAfter };
     const vectorsLater = embedding.then((settled) => (): VectorRow[] => {
       const done = settled.result();
       return late.map(({ id, text, copy }) => newVectorRow(done, id, text, copy));
     });
-    return { changes, out, vectorsLater };
+    return { changes, out, vectorsLater, ...logAfter };
   };
   return { plan };
 }

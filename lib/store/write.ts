@@ -49,6 +49,21 @@ export interface WritePlan<R> {
    * should not reject: see memories.ts, Embedding.)
    */
   vectorsLater?: Promise<() => VectorRow[]>;
+  /**
+   * The change-log position the plan took for the last one, having read
+   * nothing after it: the write rolls back with {@link LogMovedError} when
+   * anything else was logged after it (its own first entry does not directly
+   * follow it). See memories.ts, add()'s duplicate check without reads.
+   */
+  logAfter?: number;
+}
+
+/** A write planned on the change log as it was (WritePlan.logAfter) found it moved; it was rolled back. */
+export class LogMovedError extends StoreError {
+  constructor() {
+    super('the change log moved under a write planned without reading it; the write was rolled back');
+    this.name = 'LogMovedError';
+  }
 }
 
 /**
@@ -133,6 +148,7 @@ export async function writeTransaction<R>(
     result = await db.transaction('rw', [...ALL_TABLES], async () => {
       const planned = await plan();
       logged = await applyChanges(db, planned.changes.map(withoutDeletedText), now(), analyze, planned.withoutHistory === true, policy.historyLimit ?? DEFAULT_HISTORY_LIMIT);
+      if (planned.logAfter !== undefined && !(await logFollows(db, logged, planned.logAfter))) throw new LogMovedError();
       if (planned.vectorsLater !== undefined) logged = await writeLateVectors(db, logged, planned.vectorsLater);
       return planned.result;
     });
@@ -142,6 +158,13 @@ export async function writeTransaction<R>(
   // Only after the commit: an observer never sees a write that was rolled back.
   if (logged !== undefined && logged.seqs.length > 0) committed?.(logged);
   return result;
+}
+
+/** Whether this write's log entries directly follow `after` (with none: whether `after` is still the last). */
+async function logFollows(db: EngramDb, logged: LoggedWrite | undefined, after: number): Promise<boolean> {
+  const first = logged?.seqs[0];
+  if (first !== undefined) return first === after + 1;
+  return ((await db.changes.orderBy(':id').last())?.seq ?? 0) === after;
 }
 
 /** Longest a write transaction waits for its late vectors before it rolls back. */

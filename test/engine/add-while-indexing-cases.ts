@@ -28,6 +28,8 @@ async function openCore(): Promise<{ core: EngineStore; semantic: SemanticIndex;
   const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: Date.now, deviceId });
   const semantic = new SemanticIndex(core, embedder, undefined);
   const { state } = await semantic.ready();
+  // The first snapshot now: later ones wait for 1000 changes, so only holdQueue's comes while a case runs.
+  await state.snapshot();
   return { core, semantic, state };
 }
 
