@@ -4,7 +4,7 @@
  * checks what was logged after it, so duplicates of writes the index has not
  * applied yet are still found. Past MAX_UNAPPLIED such log entries it waits.
  * Shared by the Node (fake-indexeddb) and Chromium (real IndexedDB) tests, which
- * hold snapshots at a gate by mocking putSnapshot (see HeldSnapshots).
+ * hold snapshots at a gate by mocking putSnapshot (see held-snapshots.ts).
  */
 import { expect } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
@@ -14,11 +14,7 @@ import { MAX_UNAPPLIED } from '../../lib/engine/near-duplicates.js';
 import { openStore } from '../../lib/engine/open-store.js';
 import { SemanticIndex } from '../../lib/engine/semantic-index.js';
 import type { VectorState } from '../../lib/engine/vector-state.js';
-
-/** The gate the test file's putSnapshot mock waits at while it is set. */
-export interface HeldSnapshots {
-  gate: Promise<void> | undefined;
-}
+import { held } from './held-snapshots.js';
 
 const embedder = new HashEmbedder({ dimensions: 64 });
 const input = (text: string, userId = 'u'): MemoryInput => ({ text, tier: 'long_term', scope: { userId }, metadata: {} });
@@ -34,7 +30,7 @@ async function openCore(): Promise<{ core: EngineStore; semantic: SemanticIndex;
 }
 
 /** Holds the index's queue with a snapshot until the returned function is called. */
-function holdQueue(held: HeldSnapshots, state: VectorState): () => Promise<void> {
+function holdQueue(state: VectorState): () => Promise<void> {
   let open!: () => void;
   held.gate = new Promise<void>((resolve) => (open = resolve));
   const snapshotting = state.snapshot();
@@ -56,14 +52,14 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'
 }
 
 /** A snapshot holds the queue: add() goes on, and finds exact and near duplicates of the writes the index has not applied, in their scope only. */
-export async function addDoesNotWaitForTheQueue(held: HeldSnapshots): Promise<void> {
+export async function addDoesNotWaitForTheQueue(): Promise<void> {
   const { core, semantic, state } = await openCore();
   let release: (() => Promise<void>) | undefined;
   try {
     await addMemories(core, semantic, [input('I keep bees in the garden')]);
     await state.idle();
     const applied = state.seq;
-    release = holdQueue(held, state);
+    release = holdQueue(state);
     const first = await within(addMemories(core, semantic, [input('I play the cello on Sundays'), input('I keep bees in the garden')]), 2_000);
     expect(first).not.toBe('pending');
     if (first === 'pending') return;
@@ -103,13 +99,13 @@ export async function addDoesNotWaitForTheQueue(held: HeldSnapshots): Promise<vo
 }
 
 /** Past MAX_UNAPPLIED log entries the index has not applied, add() waits for it. */
-export async function addWaitsPastMaxUnapplied(held: HeldSnapshots): Promise<void> {
+export async function addWaitsPastMaxUnapplied(): Promise<void> {
   const { core, semantic, state } = await openCore();
   let release: (() => Promise<void>) | undefined;
   try {
     await addMemories(core, semantic, [input('first of all')]);
     await state.idle();
-    release = holdQueue(held, state);
+    release = holdQueue(state);
     const many = Array.from({ length: MAX_UNAPPLIED + 1 }, (_, i) => input(`fact number ${i} of the import`));
     expect(await within(addMemories(core, semantic, many), 20_000)).not.toBe('pending');
     const late = addMemories(core, semantic, [input('fact number 7 of the import'), input('a new fact')]);
