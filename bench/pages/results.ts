@@ -52,11 +52,20 @@ export interface IngestResult {
   ratio: number;
   /** add() over its slowest stage alone (absent in older results). */
   slowestStageRatio?: number;
-  /**
-   * Cores the machine kept busy during each stage (all processes: the browser's
-   * IndexedDB backend, the page, the embedding worker), of `cores`; absent in older results.
-   */
-  cpu?: { cores: number; embedder: number; write: number; index: number; add: number };
+  /** Cores the machine kept busy during each stage; absent in older results. */
+  cpu?: StageCores;
+}
+
+/**
+ * Cores the machine kept busy during each stage of bench/ingest (all processes:
+ * the browser's IndexedDB backend, the page, the embedding worker), of `cores`.
+ */
+export interface StageCores {
+  cores: number;
+  embedder: number;
+  write: number;
+  index: number;
+  add: number;
 }
 
 /** One size of bench/cold-open. */

@@ -2,7 +2,7 @@
  * The report's charts, one function per benchmark: result figures in, chart spec out.
  */
 import { colour, type ChartSpec, type LegendEntry, type Series } from './svg.js';
-import type { EfFigures, RecallSearchResult, VectorDataset } from '../pages/results.js';
+import type { EfFigures, RecallSearchResult, StageCores, VectorDataset } from '../pages/results.js';
 
 export type { EfFigures, VectorDataset };
 
@@ -21,7 +21,7 @@ export interface IngestRow {
   addPerSecond: number;
   ratio: number;
   slowestStageRatio?: number;
-  cpu?: { cores: number; embedder: number; write: number; index: number; add: number };
+  cpu?: StageCores;
 }
 
 /** One size of bench/cold-open.ts. */

@@ -8,13 +8,15 @@
  * however well the stages overlap.
  */
 
+import type { StageCores } from '../pages/results.js';
+
 /** One batch size of bench/ingest, as far as this needs it. */
 export interface StagesWithCpu {
   texts: number;
   rawPerSecond: number;
   writePerSecond?: number | undefined;
   indexPerSecond?: number | undefined;
-  cpu?: { cores: number; embedder: number; write: number; index: number; add: number } | undefined;
+  cpu?: StageCores | undefined;
 }
 
 /** The CPU bound of add(): its least wall time in seconds, as texts/s, and as a ceiling of add() / slowest stage (≤ 1). */

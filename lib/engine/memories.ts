@@ -258,7 +258,7 @@ export async function prepareAdds(
     const own = withoutReads && near?.complete === true && candidateIds.length === 0 && !keyed.some(Boolean) ? core.ownMemoriesSince(near.seq) : undefined;
     const [since, candidateRows] =
       own !== undefined
-        ? [own.memories.map(({ row, vector }) => ({ row, vector })), []]
+        ? [own.memories, []]
         : await Promise.all([near === undefined ? [] : changedSince(core, near.seq), candidateIds.length === 0 ? [] : core.db.memories.bulkGet(candidateIds)]);
     const inStore = inputs.map((_, i) => since === undefined || keyed[i] || near?.complete !== true);
     const byHash = exactCheck ? await findDuplicates(core, inputs.filter((_, i) => inStore[i]), now) : [];
