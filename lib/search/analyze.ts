@@ -110,6 +110,8 @@ const ENGLISH_CONTRACTIONS: readonly [RegExp, string | ((m: string, ...g: string
 const POSSESSIVE = /(\p{L})'s\b/gu;
 
 function expandEnglish(text: string): string {
+  // Every contraction has an apostrophe (unified to ' by then): most texts skip the patterns' scans.
+  if (!text.includes("'")) return text;
   let out = text;
   for (const [pattern, replacement] of ENGLISH_CONTRACTIONS) {
     out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);

@@ -213,3 +213,36 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     core.closeDb();
   });
 });
+
+describe('vector state: snapshots while this instance writes', () => {
+  it('a snapshot of fewer than 5000 memory changes waits for a pause in the writing; past 5000 it is taken while writing goes on', async () => {
+    const name = `buffer-snapshot-${Math.random().toString(36).slice(2)}`;
+    const { core, semantic } = await openCore(name);
+    const { state } = await semantic.ready();
+    await addMemories(core, semantic, range(0, 100).map((i) => input(i)), undefined, 'off');
+    await settled(state);
+    await state.snapshot();
+    expect(state.unsnapshotted).toBe(0);
+    // Writes back to back: the instance reports one under way all along.
+    Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
+    await addMemories(core, semantic, range(100, 1300).map((i) => input(i)), undefined, 'off');
+    await settled(state);
+    // 1200 changes are due a snapshot (1000), but not while writing goes on, however long (well past the 50 ms pause).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(state.unsnapshotted).toBe(1200);
+    for (let from = 1300; from < 5200; from += 1300) await addMemories(core, semantic, range(from, Math.min(from + 1300, 5200)).map((i) => input(i)), undefined, 'off');
+    // 5100 unsnapshotted: the replay a crash would cost is no longer small, so it is taken, writing or not.
+    for (let i = 0; i < 200 && state.unsnapshotted > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(state.unsnapshotted).toBe(0);
+    await addMemories(core, semantic, range(5200, 6400).map((i) => input(i)), undefined, 'off');
+    await settled(state);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(state.unsnapshotted).toBe(1200);
+    // The writer pauses: the snapshot follows.
+    Reflect.deleteProperty(core, 'writing');
+    for (let i = 0; i < 200 && state.unsnapshotted > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(state.unsnapshotted).toBe(0);
+    await semantic.close();
+    core.closeDb();
+  });
+});
