@@ -2,7 +2,9 @@
  * bench/ingest: add() throughput with embeddings (offline model in a worker,
  * real IndexedDB, Chromium) against each of its stages alone on the same number
  * of texts, in one run: the raw embedder, the IndexedDB write of the same rows,
- * the vector index insert of the same vectors.
+ * the vector index insert of the same vectors; and add() with the vectors
+ * computed beforehand (add()'s own cost without the model's). The stages run in
+ * rounds, in turn, so that the machine's swings weigh on each alike.
  * Goals: add() at least 0.8x its slowest stage alone; at least 1,000 memories/s.
  * Run: npx tsx bench/ingest.ts [--count 3000] [--batches 1,16,64]
  */
@@ -18,7 +20,7 @@ const batches = option('batches') ?? '1,16,64';
 console.log(`ingest: ${count} texts, batches ${batches} (Chromium, offline model in a worker)`);
 const { results } = await runPage<{ results: IngestResult[] }>('bench/pages/ingest.html', { count, batches });
 printTable(
-  'add() against each of its stages alone (texts/s)',
+  `add() against each of its stages alone (texts/s; the stages in ${results[0]?.rounds ?? 1} rounds, in turn)`,
   results.map((r) => ({
     batch: r.batch,
     texts: r.texts,
@@ -28,6 +30,8 @@ printTable(
     'add()': r.addPerSecond.toFixed(0),
     'add() / embedder': `${r.ratio.toFixed(2)}x`,
     'add() / slowest stage': r.slowestStageRatio === undefined ? '–' : `${r.slowestStageRatio.toFixed(2)}x`,
+    'add(), vectors precomputed': r.precomputedPerSecond?.toFixed(0) ?? '–',
+    'that / slowest stage': r.precomputedStageRatio === undefined ? '–' : `${r.precomputedStageRatio.toFixed(2)}x`,
   })),
 );
 const withCpu = results.filter((r) => r.cpu !== undefined);

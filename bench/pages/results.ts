@@ -48,10 +48,16 @@ export interface IngestResult {
   /** The vector index insert of the same vectors alone (absent in older results). */
   indexPerSecond?: number;
   addPerSecond: number;
+  /** add() with the embedder's vectors computed before the timing: add()'s own cost, without the model's (absent in older results). */
+  precomputedPerSecond?: number;
+  /** Rounds the stages ran in, in turn (absent in older results: one). */
+  rounds?: number;
   /** add() over the raw embedder. */
   ratio: number;
   /** add() over its slowest stage alone (absent in older results). */
   slowestStageRatio?: number;
+  /** add() with precomputed vectors over the slowest stage alone (absent in older results). */
+  precomputedStageRatio?: number;
   /** Cores the machine kept busy during each stage; absent in older results. */
   cpu?: StageCores;
 }

@@ -19,8 +19,10 @@ export interface IngestRow {
   writePerSecond?: number;
   indexPerSecond?: number;
   addPerSecond: number;
+  precomputedPerSecond?: number;
   ratio: number;
   slowestStageRatio?: number;
+  precomputedStageRatio?: number;
   cpu?: StageCores;
 }
 

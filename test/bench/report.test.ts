@@ -96,6 +96,20 @@ describe('buildReport', () => {
     expect(md).not.toContain('not run: no bench/results/sync.json');
   });
 
+  it("prints add() with precomputed vectors beside add() in the ingest section, and a dash for older results without it", () => {
+    const row = { texts: 3000, batch: 64, rawPerSecond: 6772, writePerSecond: 2100, indexPerSecond: 14728, addPerSecond: 1491, ratio: 0.22, slowestStageRatio: 0.71 };
+    const ingest = {
+      name: 'ingest',
+      at: '2030-01-01T10:20:00.000Z',
+      results: [{ ...row, batch: 16 }, { ...row, rounds: 6, precomputedPerSecond: 1859, precomputedStageRatio: 0.885 }],
+      goals: [{ goal: 'add() / its slowest stage alone (batch 64)', target: '>= 0.8x', measured: 0.71, met: false }],
+    };
+    const md = buildReport({ results: { ingest }, machine, generatedAt: new Date('2030-01-01T10:31:00Z') }).markdown;
+    expect(md).toContain('| add(), vectors precomputed, texts/s | that / slowest stage |');
+    expect(md).toContain('| 64 | 3000 | 6772 | 2100 | 14728 | 1491 | 0.22x | 0.71x | 1859 | 0.89x |');
+    expect(md).toContain('| 16 | 3000 | 6772 | 2100 | 14728 | 1491 | 0.22x | 0.71x | – | – |');
+  });
+
   it('prints each goal beside its measured ratio, met or not', () => {
     const md = report.markdown;
     expect(md).toContain('| clustered-10k×384: HNSW recall@10 (efSearch 64) | ≥ 0.95 | 0.96 | ✔ |');
