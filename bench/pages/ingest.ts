@@ -29,23 +29,45 @@ async function machineCpu(): Promise<{ busyMs: number; cores: number } | undefin
   return probe === undefined ? undefined : probe();
 }
 
-/** Wall seconds and busy CPU seconds of the machine per stage, summed over the rounds. */
+/** Wall seconds per stage, summed over the rounds. */
 const wall = new Map<string, number>();
-const busyCpu = new Map<string, number>();
+/** The machine's busy CPU seconds per stage, and the wall seconds of the windows they were read over, summed over the rounds. */
+const busyCpu = new Map<string, { busy: number; window: number }>();
 let machineCores = 0;
 
-/** Times `work` under `stage`, adding its wall time and the machine's busy CPU time meanwhile to the stage's totals. */
+/**
+ * Times `work` under `stage`, adding its wall time to the stage's total, and
+ * the machine's busy CPU time over a window that spans it. The window is read
+ * by its own clock: each reading of the CPU counters is a round trip to the
+ * bench runner (milliseconds), and a stage of a round may last only tens of them.
+ */
 async function timed(stage: string, work: () => Promise<void>): Promise<void> {
+  const w0 = performance.now();
   const cpu0 = await machineCpu();
   const t0 = performance.now();
   await work();
   const seconds = (performance.now() - t0) / 1000;
   const cpu1 = await machineCpu();
+  const window = (performance.now() - w0) / 1000;
   wall.set(stage, (wall.get(stage) ?? 0) + seconds);
   if (cpu0 !== undefined && cpu1 !== undefined) {
-    busyCpu.set(stage, (busyCpu.get(stage) ?? 0) + (cpu1.busyMs - cpu0.busyMs) / 1000);
+    const sum = busyCpu.get(stage) ?? { busy: 0, window: 0 };
+    busyCpu.set(stage, { busy: sum.busy + (cpu1.busyMs - cpu0.busyMs) / 1000, window: sum.window + window });
     machineCores = cpu1.cores;
   }
+}
+
+/** Deletes database `name` and waits until it is gone (every connection to it closed). */
+function deleteDatabase(name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.deleteDatabase(name);
+    request.onsuccess = () => {
+      resolve();
+    };
+    request.onerror = () => {
+      reject(request.error ?? new Error(`could not delete ${name}`));
+    };
+  });
 }
 
 /** The rows add() would write for `texts` (same fields, same vectors), in batches. */
@@ -106,11 +128,12 @@ async function run(count: number, batch: number): Promise<IngestResult> {
   await embedder.embed(spare.slice(0, batch)); // warm-up
   const quick = await precomputed(embedder, [...precomputedTexts, ...spare.slice(2 * batch, 3 * batch)], batch);
 
-  const { db, deviceId } = await openStore(`bench-ingest-write-${Date.now()}`);
+  const names = [`bench-ingest-write-${Date.now()}`, `bench-ingest-${Date.now()}`, `bench-ingest-precomputed-${Date.now()}`] as const;
+  const { db, deviceId } = await openStore(names[0]);
   const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: Date.now, deviceId });
   let index = await createIndex({ dimensions: embedder.dimensions, expectedSize: 0 });
-  const engram = await Engram.open({ name: `bench-ingest-${Date.now()}`, embedder });
-  const engramQuick = await Engram.open({ name: `bench-ingest-precomputed-${Date.now()}`, embedder: quick });
+  const engram = await Engram.open({ name: names[1], embedder });
+  const engramQuick = await Engram.open({ name: names[2], embedder: quick });
   const messages = (texts: readonly string[]): { role: 'user'; content: string }[] => texts.map((content) => ({ role: 'user', content }));
   await engram.add(messages(spare.slice(batch, 2 * batch)), { userId: 'warm' });
   await engramQuick.add(messages(spare.slice(2 * batch, 3 * batch)), { userId: 'warm' });
@@ -157,10 +180,13 @@ async function run(count: number, batch: number): Promise<IngestResult> {
   index.dispose();
   await engram.close();
   await engramQuick.close();
+  await embedder.dispose(); // close() leaves an embedder it was given to its owner
+  // The next batch size starts as this one did: no store of an earlier one in the origin, no worker of an earlier embedder.
+  for (const name of names) await deleteDatabase(name);
   const perSecond = (stage: string): number => count / wall.get(stage)!;
   log(`  raw embedder ${perSecond('embedder').toFixed(0)}/s, write alone ${perSecond('write').toFixed(0)}/s, index alone ${perSecond('index').toFixed(0)}/s, add() ${perSecond('add').toFixed(0)}/s, add() precomputed ${perSecond('precomputed').toFixed(0)}/s`);
   const slowest = Math.max(wall.get('embedder')!, wall.get('write')!, wall.get('index')!);
-  const cores = (stage: string): number => busyCpu.get(stage)! / wall.get(stage)!;
+  const cores = (stage: string): number => busyCpu.get(stage)!.busy / busyCpu.get(stage)!.window;
   return {
     texts: count,
     batch,
