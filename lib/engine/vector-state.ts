@@ -525,7 +525,7 @@ export class VectorState {
     if (this.#disposed || unsnapshotted < due) return;
     const spacing = this.#snapshotEnded + SNAPSHOT_SPACING * this.#snapshotCost - performance.now();
     const writing = this.#core.writing || performance.now() - this.#lastOwnApplied < IDLE_MS;
-    const wait = writing && unsnapshotted < Math.max(BUSY_SNAPSHOT_MIN, due) ? Math.max(IDLE_MS, spacing) : spacing;
+    const wait = writing && unsnapshotted < BUSY_SNAPSHOT_MIN ? Math.max(IDLE_MS, spacing) : spacing;
     if (wait <= 0) {
       await this.snapshot();
       return;
