@@ -5,24 +5,13 @@ import { mean_pooling, pipeline, Tensor, env } from '@huggingface/transformers';
 import { meanPooledUnit } from '../../lib/embed/transformers-runtime.js';
 import { TransformersEmbedder } from '../../lib/embed/transformers-embedder.js';
 import { PARAPHRASES } from './paraphrases.js';
-
-/** A deterministic pseudo-random generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../bench/util/rng.js';
 
 const bits = (v: Float32Array): number[] => [...new Uint32Array(v.buffer, v.byteOffset, v.length)];
 
 describe('meanPooledUnit: transformers.js mean pooling and L2 normalisation, bit for bit', () => {
   it('gives the same float32 bits as mean_pooling(...).normalize(2, -1) on padded batches', () => {
-    const random = rng(7);
+    const random = mulberry32(7);
     for (const [batch, tokens, dims] of [
       [1, 1, 4],
       [3, 7, 100],
