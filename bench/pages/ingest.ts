@@ -6,6 +6,7 @@
  * write of the same rows through the store's write path, and the vector index
  * insert of the same vectors.
  */
+import { Dexie } from 'dexie';
 import { Engram, TransformersEmbedder, type Embedder } from '../../lib/index.js';
 import { normalizeText } from '../../lib/search/analyze.js';
 import { EngineStore } from '../../lib/engine/engine-store.js';
@@ -55,19 +56,6 @@ async function timed(stage: string, work: () => Promise<void>): Promise<void> {
     busyCpu.set(stage, { busy: sum.busy + (cpu1.busyMs - cpu0.busyMs) / 1000, window: sum.window + window });
     machineCores = cpu1.cores;
   }
-}
-
-/** Deletes database `name` and waits until it is gone (every connection to it closed). */
-function deleteDatabase(name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.deleteDatabase(name);
-    request.onsuccess = () => {
-      resolve();
-    };
-    request.onerror = () => {
-      reject(request.error ?? new Error(`could not delete ${name}`));
-    };
-  });
 }
 
 /** The rows add() would write for `texts` (same fields, same vectors), in batches. */
@@ -182,7 +170,7 @@ async function run(count: number, batch: number): Promise<IngestResult> {
   await engramQuick.close();
   await embedder.dispose(); // close() leaves an embedder it was given to its owner
   // The next batch size starts as this one did: no store of an earlier one in the origin, no worker of an earlier embedder.
-  for (const name of names) await deleteDatabase(name);
+  for (const name of names) await Dexie.delete(name);
   const perSecond = (stage: string): number => count / wall.get(stage)!;
   log(`  raw embedder ${perSecond('embedder').toFixed(0)}/s, write alone ${perSecond('write').toFixed(0)}/s, index alone ${perSecond('index').toFixed(0)}/s, add() ${perSecond('add').toFixed(0)}/s, add() precomputed ${perSecond('precomputed').toFixed(0)}/s`);
   const slowest = Math.max(wall.get('embedder')!, wall.get('write')!, wall.get('index')!);

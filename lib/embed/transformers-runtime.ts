@@ -169,7 +169,6 @@ export function meanPooledUnit(states: Float32Array, batch: number, tokens: numb
   const out = new Float32Array(batch * dims);
   const sums = new Float64Array(dims);
   const weight = new Float64Array(tokens);
-  const norm = new Float32Array(1);
   for (let i = 0; i < batch; i++) {
     let count = 0;
     for (let j = 0; j < tokens; j++) {
@@ -183,13 +182,13 @@ export function meanPooledUnit(states: Float32Array, batch: number, tokens: numb
       for (let k = 0; k < dims; k++) sums[k] = sums[k]! + states[row + k]! * w;
     }
     const at = i * dims;
-    norm[0] = 0;
+    let norm = 0;
     for (let k = 0; k < dims; k++) {
       out[at + k] = sums[k]! / count;
-      norm[0] = norm[0] + out[at + k]! ** 2;
+      norm = Math.fround(norm + out[at + k]! ** 2);
     }
-    norm[0] = norm[0] ** (1 / 2);
-    for (let k = 0; k < dims; k++) out[at + k] = out[at + k]! / norm[0];
+    norm = Math.fround(norm ** (1 / 2));
+    for (let k = 0; k < dims; k++) out[at + k] = out[at + k]! / norm;
   }
   return out;
 }

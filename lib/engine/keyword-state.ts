@@ -16,7 +16,7 @@ import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } fr
 import type { KeywordHit } from '../search/keyword-search.js';
 import { rarestTerms } from '../search/query-terms.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS, readTermsRow, statsKey, termKey, type Corpus, type CorpusStats } from '../store/keyword-terms.js';
-import { readLogFloor } from '../store/change-log.js';
+import { readLastSeq, readLogFloor } from '../store/change-log.js';
 import { snapshotPositionRow } from '../store/snapshot-chunks.js';
 import { readGeneration } from '../store/generation.js';
 import type { ChangeRow, TermsRow } from '../store/rows.js';
@@ -89,7 +89,7 @@ export class KeywordState {
   static async #restore(core: EngineStore, record: KeywordSnapshotRecord): Promise<KeywordState | undefined> {
     try {
       if ((await analyzerId(core)) !== record.analyzerId) return undefined;
-      const last = (await core.db.changes.orderBy(':id').last())?.seq ?? 0;
+      const last = await readLastSeq(core.db);
       if (record.seq > last) return undefined; // the log was reset after the snapshot
       const state = new KeywordState(core, { [MESSAGE_CORPUS]: KeywordPostings.restore(record.messages), [MEMORY_CORPUS]: KeywordPostings.restore(record.memories) }, record.seq, 'snapshot');
       await state.catchUp();
@@ -106,7 +106,7 @@ export class KeywordState {
     const { db } = core;
     try {
       return await db.transaction('r', [db.changes, db.terms, db.meta], async () => {
-        const seq = (await db.changes.orderBy(':id').last())?.seq ?? 0;
+        const seq = await readLastSeq(db);
         const postings = { [MESSAGE_CORPUS]: new KeywordPostings(), [MEMORY_CORPUS]: new KeywordPostings() };
         for (const corpus of CORPORA) postings[corpus].stats = await storedStats(core, corpus);
         let after: [string, string] | undefined;
@@ -216,7 +216,7 @@ export class KeywordState {
   async agreesWithStore(): Promise<boolean> {
     const { db } = this.#core;
     return db.transaction('r', [db.changes, db.terms, db.meta], async () => {
-      const last = (await db.changes.orderBy(':id').last())?.seq ?? 0;
+      const last = await readLastSeq(db);
       if (last !== this.seq) return true; // written meanwhile: the next catch-up applies it; nothing to compare against
       for (const corpus of CORPORA) {
         const postings = this.#postings[corpus];

@@ -17,7 +17,7 @@ import { snapshotChecksumHolds } from '../vector/snapshot-format.js';
 import { ExactIndex } from '../vector/exact-index.js';
 import type { VectorIndex } from '../vector/vector-index.js';
 import type { MemoryRow, VectorRow } from '../store/rows.js';
-import { readLogFloor } from '../store/change-log.js';
+import { readLastSeq, readLogFloor } from '../store/change-log.js';
 import { readGeneration } from '../store/generation.js';
 import { getSnapshot, putSnapshot } from '../store/snapshot-chunks.js';
 import { storeError, type LoggedWrite } from '../store/write.js';
@@ -77,10 +77,6 @@ function asSnapshotRecord(value: unknown): SnapshotRecord | undefined {
   return ok ? (r as SnapshotRecord) : undefined;
 }
 
-/** The last sequence number of the change log (0 when empty). */
-async function lastSeq(core: EngineStore): Promise<number> {
-  return (await core.db.changes.orderBy(':id').last())?.seq ?? 0;
-}
 
 const SNAPSHOT_KEY = 'indexSnapshot';
 const PAGE = 2000;
@@ -198,7 +194,7 @@ export class VectorState {
   ): Promise<VectorState | undefined> {
     try {
       // A position beyond the log would hide every later write from the replay.
-      if (record.seq > (await lastSeq(core))) return undefined;
+      if (record.seq > (await readLastSeq(core.db))) return undefined;
       options.onProgress?.({ phase: 'restore', done: 0, total: 1 });
       // The checksum over the 170 MB of a 100k index (about 0.15 s) waits until after the first searches, with the id
       // comparison (#verifyLater); the structure is checked now, so hnswlib never reads a malformed file.
@@ -607,7 +603,7 @@ async function fillFromStore(
 ): Promise<{ index: VectorIndex; seq: number; total: number }> {
   const { db } = core;
   // The seq first: changes made while we read are replayed afterwards (replay is idempotent).
-  const seq = await lastSeq(core);
+  const seq = await readLastSeq(core.db);
   const total = await db.vectors.count();
   let index = await createIndex({ dimensions, expectedSize: total });
   let done = 0;

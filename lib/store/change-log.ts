@@ -36,6 +36,11 @@ function positionOf(value: unknown): number | undefined {
   return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
 }
 
+/** The last sequence number of the change log (0 when empty). */
+export async function readLastSeq(db: EngramDb): Promise<number> {
+  return (await db.changes.orderBy(':id').last())?.seq ?? 0;
+}
+
 /** The log floor: every entry at or below it may have been compacted away (0 when never compacted). */
 export async function readLogFloor(db: EngramDb): Promise<number> {
   return positionOf((await db.meta.get(LOG_FLOOR_KEY))?.value) ?? 0;
@@ -74,7 +79,7 @@ export interface Compaction {
  */
 export async function compactChangeLog(db: EngramDb, lagLimit: number, keepAfter = Number.MAX_SAFE_INTEGER): Promise<Compaction> {
   return db.transaction('rw', [db.changes, db.meta], async () => {
-    const last = (await db.changes.orderBy(':id').last())?.seq ?? 0;
+    const last = await readLastSeq(db);
     const floor = await readLogFloor(db);
     const registered = await db.meta.where('key').startsWith(LOG_CONSUMER_PREFIX).toArray();
     const hard = [...(await db.meta.bulkGet(HARD_KEYS)).filter((r) => r !== undefined), ...registered]

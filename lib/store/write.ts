@@ -13,6 +13,7 @@ import { TEXT_SNAPSHOT_KEYS, textFreeHistory, textFreeTombstone } from './forget
 import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 import { readGeneration } from './generation.js';
 import { deleteSnapshot } from './snapshot-chunks.js';
+import { readLastSeq } from './change-log.js';
 
 /** One row change, with the row before and after. */
 export type RowChange =
@@ -164,7 +165,7 @@ export async function writeTransaction<R>(
 async function logFollows(db: EngramDb, logged: LoggedWrite | undefined, after: number): Promise<boolean> {
   const first = logged?.seqs[0];
   if (first !== undefined) return first === after + 1;
-  return ((await db.changes.orderBy(':id').last())?.seq ?? 0) === after;
+  return (await readLastSeq(db)) === after;
 }
 
 /** Longest a write transaction waits for its late vectors before it rolls back. */
