@@ -28,7 +28,7 @@ export type { ArchivalOptions, ArchivalResult } from './memory/archival.js';
 export { MemorySystem } from './memory/memory-system.js';
 export type { MemorySystemOptions, SystemContext, TierHit, TraceStep } from './memory/memory-system.js';
 export { AgentTools, TOOL_DEFINITIONS } from './agent/tools.js';
-export type { AnthropicTool, JsonSchema, OpenAiTool, ToolDefinition, ToolsScope } from './agent/tools.js';
+export type { AnthropicTool, JsonSchema, JsonSchemaType, OpenAiTool, ToolDefinition, ToolsScope } from './agent/tools.js';
 export { Assistant } from './agent/assistant.js';
 export type { AssistantOptions, ToolUse, TurnReport } from './agent/assistant.js';
 

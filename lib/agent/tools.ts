@@ -8,9 +8,17 @@ import { ClosedError, isEngramError, ValidationError } from '../errors.js';
 import { optionalId, requireId, requireOptions } from '../util/validate.js';
 import type { Engram } from '../engram.js';
 
-/** A JSON Schema object (the subset tools use). */
+/** A JSON Schema type name. */
+export type JsonSchemaType = 'object' | 'string' | 'integer' | 'array' | 'number';
+
+/**
+ * A JSON Schema object (the subset tools use). The tools' schemas are valid for
+ * OpenAI's strict function calling: every property is required, objects have
+ * `additionalProperties: false`, and an argument that may be left out is
+ * nullable instead (`type: ['integer', 'null']`; null means absent).
+ */
 export interface JsonSchema {
-  type: 'object' | 'string' | 'integer' | 'array' | 'number';
+  type: JsonSchemaType | readonly [JsonSchemaType, 'null'];
   description?: string;
   properties?: Record<string, JsonSchema>;
   required?: string[];
@@ -41,73 +49,84 @@ export interface AnthropicTool {
 }
 
 const str = (description: string): JsonSchema => ({ type: 'string', description });
-const page: JsonSchema = { type: 'integer', minimum: 0, description: 'Page of results, starting at 0.' };
-const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
+const page: JsonSchema = { type: ['integer', 'null'], minimum: 0, description: 'Page of results, starting at 0 (null: 0).' };
+/** An object schema in OpenAI's strict form: every property listed in `required`. */
+const obj = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
+/** May the argument be left out (null or absent)? */
+const isNullable = (schema: JsonSchema): boolean => typeof schema.type !== 'string';
+/** The type of a value that is given (not null). */
+const baseType = (schema: JsonSchema): JsonSchemaType => (typeof schema.type === 'string' ? schema.type : schema.type[0]);
 
 /** Every memory tool engram offers. */
 export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'save_to_memory',
     description: 'Save important facts to long-term memory so they can be recalled in later conversations.',
-    parameters: obj({ thinking: str('Why these facts are worth remembering.'), content: { type: 'array', minItems: 1, items: str('One self-contained fact.'), description: 'Facts to save.' } }, ['thinking', 'content']),
+    parameters: obj({ thinking: str('Why these facts are worth remembering.'), content: { type: 'array', minItems: 1, items: str('One self-contained fact.'), description: 'Facts to save.' } }),
   },
   {
     name: 'recall_from_memory',
     description: 'Recall memories related to the given keywords or questions.',
-    parameters: obj({ keywords: { type: 'array', minItems: 1, items: str('A keyword or question.'), description: 'What to look for.' }, limit: { type: 'integer', minimum: 1, description: 'Most memories per keyword (default 5).' } }, ['keywords']),
+    parameters: obj({ keywords: { type: 'array', minItems: 1, items: str('A keyword or question.'), description: 'What to look for.' }, limit: { type: ['integer', 'null'], minimum: 1, description: 'Most memories per keyword (null: 5).' } }),
   },
   {
     name: 'archival_memory_insert',
     description: 'Add a passage to archival memory. Write it so it can be found by meaning later.',
-    parameters: obj({ content: str('The passage to store.') }, ['content']),
+    parameters: obj({ content: str('The passage to store.') }),
   },
   {
     name: 'archival_memory_search',
     description: 'Search archival memory by meaning, paged.',
-    parameters: obj({ query: str('What to search for.'), page }, ['query']),
+    parameters: obj({ query: str('What to search for.'), page }),
   },
   {
     name: 'conversation_search',
     description: 'Search the whole conversation history by keywords, paged.',
-    parameters: obj({ query: str('Keywords to search for.'), page }, ['query']),
+    parameters: obj({ query: str('Keywords to search for.'), page }),
   },
   {
     name: 'conversation_search_date',
     description: 'Search the conversation history between two dates (inclusive), paged.',
-    parameters: obj({ start_date: str('Start date, YYYY-MM-DD or ISO 8601.'), end_date: str('End date, YYYY-MM-DD or ISO 8601.'), page }, ['start_date', 'end_date']),
+    parameters: obj({ start_date: str('Start date, YYYY-MM-DD or ISO 8601.'), end_date: str('End date, YYYY-MM-DD or ISO 8601.'), page }),
   },
   {
     name: 'core_memory_append',
     description: 'Append text to a core memory block (for example "human" or "persona").',
-    parameters: obj({ label: str('Block label.'), content: str('Text to append on a new line.') }, ['label', 'content']),
+    parameters: obj({ label: str('Block label.'), content: str('Text to append on a new line.') }),
   },
   {
     name: 'core_memory_replace',
     description: 'Replace text in a core memory block. old_content must match exactly.',
-    parameters: obj({ label: str('Block label.'), old_content: str('Exact text to replace.'), new_content: str('Replacement text (empty to delete).') }, ['label', 'old_content', 'new_content']),
+    parameters: obj({ label: str('Block label.'), old_content: str('Exact text to replace.'), new_content: str('Replacement text (empty to delete).') }),
   },
 ];
 
 const PAGE_SIZE = 5;
 
-/** Checks arguments against a tool's schema (types, required, no extras). */
+/**
+ * Checks arguments against a tool's schema (types, required, no extras) and
+ * returns them without the nullable ones left out or null (null means absent).
+ */
 function checkArgs(def: ToolDefinition, args: unknown): Record<string, unknown> {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new ValidationError('arguments', 'must be a JSON object');
   const record = args as Record<string, unknown>;
   const props = def.parameters.properties ?? {};
   for (const key of Object.keys(record)) if (!(key in props)) throw new ValidationError('arguments', `unknown argument "${key}"; expected ${Object.keys(props).join(', ')}`);
-  for (const key of def.parameters.required ?? []) if (record[key] === undefined) throw new ValidationError('arguments', `missing required argument "${key}"`);
+  for (const key of def.parameters.required ?? []) if (record[key] === undefined && props[key] !== undefined && !isNullable(props[key])) throw new ValidationError('arguments', `missing required argument "${key}"`);
+  const given: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(props)) {
     const v = record[key];
-    if (v === undefined) continue;
+    if (v === undefined || (v === null && isNullable(schema))) continue;
+    given[key] = v;
+    const type = baseType(schema);
     const ok =
-      schema.type === 'string' ? typeof v === 'string'
-      : schema.type === 'integer' ? Number.isInteger(v) && (schema.minimum === undefined || (v as number) >= schema.minimum)
-      : schema.type === 'array' ? Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length >= (schema.minItems ?? 0)
+      type === 'string' ? typeof v === 'string'
+      : type === 'integer' ? Number.isInteger(v) && (schema.minimum === undefined || (v as number) >= schema.minimum)
+      : type === 'array' ? Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length >= (schema.minItems ?? 0)
       : true;
-    if (!ok) throw new ValidationError('arguments', `argument "${key}" must be ${schema.type === 'array' ? 'a non-empty array of strings' : schema.type === 'integer' ? `an integer${schema.minimum === undefined ? '' : ` >= ${schema.minimum}`}` : 'a string'}`);
+    if (!ok) throw new ValidationError('arguments', `argument "${key}" must be ${type === 'array' ? 'a non-empty array of strings' : type === 'integer' ? `an integer${schema.minimum === undefined ? '' : ` >= ${schema.minimum}`}${isNullable(schema) ? ' or null' : ''}` : 'a string'}`);
   }
-  return record;
+  return given;
 }
 
 /** Who the tools act for. Every tool reads and writes inside this scope. */

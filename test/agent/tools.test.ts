@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import { AgentTools, TOOL_DEFINITIONS, type Engram } from '../../lib/index.js';
+import { Ajv } from 'ajv';
+import { AgentTools, TOOL_DEFINITIONS, type Engram, type JsonSchema } from '../../lib/index.js';
 import { openTemp } from '../helpers.js';
 
 let engram: Engram;
@@ -25,6 +26,54 @@ describe('AgentTools', () => {
       for (const r of t.function.parameters.required ?? []) expect(Object.keys(t.function.parameters.properties ?? {})).toContain(r);
     }
     expect(tools.anthropic()[0]!.input_schema).toBe(TOOL_DEFINITIONS[0]!.parameters);
+  });
+
+  it('every tool schema is valid for OpenAI strict function calling: all properties required, no extras, nullable instead of optional', () => {
+    // OpenAI's strict mode (Structured Outputs): the root is an object; every object lists all
+    // of its properties in `required` and has `additionalProperties: false`; an argument that
+    // may be left out is nullable; only the keywords strict mode supports appear.
+    const keywords = new Set(['type', 'description', 'properties', 'required', 'items', 'minimum', 'minItems', 'additionalProperties']);
+    const problems: string[] = [];
+    const walk = (schema: JsonSchema, at: string): void => {
+      for (const k of Object.keys(schema)) if (!keywords.has(k)) problems.push(`${at}: keyword ${k} is not supported in strict mode`);
+      const types: readonly string[] = typeof schema.type === 'string' ? [schema.type] : schema.type;
+      if (types.length === 0 || types.length > 2 || (types.length === 2 && types[1] !== 'null')) problems.push(`${at}: type ${JSON.stringify(schema.type)}`);
+      if (types[0] === 'object') {
+        if (schema.additionalProperties !== false) problems.push(`${at}: additionalProperties is not false`);
+        expect([...(schema.required ?? [])].sort(), `${at}: required`).toEqual(Object.keys(schema.properties ?? {}).sort());
+        for (const [key, prop] of Object.entries(schema.properties ?? {})) walk(prop, `${at}.${key}`);
+      }
+      if (types[0] === 'array') {
+        if (schema.items === undefined) problems.push(`${at}: array without items`);
+        else walk(schema.items, `${at}[]`);
+      }
+    };
+    const ajv = new Ajv({ strict: true });
+    for (const def of TOOL_DEFINITIONS) {
+      expect(def.parameters.type).toBe('object');
+      walk(def.parameters, def.name);
+      // Each schema is a valid JSON Schema, and null stands for every argument that may be left out.
+      const validate = ajv.compile(def.parameters);
+      const nulls = Object.fromEntries(Object.entries(def.parameters.properties ?? {}).filter(([, p]) => typeof p.type !== 'string').map(([k]) => [k, null]));
+      const sample = Object.fromEntries(Object.entries(def.parameters.properties ?? {}).map(([k, p]) => [k, p.type === 'array' ? ['x'] : p.type === 'string' ? 'x' : null]));
+      expect({ tool: def.name, valid: validate({ ...sample, ...nulls }) }).toEqual({ tool: def.name, valid: true });
+    }
+    expect(problems).toEqual([]);
+    // The optional arguments are exactly page and limit.
+    const nullable = TOOL_DEFINITIONS.flatMap((d) => Object.entries(d.parameters.properties ?? {}).filter(([, p]) => typeof p.type !== 'string').map(([k]) => `${d.name}.${k}`));
+    expect(nullable).toEqual(['recall_from_memory.limit', 'archival_memory_search.page', 'conversation_search.page', 'conversation_search_date.page']);
+  });
+
+  it('call() takes null as an absent optional argument, and refuses null for a required one', async () => {
+    const tools = new AgentTools(engram, { agentId: 'helper', userId: 'ana' });
+    await tools.call('save_to_memory', { thinking: 'useful', content: ['Ana plays the cello'] });
+    expect(await tools.call('recall_from_memory', { keywords: ['cello'], limit: null })).toBe('- Ana plays the cello');
+    await tools.call('archival_memory_insert', { content: 'Concert on Friday at the old theatre' });
+    expect(await tools.call('archival_memory_search', '{"query":"theatre concert","page":null}')).toMatch(/\(page 1\/1\):\n.*theatre/s);
+    expect(await tools.call('conversation_search', { query: 'dentist', page: null })).toBe('No results found.');
+    expect(await tools.call('archival_memory_search', { query: null, page: null })).toBe('Error: archival_memory_search: arguments: argument "query" must be a string. Call it again with corrected arguments.');
+    expect(await tools.call('save_to_memory', { thinking: 'x', content: null })).toMatch(/^Error: save_to_memory: arguments: .*"content"/);
+    expect(await tools.call('archival_memory_search', { query: 'x', page: 'one' })).toMatch(/"page" must be an integer >= 0 or null/);
   });
 
   it('call() runs each tool and answers with text', async () => {
