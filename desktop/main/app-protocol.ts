@@ -2,8 +2,11 @@
  * The `app://engram/` scheme the renderer is served from: the built renderer
  * folder inside the package, with the Content-Security-Policy on every response.
  * A standard, secure scheme, so module workers, fetch of the model files and
- * IndexedDB behave as on an https origin; nothing outside the folder is served.
+ * IndexedDB behave as on an https origin. Only regular files whose real path
+ * (symbolic links resolved) lies inside the folder are served: no file outside
+ * it, and no folder (Chromium's file loader would answer a listing).
  */
+import { realpath, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CONTENT_SECURITY_POLICY } from './content-security-policy.js';
@@ -60,11 +63,29 @@ export function fileForUrl(root: string, url: string): string | undefined {
   return file.startsWith(base + sep) ? file : undefined;
 }
 
+/**
+ * The real path of `file` when it is a regular file inside `root`'s real path,
+ * after every symbolic link on the way is resolved; undefined for a link that
+ * leads out of `root`, a folder, a device or a missing file. `fileForUrl()`
+ * only checks the path's text, which a link inside the folder defeats.
+ */
+export async function servableFile(root: string, file: string): Promise<string | undefined> {
+  try {
+    const [realRoot, real] = await Promise.all([realpath(root), realpath(file)]);
+    if (!real.startsWith(realRoot + sep)) return undefined;
+    return (await stat(real)).isFile() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Serves `root` under `app://engram/` (call once the app is ready). */
 export function serveApp(electron: Pick<ElectronSurface, 'protocol' | 'net'>, root: string): void {
   electron.protocol.handle(APP_SCHEME, async (request) => {
-    const file = fileForUrl(root, request.url);
-    if (file === undefined || request.method !== 'GET') return new Response('Not found', { status: 404 });
+    const named = fileForUrl(root, request.url);
+    if (named === undefined || request.method !== 'GET') return new Response('Not found', { status: 404 });
+    const file = await servableFile(root, named);
+    if (file === undefined) return new Response('Not found', { status: 404 });
     let response: Response;
     try {
       response = await electron.net.fetch(pathToFileURL(file).href);

@@ -8,9 +8,23 @@
 import { APP_ORIGIN } from './app-protocol.js';
 import type { ContentsSurface, SessionSurface } from './electron-surface.js';
 
-/** URLs the renderer may load: the app's own files (and DevTools' internal pages). */
+/**
+ * URLs of the app's own page and files. The only place a window may navigate
+ * to, and the only page whose IPC calls are answered (DevTools' `devtools://`
+ * pages are neither).
+ */
 export function isAppUrl(url: string): boolean {
-  return url === APP_ORIGIN || url.startsWith(`${APP_ORIGIN}/`) || url.startsWith('devtools://');
+  return url === APP_ORIGIN || url.startsWith(`${APP_ORIGIN}/`);
+}
+
+/**
+ * Requests that stay on this machine without reaching any file or server of
+ * their own: the app's files, the page's `data:` and `blob:` URLs, and the
+ * resources of DevTools (`devtools://`, its own bundled frontend, loaded only
+ * when the user opens it). Requests only: nothing may navigate to them.
+ */
+function isLocalRequest(url: string): boolean {
+  return isAppUrl(url) || url.startsWith('data:') || url.startsWith('blob:') || url.startsWith('devtools://');
 }
 
 /** Locks one web contents to the app. */
@@ -52,6 +66,6 @@ export function hardenSession(session: SessionSurface, allowedOrigin: () => stri
   session.webRequest.onBeforeRequest((details, callback) => {
     const sync = allowedOrigin();
     const toSync = sync !== undefined && (details.url === sync || details.url.startsWith(`${sync}/`));
-    callback(isAppUrl(details.url) || toSync || details.url.startsWith('data:') || details.url.startsWith('blob:') ? {} : { cancel: true });
+    callback(isLocalRequest(details.url) || toSync ? {} : { cancel: true });
   });
 }

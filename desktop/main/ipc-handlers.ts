@@ -156,7 +156,7 @@ export function registerIpcHandlers<W extends WindowSurface>(electron: Pick<Elec
   for (const [channel, handler] of Object.entries(ipcHandlers(electron, ctx))) {
     electron.ipcMain.handle(channel, async (event, ...args): Promise<BridgeResult<unknown>> => {
       const from = event.senderFrame?.url ?? '';
-      if (!isAppUrl(from) || from.startsWith('devtools://')) {
+      if (!isAppUrl(from)) {
         return toFailure(new ValidationError('sender', `${channel} is only answered for the app's own page`));
       }
       try {

@@ -1,6 +1,6 @@
 // The main process run against a fake Electron: window options, hardening,
 // single-instance lock, menu commands and the app:// protocol.
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -114,6 +114,12 @@ describe('startDesktop()', () => {
       const inApp = new FakeEvent();
       contents.emit(event, inApp, 'app://engram/index.html');
       expect(inApp.prevented).toBe(false);
+      // DevTools' pages are not the app: the window is never sent there.
+      for (const other of ['devtools://devtools/bundled/inspector.html', 'chrome://settings', 'app://engramx/index.html', 'app://other/index.html']) {
+        const elsewhere = new FakeEvent();
+        contents.emit(event, elsewhere, other);
+        expect(elsewhere.prevented, other).toBe(true);
+      }
     }
     const webview = new FakeEvent();
     contents.emit('will-attach-webview', webview);
@@ -139,6 +145,8 @@ describe('startDesktop()', () => {
     expect(decide('file:///etc/passwd')).toEqual({ cancel: true });
     expect(decide('app://engram/assets/a.wasm')).toEqual({});
     expect(decide('app://other/x')).toEqual({ cancel: true });
+    // DevTools loads its own frontend when the user opens it; it may load, never be navigated to.
+    expect(decide('devtools://devtools/bundled/inspector.js')).toEqual({});
   });
 
   it('startDesktop() builds a menu whose commands reach the renderer', async () => {
@@ -164,6 +172,34 @@ describe('startDesktop()', () => {
     expect((await handler(new Request('app://engram/%2e%2e/secret.txt'))).status).toBe(404);
     expect((await handler(new Request('app://engram/missing.js'))).status).toBe(404);
     expect((await handler(new Request('app://engram/index.html', { method: 'POST', body: 'x' }))).status).toBe(404);
+  });
+
+  it('startDesktop() serves no file that a symbolic link inside the folder leads out to, and follows links that stay inside', async () => {
+    await mkdir(join(dir, 'outside'));
+    await writeFile(join(dir, 'outside/key.txt'), 'private');
+    await symlink(join(dir, 'secret.txt'), join(dir, 'renderer/leak.txt'));
+    await symlink(join(dir, 'outside'), join(dir, 'renderer/linked'));
+    await symlink('assets/a.wasm', join(dir, 'renderer/alias.wasm'));
+    await started();
+    const handler = electron.protocolHandlers.get('app')!;
+    for (const url of ['app://engram/leak.txt', 'app://engram/linked/key.txt']) {
+      const response = await handler(new Request(url));
+      expect(response.status, url).toBe(404);
+      expect(await response.text()).not.toMatch(/outside|private/);
+    }
+    const inside = await handler(new Request('app://engram/alias.wasm'));
+    expect(inside.status).toBe(200);
+    expect(new Uint8Array(await inside.arrayBuffer())).toEqual(new Uint8Array([0, 97, 115, 109]));
+  });
+
+  it('startDesktop() answers a folder URL with 404, never a listing of the folder', async () => {
+    await started();
+    const handler = electron.protocolHandlers.get('app')!;
+    for (const url of ['app://engram/assets', 'app://engram/assets/', 'app://engram/assets/%2e']) {
+      const response = await handler(new Request(url));
+      expect(response.status, url).toBe(404);
+      expect(await response.text()).not.toContain('a.wasm');
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 // A fake of the Electron surface the main process uses: records every call so
 // tests can assert window options, handlers, menus, dialogs and hardening.
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type {
   ContentsSurface,
@@ -208,9 +208,18 @@ export function fakeElectron(options: { lock?: boolean; userData?: string; files
       },
     },
     session: { defaultSession: new FakeSession() },
-    // Electron's net.fetch reads file: URLs; Node's fetch does not, so the fake reads the file.
+    // Electron's net.fetch reads file: URLs as Chromium's file loader does (links
+    // followed, a folder answered with an HTML listing of its entries); Node's fetch
+    // reads no file: URL, so the fake does the same itself.
     net: {
-      fetch: async (input) => new Response(await readFile(fileURLToPath(input))),
+      fetch: async (input) => {
+        const path = fileURLToPath(input);
+        if ((await stat(path)).isDirectory()) {
+          const entries = (await readdir(path)).map((name) => `<a href="${name}">${name}</a>`).join('\n');
+          return new Response(`<!doctype html><title>Index of ${path}</title>\n${entries}`, { headers: { 'content-type': 'text/html' } });
+        }
+        return new Response(await readFile(path));
+      },
     },
   };
   return fake;
