@@ -31,6 +31,7 @@ export { AgentTools, TOOL_DEFINITIONS } from './agent/tools.js';
 export type { AnthropicTool, JsonSchema, JsonSchemaType, OpenAiTool, ToolDefinition, ToolsScope } from './agent/tools.js';
 export { Assistant } from './agent/assistant.js';
 export type { AssistantOptions, ToolUse, TurnReport } from './agent/assistant.js';
+export type { TurnMemoryOptions, TurnTimings } from './agent/turn-memory.js';
 
 export { openAiCompatible } from './llm/chat-model.js';
 export type { ChatCallOptions, ChatFunction, ChatModel, ChatTurn, LlmOption, ModelReply, OpenAiCompatibleOptions, ToolCall } from './llm/chat-model.js';

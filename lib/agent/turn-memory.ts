@@ -1,0 +1,172 @@
+/**
+ * The memory work around one chat turn, whoever calls the model: before it, the
+ * user's message is stored, the relevant memories are recalled and the prompt is
+ * built (system message, core memory, recalled memories, the conversation that
+ * fits); after it, the reply is stored with what the turn did, and what the turn
+ * taught becomes long-term memory. `Assistant` runs it around its own model;
+ * `engram/ai-sdk` runs it around the AI SDK's `generateText`/`streamText`.
+ * Built on the public Engram only.
+ */
+import { ValidationError } from '../errors.js';
+import type { Engram } from '../engram.js';
+import type { AddResult } from '../engine/memories.js';
+import type { ChatTurn } from '../llm/chat-model.js';
+import type { Conversation } from '../memory/conversation.js';
+import type { SearchResult } from '../memory/long-term.js';
+import { DEFAULT_MIN_SIMILARITY, formatContext } from '../memory/persistent.js';
+import { optionalId, requireId, requireInt } from '../util/validate.js';
+
+/** Where a turn's memory lives and how it is used. */
+export interface TurnMemoryOptions {
+  /** The conversation thread the turn's messages go to. */
+  threadId: string;
+  agentId?: string;
+  userId?: string;
+  /** @default 'You are a helpful assistant with long-term memory.' */
+  systemPrompt?: string;
+  /** Memories recalled per turn. @default 5 */
+  recallLimit?: number;
+  /** Minimum relevance (search score, in [0, 1]) of a recalled memory. @default 0.35 (DEFAULT_MIN_SIMILARITY) */
+  minSimilarity?: number;
+  /** Token budget of the conversation part of the prompt. @default 3000 */
+  maxTokens?: number;
+  /**
+   * What each turn stores as long-term memory: `'statements'` the user's message
+   * unless it is a question (ends with "?"), `'all'` every user message, `'infer'`
+   * the facts extracted by the engram's `llm` option (mem0-style; falls back to the
+   * raw messages when the model fails), `'none'` nothing.
+   * @default 'statements'
+   */
+  remember?: 'statements' | 'all' | 'infer' | 'none';
+}
+
+/** The option names of {@link TurnMemoryOptions}, for the door checks of those who take them. */
+export const TURN_MEMORY_OPTION_KEYS = ['threadId', 'agentId', 'userId', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'remember'] as const;
+
+/** {@link TurnMemoryOptions} checked, with their defaults. */
+export type TurnSettings = Required<Omit<TurnMemoryOptions, 'agentId' | 'userId'>> & { agentId?: string; userId?: string };
+
+/** A tool the model called during a turn. */
+export interface ToolUse {
+  name: string;
+  arguments: string;
+  result: string;
+}
+
+/** Where a turn's time went. */
+export interface TurnTimings {
+  recallMs: number;
+  modelMs: number;
+  storeMs: number;
+  totalMs: number;
+}
+
+/** What {@link beginTurn} prepared for the model. */
+export interface BegunTurn {
+  /** The prompt: system message, core memory, recalled memories, the conversation that fits (the user's message last). */
+  messages: ChatTurn[];
+  recalledMemories: SearchResult[];
+  /** The context block given to the model ('' when nothing was relevant). */
+  recalled: string;
+  /** When the turn began (performance.now()). */
+  startedAt: number;
+  recallMs: number;
+}
+
+/** What {@link endTurn} stored. */
+export interface EndedTurn {
+  /** The reply as stored ('(no reply)' for an empty one). */
+  reply: string;
+  stored: AddResult[];
+  timings: TurnTimings;
+}
+
+/** Checks the options once, at the door (the caller has checked that `options` is an object of known keys). */
+export function turnSettings(options: TurnMemoryOptions): TurnSettings {
+  const remember: unknown = options.remember ?? 'statements';
+  if (remember !== 'statements' && remember !== 'all' && remember !== 'infer' && remember !== 'none') {
+    throw new ValidationError('options.remember', "must be 'statements', 'all', 'infer' or 'none'");
+  }
+  const agentId = optionalId('options.agentId', options.agentId);
+  const userId = optionalId('options.userId', options.userId);
+  return {
+    threadId: requireId('options.threadId', options.threadId),
+    systemPrompt: options.systemPrompt ?? 'You are a helpful assistant with long-term memory.',
+    recallLimit: options.recallLimit === undefined ? 5 : requireInt('options.recallLimit', options.recallLimit, 1, 100),
+    minSimilarity: options.minSimilarity ?? DEFAULT_MIN_SIMILARITY,
+    maxTokens: options.maxTokens === undefined ? 3000 : requireInt('options.maxTokens', options.maxTokens, 100),
+    remember,
+    ...(agentId === undefined ? {} : { agentId }),
+    ...(userId === undefined ? {} : { userId }),
+  };
+}
+
+/** The agent and user part of the settings, as engram's scope options. */
+export function turnScope(settings: TurnSettings): { agentId?: string; userId?: string } {
+  return { ...(settings.agentId === undefined ? {} : { agentId: settings.agentId }), ...(settings.userId === undefined ? {} : { userId: settings.userId }) };
+}
+
+function thread(engram: Engram, settings: TurnSettings): Conversation {
+  return engram.conversation(settings.threadId, { ...turnScope(settings), allowDuplicates: true });
+}
+
+/** Stores the user's `text` in the thread, recalls the memories relevant to it and builds the prompt. */
+export async function beginTurn(engram: Engram, settings: TurnSettings, text: string): Promise<BegunTurn> {
+  const startedAt = performance.now();
+  const scope = turnScope(settings);
+  const chat = thread(engram, settings);
+  const existing = await chat.getMessages({ limit: 1 });
+  if (existing.length === 0) await chat.add({ role: 'system', content: settings.systemPrompt });
+  await chat.add({ role: 'user', content: text });
+
+  const tRecall = performance.now();
+  const { results: recalledMemories } = await engram.search(text, { ...scope, limit: settings.recallLimit, threshold: settings.minSimilarity });
+  const recalled = formatContext(recalledMemories);
+  const recallMs = performance.now() - tRecall;
+
+  const window = await chat.contextWindow({ maxTokens: settings.maxTokens });
+  const messages: ChatTurn[] = window.messages.map((m) => ({ role: m.role, content: m.content }));
+  if (recalled !== '') messages.splice(messages[0]?.role === 'system' ? 1 : 0, 0, { role: 'system', content: recalled });
+  return { messages, recalledMemories, recalled, startedAt, recallMs };
+}
+
+/**
+ * Stores what the turn taught as long-term memory (by `settings.remember`), then
+ * the reply in the thread, carrying what its turn did so a UI can show it again after a reload.
+ */
+export async function endTurn(
+  engram: Engram,
+  settings: TurnSettings,
+  turn: { text: string; reply: string; begun: BegunTurn; modelMs: number; toolUses: readonly ToolUse[]; signal?: AbortSignal },
+): Promise<EndedTurn> {
+  const tStore = performance.now();
+  const answer = turn.reply.trim() === '' ? '(no reply)' : turn.reply;
+  const stored = await remember(engram, settings, turn.text, answer, turn.signal);
+  const storeMs = performance.now() - tStore;
+  const timings = { recallMs: turn.begun.recallMs, modelMs: turn.modelMs, storeMs, totalMs: performance.now() - turn.begun.startedAt };
+  const record = {
+    recalled: turn.begun.recalledMemories.map((m) => ({ id: m.id, memory: m.memory, score: m.score, ...(m.similarity === undefined ? {} : { similarity: m.similarity }) })),
+    stored: stored.map((m) => ({ id: m.id, memory: m.memory, event: m.event })),
+    toolUses: turn.toolUses.map((u) => ({ name: u.name, arguments: u.arguments, result: u.result })),
+    timings,
+  };
+  await thread(engram, settings).add({ role: 'assistant', content: answer, metadata: { turn: record } });
+  return { reply: answer, stored, timings };
+}
+
+async function remember(engram: Engram, settings: TurnSettings, text: string, answer: string, signal: AbortSignal | undefined): Promise<AddResult[]> {
+  const scope = turnScope(settings);
+  const metadata = { source: 'chat', threadId: settings.threadId };
+  const extra = signal === undefined ? {} : { signal };
+  switch (settings.remember) {
+    case 'none':
+      return [];
+    case 'statements':
+      if (text.trim().endsWith('?')) return [];
+      return (await engram.add([{ role: 'user', content: text }], { ...scope, metadata, ...extra })).results;
+    case 'all':
+      return (await engram.add([{ role: 'user', content: text }], { ...scope, metadata, ...extra })).results;
+    case 'infer':
+      return (await engram.add([{ role: 'user', content: text }, { role: 'assistant', content: answer }], { ...scope, metadata, infer: true, ...extra })).results;
+  }
+}
