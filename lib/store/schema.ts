@@ -3,7 +3,7 @@
  * write path. It is the only source of truth. It must not import the vector
  * index, the embedder or any face.
  */
-import { Dexie, type Table } from 'dexie';
+import { Dexie, type Table, type Transaction } from 'dexie';
 import { blockKey } from './block-key.js';
 import { textFreeHistory, textFreeTombstone } from './forgetting.js';
 import type {
@@ -19,7 +19,7 @@ import type {
 } from './rows.js';
 
 /** The schema version engram writes; stored in `meta` and in exports. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * The Dexie table that holds core memory blocks (the change log and history
@@ -41,6 +41,41 @@ export const ALL_TABLES = [
   'meta',
   'terms',
 ] as const;
+
+/**
+ * Moves every block whose key is not `blockKey` of its own fields to that key,
+ * with its change-log and history entries (a history entry goes by the owner its
+ * row names: under a key two owners shared, each keeps its own). Blocks keyed
+ * the way v4 keys them (all but a few) are left alone; nothing is read but the
+ * blocks table and the entries of the keys that move.
+ */
+async function rekeyBlocks(tx: Transaction): Promise<void> {
+  const table = tx.table<BlockRow, string>(BLOCKS_TABLE);
+  const keys = await table.toCollection().primaryKeys();
+  const rows = await table.toArray();
+  const moves = new Map<string, { key: string; row: BlockRow }>();
+  rows.forEach((row, i) => {
+    const key = blockKey(row.agentId, row.label, row.userId);
+    if (key !== keys[i]) moves.set(keys[i]!, { key, row });
+  });
+  if (moves.size === 0) return;
+  const entryKey = (entry: HistoryRow, fallback: string): string => {
+    const row = (entry.after ?? entry.before) as Partial<BlockRow> | null | undefined;
+    const owned = typeof row?.agentId === 'string' && typeof row.label === 'string' && (row.userId === undefined || typeof row.userId === 'string');
+    return owned ? blockKey(row.agentId!, row.label!, row.userId) : fallback;
+  };
+  // Every entry is read before any is written: one block's new key may be another's old one.
+  const changes: ChangeRow[] = [];
+  const history: HistoryRow[] = [];
+  for (const [old, { key }] of moves) {
+    for (const c of await tx.table<ChangeRow, number>('changes').where('recordId').equals(old).toArray()) if (c.table === 'blocks') changes.push({ ...c, recordId: key });
+    for (const h of await tx.table<HistoryRow, number>('history').where('recordId').equals(old).toArray()) if (h.table === 'blocks') history.push({ ...h, recordId: entryKey(h, key) });
+  }
+  await table.bulkDelete([...moves.keys()]);
+  await table.bulkPut([...moves.values()].map((m) => m.row), [...moves.values()].map((m) => m.key));
+  if (changes.length > 0) await tx.table('changes').bulkPut(changes);
+  if (history.length > 0) await tx.table('history').bulkPut(history);
+}
 
 /** The Dexie database of one engram store. */
 export class EngramDb extends Dexie {
@@ -87,6 +122,8 @@ export class EngramDb extends Dexie {
       });
     // v3: the old table goes (a table can only be dropped a version after it was read).
     this.version(3).stores({ blocks: null });
+    // v4: an agent's own block whose `agentId/label` key reads back more than one way gets its unambiguous key (block-key.ts).
+    this.version(4).stores({}).upgrade(rekeyBlocks);
     this.blocks = this.table(BLOCKS_TABLE);
   }
 }
