@@ -16,3 +16,17 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): { now: () => number; 
 
 /** Seeded PRNG (mulberry32), shared with the benchmarks. */
 export { mulberry32 as rng } from '../bench/util/rng.js';
+
+/**
+ * Polls `condition` every `everyMs` until it holds or `withinMs` have passed (a bounded loop
+ * measured in time, not iterations, so that a loaded machine gets the same patience as a quiet
+ * one); resolves to the condition's last value, which the caller asserts.
+ */
+export async function waitUntil(condition: () => boolean | Promise<boolean>, withinMs = 20_000, everyMs = 20): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    if (await condition()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

@@ -6,6 +6,7 @@ import { openStore } from '../../lib/engine/open-store.js';
 import { waitInTransaction } from '../../lib/store/write.js';
 import { SemanticIndex } from '../../lib/engine/semantic-index.js';
 import { VectorState } from '../../lib/engine/vector-state.js';
+import { waitUntil } from '../helpers.js';
 
 const embedder = new HashEmbedder({ dimensions: 64 });
 const input = (i: number, userId = 'u'): MemoryInput => ({ text: `memory number ${i} about topic${i}`, tier: 'long_term', scope: { userId }, metadata: {} });
@@ -27,6 +28,8 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const name = `buffer-${Math.random().toString(36).slice(2)}`;
     const { core, semantic } = await openCore(name);
     const { state } = await semantic.ready();
+    // The instance reports a write under way until the assertions below: a loaded machine may otherwise pause 50 ms and merge.
+    Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
     await addMemories(core, semantic, range(0, 1200).map((i) => input(i)), undefined, 'off');
     await state.idle();
     // 1200 ≥ the crossover: an empty HNSW index behind the buffer, which holds all 1200, searchable.
@@ -37,10 +40,12 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const id700 = (await core.db.memories.toArray()).find((r) => r.text === input(700).text)!.id;
     expect(state.index.search(early, 1)[0]!.id).toBe(id700);
     // Writing paused: they move into HNSW in slices.
-    for (let i = 0; i < 200 && state.index.pending > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    Reflect.deleteProperty(core, 'writing');
+    await waitUntil(() => state.index.pending === 0);
     expect(state.index.pending).toBe(0);
     expect(state.index.main.size).toBe(1200);
     expect(state.index.search(early, 1)[0]!.id).toBe(id700);
+    Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
     const [added] = await addMemories(core, semantic, range(1200, 1250).map((i) => input(i)), undefined, 'off');
     await state.idle();
     expect(state.index.pending).toBe(50);
@@ -70,9 +75,10 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(restored.index.search(moved, 1)[0]).toMatchObject({ id: oldOne.id });
     expect(restored.index.size).toBe(1259);
     restored.dispose();
+    Reflect.deleteProperty(core, 'writing');
 
     // Writing paused: the buffer is merged into HNSW in the background.
-    for (let i = 0; i < 100 && state.index.pending > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => state.index.pending === 0);
     expect(state.index.pending).toBe(0);
     expect(state.index.main.size).toBe(1259);
     expect(state.index.search(moved, 1)[0]).toMatchObject({ id: oldOne.id });
@@ -164,6 +170,8 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const name = `buffer-writing-${Math.random().toString(36).slice(2)}`;
     const { core, semantic } = await openCore(name);
     const { state } = await semantic.ready();
+    // Held as writing until the gated write below takes over, so that no pause merges the buffer first.
+    Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
     await addMemories(core, semantic, range(0, 1100).map((i) => input(i)), undefined, 'off');
     // The first snapshot now, so that none waits for the write below and holds the queue.
     await settled(state);
@@ -175,6 +183,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
       await waitInTransaction(gate);
       return { changes: [], result: null };
     });
+    Reflect.deleteProperty(core, 'writing');
     expect(core.writing).toBe(true);
     // Well past the pause that starts a merge (50 ms): nothing moved while the write is open.
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -182,7 +191,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     open();
     await writing;
     expect(core.writing).toBe(false);
-    for (let i = 0; i < 200 && state.index.pending > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitUntil(() => state.index.pending === 0);
     expect(state.index.pending).toBe(0);
     expect(state.index.main.size).toBe(1100);
     await semantic.close();
@@ -195,7 +204,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     // Writes back to back: the instance reports one under way all along (a held IndexedDB write would hold the snapshot too).
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
     await addMemories(core, semantic, range(0, 4500).map((i) => input(i)), undefined, 'off');
-    for (let i = 0; i < 200 && state.index.pending > 4096; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitUntil(() => state.index.pending <= 4096);
     // The slice that crossed the limit ran its time out (12 ms); after it, nothing more moves while writing goes on.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const left = state.index.pending;
@@ -206,7 +215,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(state.index.size).toBe(4500);
     Reflect.deleteProperty(core, 'writing');
     expect(core.writing).toBe(false);
-    for (let i = 0; i < 300 && state.index.pending > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitUntil(() => state.index.pending === 0);
     expect(state.index.pending).toBe(0);
     expect(state.index.main.size).toBe(4500);
     await semantic.close();
@@ -232,7 +241,7 @@ describe('vector state: snapshots while this instance writes', () => {
     expect(state.unsnapshotted).toBe(1200);
     for (let from = 1300; from < 5200; from += 1300) await addMemories(core, semantic, range(from, Math.min(from + 1300, 5200)).map((i) => input(i)), undefined, 'off');
     // 5100 unsnapshotted: the replay a crash would cost is no longer small, so it is taken, writing or not.
-    for (let i = 0; i < 200 && state.unsnapshotted > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitUntil(() => state.unsnapshotted === 0);
     expect(state.unsnapshotted).toBe(0);
     await addMemories(core, semantic, range(5200, 6400).map((i) => input(i)), undefined, 'off');
     await settled(state);
@@ -240,7 +249,7 @@ describe('vector state: snapshots while this instance writes', () => {
     expect(state.unsnapshotted).toBe(1200);
     // The writer pauses: the snapshot follows.
     Reflect.deleteProperty(core, 'writing');
-    for (let i = 0; i < 200 && state.unsnapshotted > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitUntil(() => state.unsnapshotted === 0);
     expect(state.unsnapshotted).toBe(0);
     await semantic.close();
     core.closeDb();

@@ -5,6 +5,7 @@ import { DimensionMismatchError, Engram } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { getSnapshot, putSnapshot } from '../../lib/store/snapshot-chunks.js';
 import { decodeSnapshot } from '../../lib/vector/snapshot-format.js';
+import { waitUntil } from '../helpers.js';
 
 const embedder = (d = 256): HashEmbedder => new HashEmbedder({ dimensions: d });
 const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
@@ -191,7 +192,7 @@ describe('vector index snapshots while writing', () => {
     expect(await snapshotSeq()).toBe(first);
     // The next 100 memories make 1000: a snapshot follows, at once or (spaced after the last one) a little later.
     await e.add(batch(1000, 100), { userId: 'u', dedupe: 'off' });
-    for (let i = 0; i < 100 && (await snapshotSeq()) === first; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil(async () => (await snapshotSeq()) !== first, 20_000, 50);
     expect(await snapshotSeq()).toBeGreaterThan(first!);
     db.close();
     await e.close();
@@ -225,7 +226,7 @@ describe('a restored HNSW snapshot whose vector bytes are corrupt', () => {
       if (p.phase === 'damaged' && p.damaged !== undefined) damaged.push(p.damaged.reason);
     } });
     expect((await b.ready()).index).toBe('snapshot');
-    for (let i = 0; i < 100 && damaged.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil(() => damaged.length > 0, 20_000, 50);
     expect(damaged.some((reason) => reason.includes('checksum'))).toBe(true);
     const { results } = await b.search(texts[7]!, { userId: 'u', mode: 'vector', limit: 1 });
     expect(results[0]?.memory).toBe(texts[7]);
