@@ -80,7 +80,7 @@ export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<
   const started = app.whenReady().then(async () => {
     hardenSession(electron.session.defaultSession, () => syncOrigin);
     serveApp(electron, paths.renderer);
-    const secrets = new SecretStore(electron.safeStorage, join(app.getPath('userData'), 'secrets'));
+    const secrets = new SecretStore(electron.safeStorage, join(app.getPath('userData'), 'secrets'), platform);
     registerIpcHandlers(electron, {
       window: () => current,
       secrets,

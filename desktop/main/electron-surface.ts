@@ -116,6 +116,8 @@ export interface ElectronSurface<W extends WindowSurface = WindowSurface> {
   };
   safeStorage: {
     isEncryptionAvailable(): boolean;
+    /** Linux only (not defined elsewhere): the backend holding the key; `basic_text` is a key built into Electron. */
+    getSelectedStorageBackend(): string;
     encryptString(plainText: string): Buffer;
     decryptString(encrypted: Buffer): string;
   };

@@ -143,7 +143,9 @@ export function ipcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurf
     },
     [CHANNELS.appInfo]: (...args): Promise<AppInfo> => {
       requireArity(args, 0);
-      return Promise.resolve({ shell: 'electron', version: electron.app.getVersion(), platform: ctx.platform, secretsPersist: ctx.secrets.available() });
+      const reason = ctx.secrets.unprotectedReason();
+      const info: AppInfo = { shell: 'electron', version: electron.app.getVersion(), platform: ctx.platform, secretsPersist: reason === undefined };
+      return Promise.resolve(reason === undefined ? info : { ...info, secretsUnprotectedReason: reason });
     },
   };
 }

@@ -1,10 +1,14 @@
 /**
  * The sync API key and the encryption passphrase, encrypted with Electron's
  * `safeStorage` (the OS keychain: Keychain, DPAPI, libsecret/kwallet) into one
- * file of ciphertexts in the user-data folder. A plain-text copy is never
- * written: when the OS offers no encryption, storing a secret fails instead.
+ * file of ciphertexts (mode 0600) in the user-data folder. Nothing reaches the
+ * disk unless the OS keychain protects it: when the OS offers no encryption, or
+ * on Linux without a keyring, where `safeStorage` still reports encryption as
+ * available but uses its `basic_text` backend (a key written into Electron
+ * itself, the same for everyone), secrets are kept in this process's memory for
+ * the session only, and `unprotectedReason()` says why (the app shows it).
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreError } from '../../lib/errors.js';
 import type { SecretName } from '../preload/bridge-api.js';
@@ -14,6 +18,9 @@ import type { ElectronSurface } from './electron-surface.js';
 export const SECRETS_FILE = 'secrets.enc.json';
 
 type Ciphertexts = Partial<Record<SecretName, string>>;
+
+/** safeStorage's Linux backends that keep the key in a keyring (anything else, `basic_text` above all, protects nothing). */
+const KEYRING_BACKENDS: ReadonlySet<string> = new Set(['gnome_libsecret', 'kwallet', 'kwallet5', 'kwallet6']);
 
 /**
  * Secrets kept with safeStorage.
@@ -25,25 +32,49 @@ export class SecretStore {
   readonly #safeStorage: ElectronSurface['safeStorage'];
   readonly #file: string;
   readonly #dir: string;
+  readonly #platform: string;
+  /** Secrets kept for this session only, when the OS keychain cannot protect them. */
+  readonly #session = new Map<SecretName, string>();
   /** Serialises writes so two quick sets never lose one another. */
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(safeStorage: ElectronSurface['safeStorage'], userDataDir: string) {
+  /** `platform` is `process.platform`: the keyring check applies on Linux only, where safeStorage has a backend to ask. */
+  constructor(safeStorage: ElectronSurface['safeStorage'], userDataDir: string, platform: string) {
     this.#safeStorage = safeStorage;
     this.#dir = userDataDir;
+    this.#platform = platform;
     this.#file = join(userDataDir, SECRETS_FILE);
   }
 
-  /** Whether the OS can encrypt (on Linux, a keyring must be running). */
-  available(): boolean {
-    return this.#safeStorage.isEncryptionAvailable();
+  /**
+   * Why secrets cannot be kept on disk here, or undefined when the OS keychain
+   * protects them (then they persist across sessions).
+   */
+  unprotectedReason(): string | undefined {
+    if (!this.#safeStorage.isEncryptionAvailable()) return 'the operating system offers no encryption (Electron’s safeStorage is unavailable)';
+    if (this.#platform !== 'linux') return undefined;
+    const backend = this.#safeStorage.getSelectedStorageBackend();
+    if (KEYRING_BACKENDS.has(backend)) return undefined;
+    return backend === 'basic_text'
+      ? 'no keyring (GNOME Keyring or KWallet) was found, and Electron’s safeStorage would then encrypt with its basic_text backend, a key built into Electron that protects nothing'
+      : `no keyring protects them (Electron’s safeStorage backend is ${backend})`;
+  }
+
+  /** Whether secrets are encrypted by the OS keychain and kept across sessions. */
+  persists(): boolean {
+    return this.unprotectedReason() === undefined;
   }
 
   /** The secret, or null when none is stored. */
   async get(name: SecretName): Promise<string | null> {
+    const inSession = this.#session.get(name);
+    if (inSession !== undefined) return inSession;
     const stored = (await this.#read())[name];
     if (stored === undefined) return null;
-    this.#requireEncryption();
+    // A ciphertext written while a keyring was there: it can be read only as long as safeStorage can decrypt.
+    if (!this.#safeStorage.isEncryptionAvailable()) {
+      throw new StoreError(`the stored ${name} cannot be decrypted: the operating system offers no encryption now (safeStorage is unavailable)`);
+    }
     try {
       return this.#safeStorage.decryptString(Buffer.from(stored, 'base64'));
     } catch (e) {
@@ -51,30 +82,43 @@ export class SecretStore {
     }
   }
 
-  /** Encrypts and stores the secret. */
+  /**
+   * Encrypts and stores the secret; without a keychain to protect it, keeps it
+   * in memory for this session only and writes nothing (an older copy on disk
+   * of the same secret is removed, so it cannot come back).
+   */
   set(name: SecretName, value: string): Promise<void> {
-    this.#requireEncryption();
+    if (!this.persists()) {
+      this.#session.set(name, value);
+      return this.#update((all) => withoutSecret(all, name), { onlyIfStored: name });
+    }
     const ciphertext = this.#safeStorage.encryptString(value).toString('base64');
+    this.#session.delete(name);
     return this.#update((all) => ({ ...all, [name]: ciphertext }));
   }
 
   /** Forgets the secret. */
   delete(name: SecretName): Promise<void> {
-    return this.#update((all) => Object.fromEntries(Object.entries(all).filter(([key]) => key !== name)));
+    this.#session.delete(name);
+    return this.#update((all) => withoutSecret(all, name), { onlyIfStored: name });
   }
 
-  #requireEncryption(): void {
-    if (!this.#safeStorage.isEncryptionAvailable()) {
-      throw new StoreError('the operating system offers no encryption for secrets (safeStorage is unavailable); nothing was stored');
-    }
-  }
-
-  #update(change: (all: Ciphertexts) => Ciphertexts): Promise<void> {
+  /**
+   * Rewrites the file through a temporary file renamed over it, so a crash
+   * leaves the old file or the new one. The temporary file is created afresh,
+   * exclusively and with mode 0600: one left by a crash (perhaps with a wider
+   * mode, or as a link) is removed first, never written through, since a mode
+   * given to `writeFile` applies only to a file it creates.
+   */
+  #update(change: (all: Ciphertexts) => Ciphertexts, options: { onlyIfStored?: SecretName } = {}): Promise<void> {
     const next = this.#queue.then(async () => {
-      const all = change(await this.#read());
-      await mkdir(this.#dir, { recursive: true });
+      const current = await this.#read();
+      if (options.onlyIfStored !== undefined && current[options.onlyIfStored] === undefined) return;
+      const all = change(current);
+      await mkdir(this.#dir, { recursive: true, mode: 0o700 });
       const temp = `${this.#file}.tmp`;
-      await writeFile(temp, JSON.stringify(all), { mode: 0o600 });
+      await rm(temp, { force: true });
+      await writeFile(temp, JSON.stringify(all), { mode: 0o600, flag: 'wx' });
       await rename(temp, this.#file);
     });
     this.#queue = next.catch(() => undefined);
@@ -100,4 +144,8 @@ export class SecretStore {
     }
     return parsed;
   }
+}
+
+function withoutSecret(all: Ciphertexts, name: SecretName): Ciphertexts {
+  return Object.fromEntries(Object.entries(all).filter(([key]) => key !== name));
 }

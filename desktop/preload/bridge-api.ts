@@ -70,8 +70,14 @@ export interface AppInfo {
   shell: 'electron' | 'web';
   version: string;
   platform: string;
-  /** Whether secrets are encrypted by the OS keychain (Electron safeStorage); false on the web, where keys live for the session only. */
+  /**
+   * Whether secrets are encrypted by the OS keychain (Electron safeStorage) and
+   * kept across sessions; when false they live in memory for the session only
+   * (always on the web; on desktop when no keychain protects them).
+   */
   secretsPersist: boolean;
+  /** Desktop only, when secrets do not persist: why the OS keychain cannot protect them (a sentence for the user). */
+  secretsUnprotectedReason?: string;
 }
 
 /**

@@ -56,7 +56,7 @@ export class StatusView implements View {
       ['storage', 'Storage used', estimate.usage === undefined ? 'unknown' : `${formatBytes(estimate.usage)} of ${estimate.quota === undefined ? '?' : formatBytes(estimate.quota)} available to this app${persisted ? ' · persistent' : ''}`],
       ['database', 'Database', `IndexedDB “${this.#ctx.dbName}”`],
       ['shell', 'Shell', info.shell === 'electron' ? `Electron app ${info.version} on ${info.platform}` : 'browser (Electron binary not installed): files are downloaded and uploaded, keys last for this session only'],
-      ['secrets', 'Keys', info.secretsPersist ? 'encrypted by the OS keychain (safeStorage)' : 'kept in memory for this session only'],
+      ['secrets', 'Keys', info.secretsPersist ? 'encrypted by the OS keychain (safeStorage)' : `kept in memory for this session only${info.secretsUnprotectedReason === undefined ? '' : `, not protected: ${info.secretsUnprotectedReason}`}`],
       ['read', 'Read in', formatMs(performance.now() - started)],
     ];
     replace(this.#facts, ...facts.flatMap(([key, label, value]) => [h('dt', {}, label), h('dd', { attrs: { 'data-fact': key } }, value)]));

@@ -6,8 +6,16 @@
  */
 import { isEngramError, type SyncOptions, type SyncStatus } from '../../lib/index.js';
 import { h, replace } from '../../ui/dom.js';
+import type { AppInfo } from '../preload/bridge-api.js';
 import { errorText, unwrap, type AppContext, type View } from './app-context.js';
 import { includeOf, loadSyncSettings, saveSyncSettings, type SyncSettings } from './sync-settings.js';
+
+/** Where the API key and the passphrase are kept, said plainly (and why they are not protected, when they are not). */
+export function secretsNote(info: AppInfo): string {
+  if (info.secretsPersist) return 'The API key and the passphrase are encrypted by your operating system’s keychain.';
+  const why = info.secretsUnprotectedReason === undefined ? '' : ` They are not protected on this computer: ${info.secretsUnprotectedReason}, so they are never written to disk.`;
+  return `The API key and the passphrase are kept in memory for this session only.${why}`;
+}
 
 function when(at: number | undefined): string {
   return at === undefined ? 'never' : new Date(at).toLocaleString([], { dateStyle: 'medium', timeStyle: 'medium' });
@@ -76,9 +84,7 @@ export class SyncView implements View {
     const [key, passphrase, info] = await Promise.all([unwrap(bridge.getSecret('sync-api-key')), unwrap(bridge.getSecret('sync-passphrase')), unwrap(bridge.appInfo())]);
     this.#key.value = key ?? '';
     this.#passphrase.value = passphrase ?? '';
-    this.#keyNote.textContent = info.secretsPersist
-      ? 'The API key and the passphrase are encrypted by your operating system’s keychain.'
-      : 'The API key and the passphrase are kept in memory for this session only.';
+    this.#keyNote.textContent = secretsNote(info);
     await this.#renderStatus();
   }
 

@@ -109,12 +109,21 @@ export class FakeSession implements SessionSurface {
   };
 }
 
-/** A reversible stand-in for the OS keychain: the ciphertext never contains the plain text. */
-export function fakeSafeStorage(available = true): ElectronSurface['safeStorage'] & { available: boolean; calls: string[] } {
+/**
+ * A reversible stand-in for the OS keychain: the ciphertext never contains the
+ * plain text. `backend` is what Linux's `getSelectedStorageBackend()` answers
+ * (`basic_text`: no keyring, encryption still "available").
+ */
+export function fakeSafeStorage(available = true): ElectronSurface['safeStorage'] & { available: boolean; backend: string; calls: string[] } {
   const state = {
     available,
+    backend: 'gnome_libsecret',
     calls: [] as string[],
     isEncryptionAvailable: () => state.available,
+    getSelectedStorageBackend: (): string => {
+      state.calls.push('backend');
+      return state.backend;
+    },
     encryptString: (plain: string): Buffer => {
       state.calls.push('encrypt');
       return Buffer.concat([Buffer.from('FAKEOS1'), Buffer.from(plain, 'utf8').map((b) => b ^ 0x5a)]);

@@ -1,12 +1,13 @@
 // IPC handlers through the fake ipcMain: sender check, argument validation,
 // dialogs for export and import, secrets through safeStorage.
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDesktop } from '../../../desktop/main/desktop-app.js';
+import { SECRETS_FILE, SecretStore } from '../../../desktop/main/secret-store.js';
 import { CHANNELS, MAX_SECRET_CHARS, type BridgeResult } from '../../../desktop/preload/bridge-api.js';
-import { FakeWindow, fakeElectron, type FakeElectron } from './fake-electron.js';
+import { FakeWindow, fakeElectron, fakeSafeStorage, type FakeElectron } from './fake-electron.js';
 
 const APP_FRAME = { senderFrame: { url: 'app://engram/index.html' } };
 
@@ -112,7 +113,7 @@ describe('IPC handlers', () => {
     expect(await call(CHANNELS.secretSet, 'sync-api-key', 'qdrant-key-123')).toEqual({ ok: true, value: null });
     expect(await call(CHANNELS.secretSet, 'sync-passphrase', 'correct horse')).toEqual({ ok: true, value: null });
     expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'qdrant-key-123' });
-    expect(electron.safeStorage.calls).toEqual(['encrypt', 'encrypt', 'decrypt']);
+    expect(electron.safeStorage.calls.filter((c) => c !== 'backend')).toEqual(['encrypt', 'encrypt', 'decrypt']);
     const files = await readdir(join(dir, 'user-data/secrets'));
     const onDisk = await readFile(join(dir, 'user-data/secrets', files[0]!), 'utf8');
     expect(files).toEqual(['secrets.enc.json']);
@@ -129,9 +130,81 @@ describe('IPC handlers', () => {
     expect((await failure(CHANNELS.secretSet, 'sync-api-key', 'k'.repeat(MAX_SECRET_CHARS + 1))).code).toBe('VALIDATION');
     expect((await failure(CHANNELS.secretSet, 'sync-api-key', 42)).code).toBe('VALIDATION');
     expect((await failure(CHANNELS.secretSet, 'sync-api-key')).code).toBe('VALIDATION');
+  });
+
+  it('secrets are never written to disk without OS encryption: kept for the session, and appInfo says why', async () => {
     electron.safeStorage.available = false;
-    expect(await failure(CHANNELS.secretSet, 'sync-api-key', 'k')).toMatchObject({ code: 'STORE', message: expect.stringContaining('safeStorage') as string });
+    expect(await call(CHANNELS.secretSet, 'sync-api-key', 'k-session')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'k-session' });
     await expect(readdir(join(dir, 'user-data/secrets'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(electron.safeStorage.calls).not.toContain('encrypt');
+    expect(await call(CHANNELS.appInfo)).toMatchObject({ ok: true, value: { secretsPersist: false, secretsUnprotectedReason: expect.stringContaining('safeStorage is unavailable') as string } });
+    expect(await call(CHANNELS.secretDelete, 'sync-api-key')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: null });
+  });
+
+  it('secrets on Linux without a keyring (safeStorage "available" on its basic_text backend) are never written to disk, and appInfo says they are not protected', async () => {
+    electron.safeStorage.backend = 'basic_text';
+    expect(electron.safeStorage.isEncryptionAvailable()).toBe(true);
+    expect(await call(CHANNELS.secretSet, 'sync-api-key', 'qdrant-key-123')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretSet, 'sync-passphrase', 'correct horse')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'qdrant-key-123' });
+    expect(electron.safeStorage.calls).not.toContain('encrypt');
+    await expect(readdir(join(dir, 'user-data/secrets'))).rejects.toMatchObject({ code: 'ENOENT' });
+    const info = await call<{ secretsPersist: boolean; secretsUnprotectedReason?: string }>(CHANNELS.appInfo);
+    expect(info).toMatchObject({ ok: true, value: { secretsPersist: false } });
+    expect(info.ok && info.value.secretsUnprotectedReason).toMatch(/no keyring.*basic_text/);
+    for (const backend of ['unknown', 'something_new']) {
+      electron.safeStorage.backend = backend;
+      expect(await call(CHANNELS.appInfo)).toMatchObject({ ok: true, value: { secretsPersist: false } });
+    }
+    for (const backend of ['gnome_libsecret', 'kwallet', 'kwallet5', 'kwallet6']) {
+      electron.safeStorage.backend = backend;
+      expect(await call(CHANNELS.appInfo), backend).toEqual({ ok: true, value: { shell: 'electron', version: '0.1.0-test', platform: 'linux', secretsPersist: true } });
+    }
+  });
+
+  it('a secret set without a keyring replaces (and removes from disk) the copy stored while there was one', async () => {
+    expect(await call(CHANNELS.secretSet, 'sync-api-key', 'old-key')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretSet, 'sync-passphrase', 'kept')).toEqual({ ok: true, value: null });
+    electron.safeStorage.backend = 'basic_text';
+    expect(await call(CHANNELS.secretSet, 'sync-api-key', 'new-key')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'new-key' });
+    const onDisk = JSON.parse(await readFile(join(dir, 'user-data/secrets', SECRETS_FILE), 'utf8')) as Record<string, string>;
+    expect(Object.keys(onDisk)).toEqual(['sync-passphrase']);
+  });
+
+  it('the keyring backend is asked on Linux only (elsewhere safeStorage has no such function)', async () => {
+    const safeStorage = fakeSafeStorage();
+    safeStorage.backend = 'basic_text';
+    for (const platform of ['darwin', 'win32']) {
+      const store = new SecretStore(safeStorage, join(dir, platform), platform);
+      expect(store.persists()).toBe(true);
+      await store.set('sync-api-key', 'k');
+      expect(await store.get('sync-api-key')).toBe('k');
+    }
+    expect(safeStorage.calls).not.toContain('backend');
+    expect(new SecretStore(safeStorage, join(dir, 'linux'), 'linux').persists()).toBe(false);
+  });
+
+  it('the secrets file is written with mode 0600 even over a temporary file a crash left with mode 0644, or as a link', async () => {
+    const secretsDir = join(dir, 'user-data/secrets');
+    await mkdir(secretsDir, { recursive: true });
+    const temp = join(secretsDir, `${SECRETS_FILE}.tmp`);
+    await writeFile(temp, '{}', { mode: 0o644 });
+    await chmod(temp, 0o644);
+    expect(await call(CHANNELS.secretSet, 'sync-api-key', 'k1')).toEqual({ ok: true, value: null });
+    expect((await stat(join(secretsDir, SECRETS_FILE))).mode & 0o777).toBe(0o600);
+    expect(await readdir(secretsDir)).toEqual([SECRETS_FILE]);
+
+    // A stale temporary name that is a link: the link is replaced, what it points to is never written.
+    const target = join(dir, 'elsewhere.json');
+    await writeFile(target, 'untouched', { mode: 0o644 });
+    await symlink(target, temp);
+    expect(await call(CHANNELS.secretSet, 'sync-passphrase', 'p1')).toEqual({ ok: true, value: null });
+    expect(await readFile(target, 'utf8')).toBe('untouched');
+    expect((await stat(join(secretsDir, SECRETS_FILE))).mode & 0o777).toBe(0o600);
+    expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'k1' });
   });
 
   it('syncServer opens the network to that one origin (https, or http on loopback) and closes it with null', async () => {

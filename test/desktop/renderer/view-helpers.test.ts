@@ -11,6 +11,7 @@ import { memoryVectors } from '../../../desktop/renderer/memory-vectors.js';
 import { project2d } from '../../../desktop/renderer/projection.js';
 import { formatBytes } from '../../../desktop/renderer/status-view.js';
 import { includeOf, loadSyncSettings, saveSyncSettings } from '../../../desktop/renderer/sync-settings.js';
+import { secretsNote } from '../../../desktop/renderer/sync-view.js';
 import { exportFileName } from '../../../desktop/renderer/transfer-view.js';
 import { pagesFor, visibleRange } from '../../../desktop/renderer/virtual-list.js';
 import { createWebBridge } from '../../../desktop/renderer/web-bridge.js';
@@ -151,6 +152,16 @@ describe('web bridge', () => {
     expect(await createWebBridge().getSecret('sync-api-key')).toEqual({ ok: true, value: null });
     const info = await bridge.appInfo();
     expect(info.ok && info.value.shell === 'web' && !info.value.secretsPersist).toBe(true);
+  });
+});
+
+describe('secretsNote()', () => {
+  it('secretsNote() says where the keys are kept, and plainly that they are not protected when the desktop has no keyring', () => {
+    const base = { shell: 'electron' as const, version: '1', platform: 'linux' };
+    expect(secretsNote({ ...base, secretsPersist: true })).toBe('The API key and the passphrase are encrypted by your operating system’s keychain.');
+    expect(secretsNote({ ...base, shell: 'web', secretsPersist: false })).toBe('The API key and the passphrase are kept in memory for this session only.');
+    const unprotected = secretsNote({ ...base, secretsPersist: false, secretsUnprotectedReason: 'no keyring was found, basic_text' });
+    expect(unprotected).toBe('The API key and the passphrase are kept in memory for this session only. They are not protected on this computer: no keyring was found, basic_text, so they are never written to disk.');
   });
 });
 
