@@ -37,7 +37,7 @@ export { openAiCompatible } from './llm/chat-model.js';
 export type { ChatCallOptions, ChatFunction, ChatModel, ChatTurn, LlmOption, ModelReply, OpenAiCompatibleOptions, ToolCall } from './llm/chat-model.js';
 
 export type { Embedder, EmbedOptions } from './embed/embedder.js';
-export { TransformersEmbedder, DEFAULT_EMBEDDING_MODEL } from './embed/transformers-embedder.js';
+export { TransformersEmbedder, DEFAULT_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL } from './embed/transformers-embedder.js';
 export type { ModelLoadProgress, TransformersEmbedderOptions } from './embed/transformers-embedder.js';
 export { HashEmbedder } from './embed/hash-embedder.js';
 export { CachedEmbedder } from './embed/cached-embedder.js';

