@@ -21,7 +21,7 @@ export type { RecallPage, RecallResult, RecallSearchOptions } from './memory/rec
 export { Blocks } from './memory/blocks.js';
 export type { Block, BlocksOptions, BlockSetOptions } from './memory/blocks.js';
 export type { AddOptions, ChatMessage, GetAllOptions, MemoryScope, SearchOptions, SearchResult } from './memory/long-term.js';
-export { PersistentMemory } from './memory/persistent.js';
+export { MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL, PersistentMemory } from './memory/persistent.js';
 export type { RetrieveOptions, ToolAnswer } from './memory/persistent.js';
 export { Archival } from './memory/archival.js';
 export type { ArchivalOptions, ArchivalResult } from './memory/archival.js';
@@ -29,7 +29,7 @@ export { MemorySystem } from './memory/memory-system.js';
 export type { MemorySystemOptions, SystemContext, TierHit, TraceStep } from './memory/memory-system.js';
 export { AgentTools, TOOL_DEFINITIONS } from './agent/tools.js';
 export type { AnthropicTool, JsonSchema, JsonSchemaType, OpenAiTool, ToolDefinition, ToolsScope } from './agent/tools.js';
-export { Assistant } from './agent/assistant.js';
+export { Assistant, MAX_TOOL_CALLS_PER_ROUND } from './agent/assistant.js';
 export type { AssistantOptions, ToolUse, TurnReport } from './agent/assistant.js';
 export type { TurnMemoryOptions, TurnTimings } from './agent/turn-memory.js';
 

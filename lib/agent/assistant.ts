@@ -38,6 +38,19 @@ export interface TurnReport {
 const MAX_TOOL_ROUNDS = 4;
 
 /**
+ * Most tool calls of one model reply that a turn runs. Each call may embed,
+ * search or write, so a reply asking for hundreds would hold the store; the
+ * calls past this get, as their result, an error text the model reads (and may
+ * call them again in its next reply), and they show in `toolUses` with it.
+ */
+export const MAX_TOOL_CALLS_PER_ROUND = 8;
+
+/** The result of a tool call past {@link MAX_TOOL_CALLS_PER_ROUND}: not run. */
+function notRun(name: string, calls: number): string {
+  return `Error: ${name}: not run: one reply may call at most ${MAX_TOOL_CALLS_PER_ROUND} tools and this one called ${calls}; call it again in your next reply if it is still needed.`;
+}
+
+/**
  * A chat turn runner with memory.
  * @example
  * const bot = new Assistant(engram, { threadId: 't1', userId: 'ana', model: async (msgs) => callMyModel(msgs) })
@@ -72,8 +85,8 @@ export class Assistant {
     let reply = await this.#model(messages, { ...(tools === undefined ? {} : { tools: tools.openai() }), ...(options.signal === undefined ? {} : { signal: options.signal }) });
     for (let round = 0; tools !== undefined && reply.toolCalls !== undefined && reply.toolCalls.length > 0 && round < MAX_TOOL_ROUNDS; round++) {
       messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls });
-      for (const call of reply.toolCalls) {
-        const result = await tools.call(call.name, call.arguments);
+      for (const [i, call] of reply.toolCalls.entries()) {
+        const result = i < MAX_TOOL_CALLS_PER_ROUND ? await tools.call(call.name, call.arguments) : notRun(call.name, reply.toolCalls.length);
         toolUses.push({ name: call.name, arguments: call.arguments, result });
         messages.push({ role: 'tool', content: result, toolCallId: call.id });
       }

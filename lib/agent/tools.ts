@@ -5,6 +5,7 @@
  * can read and correct, never a crash.
  */
 import { ClosedError, isEngramError, ValidationError } from '../errors.js';
+import { MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL } from '../memory/persistent.js';
 import { optionalId, requireId, requireOptions } from '../util/validate.js';
 import type { Engram } from '../engram.js';
 
@@ -62,12 +63,12 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'save_to_memory',
     description: 'Save important facts to long-term memory so they can be recalled in later conversations.',
-    parameters: obj({ thinking: str('Why these facts are worth remembering.'), content: { type: 'array', minItems: 1, items: str('One self-contained fact.'), description: 'Facts to save.' } }),
+    parameters: obj({ thinking: str('Why these facts are worth remembering.'), content: { type: 'array', minItems: 1, items: str('One self-contained fact.'), description: `Facts to save (at most ${MAX_FACTS_PER_SAVE} per call).` } }),
   },
   {
     name: 'recall_from_memory',
     description: 'Recall memories related to the given keywords or questions.',
-    parameters: obj({ keywords: { type: 'array', minItems: 1, items: str('A keyword or question.'), description: 'What to look for.' }, limit: { type: ['integer', 'null'], minimum: 1, description: 'Most memories per keyword (null: 5).' } }),
+    parameters: obj({ keywords: { type: 'array', minItems: 1, items: str('A keyword or question.'), description: `What to look for (at most ${MAX_KEYWORDS_PER_RECALL}).` }, limit: { type: ['integer', 'null'], minimum: 1, description: 'Most memories per keyword (null: 5).' } }),
   },
   {
     name: 'archival_memory_insert',
@@ -111,7 +112,8 @@ function checkArgs(def: ToolDefinition, args: unknown): Record<string, unknown> 
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new ValidationError('arguments', 'must be a JSON object');
   const record = args as Record<string, unknown>;
   const props = def.parameters.properties ?? {};
-  for (const key of Object.keys(record)) if (!(key in props)) throw new ValidationError('arguments', `unknown argument "${key}"; expected ${Object.keys(props).join(', ')}`);
+  // Own properties only: `key in props` would take `constructor`, `toString` or `__proto__` for arguments.
+  for (const key of Object.keys(record)) if (!Object.hasOwn(props, key)) throw new ValidationError('arguments', `unknown argument "${key}"; expected ${Object.keys(props).join(', ')}`);
   for (const key of def.parameters.required ?? []) if (record[key] === undefined && props[key] !== undefined && !isNullable(props[key])) throw new ValidationError('arguments', `missing required argument "${key}"`);
   const given: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(props)) {

@@ -37,6 +37,17 @@ export interface ToolAnswer {
 export const DEFAULT_MIN_SIMILARITY = 0.35;
 
 /**
+ * Most facts one `saveToMemory` call stores: each is embedded and checked for
+ * duplicates, so a model's call with thousands of them would hold the store for
+ * long. More is refused with a ValidationError the model reads and can act on
+ * (save the most important ones, or call again).
+ */
+export const MAX_FACTS_PER_SAVE = 20;
+
+/** Most keywords one `recallFromMemory` call searches for (each is one search); more is refused like too many facts. */
+export const MAX_KEYWORDS_PER_RECALL = 20;
+
+/**
  * Memory an agent keeps across runs.
  * @example
  * const memory = engram.persistent({ agentId: 'helper', userId: 'ana' })
@@ -78,6 +89,9 @@ export class PersistentMemory {
     if (!isPlainObject(args) || !Array.isArray(args.content) || args.content.length === 0) {
       throw new ValidationError('content', 'must be a non-empty array of strings');
     }
+    if (args.content.length > MAX_FACTS_PER_SAVE) {
+      throw new ValidationError('content', `holds ${args.content.length} facts, more than the ${MAX_FACTS_PER_SAVE} one call may save; save the most important ones, or split them over several calls`);
+    }
     const { results } = await this.#memory.add(
       args.content.map((content) => ({ role: 'assistant', content })),
       { ...this.scope, metadata: { source: 'agent' } },
@@ -90,6 +104,9 @@ export class PersistentMemory {
   async recallFromMemory(args: { keywords: string[]; limit?: number }): Promise<ToolAnswer> {
     if (!isPlainObject(args) || !Array.isArray(args.keywords) || args.keywords.length === 0) {
       throw new ValidationError('keywords', 'must be a non-empty array of strings');
+    }
+    if (args.keywords.length > MAX_KEYWORDS_PER_RECALL) {
+      throw new ValidationError('keywords', `holds ${args.keywords.length} keywords, more than the ${MAX_KEYWORDS_PER_RECALL} one call may search for`);
     }
     const limit = args.limit === undefined ? 5 : requireInt('limit', args.limit, 1, 100);
     const seen = new Set<string>();

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import type { ChatTurn } from '../../lib/llm/chat-model.js';
-import { Assistant, type Engram } from '../../lib/index.js';
+import { Assistant, MAX_TOOL_CALLS_PER_ROUND, type Engram } from '../../lib/index.js';
 import { openTemp } from '../helpers.js';
 import { startScriptedServer } from '../llm/scripted-server.js';
 
@@ -81,5 +81,32 @@ describe('contextWindow', () => {
     expect(window.overBudget).toBe(false);
     expect((await chat.contextWindow({ maxTokens: 5 })).overBudget).toBe(true);
     await expect(chat.contextWindow({ maxTokens: 0 })).rejects.toThrow(/maxTokens/);
+  });
+});
+
+describe('Assistant against a hostile model', () => {
+  it(`send() runs at most MAX_TOOL_CALLS_PER_ROUND tool calls of one reply and answers the rest with an error`, async () => {
+    const calls = Array.from({ length: MAX_TOOL_CALLS_PER_ROUND + 3 }, (_, i) => ({ id: `c${i}`, name: 'archival_memory_insert', arguments: JSON.stringify({ content: `Passage number ${i}` }) }));
+    const seen: ChatTurn[][] = [];
+    const bot = new Assistant(engram, {
+      threadId: 't',
+      agentId: 'helper',
+      tools: true,
+      model: async (messages) => {
+        seen.push([...messages]);
+        return seen.length === 1 ? { content: '', toolCalls: calls } : 'done';
+      },
+    });
+    const turn = await bot.send('Remember all of this');
+    expect(turn.reply).toBe('done');
+    expect(turn.toolUses).toHaveLength(calls.length);
+    expect(turn.toolUses.slice(0, MAX_TOOL_CALLS_PER_ROUND).every((u) => u.result === 'Inserted into archival memory.')).toBe(true);
+    for (const use of turn.toolUses.slice(MAX_TOOL_CALLS_PER_ROUND)) {
+      expect(use.result).toBe(`Error: archival_memory_insert: not run: one reply may call at most ${MAX_TOOL_CALLS_PER_ROUND} tools and this one called ${calls.length}; call it again in your next reply if it is still needed.`);
+    }
+    // Every call id gets its answer, as chat APIs require.
+    expect(seen[1]!.filter((m) => m.role === 'tool').map((m) => m.toolCallId)).toEqual(calls.map((c) => c.id));
+    const passages = (await engram.getAll({ agentId: 'helper' })).results.filter((m) => m.memory.startsWith('Passage number'));
+    expect(passages.map((m) => m.memory).sort()).toEqual(calls.slice(0, MAX_TOOL_CALLS_PER_ROUND).map((_, i) => `Passage number ${i}`).sort());
   });
 });

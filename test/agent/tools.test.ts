@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { Ajv } from 'ajv';
-import { AgentTools, TOOL_DEFINITIONS, type Engram, type JsonSchema } from '../../lib/index.js';
+import { AgentTools, MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL, TOOL_DEFINITIONS, type Engram, type JsonSchema } from '../../lib/index.js';
 import { openTemp } from '../helpers.js';
 
 let engram: Engram;
@@ -110,5 +110,27 @@ describe('AgentTools', () => {
     await engram.blocks('agent').set('human', 'short', { limit: 10 });
     expect(await tools.call('core_memory_append', { label: 'human', content: 'far too long for it' })).toMatch(/exceeds the limit of 10/);
     expect(await tools.call('archival_memory_insert', { content: '' })).toMatch(/^Error: archival_memory_insert: text: must not be empty/);
+  });
+});
+
+describe('AgentTools against a hostile model', () => {
+  it('call() refuses arguments named after Object.prototype members (constructor, toString, __proto__)', async () => {
+    const tools = new AgentTools(engram, { agentId: 'helper' });
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const answer = await tools.call('archival_memory_insert', `{"content":"Ana likes tea","${name}":{}}`);
+      expect(answer).toBe(`Error: archival_memory_insert: arguments: unknown argument "${name}"; expected content. Call it again with corrected arguments.`);
+    }
+    expect((await engram.getAll({ agentId: 'helper' })).total).toBe(0);
+  });
+
+  it(`call('save_to_memory') refuses more than MAX_FACTS_PER_SAVE facts with an error the model can read, saving none`, async () => {
+    const tools = new AgentTools(engram, { agentId: 'helper', userId: 'ana' });
+    const facts = Array.from({ length: MAX_FACTS_PER_SAVE + 1 }, (_, i) => `Fact number ${i} about Ana`);
+    const answer = await tools.call('save_to_memory', { thinking: 'all of it', content: facts });
+    expect(answer).toBe(`Error: save_to_memory: content: holds ${MAX_FACTS_PER_SAVE + 1} facts, more than the ${MAX_FACTS_PER_SAVE} one call may save; save the most important ones, or split them over several calls. Call it again with corrected arguments.`);
+    expect((await engram.getAll({ userId: 'ana' })).results).toEqual([]);
+    expect(await tools.call('save_to_memory', { thinking: 'enough', content: facts.slice(0, MAX_FACTS_PER_SAVE) })).toBe(`Saved ${MAX_FACTS_PER_SAVE} new memories (0 already known).`);
+    const keywords = Array.from({ length: MAX_KEYWORDS_PER_RECALL + 1 }, (_, i) => `word${i}`);
+    expect(await tools.call('recall_from_memory', { keywords, limit: null })).toMatch(/^Error: recall_from_memory: keywords: holds 21 keywords, more than the 20/);
   });
 });
