@@ -12,6 +12,7 @@ import type { ElectronSurface, WindowSurface } from './electron-surface.js';
 import { hardenContents, hardenSession } from './hardening.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
 import { SecretStore } from './secret-store.js';
+import { SyncServerAccess } from './sync-server-access.js';
 import { windowOptions } from './window-options.js';
 
 /** Where the built app's parts are. */
@@ -76,18 +77,16 @@ export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<
     if (electron.BrowserWindow.getAllWindows().length === 0) void createWindow();
   });
 
-  let syncOrigin: string | undefined;
+  const syncServer = new SyncServerAccess();
   const started = app.whenReady().then(async () => {
-    hardenSession(electron.session.defaultSession, () => syncOrigin);
+    hardenSession(electron.session.defaultSession, () => syncServer.origin());
     serveApp(electron, paths.renderer);
     const secrets = new SecretStore(electron.safeStorage, join(app.getPath('userData'), 'secrets'), platform);
     registerIpcHandlers(electron, {
       window: () => current,
       secrets,
       platform,
-      setSyncOrigin: (origin) => {
-        syncOrigin = origin;
-      },
+      syncServer,
     });
     const send = (command: string): void => {
       current?.webContents.send(CHANNELS.menuCommand, command);

@@ -76,6 +76,23 @@ export interface OpenDialogAnswer {
   filePaths: string[];
 }
 
+/** A message box's options (the part the app sets). */
+export interface MessageBoxOptions {
+  type: 'none' | 'info' | 'error' | 'question' | 'warning';
+  title: string;
+  message: string;
+  detail: string;
+  buttons: string[];
+  defaultId: number;
+  cancelId: number;
+  noLink: boolean;
+}
+
+/** The index of the button the user chose (`cancelId` for Escape). */
+export interface MessageBoxAnswer {
+  response: number;
+}
+
 /** A file-type filter of a dialog. */
 export interface FileFilter {
   name: string;
@@ -113,6 +130,7 @@ export interface ElectronSurface<W extends WindowSurface = WindowSurface> {
   dialog: {
     showSaveDialog(window: W, options: { title: string; defaultPath: string; filters: FileFilter[] }): Promise<SaveDialogAnswer>;
     showOpenDialog(window: W, options: { title: string; properties: ['openFile']; filters: FileFilter[] }): Promise<OpenDialogAnswer>;
+    showMessageBox(window: W, options: MessageBoxOptions): Promise<MessageBoxAnswer>;
   };
   safeStorage: {
     isEncryptionAvailable(): boolean;

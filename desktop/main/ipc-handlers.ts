@@ -1,6 +1,7 @@
 /**
  * The main process's IPC handlers: file dialogs for export and import, the
- * secret store, app info. Every call is checked first: it must come from the
+ * secret store, app info, and the sync server the network opens to (after the
+ * user allowed it in a main-process dialog). Every call is checked first: it must come from the
  * app's own page, and every argument is validated (type, size, allowed names).
  * Handlers answer with a BridgeResult instead of throwing, so the error's code
  * survives the trip to the renderer.
@@ -23,6 +24,7 @@ import {
 import type { ElectronSurface, FileFilter, WindowSurface } from './electron-surface.js';
 import { isAppUrl, syncOrigin } from './hardening.js';
 import type { SecretStore } from './secret-store.js';
+import { askToAllowSyncServer, type SyncServerAccess } from './sync-server-access.js';
 
 /** The export format's file filter. */
 export const EXPORT_FILTERS: FileFilter[] = [{ name: 'engram export', extensions: ['jsonl'] }];
@@ -33,8 +35,8 @@ export interface IpcContext<W extends WindowSurface = WindowSurface> {
   window(): W | undefined;
   secrets: SecretStore;
   platform: string;
-  /** Sets (or clears) the one origin the network is open to, for sync. */
-  setSyncOrigin(origin: string | undefined): void;
+  /** The one origin the network is open to, for sync (opened only with the user's permission). */
+  syncServer: SyncServerAccess;
 }
 
 type Handler = (...args: unknown[]) => Promise<unknown>;
@@ -128,18 +130,19 @@ export function ipcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurf
       await ctx.secrets.delete(requireSecretName(args[0]));
       return null;
     },
-    [CHANNELS.syncServer]: (...args) => {
+    [CHANNELS.syncServer]: async (...args) => {
       requireArity(args, 1);
       const url = args[0];
       if (url === null) {
-        ctx.setSyncOrigin(undefined);
-        return Promise.resolve(null);
+        ctx.syncServer.close();
+        return null;
       }
       if (typeof url !== 'string' || url.length > 2048) throw new ValidationError('url', 'must be a URL string or null');
       const origin = syncOrigin(url);
       if (origin === undefined) throw new ValidationError('url', 'must be an https URL, or http on this machine (127.0.0.1, localhost), without credentials');
-      ctx.setSyncOrigin(origin);
-      return Promise.resolve(null);
+      // The user, not the renderer, opens the network: a main-process dialog names the origin.
+      await ctx.syncServer.open(origin, () => askToAllowSyncServer(electron.dialog, requireWindow(ctx), origin));
+      return null;
     },
     [CHANNELS.appInfo]: (...args): Promise<AppInfo> => {
       requireArity(args, 0);

@@ -102,6 +102,8 @@ export interface DesktopBridge {
   /**
    * Opens the network to the sync server's origin (https, or http on loopback),
    * or closes it again with null. Every other request off the app stays refused.
+   * On desktop the user allows each new origin in a dialog of the main process;
+   * refused, the answer is an `AbortError` (code `ABORTED`) and nothing opens.
    */
   setSyncServer(url: string | null): Promise<BridgeResult<null>>;
   /** Calls `listener` on each application-menu command; returns the unsubscribe function. */

@@ -148,7 +148,9 @@ export interface FakeElectron extends ElectronSurface<FakeWindow> {
   menuTemplate: MenuItemTemplate[] | undefined;
   saveAnswers: SaveDialogAnswer[];
   openAnswers: OpenDialogAnswer[];
-  dialogCalls: { kind: 'save' | 'open'; window: FakeWindow; options: { title: string; filters: FileFilter[]; defaultPath?: string } }[];
+  /** Button indexes the message boxes answer, in order; none queued answers the cancel button. */
+  messageAnswers: number[];
+  dialogCalls: { kind: 'save' | 'open' | 'message'; window: FakeWindow; options: { title: string; filters?: FileFilter[]; defaultPath?: string; message?: string } }[];
   session: { defaultSession: FakeSession };
   safeStorage: ReturnType<typeof fakeSafeStorage>;
 }
@@ -183,6 +185,7 @@ export function fakeElectron(options: { lock?: boolean; userData?: string; files
     menuTemplate: undefined,
     saveAnswers: [],
     openAnswers: [],
+    messageAnswers: [],
     dialogCalls: [],
     ipcMain: {
       handle: (channel, listener) => {
@@ -198,6 +201,10 @@ export function fakeElectron(options: { lock?: boolean; userData?: string; files
       showOpenDialog: async (window, o) => {
         fake.dialogCalls.push({ kind: 'open', window, options: o });
         return fake.openAnswers.shift() ?? { canceled: true, filePaths: [] };
+      },
+      showMessageBox: async (window, o) => {
+        fake.dialogCalls.push({ kind: 'message', window, options: o });
+        return { response: fake.messageAnswers.shift() ?? o.cancelId };
       },
     },
     safeStorage: fakeSafeStorage(),

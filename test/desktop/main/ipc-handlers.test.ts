@@ -215,6 +215,7 @@ describe('IPC handlers', () => {
       return answer;
     };
     expect(decide('https://qdrant.example.net:6333/collections/engram')).toEqual({ cancel: true });
+    electron.messageAnswers.push(0, 0);
     expect(await call(CHANNELS.syncServer, 'https://qdrant.example.net:6333/some/path')).toEqual({ ok: true, value: null });
     expect(decide('https://qdrant.example.net:6333/collections/engram')).toEqual({});
     expect(decide('https://qdrant.example.net:6334/collections/engram')).toEqual({ cancel: true });
@@ -229,6 +230,69 @@ describe('IPC handlers', () => {
     expect(decide('http://127.0.0.1:6333/collections')).toEqual({});
     expect(await call(CHANNELS.syncServer, null)).toEqual({ ok: true, value: null });
     expect(decide('http://127.0.0.1:6333/collections')).toEqual({ cancel: true });
+  });
+
+  it('syncServer opens nothing until the user allows the origin in a main-process dialog; refused, the renderer gets an AbortError', async () => {
+    const session = electron.session.defaultSession;
+    const decide = (url: string): { cancel?: boolean } => {
+      let answer: { cancel?: boolean } = {};
+      session.beforeRequest?.({ url }, (r) => (answer = r));
+      return answer;
+    };
+    // Refused (the default button, and what Escape gives): the filter stays closed.
+    electron.messageAnswers.push(1);
+    expect(await failure(CHANNELS.syncServer, 'https://attacker.example/collect')).toMatchObject({ code: 'ABORTED', message: expect.stringContaining('https://attacker.example') as string });
+    expect(electron.dialogCalls).toHaveLength(1);
+    expect(electron.dialogCalls[0]).toMatchObject({ kind: 'message', window, options: { message: 'Let engram connect to https://attacker.example?' } });
+    expect(decide('https://attacker.example/collect')).toEqual({ cancel: true });
+    // No answer queued: the fake answers the cancel button, as Escape does.
+    expect((await failure(CHANNELS.syncServer, 'http://127.0.0.1:8080/admin')).code).toBe('ABORTED');
+    expect(decide('http://127.0.0.1:8080/admin')).toEqual({ cancel: true });
+
+    // Allowed: open, and the same origin is not asked again this session.
+    electron.messageAnswers.push(0);
+    expect(await call(CHANNELS.syncServer, 'http://127.0.0.1:6333')).toEqual({ ok: true, value: null });
+    expect(decide('http://127.0.0.1:6333/collections')).toEqual({});
+    expect(await call(CHANNELS.syncServer, 'http://127.0.0.1:6333/other')).toEqual({ ok: true, value: null });
+    expect(electron.dialogCalls).toHaveLength(3);
+
+    // Another origin refused: nothing changes, the allowed one stays open and the new one blocked.
+    electron.messageAnswers.push(1);
+    expect((await failure(CHANNELS.syncServer, 'https://qdrant.example.net')).code).toBe('ABORTED');
+    expect(decide('http://127.0.0.1:6333/collections')).toEqual({});
+    expect(decide('https://qdrant.example.net/collections')).toEqual({ cancel: true });
+
+    // Closed with null (no dialog), reopened without asking again.
+    expect(await call(CHANNELS.syncServer, null)).toEqual({ ok: true, value: null });
+    expect(decide('http://127.0.0.1:6333/collections')).toEqual({ cancel: true });
+    expect(await call(CHANNELS.syncServer, 'http://127.0.0.1:6333')).toEqual({ ok: true, value: null });
+    expect(electron.dialogCalls).toHaveLength(4);
+  });
+
+  it('syncServer asks once for two quick calls for one origin, and without a window opens nothing', async () => {
+    let answer!: (response: { response: number }) => void;
+    const asked: string[] = [];
+    electron.dialog.showMessageBox = (_window, options) => {
+      asked.push(options.message);
+      return new Promise((resolve) => (answer = resolve));
+    };
+    const first = call(CHANNELS.syncServer, 'https://qdrant.example.net/a');
+    const second = call(CHANNELS.syncServer, 'https://qdrant.example.net/b');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(asked).toEqual(['Let engram connect to https://qdrant.example.net?']);
+    answer({ response: 0 });
+    // The first call was superseded by the second while the dialog was up; the second opens the origin.
+    expect(await first).toMatchObject({ ok: false, error: { code: 'ABORTED' } });
+    expect(await second).toEqual({ ok: true, value: null });
+
+    const session = electron.session.defaultSession;
+    let decided: { cancel?: boolean } = {};
+    session.beforeRequest?.({ url: 'https://other.example/' }, (r) => (decided = r));
+    expect(decided).toEqual({ cancel: true });
+    window.destroyed = true;
+    expect((await failure(CHANNELS.syncServer, 'https://other.example')).code).toBe('CLOSED');
+    session.beforeRequest?.({ url: 'https://other.example/' }, (r) => (decided = r));
+    expect(decided).toEqual({ cancel: true });
   });
 
   it('appInfo reports the shell, version and whether secrets persist', async () => {

@@ -1,0 +1,83 @@
+/**
+ * The one sync server the request filter lets through. The renderer may only
+ * ask for it: the filter opens to an origin after the user allowed that origin
+ * in a dialog of the main process (which a compromised renderer can neither
+ * draw nor answer). An origin allowed once stays allowed until the app quits,
+ * so saving the settings again does not ask again.
+ */
+import { AbortError } from '../../lib/errors.js';
+import type { ElectronSurface, WindowSurface } from './electron-surface.js';
+
+/** The dialog's buttons: "Allow" first, the safe answer is the default and what Escape gives. */
+const ALLOW = 0;
+const REFUSE = 1;
+
+/**
+ * Asks the user, in a main-process dialog on `window`, whether the app may
+ * connect to `origin`; true only when they chose "Allow".
+ * @example
+ * await askToAllowSyncServer(electron.dialog, window, 'https://qdrant.example.net:6333')
+ */
+export async function askToAllowSyncServer<W extends WindowSurface>(dialog: Pick<ElectronSurface<W>['dialog'], 'showMessageBox'>, window: W, origin: string): Promise<boolean> {
+  const answer = await dialog.showMessageBox(window, {
+    type: 'question',
+    title: 'Allow a sync server?',
+    message: `Let engram connect to ${origin}?`,
+    detail:
+      'The app asked to sync with this server. engram will send your memories there (sealed first when end-to-end encryption is on) and read from it. ' +
+      'Every other address stays blocked. Allow it only if it is your own server.',
+    buttons: ['Allow', 'Don’t allow'],
+    defaultId: REFUSE,
+    cancelId: REFUSE,
+    noLink: true,
+  });
+  return answer.response === ALLOW;
+}
+
+/**
+ * The sync server origin the network is open to.
+ * @example
+ * const access = new SyncServerAccess()
+ * hardenSession(session, () => access.origin())
+ * await access.open('https://qdrant.example.net:6333', () => askToAllowSyncServer(dialog, window, origin))
+ */
+export class SyncServerAccess {
+  #open: string | undefined;
+  readonly #allowed = new Set<string>();
+  /** Questions on screen, by origin: two quick calls for one origin show one dialog. */
+  readonly #asking = new Map<string, Promise<boolean>>();
+  /** Bumped by every open() and close(): an answer that arrives after a later call does not undo it. */
+  #generation = 0;
+
+  /** The origin requests may go to, if any. */
+  origin(): string | undefined {
+    return this.#open;
+  }
+
+  /**
+   * Opens the network to `origin` once `confirm()` says the user allowed it
+   * (asked only the first time in this session). Refused: nothing changes
+   * (the origin stays blocked, an origin opened before stays open) and an
+   * `AbortError` names the origin.
+   */
+  async open(origin: string, confirm: () => Promise<boolean>): Promise<void> {
+    const generation = ++this.#generation;
+    if (!this.#allowed.has(origin)) {
+      let asking = this.#asking.get(origin);
+      if (asking === undefined) {
+        asking = confirm().finally(() => this.#asking.delete(origin));
+        this.#asking.set(origin, asking);
+      }
+      if (!(await asking)) throw new AbortError(`the connection to ${origin} was not allowed: the sync server stays blocked`);
+      this.#allowed.add(origin);
+    }
+    if (generation !== this.#generation) throw new AbortError(`the sync server was changed again while ${origin} waited for permission`);
+    this.#open = origin;
+  }
+
+  /** Closes the network to any sync server. */
+  close(): void {
+    this.#generation++;
+    this.#open = undefined;
+  }
+}
