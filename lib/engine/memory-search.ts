@@ -1,10 +1,11 @@
 /**
- * Memory search: vector similarity (HNSW, or exact over a small filtered set),
+ * Memory search: vector similarity (HNSW, or an exact scan of a scope, both from the index's memory),
  * BM25 keywords, or both fused into one relevance in [0, 1] (lib/search/fusion.ts).
  * Filters are applied inside both searches, so scoped results never leak and k
  * hits come back when k exist. The query is embedded as its content words
  * (the analyzer's queryText) and keyword-searched with the store's analyzer.
  */
+import { scopeScanWins } from '../vector/choose-index.js';
 import { ExactIndex } from '../vector/exact-index.js';
 import { vectorDefect } from '../vector/vector-checks.js';
 import type { CompiledFilter } from '../search/filters.js';
@@ -22,9 +23,6 @@ export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'vector', 'keyword
 
 /** Rows read beyond the results asked for, in case some fail the filter on a second look. */
 const ROW_SPARE = 4;
-
-/** Below this many filtered candidates, exact scoring beats a filtered graph walk. */
-const EXACT_CANDIDATES = 4096;
 
 /**
  * A ranked memory. `score` is its relevance in [0, 1] in every mode: the
@@ -49,8 +47,11 @@ export interface MemorySearchOptions {
   signal?: AbortSignal;
 }
 
-/** Exact cosine similarity of `query` with the stored vectors of `ids` (the exact index, built for them). */
-async function exactScores(core: EngineStore, query: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
+/**
+ * Exact cosine similarity of `query` with the stored vectors of `ids`, read from
+ * the store: only for ids the index does not hold (a vector it skipped as damaged).
+ */
+async function storedScores(core: EngineStore, query: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
   const vectors = await core.db.vectors.bulkGet([...ids]);
   const index = ExactIndex.create({ dimensions: query.length });
   const usable = vectors.filter((v) => {
@@ -96,12 +97,11 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
   let queryVector: Float32Array | undefined;
   if (embedding !== undefined) {
     queryVector = (await embedding).vectors[0]!;
-    if (allowed !== undefined && allowed.size <= EXACT_CANDIDATES) {
-      const scores = await exactScores(core, queryVector, [...allowed]);
-      vectorRanked = [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, pool);
-    } else {
-      vectorRanked = state.index.search(queryVector, pool, allowed === undefined ? undefined : (id) => allowed.has(id));
-    }
+    // A scope is searched from the index's memory, never by reading its vectors: an exact scan of
+    // its members or a filtered graph walk, whichever the measured costs say is cheaper.
+    if (allowed === undefined) vectorRanked = state.index.search(queryVector, pool);
+    else if (scopeScanWins(state.index, allowed.size, pool)) vectorRanked = state.index.searchAmong(queryVector, pool, allowed);
+    else vectorRanked = state.index.search(queryVector, pool, (id) => allowed.has(id));
   }
 
   // The rows of each side's best are read while the ranking is computed (one wait, not two);
@@ -125,7 +125,7 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
     // From the index's own copies (no store read); only ids it does not hold are read from the store.
     const similarityOf = queryVector !== undefined && missing.length > 0 ? state.index.similarities(queryVector, missing) : new Map<string, number>();
     const unheld = missing.filter((id) => !similarityOf.has(id));
-    if (queryVector !== undefined && unheld.length > 0) for (const [id, s] of await exactScores(core, queryVector, unheld)) similarityOf.set(id, s);
+    if (queryVector !== undefined && unheld.length > 0) for (const [id, s] of await storedScores(core, queryVector, unheld)) similarityOf.set(id, s);
     ranked = fuse(vectorRanked, keywordRanked, { similarityOf });
   } else if (mode === 'vector') {
     ranked = vectorRanked.map((h) => ({ id: h.id, relevance: vectorRelevance(h.score), similarity: h.score }));

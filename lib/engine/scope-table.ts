@@ -53,6 +53,8 @@ export class ScopeTable {
   readonly #entries = new Map<string, Entry>();
   /** field -> value -> ids holding it. */
   readonly #byValue = new Map<ScopeField, Map<string, Set<string>>>(SCOPE_FIELDS.map((k) => [k, new Map()]));
+  /** Ids of the entries with an expiry time: the only ones a scope value's ids may hold that a search must leave out. */
+  readonly #expiring = new Set<string>();
   /** Ids by statement key: one id as itself (nearly every key has one; 100k one-element Sets cost 10 MB and 40 ms at open), more in a Set. */
   readonly #byStatement = new Map<number, string | Set<string>>();
 
@@ -86,6 +88,7 @@ export class ScopeTable {
     this.#entries.clear();
     for (const values of this.#byValue.values()) values.clear();
     this.#byStatement.clear();
+    this.#expiring.clear();
   }
 
   has(id: string): boolean {
@@ -106,17 +109,23 @@ export class ScopeTable {
   /**
    * Ids of the entries that pass every condition of `filter` but metadata ones.
    * With scope fields in the filter, only the ids of its rarest scope value are
-   * checked, not the whole table.
+   * checked, not the whole table. The result may be the table's own set of ids
+   * of that value, live: never change it, and expect it to follow the table.
    */
-  matching(filter: CompiledFilter, now: number): Set<string> {
-    let candidates: Iterable<string> | undefined;
+  matching(filter: CompiledFilter, now: number): ReadonlySet<string> {
+    let candidates: Set<string> | undefined;
+    let fields = 0;
     for (const k of SCOPE_FIELDS) {
       const value = filter.scope[k];
       if (value === undefined) continue;
+      fields += 1;
       const ids = this.#byValue.get(k)!.get(value);
-      if (ids === undefined) return new Set();
-      if (candidates === undefined || ids.size < (candidates as Set<string>).size) candidates = ids;
+      if (ids === undefined) return EMPTY;
+      if (candidates === undefined || ids.size < candidates.size) candidates = ids;
     }
+    // One scope value and nothing else (a user's own search): its ids are the answer, handed out
+    // as they are, not copied (a copy of a 50k scope costs more than the search), unless one has expired.
+    if (candidates !== undefined && fields === 1 && filter.scopeOnly && !this.#anyExpired(candidates, now)) return candidates;
     const out = new Set<string>();
     if (candidates === undefined) {
       for (const [id, entry] of this.#entries) if (filter.matchesEntry(entry, now)) out.add(id);
@@ -124,6 +133,13 @@ export class ScopeTable {
       for (const id of candidates) if (filter.matchesEntry(this.#entries.get(id)!, now)) out.add(id);
     }
     return out;
+  }
+
+  /** Whether an entry of `ids` has expired by `now` (false without looking when the table holds more expiring entries than `ids`: the caller then checks each). */
+  #anyExpired(ids: ReadonlySet<string>, now: number): boolean {
+    if (this.#expiring.size > ids.size) return true;
+    for (const id of this.#expiring) if (this.#entries.get(id)!.expiresAt! <= now && ids.has(id)) return true;
+    return false;
   }
 
   /**
@@ -216,6 +232,7 @@ export class ScopeTable {
     const before = this.#entries.get(id);
     if (before !== undefined) this.#unindex(id, before);
     this.#entries.set(id, entry);
+    if (entry.expiresAt !== undefined) this.#expiring.add(id);
     if (entry.statement !== undefined) {
       const ids = this.#byStatement.get(entry.statement);
       if (ids === undefined) this.#byStatement.set(entry.statement, id);
@@ -233,6 +250,7 @@ export class ScopeTable {
   }
 
   #unindex(id: string, entry: Entry): void {
+    this.#expiring.delete(id);
     if (entry.statement !== undefined) {
       const ids = this.#byStatement.get(entry.statement);
       if (ids === id) this.#byStatement.delete(entry.statement);

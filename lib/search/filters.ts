@@ -51,6 +51,8 @@ export interface CompiledFilter {
   readonly empty: boolean;
   /** True when metadata conditions need the whole row. */
   readonly needsMetadata: boolean;
+  /** True when the filter holds scope values only (no tier, metadata or date condition): liveness and those values decide. */
+  readonly scopeOnly: boolean;
   /** Whether a live row passes (tombstones and expired rows never do). */
   matches(row: MemoryRow, now: number): boolean;
   /** Every condition but metadata, on the fields an index keeps in memory. */
@@ -129,6 +131,7 @@ export function compileFilters(filters: unknown, callScope: Scope = {}, field = 
     ...(tiers === undefined ? {} : { tiers }),
     empty,
     needsMetadata: conditions.length > 0,
+    scopeOnly: tiers === undefined && conditions.length === 0 && created === undefined && updated === undefined,
     matchesEntry,
     matches(row, now) {
       if (!matchesEntry(row, now)) return false;

@@ -136,6 +136,15 @@ export class BufferedIndex implements VectorIndex {
     return [...main, ...this.#buffer.search(vector, k, filter)].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
   }
 
+  searchAmong(vector: Float32Array, k: number, ids: Iterable<string>): VectorHit[] {
+    if (this.#buffer.size === 0) return this.#main.searchAmong(vector, k, ids);
+    const scope: ReadonlySet<string> = ids instanceof Set ? (ids as ReadonlySet<string>) : new Set(ids);
+    const main = this.#main.searchAmong(vector, k, scope);
+    // The buffer (at most a few thousand rows) is scanned whole when that is shorter than the scope.
+    const buffered = this.#buffer.size <= scope.size ? this.#buffer.search(vector, k, (id) => scope.has(id)) : this.#buffer.searchAmong(vector, k, scope);
+    return [...main, ...buffered].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
+  }
+
   similarities(vector: Float32Array, ids: Iterable<string>): Map<string, number> {
     const all = [...ids];
     const out = this.#main.similarities(vector, all);

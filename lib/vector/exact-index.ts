@@ -7,6 +7,7 @@
  */
 import { ClosedError, IndexError } from '../errors.js';
 import { decodeSnapshot, encodeSnapshot } from './snapshot-format.js';
+import { TopK } from './top-k.js';
 import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
 import type { VectorHit, VectorIndex } from './vector-index.js';
 
@@ -198,6 +199,34 @@ export class ExactIndex implements VectorIndex {
   }
 
   /**
+   * The k best of `ids` (those held), scored exactly, best first (ties by id): a scan of those rows only.
+   * @example
+   * index.searchAmong(query, 10, scopeIds);
+   */
+  searchAmong(vector: Float32Array, k: number, ids: Iterable<string>): VectorHit[] {
+    this.#open();
+    assertVector(vector, this.dimensions, 'vector');
+    assertK(k);
+    const d = this.dimensions;
+    const query = new Float32Array(d);
+    normalizeInto(vector, query, 0);
+    const held: string[] = [];
+    const slots: number[] = [];
+    for (const id of ids) {
+      const slot = this.#slots.get(id);
+      if (slot === undefined) continue;
+      held.push(id);
+      slots.push(slot);
+    }
+    const want = Math.min(k, held.length);
+    if (want === 0) return [];
+    const top = new TopK(want, held);
+    const rows = this.#rows;
+    for (let i = 0; i < slots.length; i++) top.offer(dotAt(rows, slots[i]! * d, query), i);
+    return top.sorted();
+  }
+
+  /**
    * Cosine similarity of `vector` with the stored vectors of `ids` (those held).
    * @example
    * index.similarities(query, ['a', 'b']); // Map { 'a' => 0.93, 'b' => 0.41 }
@@ -293,66 +322,5 @@ export class ExactIndex implements VectorIndex {
     const grown = new Float32Array(capacity * d);
     grown.set(this.#rows);
     this.#rows = grown;
-  }
-}
-
-/** Keeps the best `k` (score, slot) pairs in a min-heap; ties go to the smaller id. */
-class TopK {
-  readonly #scores: Float64Array;
-  readonly #slots: Int32Array;
-  readonly #ids: readonly string[];
-  #size = 0;
-
-  constructor(k: number, ids: readonly string[]) {
-    this.#scores = new Float64Array(k);
-    this.#slots = new Int32Array(k);
-    this.#ids = ids;
-  }
-
-  /** True when hit a is worse than hit b. */
-  #worse(scoreA: number, slotA: number, scoreB: number, slotB: number): boolean {
-    if (scoreA !== scoreB) return scoreA < scoreB;
-    return this.#ids[slotA]! > this.#ids[slotB]!;
-  }
-
-  offer(score: number, slot: number): void {
-    const scores = this.#scores;
-    const slots = this.#slots;
-    const k = scores.length;
-    if (this.#size < k) {
-      let i = this.#size++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!this.#worse(score, slot, scores[parent]!, slots[parent]!)) break;
-        scores[i] = scores[parent]!;
-        slots[i] = slots[parent]!;
-        i = parent;
-      }
-      scores[i] = score;
-      slots[i] = slot;
-      return;
-    }
-    if (!this.#worse(scores[0]!, slots[0]!, score, slot)) return;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= k) break;
-      const right = left + 1;
-      const child = right < k && this.#worse(scores[right]!, slots[right]!, scores[left]!, slots[left]!) ? right : left;
-      if (!this.#worse(scores[child]!, slots[child]!, score, slot)) break;
-      scores[i] = scores[child]!;
-      slots[i] = slots[child]!;
-      i = child;
-    }
-    scores[i] = score;
-    slots[i] = slot;
-  }
-
-  sorted(): VectorHit[] {
-    const order = Array.from({ length: this.#size }, (_, i) => i);
-    order.sort((a, b) =>
-      this.#worse(this.#scores[a]!, this.#slots[a]!, this.#scores[b]!, this.#slots[b]!) ? 1 : -1,
-    );
-    return order.map((i) => ({ id: this.#ids[this.#slots[i]!]!, score: this.#scores[i]! }));
   }
 }

@@ -28,6 +28,7 @@ import { ClosedError, IndexError, ValidationError } from '../errors.js';
 import { inspectHnswlibFile } from './hnswlib-file.js';
 import { loadRuntime, NativeHnsw, wasmCall } from './hnswlib-runtime.js';
 import { decodeSnapshot, encodeSnapshot, type DecodeOptions } from './snapshot-format.js';
+import { TopK } from './top-k.js';
 import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
 import type { VectorHit, VectorIndex } from './vector-index.js';
 
@@ -422,6 +423,33 @@ export class HnswIndex implements VectorIndex {
   }
 
   /**
+   * The k best of `ids` (those held), scored exactly against the vectors
+   * hnswlib stores, in one call into WASM (its SIMD distance, no graph walk),
+   * best first (ties by id). Scores are those {@link search} gives.
+   * @example
+   * index.searchAmong(query, 10, scopeIds);
+   */
+  searchAmong(vector: Float32Array, k: number, ids: Iterable<string>): VectorHit[] {
+    this.#usable();
+    assertVector(vector, this.dimensions, 'vector');
+    assertK(k);
+    const held: string[] = [];
+    let labels = new Uint32Array(1024);
+    for (const id of ids) {
+      const label = this.#labelOf.get(id);
+      if (label === undefined) continue;
+      if (held.length === labels.length) {
+        const grown = new Uint32Array(labels.length * 2);
+        grown.set(labels);
+        labels = grown;
+      }
+      labels[held.length] = label;
+      held.push(id);
+    }
+    return this.#topOf(vector, k, held, labels);
+  }
+
+  /**
    * Cosine similarity of `vector` with the stored vectors of `ids` (those held),
    * read back from hnswlib: no graph walk.
    * @example
@@ -628,8 +656,8 @@ export class HnswIndex implements VectorIndex {
    * are too few, e.g. one user's among many similar memories of others):
    * unfiltered searches for many more neighbours, filtered here, widening while
    * too few pass; the exact scan only when the widest (a quarter of the index)
-   * is still short. Reading every allowed vector back from WASM costs about
-   * 25 µs each.
+   * is still short (it visits every id to apply the filter, then scores the
+   * allowed ones in one call into WASM).
    */
   #widerSearch(vector: Float32Array, want: number, filter: (id: string) => boolean): VectorHit[] {
     const labels = this.#idOf.size;
@@ -641,19 +669,30 @@ export class HnswIndex implements VectorIndex {
     return this.#exactSearch(vector, want, filter);
   }
 
-  /** Exact scoring over every live id that passes `filter`, reading each label's vector back from hnswlib once. */
+  /** Exact scoring over every live id that passes `filter`, in one call into WASM for all their labels. */
   #exactSearch(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[] {
-    const query = new Float32Array(this.dimensions);
-    normalizeInto(vector, query, 0);
-    const hits: VectorHit[] = [];
-    for (const label of this.#idOf.keys()) {
-      const ids = [...(this.#shared.get(label) ?? [this.#idOf.get(label)!])].filter((id) => filter === undefined || filter(id));
-      if (ids.length === 0) continue;
-      const score = this.#score(query, label);
-      for (const id of ids) hits.push({ id, score });
+    const held: string[] = [];
+    const labels = new Uint32Array(this.#labelOf.size);
+    for (const [id, label] of this.#labelOf) {
+      if (filter !== undefined && !filter(id)) continue;
+      labels[held.length] = label;
+      held.push(id);
     }
-    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    return hits.slice(0, k);
+    return this.#topOf(vector, k, held, labels);
+  }
+
+  /** The k best of `ids`, whose labels are the first ids.length of `labels`, scored in WASM. */
+  #topOf(vector: Float32Array, k: number, ids: readonly string[], labels: Uint32Array): VectorHit[] {
+    const want = Math.min(k, ids.length);
+    if (want === 0) return [];
+    const distances = wasmCall('distances', () => this.#native.distances(vector, labels, ids.length));
+    const top = new TopK(want, ids);
+    for (let i = 0; i < ids.length; i++) {
+      const d = distances[i]!;
+      // Every label was looked up live just before: NaN would mean the two sides disagree, and such an id is left out.
+      if (!Number.isNaN(d)) top.offer(1 - d, i);
+    }
+    return top.sorted();
   }
 }
 

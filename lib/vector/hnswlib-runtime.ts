@@ -160,6 +160,23 @@ export class NativeHnsw {
   }
 
   /**
+   * Cosine distances of `query` with the vectors stored under the first `count`
+   * of `labels`, in one call (NaN for a label that is not live).
+   */
+  distances(query: Float32Array, labels: Uint32Array, count: number): Float32Array {
+    const vectorBytes = this.#dimensions * 4;
+    const base = this.#reserve(vectorBytes + count * 8);
+    const labelsAt = base + vectorBytes;
+    const distancesAt = labelsAt + count * 4;
+    const { HEAPF32, HEAPU32 } = this.#module;
+    HEAPF32.set(query, base >>> 2);
+    HEAPU32.set(labels.subarray(0, count), labelsAt >>> 2);
+    this.#check('distances', this.#binding.distances(base, labelsAt, count, distancesAt));
+    // Read from the module's current view: the call may have grown memory (a new HEAPF32).
+    return this.#module.HEAPF32.slice(distancesAt >>> 2, (distancesAt >>> 2) + count);
+  }
+
+  /**
    * The normalised vector stored under a live label, as a view of WASM memory:
    * read it before the next call into the index (memory may move when it grows).
    */

@@ -44,6 +44,15 @@ export interface VectorIndex {
   /** Up to k hits, best first; filter restricts which ids may be returned (applied inside the search, not after, so k filtered hits come back when they exist). */
   search(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[];
   /**
+   * Up to k of `ids` (those the index holds; others are left out), best first
+   * (ties to the smaller id), each scored exactly against its stored vector:
+   * a scan of a search scope from the index's own memory, costing time in
+   * proportion to the ids given, not to the index (no graph walk, no store read).
+   * Which of this and a filtered {@link search} is cheaper for a scope is
+   * {@link scopeScanWins} (choose-index.ts).
+   */
+  searchAmong(vector: Float32Array, k: number, ids: Iterable<string>): VectorHit[];
+  /**
    * Cosine similarity of `vector` with the stored vector of each of `ids` the
    * index holds (ids it does not hold are left out): exact scores for a few
    * known candidates without reading their vectors back from the store.

@@ -57,6 +57,25 @@ describe('ScopeTable', () => {
     expect(table.matching(compileFilters({}, { userId: 'u1' }), 10).size).toBe(0);
   });
 
+  it('matching() of one scope value leaves out expired entries and applies tier and date conditions beside it', () => {
+    const table = new ScopeTable();
+    const base: MemoryRow = { id: '', text: '', tier: 'long_term', metadata: {}, hash: '', createdAt: 1, updatedAt: 1, accessCount: 0, version: 1, origin: 'd', userId: 'ana' };
+    table.set({ ...base, id: 'a' });
+    table.set({ ...base, id: 'b', tier: 'project', createdAt: 5 });
+    table.set({ ...base, id: 'c', expiresAt: 50 });
+    table.set({ ...base, id: 'd', userId: 'bo', expiresAt: 20 });
+    const ids = (filters: object, now: number): string[] => [...table.matching(compileFilters(filters), now)].sort();
+    expect(ids({ userId: 'ana' }, 10)).toEqual(['a', 'b', 'c']);
+    // Another user's entry expiring changes nothing for ana; her own expiring does.
+    expect(ids({ userId: 'ana' }, 30)).toEqual(['a', 'b', 'c']);
+    expect(ids({ userId: 'ana' }, 60)).toEqual(['a', 'b']);
+    expect(ids({ userId: 'ana', tier: 'project' }, 10)).toEqual(['b']);
+    expect(ids({ userId: 'ana', createdAt: { to: 2 } }, 10)).toEqual(['a', 'c']);
+    table.delete('c');
+    expect(ids({ userId: 'ana' }, 60)).toEqual(['a', 'b']);
+    expect(ids({ userId: 'bo' }, 30)).toEqual([]);
+  });
+
   it('withStatement() returns exactly the ids recorded with a statement key, through sets, replacements, deletes and a snapshot', () => {
     const random = rng(9);
     const table = new ScopeTable();

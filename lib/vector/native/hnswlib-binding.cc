@@ -291,6 +291,35 @@ class Hnsw {
     return error_.empty() ? found : -1;
   }
 
+  // Cosine distances between the query at `query` (normalised in place) and the
+  // vectors stored under the `count` labels at `labels` (uint32), into
+  // `outDistances` (float32), with the graph walk's own SIMD distance: an exact
+  // scan of a few labels (a search scope) from the index's memory, with one call
+  // from JS instead of one per label. A label that is not live gets NaN.
+  std::string distances(uintptr_t query, uintptr_t labels, int count, uintptr_t outDistances) {
+    return guard([&] {
+      auto &index = ready();
+      float *point = reinterpret_cast<float *>(query);
+      normalize(point, dimensions_);
+      const uint32_t *ids = reinterpret_cast<const uint32_t *>(labels);
+      float *out = reinterpret_cast<float *>(outDistances);
+      // The vectors are visited in storage order, not the caller's: a scope's vectors lie
+      // scattered through the index's memory, and ascending addresses cost far fewer misses.
+      order_.clear();
+      order_.reserve(static_cast<size_t>(count));
+      for (int i = 0; i < count; i++) {
+        const auto found = index.label_lookup_.find(static_cast<hnswlib::labeltype>(ids[i]));
+        if (found == index.label_lookup_.end() || index.isMarkedDeleted(found->second)) {
+          out[i] = std::nanf("");
+          continue;
+        }
+        order_.emplace_back(found->second, static_cast<uint32_t>(i));
+      }
+      std::sort(order_.begin(), order_.end());
+      for (const auto &[internal, i] : order_) out[i] = innerProductDistance(point, index.getDataByInternalId(internal), &dimensions_);
+    });
+  }
+
   // Address of the (normalised) vector stored under a live label, 0 when there is none.
   uintptr_t point(int label) const {
     if (index_ == nullptr) return 0;
@@ -336,6 +365,8 @@ class Hnsw {
   size_t loadingCount_ = 0;
   std::string error_;
   std::vector<char> file_;
+  // distances()' (internal id, position) pairs, kept between calls.
+  std::vector<std::pair<hnswlib::tableint, uint32_t>> order_;
 };
 
 EMSCRIPTEN_BINDINGS(engram_hnswlib) {
@@ -350,6 +381,7 @@ EMSCRIPTEN_BINDINGS(engram_hnswlib) {
       .function("addPoints", &Hnsw::addPoints)
       .function("markDelete", &Hnsw::markDelete)
       .function("search", &Hnsw::search)
+      .function("distances", &Hnsw::distances)
       .function("point", &Hnsw::point)
       .function("setEf", &Hnsw::setEf)
       .function("lastError", &Hnsw::lastError);

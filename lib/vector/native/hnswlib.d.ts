@@ -15,6 +15,8 @@ export interface HnswBinding {
   addPoints(vectors: number, labels: number, count: number, replaceDeleted: boolean): string;
   markDelete(label: number): string;
   search(query: number, k: number, filter: ((label: number) => boolean) | undefined, outLabels: number, outDistances: number): number;
+  /** Cosine distances of the query with the vectors under `count` labels into `outDistances` (NaN: not live); "" or an error message. */
+  distances(query: number, labels: number, count: number, outDistances: number): string;
   point(label: number): number;
   setEf(ef: number): string;
   lastError(): string;
