@@ -444,6 +444,7 @@ export class Engram {
       db: core.db,
       deviceId: core.settings.deviceId,
       now: () => core.now(),
+      maxContentBytes: core.settings.maxContentBytes,
       write: (plan) => core.write(plan),
       embedder: async () => {
         const { embedder } = await semantic.ready(this.#progress);

@@ -72,4 +72,5 @@ export type { EngramErrorCode, SyncFailure } from './errors.js';
 export type { AutoSyncOptions, SyncInclude, SyncOptions } from './sync/sync-options.js';
 export type { SyncProgress, SyncResult } from './sync/sync-run.js';
 export type { SyncStatus } from './sync/sync-controller.js';
+export type { RefusalReason, SyncRefusal, SyncRefusals } from './sync/refusals.js';
 export type { EncryptionOptions } from './sync/encryption.js';

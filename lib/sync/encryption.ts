@@ -1,9 +1,13 @@
 /**
- * End-to-end encryption of what sync sends: AES-GCM through WebCrypto, the key
+ * End-to-end encryption of what sync sends: AES-GCM through WebCrypto, keys
  * derived from a passphrase with PBKDF2-SHA256 and a random salt kept in the
- * collection header. A key check (a known text encrypted with the key) tells a
- * wrong passphrase apart before anything is read or written. Each ciphertext is
- * bound to its point id, so the server cannot swap payloads between points.
+ * collection header. One derivation gives two keys: the AES-GCM key that seals
+ * point contents and an HMAC-SHA256 key that names points (a keyed hash of the
+ * record id, so a point id tells the server nothing, not even when a memory was
+ * made). A key check (a known text sealed with the key, together with the
+ * header's settings) tells a wrong passphrase apart before anything is read or
+ * written, and a header whose settings were changed on the server (say
+ * `encryptVectors` switched off) from one that was not.
  */
 import { SyncError, ValidationError } from '../errors.js';
 import type { CollectionHeader } from './sync-target.js';
@@ -17,7 +21,8 @@ export interface EncryptionOptions {
   passphrase: string;
   /**
    * Also encrypt vectors: the server then holds nothing readable, and cannot search.
-   * Fixed when the collection is created.
+   * Fixed when the collection is created; a device that asks for it refuses a
+   * collection that keeps vectors in clear.
    * @default false
    */
   encryptVectors?: boolean;
@@ -26,10 +31,27 @@ export interface EncryptionOptions {
 /** PBKDF2 iterations for new collections (OWASP's 2023 figure for PBKDF2-HMAC-SHA256). */
 export const DEFAULT_KDF_ITERATIONS = 600_000;
 
-const CHECK_TEXT = 'engram key check v1';
-const CHECK_ID = 'engram-key-check';
+/** Fewest PBKDF2 iterations engram derives with (what tests use; a real collection has the default). */
+export const MIN_KDF_ITERATIONS = 1_000;
+
+/**
+ * Most PBKDF2 iterations engram derives with: about 15 s of WebCrypto on a laptop.
+ * A header asking for more (1e12 would never finish) is refused, not obeyed.
+ */
+export const MAX_KDF_ITERATIONS = 10_000_000;
+
+/** Format of an end-to-end encrypted collection: every field the client acts on is authenticated. */
+export const SEALED_FORMAT = 2;
+
+const CHECK_TEXT = 'engram key check v2';
+const CHECK_AAD = 'engram-key-check';
 const IV_BYTES = 12;
-const SALT_BYTES = 16;
+const TAG_BYTES = 16;
+/** Salt length engram writes and accepts. */
+export const SALT_BYTES = 16;
+
+/** The encryption part of a collection header. */
+export type HeaderEncryption = NonNullable<CollectionHeader['encryption']>;
 
 function subtle(): SubtleCrypto {
   const s = (globalThis.crypto as Crypto | undefined)?.subtle;
@@ -44,84 +66,185 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
-/** Bytes of a base64 string. */
-export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Bytes of a base64 string; undefined when it is not base64. */
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
   const s = atob(text);
   const out = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
   return out;
 }
 
-async function deriveKey(passphrase: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<CryptoKey> {
-  const material = await subtle().importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, ['deriveKey']);
-  return subtle().deriveKey({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, material, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+/** The keys one passphrase and salt give. */
+export interface SyncKeys {
+  /** Seals and opens point contents (AES-GCM-256). */
+  readonly seal: CryptoKey;
+  /** Names points (HMAC-SHA256). */
+  readonly name: CryptoKey;
 }
 
-/** Encrypts and decrypts point contents with one derived key. */
+/**
+ * Keys already derived in this session, by salt, iterations and passphrase: deriving
+ * takes 600k PBKDF2 rounds, too slow to repeat on every auto-sync. The key check is
+ * still verified on every sync.
+ */
+export type KeyCache = Map<string, SyncKeys>;
+
+/** Keys kept per session at most. */
+const MAX_CACHED_KEYS = 8;
+
+async function deriveKeys(passphrase: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<SyncKeys> {
+  const material = await subtle().importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, ['deriveBits']);
+  const bits = new Uint8Array(await subtle().deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, material, 512));
+  const [seal, name] = await Promise.all([
+    subtle().importKey('raw', bits.subarray(0, 32), { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']),
+    subtle().importKey('raw', bits.subarray(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
+  ]);
+  bits.fill(0);
+  return { seal, name };
+}
+
+/**
+ * The header's encryption parameters, checked: the KDF iterations an integer in
+ * [MIN_KDF_ITERATIONS, MAX_KDF_ITERATIONS], the salt and key check base64 of the
+ * right lengths. Anything else is a SyncError ('incompatible'): a header engram did
+ * not write is refused before any key is derived from it.
+ */
+export function checkHeaderEncryption(value: Record<string, unknown>): HeaderEncryption {
+  const bad = (detail: string): SyncError => new SyncError(`the collection header is not one engram wrote: ${detail}`, { reason: 'incompatible' });
+  const { kdf, iterations, salt, check, encryptVectors } = value;
+  if (kdf !== 'PBKDF2-SHA256') throw bad(`unknown key derivation ${JSON.stringify(kdf ?? null)}`);
+  if (typeof iterations !== 'number' || !Number.isInteger(iterations) || iterations < MIN_KDF_ITERATIONS || iterations > MAX_KDF_ITERATIONS) {
+    throw bad(`KDF iterations must be an integer from ${MIN_KDF_ITERATIONS} to ${MAX_KDF_ITERATIONS}, got ${JSON.stringify(iterations ?? null)}`);
+  }
+  if (typeof salt !== 'string' || fromBase64(salt)?.length !== SALT_BYTES) throw bad(`the salt must be ${SALT_BYTES} bytes in base64`);
+  if (typeof check !== 'string' || (fromBase64(check)?.length ?? 0) < IV_BYTES + TAG_BYTES) throw bad('the key check is not a sealed text in base64');
+  if (typeof encryptVectors !== 'boolean') throw bad('encryptVectors is not a boolean');
+  return { kdf, iterations, salt, check, encryptVectors };
+}
+
+/** What the key check seals besides its text: every setting of the header but the check itself. */
+function headerSettings(header: Omit<CollectionHeader, 'encryption'>, encryption: Omit<HeaderEncryption, 'check'>): string {
+  return JSON.stringify([header.format, header.embedderId, header.dimensions, encryption.kdf, encryption.iterations, encryption.salt, encryption.encryptVectors]);
+}
+
+/** Seals and opens point contents, and names points, with the keys of one collection. */
 export class PayloadCipher {
-  readonly #key: CryptoKey;
-  /** Whether vectors are encrypted too. */
+  readonly #keys: SyncKeys;
+  /** Whether vectors are sealed too (and not sent in clear). */
   readonly encryptVectors: boolean;
 
-  private constructor(key: CryptoKey, encryptVectors: boolean) {
-    this.#key = key;
+  private constructor(keys: SyncKeys, encryptVectors: boolean) {
+    this.#keys = keys;
     this.encryptVectors = encryptVectors;
   }
 
   /**
-   * A new salt, key and key check for a collection that has none yet.
-   * `iterations` below the default is for tests only.
+   * A new salt, keys and key check for a collection that has none yet; the check
+   * seals the header's settings (`header` is the rest of the header to be written).
    */
-  static async create(options: EncryptionOptions, iterations = DEFAULT_KDF_ITERATIONS): Promise<{ cipher: PayloadCipher; encryption: NonNullable<CollectionHeader['encryption']> }> {
+  static async create(
+    options: EncryptionOptions,
+    header: Omit<CollectionHeader, 'encryption'>,
+    iterations = DEFAULT_KDF_ITERATIONS,
+  ): Promise<{ cipher: PayloadCipher; encryption: HeaderEncryption }> {
     const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
-    const cipher = new PayloadCipher(await deriveKey(options.passphrase, salt, iterations), options.encryptVectors ?? false);
-    const check = await cipher.seal(CHECK_TEXT, CHECK_ID);
-    return { cipher, encryption: { kdf: 'PBKDF2-SHA256', iterations, salt: toBase64(salt), check, encryptVectors: cipher.encryptVectors } };
+    const encryptVectors = options.encryptVectors ?? false;
+    const cipher = new PayloadCipher(await deriveKeys(options.passphrase, salt, iterations), encryptVectors);
+    const settings = { kdf: 'PBKDF2-SHA256', iterations, salt: toBase64(salt), encryptVectors } as const;
+    const check = await cipher.seal(JSON.stringify([CHECK_TEXT, headerSettings(header, settings)]), CHECK_AAD);
+    return { cipher, encryption: { ...settings, check } };
   }
 
   /**
-   * The cipher of an encrypted collection. A wrong passphrase is a SyncError with
-   * reason 'wrong-passphrase'; nothing has been read or written then.
+   * The cipher of an encrypted collection, after its key check: a wrong passphrase
+   * is a SyncError with reason 'wrong-passphrase'; a header whose settings differ
+   * from those its key check sealed (changed on the server) is one with reason
+   * 'incompatible'. Nothing has been read or written then.
    */
-  static async open(passphrase: string, encryption: NonNullable<CollectionHeader['encryption']>): Promise<PayloadCipher> {
-    const cipher = new PayloadCipher(await deriveKey(passphrase, fromBase64(encryption.salt), encryption.iterations), encryption.encryptVectors);
+  static async open(passphrase: string, header: CollectionHeader, cache?: KeyCache): Promise<PayloadCipher> {
+    const encryption = header.encryption;
+    if (encryption === undefined) throw new SyncError('the collection is not encrypted', { reason: 'incompatible' });
+    const cacheKey = JSON.stringify([encryption.salt, encryption.iterations, passphrase]);
+    let keys = cache?.get(cacheKey);
+    if (keys === undefined) {
+      keys = await deriveKeys(passphrase, fromBase64(encryption.salt)!, encryption.iterations);
+      if (cache !== undefined) {
+        if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
+        cache.set(cacheKey, keys);
+      }
+    }
+    const cipher = new PayloadCipher(keys, encryption.encryptVectors);
     let text: string;
     try {
-      text = await cipher.open(encryption.check, CHECK_ID);
+      text = await cipher.open(encryption.check, CHECK_AAD);
     } catch (e) {
       throw new SyncError('wrong passphrase: it does not open this collection (nothing was changed)', { cause: e, reason: 'wrong-passphrase' });
     }
-    if (text !== CHECK_TEXT) throw new SyncError('wrong passphrase: the key check does not match (nothing was changed)', { reason: 'wrong-passphrase' });
+    let sealed: unknown;
+    try {
+      sealed = JSON.parse(text);
+    } catch {
+      sealed = undefined;
+    }
+    if (!Array.isArray(sealed) || sealed[0] !== CHECK_TEXT) throw new SyncError('wrong passphrase: the key check does not match (nothing was changed)', { reason: 'wrong-passphrase' });
+    if (sealed[1] !== headerSettings(header, encryption)) {
+      throw new SyncError(
+        'the collection header was changed after it was made: its settings (embedder, key derivation, encryptVectors) differ from those its key check sealed. Nothing was read or written',
+        { reason: 'incompatible' },
+      );
+    }
     return cipher;
   }
 
-  /** Encrypts a text for point `id`: base64 of IV followed by ciphertext and tag. */
-  async seal(text: string, id: string): Promise<string> {
+  /** Encrypts `plain` bound to `aad` (additional data, authenticated, not sent): base64 of IV, ciphertext and tag. */
+  async seal(plain: string | Uint8Array<ArrayBuffer>, aad: string): Promise<string> {
     const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-    const data = new TextEncoder().encode(text);
-    const sealed = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(id) }, this.#key, data));
+    const data = typeof plain === 'string' ? new TextEncoder().encode(plain) : plain;
+    const sealed = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(aad) }, this.#keys.seal, data));
     const out = new Uint8Array(IV_BYTES + sealed.length);
     out.set(iv);
     out.set(sealed, IV_BYTES);
     return toBase64(out);
   }
 
-  /** Decrypts what {@link seal} made for point `id`; a tampered or foreign text is a SyncError. */
-  async open(sealed: string, id: string): Promise<string> {
-    let bytes: Uint8Array<ArrayBuffer>;
+  /**
+   * Decrypts what {@link seal} made with the same `aad`. A tampered text, or one
+   * whose additional data differs (a field changed, or the text moved to another
+   * point), is a SyncError with reason 'encryption'.
+   */
+  async open(sealed: string, aad: string): Promise<string> {
+    const bytes = fromBase64(sealed);
+    if (bytes === undefined) throw new SyncError('the encrypted payload is not base64', { reason: 'encryption' });
+    if (bytes.length < IV_BYTES + TAG_BYTES) throw new SyncError('the encrypted payload is too short', { reason: 'encryption' });
     try {
-      bytes = fromBase64(sealed);
-    } catch (e) {
-      throw new SyncError(`point ${id}: the encrypted payload is not base64`, { cause: e, reason: 'encryption' });
-    }
-    if (bytes.length < IV_BYTES + 16) throw new SyncError(`point ${id}: the encrypted payload is too short`, { reason: 'encryption' });
-    try {
-      const plain = await subtle().decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, IV_BYTES), additionalData: new TextEncoder().encode(id) }, this.#key, bytes.subarray(IV_BYTES));
+      const plain = await subtle().decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, IV_BYTES), additionalData: new TextEncoder().encode(aad) }, this.#keys.seal, bytes.subarray(IV_BYTES));
       return new TextDecoder().decode(plain);
     } catch (e) {
-      throw new SyncError(`point ${id}: the encrypted payload does not decrypt with this key (tampered, or another key)`, { cause: e, reason: 'encryption' });
+      throw new SyncError('the encrypted payload does not open with this key and these fields (tampered, or another key)', { cause: e, reason: 'encryption' });
     }
   }
+
+  /**
+   * The point id of a record in this collection: the first 16 bytes of
+   * HMAC-SHA256(kind, record id) under the naming key, as a version-8 UUID. The id
+   * reveals nothing of the record (a memory id would carry its creation time).
+   */
+  async pointId(kind: string, rid: string): Promise<string> {
+    const mac = new Uint8Array(await subtle().sign('HMAC', this.#keys.name, new TextEncoder().encode(JSON.stringify([kind, rid]))));
+    return uuidOf(mac);
+  }
+}
+
+/** The first 16 bytes of a digest as a version-8 (custom, name-based) RFC 9562 UUID. */
+export function uuidOf(digest: Uint8Array): string {
+  const b = digest.slice(0, 16);
+  b[6] = (b[6]! & 0x0f) | 0x80;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** Validates encryption options at the door. */

@@ -3,6 +3,7 @@
  * once, by the first device, and checked by every device before it syncs.
  */
 import { SyncError } from '../errors.js';
+import { checkHeaderEncryption } from './encryption.js';
 import type { CollectionHeader, Payload } from './sync-target.js';
 
 /** The `kind` of the header point. */
@@ -22,17 +23,15 @@ function bad(detail: string): SyncError {
 /** Reads a header payload; a payload engram could not have written is a SyncError ('incompatible'). */
 export function readHeaderPayload(payload: Payload): CollectionHeader {
   if (payload['kind'] !== HEADER_KIND) throw bad('wrong kind');
-  if (payload['format'] !== 1) throw bad(`unknown format ${JSON.stringify(payload['format'] ?? null)}`);
+  const format = payload['format'];
+  if (format !== 1 && format !== 2) throw bad(`unknown format ${JSON.stringify(format ?? null)}`);
   const { embedderId, dimensions, encryption } = payload;
-  if (typeof embedderId !== 'string' || typeof dimensions !== 'number') throw bad('embedderId or dimensions missing');
-  const header: CollectionHeader = { format: 1, embedderId, dimensions };
+  if (typeof embedderId !== 'string' || typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1) throw bad('embedderId or dimensions missing');
+  const header: CollectionHeader = { format, embedderId, dimensions };
   if (encryption !== undefined && encryption !== null) {
     if (typeof encryption !== 'object' || Array.isArray(encryption)) throw bad('encryption is not an object');
-    const { kdf, iterations, salt, check, encryptVectors } = encryption;
-    if (kdf !== 'PBKDF2-SHA256' || typeof iterations !== 'number' || typeof salt !== 'string' || typeof check !== 'string' || typeof encryptVectors !== 'boolean') {
-      throw bad('encryption parameters are incomplete');
-    }
-    header.encryption = { kdf, iterations, salt, check, encryptVectors };
+    header.encryption = checkHeaderEncryption(encryption);
   }
+  if (format === 2 && header.encryption === undefined) throw bad('format 2 is for end-to-end encrypted collections, and this header has no encryption');
   return header;
 }

@@ -1,21 +1,33 @@
 /**
  * Records as points and back. A record is what sync knows about one memory,
  * block or message: its id, version stamp and (unless it is a tombstone) its
- * fields. Plain, the fields are payload keys; encrypted, they travel sealed in
- * one `sealed` field and only `kind`, `stamp`, `origin`, `pushSeq`, `updatedAt`,
- * `version` and `deleted` stay readable, because the server filters and orders on them.
+ * fields.
+ *
+ * Plain (format 1), the fields are payload keys and the point id is the UUID form
+ * of the record id; the server can read and change anything.
+ *
+ * End-to-end encrypted (format 2), the record id, fields and vector travel sealed
+ * in one `sealed` field (AES-GCM), and the fields the server filters and orders on
+ * stay readable: `kind`, `stamp`, `origin`, `pushSeq`, `updatedAt`, `version`,
+ * `deleted`. Those are the additional data of the seal, with the point id and the
+ * format, so a server that changes any of them (marks a point deleted, moves its
+ * stamp, its push counter or its origin, moves a seal to another point) makes the
+ * point fail to open, and it is refused. A deletion is a sealed tombstone: only a
+ * key holder can make one. The point id is a keyed hash of the record id, and the
+ * vector the client applies is the sealed one (with `encryptVectors` off, a copy in
+ * clear is sent for the server's own search, and never read back).
  */
-import { SyncError } from '../errors.js';
 import type { Json } from '../store/rows.js';
 import { idToUuid } from '../util/id.js';
-import type { PayloadCipher } from './encryption.js';
-import { stampOf } from './stamp.js';
+import { SEALED_FORMAT, fromBase64, toBase64, uuidOf, type PayloadCipher } from './encryption.js';
+import type { RefusalReason } from './refusals.js';
+import { MAX_UPDATED_AT, stampOf } from './stamp.js';
 import { FIELD, POINT_KINDS, type Payload, type PointKind, type SyncPoint } from './sync-target.js';
 
 /** One record as sync sees it. */
 export interface SyncRecord {
   kind: PointKind;
-  /** The engram id: memory id, message id, or `agentId/label` of a block. */
+  /** The engram id: memory id, message id, or the block's record id. */
   rid: string;
   updatedAt: number;
   /** Device that made this version. */
@@ -28,26 +40,59 @@ export interface SyncRecord {
   vector?: number[];
 }
 
+/** Where a point stands in its origin's pushes: what a pull cursor moves on. */
+export interface PushPosition {
+  origin: string;
+  pushSeq: number;
+}
+
+/** A pulled point, read: its record, or why it is refused. */
+export type DecodedPoint =
+  | { record: SyncRecord; position: PushPosition }
+  /** `position` is set when the point's origin and push counter are trustworthy (authenticated, or a plain collection). */
+  | { refused: RefusalReason; detail: string; kind?: PointKind; position?: PushPosition };
+
 const SEALED = 'sealed';
-const PLAIN_KEYS = new Set<string>([FIELD.kind, FIELD.stamp, FIELD.origin, FIELD.pushSeq, 'updatedAt', 'version', 'deleted', 'rid', 'body', 'vector', SEALED]);
+const PLAIN_KEYS = new Set<string>([FIELD.kind, FIELD.stamp, FIELD.origin, FIELD.pushSeq, 'updatedAt', 'version', 'deleted', 'rid', 'body', 'vector']);
+const SEALED_KEYS = new Set<string>([FIELD.kind, FIELD.stamp, FIELD.origin, FIELD.pushSeq, 'updatedAt', 'version', 'deleted', SEALED]);
+
+/** Longest origin (device id) accepted, as for any id given to `add()`. */
+const MAX_ORIGIN_CHARS = 512;
 
 /** An id made by newId (ULID layout); other ids get a name-based UUID. */
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
-/** The point id of a record: the UUID form of an engram id, or a name-based UUID for other ids. */
+/** The point id of a record in a plain collection: the UUID form of an engram id, or a name-based UUID for other ids. */
 export async function pointIdOf(kind: PointKind, rid: string): Promise<string> {
   if (kind !== 'block' && ULID.test(rid)) return idToUuid(rid);
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`engram:${kind}:${rid}`)));
-  const b = digest.subarray(0, 16);
-  b[6] = (b[6]! & 0x0f) | 0x80; // version 8: a custom, name-based UUID
-  b[8] = (b[8]! & 0x3f) | 0x80; // RFC 4122 variant
-  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidOf(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`engram:${kind}:${rid}`))));
 }
 
-/** The point that carries `record`, pushed as number `pushSeq` of its device, its fields sealed when a cipher is given. */
+/** The additional data of a sealed point: the format, its id and every readable field the client acts on. */
+function additionalData(id: string, payload: Payload): string {
+  return JSON.stringify([SEALED_FORMAT, id, payload[FIELD.kind], payload[FIELD.stamp], payload[FIELD.origin], payload[FIELD.pushSeq], payload['updatedAt'], payload['version'], payload['deleted']]);
+}
+
+/** A vector as base64 of its float32 values, little-endian (exact: vectors are float32 on the device). */
+function vectorToBase64(vector: readonly number[]): string {
+  const bytes = new Uint8Array(vector.length * 4);
+  const view = new DataView(bytes.buffer);
+  vector.forEach((x, i) => {
+    view.setFloat32(i * 4, x, true);
+  });
+  return toBase64(bytes);
+}
+
+function vectorFromBase64(text: string): number[] | undefined {
+  const bytes = fromBase64(text);
+  if (bytes === undefined || bytes.length % 4 !== 0) return undefined;
+  const view = new DataView(bytes.buffer);
+  return Array.from({ length: bytes.length / 4 }, (_, i) => view.getFloat32(i * 4, true));
+}
+
+/** The point that carries `record`, pushed as number `pushSeq` of its device, sealed when a cipher is given. */
 export async function encodePoint(record: SyncRecord, pushSeq: number, cipher: PayloadCipher | undefined): Promise<SyncPoint> {
-  const id = await pointIdOf(record.kind, record.rid);
+  const id = cipher === undefined ? await pointIdOf(record.kind, record.rid) : await cipher.pointId(record.kind, record.rid);
   const payload: Payload = {
     [FIELD.kind]: record.kind,
     [FIELD.stamp]: stampOf(record.updatedAt, record.origin),
@@ -57,60 +102,93 @@ export async function encodePoint(record: SyncRecord, pushSeq: number, cipher: P
     version: record.version,
     deleted: record.deleted,
   };
-  const secret: Record<string, Json> = { rid: record.rid };
-  if (record.body !== undefined) secret['body'] = record.body;
   const point: SyncPoint = { id, payload };
   if (cipher === undefined) {
-    Object.assign(payload, secret);
+    payload['rid'] = record.rid;
+    if (record.body !== undefined) payload['body'] = record.body;
     if (record.vector !== undefined) point.vector = record.vector;
     return point;
   }
+  const secret: Record<string, Json> = { rid: record.rid };
+  if (record.body !== undefined) secret['body'] = record.body;
   if (record.vector !== undefined) {
-    if (cipher.encryptVectors) secret['vector'] = record.vector;
-    else point.vector = record.vector;
+    secret['vector'] = vectorToBase64(record.vector);
+    if (!cipher.encryptVectors) point.vector = record.vector;
   }
-  payload[SEALED] = await cipher.seal(JSON.stringify(secret), id);
+  payload[SEALED] = await cipher.seal(JSON.stringify(secret), additionalData(id, payload));
   return point;
-}
-
-function bad(id: string, detail: string): SyncError {
-  return new SyncError(`point ${id} is not one engram wrote: ${detail}`, { reason: 'incompatible' });
 }
 
 function isRecordObject(v: unknown): v is Record<string, Json> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The record a point carries. A sealed point needs the cipher; a plain point in an encrypted collection is refused. */
-export async function decodePoint(point: SyncPoint, cipher: PayloadCipher | undefined): Promise<SyncRecord> {
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * The record a point carries, or why it is refused. The readable fields are checked
+ * first (types and ranges: a push counter that is not a positive integer, an
+ * `updatedAt` past the stamps' exact range); a sealed point then must open with the
+ * key and those fields as additional data.
+ */
+export async function decodePoint(point: SyncPoint, cipher: PayloadCipher | undefined): Promise<DecodedPoint> {
   const p = point.payload;
-  const kind = p[FIELD.kind];
-  if (typeof kind !== 'string' || !(POINT_KINDS as readonly string[]).includes(kind)) throw bad(point.id, `unknown kind ${JSON.stringify(kind ?? null)}`);
+  const kindValue = p[FIELD.kind];
+  const kind = typeof kindValue === 'string' && (POINT_KINDS as readonly string[]).includes(kindValue) ? (kindValue as PointKind) : undefined;
+  const refuse = (reason: RefusalReason, detail: string, position?: PushPosition): DecodedPoint => ({
+    refused: reason,
+    detail,
+    ...(kind === undefined ? {} : { kind }),
+    ...(position === undefined ? {} : { position }),
+  });
+  if (kind === undefined) return refuse('malformed', `unknown kind ${JSON.stringify(kindValue ?? null).slice(0, 40)}`);
   const { updatedAt, version, deleted } = p;
   const origin = p[FIELD.origin];
-  if (typeof updatedAt !== 'number' || typeof version !== 'number' || typeof deleted !== 'boolean' || typeof origin !== 'string') {
-    throw bad(point.id, 'updatedAt, version, deleted or origin missing');
-  }
-  let secret: Record<string, unknown> = p;
-  const sealed = p[SEALED];
+  const pushSeq = p[FIELD.pushSeq];
+  if (typeof origin !== 'string' || origin === '' || origin.length > MAX_ORIGIN_CHARS) return refuse('malformed', 'origin missing or not a device id');
+  if (!isCount(pushSeq) || pushSeq < 1) return refuse('malformed', 'pushSeq is not a positive integer');
+  if (!isCount(updatedAt) || updatedAt > MAX_UPDATED_AT) return refuse('malformed', `updatedAt is not a time in the stamps' range (integer ms up to ${MAX_UPDATED_AT})`);
+  if (!isCount(version) || typeof deleted !== 'boolean') return refuse('malformed', 'version or deleted missing');
+  if (p[FIELD.stamp] !== stampOf(updatedAt, origin)) return refuse('malformed', 'stamp does not match updatedAt and origin');
+  const position: PushPosition = { origin, pushSeq };
+  let secret: Record<string, unknown>;
   if (cipher !== undefined) {
-    if (typeof sealed !== 'string') throw bad(point.id, 'the collection is encrypted but this point is not');
-    const parsed: unknown = JSON.parse(await cipher.open(sealed, point.id));
-    if (!isRecordObject(parsed)) throw bad(point.id, 'sealed content is not an object');
+    for (const k of Object.keys(p)) if (!SEALED_KEYS.has(k)) return refuse('malformed', `unexpected readable field ${k.slice(0, 40)} in an encrypted collection`);
+    const sealed = p[SEALED];
+    if (typeof sealed !== 'string') return refuse('malformed', 'the collection is encrypted but this point is not');
+    let plain: string;
+    try {
+      plain = await cipher.open(sealed, additionalData(point.id, p));
+    } catch {
+      // Nothing readable is trustworthy now, its position included.
+      return refuse('unauthenticated', 'the seal does not open with the key and the readable fields (a field was changed, or the point forged)');
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(plain);
+    } catch {
+      parsed = undefined;
+    }
+    if (!isRecordObject(parsed)) return refuse('malformed', 'sealed content is not an object', position);
     secret = parsed;
+    if (typeof secret['rid'] !== 'string' || (await cipher.pointId(kind, secret['rid'])) !== point.id) return refuse('malformed', 'the sealed record id does not name this point', position);
   } else {
-    if (sealed !== undefined) throw new SyncError(`point ${point.id} is encrypted: pass encryption: { passphrase }`, { reason: 'wrong-passphrase' });
-    for (const k of Object.keys(p)) if (!PLAIN_KEYS.has(k)) throw bad(point.id, `unexpected payload field ${k}`);
+    for (const k of Object.keys(p)) if (!PLAIN_KEYS.has(k)) return refuse('malformed', `unexpected payload field ${k.slice(0, 40)} (a sealed point in a plain collection?)`, position);
+    secret = p;
+    if (typeof secret['rid'] !== 'string' || (await pointIdOf(kind, secret['rid'])) !== point.id) return refuse('malformed', 'the record id does not match the point id', position);
   }
-  const { rid, body } = secret;
-  if (typeof rid !== 'string') throw bad(point.id, 'record id missing');
-  if ((await pointIdOf(kind as PointKind, rid)) !== point.id) throw bad(point.id, 'record id does not match the point id');
-  const record: SyncRecord = { kind: kind as PointKind, rid, updatedAt, origin, version, deleted };
+  const rid = secret['rid'];
+  const record: SyncRecord = { kind, rid, updatedAt, origin, version, deleted };
   if (!deleted) {
-    if (!isRecordObject(body)) throw bad(point.id, 'fields missing on a live record');
+    const body = secret['body'];
+    if (!isRecordObject(body)) return refuse('malformed', 'fields missing on a live record', position);
     record.body = body;
+    const vector = cipher === undefined ? point.vector : secret['vector'];
+    if (vector !== undefined) {
+      const numbers = typeof vector === 'string' ? vectorFromBase64(vector) : Array.isArray(vector) ? (vector as number[]) : undefined;
+      if (numbers === undefined) return refuse('malformed', 'the vector is not a list of numbers', position);
+      record.vector = numbers;
+    }
   }
-  const vector = cipher?.encryptVectors === true ? secret['vector'] : point.vector;
-  if (Array.isArray(vector) && !deleted) record.vector = vector as number[];
-  return record;
+  return { record, position };
 }

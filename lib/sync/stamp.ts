@@ -9,6 +9,13 @@
 /** How many origin ranks fit in one millisecond. */
 export const ORIGIN_RANKS = 1024;
 
+/**
+ * The latest `updatedAt` (epoch ms, about the year 2248) whose stamp is still an
+ * exact double: past it, stamps of different versions round to one number and the
+ * order breaks. A pulled version stamped later is refused.
+ */
+export const MAX_UPDATED_AT = Math.floor(Number.MAX_SAFE_INTEGER / ORIGIN_RANKS);
+
 /** A stable rank of a device id in [0, 1024) (FNV-1a). */
 export function originRank(origin: string): number {
   let h = 0x811c9dc5;

@@ -8,12 +8,14 @@
 import { SyncError } from '../errors.js';
 import { textFreeRow } from '../store/forgetting.js';
 import { ROW_CHECKS } from '../store/row-checks.js';
+import { rowLimitProblem } from '../store/row-limits.js';
 import type { BlockRow, ChangeRow, HistoryRow, Json, MemoryRow, MessageRow, TableName } from '../store/rows.js';
 import type { EngramDb } from '../store/schema.js';
 import { blockRecordId, type RowChange, type WritePlan } from '../store/write.js';
+import { vectorDefect } from '../vector/vector-checks.js';
 import type { SyncRecord } from './point-codec.js';
 import { remoteWins, sameVersion, type VersionStamp } from './stamp.js';
-import type { ApplyResult, SyncHost, SyncState } from './sync-host.js';
+import type { ApplyRefusal, ApplyResult, SyncHost, SyncState } from './sync-host.js';
 import { POINT_KINDS, type PointKind } from './sync-target.js';
 
 /** What sync needs from an open engine; the facade builds it. */
@@ -23,6 +25,8 @@ export interface SyncEngineAccess {
   readonly deviceId: string;
   /** The engine's clock (epoch ms). */
   now(): number;
+  /** The store's `maxContentBytes`: a pulled record is held to it like any added one. */
+  readonly maxContentBytes: number;
   /** The one write path (the engine's `EngineStore.write`). */
   write<R>(plan: () => Promise<WritePlan<R>>): Promise<R>;
   /** The embedder's id and dimension (loads it when needed). */
@@ -53,8 +57,10 @@ interface RemoteMark {
   origin: string;
   updatedAt: number;
   version: number;
-  /** The message hash or block value it was pulled with. */
+  /** The message hash or block value it was pulled with ('' for a deletion). */
   content: string;
+  /** Set when the version pulled was a deletion: the row is gone, the mark keeps its version. */
+  deleted?: true;
 }
 
 const TABLE_OF: Record<PointKind, TableName> = { memory: 'memories', block: 'blocks', message: 'messages' };
@@ -97,32 +103,63 @@ function blockRid(row: BlockRow): string {
   return blockRecordId(row.agentId, row.label, row.userId);
 }
 
-function malformed(record: SyncRecord, problem: string): SyncError {
-  return new SyncError(`pulled ${record.kind} ${record.rid}: ${problem}`, { reason: 'incompatible' });
+/** A pulled record that cannot be applied, and why (see refusals.ts). */
+class Refused extends SyncError {
+  constructor(
+    readonly refusal: Omit<ApplyRefusal, 'index'>,
+  ) {
+    super(refusal.detail, { reason: 'incompatible' });
+  }
 }
 
-/** The local row a pulled live record becomes. */
-function rowOf(record: SyncRecord, local: LocalRow | undefined): LocalRow {
-  const body = record.body!;
+function refuse(reason: ApplyRefusal['reason'], record: SyncRecord, problem: string): Refused {
+  return new Refused({ reason, detail: `pulled ${record.kind}: ${problem}` });
+}
+
+/**
+ * Longest record id accepted: a memory or message id is at most 512 characters (as
+ * for add()); a block's record id joins three such ids.
+ */
+const MAX_RID_CHARS = 2048;
+
+/** Only the fields a body carries (BODY_FIELDS): anything else a body holds is dropped, never stored. */
+function pick(kind: PointKind, body: Record<string, Json>): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const k of BODY_FIELDS[kind]) if (Object.hasOwn(body, k)) out[k] = body[k]!;
+  return out;
+}
+
+/** The local row a pulled live record becomes, checked like a row given to add(): shape, then the store's limits. */
+function rowOf(record: SyncRecord, local: LocalRow | undefined, maxContentBytes: number): LocalRow {
+  const body = pick(record.kind, record.body!);
+  let row: LocalRow;
   if (record.kind === 'memory') {
     const before = local as MemoryRow | undefined;
-    const row = { ...body, id: record.rid, updatedAt: record.updatedAt, version: record.version, origin: record.origin, accessCount: before?.accessCount ?? 0 } as unknown as MemoryRow;
+    row = { ...body, id: record.rid, updatedAt: record.updatedAt, version: record.version, origin: record.origin, accessCount: before?.accessCount ?? 0 } as unknown as MemoryRow;
     if (before?.lastAccessedAt !== undefined) row.lastAccessedAt = before.lastAccessedAt;
-    const problem = ROW_CHECKS.memory(row as unknown as Record<string, unknown>);
-    if (problem !== undefined) throw malformed(record, problem);
-    return row;
+  } else if (record.kind === 'block') {
+    row = { ...body, version: record.version, updatedAt: record.updatedAt } as unknown as BlockRow;
+  } else {
+    row = { ...body, id: record.rid } as unknown as MessageRow;
   }
-  if (record.kind === 'block') {
-    const row = { ...body, version: record.version, updatedAt: record.updatedAt } as unknown as BlockRow;
-    const problem = ROW_CHECKS.block(row as unknown as Record<string, unknown>);
-    if (problem !== undefined) throw malformed(record, problem);
-    if (blockRid(row) !== record.rid) throw malformed(record, 'agentId, label and userId do not match the record id');
-    return row;
-  }
-  const row = { ...body, id: record.rid } as unknown as MessageRow;
-  const problem = ROW_CHECKS.message(row as unknown as Record<string, unknown>);
-  if (problem !== undefined) throw malformed(record, problem);
+  const fields = row as unknown as Record<string, unknown>;
+  const problem = ROW_CHECKS[record.kind](fields);
+  if (problem !== undefined) throw refuse('malformed', record, problem);
+  if (record.kind === 'block' && blockRid(row as BlockRow) !== record.rid) throw refuse('malformed', record, 'agentId, label and userId do not match the record id');
+  const over = rowLimitProblem(record.kind, fields, { maxContentBytes });
+  if (over !== undefined) throw refuse('over-limit', record, over);
   return row;
+}
+
+/** The vector of a pulled live memory, checked as add() checks an embedding: the store's dimension, finite numbers. */
+function vectorOf(record: SyncRecord, dimensions: number): Float32Array {
+  const v = record.vector;
+  if (v === undefined) throw refuse('malformed', record, 'a live memory without a vector');
+  if (v.length !== dimensions) throw refuse('malformed', record, `a vector of ${v.length} dimensions, this store's embedder has ${dimensions}`);
+  const vector = Float32Array.from(v);
+  const defect = vectorDefect(vector, dimensions);
+  if (defect !== undefined || v.some((x) => typeof x !== 'number')) throw refuse('malformed', record, `the vector is not finite numbers (${defect ?? 'not numbers'})`);
+  return vector;
 }
 
 /** The store of an open engine as a SyncHost. */
@@ -152,7 +189,7 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
   /** Which device made the local version of a row, and when. */
   const versionOf = (kind: PointKind, row: LocalRow, mark: RemoteMark | undefined, fallbackAt: number): Version => {
     if (kind === 'memory') return { updatedAt: (row as MemoryRow).updatedAt, origin: (row as MemoryRow).origin, version: (row as MemoryRow).version };
-    const pulled = mark !== undefined && mark.content === contentOf(kind, row) && (kind === 'message' || mark.updatedAt === (row as BlockRow).updatedAt);
+    const pulled = mark !== undefined && mark.deleted !== true && mark.content === contentOf(kind, row) && (kind === 'message' || mark.updatedAt === (row as BlockRow).updatedAt);
     if (pulled) return { updatedAt: mark.updatedAt, origin: mark.origin, version: mark.version };
     if (kind === 'block') return { updatedAt: (row as BlockRow).updatedAt, origin: deviceId, version: (row as BlockRow).version };
     return { updatedAt: fallbackAt, origin: deviceId, version: 1 };
@@ -238,68 +275,97 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
       return { records: [], next: undefined };
     },
 
-    async apply(records, embedderId, pushedSeq) {
-      if (records.length === 0) return { downloaded: 0, deleted: 0, conflicts: 0 };
+    async apply(records, embedder, pushedSeq) {
+      if (records.length === 0) return { downloaded: 0, deleted: 0, conflicts: 0, refused: [] };
       const touched = { memories: false };
       const result = await engine.write(async (): Promise<WritePlan<ApplyResult>> => {
-        const outcome: ApplyResult = { downloaded: 0, deleted: 0, conflicts: 0 };
+        const outcome: ApplyResult = { downloaded: 0, deleted: 0, conflicts: 0, refused: [] };
         const changes: RowChange[] = [];
         const losers: HistoryRow[] = [];
         const marks: { key: string; value: RemoteMark }[] = [];
         const at = engine.now();
-        for (const kind of POINT_KINDS) {
-          const mine = records.filter((r) => r.kind === kind);
-          if (mine.length === 0) continue;
-          const rids = mine.map((r) => r.rid);
-          const [rows, stored] = await Promise.all([readRows(kind, rids), readMarks(kind, rids)]);
-          for (const [i, remote] of mine.entries()) {
-            const local = rows[i];
-            const last = await lastChange(kind, remote.rid);
-            const pendingHere = last !== undefined && last.seq! > pushedSeq;
-            const localVersion: Version | undefined =
-              local === undefined ? (pendingHere ? { updatedAt: last.at, origin: deviceId, version: GONE_VERSION } : undefined) : versionOf(kind, local, stored[i], last?.at ?? 0);
-            if (localVersion !== undefined && sameVersion(localVersion, remote)) continue;
-            const conflict = pendingHere && localVersion?.origin === deviceId;
-            if (conflict) outcome.conflicts += 1;
-            const table = TABLE_OF[kind];
-            const id = kind === 'block' && local !== undefined ? blockRid(local as BlockRow) : remote.rid;
-            if (localVersion !== undefined && !remoteWins(remote, localVersion)) {
-              // This device's version wins and will be pushed; the server's is kept in history,
-              // without its text when the record is deleted here (deletions are text-free).
-              const goneHere = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined);
-              const loser = remote.deleted ? null : goneHere ? textFreeRow(table, rowOf(remote, local)) : rowOf(remote, local);
-              losers.push({ table, recordId: id, op: remote.deleted ? 'delete' : 'update', before: loser, after: local ?? null, at });
-              continue;
-            }
-            if (remote.deleted) {
-              if (local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined)) continue;
-              outcome.deleted += 1;
-              if (kind === 'memory') {
-                const before = local as MemoryRow;
-                const after: MemoryRow = { ...before, deletedAt: remote.updatedAt, updatedAt: remote.updatedAt, version: remote.version, origin: remote.origin };
-                changes.push({ table: 'memories', op: 'delete', id, before, after });
-                touched.memories = true;
-              } else if (kind === 'block') {
-                changes.push({ table: 'blocks', op: 'delete', id, before: local as BlockRow });
-              } else {
-                changes.push({ table: 'messages', op: 'delete', id, before: local as MessageRow });
-              }
-              continue;
-            }
-            const after = rowOf(remote, local);
-            const op = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined) ? 'add' : 'update';
-            outcome.downloaded += 1;
+
+        /** Decides one pulled record against the local one; throws Refused to skip it. */
+        const applyOne = async (kind: PointKind, remote: SyncRecord, local: LocalRow | undefined, mark: RemoteMark | undefined): Promise<void> => {
+          const last = await lastChange(kind, remote.rid);
+          const pendingHere = last !== undefined && last.seq! > pushedSeq;
+          // A row gone here (a block or message is deleted outright) still has the version of
+          // its deletion: the mark of a pulled deletion, or the deletion logged here.
+          const goneVersion: Version | undefined =
+            mark?.deleted === true
+              ? { updatedAt: mark.updatedAt, origin: mark.origin, version: mark.version }
+              : last !== undefined && (pendingHere || last.op === 'delete')
+                ? { updatedAt: last.at, origin: deviceId, version: GONE_VERSION }
+                : undefined;
+          const localVersion: Version | undefined = local === undefined ? goneVersion : versionOf(kind, local, mark, last?.at ?? 0);
+          if (localVersion !== undefined && sameVersion(localVersion, remote)) return;
+          const table = TABLE_OF[kind];
+          const id = kind === 'block' && local !== undefined ? blockRid(local as BlockRow) : remote.rid;
+          // Checked before it can count or be kept: a record add() would refuse is never applied, nor kept in history.
+          const after = remote.deleted ? undefined : rowOf(remote, local, engine.maxContentBytes);
+          const vector = after !== undefined && kind === 'memory' ? vectorOf(remote, embedder.dimensions) : undefined;
+          const mine = pendingHere && localVersion?.origin === deviceId;
+          if (localVersion !== undefined && !remoteWins(remote, localVersion)) {
+            // Older than the version held, with nothing changed here since the last push: an
+            // honest server never serves it (it keeps the newest), so it is a rollback, refused.
+            if (!pendingHere) throw refuse('rollback', remote, 'a version older than the one held here');
+            // A concurrent edit: this device's version wins and will be pushed; the server's is kept
+            // in history, without its text when the record is deleted here (deletions are text-free).
+            if (mine) outcome.conflicts += 1;
+            const goneHere = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined);
+            const loser = after === undefined ? null : goneHere ? textFreeRow(table, after) : after;
+            losers.push({ table, recordId: id, op: remote.deleted ? 'delete' : 'update', before: loser, after: local ?? null, at });
+            return;
+          }
+          if (mine) outcome.conflicts += 1;
+          if (after === undefined) {
+            if (kind !== 'memory') marks.push({ key: markKey(kind, remote.rid), value: { origin: remote.origin, updatedAt: remote.updatedAt, version: remote.version, content: '', deleted: true } });
+            if (local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined)) return;
+            outcome.deleted += 1;
             if (kind === 'memory') {
-              if (remote.vector === undefined) throw malformed(remote, 'a live memory without a vector');
-              const vector = { id, vector: Float32Array.from(remote.vector), embedderId };
-              changes.push(local === undefined ? { table: 'memories', op, id, after: after as MemoryRow, vector } : { table: 'memories', op, id, before: local as MemoryRow, after: after as MemoryRow, vector });
+              const before = local as MemoryRow;
+              const gone: MemoryRow = { ...before, deletedAt: remote.updatedAt, updatedAt: remote.updatedAt, version: remote.version, origin: remote.origin };
+              changes.push({ table: 'memories', op: 'delete', id, before, after: gone });
               touched.memories = true;
             } else if (kind === 'block') {
-              changes.push(local === undefined ? { table: 'blocks', op, id, after: after as BlockRow } : { table: 'blocks', op, id, before: local as BlockRow, after: after as BlockRow });
-              marks.push({ key: markKey(kind, remote.rid), value: { origin: remote.origin, updatedAt: remote.updatedAt, version: remote.version, content: contentOf(kind, after) } });
+              changes.push({ table: 'blocks', op: 'delete', id, before: local as BlockRow });
             } else {
-              changes.push(local === undefined ? { table: 'messages', op, id, after: after as MessageRow } : { table: 'messages', op, id, before: local as MessageRow, after: after as MessageRow });
-              marks.push({ key: markKey(kind, remote.rid), value: { origin: remote.origin, updatedAt: remote.updatedAt, version: remote.version, content: contentOf(kind, after) } });
+              changes.push({ table: 'messages', op: 'delete', id, before: local as MessageRow });
+            }
+            return;
+          }
+          const op = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined) ? 'add' : 'update';
+          outcome.downloaded += 1;
+          if (kind === 'memory') {
+            const row = { id, vector: vector!, embedderId: embedder.id };
+            changes.push(local === undefined ? { table: 'memories', op, id, after: after as MemoryRow, vector: row } : { table: 'memories', op, id, before: local as MemoryRow, after: after as MemoryRow, vector: row });
+            touched.memories = true;
+            return;
+          }
+          if (kind === 'block') {
+            changes.push(local === undefined ? { table: 'blocks', op, id, after: after as BlockRow } : { table: 'blocks', op, id, before: local as BlockRow, after: after as BlockRow });
+          } else {
+            changes.push(local === undefined ? { table: 'messages', op, id, after: after as MessageRow } : { table: 'messages', op, id, before: local as MessageRow, after: after as MessageRow });
+          }
+          marks.push({ key: markKey(kind, remote.rid), value: { origin: remote.origin, updatedAt: remote.updatedAt, version: remote.version, content: contentOf(kind, after) } });
+        };
+
+        for (const kind of POINT_KINDS) {
+          const indexes: number[] = [];
+          records.forEach((r, index) => {
+            if (r.kind !== kind) return;
+            if (r.rid.length > MAX_RID_CHARS) outcome.refused.push({ index, reason: 'over-limit', detail: `pulled ${r.kind}: a record id of ${r.rid.length} characters` });
+            else indexes.push(index);
+          });
+          if (indexes.length === 0) continue;
+          const rids = indexes.map((i) => records[i]!.rid);
+          const [rows, stored] = await Promise.all([readRows(kind, rids), readMarks(kind, rids)]);
+          for (const [i, index] of indexes.entries()) {
+            try {
+              await applyOne(kind, records[index]!, rows[i], stored[i]);
+            } catch (e) {
+              if (!(e instanceof Refused)) throw e;
+              outcome.refused.push({ index, ...e.refusal });
             }
           }
         }

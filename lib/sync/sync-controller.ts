@@ -10,7 +10,8 @@
 import { AbortError, SyncError, isEngramError } from '../errors.js';
 import { SYNC_STATE_KEY, storeHost, type SyncEngineAccess } from './store-host.js';
 import { parseAutoSyncOptions, parseSyncOptions, type AutoSyncOptions, type ParsedAutoSyncOptions, type ParsedSyncOptions, type SyncOptions } from './sync-options.js';
-import type { PayloadCipher } from './encryption.js';
+import type { KeyCache } from './encryption.js';
+import { RefusalLog, type SyncRefusals } from './refusals.js';
 import { runSync, type SyncResult } from './sync-run.js';
 import type { SyncHost, SyncState } from './sync-host.js';
 import type { SyncTarget } from './sync-target.js';
@@ -36,6 +37,11 @@ export interface SyncStatus {
   nextSyncAt?: number;
   /** Cursors per collection: change-log position pushed, push counter, pull cursor per device. */
   cursors: Record<string, SyncState>;
+  /**
+   * Points pulls refused since this store was opened (never applied): counts by
+   * reason (`RefusalReason`) and the latest ones.
+   */
+  refused: SyncRefusals;
 }
 
 interface Auto {
@@ -72,8 +78,9 @@ export class SyncController {
   #lastSyncAt: number | undefined;
   #lastResult: SyncResult | undefined;
   #lastError: SyncStatus['lastError'];
-  /** Derived encryption keys of this session (see SyncRunOptions.ciphers). */
-  readonly #ciphers = new Map<string, PayloadCipher>();
+  /** Derived encryption keys of this session (see KeyCache). */
+  readonly #keys: KeyCache = new Map();
+  readonly #refusals = new RefusalLog();
 
   constructor(engine: SyncEngineAccess) {
     this.#engine = engine;
@@ -101,7 +108,8 @@ export class SyncController {
           retry: o.retry,
           signal: o.signal,
           onProgress: o.onProgress,
-          ciphers: this.#ciphers,
+          keys: this.#keys,
+          refusals: this.#refusals,
         });
         this.#lastResult = result;
         this.#lastError = undefined;
@@ -176,7 +184,13 @@ export class SyncController {
 
   /** Sync's state: running, auto, last result or error, cursors. */
   async status(): Promise<SyncStatus> {
-    const status: SyncStatus = { running: this.#running > 0, auto: this.#auto !== undefined, failures: this.#failures, cursors: ((await this.#engine.db.meta.get(SYNC_STATE_KEY))?.value as Record<string, SyncState> | undefined) ?? {} };
+    const status: SyncStatus = {
+      running: this.#running > 0,
+      auto: this.#auto !== undefined,
+      failures: this.#failures,
+      cursors: ((await this.#engine.db.meta.get(SYNC_STATE_KEY))?.value as Record<string, SyncState> | undefined) ?? {},
+      refused: this.#refusals.snapshot(),
+    };
     if (this.#lastSyncAt !== undefined) status.lastSyncAt = this.#lastSyncAt;
     if (this.#lastResult !== undefined) status.lastResult = this.#lastResult;
     if (this.#lastError !== undefined) status.lastError = this.#lastError;

@@ -5,6 +5,7 @@
  * hands sync an implementation (`storeHost`); sync never reaches further in.
  */
 import type { SyncRecord } from './point-codec.js';
+import type { RefusalReason } from './refusals.js';
 import type { PointKind, PullCursors } from './sync-target.js';
 
 /** One change-log entry, as sync sees it. */
@@ -26,6 +27,16 @@ export interface ApplyResult {
   deleted: number;
   /** Records changed on both sides since the last sync; the loser is kept in history. */
   conflicts: number;
+  /** Records not applied: they break the store's limits, or would roll a record back. */
+  refused: ApplyRefusal[];
+}
+
+/** A pulled record apply() refused. */
+export interface ApplyRefusal {
+  /** Its position in the records given to apply(). */
+  index: number;
+  reason: RefusalReason;
+  detail: string;
 }
 
 /** Sync's bookkeeping for one collection, kept in the store's `meta` table. */
@@ -64,8 +75,11 @@ export interface SyncHost {
   /**
    * Applies pulled records through the one write path, last writer wins; a record
    * with an entry after `pushedSeq` in the change log counts as changed here too.
+   * A record is first held to the store's limits, as add() holds its input (shape,
+   * sizes, ids, the vector's length and numbers for `embedder`), and refused when it
+   * breaks them, or when it is older than the version held with nothing pending here.
    */
-  apply(records: readonly SyncRecord[], embedderId: string, pushedSeq: number): Promise<ApplyResult>;
+  apply(records: readonly SyncRecord[], embedder: { id: string; dimensions: number }, pushedSeq: number): Promise<ApplyResult>;
   /** Reads sync's state for one collection. */
   loadState(key: string): Promise<SyncState | undefined>;
   /** Saves sync's state for one collection (and the change-log position compaction must keep). */

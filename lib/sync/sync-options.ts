@@ -5,7 +5,7 @@
  */
 import { ValidationError } from '../errors.js';
 import { isPlainObject, requireId, requireInt, requireOptions } from '../util/validate.js';
-import { DEFAULT_KDF_ITERATIONS, parseEncryption, type EncryptionOptions } from './encryption.js';
+import { DEFAULT_KDF_ITERATIONS, MAX_KDF_ITERATIONS, MIN_KDF_ITERATIONS, parseEncryption, type EncryptionOptions } from './encryption.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { SyncProgress, SyncResult } from './sync-run.js';
 import type { PointKind, SyncTarget } from './sync-target.js';
@@ -70,7 +70,8 @@ export interface SyncOptions {
    */
   retry?: Partial<RetryPolicy>;
   /**
-   * PBKDF2 iterations when this sync creates an encrypted collection. Lower only in tests.
+   * PBKDF2 iterations when this sync creates an encrypted collection, 1000 to
+   * 10,000,000. Lower only in tests.
    * @default 600000
    */
   kdfIterations?: number;
@@ -163,7 +164,7 @@ function parseCommon(o: Record<string, unknown>): ParsedSyncOptions {
     batchSize: o['batchSize'] === undefined ? 128 : requireInt('options.batchSize', o['batchSize'], 1, 256),
     target: target as SyncTarget | undefined,
     retry: parseRetry(o['retry']),
-    kdfIterations: o['kdfIterations'] === undefined ? DEFAULT_KDF_ITERATIONS : requireInt('options.kdfIterations', o['kdfIterations'], 1, 100_000_000),
+    kdfIterations: o['kdfIterations'] === undefined ? DEFAULT_KDF_ITERATIONS : requireInt('options.kdfIterations', o['kdfIterations'], MIN_KDF_ITERATIONS, MAX_KDF_ITERATIONS),
   };
 }
 

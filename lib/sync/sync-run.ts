@@ -6,11 +6,12 @@
  * stopped halfway loses nothing and the next one finishes the work.
  */
 import { SyncError, throwIfAborted } from '../errors.js';
-import { PayloadCipher, type EncryptionOptions } from './encryption.js';
-import { decodePoint, encodePoint, type SyncRecord } from './point-codec.js';
+import { PayloadCipher, SEALED_FORMAT, type EncryptionOptions, type KeyCache } from './encryption.js';
+import { decodePoint, encodePoint, type PushPosition, type SyncRecord } from './point-codec.js';
+import type { RefusalLog } from './refusals.js';
 import { withRetry, type RetryPolicy } from './retry.js';
 import type { ApplyResult, ChangeEntry, SyncHost, SyncState } from './sync-host.js';
-import { FIELD, type CollectionHeader, type PointKind, type SyncPoint, type SyncTarget } from './sync-target.js';
+import type { CollectionHeader, PointKind, SyncPoint, SyncTarget } from './sync-target.js';
 
 /** What a sync did. */
 export interface SyncResult {
@@ -47,15 +48,11 @@ export interface SyncRunOptions {
   retry: RetryPolicy;
   signal: AbortSignal | undefined;
   onProgress: ((progress: SyncProgress) => void) | undefined;
-  /**
-   * Keys already derived in this session, by salt and passphrase: deriving takes
-   * 600k PBKDF2 rounds, too slow to repeat on every auto-sync.
-   */
-  ciphers?: Map<string, PayloadCipher>;
+  /** Keys already derived in this session (see KeyCache). */
+  keys?: KeyCache;
+  /** Where refused points are counted (syncStatus().refused). */
+  refusals?: RefusalLog;
 }
-
-/** Keys kept per session at most. */
-const MAX_CIPHERS = 8;
 
 /**
  * How many points before its cursor a pull re-reads of each other device: a batch
@@ -96,7 +93,7 @@ export async function runSync(host: SyncHost, options: SyncRunOptions): Promise<
   // then pull, so that a change made here that lost to a newer one elsewhere counts as a
   // conflict (the server's conditional upsert would refuse it anyway); then push the changes.
   const seeded = await seed(host, options, state, cipher, result, call, progress);
-  await pull(host, options, state, cipher, embedder.id, result, call, progress, seeded);
+  await pull(host, options, state, cipher, embedder, result, call, progress, seeded);
   await push(host, options, state, cipher, result, call, progress);
   return result;
 }
@@ -109,9 +106,9 @@ async function agree(host: SyncHost, options: SyncRunOptions, embedder: { id: st
   let header = await call(() => target.readHeader({ signal }));
   let created: PayloadCipher | undefined;
   if (header === undefined) {
-    const fresh: CollectionHeader = { format: 1, embedderId: embedder.id, dimensions: embedder.dimensions };
+    const fresh: CollectionHeader = { format: encryption === undefined ? 1 : SEALED_FORMAT, embedderId: embedder.id, dimensions: embedder.dimensions };
     if (encryption !== undefined) {
-      const made = await PayloadCipher.create(encryption, options.kdfIterations);
+      const made = await PayloadCipher.create(encryption, fresh, options.kdfIterations);
       created = made.cipher;
       fresh.encryption = made.encryption;
     }
@@ -133,13 +130,35 @@ async function agree(host: SyncHost, options: SyncRunOptions, embedder: { id: st
     return undefined;
   }
   if (encryption === undefined) throw new SyncError('the collection is end-to-end encrypted: pass encryption: { passphrase }', { reason: 'wrong-passphrase' });
-  const cacheKey = JSON.stringify([header.encryption.salt, header.encryption.iterations, encryption.passphrase]);
-  const cipher = created ?? options.ciphers?.get(cacheKey) ?? (await PayloadCipher.open(encryption.passphrase, header.encryption));
-  if (options.ciphers !== undefined && !options.ciphers.has(cacheKey)) {
-    if (options.ciphers.size >= MAX_CIPHERS) options.ciphers.delete(options.ciphers.keys().next().value!);
-    options.ciphers.set(cacheKey, cipher);
+  if (header.format !== SEALED_FORMAT) {
+    // Format 1 sealed only the record, not the fields beside it: its server could delete
+    // or roll back records. Its points cannot be told from forged ones, so it is refused.
+    throw new SyncError(
+      'this encrypted collection was made by an older engram (format 1), whose points the server could change unseen. Sync to a new collection name with the same passphrase (every device pushes all it holds on its first sync there), then delete the old collection',
+      { reason: 'incompatible' },
+    );
+  }
+  const cipher = created ?? (await PayloadCipher.open(encryption.passphrase, header, options.keys));
+  if (encryption.encryptVectors === true && !cipher.encryptVectors) {
+    throw new SyncError('this device asks for sealed vectors (encryptVectors), and the collection keeps vectors in clear: use a new collection', { reason: 'incompatible' });
   }
   return cipher;
+}
+
+/** Sets an origin's cursor as an own property: an origin named "__proto__" is a cursor like any other. */
+function setCursor(cursors: Record<string, number>, origin: string, seq: number): void {
+  Object.defineProperty(cursors, origin, { value: seq, enumerable: true, writable: true, configurable: true });
+}
+
+/** Moves an origin's cursor forward to a point's position. */
+function advance(cursors: Record<string, number>, position: PushPosition): void {
+  const seen = Object.hasOwn(cursors, position.origin) ? cursors[position.origin]! : 0;
+  if (position.pushSeq > seen) setCursor(cursors, position.origin, position.pushSeq);
+}
+
+function sameCursors(a: Record<string, number>, b: Record<string, number>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
 }
 
 async function pull(
@@ -147,7 +166,7 @@ async function pull(
   options: SyncRunOptions,
   state: SyncState,
   cipher: PayloadCipher | undefined,
-  embedderId: string,
+  embedder: { id: string; dimensions: number },
   result: SyncResult,
   call: Call,
   progress: Progress,
@@ -155,7 +174,9 @@ async function pull(
 ): Promise<void> {
   const wanted = options.kinds;
   // Groups of kinds pulled together; kinds not yet pulled start a group from the beginning.
-  const groups = state.pull.map((g) => ({ kinds: g.kinds.filter((k) => wanted.includes(k)), cursors: { ...g.cursors } })).filter((g) => g.kinds.length > 0);
+  const groups: { kinds: PointKind[]; cursors: Record<string, number> }[] = state.pull
+    .map((g) => ({ kinds: g.kinds.filter((k) => wanted.includes(k)), cursors: { ...g.cursors } }))
+    .filter((g) => g.kinds.length > 0);
   const others = state.pull.map((g) => ({ kinds: g.kinds.filter((k) => !wanted.includes(k)), cursors: g.cursors })).filter((g) => g.kinds.length > 0);
   const fresh = wanted.filter((k) => !groups.some((g) => g.kinds.includes(k)));
   if (fresh.length > 0) {
@@ -166,6 +187,9 @@ async function pull(
   const save = async (): Promise<void> => {
     state.pull = [...groups.map((g) => ({ kinds: g.kinds, cursors: { ...g.cursors } })), ...others];
     await host.saveState(options.key, state);
+  };
+  const refused = (point: SyncPoint, reason: Parameters<RefusalLog['add']>[0]['reason'], detail: string, kind: PointKind | undefined): void => {
+    options.refusals?.add({ reason, pointId: point.id.slice(0, 64), ...(kind === undefined ? {} : { kind }), detail, at: Date.now() });
   };
   let done = 0;
   for (const group of groups) {
@@ -178,29 +202,47 @@ async function pull(
       throwIfAborted(options.signal);
       const asked = query;
       const points = await call(() => options.target.scrollSince(asked, group.kinds, options.pageSize, { signal: options.signal }));
+      if (points.length > options.pageSize) {
+        throw new SyncError(`scroll: the server sent ${points.length} points for a page of ${options.pageSize}`, { reason: 'bad-response' });
+      }
       const records: SyncRecord[] = [];
-      for (const point of points) records.push(await decodePoint(point, cipher));
+      const pointOf: SyncPoint[] = [];
+      for (const point of points) {
+        const decoded = await decodePoint(point, cipher);
+        if ('refused' in decoded) {
+          refused(point, decoded.refused, decoded.detail, decoded.kind);
+          if (decoded.position !== undefined) advance(cursors, decoded.position);
+          continue;
+        }
+        advance(cursors, decoded.position);
+        if (!group.kinds.includes(decoded.record.kind)) {
+          refused(point, 'unrequested', `a ${decoded.record.kind} point, and this pull asked for ${group.kinds.join(', ')}`, decoded.record.kind);
+          continue;
+        }
+        records.push(decoded.record);
+        pointOf.push(point);
+      }
       throwIfAborted(options.signal);
-      const applied: ApplyResult = await host.apply(records, embedderId, state.pushedSeq);
+      const applied: ApplyResult = await host.apply(records, embedder, state.pushedSeq);
       result.downloaded += applied.downloaded;
       result.deleted += applied.deleted;
       result.conflicts += applied.conflicts;
-      for (const point of points) {
-        const origin = point.payload[FIELD.origin] as string; // decodePoint checked it
-        cursors[origin] = Math.max(cursors[origin] ?? 0, Number(point.payload[FIELD.pushSeq]));
-      }
+      for (const r of applied.refused) refused(pointOf[r.index]!, r.reason, r.detail, records[r.index]!.kind);
       await save();
       done += points.length;
       progress('pull', done);
       if (points.length < options.pageSize) break;
+      // A full page that moved no cursor would be served again and again: the server is
+      // not following the cursors (or serves only refused points); stop here.
+      if (sameCursors(cursors, asked)) break;
       query = { ...cursors };
     }
   }
   if (groups.length > 1) {
     // All caught up: one group again, each origin at the least any group reached (re-reading a little is harmless).
     const merged: Record<string, number> = {};
-    const origins = Object.keys(groups[0]!.cursors).filter((o) => groups.every((g) => o in g.cursors));
-    for (const origin of origins) merged[origin] = Math.min(...groups.map((g) => g.cursors[origin]!));
+    const origins = Object.keys(groups[0]!.cursors).filter((o) => groups.every((g) => Object.hasOwn(g.cursors, o)));
+    for (const origin of origins) setCursor(merged, origin, Math.min(...groups.map((g) => g.cursors[origin]!)));
     groups.splice(0, groups.length, { kinds: groups.flatMap((g) => g.kinds), cursors: merged });
     await save();
   }

@@ -49,8 +49,12 @@ export interface SyncPoint {
 
 /** The collection header: what every device must agree on before it reads or writes points. */
 export interface CollectionHeader {
-  /** Format of the points in this collection. */
-  format: 1;
+  /**
+   * Format of the points in this collection: 1 for a plain collection (and for an
+   * encrypted one made before engram authenticated point metadata, which engram now
+   * refuses), 2 for an end-to-end encrypted one (see point-codec.ts).
+   */
+  format: 1 | 2;
   /** Id of the embedder that made the vectors. */
   embedderId: string;
   dimensions: number;

@@ -170,6 +170,11 @@ export interface QdrantServer {
   clearFaults(): void;
   /** The stored points of a collection (payloads as the server holds them). */
   points(collection: string): { id: string; vector: Record<string, number[]>; payload: JsonObject }[];
+  /**
+   * Writes a point straight into a collection's store, bypassing every check: what a
+   * malicious (or broken) server can do to what it holds.
+   */
+  replace(collection: string, point: { id: string; vector?: Record<string, number[]>; payload: JsonObject }): void;
   /** Stops listening: connections are refused until {@link restart}. */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -490,6 +495,11 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
     },
     points(collection) {
       return [...(collections.get(collection)?.points.values() ?? [])].map((p) => structuredClone(p));
+    },
+    replace(collection, point) {
+      const c = collections.get(collection);
+      if (c === undefined) throw new Error(`no collection ${collection}`);
+      c.points.set(point.id, { id: point.id, vector: point.vector ?? {}, payload: structuredClone(point.payload) });
     },
     stop,
     restart: listen,

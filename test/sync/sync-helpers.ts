@@ -1,6 +1,6 @@
 // Two-store fixtures for the sync suites: engram stores with a small deterministic
 // embedder and manual clocks, and a collection on the test server (or a real Qdrant).
-import { Engram, HashEmbedder } from '../../lib/index.js';
+import { Engram, HashEmbedder, type EngramOptions } from '../../lib/index.js';
 import type { SyncOptions } from '../../lib/sync/sync-options.js';
 import { manualClock, openTemp } from '../helpers.js';
 import { httpTarget, type TargetFixture } from './targets.js';
@@ -14,9 +14,9 @@ export interface Device {
 }
 
 /** Opens a device whose clock starts at `start`. */
-export async function device(start = Date.UTC(2026, 0, 1)): Promise<Device> {
+export async function device(start = Date.UTC(2026, 0, 1), options: Partial<EngramOptions> = {}): Promise<Device> {
   const clock = manualClock(start);
-  const engram = await openTemp({ embedder: new HashEmbedder({ dimensions: DIM }), now: clock.now });
+  const engram = await openTemp({ embedder: new HashEmbedder({ dimensions: DIM }), now: clock.now, ...options });
   return { engram, clock };
 }
 

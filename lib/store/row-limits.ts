@@ -1,0 +1,64 @@
+/**
+ * The limits `add()` holds input to, applied to whole rows that come from
+ * outside the faces (a record pulled by sync): texts, contents and metadata of at
+ * most `maxContentBytes`, ids of at most 512 characters. The checks are the
+ * faces' own (`lib/util/validate.ts`), so a row from outside can never be larger
+ * than one a caller could have added. Shapes are checked by `row-checks.ts`.
+ */
+import { isEngramError } from '../errors.js';
+import { utf8Length } from '../util/hash.js';
+import { optionalId, requireId, requireMetadata, requireText } from '../util/validate.js';
+
+/** The store's limits. */
+export interface RowLimits {
+  /** The store's `maxContentBytes`. */
+  maxContentBytes: number;
+}
+
+/** Row kinds with limits. */
+export type LimitedRowKind = 'memory' | 'message' | 'block';
+
+const MEMORY_IDS = ['userId', 'agentId', 'runId', 'projectId', 'sessionId', 'key', 'origin'] as const;
+const MESSAGE_IDS = ['threadId', 'agentId', 'userId', 'name', 'toolCallId'] as const;
+
+function check(kind: LimitedRowKind, row: Record<string, unknown>, limits: RowLimits): void {
+  const max = limits.maxContentBytes;
+  if (kind === 'memory') {
+    requireId('id', row['id']);
+    if (row['deletedAt'] === undefined) requireText('text', row['text'], max);
+    for (const k of MEMORY_IDS) optionalId(k, row[k]);
+    requireMetadata('metadata', row['metadata'], max);
+    // A keyed memory's value is held to the limit as JSON, as remember() does.
+    if (row['value'] !== undefined && utf8Length(JSON.stringify(row['value'])) > max) requireText('value', JSON.stringify(row['value']), max);
+    return;
+  }
+  if (kind === 'message') {
+    requireId('id', row['id']);
+    requireText('content', row['content'], max);
+    for (const k of MESSAGE_IDS) optionalId(k, row[k]);
+    if (row['metadata'] !== undefined) requireMetadata('metadata', row['metadata'], max);
+    return;
+  }
+  requireId('agentId', row['agentId']);
+  requireId('label', row['label']);
+  optionalId('userId', row['userId']);
+  // A block's own limit bounds its characters; no block is larger than any other text may be.
+  const bytes = typeof row['value'] === 'string' ? utf8Length(row['value']) : 0;
+  if (bytes > max) requireText('value', row['value'], max);
+}
+
+/**
+ * Why a row breaks the store's limits, or undefined when it keeps them. Call it on
+ * a row whose shape `checkRow` accepted.
+ * @example
+ * rowLimitProblem('memory', row, { maxContentBytes: 1_048_576 }); // 'text is 3145728 bytes, over the maximum of 1048576'
+ */
+export function rowLimitProblem(kind: LimitedRowKind, row: Record<string, unknown>, limits: RowLimits): string | undefined {
+  try {
+    check(kind, row, limits);
+    return undefined;
+  } catch (e) {
+    if (isEngramError(e)) return e.message;
+    throw e;
+  }
+}
