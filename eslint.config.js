@@ -3,7 +3,8 @@ import tseslint from 'typescript-eslint';
 
 // The layer picture of ARCHITECTURE.md, checked: a folder imports only the folders
 // listed for it (an `import type` is not an arrow and is always allowed).
-const ALL = ['store', 'search', 'vector', 'embed', 'llm', 'sync', 'engine', 'memory', 'agent'];
+const ADAPTER_FOLDERS = ['ai-sdk', 'langchain'];
+const ALL = ['store', 'search', 'vector', 'embed', 'llm', 'sync', 'engine', 'memory', 'agent', ...ADAPTER_FOLDERS];
 const PARTS = ['store', 'search', 'vector', 'embed', 'llm'];
 const LAYERS = [
   { files: ['lib/errors.ts', 'lib/util/**'], may: [] },
@@ -17,6 +18,17 @@ const LAYERS = [
   { files: ['lib/memory/**'], may: [...PARTS, 'engine', 'memory'] },
   { files: ['lib/engram.ts'], may: [...PARTS, 'sync', 'engine', 'memory'], facade: true },
   { files: ['lib/agent/**'], may: [...PARTS, 'sync', 'engine', 'memory', 'agent'], facade: true },
+  // Adapters to agent frameworks (their own subpath exports): above the agent layer, built on
+  // the public Engram and the agent layer only, never on each other.
+  { files: ['lib/ai-sdk/**'], may: ['agent', 'ai-sdk'], facade: true },
+  { files: ['lib/langchain/**'], may: ['agent', 'langchain'], facade: true },
+  // The door: every core export; never an adapter, whose framework is an optional peer.
+  { files: ['lib/index.ts'], may: ALL.filter((f) => !ADAPTER_FOLDERS.includes(f)), facade: true },
+];
+/** Optional peer dependencies: only their adapter folder imports them (not even a type), so the core loads without them. */
+const ADAPTER_PACKAGES = [
+  { name: 'the AI SDK (ai)', regex: '^(ai|@ai-sdk\\/[^/]+)(\\/.*)?$', folder: 'lib/ai-sdk/**' },
+  { name: '@langchain/core', regex: '^@langchain\\/', folder: 'lib/langchain/**' },
 ];
 /** Wire code quarantined behind one file each (CONVENTIONS.md 9). */
 const QUARANTINE = [
@@ -40,6 +52,7 @@ export const layerRules = LAYERS.map(({ files, may, facade }) => ({
             ? []
             : [{ regex: '(^|/)engram\\.js$', allowTypeImports: true, message: 'lib/engram.ts is the facade above this layer; see ARCHITECTURE.md.' }]),
           ...QUARANTINE.filter((q) => !files.includes(q.file)).map((q) => ({ regex: q.regex, message: `only ${q.file} imports ${q.name}` })),
+          ...ADAPTER_PACKAGES.filter((a) => !files.includes(a.folder)).map((a) => ({ regex: a.regex, message: `only ${a.folder} imports ${a.name}, an optional peer dependency: the core must load without it` })),
         ],
       },
     ]),

@@ -39,10 +39,16 @@ export default defineConfig({
   plugins: [workerUrlForApps()],
   build: {
     lib: {
-      // Two entries: the core (`engram`) and sync (`engram/sync`); the Qdrant client stays
-      // external and is imported only by the chunk of lib/sync/qdrant-target.ts, which the
-      // core reaches through a dynamic import on the first sync with a URL.
-      entry: { engram: resolve(import.meta.dirname, 'lib/index.ts'), sync: resolve(import.meta.dirname, 'lib/sync/index.ts') },
+      // Four entries: the core (`engram`), sync (`engram/sync`) and the framework adapters
+      // (`engram/ai-sdk`, `engram/langchain`). The Qdrant client stays external and is imported
+      // only by the chunk of lib/sync/qdrant-target.ts, which the core reaches through a dynamic
+      // import on the first sync with a URL; the frameworks (optional peers) stay external and
+      // are imported only by their adapter's chunk, which the core never loads.
+      entry: {
+        engram: resolve(import.meta.dirname, 'lib/index.ts'),
+        sync: resolve(import.meta.dirname, 'lib/sync/index.ts'),
+        'ai-sdk': resolve(import.meta.dirname, 'lib/ai-sdk/index.ts'),
+      },
       formats: ['es'],
       fileName: (_format, entryName) => `${entryName}.js`,
     },
@@ -51,7 +57,7 @@ export default defineConfig({
     // Emit the ONNX Runtime wasm as files next to the bundle rather than as base64 inside it.
     assetsInlineLimit: 0,
     rolldownOptions: {
-      external: [/^dexie/, /^@huggingface\/transformers/, /^onnxruntime-web/, /^@qdrant\//],
+      external: [/^dexie/, /^@huggingface\/transformers/, /^onnxruntime-web/, /^@qdrant\//, /^ai($|\/)/, /^@ai-sdk\//, /^@langchain\//],
     },
   },
   // The library's worker leaves transformers.js and ONNX Runtime to the app's bundler,

@@ -19,7 +19,8 @@ export type EngramErrorCode =
   | 'ABORTED'
   | 'IMPORT'
   | 'LLM'
-  | 'SYNC';
+  | 'SYNC'
+  | 'TOOL_CALL';
 
 /**
  * Base class of every engram error.
@@ -152,6 +153,21 @@ export class LlmError extends EngramError {
 }
 
 /**
+ * A memory tool called by a model could not run: bad arguments, an unknown tool,
+ * a block that does not exist. The message is written for the model to read and
+ * correct its call (the framework adapters hand it back as the tool's error).
+ */
+export class ToolCallError extends EngramError {
+  /** The tool the model called. */
+  readonly tool: string;
+  constructor(tool: string, message: string, options?: { cause?: unknown }) {
+    super('TOOL_CALL', message, options);
+    this.name = 'ToolCallError';
+    this.tool = tool;
+  }
+}
+
+/**
  * Why a sync failed. `unreachable`, `timeout`, `rate-limited`, `server` and
  * `bad-response` (a garbled or cut answer) are transient: sync retries them, and
  * auto-sync backs off and tries again. The others need a person.
@@ -188,7 +204,7 @@ export class SyncError extends EngramError {
 
 const CODES: ReadonlySet<string> = new Set<EngramErrorCode>([
   'VALIDATION', 'CLOSED', 'NOT_FOUND', 'LIMIT_EXCEEDED', 'DIMENSION_MISMATCH', 'MODEL_LOAD',
-  'EMBEDDING', 'INDEX', 'QUOTA_EXCEEDED', 'STORE', 'ABORTED', 'IMPORT', 'LLM', 'SYNC',
+  'EMBEDDING', 'INDEX', 'QUOTA_EXCEEDED', 'STORE', 'ABORTED', 'IMPORT', 'LLM', 'SYNC', 'TOOL_CALL',
 ]);
 
 /**

@@ -64,6 +64,7 @@ export {
   QuotaExceededError,
   StoreError,
   SyncError,
+  ToolCallError,
   ValidationError,
   isEngramError,
 } from './errors.js';
