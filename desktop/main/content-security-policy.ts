@@ -1,7 +1,9 @@
 /**
  * The renderer's Content-Security-Policy, one string for every place that
  * sends it: the `app:` protocol handler (Electron), the renderer's Vite server
- * (the browser fallback and the end-to-end test) and a meta tag in index.html.
+ * (the browser fallback and the end-to-end test) and a meta tag that the
+ * renderer's Vite config writes into index.html from this file (so the built
+ * page carries its policy to any server that serves it, with nothing to copy).
  * Only the app's own files load: no remote scripts, styles, frames or images;
  * WebAssembly may compile (HNSW and ONNX Runtime), nothing may `eval`.
  * `blob:` scripts are allowed because transformers.js loads ONNX Runtime's
@@ -29,5 +31,17 @@ export const CSP_DIRECTIVES: Readonly<Record<string, string>> = {
 
 /** The policy as a header value. */
 export const CONTENT_SECURITY_POLICY = Object.entries(CSP_DIRECTIVES)
+  .map(([directive, sources]) => `${directive} ${sources}`)
+  .join('; ');
+
+/**
+ * Directives a `<meta http-equiv>` policy cannot carry (browsers ignore them
+ * there, with a console warning); the header keeps them.
+ */
+const HEADER_ONLY_DIRECTIVES: ReadonlySet<string> = new Set(['frame-ancestors', 'report-uri', 'sandbox']);
+
+/** The same policy for index.html's meta element: the header's, less what only a header can carry. */
+export const CONTENT_SECURITY_POLICY_META = Object.entries(CSP_DIRECTIVES)
+  .filter(([directive]) => !HEADER_ONLY_DIRECTIVES.has(directive))
   .map(([directive, sources]) => `${directive} ${sources}`)
   .join('; ');

@@ -3,24 +3,34 @@
  * desktop/dist/app/renderer/ with the offline model copied into models/ and the
  * WASM files as assets (the Electron app serves that folder from app://engram/).
  * The dev server (the browser fallback of `npm start`, and the end-to-end test)
- * serves the same page with the same Content-Security-Policy header.
+ * serves the same page with the same Content-Security-Policy header; index.html
+ * gets the policy as a meta element in both, so the built page keeps it on any server.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import { serveModels } from '../../ui/serve-models.js';
-import { CONTENT_SECURITY_POLICY } from '../main/content-security-policy.js';
+import { CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_META } from '../main/content-security-policy.js';
 
 const rendererRoot = fileURLToPath(new URL('.', import.meta.url));
 const repoRoot = resolve(rendererRoot, '../..');
 const headers = { 'content-security-policy': CONTENT_SECURITY_POLICY };
+
+/**
+ * Writes the policy into index.html as the first element of its head (a meta
+ * policy covers only what comes after it), in the dev server and the build.
+ */
+const cspMeta: Plugin = {
+  name: 'engram-csp-meta',
+  transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CONTENT_SECURITY_POLICY_META }, injectTo: 'head-prepend' }],
+};
 
 // eslint-disable-next-line no-restricted-syntax -- Vite reads its config from the default export.
 export default defineConfig({
   root: rendererRoot,
   base: '/',
   cacheDir: resolve(repoRoot, 'node_modules/.vite/desktop'),
-  plugins: [serveModels({ modelsDir: resolve(repoRoot, 'models'), headers, copyInto: ['engram-glove-100d'] })],
+  plugins: [cspMeta, serveModels({ modelsDir: resolve(repoRoot, 'models'), headers, copyInto: ['engram-glove-100d'] })],
   server: { fs: { allow: [repoRoot] }, headers },
   preview: { headers },
   build: {

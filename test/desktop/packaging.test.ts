@@ -8,8 +8,9 @@ import { access, constants, mkdtemp, rm, writeFile, chmod, mkdir } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { listPackage } from '@electron/asar';
+import { extractFile, listPackage } from '@electron/asar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTENT_SECURITY_POLICY_META } from '../../desktop/main/content-security-policy.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -49,6 +50,15 @@ describe('electron-builder --dir', () => {
     expect(files.some((f) => /^\/renderer\/assets\/index-[\w-]+\.js$/.test(f))).toBe(true);
     expect(files.some((f) => /^\/renderer\/assets\/embed-worker-[\w-]+\.js$/.test(f))).toBe(true);
     expect(files.some((f) => /^\/renderer\/assets\/index-[\w-]+\.css$/.test(f))).toBe(true);
+  });
+
+  it('packs an index.html that carries the policy itself, first in its head (for a server that sends no header)', () => {
+    const html = extractFile(join(unpacked, 'resources/app.asar'), 'renderer/index.html').toString('utf8');
+    const first = /<head>\s*<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1];
+    const decoded = first?.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+    expect(decoded).toBe(CONTENT_SECURITY_POLICY_META);
+    // The charset declaration must still come within the first 1024 bytes.
+    expect(Buffer.byteLength(html.slice(0, html.indexOf('<meta charset="utf-8"')))).toBeLessThan(1024);
   });
 
   it('packs the offline model and the ONNX Runtime WASM files', () => {

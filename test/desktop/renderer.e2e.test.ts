@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_META } from '../../desktop/main/content-security-policy.js';
 import { Engram, TransformersEmbedder } from '../../lib/index.js';
 import { startQdrantServer, type QdrantServer } from '../sync/qdrant-server.js';
 import { startCorsProxy } from './cors-proxy.js';
@@ -185,6 +186,52 @@ describe('desktop renderer', () => {
     expect(await page.innerText('[data-fact="shell"]')).toContain('browser');
     await view('memories');
   }, 120_000);
+
+  it('carries its policy in index.html too: the header policy as the head\'s first element, enforced when a server sends no header', async () => {
+    const context = await browser!.newContext();
+    try {
+      const bare = await context.newPage();
+      // Served as any static server would: the same page, without the CSP header; nothing else leaves.
+      await bare.route('**/*', async (route) => {
+        const url = route.request().url();
+        if (!url.startsWith(`${origin}/`)) return route.abort();
+        if (route.request().resourceType() !== 'document') return route.continue();
+        const response = await route.fetch();
+        const headers = Object.fromEntries(Object.entries(response.headers()).filter(([name]) => name !== 'content-security-policy'));
+        return route.fulfill({ response, headers });
+      });
+      const response = await bare.goto(`${origin}/`);
+      expect(response?.headers()['content-security-policy']).toBeUndefined();
+      const meta = await bare.evaluate(() => {
+        const element = document.head.firstElementChild;
+        return element?.getAttribute('http-equiv') === 'Content-Security-Policy' ? element.getAttribute('content') : null;
+      });
+      expect(meta).toBe(CONTENT_SECURITY_POLICY_META);
+      // The meta policy is the header's, less frame-ancestors (which only a header can carry).
+      expect(meta).toBe(CONTENT_SECURITY_POLICY.split('; ').filter((d) => !d.startsWith('frame-ancestors ')).join('; '));
+      // Enforced: no inline script, no remote image (DevTools-protocol evaluation itself is exempt, so eval is not tried here).
+      const violations = await bare.evaluate(
+        () =>
+          new Promise<string[]>((done) => {
+            const seen: string[] = [];
+            document.addEventListener('securitypolicyviolation', (e) => {
+              seen.push(e.effectiveDirective);
+              if (seen.length === 2) done(seen.sort());
+            });
+            const script = document.createElement('script');
+            script.textContent = 'window.inlineRan = true';
+            document.body.append(script);
+            const image = document.createElement('img');
+            image.src = 'https://example.com/pixel.png';
+            document.body.append(image);
+          }),
+      );
+      expect(violations).toEqual(['img-src', 'script-src-elem']);
+      expect(await bare.evaluate(() => (window as { inlineRan?: boolean }).inlineRan)).toBeUndefined();
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 
   it('adds memories and finds them by meaning and by keyword, with scores', async () => {
     await addMemory('My sister Ana lives in Porto', { user: 'ana', agent: 'assistant' });

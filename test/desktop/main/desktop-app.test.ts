@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ENTRY, fileForUrl } from '../../../desktop/main/app-protocol.js';
-import { CONTENT_SECURITY_POLICY } from '../../../desktop/main/content-security-policy.js';
+import { CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_META } from '../../../desktop/main/content-security-policy.js';
 import { startDesktop } from '../../../desktop/main/desktop-app.js';
 import { windowOptions } from '../../../desktop/main/window-options.js';
 import { CHANNELS } from '../../../desktop/preload/bridge-api.js';
@@ -224,5 +224,9 @@ describe('CONTENT_SECURITY_POLICY', () => {
     expect(outside).toEqual(["connect-src 'self' https: http://127.0.0.1:* http://localhost:*"]);
     expect(CONTENT_SECURITY_POLICY).toContain("object-src 'none'");
     expect(CONTENT_SECURITY_POLICY).toContain("frame-ancestors 'none'");
+  });
+
+  it('CONTENT_SECURITY_POLICY_META is the same policy, less frame-ancestors, which a meta element cannot carry', () => {
+    expect(CONTENT_SECURITY_POLICY_META).toBe(CONTENT_SECURITY_POLICY.split('; ').filter((d) => !d.startsWith('frame-ancestors ')).join('; '));
   });
 });
