@@ -10,7 +10,9 @@ import type { IndexableType } from 'dexie';
 import { ImportError, throwIfAborted } from '../errors.js';
 import { checkRow, type RowKind } from '../store/row-checks.js';
 import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../store/rows.js';
+import { textFreeHistory } from '../store/forgetting.js';
 import { bumpGeneration } from '../store/generation.js';
+import { SCOPE_FIELDS } from '../search/filters.js';
 import { deleteSnapshot } from '../store/snapshot-chunks.js';
 import { BLOCKS_TABLE, SCHEMA_VERSION, type EngramDb } from '../store/schema.js';
 import { blockRecordId, storeError, type RowChange } from '../store/write.js';
@@ -147,7 +149,8 @@ export async function exportStore(core: EngineStore, options: TransferOptions = 
 interface Parsed {
   header: Header;
   messages: MessageRow[];
-  memories: { row: MemoryRow; vector?: VectorRow }[];
+  /** Each with its line in the file, for errors found against the store. */
+  memories: { row: MemoryRow; vector?: VectorRow; line: number }[];
   history: HistoryRow[];
   blocks: BlockRow[];
   traces: TraceRow[];
@@ -203,7 +206,8 @@ export async function parseExport(file: Blob | string, options: TransferOptions 
     const problem = checkRow(kind, record['row']);
     if (problem !== undefined) throw new ImportError(line, `${kind}: ${problem}`);
     const row = record['row'] as Record<string, unknown>;
-    const key = kind === 'block' ? `${String(row['agentId'])}/${String(row['label'])}` : kind === 'history' ? String(row['seq']) : String(row['id']);
+    // A block is one per agent, label and user (an agent's own and each user's of one label are distinct).
+    const key = kind === 'block' ? blockRecordId(row['agentId'] as string, row['label'] as string, row['userId'] as string | undefined) : kind === 'history' ? String(row['seq']) : String(row['id']);
     if (kind !== 'history' || row['seq'] !== undefined) {
       if (seen[kind].has(key)) throw new ImportError(line, `duplicate ${kind} ${key}`);
       seen[kind].add(key);
@@ -217,14 +221,14 @@ export async function parseExport(file: Blob | string, options: TransferOptions 
         const m = row as unknown as MemoryRow;
         if (v === null || v === undefined) {
           if (m.deletedAt === undefined) throw new ImportError(line, 'a live memory needs its vector');
-          parsed.memories.push({ row: m });
+          parsed.memories.push({ row: m, line });
           break;
         }
         const vec = v as { embedderId?: unknown; data?: unknown };
         if (dims === undefined || typeof vec.data !== 'string' || vec.embedderId !== (embedder as EmbedderRecord).id) throw new ImportError(line, "the vector does not match the header's embedder");
         const vector = decodeVector(vec.data, dims);
         if (vector === undefined) throw new ImportError(line, `the vector is not ${dims} finite 32-bit floats`);
-        parsed.memories.push({ row: m, vector: { id: m.id, vector, embedderId: vec.embedderId } });
+        parsed.memories.push({ row: m, vector: { id: m.id, vector, embedderId: vec.embedderId }, line });
         break;
       }
       case 'history':
@@ -240,6 +244,21 @@ export async function parseExport(file: Blob | string, options: TransferOptions 
   }
   if (!ended) throw new ImportError(lines.length + 1, 'the end line is missing: the file is truncated');
   return parsed;
+}
+
+/**
+ * A function that makes a history entry text-free when its record was deleted
+ * at or after it: by a 'delete' entry among `entries`, or for good (a memory in
+ * `deletedMemories`, whose tombstone is final).
+ */
+function textFreeUpTo(entries: readonly HistoryRow[], deletedMemories: ReadonlySet<string>): (entry: HistoryRow) => HistoryRow {
+  const lastDelete = new Map<string, number>();
+  const keyOf = (h: HistoryRow): string => `${h.table}\u0000${h.recordId}`;
+  for (const h of entries) if (h.op === 'delete') lastDelete.set(keyOf(h), Math.max(lastDelete.get(keyOf(h)) ?? -Infinity, h.at));
+  return (entry) => {
+    const deleted = (entry.table === 'memories' && deletedMemories.has(entry.recordId)) || entry.at <= (lastDelete.get(keyOf(entry)) ?? -Infinity);
+    return deleted ? textFreeHistory(entry) : entry;
+  };
 }
 
 /** How an import meets what the store already holds. */
@@ -282,31 +301,54 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
     // Merging applies add()'s duplicate rule: a text the store holds in the same scope under another id is not stored twice.
     const duplicates = mode === 'merge' ? await ImportDuplicates.load(core, parsed.memories.filter((_, i) => existingMemories[i] === undefined).map((m) => m.row)) : undefined;
     const skipped = new Set<string>();
-    for (const [i, { row: after, vector }] of parsed.memories.entries()) {
+    /** What the import replaces in the store: logged in history like any update (the file's history is the file's). */
+    const overwritten: HistoryRow[] = [];
+    const at = core.now();
+    /** Memories deleted once the import is written: their history keeps no text (forgetting.ts). */
+    const deletedMemories = new Set<string>();
+    for (const [i, { row: after, vector, line }] of parsed.memories.entries()) {
       const before = existingMemories[i];
-      if (before !== undefined && before.version >= after.version) continue;
+      if (before !== undefined) {
+        // A known id stays in its scope: a file may update a memory, never hand it to another user, agent or run.
+        const moved = SCOPE_FIELDS.find((k) => before[k] !== after[k]);
+        if (moved !== undefined) throw new ImportError(line, `memory ${after.id} exists in this store with ${moved} ${JSON.stringify(before[moved] ?? null)}; the file gives ${JSON.stringify(after[moved] ?? null)}, and an import never moves a memory to another scope`);
+      }
+      if (before !== undefined && before.version >= after.version) {
+        if (before.deletedAt !== undefined) deletedMemories.add(after.id);
+        continue;
+      }
       if (before === undefined && duplicates?.standing(after, vector) !== undefined) {
         skipped.add(after.id);
         continue;
       }
-      changes.push({ table: 'memories', op: before === undefined ? 'add' : 'update', id: after.id, after, ...(before === undefined ? {} : { before }), ...(vector === undefined ? {} : { vector }) });
+      if (after.deletedAt !== undefined) deletedMemories.add(after.id);
+      // A tombstone over a live memory is a deletion: the write path strips the memory's standing history of its text.
+      const op = before === undefined ? 'add' : after.deletedAt !== undefined && before.deletedAt === undefined ? 'delete' : 'update';
+      if (before !== undefined) overwritten.push({ table: 'memories', recordId: after.id, op, before, after, at });
+      changes.push({ table: 'memories', op, id: after.id, after, ...(before === undefined ? {} : { before }), ...(vector === undefined ? {} : { vector }) });
     }
     const existingBlocks = mode === 'merge' ? await db.blocks.bulkGet(parsed.blocks.map((b) => blockRecordId(b.agentId, b.label, b.userId))) : [];
     parsed.blocks.forEach((after, i) => {
       const before = existingBlocks[i];
       if (before !== undefined && before.version >= after.version) return;
-      changes.push({ table: 'blocks', op: before === undefined ? 'add' : 'update', id: blockRecordId(after.agentId, after.label, after.userId), after, ...(before === undefined ? {} : { before }) });
+      const id = blockRecordId(after.agentId, after.label, after.userId);
+      if (before !== undefined) overwritten.push({ table: 'blocks', recordId: id, op: 'update', before, after, at });
+      changes.push({ table: 'blocks', op: before === undefined ? 'add' : 'update', id, after, ...(before === undefined ? {} : { before }) });
     });
     const existingTraces = mode === 'merge' ? await db.traces.bulkGet(parsed.traces.map((t) => t.id)) : [];
     parsed.traces.forEach((after, i) => {
       if (existingTraces[i] === undefined) changes.push({ table: 'traces', op: 'add', id: after.id, after });
     });
-    if (mode === 'replace') await db.history.bulkPut(parsed.history);
+    const standing = mode === 'replace' ? [] : await db.history.toArray();
+    // A record deleted in the file or in the store keeps no text in the history the file brings,
+    // as if it had been deleted here: its entries up to its last deletion (a memory's: all of them).
+    const forgetText = textFreeUpTo([...parsed.history, ...standing], deletedMemories);
+    if (mode === 'replace') await db.history.bulkPut(parsed.history.map(forgetText));
     else {
-      const have = new Set((await db.history.toArray()).map((h) => `${h.recordId}|${h.op}|${h.at}`));
+      const have = new Set(standing.map((h) => `${h.recordId}|${h.op}|${h.at}`));
       const fresh = parsed.history.filter((h) => !have.has(`${h.recordId}|${h.op}|${h.at}`) && !(h.table === 'memories' && skipped.has(h.recordId)));
       // New sequence numbers here: the file's may collide with this store's.
-      await db.history.bulkAdd(fresh.map((h) => ({ table: h.table, recordId: h.recordId, op: h.op, before: h.before, after: h.after, at: h.at })));
+      await db.history.bulkAdd([...fresh.map((h) => ({ table: h.table, recordId: h.recordId, op: h.op, before: h.before, after: h.after, at: h.at })), ...overwritten].map(forgetText));
     }
     return { changes, result: undefined, withoutHistory: true };
   });
