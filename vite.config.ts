@@ -48,6 +48,7 @@ export default defineConfig({
         engram: resolve(import.meta.dirname, 'lib/index.ts'),
         sync: resolve(import.meta.dirname, 'lib/sync/index.ts'),
         'ai-sdk': resolve(import.meta.dirname, 'lib/ai-sdk/index.ts'),
+        langchain: resolve(import.meta.dirname, 'lib/langchain/index.ts'),
       },
       formats: ['es'],
       fileName: (_format, entryName) => `${entryName}.js`,
