@@ -1,33 +1,18 @@
 #!/usr/bin/env node
 /**
  * `npm start`: launches the engram desktop app in Electron when Electron's
- * binary is installed; otherwise says so in one line and serves the same
+ * binary is installed (`npm run desktop:electron` fetches it); otherwise says
+ * so in one line, naming that command, and serves the same
  * renderer in the browser, where the web implementation of the preload API
  * (downloads and uploads instead of file dialogs, keys kept for the session
  * only) stands in. `--web` serves the browser version even when Electron is there.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GET_ELECTRON_COMMAND, electronBinary } from './electron-binary.mjs';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
-
-/**
- * The Electron executable, or undefined when its binary was never downloaded
- * (install scripts off, or no access to Electron's download host).
- * @returns {string | undefined}
- */
-function electronBinary() {
-  try {
-    // The electron package's main export is the path of the binary; it throws when the binary is missing.
-    const path = /** @type {unknown} */ (createRequire(import.meta.url)('electron'));
-    return typeof path === 'string' && existsSync(path) ? path : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Runs a command and resolves with its exit code.
@@ -46,14 +31,19 @@ function run(command, args, quiet = false) {
   });
 }
 
-const binary = process.argv.includes('--web') ? undefined : electronBinary();
+const web = process.argv.includes('--web');
+const binary = web ? undefined : electronBinary();
 if (binary !== undefined) {
   const built = await run(process.execPath, [resolve(root, 'desktop/build-app.mjs')]);
   if (built !== 0) process.exit(built);
   process.exit(await run(binary, [resolve(root, 'desktop/dist/app')]));
 }
 
-console.log('The Electron binary is missing (it downloads at install time, from outside the npm registry); serving the same app in your browser instead.');
+if (!web) {
+  console.log(
+    `Electron's binary is not installed (\`npm install\` does not download it: install scripts are off). \`${GET_ELECTRON_COMMAND}\` fetches it; meanwhile the same app is served in your browser.`,
+  );
+}
 const ensured = await run(process.execPath, [resolve(root, 'scripts/ensure-model.mjs')], true);
 if (ensured !== 0) process.exit(ensured);
 const { createServer } = await import('vite');
