@@ -273,9 +273,9 @@ describe('damaged rows are skipped and reported, the rest opens', () => {
           if (!snapshot) await db.meta.delete('indexSnapshot');
         });
         const progress: IndexProgress[] = [];
-        const b = await Engram.open({ name, embedder: embedder(), onProgress: (p) => progress.push(p) });
+        let b = await Engram.open({ name, embedder: embedder(), onProgress: (p) => progress.push(p) });
         const ready = await b.ready();
-        // From a snapshot the index keeps its own good copy; the stored row is found damaged when a search reads it.
+        // From a snapshot the index keeps its own good copy, and search scores from it without reading the stored row.
         expect(ready.size, `${damage} ${snapshot}`).toBe(snapshot ? 6 : 5);
         expect((await b.get(victim.id))?.memory).toBe(victim.memory);
         expect((await b.conversation('t').getMessages()).map((m) => m.content)).toEqual(['a message that must stay readable']);
@@ -284,6 +284,15 @@ describe('damaged rows are skipped and reported, the rest opens', () => {
             const { results } = await b.search('memory number 4 about topic4', { ...scope, mode, limit: 10 });
             expect(results.length, mode).toBeGreaterThan(0);
           }
+        }
+        if (snapshot) {
+          expect((await b.stats()).damaged, `${damage}: search read no stored vector`).toBe(0);
+          // The damage shows once the index is built from the store again.
+          await b.close();
+          await tamper(name, (db) => db.meta.delete('indexSnapshot'));
+          b = await Engram.open({ name, embedder: embedder(), onProgress: (p) => progress.push(p) });
+          expect((await b.ready()).size, damage).toBe(5);
+          expect((await b.get(victim.id))?.memory).toBe(victim.memory);
         }
         const stats = await b.stats();
         expect(stats.damaged).toBe(1);
