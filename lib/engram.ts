@@ -57,7 +57,8 @@ export interface EngramOptions {
    */
   language?: AnalyzerLanguage;
   /**
-   * Largest accepted message content or memory text, in UTF-8 bytes.
+   * Largest accepted message content or memory text, in UTF-8 bytes (also what
+   * `Engram.import()` holds every row of the file to).
    * @default 1048576 (1 MB)
    */
   maxContentBytes?: number;
@@ -114,6 +115,9 @@ const MAX_SYSTEMS = 64;
 
 const FORGET_FIELDS = ['userId', 'agentId', 'runId', 'projectId'] as const;
 
+/** `maxContentBytes` when not given (1 MiB): what open() holds input to and import() holds a file's rows to. */
+const DEFAULT_MAX_CONTENT_BYTES = 1_048_576;
+
 const OPTION_KEYS = ['name', 'language', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress', 'llm', 'historyLimit'] as const;
 
 /** The analyzer of `language` (validated here, at the door). */
@@ -164,7 +168,7 @@ export class Engram {
   static async open(options: EngramOptions): Promise<Engram> {
     requireOptions('options', options, OPTION_KEYS, 'must be an object with a name');
     const name = requireId('options.name', options.name);
-    const maxContentBytes = options.maxContentBytes === undefined ? 1_048_576 : requireInt('options.maxContentBytes', options.maxContentBytes, 1);
+    const maxContentBytes = options.maxContentBytes === undefined ? DEFAULT_MAX_CONTENT_BYTES : requireInt('options.maxContentBytes', options.maxContentBytes, 1);
     if (options.now !== undefined && typeof options.now !== 'function') throw new ValidationError('options.now', 'must be a function');
     const now = options.now ?? Date.now;
     const historyLimit = options.historyLimit === undefined ? DEFAULT_HISTORY_LIMIT : requireInt('options.historyLimit', options.historyLimit, 1, 1_000_000);
@@ -421,7 +425,8 @@ export class Engram {
     if (given !== 'merge' && given !== 'replace') throw new ValidationError('options.mode', "must be 'merge' or 'replace'");
     if (typeof file !== 'string' && !(file instanceof Blob)) throw new ValidationError('file', 'must be a Blob, a File or a string');
     const transfer: TransferOptions = { ...(signal === undefined ? {} : { signal }), ...(onProgress === undefined ? {} : { onProgress }) };
-    const parsed = await parseExport(file, transfer);
+    const maxContentBytes = openOptions.maxContentBytes === undefined ? DEFAULT_MAX_CONTENT_BYTES : requireInt('options.maxContentBytes', openOptions.maxContentBytes, 1);
+    const parsed = await parseExport(file, { maxContentBytes }, transfer);
     const name = requireId('options.name', openOptions.name);
     const analyzer = await analyzerOf(openOptions.language);
     const { db, deviceId } = await openStore(name);

@@ -9,6 +9,7 @@
 import type { IndexableType } from 'dexie';
 import { ImportError, throwIfAborted } from '../errors.js';
 import { checkRow, type RowKind } from '../store/row-checks.js';
+import { rowLimitProblem, type RowLimits } from '../store/row-limits.js';
 import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../store/rows.js';
 import { textFreeHistory } from '../store/forgetting.js';
 import { bumpGeneration } from '../store/generation.js';
@@ -156,8 +157,8 @@ interface Parsed {
   traces: TraceRow[];
 }
 
-/** Parses and validates every line; throws ImportError naming the first bad line. */
-export async function parseExport(file: Blob | string, options: TransferOptions = {}): Promise<Parsed> {
+/** Parses and validates every line against the target store's `limits`; throws ImportError naming the first bad line. */
+export async function parseExport(file: Blob | string, limits: RowLimits, options: TransferOptions = {}): Promise<Parsed> {
   const text = typeof file === 'string' ? file : await file.text();
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
@@ -206,6 +207,9 @@ export async function parseExport(file: Blob | string, options: TransferOptions 
     const problem = checkRow(kind, record['row']);
     if (problem !== undefined) throw new ImportError(line, `${kind}: ${problem}`);
     const row = record['row'] as Record<string, unknown>;
+    // The target store's limits, as add() holds them: no imported row is larger than one a caller could add.
+    const over = rowLimitProblem(kind, row, limits);
+    if (over !== undefined) throw new ImportError(line, `${kind}: ${over}`);
     // A block is one per agent, label and user (an agent's own and each user's of one label are distinct).
     const key = kind === 'block' ? blockRecordId(row['agentId'] as string, row['label'] as string, row['userId'] as string | undefined) : kind === 'history' ? String(row['seq']) : String(row['id']);
     if (kind !== 'history' || row['seq'] !== undefined) {

@@ -1,6 +1,6 @@
 /**
  * The limits `add()` holds input to, applied to whole rows that come from
- * outside the faces (a record pulled by sync): texts, contents and metadata of at
+ * outside the faces (a record pulled by sync, a line of an import file): texts, contents and metadata of at
  * most `maxContentBytes`, ids of at most 512 characters. The checks are the
  * faces' own (`lib/util/validate.ts`), so a row from outside can never be larger
  * than one a caller could have added. Shapes are checked by `row-checks.ts`.
@@ -16,7 +16,7 @@ export interface RowLimits {
 }
 
 /** Row kinds with limits. */
-export type LimitedRowKind = 'memory' | 'message' | 'block';
+export type LimitedRowKind = 'memory' | 'message' | 'block' | 'trace' | 'history';
 
 const MEMORY_IDS = ['userId', 'agentId', 'runId', 'projectId', 'sessionId', 'key', 'origin'] as const;
 const MESSAGE_IDS = ['threadId', 'agentId', 'userId', 'name', 'toolCallId'] as const;
@@ -37,6 +37,29 @@ function check(kind: LimitedRowKind, row: Record<string, unknown>, limits: RowLi
     requireText('content', row['content'], max);
     for (const k of MESSAGE_IDS) optionalId(k, row[k]);
     if (row['metadata'] !== undefined) requireMetadata('metadata', row['metadata'], max);
+    return;
+  }
+  if (kind === 'trace') {
+    // As addTrace(): the session and project are ids, the step is a text.
+    requireId('id', row['id']);
+    requireId('sessionId', row['sessionId']);
+    optionalId('projectId', row['projectId']);
+    requireText('step', row['step'], max);
+    return;
+  }
+  if (kind === 'history') {
+    // An entry holds earlier versions of a record (text-free once it is deleted): each as large as the record may be.
+    requireId('recordId', row['recordId']);
+    for (const side of ['before', 'after'] as const) {
+      const version = row[side];
+      if (typeof version !== 'object' || version === null) continue;
+      const fields = version as Record<string, unknown>;
+      for (const k of ['text', 'content', 'value']) {
+        const v = typeof fields[k] === 'string' ? fields[k] : fields[k] === undefined ? '' : JSON.stringify(fields[k]);
+        if (utf8Length(v) > max) requireText(`${side}.${k}`, v, max);
+      }
+      if (fields['metadata'] !== undefined) requireMetadata(`${side}.metadata`, fields['metadata'], max);
+    }
     return;
   }
   requireId('agentId', row['agentId']);

@@ -37,6 +37,51 @@ describe('import() of backups', () => {
   });
 });
 
+describe('import() holds a file to the store’s limits', () => {
+  async function oneMemory(): Promise<{ file: Blob; id: string }> {
+    const a = await Engram.open({ name: unique('limits-src'), embedder: embedder() });
+    const { results } = await a.add('Ana likes tea', { userId: 'ana' });
+    const file = await a.export();
+    await a.close();
+    return { file, id: results[0]!.id };
+  }
+  const lineOf = (file: string, needle: string): number => file.split('\n').findIndex((l) => l.includes(needle)) + 1;
+  async function refusal(file: string, options: { maxContentBytes?: number } = {}): Promise<ImportError> {
+    const name = unique('limits-dst');
+    const err = await Engram.import(file, { name, mode: 'replace', embedder: embedder(), ...options }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ImportError);
+    const b = await Engram.open({ name, embedder: embedder() });
+    expect((await b.getAll()).total).toBe(0);
+    await b.close();
+    return err as ImportError;
+  }
+
+  it('import() refuses a memory text over maxContentBytes (2 MiB against the default 1 MiB), naming the line', async () => {
+    const { file, id } = await oneMemory();
+    const big = await rewrite(file, (lines) => lines.map((l) => (l.type === 'memory' && l.row!['id'] === id ? { ...l, row: { ...l.row, text: 'x'.repeat(2 * 1024 * 1024) } } : l)));
+    const err = await refusal(big);
+    expect(err.line).toBe(lineOf(big, 'xxxxxxxx'));
+    expect(err.message).toMatch(/memory: text: is 2097152 bytes, over the maximum of 1048576/);
+  });
+
+  it('import() holds the file to the target store’s own maxContentBytes', async () => {
+    const { file } = await oneMemory();
+    const err = await refusal(await file.text(), { maxContentBytes: 8 });
+    expect(err.message).toMatch(/over the maximum of 8/);
+  });
+
+  it('import() refuses a userId of 100,000 characters and an oversized history entry', async () => {
+    const { file, id } = await oneMemory();
+    const longId = await rewrite(file, (lines) => lines.map((l) => (l.type === 'memory' && l.row!['id'] === id ? { ...l, row: { ...l.row, userId: 'u'.repeat(100_000) } } : l)));
+    expect((await refusal(longId)).message).toMatch(/memory: userId: must be at most 512 characters/);
+    const bigHistory = await rewrite(file, (lines) => lines.map((l) => (l.type === 'history' ? { ...l, row: { ...l.row, after: { ...(l.row!['after'] as object), text: 'y'.repeat(2 * 1024 * 1024) } } } : l)));
+    expect((await refusal(bigHistory)).message).toMatch(/history: after.text: is 2097152 bytes/);
+  });
+});
+
 describe('import() keeps forgetting', () => {
   it('import() leaves no text in the history of a memory the file has deleted', async () => {
     const a = await Engram.open({ name: unique('forgot-src'), embedder: embedder() });
