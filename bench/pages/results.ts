@@ -38,6 +38,36 @@ export interface MemorySearchResult {
   scoped: Partial<Record<'hybrid' | 'keyword' | 'vector', SearchTimes>>;
 }
 
+/** One scope of bench/memory-search's scope sweep (or its unscoped baseline). */
+export interface ScopeSweepRow {
+  /** `sweep`: one store with users of every sweep size; `users`: 1,000 users of 100. */
+  store: 'sweep' | 'users';
+  memories: number;
+  /** `unscoped`, or which user the searches were scoped to. */
+  scope: string;
+  /** Memories the search may return (the whole store when unscoped). */
+  scopeSize: number;
+  times: Partial<Record<'hybrid' | 'keyword' | 'vector', SearchTimes>>;
+  /** Vector mode's recall@10 against an exact scan of the scope (absent where not measured). */
+  recallAt10?: number;
+  /** On the unscoped row: the store's fill, and the first search after it. */
+  fillSeconds?: number;
+  firstSearchMs?: number;
+}
+
+/** One scope size of bench/memory-search's crossover: the index alone, exact scan of the scope against a filtered HNSW walk. */
+export interface ScopeCrossoverRow {
+  memories: number;
+  dimensions: number;
+  scopeSize: number;
+  /** scopeSize / memories. */
+  share: number;
+  scan: SearchTimes;
+  walk: SearchTimes;
+  /** The walk's top 10 against the scan's. */
+  walkRecallAt10: number;
+}
+
 /** One batch size of bench/ingest. */
 export interface IngestResult {
   texts: number;

@@ -2,7 +2,7 @@
  * The report's charts, one function per benchmark: result figures in, chart spec out.
  */
 import { colour, type ChartSpec, type LegendEntry, type Series } from './svg.js';
-import type { EfFigures, RecallSearchResult, StageCores, VectorDataset } from '../pages/results.js';
+import type { EfFigures, RecallSearchResult, ScopeCrossoverRow, ScopeSweepRow, StageCores, VectorDataset } from '../pages/results.js';
 
 export type { EfFigures, VectorDataset };
 
@@ -153,4 +153,51 @@ export function ingestChart(rows: readonly IngestRow[], subtitle: string): Chart
       { name: 'add() (embed + store + index)', color: colour(0), marker: 'circle', points: sorted.map((r) => ({ x: r.batch, y: r.addPerSecond, label: `${r.ratio.toFixed(2)}x` })) },
     ],
   };
+}
+
+/**
+ * search() latency against the scope's size (bench/memory-search): per mode, p50
+ * (solid) and p95 (dashed) through the sweep store's scopes, the unscoped p50 of
+ * that store as a flat dotted reference, and 1,000 users of 100 as hollow markers.
+ */
+export function scopeSweepChart(rows: readonly ScopeSweepRow[], subtitle: string): ChartSpec {
+  const modes = ['hybrid', 'keyword', 'vector'] as const;
+  const sweep = rows.filter((r) => r.store === 'sweep' && r.scope !== 'unscoped').sort((a, b) => a.scopeSize - b.scopeSize);
+  const base = rows.find((r) => r.store === 'sweep' && r.scope === 'unscoped');
+  const users = rows.find((r) => r.store === 'users' && r.scope !== 'unscoped');
+  const xs = sweep.map((r) => r.scopeSize);
+  const span: [number, number] = [Math.min(...xs, users?.scopeSize ?? Infinity), Math.max(...xs)];
+  const series: Series[] = [];
+  const legend: LegendEntry[] = [];
+  modes.forEach((mode, i) => {
+    const c = colour(i);
+    series.push({ name: `${mode} p50`, color: c, marker: 'circle', points: sweep.flatMap((r) => (r.times[mode] === undefined ? [] : [{ x: r.scopeSize, y: r.times[mode].p50 }])) });
+    series.push({ name: `${mode} p95`, color: c, marker: 'circle', dashed: true, hollow: true, points: sweep.flatMap((r) => (r.times[mode] === undefined ? [] : [{ x: r.scopeSize, y: r.times[mode].p95 }])) });
+    const flat = base?.times[mode];
+    if (flat !== undefined) series.push({ name: `${mode} unscoped p50`, color: c, marker: 'diamond', dashed: true, points: span.map((x) => ({ x, y: flat.p50 })) });
+    const u = users?.times[mode];
+    if (u !== undefined && users !== undefined) series.push({ name: `${mode}, 1,000 users`, color: c, marker: 'square', line: false, hollow: true, points: [{ x: users.scopeSize, y: u.p50 }] });
+    legend.push({ label: mode, color: c, line: true });
+  });
+  const grey = '#4b5563';
+  legend.push(
+    { label: 'p50 by scope size (one user of the sweep store)', color: grey, marker: 'circle', line: true },
+    { label: 'p95', color: grey, marker: 'circle', line: true, dashed: true, hollow: true },
+    { label: 'unscoped p50 of the same store', color: grey, marker: 'diamond', line: true, dashed: true },
+    { label: 'p50, one user of 1,000 (100 memories each)', color: grey, marker: 'square', hollow: true },
+  );
+  return { title: 'Scoped search: search() latency against the scope size', subtitle, xLabel: 'memories in the scope', yLabel: 'query time, ms', xLog: true, yLog: true, series, legend, height: 520 };
+}
+
+/** The index alone: exact scan of a scope against a filtered HNSW walk, p50 by scope size. */
+export function scopeCrossoverChart(rows: readonly ScopeCrossoverRow[], subtitle: string): ChartSpec {
+  const sizes = [...new Set(rows.map((r) => r.memories))].sort((a, b) => a - b);
+  const series: Series[] = [];
+  sizes.forEach((n, i) => {
+    const mine = rows.filter((r) => r.memories === n).sort((a, b) => a.scopeSize - b.scopeSize);
+    const dims = mine[0]?.dimensions ?? 0;
+    series.push({ name: `scan of the scope, ${n / 1000}k × ${dims}-d`, color: colour(i), marker: 'square', dashed: true, points: mine.map((r) => ({ x: r.scopeSize, y: r.scan.p50 })) });
+    series.push({ name: `filtered HNSW walk, ${n / 1000}k × ${dims}-d`, color: colour(i), marker: 'circle', points: mine.map((r) => ({ x: r.scopeSize, y: r.walk.p50 })) });
+  });
+  return { title: 'A scope: exact scan against filtered HNSW walk (p50)', subtitle, xLabel: 'memories in the scope', yLabel: 'p50 query time, ms', xLog: true, yLog: true, series };
 }

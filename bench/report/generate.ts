@@ -11,6 +11,8 @@ import {
   ingestChart,
   median,
   recallSearchChart,
+  scopeCrossoverChart,
+  scopeSweepChart,
   vectorRecallChart,
   type ColdOpenRow,
   type CrossoverRow,
@@ -21,7 +23,7 @@ import {
 import { formatMeasured, goalsOf, goalsTable, markdownTable, metMark, tally, type GoalRow } from './goals.js';
 import { describeMachine, type BenchmarkRun, type Machine, type RunRecord } from './machine.js';
 import { renderChart, type ChartSpec } from './svg.js';
-import type { MemorySearchResult } from '../pages/results.js';
+import type { MemorySearchResult, ScopeCrossoverRow, ScopeSweepRow } from '../pages/results.js';
 import { cpuBound } from '../util/cpu-bound.js';
 
 /** The results directory. */
@@ -185,28 +187,92 @@ function crossoverSection(json: unknown, machineLine: string): Section {
 
 const isMemorySearch = (v: unknown): v is MemorySearchResult => isRecord(v) && typeof v['corpus'] === 'string' && isNum(v['memories']) && isRecord(v['unscoped']) && isRecord(v['scoped']);
 
-function memorySearchSection(json: unknown): Section {
+const isSweepRow = (v: unknown): v is ScopeSweepRow => isRecord(v) && typeof v['store'] === 'string' && isNum(v['scopeSize']) && isRecord(v['times']);
+const isScopeCrossover = (v: unknown): v is ScopeCrossoverRow => isRecord(v) && isNum(v['scopeSize']) && isRecord(v['scan']) && isRecord(v['walk']);
+
+function memorySearchSection(json: unknown, machineLine: string): Section {
   const rows = all(resultsOf(json), isMemorySearch);
-  if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
-  const lines = rows.flatMap((r) =>
-    (['unscoped', 'scoped'] as const).flatMap((scope) =>
-      (['hybrid', 'keyword', 'vector'] as const).map((mode) => {
-        const t = r[scope][mode];
-        const v = r[scope].vector;
-        return [r.corpus, r.memories, scope, mode, ms(t?.p50), ms(t?.p95), t !== undefined && v !== undefined ? `${num(t.p50 / v.p50, 2)}x` : '–'];
-      }),
-    ),
-  );
-  const body = [
-    '`search()` end to end (the query embedded by the offline model in its worker, vector candidates from HNSW, keyword candidates from the in-memory postings, fusion, the top 10 rows read from IndexedDB) ' +
-      'over N memories in Chromium, per mode, unscoped and scoped to one user of ten. Corpora: `sentences` (varied generated sentences) and `chat` (repetitive chat-like text: the offline model\'s 3000 most frequent non-stopwords, Zipf-distributed, ' +
-      'and per-thread topic words from its rarer words; the hard case for postings). Filled through `add()` in batches of 1000 (dedupe off); "first search" loads the keyword index and catches both indexes up with the fill.',
-    '',
-    markdownTable(['corpus', 'memories', 'scope', 'mode', 'p50 ms', 'p95 ms', 'p50 / vector p50'], lines, ['l', 'r', 'l', 'l', 'r', 'r', 'r']),
-    '',
-    markdownTable(['corpus', 'memories', 'queries', 'fill s', 'first search ms'], rows.map((r) => [r.corpus, r.memories, r.queries, num(r.fillSeconds, 0), ms(r.firstSearchMs)]), ['l', 'r', 'r', 'r', 'r']),
+  const sweep = all(isRecord(json) && Array.isArray(json['sweep']) ? json['sweep'] : undefined, isSweepRow);
+  const crossover = all(isRecord(json) && Array.isArray(json['crossover']) ? json['crossover'] : undefined, isScopeCrossover);
+  if (rows === undefined && sweep === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
+  const modes = ['hybrid', 'keyword', 'vector'] as const;
+  const body: string[] = [
+    '`search()` end to end (the query embedded by the offline model in its worker, vector candidates from the index, keyword candidates from the in-memory postings, fusion, the top 10 rows read from IndexedDB) ' +
+      'in Chromium, per mode, unscoped and scoped to one user. Stores filled through `add()` (dedupe off); "first search" loads the keyword index and catches both indexes up with the fill.',
   ];
-  return { body, charts: [] };
+  const charts: Section['charts'] = [];
+  if (sweep !== undefined) {
+    const base = (r: ScopeSweepRow): ScopeSweepRow | undefined => sweep.find((b) => b.store === r.store && b.memories === r.memories && b.scope === 'unscoped');
+    body.push(
+      '',
+      '**Scope sweep.** `sweep`: one store of varied generated sentences whose users hold 10, 100, 1k, 4k, 10k and 50k memories (the rest in users of 1000, their batches interleaved); `users`: 1,000 users of 100 memories each, every query scoped to another user. ' +
+        'A scope is searched from the index\'s memory: an exact scan of its members (`searchAmong`) or a filtered HNSW walk, as `scopeScanWins` decides (the crossover table below). ' +
+        '"recall@10": vector mode against an exact scan of the scope\'s vectors (a hit counts when its similarity reaches the exact 10th).',
+      '',
+      markdownTable(
+        ['store', 'memories', 'scope', 'scope size', 'mode', 'p50 ms', 'p95 ms', 'p50 / unscoped p50', 'recall@10'],
+        sweep.flatMap((r) =>
+          modes.map((mode) => {
+            const t = r.times[mode];
+            const b = base(r)?.times[mode];
+            return [r.store, r.memories, r.scope, r.scopeSize, mode, ms(t?.p50), ms(t?.p95), t !== undefined && b !== undefined ? `${num(t.p50 / b.p50, 2)}x` : '–', mode === 'vector' && r.recallAt10 !== undefined ? num(r.recallAt10, 3) : '–'];
+          }),
+        ),
+        ['l', 'r', 'l', 'r', 'l', 'r', 'r', 'r', 'r'],
+      ),
+      '',
+      markdownTable(['store', 'memories', 'fill s', 'first search ms'], sweep.filter((r) => r.fillSeconds !== undefined).map((r) => [r.store, r.memories, num(r.fillSeconds, 0), ms(r.firstSearchMs)]), ['l', 'r', 'r', 'r']),
+    );
+    charts.push({ file: 'memory-search-scopes.svg', spec: scopeSweepChart(sweep, `search() top 10, Chromium, offline model. ${machineLine}`) });
+  }
+  if (crossover !== undefined) {
+    body.push(
+      '',
+      '**Exact scan of a scope or filtered HNSW walk** (the index alone: `HnswIndex` of clustered 384-d vectors, scopes are random subsets, k = 40 as memory-search asks, efSearch 64, the two timed alternately per query). ' +
+        'The walk visits about ef·size/scope nodes before it holds ef allowed ones; the scan scores each member once. `scopeScanWins` (lib/vector/choose-index.ts) scans while scope² ≤ `WALK_VISIT_COST` · ef · size, ' +
+        '`WALK_VISIT_COST` read from this table as (walk / scan) · scope² / (ef · size) where the two meet.',
+      '',
+      markdownTable(
+        ['index size', 'dims', 'scope', 'share', 'scan p50 ms', 'scan p95 ms', 'walk p50 ms', 'walk p95 ms', 'walk / scan (p50)', '(walk / scan) · scope² / (64 · size)', 'walk recall@10'],
+        crossover.map((r) => [
+          r.memories,
+          r.dimensions,
+          r.scopeSize,
+          `${num(r.share * 100, 1)}%`,
+          ms(r.scan.p50),
+          ms(r.scan.p95),
+          ms(r.walk.p50),
+          ms(r.walk.p95),
+          `${num(r.walk.p50 / r.scan.p50, 2)}x`,
+          num(((r.walk.p50 / r.scan.p50) * r.scopeSize * r.scopeSize) / (64 * r.memories), 1),
+          num(r.walkRecallAt10, 3),
+        ]),
+        ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
+    charts.push({ file: 'memory-search-crossover.svg', spec: scopeCrossoverChart(crossover, `HnswIndex alone, k = 40, efSearch 64, Chromium. ${machineLine}`) });
+  }
+  if (rows !== undefined) {
+    const lines = rows.flatMap((r) =>
+      (['unscoped', 'scoped'] as const).flatMap((scope) =>
+        modes.map((mode) => {
+          const t = r[scope][mode];
+          const v = r[scope].vector;
+          const u = r.unscoped[mode];
+          return [r.corpus, r.memories, scope, mode, ms(t?.p50), ms(t?.p95), t !== undefined && v !== undefined ? `${num(t.p50 / v.p50, 2)}x` : '–', scope === 'scoped' && t !== undefined && u !== undefined ? `${num(t.p50 / u.p50, 2)}x` : '–'];
+        }),
+      ),
+    );
+    body.push(
+      '',
+      '**Chat corpus** (repetitive chat-like text: the offline model\'s 3000 most frequent non-stopwords, Zipf-distributed, and per-thread topic words from its rarer words; the hard case for postings), scoped to one user of ten.',
+      '',
+      markdownTable(['corpus', 'memories', 'scope', 'mode', 'p50 ms', 'p95 ms', 'p50 / vector p50', 'p50 / unscoped p50'], lines, ['l', 'r', 'l', 'l', 'r', 'r', 'r', 'r']),
+      '',
+      markdownTable(['corpus', 'memories', 'queries', 'fill s', 'first search ms'], rows.map((r) => [r.corpus, r.memories, r.queries, num(r.fillSeconds, 0), ms(r.firstSearchMs)]), ['l', 'r', 'r', 'r', 'r']),
+    );
+  }
+  return { body, charts };
 }
 
 function recallSearchSection(json: unknown, machineLine: string): Section {

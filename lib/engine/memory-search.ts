@@ -5,7 +5,6 @@
  * hits come back when k exist. The query is embedded as its content words
  * (the analyzer's queryText) and keyword-searched with the store's analyzer.
  */
-import { scopeScanWins } from '../vector/choose-index.js';
 import { ExactIndex } from '../vector/exact-index.js';
 import { vectorDefect } from '../vector/vector-checks.js';
 import type { CompiledFilter } from '../search/filters.js';
@@ -99,9 +98,7 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
     queryVector = (await embedding).vectors[0]!;
     // A scope is searched from the index's memory, never by reading its vectors: an exact scan of
     // its members or a filtered graph walk, whichever the measured costs say is cheaper.
-    if (allowed === undefined) vectorRanked = state.index.search(queryVector, pool);
-    else if (scopeScanWins(state.index, allowed.size, pool)) vectorRanked = state.index.searchAmong(queryVector, pool, allowed);
-    else vectorRanked = state.index.search(queryVector, pool, (id) => allowed.has(id));
+    vectorRanked = allowed === undefined ? state.index.search(queryVector, pool) : state.index.searchIn(queryVector, pool, allowed);
   }
 
   // The rows of each side's best are read while the ranking is computed (one wait, not two);

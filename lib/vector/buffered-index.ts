@@ -139,7 +139,17 @@ export class BufferedIndex implements VectorIndex {
   searchAmong(vector: Float32Array, k: number, ids: Iterable<string>): VectorHit[] {
     if (this.#buffer.size === 0) return this.#main.searchAmong(vector, k, ids);
     const scope: ReadonlySet<string> = ids instanceof Set ? (ids as ReadonlySet<string>) : new Set(ids);
-    const main = this.#main.searchAmong(vector, k, scope);
+    return this.#withBuffered(this.#main.searchAmong(vector, k, scope), vector, k, scope);
+  }
+
+  /** The main index's choice for the scope, and the buffered members of the scope scanned beside it. */
+  searchIn(vector: Float32Array, k: number, scope: ReadonlySet<string>): VectorHit[] {
+    const main = this.#main.searchIn(vector, k, scope);
+    return this.#buffer.size === 0 ? main : this.#withBuffered(main, vector, k, scope);
+  }
+
+  /** `main`'s hits merged with the scan of the buffered members of `scope`. */
+  #withBuffered(main: VectorHit[], vector: Float32Array, k: number, scope: ReadonlySet<string>): VectorHit[] {
     // The buffer (at most a few thousand rows) is scanned whole when that is shorter than the scope.
     const buffered = this.#buffer.size <= scope.size ? this.#buffer.search(vector, k, (id) => scope.has(id)) : this.#buffer.searchAmong(vector, k, scope);
     return [...main, ...buffered].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);

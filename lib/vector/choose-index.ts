@@ -2,7 +2,6 @@
  * Picking an index for a collection size, promoting an ExactIndex to HNSW when
  * it grows, and restoring whichever kind a snapshot holds.
  */
-import { BufferedIndex } from './buffered-index.js';
 import { ExactIndex } from './exact-index.js';
 import { HnswIndex, type HnswIndexOptions } from './hnsw-index.js';
 import { assertIntegerIn } from './vector-checks.js';
@@ -18,36 +17,6 @@ import type { VectorIndex } from './vector-index.js';
  * the table is in bench/results/REPORT.md (vector-crossover).
  */
 export const EXACT_CROSSOVER = 1000;
-
-/**
- * How many times the cost of scoring one scope member in a scan a filtered
- * HNSW walk spends per node it visits (the distances to its neighbours and the
- * filter call): measured in Chromium at 100k × 384-d by bench/memory-search
- * (its crossover table in bench/results/REPORT.md, memory-search).
- */
-export const WALK_VISIT_COST = 5;
-
-/**
- * Whether an exact scan of a scope of `scope` members
- * ({@link VectorIndex.searchAmong}) costs less than a filtered search of the
- * whole index for `k` hits.
- *
- * An exact index scans either way, so scanning only the scope always wins. In
- * HNSW the scan costs one SIMD distance per member, and the filtered walk
- * visits about ef·size/scope nodes before it holds ef allowed ones (ef: the
- * index's efSearch, at least k): the walk wins once
- * scope² > WALK_VISIT_COST · ef · size, a share of the index that shrinks as it
- * grows (at 100k, efSearch 64: from about 5,700 members, 6%). The scan is exact;
- * the walk is not (its recall is in the same table).
- * @example
- * const hits = scopeScanWins(index, scope.size, 40) ? index.searchAmong(q, 40, scope) : index.search(q, 40, (id) => scope.has(id));
- */
-export function scopeScanWins(index: VectorIndex, scope: number, k: number): boolean {
-  const hnsw = index instanceof BufferedIndex ? index.main : index;
-  if (!(hnsw instanceof HnswIndex)) return true;
-  const ef = Math.max(hnsw.efSearch, k);
-  return scope * scope <= WALK_VISIT_COST * ef * index.size;
-}
 
 /**
  * Options of {@link createIndex}.

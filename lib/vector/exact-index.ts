@@ -227,6 +227,15 @@ export class ExactIndex implements VectorIndex {
   }
 
   /**
+   * The k best of `scope`: always the scan of its rows (a filtered search would scan every row).
+   * @example
+   * index.searchIn(query, 10, scopeIds);
+   */
+  searchIn(vector: Float32Array, k: number, scope: ReadonlySet<string>): VectorHit[] {
+    return this.searchAmong(vector, k, scope);
+  }
+
+  /**
    * Cosine similarity of `vector` with the stored vectors of `ids` (those held).
    * @example
    * index.similarities(query, ['a', 'b']); // Map { 'a' => 0.93, 'b' => 0.41 }

@@ -450,6 +450,51 @@ export class HnswIndex implements VectorIndex {
   }
 
   /**
+   * The k best of `scope`: the exact scan of its members while
+   * {@link scopeScanWins} says it costs less than the walk, else the walk
+   * filtered to the scope ({@link searchWalk}).
+   * @example
+   * index.searchIn(query, 40, scopeIds);
+   */
+  searchIn(vector: Float32Array, k: number, scope: ReadonlySet<string>): VectorHit[] {
+    this.#usable();
+    assertVector(vector, this.dimensions, 'vector');
+    assertK(k);
+    return scopeScanWins(scope.size, Math.max(this.#efSearch, k), this.size) ? this.searchAmong(vector, k, scope) : this.searchWalk(vector, k, scope);
+  }
+
+  /**
+   * hnswlib's walk filtered to `scope` (approximate). Below BITMAP_WALK_SHARE
+   * of the index the filter is a bitmap of the scope's labels in WASM memory:
+   * hnswlib asks the filter for every candidate it considers, tens of thousands
+   * in a walk over a small share of the index, and a call into JS for each cost
+   * more than the walk's distances; above it, marking every member costs more
+   * than the few calls. Short results widen as {@link search}'s do.
+   * @example
+   * index.searchWalk(query, 40, scopeIds);
+   */
+  searchWalk(vector: Float32Array, k: number, scope: ReadonlySet<string>): VectorHit[] {
+    this.#usable();
+    assertVector(vector, this.dimensions, 'vector');
+    assertK(k);
+    // A large share of the index: few candidates fail the filter, and asking JS for each costs
+    // less than marking every member in a bitmap.
+    if (scope.size >= BITMAP_WALK_SHARE * this.size) return this.search(vector, k, (id) => scope.has(id));
+    const want = Math.min(k, this.size);
+    if (want === 0) return [];
+    const bitmap = new Uint32Array(Math.max(1, Math.ceil(this.#nextLabel / 32)));
+    for (const id of scope) {
+      const label = this.#labelOf.get(id);
+      if (label !== undefined) bitmap[label >>> 5]! |= 1 << (label & 31);
+    }
+    const labels = Math.min(want, this.#idOf.size);
+    const result = wasmCall('searchKnn', () => this.#native.searchAllowed(vector, labels, bitmap));
+    const filter = (id: string): boolean => scope.has(id);
+    if (result.neighbors.length < labels) return this.#widerSearch(vector, want, filter);
+    return this.#expand(result, want, filter);
+  }
+
+  /**
    * Cosine similarity of `vector` with the stored vectors of `ids` (those held),
    * read back from hnswlib: no graph walk.
    * @example
@@ -694,6 +739,37 @@ export class HnswIndex implements VectorIndex {
     }
     return top.sorted();
   }
+}
+
+/**
+ * How many times the cost of scoring one scope member in a scan a filtered
+ * HNSW walk spends per node it visits (the distances to its neighbours, the
+ * bitmap filter): measured in Chromium at 100k × 384-d by bench/memory-search
+ * (its crossover table in bench/results/REPORT.md, memory-search).
+ */
+export const WALK_VISIT_COST = 5;
+
+/**
+ * Share of the index from which a walk filtered to a scope asks JS for each
+ * candidate instead of a bitmap (see {@link HnswIndex.searchWalk}): measured with
+ * WALK_VISIT_COST (at 100k, the bitmap walk took 0.6x the JS one at 2-8%, the
+ * same at 15%, 20x it at 25%, where building the bitmap is the whole cost).
+ */
+export const BITMAP_WALK_SHARE = 0.15;
+
+/**
+ * Whether an exact scan of a scope of `scope` members costs less than a walk
+ * of an HNSW index of `size` vectors filtered to it, at candidate list size
+ * `ef` (efSearch, at least k). The scan costs one SIMD distance per member; the
+ * walk visits about ef·size/scope nodes before it holds ef allowed ones. So the
+ * walk wins once scope² > WALK_VISIT_COST · ef · size: a share of the index that
+ * shrinks as it grows. The scan is exact, the walk not (its recall is in the
+ * same table).
+ * @example
+ * scopeScanWins(4000, 64, 100_000); // true
+ */
+export function scopeScanWins(scope: number, ef: number, size: number): boolean {
+  return scope * scope <= WALK_VISIT_COST * ef * size;
 }
 
 /** FNV-1a over a vector's float bits; never 0 (0 marks "no hash" in older snapshots). */

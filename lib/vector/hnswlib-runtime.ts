@@ -159,6 +159,24 @@ export class NativeHnsw {
     };
   }
 
+  /** Up to k nearest labels whose bit is set in `allowed` (bit l of word l / 32), closest first: the filter runs in WASM. */
+  searchAllowed(query: Float32Array, k: number, allowed: Uint32Array): { distances: number[]; neighbors: number[] } {
+    const vectorBytes = this.#dimensions * 4;
+    const base = this.#reserve(vectorBytes + k * 8 + allowed.length * 4);
+    const labelsAt = base + vectorBytes;
+    const distancesAt = labelsAt + k * 4;
+    const bitmapAt = distancesAt + k * 4;
+    this.#module.HEAPF32.set(query, base >>> 2);
+    this.#module.HEAPU32.set(allowed, bitmapAt >>> 2);
+    const found = this.#binding.searchAllowed(base, k, bitmapAt, allowed.length, labelsAt, distancesAt);
+    if (found < 0) this.#check('searchKnn', this.#binding.lastError());
+    const { HEAPF32, HEAPU32 } = this.#module;
+    return {
+      neighbors: Array.from(HEAPU32.subarray(labelsAt >>> 2, (labelsAt >>> 2) + found)),
+      distances: Array.from(HEAPF32.subarray(distancesAt >>> 2, (distancesAt >>> 2) + found)),
+    };
+  }
+
   /**
    * Cosine distances of `query` with the vectors stored under the first `count`
    * of `labels`, in one call (NaN for a label that is not live).

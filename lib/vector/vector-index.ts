@@ -48,10 +48,15 @@ export interface VectorIndex {
    * (ties to the smaller id), each scored exactly against its stored vector:
    * a scan of a search scope from the index's own memory, costing time in
    * proportion to the ids given, not to the index (no graph walk, no store read).
-   * Which of this and a filtered {@link search} is cheaper for a scope is
-   * {@link scopeScanWins} (choose-index.ts).
    */
   searchAmong(vector: Float32Array, k: number, ids: Iterable<string>): VectorHit[];
+  /**
+   * Up to k of `scope`, best first: a search scope answered from the index's
+   * memory by whichever costs this index less, an exact scan of the scope
+   * ({@link searchAmong}) or a search filtered to it (HNSW's walk, approximate),
+   * by the costs measured in bench/memory-search (bench/results/REPORT.md).
+   */
+  searchIn(vector: Float32Array, k: number, scope: ReadonlySet<string>): VectorHit[];
   /**
    * Cosine similarity of `vector` with the stored vector of each of `ids` the
    * index holds (ids it does not hold are left out): exact scores for a few

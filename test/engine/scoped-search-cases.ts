@@ -15,8 +15,9 @@ import { searchMemories, SEARCH_MODES } from '../../lib/engine/memory-search.js'
 import { openStore } from '../../lib/engine/open-store.js';
 import { SemanticIndex } from '../../lib/engine/semantic-index.js';
 import { compileFilters } from '../../lib/search/filters.js';
-import { scopeScanWins } from '../../lib/vector/choose-index.js';
+import type { BufferedIndex } from '../../lib/vector/buffered-index.js';
 import { ExactIndex } from '../../lib/vector/exact-index.js';
+import { scopeScanWins } from '../../lib/vector/hnsw-index.js';
 
 const DIMS = 48;
 const embedder = new HashEmbedder({ dimensions: DIMS });
@@ -67,6 +68,11 @@ export async function vectorReads<T>(work: () => Promise<T>): Promise<{ reads: n
   }
 }
 
+/** Whether memory-search (40 candidates) scans a scope of `size` in `index` rather than walking HNSW (efSearch 64). */
+function scansScope(index: BufferedIndex, size: number): boolean {
+  return index.main.kind === 'exact' || scopeScanWins(size, 64, index.main.size);
+}
+
 /** Every live memory of `userId` with its stored vector, read from the store (outside any counted read). */
 async function storedScope(core: EngineStore, userId: string): Promise<Map<string, Float32Array>> {
   const rows = (await core.db.memories.toArray()).filter((r) => r.deletedAt === undefined && r.userId === userId);
@@ -83,7 +89,7 @@ async function expectExactScoped({ core, semantic }: Core, userId: string, label
   const scope = await storedScope(core, userId);
   // A scope too large a share of an HNSW index for the scan is walked (approximate): its hits are
   // then checked for their scores and scope, and for recall, not rank by rank.
-  const scanned = scopeScanWins((await semantic.ready()).state.index, scope.size, 40);
+  const scanned = scansScope((await semantic.ready()).state.index, scope.size);
   let found = 0;
   let wanted = 0;
   const truth = ExactIndex.create({ dimensions: DIMS });
@@ -163,15 +169,14 @@ export async function hnswIndexScopes(): Promise<void> {
     const sizes = new Map<string, number>();
     // Whatever the merge in the background has moved so far (it starts when writing pauses).
     for (const user of ['ana', 'bo', 'cy']) sizes.set(user, await expectExactScoped(c, user, 'hnsw, buffered'));
+    await state.mergeAll();
+    expect(state.index.pending).toBe(0);
     // ana and cy are scanned, bo (most of the store) walked: both ways are checked.
-    const { index } = (await c.semantic.ready()).state;
-    expect([...sizes].map(([user, n]) => [user, scopeScanWins(index, n, 40)])).toEqual([
+    expect([...sizes].map(([user, n]) => [user, scansScope(state.index, n)])).toEqual([
       ['ana', true],
       ['bo', false],
       ['cy', true],
     ]);
-    await state.mergeAll();
-    expect(state.index.pending).toBe(0);
     for (const user of ['ana', 'bo', 'cy']) await expectExactScoped(c, user, 'hnsw, merged');
 
     // New memories of ana wait in the buffer beside her merged ones; some merged ones go, one changes its text.

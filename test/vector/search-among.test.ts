@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DimensionMismatchError, ValidationError } from '../../lib/errors.js';
 import { BufferedIndex } from '../../lib/vector/buffered-index.js';
-import { scopeScanWins, WALK_VISIT_COST } from '../../lib/vector/choose-index.js';
 import { ExactIndex } from '../../lib/vector/exact-index.js';
-import { HnswIndex } from '../../lib/vector/hnsw-index.js';
+import { BITMAP_WALK_SHARE, HnswIndex, scopeScanWins, WALK_VISIT_COST } from '../../lib/vector/hnsw-index.js';
 import type { VectorHit, VectorIndex } from '../../lib/vector/vector-index.js';
 import { clusteredVectors } from '../../bench/util/vectors.js';
 import { mulberry32 } from '../../bench/util/rng.js';
@@ -127,21 +126,57 @@ describe('VectorIndex.searchAmong', () => {
     hnsw.dispose();
   });
 
-  it('scopeScanWins() scans every scope of an exact index, and in HNSW the scopes whose squared size is below the walk cost', async () => {
-    const exact = ExactIndex.create({ dimensions: DIMS });
-    exact.addMany(items);
-    expect(scopeScanWins(exact, 600, 40)).toBe(true);
-    const hnsw = await HnswIndex.create({ dimensions: DIMS, capacity: 1024, efSearch: 64 });
-    hnsw.addMany(items);
+  it('searchIn() is the scan of the scope where scopeScanWins() says so, and a walk filtered to the scope otherwise, on every index kind', async () => {
+    const current = new Map(items.map((i) => [i.id, i.vector]));
+    // At 600 vectors, ef 64: scanned up to sqrt(WALK_VISIT_COST · 64 · 600) members.
     const bound = Math.sqrt(WALK_VISIT_COST * 64 * 600);
-    expect(scopeScanWins(hnsw, Math.floor(bound), 40)).toBe(true);
-    expect(scopeScanWins(hnsw, Math.ceil(bound + 1), 40)).toBe(false);
-    // ef is at least k: a larger k makes the walk dearer.
-    expect(scopeScanWins(hnsw, Math.ceil(bound + 1), 200)).toBe(true);
-    const buffered = new BufferedIndex(hnsw);
-    expect(scopeScanWins(buffered, Math.floor(bound), 40)).toBe(true);
-    expect(scopeScanWins(buffered, Math.ceil(bound + 1), 40)).toBe(false);
-    exact.dispose();
-    buffered.dispose();
+    expect(scopeScanWins(Math.floor(bound), 64, 600)).toBe(true);
+    expect(scopeScanWins(Math.ceil(bound + 1), 64, 600)).toBe(false);
+    for (const { name, index } of await indexes()) {
+      for (const size of [40, 450]) {
+        const scope = scopeOf(size, size);
+        let found = 0;
+        for (const query of queries) {
+          const got = index.searchIn(query, 10, scope);
+          const want = scanOf(current, scope, query, 10);
+          const exactScores = new Map(scanOf(current, scope, query, 600).map((h) => [h.id, h.score]));
+          expect(got.length, name).toBe(want.length);
+          for (const h of got) {
+            expect(scope.has(h.id), `${name} ${h.id}`).toBe(true);
+            expect(h.score, `${name} ${h.id}`).toBeCloseTo(exactScores.get(h.id)!, 5);
+          }
+          found += got.filter((h) => want.some((w) => w.id === h.id)).length;
+          if (index.kind === 'exact' || size === 40) expectSame(got, want, `${name} scope ${size}`);
+        }
+        expect(found / (10 * queries.length), `${name} scope ${size}`).toBeGreaterThanOrEqual(0.9);
+      }
+      index.dispose();
+    }
+  });
+
+  it('searchWalk() returns only members of the scope, also of a vector it shares with an id outside', async () => {
+    const hnsw = await HnswIndex.create({ dimensions: DIMS, capacity: 1024 });
+    hnsw.addMany(items);
+    const shared = vectors[3]!.map((x, d) => x + (d % 2 === 0 ? 0.3 : -0.3));
+    hnsw.addMany([
+      { id: 'inside', vector: shared },
+      { id: 'outside', vector: shared },
+    ]);
+    // 60 of 602: the bitmap filter (below BITMAP_WALK_SHARE); 300: a filter call into JS per candidate.
+    expect(60 / 602).toBeLessThan(BITMAP_WALK_SHARE);
+    expect(300 / 602).toBeGreaterThan(BITMAP_WALK_SHARE);
+    for (const size of [60, 300]) {
+      const scope = new Set([...scopeOf(5, size), 'inside']);
+      for (const query of [shared, ...queries]) {
+        const got = hnsw.searchWalk(query, 40, scope);
+        expect(got.length, `scope ${size}`).toBe(40);
+        for (const h of got) expect(scope.has(h.id), `scope ${size}: ${h.id}`).toBe(true);
+      }
+      expect(hnsw.searchWalk(shared, 1, scope)[0]!.id, `scope ${size}`).toBe('inside');
+    }
+    // A scope of a few members the walk cannot gather: widened, then the exact scan of the scope.
+    const few = new Set(['v1', 'v2', 'outside']);
+    expect(hnsw.searchWalk(queries[0]!, 10, few).map((h) => h.id).sort()).toEqual(['outside', 'v1', 'v2']);
+    hnsw.dispose();
   });
 });

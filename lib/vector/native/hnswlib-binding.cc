@@ -82,6 +82,23 @@ class JsFilter : public hnswlib::BaseFilterFunctor {
   const emscripten::val &fn_;
 };
 
+// hnswlib's label filter over a bit per label (bit l of word l / 32), in WASM memory:
+// hnswlib asks the filter for every candidate it considers, often tens of
+// thousands in a walk over a small share of the index, and a call into JS for
+// each cost more than the walk's distances.
+class BitmapFilter : public hnswlib::BaseFilterFunctor {
+ public:
+  BitmapFilter(const uint32_t *words, size_t count) : words_(words), count_(count) {}
+  bool operator()(hnswlib::labeltype label) override {
+    const size_t word = static_cast<size_t>(label) >> 5;
+    return word < count_ && ((words_[word] >> (label & 31)) & 1u) != 0;
+  }
+
+ private:
+  const uint32_t *words_;
+  size_t count_;
+};
+
 std::string describe(const std::exception &e) { return e.what()[0] == '\0' ? "unknown hnswlib error" : e.what(); }
 
 }  // namespace
@@ -291,6 +308,27 @@ class Hnsw {
     return error_.empty() ? found : -1;
   }
 
+  // search() with the allowed labels given as a bitmap of `words` uint32 words at
+  // `bitmap` (bit l of word l / 32 set: label l may be returned) instead of a JS filter.
+  int searchAllowed(uintptr_t query, int k, uintptr_t bitmap, int words, uintptr_t outLabels, uintptr_t outDistances) {
+    int found = -1;
+    error_ = guard([&] {
+      float *point = reinterpret_cast<float *>(query);
+      normalize(point, dimensions_);
+      BitmapFilter allowed(reinterpret_cast<const uint32_t *>(bitmap), static_cast<size_t>(words));
+      auto result = ready().searchKnn(point, static_cast<size_t>(k), &allowed);
+      uint32_t *labels = reinterpret_cast<uint32_t *>(outLabels);
+      float *distances = reinterpret_cast<float *>(outDistances);
+      found = static_cast<int>(result.size());
+      for (int i = found - 1; i >= 0; i--) {
+        labels[i] = static_cast<uint32_t>(result.top().second);
+        distances[i] = result.top().first;
+        result.pop();
+      }
+    });
+    return error_.empty() ? found : -1;
+  }
+
   // Cosine distances between the query at `query` (normalised in place) and the
   // vectors stored under the `count` labels at `labels` (uint32), into
   // `outDistances` (float32), with the graph walk's own SIMD distance: an exact
@@ -381,6 +419,7 @@ EMSCRIPTEN_BINDINGS(engram_hnswlib) {
       .function("addPoints", &Hnsw::addPoints)
       .function("markDelete", &Hnsw::markDelete)
       .function("search", &Hnsw::search)
+      .function("searchAllowed", &Hnsw::searchAllowed)
       .function("distances", &Hnsw::distances)
       .function("point", &Hnsw::point)
       .function("setEf", &Hnsw::setEf)
