@@ -6,7 +6,9 @@
  * on Linux without a keyring, where `safeStorage` still reports encryption as
  * available but uses its `basic_text` backend (a key written into Electron
  * itself, the same for everyone), secrets are kept in this process's memory for
- * the session only, and `unprotectedReason()` says why (the app shows it).
+ * the session only, and `unprotectedReason()` says why (the app shows it). A
+ * copy an older version wrote with `basic_text` moves to memory when read, and
+ * leaves the disk.
  */
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -75,11 +77,19 @@ export class SecretStore {
     if (!this.#safeStorage.isEncryptionAvailable()) {
       throw new StoreError(`the stored ${name} cannot be decrypted: the operating system offers no encryption now (safeStorage is unavailable)`);
     }
+    let plain: string;
     try {
-      return this.#safeStorage.decryptString(Buffer.from(stored, 'base64'));
+      plain = this.#safeStorage.decryptString(Buffer.from(stored, 'base64'));
     } catch (e) {
       throw new StoreError(`the stored ${name} could not be decrypted (was the OS keychain reset?)`, { cause: e });
     }
+    if (!this.persists()) {
+      // Readable without a keyring: written with basic_text's built-in key (by a version
+      // that allowed it), so the file protects nothing. It moves to memory and leaves the disk.
+      this.#session.set(name, plain);
+      await this.#update((all) => withoutSecret(all, name), { onlyIfStored: name });
+    }
+    return plain;
   }
 
   /**

@@ -174,6 +174,19 @@ describe('IPC handlers', () => {
     expect(Object.keys(onDisk)).toEqual(['sync-passphrase']);
   });
 
+  it('a secret an older version wrote with basic_text is read once, then kept in memory and removed from disk', async () => {
+    electron.safeStorage.backend = 'basic_text';
+    const secretsDir = join(dir, 'user-data/secrets');
+    await mkdir(secretsDir, { recursive: true });
+    const weak = electron.safeStorage.encryptString('written-by-basic-text').toString('base64');
+    await writeFile(join(secretsDir, SECRETS_FILE), JSON.stringify({ 'sync-api-key': weak, 'sync-passphrase': weak }));
+    expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'written-by-basic-text' });
+    expect(Object.keys(JSON.parse(await readFile(join(secretsDir, SECRETS_FILE), 'utf8')) as object)).toEqual(['sync-passphrase']);
+    expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'written-by-basic-text' });
+    expect(await call(CHANNELS.secretGet, 'sync-passphrase')).toEqual({ ok: true, value: 'written-by-basic-text' });
+    expect(JSON.parse(await readFile(join(secretsDir, SECRETS_FILE), 'utf8'))).toEqual({});
+  });
+
   it('the keyring backend is asked on Linux only (elsewhere safeStorage has no such function)', async () => {
     const safeStorage = fakeSafeStorage();
     safeStorage.backend = 'basic_text';
