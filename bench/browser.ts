@@ -12,7 +12,7 @@ import { createServer } from 'vite';
 import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../scripts/chromium.js';
 
 /** The Chromium executable benchmarks drive; exits with help when there is none. */
-function requireChromium(): string {
+export function requireChromium(): string {
   const found = chromiumPath();
   if (found === undefined) {
     console.error(NO_CHROMIUM_HELP);
@@ -56,23 +56,39 @@ export function machineCpu(): { busyMs: number; cores: number } {
 }
 
 /**
- * Opens `page` (a path under the repository, e.g. 'bench/pages/recall-search.html')
- * with `query` parameters and waits up to `timeoutMs` for its result.
+ * A Vite dev server over the repository on loopback (no HMR, no watching: edits
+ * elsewhere in the tree must not reload a running benchmark). Packages that
+ * find their WASM or data files next to their own module (`new URL(…,
+ * import.meta.url)`: PGlite and its extensions) are served from node_modules
+ * as they are, not pre-bundled, so those files are found there and nothing
+ * comes from a CDN.
  */
-export async function runPage<T>(page: string, query: Record<string, string>, timeoutMs = 30 * 60_000, profile?: (p: unknown) => void): Promise<T> {
+export async function startBenchServer(): Promise<{ port: number; close: () => Promise<void> }> {
   const root = resolve(import.meta.dirname, '..');
   const server = await createServer({
     root,
     configFile: false,
     logLevel: 'error',
-    // No HMR and no file watching: edits elsewhere in the tree must not reload a running benchmark.
     server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null, fs: { allow: [root] } },
-    optimizeDeps: { exclude: ['@huggingface/transformers', 'onnxruntime-web'] },
+    optimizeDeps: { exclude: ['@huggingface/transformers', 'onnxruntime-web', '@electric-sql/pglite', '@electric-sql/pglite-pgvector'] },
   });
   await server.listen();
   const address = server.httpServer?.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const browser = await chromium.launch({ executablePath: requireChromium(), args: [...CHROMIUM_ARGS, '--enable-precise-memory-info', '--js-flags=--expose-gc'] });
+  return { port, close: () => server.close() };
+}
+
+/** The flags benchmark pages run with: precise memory figures, and gc() for measuring memory. */
+export const BENCH_CHROMIUM_ARGS: readonly string[] = [...CHROMIUM_ARGS, '--enable-precise-memory-info', '--js-flags=--expose-gc'];
+
+/**
+ * Opens `page` (a path under the repository, e.g. 'bench/pages/recall-search.html')
+ * with `query` parameters and waits up to `timeoutMs` for its result.
+ */
+export async function runPage<T>(page: string, query: Record<string, string>, timeoutMs = 30 * 60_000, profile?: (p: unknown) => void): Promise<T> {
+  const server = await startBenchServer();
+  const port = server.port;
+  const browser = await chromium.launch({ executablePath: requireChromium(), args: [...BENCH_CHROMIUM_ARGS] });
   try {
     const tab = await browser.newPage();
     tab.on('console', (msg) => {

@@ -13,7 +13,7 @@
  * Options passed through to the benchmarks that accept them: --sizes, --queries,
  * --efs, --m, --ef-construction, --dims, --real-size, --skip-native (vector);
  * --sizes, --queries (memory-search); --sizes (recall-search, cold-open); --count, --batches (ingest); --count, --sizes,
- * --changes, --rounds (sync); --adds, --updates, --deletes, --hot (growth);
+ * --changes, --rounds (sync); --sizes, --queries, --rounds, --systems (peers); --adds, --updates, --deletes, --hot (growth);
  * --crossover-sizes (as --sizes to vector --crossover). Also --timeout-min
  * (per benchmark, default 90) and --no-report. Writes bench/results/run.json
  * (machine, per-benchmark status and time) and bench/results/<name>.log.
@@ -77,6 +77,14 @@ export const PLANS: BenchmarkPlan[] = [
   { name: 'recall-search', script: 'bench/recall-search.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '2000'], browser: true },
   { name: 'ingest', script: 'bench/ingest.ts', args: [], accepts: ['count', 'batches'], quick: ['--count', '200', '--batches', '1,16'], browser: true },
   { name: 'cold-open', script: 'bench/cold-open.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '1000'], browser: true },
+  {
+    name: 'peers',
+    script: 'bench/peers.ts',
+    args: [],
+    accepts: ['sizes', 'queries', 'rounds', 'systems'],
+    quick: ['--sizes', '2000', '--queries', '30', '--rounds', '1'],
+    browser: true,
+  },
 ];
 
 /** Scripts in bench/ that are not benchmarks. */

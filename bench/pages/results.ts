@@ -144,3 +144,26 @@ export interface VectorDataset {
   hnsw: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number; restoredSearchIdentical?: boolean };
   native?: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number };
 }
+
+/** Memory an open system holds in bench/peers, over the page before it opened. */
+export interface PeerMemory {
+  /** V8 heap in use after a collection. */
+  heapBytes: number;
+  /** ArrayBuffer backing stores, WebAssembly memories among them. */
+  buffersBytes: number;
+}
+
+/** What one page of bench/peers posts (one system, one phase). */
+export interface PeerPhaseResult {
+  config: string;
+  /** Insert of every document to a durable state (phase ingest). */
+  ingestMs?: number;
+  /** Open from the persisted state to the first vector answer, in a new browser process (phase open). */
+  openMs?: number;
+  firstHybridMs?: number;
+  vectorMs?: number[];
+  /** Top-10 document indexes per query, best first. */
+  vectorHits?: number[][];
+  hybridMs?: number[];
+  memory?: PeerMemory;
+}

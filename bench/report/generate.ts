@@ -25,12 +25,13 @@ import { describeMachine, type BenchmarkRun, type Machine, type RunRecord } from
 import { renderChart, type ChartSpec } from './svg.js';
 import type { MemorySearchResult, ScopeCrossoverRow, ScopeSweepRow } from '../pages/results.js';
 import { cpuBound } from '../util/cpu-bound.js';
+import { peersSection } from './peers-section.js';
 
 /** The results directory. */
 export const RESULTS_DIR = resolve(import.meta.dirname, '..', 'results');
 
 /** The order of sections; result files with other names follow, then sync. */
-export const KNOWN = ['vector', 'vector-crossover', 'memory-search', 'recall-search', 'ingest', 'cold-open', 'eval'] as const;
+export const KNOWN = ['vector', 'vector-crossover', 'memory-search', 'recall-search', 'ingest', 'cold-open', 'peers', 'eval'] as const;
 
 /** Everything the report is made from. */
 export interface ReportInput {
@@ -403,6 +404,7 @@ const TITLES: Record<string, string> = {
   'recall-search': 'Recall text search (`bench/recall-search.ts`)',
   ingest: 'Ingest (`bench/ingest.ts`)',
   'cold-open': 'Cold open (`bench/cold-open.ts`)',
+  peers: 'engram and its peers side by side (`bench/peers.ts`)',
   eval: 'Retrieval quality (`npm run eval`, `bench/eval/run.ts`)',
   sync: 'Sync with Qdrant (`bench/sync.ts`, Qdrant-compatible test server on loopback)',
 };
@@ -414,6 +416,7 @@ const SECTIONS: Record<string, (json: unknown, machineLine: string) => Section> 
   'recall-search': recallSearchSection,
   ingest: ingestSection,
   'cold-open': coldOpenSection,
+  peers: (json: unknown) => ({ body: peersSection(json), charts: [] }),
   eval: evalSection,
 };
 
