@@ -170,7 +170,8 @@ export class ToolCallError extends EngramError {
 /**
  * Why a sync failed. `unreachable`, `timeout`, `rate-limited`, `server` and
  * `bad-response` (a garbled or cut answer) are transient: sync retries them, and
- * auto-sync backs off and tries again. The others need a person.
+ * auto-sync backs off and tries again. The others need a person; `too-large` is an
+ * answer larger than the request allowed (a pull asks again for fewer points).
  */
 export type SyncFailure =
   | 'unreachable'
@@ -181,7 +182,8 @@ export type SyncFailure =
   | 'rejected'
   | 'incompatible'
   | 'wrong-passphrase'
-  | 'encryption';
+  | 'encryption'
+  | 'too-large';
 
 const TRANSIENT_SYNC_FAILURES: ReadonlySet<SyncFailure> = new Set<SyncFailure>(['unreachable', 'timeout', 'rate-limited', 'server', 'bad-response']);
 

@@ -13,6 +13,7 @@ import {
   type Payload,
   type PointKind,
   type PullCursors,
+  type ScrollOptions,
   type SyncPoint,
   type SyncTarget,
   type TargetCallOptions,
@@ -132,6 +133,51 @@ function toPoint(record: unknown, what: string): SyncPoint {
   return point;
 }
 
+/** Bytes a scroll answer may have when the caller sets no bound. */
+export const DEFAULT_MAX_SCROLL_BYTES = 64 * 1024 * 1024;
+
+/** Bytes an answer of one small point (the header, a push counter) may have. */
+const SMALL_ANSWER_BYTES = 1024 * 1024;
+
+/** An HTTP failure shaped like the client's ApiError, for toSyncError. */
+function httpFailure(status: number, headers: Headers, data: unknown): Error {
+  return Object.assign(new Error(`HTTP ${status}`), { status, headers, data });
+}
+
+/**
+ * Reads a response body of at most `maxBytes`: a larger one (by its Content-Length,
+ * or as it streams in) is cancelled, never held whole, and is a SyncError ('too-large').
+ */
+async function boundedText(response: Response, maxBytes: number, what: string): Promise<string> {
+  const tooLarge = (): SyncError => new SyncError(`${what}: the answer is larger than ${maxBytes} bytes`, { reason: 'too-large' });
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const reader = response.body?.getReader();
+  if (reader === undefined) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
 /**
  * The Qdrant server as a {@link SyncTarget}.
  * @example
@@ -140,9 +186,15 @@ function toPoint(record: unknown, what: string): SyncPoint {
 export class QdrantTarget implements SyncTarget {
   readonly collection: string;
   readonly #client: QdrantClient;
+  readonly #url: string;
+  readonly #apiKey: string | undefined;
+  readonly #timeoutMs: number;
 
   constructor(options: QdrantTargetOptions) {
     this.collection = options.collection ?? 'engram';
+    this.#url = options.url.replace(/\/+$/, '');
+    this.#apiKey = options.apiKey;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
     try {
       this.#client = new QdrantClient({
         url: options.url,
@@ -207,7 +259,7 @@ export class QdrantTarget implements SyncTarget {
 
   async readHeader(options: TargetCallOptions = {}): Promise<CollectionHeader | undefined> {
     const records = await this.#call('read header', options.signal, () =>
-      this.#client.retrieve(this.collection, { ids: [HEADER_POINT_ID], with_payload: true, with_vector: false }),
+      this.#boundedPost(`/collections/${encodeURIComponent(this.collection)}/points`, { ids: [HEADER_POINT_ID], with_payload: true, with_vector: false }, SMALL_ANSWER_BYTES, 'read header', options.signal),
     );
     const first: unknown = Array.isArray(records) ? records[0] : undefined;
     if (first === undefined) return undefined;
@@ -250,7 +302,7 @@ export class QdrantTarget implements SyncTarget {
     if (!isObject(result) || typeof result['status'] !== 'string') throw new SyncError('upsert: unexpected answer', { reason: 'bad-response' });
   }
 
-  async scrollSince(cursors: PullCursors, kinds: readonly PointKind[], limit: number, options: TargetCallOptions = {}): Promise<SyncPoint[]> {
+  async scrollSince(cursors: PullCursors, kinds: readonly PointKind[], limit: number, options: ScrollOptions = {}): Promise<SyncPoint[]> {
     const known = Object.keys(cursors);
     const must: QdrantFilter[] = [kindsFilter(kinds)];
     if (known.length > 0) {
@@ -261,32 +313,58 @@ export class QdrantTarget implements SyncTarget {
         ],
       });
     }
+    const body = { filter: { must }, order_by: { key: FIELD.pushSeq, direction: 'asc' }, limit, with_payload: true, with_vector: [VECTOR_NAME] };
     const result = await this.#call('scroll', options.signal, () =>
-      this.#client.scroll(this.collection, {
-        filter: { must },
-        order_by: { key: FIELD.pushSeq, direction: 'asc' },
-        limit,
-        with_payload: true,
-        with_vector: [VECTOR_NAME],
-      }),
+      this.#boundedPost(`/collections/${encodeURIComponent(this.collection)}/points/scroll`, body, options.maxBytes ?? DEFAULT_MAX_SCROLL_BYTES, 'scroll', options.signal),
     );
-    if (!Array.isArray((result as { points?: unknown } | null)?.points)) throw new SyncError('scroll: unexpected answer', { reason: 'bad-response' });
-    return result.points.map((r) => toPoint(r, 'scroll'));
+    const points = (result as { points?: unknown } | null)?.points;
+    if (!Array.isArray(points)) throw new SyncError('scroll: unexpected answer', { reason: 'bad-response' });
+    return points.map((r) => toPoint(r, 'scroll'));
+  }
+
+  /**
+   * A POST whose answer is read up to `maxBytes` (the client reads any answer whole,
+   * so a server could send gigabytes): what the client does for one request, with
+   * the same headers, timeout and errors (toSyncError reads status, headers and data).
+   */
+  async #boundedPost(path: string, body: unknown, maxBytes: number, what: string, signal: AbortSignal | undefined): Promise<unknown> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.#apiKey !== undefined) headers['api-key'] = this.#apiKey;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => {
+      timeout.abort();
+    }, this.#timeoutMs);
+    try {
+      const stop = signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, signal]);
+      const response = await fetch(`${this.#url}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: stop });
+      const text = await boundedText(response, maxBytes, what);
+      if (response.status !== 200) {
+        let data: unknown = text;
+        try {
+          data = JSON.parse(text);
+        } catch {
+          // an error page that is not JSON: its text is the message
+        }
+        throw httpFailure(response.status, response.headers, data);
+      }
+      return (JSON.parse(text) as { result?: unknown } | null)?.result;
+    } catch (e) {
+      if (timeout.signal.aborted) throw new SyncError(`${what}: the server did not answer in time`, { cause: e, reason: 'timeout' });
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async maxPushSeq(origin: string, options: TargetCallOptions = {}): Promise<number> {
+    const body = { filter: { must: [{ key: FIELD.origin, match: { value: origin } }] }, order_by: { key: FIELD.pushSeq, direction: 'desc' }, limit: 1, with_payload: [FIELD.pushSeq], with_vector: false };
     const result = await this.#call('scroll', options.signal, () =>
-      this.#client.scroll(this.collection, {
-        filter: { must: [{ key: FIELD.origin, match: { value: origin } }] },
-        order_by: { key: FIELD.pushSeq, direction: 'desc' },
-        limit: 1,
-        with_payload: [FIELD.pushSeq],
-        with_vector: false,
-      }),
+      this.#boundedPost(`/collections/${encodeURIComponent(this.collection)}/points/scroll`, body, SMALL_ANSWER_BYTES, 'scroll', options.signal),
     );
-    if (!Array.isArray((result as { points?: unknown } | null)?.points)) throw new SyncError('scroll: unexpected answer', { reason: 'bad-response' });
-    const seq = (result.points[0]?.payload as Record<string, unknown> | null | undefined)?.[FIELD.pushSeq];
-    return typeof seq === 'number' ? seq : 0;
+    const points = (result as { points?: unknown } | null)?.points;
+    if (!Array.isArray(points)) throw new SyncError('scroll: unexpected answer', { reason: 'bad-response' });
+    const seq = ((points[0] as { payload?: unknown } | undefined)?.payload as Record<string, unknown> | null | undefined)?.[FIELD.pushSeq];
+    return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : 0;
   }
 
   async retrieve(ids: readonly string[], options: TargetCallOptions = {}): Promise<SyncPoint[]> {

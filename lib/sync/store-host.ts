@@ -214,6 +214,7 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
 
   return {
     deviceId,
+    maxContentBytes: engine.maxContentBytes,
 
     embedder: () => engine.embedder(),
 

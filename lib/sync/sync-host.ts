@@ -58,6 +58,8 @@ export interface SyncState {
 export interface SyncHost {
   /** This store's device id: the origin of what it writes. */
   readonly deviceId: string;
+  /** The store's `maxContentBytes`: what it accepts bounds what a pull reads. */
+  readonly maxContentBytes: number;
   /** The embedder's id and dimension (loads it when needed). */
   embedder(): Promise<{ id: string; dimensions: number }>;
   /** The newest change-log seq (0 when empty). */

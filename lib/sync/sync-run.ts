@@ -64,6 +64,19 @@ export const PULL_LOOKBACK = 256;
 /** Change-log entries read at a time while pushing. */
 const CHANGE_PAGE = 1024;
 
+/**
+ * Bytes one pulled point may take when its record keeps the store's limits: text,
+ * metadata and value within maxContentBytes each, JSON-escaped (up to 6 bytes a
+ * character) and sealed (base64: 4/3), plus the vector. A scroll answer may be the
+ * larger of this and {@link MIN_PAGE_BYTES}; a page over it is asked again, halved.
+ */
+export function maxPointBytes(maxContentBytes: number): number {
+  return 16 * maxContentBytes + 1024 * 1024;
+}
+
+/** The least a scroll answer may take (a full page of ordinary memories is far below it). */
+export const MIN_PAGE_BYTES = 32 * 1024 * 1024;
+
 /** Upper bound on pages in one pull or push, so a misbehaving server cannot keep a sync running forever. */
 const MAX_PAGES = 1_000_000;
 
@@ -191,6 +204,7 @@ async function pull(
   const refused = (point: SyncPoint, reason: Parameters<RefusalLog['add']>[0]['reason'], detail: string, kind: PointKind | undefined): void => {
     options.refusals?.add({ reason, pointId: point.id.slice(0, 64), ...(kind === undefined ? {} : { kind }), detail, at: Date.now() });
   };
+  const maxBytes = Math.max(MIN_PAGE_BYTES, maxPointBytes(host.maxContentBytes));
   let done = 0;
   for (const group of groups) {
     const { cursors } = group;
@@ -198,12 +212,25 @@ async function pull(
     let query: Record<string, number> = Object.fromEntries(
       Object.entries(cursors).map(([origin, seq]) => [origin, origin === host.deviceId ? seq : Math.max(0, seq - PULL_LOOKBACK)]),
     );
+    let limit = options.pageSize;
     for (let page = 0; page < MAX_PAGES; page++) {
       throwIfAborted(options.signal);
       const asked = query;
-      const points = await call(() => options.target.scrollSince(asked, group.kinds, options.pageSize, { signal: options.signal }));
-      if (points.length > options.pageSize) {
-        throw new SyncError(`scroll: the server sent ${points.length} points for a page of ${options.pageSize}`, { reason: 'bad-response' });
+      const asking = limit;
+      let points: SyncPoint[];
+      try {
+        points = await call(() => options.target.scrollSince(asked, group.kinds, asking, { signal: options.signal, maxBytes }));
+      } catch (e) {
+        // An answer too large to read: ask for fewer points. One point that large breaks this
+        // store's limits whatever it holds; it cannot be read to be refused, so the pull stops.
+        if (e instanceof SyncError && e.reason === 'too-large' && asking > 1) {
+          limit = Math.ceil(asking / 2);
+          continue;
+        }
+        throw e;
+      }
+      if (points.length > asking) {
+        throw new SyncError(`scroll: the server sent ${points.length} points for a page of ${asking}`, { reason: 'bad-response' });
       }
       const records: SyncRecord[] = [];
       const pointOf: SyncPoint[] = [];
@@ -231,11 +258,12 @@ async function pull(
       await save();
       done += points.length;
       progress('pull', done);
-      if (points.length < options.pageSize) break;
+      if (points.length < asking) break;
       // A full page that moved no cursor would be served again and again: the server is
       // not following the cursors (or serves only refused points); stop here.
       if (sameCursors(cursors, asked)) break;
       query = { ...cursors };
+      limit = Math.min(options.pageSize, asking * 2);
     }
   }
   if (groups.length > 1) {

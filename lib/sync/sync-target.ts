@@ -78,6 +78,15 @@ export interface TargetCallOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Options of a scroll. */
+export interface ScrollOptions extends TargetCallOptions {
+  /**
+   * Most bytes the answer may have. A larger one is not read to its end: the call
+   * fails with a SyncError whose reason is 'too-large'.
+   */
+  maxBytes?: number;
+}
+
 /**
  * The remote side of sync. Every method either succeeds or throws a `SyncError`
  * whose `reason` tells a transient failure from a permanent one.
@@ -104,7 +113,7 @@ export interface SyncTarget {
    * with a larger push counter, or any point of an origin not in `cursors`), in push
    * counter order. Reading every page until one comes back short misses no point.
    */
-  scrollSince(cursors: PullCursors, kinds: readonly PointKind[], limit: number, options?: TargetCallOptions): Promise<SyncPoint[]>;
+  scrollSince(cursors: PullCursors, kinds: readonly PointKind[], limit: number, options?: ScrollOptions): Promise<SyncPoint[]>;
   /** The largest push counter of `origin` on the server (0 when it has pushed nothing). */
   maxPushSeq(origin: string, options?: TargetCallOptions): Promise<number>;
   /** The points with these ids that exist. */

@@ -86,6 +86,23 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('faults', () => {
     expect(truncated.transient).toBe(true);
   });
 
+  it('scrollSince() reads no more of an answer than maxBytes: a larger one is a too-large SyncError, declared or streamed', async () => {
+    for (const declared of [true, false]) {
+      server.fail({ kind: 'oversized', bytes: 4 * 1024 * 1024, declared }, { op: 'scroll' });
+      const e = await failure(target.scrollSince({}, ['memory'], 10, { maxBytes: 1024 * 1024 }));
+      expect(e.reason).toBe('too-large');
+      expect(e.transient).toBe(false);
+    }
+    // The header and a device's push counter are small answers: 1 MiB at most.
+    server.fail({ kind: 'oversized', bytes: 4 * 1024 * 1024, declared: false }, { op: 'retrieve' });
+    expect((await failure(target.readHeader())).reason).toBe('too-large');
+    server.fail({ kind: 'oversized', bytes: 4 * 1024 * 1024, declared: false }, { op: 'scroll' });
+    expect((await failure(target.maxPushSeq('device-a'))).reason).toBe('too-large');
+    // Within the bound, the same padded answer is read as usual.
+    server.fail({ kind: 'oversized', bytes: 1024, declared: false }, { op: 'scroll' });
+    expect(await target.scrollSince({}, ['memory'], 10, { maxBytes: 1024 * 1024 })).toEqual([]);
+  });
+
   it('a batch failing halfway is completed by sending it again, without duplicates', async () => {
     server.fail({ kind: 'half-batch' }, { op: 'upsert' });
     const batch = points(10);

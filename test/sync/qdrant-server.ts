@@ -26,11 +26,19 @@ export type Fault =
   /** 200 whose JSON body is cut in half, then the connection closes. */
   | { kind: 'truncated' }
   /** An upsert or delete applies the first half of its points, then answers 500. */
-  | { kind: 'half-batch' };
+  | { kind: 'half-batch' }
+  /**
+   * 200 with the right answer followed by `bytes` of JSON whitespace (a body that is
+   * still valid, and as large as a server likes), streamed in 1 MiB chunks, with or
+   * without a Content-Length that says so.
+   */
+  | { kind: 'oversized'; bytes: number; declared: boolean };
 
 interface Armed {
   fault: Fault;
   op: QdrantOp | undefined;
+  /** Only requests whose body this accepts take the fault. */
+  when: ((body: Json | undefined) => boolean) | undefined;
   remaining: number;
 }
 
@@ -165,7 +173,7 @@ export interface QdrantServer {
   /** Milliseconds spent handling requests (parsing, validating, answering), per operation. */
   readonly busyMs: Map<QdrantOp, number>;
   /** Arms a fault for the next `times` requests of `op` (any operation when omitted). */
-  fail(fault: Fault, options?: { op?: QdrantOp; times?: number }): void;
+  fail(fault: Fault, options?: { op?: QdrantOp; times?: number; when?: (body: Json | undefined) => boolean }): void;
   /** Removes every armed fault. */
   clearFaults(): void;
   /** The stored points of a collection (payloads as the server holds them). */
@@ -352,8 +360,8 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
     }
   };
 
-  const takeFault = (op: QdrantOp): Fault | undefined => {
-    const i = armed.findIndex((a) => a.op === undefined || a.op === op);
+  const takeFault = (op: QdrantOp, body: Json | undefined): Fault | undefined => {
+    const i = armed.findIndex((a) => (a.op === undefined || a.op === op) && (a.when === undefined || a.when(body)));
     if (i < 0) return undefined;
     const a = armed[i]!;
     a.remaining -= 1;
@@ -408,7 +416,7 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
         send(res, route, 400, `Format error in JSON body: ${problems.join('; ')}`);
         return route.op;
       }
-      const fault = takeFault(route.op);
+      const fault = takeFault(route.op, body);
       switch (fault?.kind) {
         case 'hang-up':
           req.socket.destroy();
@@ -436,6 +444,28 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
           return route.op;
         }
         throw e;
+      }
+      if (fault?.kind === 'oversized') {
+        const full = JSON.stringify({ result, status: 'ok', time: 0.0001 });
+        const total = Buffer.byteLength(full) + fault.bytes;
+        res.writeHead(200, { 'content-type': 'application/json', ...(fault.declared ? { 'content-length': String(total) } : {}) });
+        res.write(full);
+        const chunk = ' '.repeat(1024 * 1024);
+        let left = fault.bytes;
+        const more = (): void => {
+          while (left > 0) {
+            const piece = left >= chunk.length ? chunk : chunk.slice(0, left);
+            left -= piece.length;
+            if (!res.write(piece)) {
+              res.once('drain', more);
+              return;
+            }
+          }
+          res.end();
+        };
+        res.on('error', () => undefined);
+        more();
+        return route.op;
       }
       if (fault?.kind === 'truncated') {
         const full = JSON.stringify({ result, status: 'ok', time: 0.0001 });
@@ -488,7 +518,7 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
     requests,
     busyMs,
     fail(fault, opts = {}) {
-      armed.push({ fault, op: opts.op, remaining: opts.times ?? 1 });
+      armed.push({ fault, op: opts.op, remaining: opts.times ?? 1, when: opts.when });
     },
     clearFaults() {
       armed.length = 0;

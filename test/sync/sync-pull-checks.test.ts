@@ -99,6 +99,28 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() pulls only what ad
     expect((await b.engram.syncStatus()).refused.byReason.malformed).toBe(1);
   });
 
+  it('an answer larger than a pull reads is asked again for fewer points; one that stays too large ends the sync with a typed error', async () => {
+    await a.engram.add(Array.from({ length: 5 }, (_, i) => ({ role: 'user' as const, content: `fact ${i}` })), { userId: 'u', infer: false });
+    await a.engram.sync(on(fixture));
+    // 40 MiB, streamed without a Content-Length: more than any page of this store may take (32 MiB).
+    const pull = (body: unknown): boolean => (body as { with_payload?: unknown }).with_payload === true; // not maxPushSeq's scroll
+    server().fail({ kind: 'oversized', bytes: 40 * 1024 * 1024, declared: false }, { op: 'scroll', times: 1, when: pull });
+    const before = server().requests.get('scroll') ?? 0;
+    expect((await b.engram.sync(on(fixture))).downloaded).toBe(5);
+    expect((server().requests.get('scroll') ?? 0) - before).toBeGreaterThanOrEqual(3); // maxPushSeq, the refused page, the page again
+    // A server that always answers too large: pages halve down to one point, then the sync stops.
+    const c = await device();
+    try {
+      server().fail({ kind: 'oversized', bytes: 40 * 1024 * 1024, declared: true }, { op: 'scroll', times: 100, when: pull });
+      const e = await c.engram.sync(on(fixture, { signal: AbortSignal.timeout(20_000) })).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(SyncError);
+      expect((e as SyncError).reason).toBe('too-large');
+      server().clearFaults();
+    } finally {
+      await c.engram.close();
+    }
+  });
+
   it('an origin named "__proto__" is a device like any other: the pull ends, and its points are pulled once', async () => {
     // More than a page (256), so a cursor that does not move would serve the first page forever.
     const count = 300;
