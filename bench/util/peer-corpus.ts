@@ -40,8 +40,18 @@ export function peerCorpus(n: number, queries: number, documents = true): PeerCo
     vectors: documents ? clusteredVectors({ count: n, dimensions: PEER_DIMS, clusters, seed: 21, centreSeed: 20 }).map(unit) : [],
     texts: documents ? words.messages.map((m, i) => `${m.content.slice(0, -1)} m${i}`) : [],
     queryVectors: clusteredVectors({ count: queries, dimensions: PEER_DIMS, clusters, seed: 22, centreSeed: 20 }).map(unit),
-    queryTexts: words.queries(queries),
+    queryTexts: distinct(words.queries(queries * 2), queries),
   };
+}
+
+/**
+ * The first `count` distinct entries of `texts`: a query's text keys its vector (engram embeds
+ * the text, and may reuse the vector of a text it embedded before), so no two queries share one.
+ */
+function distinct(texts: readonly string[], count: number): string[] {
+  const out = [...new Set(texts)].slice(0, count);
+  if (out.length < count) throw new RangeError(`only ${out.length} distinct query texts, ${count} wanted`);
+  return out;
 }
 
 /** The document index a text of {@link peerCorpus} belongs to (its last token), or -1. */

@@ -127,6 +127,7 @@ describe('peerCorpus()', () => {
     expect(b.queryVectors).toEqual(a.queryVectors);
     expect(b.queryTexts).toEqual(a.queryTexts);
     expect(peerCorpus(300, 5).texts).toEqual(a.texts);
+    expect(new Set(peerCorpus(2000, 30, false).queryTexts).size).toBe(30);
   });
 
   it('ends each text in a token that maps it back to its document', () => {
