@@ -108,6 +108,8 @@ try {
     const figures = systems.map((sys) => peerFigures(sys, collected.get(sys)!, truth, K));
     bySize.push({ n, queries, figures });
     printTable(`peers at N = ${n.toLocaleString('en-US')} (each peer's figure, then its ratio to engram's)`, peerTable(figures, n));
+    // Written after every size, so that a long run stopped in a later size keeps what it measured.
+    writeResult('peers', { rounds, entityQueries, sizes: bySize, goals: bySize.filter((b) => b.n >= 10_000).flatMap((b) => peerGoals(b.figures, b.n)) });
   }
 } finally {
   await server.close();

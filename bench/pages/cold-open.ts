@@ -8,6 +8,7 @@ import { EngramDb } from '../../lib/store/schema.js';
 import { deleteSnapshot } from '../../lib/store/snapshot-chunks.js';
 import { clusteredVectors } from '../util/vectors.js';
 import type { ColdOpenResult } from './results.js';
+import { wasmBytes } from './wasm-memories.js';
 
 const log = (line: string): void => {
   console.log(line);
@@ -16,37 +17,11 @@ const log = (line: string): void => {
 
 const DIMS = 384;
 
-/** Every WebAssembly memory the page instantiates (the hnswlib module's), to report its size. */
-const wasmMemories: WebAssembly.Memory[] = [];
-const collect = (instance: WebAssembly.Instance): void => {
-  for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) wasmMemories.push(value);
-};
-// Emscripten may create the memory itself and import it into the instance: count constructed memories too.
-const NativeMemory = WebAssembly.Memory;
-(WebAssembly as unknown as { Memory: unknown }).Memory = function Memory(descriptor: WebAssembly.MemoryDescriptor): WebAssembly.Memory {
-  const memory = new NativeMemory(descriptor);
-  wasmMemories.push(memory);
-  return memory;
-};
-(WebAssembly.Memory as unknown as { prototype: unknown }).prototype = NativeMemory.prototype;
-const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (...args: unknown[]) => Promise<unknown>;
-(WebAssembly as unknown as { instantiate: unknown }).instantiate = async (...args: unknown[]): Promise<unknown> => {
-  const out = await instantiate(...args);
-  collect(out instanceof WebAssembly.Instance ? out : (out as { instance: WebAssembly.Instance }).instance);
-  return out;
-};
-const streaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
-WebAssembly.instantiateStreaming = async (...args: Parameters<typeof WebAssembly.instantiateStreaming>): Promise<WebAssembly.WebAssemblyInstantiatedSource> => {
-  const out = await streaming(...args);
-  collect(out.instance);
-  return out;
-};
-
 /** JS heap in use (after a garbage collection when the page may ask for one) and WASM memory, in bytes. */
 function memoryInUse(): { heapBytes: number; wasmBytes: number } {
   (globalThis as { gc?: () => void }).gc?.();
   const heapBytes = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? Number.NaN;
-  return { heapBytes, wasmBytes: [...new Set(wasmMemories)].reduce((sum, m) => sum + m.buffer.byteLength, 0) };
+  return { heapBytes, wasmBytes: wasmBytes() };
 }
 
 /** Looks vectors up by text: the store fills at IndexedDB speed, not model speed. */

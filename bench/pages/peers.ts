@@ -8,6 +8,8 @@
  *    memory the open system holds.
  * Hits are document indexes; bench/peers.ts computes recall against the exact top-10.
  */
+// First: its hooks must be in place before any system instantiates WebAssembly.
+import { wasmBytes } from './wasm-memories.js';
 import { peerCorpus } from '../util/peer-corpus.js';
 import type { PeerSystem } from './peers/system.js';
 import type { PeerPhaseResult, PeerMemory } from './results.js';
@@ -42,13 +44,16 @@ interface HeapUsage {
   backingStorageSize?: number;
 }
 
-/** JS heap in use after a collection, and ArrayBuffer backing stores (WASM memories among them), from DevTools' Runtime.getHeapUsage. */
-async function memoryNow(): Promise<{ heap: number; buffers: number }> {
+/**
+ * JS heap in use after a collection and ArrayBuffer backing stores (DevTools' Runtime.getHeapUsage, which
+ * counts no WebAssembly memory), and every WebAssembly memory's size.
+ */
+async function memoryNow(): Promise<{ heap: number; buffers: number; wasm: number }> {
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((resolve) => setTimeout(resolve, 50));
   (globalThis as { gc?: () => void }).gc?.();
   const usage = await (window as unknown as { __benchHeapUsage: () => Promise<HeapUsage> }).__benchHeapUsage();
-  return { heap: usage.usedSize, buffers: usage.backingStorageSize ?? Number.NaN };
+  return { heap: usage.usedSize, buffers: usage.backingStorageSize ?? Number.NaN, wasm: wasmBytes() };
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -99,9 +104,9 @@ async function open(system: PeerSystem, n: number, queries: number): Promise<Pee
     result.hybridMs = hybridMs;
   }
   const after = await memoryNow();
-  const memory: PeerMemory = { heapBytes: after.heap - before.heap, buffersBytes: after.buffers - before.buffers };
+  const memory: PeerMemory = { heapBytes: after.heap - before.heap, buffersBytes: after.buffers - before.buffers, wasmBytes: after.wasm - before.wasm };
   result.memory = memory;
-  log(`held: JS heap ${(memory.heapBytes / 2 ** 20).toFixed(0)} MiB, ArrayBuffers + WASM ${(memory.buffersBytes / 2 ** 20).toFixed(0)} MiB`);
+  log(`held: JS heap ${(memory.heapBytes / 2 ** 20).toFixed(0)} MiB, ArrayBuffers ${(memory.buffersBytes / 2 ** 20).toFixed(0)} MiB, WASM ${((after.wasm - before.wasm) / 2 ** 20).toFixed(0)} MiB`);
   return result;
 }
 

@@ -149,8 +149,10 @@ export interface VectorDataset {
 export interface PeerMemory {
   /** V8 heap in use after a collection. */
   heapBytes: number;
-  /** ArrayBuffer backing stores, WebAssembly memories among them. */
+  /** ArrayBuffer backing stores (DevTools counts no WebAssembly memory among them). */
   buffersBytes: number;
+  /** WebAssembly memories at their size (absent in the first results, which missed them). */
+  wasmBytes?: number;
 }
 
 /** What one page of bench/peers posts (one system, one phase). */

@@ -37,10 +37,11 @@ export interface PeerFigures {
   hybridP95?: number;
   openMs: number;
   firstHybridMs?: number;
-  /** JS heap + ArrayBuffers (WASM memories among them) the open system holds, MiB. */
+  /** JS heap + ArrayBuffers + WebAssembly memories the open system holds, MiB. */
   memoryMiB: number;
   heapMiB: number;
   buffersMiB: number;
+  wasmMiB: number;
 }
 
 const median = (xs: readonly number[]): number => percentile(xs, 50);
@@ -64,6 +65,7 @@ export function peerFigures(system: string, rounds: readonly PeerRound[], truth:
   const firstHybrid = each((r) => r.open.firstHybridMs);
   const heap = median(each((r) => r.open.memory?.heapBytes)) / MiB;
   const buffers = median(each((r) => r.open.memory?.buffersBytes)) / MiB;
+  const wasm = median(each((r) => r.open.memory?.wasmBytes ?? 0)) / MiB;
   return {
     system,
     config: rounds[0]!.ingest.config,
@@ -76,9 +78,10 @@ export function peerFigures(system: string, rounds: readonly PeerRound[], truth:
     ...(hybrid.length > 0 ? { hybridP50: percentile(hybrid, 50), hybridP95: percentile(hybrid, 95) } : {}),
     openMs: median(each((r) => r.open.openMs)),
     ...(firstHybrid.length > 0 ? { firstHybridMs: median(firstHybrid) } : {}),
-    memoryMiB: heap + buffers,
+    memoryMiB: heap + buffers + wasm,
     heapMiB: heap,
     buffersMiB: buffers,
+    wasmMiB: wasm,
   };
 }
 

@@ -3,7 +3,7 @@ import { documentOfText, peerCorpus, PEER_DIMS } from '../../bench/util/peer-cor
 import { peerFigures, peerGoals, peerTable, peerWins, ratioTo, rotated, type PeerFigures, type PeerRound } from '../../bench/util/peer-table.js';
 import { PLANS, argumentsFor } from '../../bench/run.js';
 
-const round = (over: { ingestMs: number; openMs: number; vectorMs: number[]; hits: number[][]; hybridMs?: number[]; firstHybridMs?: number; heap: number; buffers: number }): PeerRound => ({
+const round = (over: { ingestMs: number; openMs: number; vectorMs: number[]; hits: number[][]; hybridMs?: number[]; firstHybridMs?: number; heap: number; buffers: number; wasm?: number }): PeerRound => ({
   ingest: { config: 'cfg', ingestMs: over.ingestMs },
   open: {
     config: 'cfg',
@@ -12,7 +12,7 @@ const round = (over: { ingestMs: number; openMs: number; vectorMs: number[]; hit
     vectorHits: over.hits,
     ...(over.hybridMs === undefined ? {} : { hybridMs: over.hybridMs }),
     ...(over.firstHybridMs === undefined ? {} : { firstHybridMs: over.firstHybridMs }),
-    memory: { heapBytes: over.heap, buffersBytes: over.buffers },
+    memory: { heapBytes: over.heap, buffersBytes: over.buffers, wasmBytes: over.wasm ?? 0 },
   },
 });
 
@@ -29,6 +29,7 @@ const figures = (system: string, values: Partial<PeerFigures>): PeerFigures => (
   memoryMiB: 100,
   heapMiB: 60,
   buffersMiB: 40,
+  wasmMiB: 0,
   ...values,
 });
 
@@ -51,8 +52,8 @@ describe('peerFigures()', () => {
     const f = peerFigures(
       'orama',
       [
-        round({ ingestMs: 1000, openMs: 100, vectorMs: [1, 3], hits: [[1, 2], [3, 9]], hybridMs: [5, 7], firstHybridMs: 50, heap: 2 ** 20, buffers: 2 * 2 ** 20 }),
-        round({ ingestMs: 3000, openMs: 300, vectorMs: [2, 4], hits: [[1, 9], [3, 4]], hybridMs: [6, 8], firstHybridMs: 70, heap: 3 * 2 ** 20, buffers: 4 * 2 ** 20 }),
+        round({ ingestMs: 1000, openMs: 100, vectorMs: [1, 3], hits: [[1, 2], [3, 9]], hybridMs: [5, 7], firstHybridMs: 50, heap: 2 ** 20, buffers: 2 * 2 ** 20, wasm: 4 * 2 ** 20 }),
+        round({ ingestMs: 3000, openMs: 300, vectorMs: [2, 4], hits: [[1, 9], [3, 4]], hybridMs: [6, 8], firstHybridMs: 70, heap: 3 * 2 ** 20, buffers: 4 * 2 ** 20, wasm: 6 * 2 ** 20 }),
       ],
       truth,
       2,
@@ -65,7 +66,8 @@ describe('peerFigures()', () => {
     expect(f.firstHybridMs).toBe(60);
     expect(f.heapMiB).toBe(2);
     expect(f.buffersMiB).toBe(3);
-    expect(f.memoryMiB).toBe(5);
+    expect(f.wasmMiB).toBe(5);
+    expect(f.memoryMiB).toBe(10);
     expect(f.rounds).toBe(2);
   });
 

@@ -15,6 +15,7 @@ const figures = (system: string, values: Partial<PeerFigures>): PeerFigures => (
   memoryMiB: 100,
   heapMiB: 60,
   buffersMiB: 40,
+  wasmMiB: 0,
   ...values,
 });
 
