@@ -106,7 +106,11 @@ export class MemoryChat {
     this.#settings = turnSettings(options);
   }
 
-  /** The memory tools in this chat's scope (its agent and user), for `generateText({ tools })`. */
+  /**
+   * The memory tools in this chat's scope (its agent and user), for `generateText({ tools })`.
+   * The tools always act for an agent (AgentTools' default is 'agent'): give the chat an
+   * `agentId` so that what the turns store and what the tools recall are the same memories.
+   */
   tools(): MemoryToolSet {
     return memoryTools(this.#engram, turnScope(this.#settings));
   }

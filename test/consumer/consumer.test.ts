@@ -4,10 +4,14 @@
 //   - node-app: a TypeScript script over fake-indexeddb, type-checked against the
 //     packed declarations, before and after `npx engram-model`;
 //   - vite-app: a TypeScript page built with `vite build`, served from loopback and
-//     driven in Chromium with every other request blocked; then the same under `vite` (dev).
+//     driven in Chromium with every other request blocked; then the same under `vite` (dev);
+//   - readme-app: every TypeScript block of README.md, type-checked against the packed
+//     declarations with `ai` and `@langchain/core` installed; the Node script and the
+//     adapter examples run (with the frameworks' test models, no network).
+// node-app has neither framework: the core loads without them.
 // Installs come from the npm cache when it holds everything (`--offline`), else
 // from the registry. Set ENGRAM_CONSUMER_KEEP=1 to keep the apps for a look.
-import { lstat, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,12 +29,19 @@ const EXPECTED_TOP = 'Ana is allergic to peanuts';
 /** The files the package ships besides dist/. */
 const SHIPPED_OUTSIDE_DIST = ['LICENSE', 'README.md', 'package.json', 'scripts/build-offline-model.mjs', 'scripts/download-model.mjs', 'scripts/ensure-model.mjs', 'scripts/minilm-model.mjs', 'scripts/model-folder.mjs'];
 const PAGE_WAIT = 90_000;
+/**
+ * An in-browser library that brings another ONNX Runtime Web (1.14, through @xenova/transformers 2):
+ * installed beside engram in the Vite app, it must not change what engram's own
+ * `onnxruntime-web/…` imports resolve to. (A devDependency of the repository, for bench/peers.)
+ */
+const OTHER_ORT_LIBRARY = '@babycommando/entity-db';
 
 let parent = '';
 let packed: Packed;
 /** The fixture apps, installed. */
 let nodeApp = '';
 let viteApp = '';
+let readmeApp = '';
 const timings: Record<string, number> = {};
 
 async function timed<T extends { ms: number }>(label: string, work: Promise<T>): Promise<T> {
@@ -48,13 +59,16 @@ beforeAll(async () => {
   timings['npm pack'] = Math.round(performance.now() - started);
   // Both installs at once: they mostly wait on the disk.
   const version = async (p: string): Promise<string> => `${p}@${await repoVersion(p)}`;
-  const [node, vite] = await Promise.all([
+  const [node, vite, readme] = await Promise.all([
     Promise.all(['fake-indexeddb', 'typescript', '@types/node'].map(version)).then((packages) => createApp(parent, 'node-app', packed.tarball, packages)),
-    Promise.all(['vite', 'typescript'].map(version)).then((packages) => createApp(parent, 'vite-app', packed.tarball, packages)),
+    Promise.all(['vite', 'typescript', OTHER_ORT_LIBRARY].map(version)).then((packages) => createApp(parent, 'vite-app', packed.tarball, packages)),
+    Promise.all(['fake-indexeddb', 'typescript', '@types/node', 'ai', '@langchain/core'].map(version)).then((packages) => createApp(parent, 'readme-app', packed.tarball, packages)),
   ]);
   nodeApp = node.dir;
   viteApp = vite.dir;
-  timings[`installs, in parallel (${node.offline && vite.offline ? 'offline' : 'registry'})`] = Math.round(Math.max(node.install.ms, vite.install.ms));
+  readmeApp = readme.dir;
+  const offline = node.offline && vite.offline && readme.offline;
+  timings[`installs, in parallel (${offline ? 'offline' : 'registry'})`] = Math.round(Math.max(node.install.ms, vite.install.ms, readme.install.ms));
 }, 500_000);
 
 afterAll(async () => {
@@ -78,6 +92,49 @@ describe('npm pack', () => {
     for (const folder of ['lib/', 'test/', 'bench/', 'demo/', 'desktop/', 'models/', 'dist/types/test/']) {
       expect(files.filter((f) => f.startsWith(folder))).toEqual([]);
     }
+    for (const entry of ['dist/sync.js', 'dist/ai-sdk.js', 'dist/langchain.js', 'dist/types/ai-sdk/index.d.ts', 'dist/types/langchain/index.d.ts']) expect(packed.entryPoints).toContain(entry);
+  });
+
+  it('package.json declares onnxruntime-web, which engram imports, at the version its transformers.js pins', async () => {
+    const read = async (path: string): Promise<{ dependencies?: Record<string, string> }> => JSON.parse(await readFile(path, 'utf8')) as { dependencies?: Record<string, string> };
+    const own = await read(join(ROOT, 'package.json'));
+    const transformers = await read(join(ROOT, 'node_modules/@huggingface/transformers/package.json'));
+    expect(own.dependencies?.['onnxruntime-web']).toBeDefined();
+    expect(own.dependencies?.['onnxruntime-web']).toBe(transformers.dependencies?.['onnxruntime-web']);
+  });
+
+  it('the core entry and every chunk it imports statically leave the frameworks out; each adapter imports only its own', async () => {
+    const closure = async (entry: string): Promise<{ files: string[]; bare: Set<string>; bytes: number }> => {
+      const files: string[] = [];
+      const bare = new Set<string>();
+      let bytes = 0;
+      const queue = [entry];
+      while (queue.length > 0) {
+        const file = queue.shift()!;
+        if (files.includes(file)) continue;
+        files.push(file);
+        const code = await readFile(join(ROOT, 'dist', file), 'utf8');
+        bytes += Buffer.byteLength(code);
+        // Static imports only: `import … from "x"` and `import "x"`; a dynamic import() loads on demand.
+        for (const m of code.matchAll(/^(?:import|export)\b[^;'"]*?(?:from\s*)?["']([^"']+)["']/gm)) {
+          const spec = m[1]!;
+          if (spec.startsWith('./')) queue.push(spec.slice(2));
+          else bare.add(spec);
+        }
+      }
+      return { files, bare, bytes };
+    };
+    const core = await closure('engram.js');
+    timings['core entry + static chunks (bytes)'] = core.bytes;
+    const frameworks = (bare: Set<string>): string[] => [...bare].filter((b) => /^(ai|@ai-sdk\/|@langchain\/|zod)/.test(b)).sort();
+    expect(frameworks(core.bare)).toEqual([]);
+    expect(frameworks((await closure('ai-sdk.js')).bare)).toEqual(['ai']);
+    expect(frameworks((await closure('langchain.js')).bare).every((b) => b.startsWith('@langchain/core/'))).toBe(true);
+    // The core's declarations do not name the frameworks either (an app without them type-checks).
+    const types = await readdir(join(ROOT, 'dist', 'types'), { recursive: true });
+    for (const file of types.filter((f) => f.endsWith('.d.ts') && !f.startsWith('ai-sdk') && !f.startsWith('langchain'))) {
+      expect({ file, framework: /from ['"](ai|@ai-sdk\/[^'"]+|@langchain\/[^'"]+)['"]/.exec(await readFile(join(ROOT, 'dist', 'types', file), 'utf8'))?.[1] }).toEqual({ file, framework: undefined });
+    }
   });
 });
 
@@ -99,6 +156,19 @@ describe('a Node script app (fake-indexeddb)', () => {
     expect(lines).toContain(join(app, 'node_modules/engram/dist/types/index.d.ts'));
     expect(lines.filter((l) => l.startsWith('node_modules/engram/'))).toEqual([]);
   }, 200_000);
+
+  it('without ai and @langchain/core installed, engram imports as usual and each adapter names its missing peer', async () => {
+    await expect(stat(join(app, 'node_modules', 'ai'))).rejects.toThrow();
+    await expect(stat(join(app, 'node_modules', '@langchain', 'core'))).rejects.toThrow();
+    const core = await runOk('node', ['--input-type=module', '-e', "const m = await import('engram'); console.log(typeof m.Engram, typeof m.AgentTools)"], app, 60_000);
+    expect(core.stdout.trim()).toBe('function function');
+    const aiSdk = await run('node', ['--input-type=module', '-e', "await import('engram/ai-sdk')"], app, 60_000);
+    expect(aiSdk.code).toBe(1);
+    expect(aiSdk.stderr).toContain("Cannot find package 'ai'");
+    const langchain = await run('node', ['--input-type=module', '-e', "await import('engram/langchain')"], app, 60_000);
+    expect(langchain.code).toBe(1);
+    expect(langchain.stderr).toContain("Cannot find package '@langchain/core'");
+  }, 90_000);
 
   it('the script rejects with ModelLoadError naming every folder looked in and `npx engram-model` before the model is built', async () => {
     const result = await run('node', ['build/main.js'], app, 60_000);
@@ -253,10 +323,29 @@ describe('a Vite app in Chromium, offline', () => {
     const bad = await run('npx', ['--no', '--', 'engram-model', '--outt', 'x'], app, 60_000);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('unknown argument --outt');
-    expect(bad.stderr).toContain('usage: engram-model [--force] [--out DIR]');
+    expect(bad.stderr).toContain('usage: engram-model [--model glove|minilm] [--out DIR] [--force]');
     // The default folder was left alone.
     await expect(stat(join(app, 'node_modules/engram/models'))).rejects.toThrow();
   }, 300_000);
+
+  it('beside a library that brings onnxruntime-web 1.14, engram resolves the onnxruntime-web its transformers.js expects', async () => {
+    const versionAt = async (dir: string): Promise<string | undefined> => {
+      try {
+        return (JSON.parse(await readFile(join(dir, 'onnxruntime-web', 'package.json'), 'utf8')) as { version: string }).version;
+      } catch {
+        return undefined;
+      }
+    };
+    const nm = join(app, 'node_modules');
+    // What a bundler finds from node_modules/engram/dist: engram's own node_modules first, then the app's.
+    const seenByEngram = (await versionAt(join(nm, 'engram', 'node_modules'))) ?? (await versionAt(nm));
+    const seenByTransformers = (await versionAt(join(nm, '@huggingface', 'transformers', 'node_modules'))) ?? (await versionAt(join(nm, 'engram', 'node_modules'))) ?? (await versionAt(nm));
+    const pinned = (JSON.parse(await readFile(join(nm, '@huggingface', 'transformers', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['onnxruntime-web'];
+    expect(seenByEngram).toBe(pinned);
+    expect(seenByTransformers).toBe(pinned);
+    const other = (await versionAt(join(nm, '@xenova', 'transformers', 'node_modules'))) ?? (await versionAt(nm));
+    expect(other).toBe('1.14.0');
+  });
 
   it('tsc type-checks the app and vite build bundles the worker, the ONNX Runtime files and the model', async () => {
     await timed('vite-app tsc + vite build', runOk('npm', ['run', 'build'], app, 180_000));
@@ -299,4 +388,64 @@ describe('a Vite app in Chromium, offline', () => {
     expect(paths.some((p) => p.endsWith('.wasm'))).toBe(true);
     expect(paths).toContain(`/engram-models/${MODEL}/onnx/model.onnx`);
   }, 120_000);
+});
+
+/** A TypeScript block of README.md: its name (`<!-- consumer-test: name -->` before it) or its number. */
+interface ReadmeBlock {
+  name: string;
+  code: string;
+}
+
+async function readmeBlocks(): Promise<ReadmeBlock[]> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const blocks: ReadmeBlock[] = [];
+  for (const m of readme.matchAll(/(?:<!-- consumer-test: ([\w-]+) -->\n)?```ts\n([\s\S]*?)\n```/g)) {
+    blocks.push({ name: m[1] ?? `block-${blocks.length + 1}`, code: m[2]! });
+  }
+  return blocks;
+}
+
+describe("the README's TypeScript, in an app with ai and @langchain/core", () => {
+  let app = '';
+  let blocks: ReadmeBlock[] = [];
+
+  beforeAll(async () => {
+    app = readmeApp;
+    blocks = await readmeBlocks();
+    // Each block is a file of its own, a module (`export {}`), so blocks never share names.
+    await mkdir(join(app, 'src', 'readme'), { recursive: true });
+    for (const b of blocks) await writeFile(join(app, 'src', 'readme', `${b.name}.ts`), `${b.code}\nexport {};\n`);
+  });
+
+  it('every TypeScript block of README.md type-checks against the packed declarations', async () => {
+    const fences = ((await readFile(join(ROOT, 'README.md'), 'utf8')).match(/^```ts$/gm) ?? []).length;
+    expect(blocks).toHaveLength(fences);
+    expect(blocks.map((b) => b.name)).toEqual(expect.arrayContaining(['node-script', 'ai-sdk', 'langchain']));
+    const built = await run('npx', ['--no', '--', 'tsc', '-p', 'tsconfig.json'], app, 180_000);
+    timings['readme-app tsc'] = Math.round(built.ms);
+    expect({ code: built.code, errors: built.stdout }).toEqual({ code: 0, errors: '' });
+  }, 200_000);
+
+  it('the Node script runs as written (offline model built by npx engram-model)', async () => {
+    await runOk('npx', ['--no', '--', 'engram-model'], app, 120_000);
+    const result = await runOk('node', ['build/readme/node-script.js'], app, 60_000);
+    expect(result.stderr).toBe('');
+  }, 200_000);
+
+  it('the AI SDK and LangChain examples run as written with the frameworks\' test models', async () => {
+    const result = await runOk('node', ['build/run-adapters.js'], app, 60_000);
+    const report = JSON.parse(result.stdout) as {
+      aiSdk: { first: string; second: string; thread: string[] };
+      langchain: { reply: string; history: string[] };
+      memories: string[];
+    };
+    // MemoryChat: the first turn recalls nothing and stores the statement; the tools then find it.
+    expect(report.aiSdk.first).toBe('From memory: No memories found.');
+    expect(report.aiSdk.second).toBe('From memory: - I live in Porto');
+    expect(report.aiSdk.thread).toEqual(['system: You are a helpful assistant with long-term memory.', 'user: I live in Porto', 'assistant: From memory: No memories found.']);
+    // LangChain: the retrieved memory reached the model (FakeChatModel answers with its prompt); the history holds the turn.
+    expect(report.langchain.reply).toBe('What you know about the user:\nAna is allergic to peanuts\nWhat must I not eat?');
+    expect(report.langchain.history).toEqual(['user: What must I not eat?', `assistant: ${report.langchain.reply}`]);
+    expect(report.memories).toEqual(['Ana is allergic to peanuts', 'I live in Porto']);
+  }, 90_000);
 });
