@@ -95,6 +95,11 @@ export class ScopeTable {
     return this.#entries.has(id);
   }
 
+  /** The ids of the entries with each value of scope field `field` (the table's own sets: never change them). */
+  idsByValue(field: ScopeField): ReadonlyMap<string, ReadonlySet<string>> {
+    return this.#byValue.get(field)!;
+  }
+
   /** The ids of every entry. */
   ids(): IterableIterator<string> {
     return this.#entries.keys();

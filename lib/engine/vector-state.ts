@@ -23,6 +23,7 @@ import { getSnapshot, putSnapshot } from '../store/snapshot-chunks.js';
 import { storeError, type LoggedWrite } from '../store/write.js';
 import { vectorDefect } from '../vector/vector-checks.js';
 import type { DamagedRow, EngineStore } from './engine-store.js';
+import { scopesMatchStore } from './scope-check.js';
 import { ScopeTable, statementOf, type ScopeColumns, type ScopeTuple } from './scope-table.js';
 
 /** Progress of long index work. */
@@ -224,7 +225,7 @@ export class VectorState {
         state.#verifyLater(record.bytes);
         return state;
       }
-      if (snapshotChecksumHolds(record.bytes) && (await state.#agreesWithStore(await core.db.vectors.toCollection().primaryKeys()))) return state;
+      if (snapshotChecksumHolds(record.bytes) && (await state.#agreesWithStore(await core.db.vectors.toCollection().primaryKeys())) && (await scopesMatchStore(core.db, state.scopes))) return state;
       state.dispose();
       return undefined;
     } catch (e) {
@@ -262,10 +263,11 @@ export class VectorState {
 
   /**
    * Checks a restored index soon after the open (queued behind the work under
-   * way, after a pause): the snapshot's checksum, and its ids against the
-   * store's. A snapshot whose bytes are corrupt, or whose counts agreed but ids
-   * do not (a vector replaced behind the log's back), is reported and the index
-   * rebuilt.
+   * way, after a pause): the snapshot's checksum, its ids against the store's,
+   * and its scope table's values against the memories' (scope-check.ts). A
+   * snapshot whose bytes are corrupt, or whose counts agreed but ids or scope
+   * values do not (a vector replaced behind the log's back, two users' values
+   * swapped), is reported and the index rebuilt.
    */
   #verifyLater(bytes: Uint8Array): void {
     let snapshot: Uint8Array | undefined = bytes;
@@ -276,9 +278,16 @@ export class VectorState {
         snapshot = undefined;
         if (this.#isClosed()) return;
         const keys = await this.#core.db.vectors.toCollection().primaryKeys();
-        // Closed meanwhile (checked again: the read above awaited).
-        if (this.#isClosed() || (intact && (await this.#agreesWithStore(keys)))) return;
-        const reason = intact ? 'the index snapshot does not match the stored vectors' : 'the index snapshot is corrupt (checksum)';
+        // Closed meanwhile (checked again: each read awaited).
+        if (this.#isClosed()) return;
+        const reason = !intact
+          ? 'the index snapshot is corrupt (checksum)'
+          : !(await this.#agreesWithStore(keys))
+            ? 'the index snapshot does not match the stored vectors'
+            : !(await scopesMatchStore(this.#core.db, this.scopes))
+              ? 'the index snapshot’s scope table does not match the store'
+              : undefined;
+        if (reason === undefined || this.#isClosed()) return;
         this.#core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: `${reason}; the index is rebuilt` });
         await this.#reload(await readGeneration(this.#core.db), {});
       }).catch(() => undefined);

@@ -79,6 +79,37 @@ describe('snapshot chunks', () => {
     expect(await getSnapshot(db, 'none')).toBeUndefined();
   });
 
+  it('a head claiming more chunks or bytes than its rows hold comes back without bytes, without reading its chunks', async () => {
+    await putSnapshot(db, 'snap', { bytes: bytesOf(40_000, 5), seq: 7 }, 1000);
+    const reads: string[] = [];
+    const get = db.meta.get.bind(db.meta);
+    db.meta.get = ((key: string) => {
+      reads.push(key);
+      return get(key);
+    }) as typeof db.meta.get;
+    // 400,000 chunks of a 40 KB snapshot: today's reader asks for every one of them.
+    await db.meta.put({ key: 'snap', value: { seq: 7, chunks: 400_000, byteLength: 40_000 } });
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { seq: 7 } });
+    expect(reads).toEqual(['snap']);
+    // As many chunks as bytes, more than the rows beside the record.
+    reads.length = 0;
+    await db.meta.put({ key: 'snap', value: { seq: 7, chunks: 40_000, byteLength: 40_000 } });
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { seq: 7 } });
+    expect(reads).toEqual(['snap']);
+    // The right chunk count but a length its chunks cannot make (1.5 GB from 40 chunks of 1000 bytes): nothing is allocated for it.
+    reads.length = 0;
+    await db.meta.put({ key: 'snap', value: { seq: 7, chunks: 40, byteLength: 1_500_000_000 } });
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { seq: 7 } });
+    // Chunks of unequal sizes that add up: not what putSnapshot writes.
+    await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
+    await db.meta.put({ key: 'snap:1', value: bytesOf(999, 0) });
+    await db.meta.put({ key: 'snap:4', value: bytesOf(501, 0) });
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { seq: 4 } });
+    db.meta.get = get;
+    await putSnapshot(db, 'snap', { bytes: bytesOf(40_000, 5), seq: 8 }, 1000);
+    expect(await getSnapshot(db, 'snap')).toEqual({ value: { bytes: bytesOf(40_000, 5), seq: 8 } });
+  });
+
   it('deleteSnapshot removes the record and every chunk, and leaves other keys alone', async () => {
     await db.meta.put({ key: 'snapshot-other', value: 1 });
     await putSnapshot(db, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
