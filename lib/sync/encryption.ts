@@ -95,6 +95,15 @@ export type KeyCache = Map<string, SyncKeys>;
 /** Keys kept per session at most. */
 const MAX_CACHED_KEYS = 8;
 
+function cacheKeyOf(salt: string, iterations: number, passphrase: string): string {
+  return JSON.stringify([salt, iterations, passphrase]);
+}
+
+function remember(cache: KeyCache, key: string, keys: SyncKeys): void {
+  if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
+  cache.set(key, keys);
+}
+
 async function deriveKeys(passphrase: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<SyncKeys> {
   const material = await subtle().importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, ['deriveBits']);
   const bits = new Uint8Array(await subtle().deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, material, 512));
@@ -149,11 +158,14 @@ export class PayloadCipher {
     options: EncryptionOptions,
     header: Omit<CollectionHeader, 'encryption'>,
     iterations = DEFAULT_KDF_ITERATIONS,
+    cache?: KeyCache,
   ): Promise<{ cipher: PayloadCipher; encryption: HeaderEncryption }> {
     const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
     const encryptVectors = options.encryptVectors ?? false;
-    const cipher = new PayloadCipher(await deriveKeys(options.passphrase, salt, iterations), encryptVectors);
+    const keys = await deriveKeys(options.passphrase, salt, iterations);
+    const cipher = new PayloadCipher(keys, encryptVectors);
     const settings = { kdf: 'PBKDF2-SHA256', iterations, salt: toBase64(salt), encryptVectors } as const;
+    if (cache !== undefined) remember(cache, cacheKeyOf(settings.salt, iterations, options.passphrase), keys);
     const check = await cipher.seal(JSON.stringify([CHECK_TEXT, headerSettings(header, settings)]), CHECK_AAD);
     return { cipher, encryption: { ...settings, check } };
   }
@@ -167,14 +179,11 @@ export class PayloadCipher {
   static async open(passphrase: string, header: CollectionHeader, cache?: KeyCache): Promise<PayloadCipher> {
     const encryption = header.encryption;
     if (encryption === undefined) throw new SyncError('the collection is not encrypted', { reason: 'incompatible' });
-    const cacheKey = JSON.stringify([encryption.salt, encryption.iterations, passphrase]);
+    const cacheKey = cacheKeyOf(encryption.salt, encryption.iterations, passphrase);
     let keys = cache?.get(cacheKey);
     if (keys === undefined) {
       keys = await deriveKeys(passphrase, fromBase64(encryption.salt)!, encryption.iterations);
-      if (cache !== undefined) {
-        if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
-        cache.set(cacheKey, keys);
-      }
+      if (cache !== undefined) remember(cache, cacheKey, keys);
     }
     const cipher = new PayloadCipher(keys, encryption.encryptVectors);
     let text: string;

@@ -121,7 +121,7 @@ async function agree(host: SyncHost, options: SyncRunOptions, embedder: { id: st
   if (header === undefined) {
     const fresh: CollectionHeader = { format: encryption === undefined ? 1 : SEALED_FORMAT, embedderId: embedder.id, dimensions: embedder.dimensions };
     if (encryption !== undefined) {
-      const made = await PayloadCipher.create(encryption, fresh, options.kdfIterations);
+      const made = await PayloadCipher.create(encryption, fresh, options.kdfIterations, options.keys);
       created = made.cipher;
       fresh.encryption = made.encryption;
     }

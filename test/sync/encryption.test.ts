@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SyncError, ValidationError } from '../../lib/errors.js';
-import { MAX_KDF_ITERATIONS, PayloadCipher, fromBase64, parseEncryption, toBase64 } from '../../lib/sync/encryption.js';
+import { MAX_KDF_ITERATIONS, PayloadCipher, fromBase64, parseEncryption, toBase64, type KeyCache } from '../../lib/sync/encryption.js';
 import { readHeaderPayload, headerPayload } from '../../lib/sync/header-codec.js';
 import { decodePoint, encodePoint, pointIdOf, type SyncRecord } from '../../lib/sync/point-codec.js';
 import type { CollectionHeader, SyncPoint } from '../../lib/sync/sync-target.js';
@@ -69,6 +69,17 @@ describe('encryption', () => {
       expect(e).toBeInstanceOf(SyncError);
       expect(e).toMatchObject({ reason: 'incompatible', message: expect.stringMatching(/header was changed/) as unknown });
     }
+  });
+
+  it('create() and open() share derived keys through a KeyCache, and open() still checks the header each time', async () => {
+    const cache: KeyCache = new Map();
+    const { cipher, encryption } = await PayloadCipher.create({ passphrase: 'correct horse battery' }, BASE, FAST, cache);
+    expect(cache.size).toBe(1);
+    const header = { ...BASE, encryption };
+    const again = await PayloadCipher.open('correct horse battery', header, cache);
+    expect(cache.size).toBe(1);
+    expect(await again.open(await cipher.seal('x', 'p'), 'p')).toBe('x');
+    await expect(PayloadCipher.open('correct horse battery', { ...header, embedderId: 'other' }, cache)).rejects.toMatchObject({ reason: 'incompatible' });
   });
 
   it('two collections made with one passphrase get different salts and keys', async () => {
