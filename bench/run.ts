@@ -76,6 +76,15 @@ export const PLANS: BenchmarkPlan[] = [
   { name: 'memory-search', script: 'bench/memory-search.ts', args: [], accepts: ['sizes', 'queries'], quick: ['--sizes', '2000', '--queries', '30'], browser: true },
   { name: 'recall-search', script: 'bench/recall-search.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '2000'], browser: true },
   { name: 'ingest', script: 'bench/ingest.ts', args: [], accepts: ['count', 'batches'], quick: ['--count', '200', '--batches', '1,16'], browser: true },
+  { name: 'ingest-minilm', script: 'bench/ingest.ts', args: ['--model', 'minilm', '--batches', '64'], accepts: ['count'], quick: ['--count', '128'], browser: true },
+  {
+    name: 'memory-search-minilm',
+    script: 'bench/model-search.ts',
+    args: ['--model', 'minilm'],
+    accepts: ['sizes', 'queries'],
+    quick: ['--sizes', '2000', '--queries', '10'],
+    browser: true,
+  },
   { name: 'cold-open', script: 'bench/cold-open.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '1000'], browser: true },
   {
     name: 'peers',

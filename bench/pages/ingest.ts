@@ -17,6 +17,7 @@ import type { MemoryRow } from '../../lib/store/rows.js';
 import type { RowChange } from '../../lib/store/write.js';
 import { newId } from '../../lib/util/id.js';
 import { generateSentences } from '../util/sentences.js';
+import { BENCH_MODELS, benchModelOf } from '../util/bench-model.js';
 import type { IngestResult } from './results.js';
 
 const log = (line: string): void => {
@@ -103,7 +104,7 @@ async function precomputed(embedder: Embedder, texts: readonly string[], batch: 
  */
 const ROUNDS = 6;
 
-async function run(count: number, batch: number): Promise<IngestResult> {
+async function run(count: number, batch: number, model: string): Promise<IngestResult> {
   wall.clear();
   busyCpu.clear();
   // Distinct texts for each stage, so the embedder's cache never helps any.
@@ -112,8 +113,14 @@ async function run(count: number, batch: number): Promise<IngestResult> {
   const addTexts = all.slice(count, 2 * count);
   const precomputedTexts = all.slice(2 * count, 3 * count);
   const spare = all.slice(3 * count);
-  const embedder = await TransformersEmbedder.create();
+  // The model's first load: create() (worker, runtime, model files) and the first embedding (session warm-up).
+  const loadStart = performance.now();
+  const embedder = await TransformersEmbedder.create({ model });
+  const loadMs = performance.now() - loadStart;
+  const firstStart = performance.now();
   await embedder.embed(spare.slice(0, batch)); // warm-up
+  const firstEmbedMs = performance.now() - firstStart;
+  log(`  ${model}: create() ${loadMs.toFixed(0)} ms, first embed of ${batch} texts ${firstEmbedMs.toFixed(0)} ms`);
   const quick = await precomputed(embedder, [...precomputedTexts, ...spare.slice(2 * batch, 3 * batch)], batch);
 
   const names = [`bench-ingest-write-${Date.now()}`, `bench-ingest-${Date.now()}`, `bench-ingest-precomputed-${Date.now()}`] as const;
@@ -176,6 +183,9 @@ async function run(count: number, batch: number): Promise<IngestResult> {
   const slowest = Math.max(wall.get('embedder')!, wall.get('write')!, wall.get('index')!);
   const cores = (stage: string): number => busyCpu.get(stage)!.busy / busyCpu.get(stage)!.window;
   return {
+    model,
+    loadMs,
+    firstEmbedMs,
     texts: count,
     batch,
     rounds: Math.ceil(count / share),
@@ -194,10 +204,11 @@ async function run(count: number, batch: number): Promise<IngestResult> {
 async function main(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const count = Number(params.get('count') ?? '3000');
+  const model = BENCH_MODELS[benchModelOf(params.get('model'))].id;
   const results: IngestResult[] = [];
   for (const batch of (params.get('batches') ?? '1,16,64').split(',').map(Number)) {
-    log(`ingest: ${count} texts, batches of ${batch}`);
-    results.push(await run(batch === 1 ? Math.min(count, 500) : count, batch));
+    log(`ingest: ${count} texts, batches of ${batch}, ${model}`);
+    results.push(await run(batch === 1 ? Math.min(count, 500) : count, batch, model));
   }
   (window as unknown as { __benchResult: unknown }).__benchResult = { results };
 }

@@ -68,8 +68,36 @@ export interface ScopeCrossoverRow {
   walkRecallAt10: number;
 }
 
+/**
+ * bench/model-search: search() over one store of varied sentences with a
+ * sentence model embedding every query in its worker.
+ */
+export interface ModelSearchResult {
+  /** The embedding model's id. */
+  model: string;
+  memories: number;
+  /** Queries per (scope, mode); each has its own, so no query vector comes from the embedding cache. */
+  queries: number;
+  fillSeconds: number;
+  /** The first search after the fill: loads the keyword index, catches both indexes up. */
+  firstSearchMs: number;
+  /** TransformersEmbedder.create() in the page: worker, runtime and model loaded. */
+  loadMs: number;
+  /** The first embed() after create(): one query. */
+  firstEmbedMs: number;
+  unscoped: Partial<Record<'hybrid' | 'keyword' | 'vector', SearchTimes>>;
+  /** Scoped to one user of ten. */
+  scoped: Partial<Record<'hybrid' | 'keyword' | 'vector', SearchTimes>>;
+}
+
 /** One batch size of bench/ingest. */
 export interface IngestResult {
+  /** The embedding model's id (absent in older results: the offline model). */
+  model?: string;
+  /** TransformersEmbedder.create() in the page: worker, runtime and model loaded (absent in older results). */
+  loadMs?: number;
+  /** The first embed() after create(), one batch (absent in older results). */
+  firstEmbedMs?: number;
   texts: number;
   batch: number;
   rawPerSecond: number;

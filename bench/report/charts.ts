@@ -24,6 +24,9 @@ export interface IngestRow {
   slowestStageRatio?: number;
   precomputedStageRatio?: number;
   cpu?: StageCores;
+  /** The model's first load (create(), first embed()), where measured. */
+  loadMs?: number;
+  firstEmbedMs?: number;
 }
 
 /** One size of bench/cold-open.ts. */

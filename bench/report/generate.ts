@@ -23,7 +23,7 @@ import {
 import { formatMeasured, goalsOf, goalsTable, markdownTable, metMark, tally, type GoalRow } from './goals.js';
 import { describeMachine, type BenchmarkRun, type Machine, type RunRecord } from './machine.js';
 import { renderChart, type ChartSpec } from './svg.js';
-import type { MemorySearchResult, ScopeCrossoverRow, ScopeSweepRow } from '../pages/results.js';
+import type { MemorySearchResult, ModelSearchResult, ScopeCrossoverRow, ScopeSweepRow } from '../pages/results.js';
 import { cpuBound } from '../util/cpu-bound.js';
 import { peersSection } from './peers-section.js';
 
@@ -31,7 +31,7 @@ import { peersSection } from './peers-section.js';
 export const RESULTS_DIR = resolve(import.meta.dirname, '..', 'results');
 
 /** The order of sections; result files with other names follow, then sync. */
-export const KNOWN = ['vector', 'vector-crossover', 'memory-search', 'recall-search', 'ingest', 'cold-open', 'peers', 'eval'] as const;
+export const KNOWN = ['vector', 'vector-crossover', 'memory-search', 'memory-search-minilm', 'recall-search', 'ingest', 'ingest-minilm', 'cold-open', 'peers', 'eval'] as const;
 
 /** Everything the report is made from. */
 export interface ReportInput {
@@ -276,6 +276,45 @@ function memorySearchSection(json: unknown, machineLine: string): Section {
   return { body, charts };
 }
 
+/** How a result file names its embedding model: the offline model unless it says otherwise. */
+function modelLabel(json: unknown): string {
+  const id = isRecord(json) && typeof json['model'] === 'string' ? json['model'] : undefined;
+  return id === undefined || id === 'engram-glove-100d' ? 'the offline model' : `${id} (int8)`;
+}
+
+/** The model's first load, when the result file has it. */
+function loadTable(rows: readonly { loadMs?: number; firstEmbedMs?: number }[], firstEmbed: string): string[] {
+  const first = rows.find((r) => r.loadMs !== undefined);
+  if (first === undefined) return [];
+  return ['', "The model's first load in the page: `TransformersEmbedder.create()` (worker, ONNX Runtime, the model's files), then its first `embed()`.", '', markdownTable(['create() ms', `first embed() of ${firstEmbed}, ms`], [[num(first.loadMs, 0), num(first.firstEmbedMs, 0)]], ['r', 'r'])];
+}
+
+const isModelSearch = (v: unknown): v is ModelSearchResult => isRecord(v) && typeof v['model'] === 'string' && isNum(v['memories']) && isRecord(v['unscoped']) && isRecord(v['scoped']);
+
+function modelSearchSection(json: unknown): Section {
+  const rows = all(resultsOf(json), isModelSearch);
+  if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
+  const modes = ['hybrid', 'keyword', 'vector'] as const;
+  return {
+    body: [
+      `\`search()\` end to end with ${modelLabel(json)} embedding every query in its worker (vector candidates from HNSW, keyword candidates from the in-memory postings, fusion, the top 10 rows read from IndexedDB), ` +
+        'over one store of varied generated sentences in Chromium, per mode, unscoped and scoped to one user of ten, filled through `add()` in batches of 1000 (dedupe off). ' +
+        "The stored vectors are not the model's own: each is a mix of two of the model's vectors of 512 generated sentences plus a little noise (the model would take tens of minutes to embed 100k texts on this machine); " +
+        'every query is embedded by the model itself, each (scope, mode) with queries of its own, so no query vector comes from the embedding cache.',
+      '',
+      markdownTable(
+        ['memories', 'scope', 'mode', 'p50 ms', 'p95 ms'],
+        rows.flatMap((r) => (['unscoped', 'scoped'] as const).flatMap((scope) => modes.map((mode) => [r.memories, scope, mode, ms(r[scope][mode]?.p50), ms(r[scope][mode]?.p95)]))),
+        ['r', 'l', 'l', 'r', 'r'],
+      ),
+      '',
+      markdownTable(['memories', 'queries per scope and mode', 'fill s', 'first search ms'], rows.map((r) => [r.memories, r.queries, num(r.fillSeconds, 0), ms(r.firstSearchMs)]), ['r', 'r', 'r', 'r']),
+      ...loadTable(rows, 'one query'),
+    ],
+    charts: [],
+  };
+}
+
 function recallSearchSection(json: unknown, machineLine: string): Section {
   const rows = all(resultsOf(json), isRecallSize);
   if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
@@ -295,8 +334,9 @@ function recallSearchSection(json: unknown, machineLine: string): Section {
 function ingestSection(json: unknown, machineLine: string): Section {
   const rows = all(resultsOf(json), isIngest);
   if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
+  const model = modelLabel(json);
   const body = [
-    '`add()` throughput (embedding in the worker with the offline model, duplicate check, one IndexedDB transaction per batch with vectors, history, change log and postings, index update) ' +
+    `\`add()\` throughput (embedding in the worker with ${model}, duplicate check, one IndexedDB transaction per batch with vectors, history, change log and postings, index update) ` +
       'against each of its stages alone on the same number of texts, in one run in Chromium: the raw embedder, the IndexedDB write of the same rows through the write path, ' +
       'and the vector index insert of the same vectors. Batch 1 uses at most 500 texts. ' +
       "The last two columns: add() with an embedder that answers from vectors computed before the timing, that is add()'s own cost without the model's CPU time. " +
@@ -337,7 +377,8 @@ function ingestSection(json: unknown, machineLine: string): Section {
       ),
     );
   }
-  const charts = rows.length > 1 ? [{ file: 'ingest.svg', spec: ingestChart(rows, `offline model in a worker, Chromium. ${machineLine}`) }] : [];
+  body.push(...loadTable(rows, 'one batch'));
+  const charts = rows.length > 1 ? [{ file: `${model === 'the offline model' ? 'ingest' : 'ingest-minilm'}.svg`, spec: ingestChart(rows, `${model} in a worker, Chromium. ${machineLine}`) }] : [];
   return { body, charts };
 }
 
@@ -401,8 +442,10 @@ const TITLES: Record<string, string> = {
   vector: 'Vector index (`bench/vector.ts`)',
   'vector-crossover': 'Exact scan or HNSW (`bench/vector.ts --crossover`)',
   'memory-search': 'Memory search end to end (`bench/memory-search.ts`)',
+  'memory-search-minilm': 'Memory search end to end with MiniLM (`bench/model-search.ts`)',
   'recall-search': 'Recall text search (`bench/recall-search.ts`)',
   ingest: 'Ingest (`bench/ingest.ts`)',
+  'ingest-minilm': 'Ingest with MiniLM (`bench/ingest.ts --model minilm`)',
   'cold-open': 'Cold open (`bench/cold-open.ts`)',
   peers: 'engram and its peers side by side (`bench/peers.ts`)',
   eval: 'Retrieval quality (`npm run eval`, `bench/eval/run.ts`)',
@@ -413,8 +456,10 @@ const SECTIONS: Record<string, (json: unknown, machineLine: string) => Section> 
   vector: vectorSection,
   'vector-crossover': crossoverSection,
   'memory-search': memorySearchSection,
+  'memory-search-minilm': modelSearchSection,
   'recall-search': recallSearchSection,
   ingest: ingestSection,
+  'ingest-minilm': ingestSection,
   'cold-open': coldOpenSection,
   peers: (json: unknown) => ({ body: peersSection(json), charts: [] }),
   eval: evalSection,

@@ -110,6 +110,27 @@ describe('buildReport', () => {
     expect(md).toContain('| 16 | 3000 | 6772 | 2100 | 14728 | 1491 | 0.22x | 0.71x | – | – |');
   });
 
+  it('names the model of an ingest-minilm result and prints its first load', () => {
+    const row = { texts: 768, batch: 64, rawPerSecond: 120, addPerSecond: 110, ratio: 0.92, loadMs: 2100, firstEmbedMs: 900 };
+    const json = { name: 'ingest-minilm', model: 'Xenova/all-MiniLM-L6-v2', at: '2030-01-01T10:20:00.000Z', results: [row], goals: [{ goal: 'add() / the embedder alone (batch 64, minilm)', target: '>= 0.8x', measured: 0.92, met: true }] };
+    const md = buildReport({ results: { 'ingest-minilm': json }, machine, generatedAt: new Date('2030-01-01T10:31:00Z') }).markdown;
+    expect(md).toContain('Ingest with MiniLM (`bench/ingest.ts --model minilm`)');
+    expect(md).toContain('embedding in the worker with Xenova/all-MiniLM-L6-v2 (int8)');
+    expect(md).toContain('| create() ms | first embed() of one batch, ms |');
+    expect(md).toContain('| 2100 | 900 |');
+    expect(md).toContain('| add() / the embedder alone (batch 64, minilm) | ≥ 0.8x | 0.92x | ✔ |');
+  });
+
+  it('prints the memory-search-minilm section from bench/model-search, with the model and its first load', () => {
+    const times = { hybrid: { p50: 16.1, p95: 40.2 }, keyword: { p50: 3.9, p95: 12.1 }, vector: { p50: 17.9, p95: 38 } };
+    const json = { name: 'memory-search-minilm', model: 'Xenova/all-MiniLM-L6-v2', at: '2030-01-01T10:20:00.000Z', results: [{ model: 'Xenova/all-MiniLM-L6-v2', memories: 100000, queries: 109, fillSeconds: 279, firstSearchMs: 1400, loadMs: 2500, firstEmbedMs: 60, unscoped: times, scoped: times }] };
+    const md = buildReport({ results: { 'memory-search-minilm': json }, machine, generatedAt: new Date('2030-01-01T10:31:00Z') }).markdown;
+    expect(md).toContain('Memory search end to end with MiniLM (`bench/model-search.ts`)');
+    expect(md).toContain('with Xenova/all-MiniLM-L6-v2 (int8) embedding every query in its worker');
+    expect(md).toContain('| 100000 | unscoped | hybrid | 16.1 | 40.2 |');
+    expect(md).toContain('| 2500 | 60 |');
+  });
+
   it('prints each goal beside its measured ratio, met or not', () => {
     const md = report.markdown;
     expect(md).toContain('| clustered-10k×384: HNSW recall@10 (efSearch 64) | ≥ 0.95 | 0.96 | ✔ |');
