@@ -20,7 +20,8 @@ export type EngramErrorCode =
   | 'IMPORT'
   | 'LLM'
   | 'SYNC'
-  | 'TOOL_CALL';
+  | 'TOOL_CALL'
+  | 'HUB';
 
 /**
  * Base class of every engram error.
@@ -204,9 +205,25 @@ export class SyncError extends EngramError {
   }
 }
 
+/** Why a call through the desktop hub (an MCP client's request routed to the app's window) failed. */
+export type HubFailure = 'no-window' | 'timeout' | 'renderer' | 'closed';
+
+/**
+ * A call from a local agent (MCP) could not be answered by the app: no window
+ * holds the store, it did not answer in time, or it failed; `reason` says which.
+ */
+export class HubError extends EngramError {
+  readonly reason: HubFailure;
+  constructor(reason: HubFailure, message: string, options?: { cause?: unknown }) {
+    super('HUB', message, options);
+    this.name = 'HubError';
+    this.reason = reason;
+  }
+}
+
 const CODES: ReadonlySet<string> = new Set<EngramErrorCode>([
   'VALIDATION', 'CLOSED', 'NOT_FOUND', 'LIMIT_EXCEEDED', 'DIMENSION_MISMATCH', 'MODEL_LOAD',
-  'EMBEDDING', 'INDEX', 'QUOTA_EXCEEDED', 'STORE', 'ABORTED', 'IMPORT', 'LLM', 'SYNC', 'TOOL_CALL',
+  'EMBEDDING', 'INDEX', 'QUOTA_EXCEEDED', 'STORE', 'ABORTED', 'IMPORT', 'LLM', 'SYNC', 'TOOL_CALL', 'HUB',
 ]);
 
 /**

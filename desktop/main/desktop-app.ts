@@ -4,13 +4,17 @@
  * lives in the renderer (IndexedDB); this process never touches it. Electron is
  * passed in, so all of this runs under test with a fake.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CHANNELS } from '../preload/bridge-api.js';
 import { menuTemplate } from './app-menu.js';
 import { APP_ENTRY, registerAppScheme, serveApp } from './app-protocol.js';
 import type { ElectronSurface, WindowSurface } from './electron-surface.js';
 import { hardenContents, hardenSession } from './hardening.js';
-import { registerIpcHandlers } from './ipc-handlers.js';
+import { HubCalls } from './hub-calls.js';
+import { HubClients } from './hub-clients.js';
+import { registerIpcHandlers, type HubContext } from './ipc-handlers.js';
+import { McpHttpServer } from './mcp-server.js';
 import { SecretStore } from './secret-store.js';
 import { SyncServerAccess } from './sync-server-access.js';
 import { windowOptions } from './window-options.js';
@@ -31,6 +35,19 @@ export interface DesktopApp<W extends WindowSurface = WindowSurface> {
   readonly started: Promise<void>;
   /** The current window, if any. */
   window(): W | undefined;
+  /** The MCP endpoint's URL once it listens; undefined when off or it could not listen. */
+  mcpUrl(): string | undefined;
+  /** Stops the MCP server (the app does it on quit). */
+  stop(): Promise<void>;
+}
+
+/** Where, in the app's data folder, the MCP clients (token hashes) and the endpoint for the stdio bridge are written. */
+export const HUB_FILES = { clients: 'mcp-clients.json', endpoint: 'mcp-endpoint.json' } as const;
+
+/** What startDesktop() may turn on besides the window. */
+export interface DesktopOptions {
+  /** The MCP server for local agents on 127.0.0.1:`port` (0: any free port). Off when absent. */
+  mcp?: { port: number; timeoutMs?: number };
 }
 
 /**
@@ -39,12 +56,22 @@ export interface DesktopApp<W extends WindowSurface = WindowSurface> {
  * import * as electron from 'electron'
  * startDesktop(electron, { renderer: join(here, '../renderer'), preload: join(here, '../preload/preload.cjs') }, process.platform)
  */
-export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<W>, paths: DesktopPaths, platform: string): DesktopApp<W> {
+export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<W>, paths: DesktopPaths, platform: string, options: DesktopOptions = {}): DesktopApp<W> {
   const { app } = electron;
   if (!app.requestSingleInstanceLock()) {
     app.quit();
-    return { primary: false, started: Promise.resolve(), window: () => undefined };
+    return { primary: false, started: Promise.resolve(), window: () => undefined, mcpUrl: () => undefined, stop: () => Promise.resolve() };
   }
+  let mcp: McpHttpServer | undefined;
+  const calls = new HubCalls(() => (current === undefined || current.isDestroyed() ? undefined : current.webContents), options.mcp?.timeoutMs);
+  const stop = async (): Promise<void> => {
+    calls.failAll('engram is quitting');
+    await mcp?.close();
+    mcp = undefined;
+  };
+  app.on('will-quit', () => {
+    void stop();
+  });
   registerAppScheme(electron);
   let current: W | undefined;
 
@@ -56,6 +83,7 @@ export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<
     });
     window.on('closed', () => {
       if (current === window) current = undefined;
+      calls.failAll('the engram window closed');
     });
     await window.loadURL(APP_ENTRY);
     return window;
@@ -82,11 +110,14 @@ export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<
     hardenSession(electron.session.defaultSession, () => syncServer.origin());
     serveApp(electron, paths.renderer);
     const secrets = new SecretStore(electron.safeStorage, join(app.getPath('userData'), 'secrets'), platform);
+    const hub = options.mcp === undefined ? undefined : await startHub(app.getPath('userData'), options.mcp.port, calls, app.getVersion());
+    mcp = hub?.server;
     registerIpcHandlers(electron, {
       window: () => current,
       secrets,
       platform,
       syncServer,
+      ...(hub === undefined ? {} : { hub: hub.context }),
     });
     const send = (command: string): void => {
       current?.webContents.send(CHANNELS.menuCommand, command);
@@ -94,5 +125,24 @@ export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<
     electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(menuTemplate(send, platform)));
     await createWindow();
   });
-  return { primary: true, started, window: () => current };
+  return { primary: true, started, window: () => current, mcpUrl: () => mcp?.url, stop };
+}
+
+/**
+ * Loads the clients and listens. A port in use does not stop the app: the
+ * Agents view then shows no URL, and the stdio bridge says the app is not serving.
+ */
+async function startHub(userData: string, port: number, calls: HubCalls, version: string): Promise<{ server: McpHttpServer | undefined; context: HubContext }> {
+  const clients = await HubClients.load(join(userData, HUB_FILES.clients));
+  let server: McpHttpServer | undefined;
+  try {
+    server = await McpHttpServer.start({ port, clients, calls, version });
+    // The stdio bridge reads where to forward from here; the file names no secret, but only this user needs it.
+    await writeFile(join(userData, HUB_FILES.endpoint), `${JSON.stringify({ url: server.url, pid: process.pid })}\n`, { mode: 0o600 });
+  } catch (e) {
+    await server?.close();
+    server = undefined;
+    console.error(`engram: the MCP server could not listen on 127.0.0.1:${port}:`, e);
+  }
+  return { server, context: { clients, calls, url: () => server?.url } };
 }

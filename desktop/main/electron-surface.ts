@@ -117,7 +117,7 @@ export interface ElectronSurface<W extends WindowSurface = WindowSurface> {
     whenReady(): Promise<void>;
     getPath(name: 'userData'): string;
     getVersion(): string;
-    on(event: 'second-instance' | 'window-all-closed' | 'activate', listener: () => void): unknown;
+    on(event: 'second-instance' | 'window-all-closed' | 'activate' | 'will-quit', listener: () => void): unknown;
     on(event: 'web-contents-created', listener: (event: unknown, contents: ContentsSurface) => void): unknown;
   };
   BrowserWindow: {

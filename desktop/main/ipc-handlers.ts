@@ -8,7 +8,7 @@
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { ClosedError, StoreError, ValidationError, isEngramError } from '../../lib/errors.js';
+import { ClosedError, HubError, StoreError, ValidationError, isEngramError } from '../../lib/errors.js';
 import {
   CHANNELS,
   MAX_FILE_BYTES,
@@ -17,12 +17,16 @@ import {
   SECRET_NAMES,
   type AppInfo,
   type BridgeResult,
+  type HubClientInfo,
+  type HubNewClient,
   type OpenedFile,
   type SaveFileAnswer,
   type SecretName,
 } from '../preload/bridge-api.js';
 import type { ElectronSurface, FileFilter, WindowSurface } from './electron-surface.js';
 import { isAppUrl, syncOrigin } from './hardening.js';
+import type { HubCalls } from './hub-calls.js';
+import { requireClientName, requireHubScope, type HubClients } from './hub-clients.js';
 import type { SecretStore } from './secret-store.js';
 import { askToAllowSyncServer, type SyncServerAccess } from './sync-server-access.js';
 
@@ -37,6 +41,21 @@ export interface IpcContext<W extends WindowSurface = WindowSurface> {
   platform: string;
   /** The one origin the network is open to, for sync (opened only with the user's permission). */
   syncServer: SyncServerAccess;
+  /** The MCP hub, when the app runs its server. */
+  hub?: HubContext;
+}
+
+/** The MCP hub's parts the handlers reach. */
+export interface HubContext {
+  clients: HubClients;
+  calls: HubCalls;
+  /** The endpoint's URL, once it listens. */
+  url(): string | undefined;
+}
+
+function requireHub(ctx: IpcContext): HubContext {
+  if (ctx.hub === undefined) throw new HubError('closed', 'the MCP server is off in this app');
+  return ctx.hub;
 }
 
 type Handler = (...args: unknown[]) => Promise<unknown>;
@@ -142,6 +161,27 @@ export function ipcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurf
       if (origin === undefined) throw new ValidationError('url', 'must be an https URL, or http on this machine (127.0.0.1, localhost), without credentials');
       // The user, not the renderer, opens the network: a main-process dialog names the origin.
       await ctx.syncServer.open(origin, () => askToAllowSyncServer(electron.dialog, requireWindow(ctx), origin));
+      return null;
+    },
+    [CHANNELS.hubReply]: (...args) => {
+      requireArity(args, 2);
+      requireHub(ctx).calls.answer(args[0], args[1]);
+      return Promise.resolve(null);
+    },
+    [CHANNELS.hubClients]: (...args): Promise<HubClientInfo[]> => {
+      requireArity(args, 0);
+      return Promise.resolve(ctx.hub === undefined ? [] : ctx.hub.clients.list());
+    },
+    [CHANNELS.hubCreateClient]: async (...args): Promise<HubNewClient> => {
+      requireArity(args, 2);
+      const hub = requireHub(ctx);
+      const created = await hub.clients.create(requireClientName(args[0]), requireHubScope(args[1]));
+      return { ...created, url: hub.url() };
+    },
+    [CHANNELS.hubRevokeClient]: async (...args) => {
+      requireArity(args, 1);
+      if (typeof args[0] !== 'string') throw new ValidationError('id', 'must be a string');
+      await requireHub(ctx).clients.revoke(args[0]);
       return null;
     },
     [CHANNELS.appInfo]: (...args): Promise<AppInfo> => {

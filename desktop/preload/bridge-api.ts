@@ -19,6 +19,13 @@ export const CHANNELS = {
   appInfo: 'engram:app-info',
   syncServer: 'engram:sync-server',
   menuCommand: 'engram:menu-command',
+  /** Main → renderer: an MCP client's call for the renderer's engram to answer. */
+  hubCall: 'engram:hub-call',
+  /** Renderer → main: the answer to a hubCall, by its id. */
+  hubReply: 'engram:hub-reply',
+  hubClients: 'engram:hub-clients',
+  hubCreateClient: 'engram:hub-create-client',
+  hubRevokeClient: 'engram:hub-revoke-client',
 } as const;
 
 /** Secrets the app keeps outside IndexedDB: the sync server's API key and the encryption passphrase. */
@@ -80,6 +87,66 @@ export interface AppInfo {
   secretsUnprotectedReason?: string;
 }
 
+/** Who an MCP client acts for: every call it makes reads and writes inside this scope only. */
+export interface HubScope {
+  agentId: string;
+  userId?: string;
+}
+
+/** What an MCP client asks the renderer's engram: one agent tool, or the memories of its scope. */
+export type HubOperation = { kind: 'tool'; name: string; args: unknown } | { kind: 'memories'; limit: number };
+
+/** A call routed from the main process's MCP server to the renderer. */
+export interface HubCall {
+  /** Pairs the reply with the call. */
+  id: string;
+  /** The client's scope, taken from its token (never from the request). */
+  scope: HubScope;
+  op: HubOperation;
+}
+
+/** One memory as an MCP resource shows it. */
+export interface HubMemory {
+  id: string;
+  text: string;
+  createdAt: string;
+}
+
+/** The renderer's answer: the tool's text, or the scope's memories. */
+export type HubAnswer = { kind: 'tool'; text: string } | { kind: 'memories'; memories: HubMemory[] };
+
+/** One call a client made, as the Agents view lists it. */
+export interface HubCallRecord {
+  /** ISO 8601 time of the call. */
+  at: string;
+  /** Tool name, or `memories` for a resource read. */
+  what: string;
+  ok: boolean;
+}
+
+/** A connected client as the app shows it (its token is never shown again after creation). */
+export interface HubClientInfo {
+  id: string;
+  name: string;
+  scope: HubScope;
+  createdAt: string;
+  /** The newest calls first (at most MAX_HUB_CALL_RECORDS). */
+  lastCalls: HubCallRecord[];
+}
+
+/** A new client: its info and the bearer token, shown to the user once. */
+export interface HubNewClient {
+  client: HubClientInfo;
+  token: string;
+  /** The MCP endpoint to give the client, e.g. `http://127.0.0.1:7457/mcp`; undefined when the server is not running. */
+  url: string | undefined;
+}
+
+/** How many calls per client the app remembers for the Agents view. */
+export const MAX_HUB_CALL_RECORDS = 20;
+/** Longest client name. */
+export const MAX_HUB_CLIENT_NAME_CHARS = 100;
+
 /**
  * The renderer's window on the outside world.
  * @example
@@ -106,6 +173,18 @@ export interface DesktopBridge {
    * refused, the answer is an `AbortError` (code `ABORTED`) and nothing opens.
    */
   setSyncServer(url: string | null): Promise<BridgeResult<null>>;
+  /**
+   * Answers the calls local agents make through the app's MCP server with
+   * `answer` (desktop only; the web shell has no server and never calls it).
+   * Returns the unsubscribe function.
+   */
+  onHubCall(answer: (call: HubCall) => Promise<BridgeResult<HubAnswer>>): () => void;
+  /** The MCP clients the user created (desktop; empty on the web). */
+  hubClients(): Promise<BridgeResult<HubClientInfo[]>>;
+  /** Creates a client with its own token and scope (desktop; a failure on the web). */
+  createHubClient(name: string, scope: HubScope): Promise<BridgeResult<HubNewClient>>;
+  /** Revokes a client's token: its next call is refused. */
+  revokeHubClient(id: string): Promise<BridgeResult<null>>;
   /** Calls `listener` on each application-menu command; returns the unsubscribe function. */
   onMenuCommand(listener: (command: MenuCommand) => void): () => void;
 }

@@ -4,7 +4,7 @@
  * channel; the main process validates the arguments again.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { BRIDGE_GLOBAL, CHANNELS, MENU_COMMANDS, type BridgeResult, type DesktopBridge, type MenuCommand } from './bridge-api.js';
+import { BRIDGE_GLOBAL, CHANNELS, MENU_COMMANDS, type BridgeResult, type DesktopBridge, type HubCall, type MenuCommand } from './bridge-api.js';
 
 function invoke<T>(channel: string, ...args: unknown[]): Promise<BridgeResult<T>> {
   return ipcRenderer.invoke(channel, ...args) as Promise<BridgeResult<T>>;
@@ -18,6 +18,19 @@ const bridge: DesktopBridge = {
   deleteSecret: (name) => invoke(CHANNELS.secretDelete, name),
   appInfo: () => invoke(CHANNELS.appInfo),
   setSyncServer: (url) => invoke(CHANNELS.syncServer, url),
+  onHubCall: (answer) => {
+    // The main process built the call (its scope comes from the client's token); the answer goes back by id.
+    const forward = (_event: unknown, call: HubCall): void => {
+      void answer(call).then((result) => ipcRenderer.invoke(CHANNELS.hubReply, call.id, result));
+    };
+    ipcRenderer.on(CHANNELS.hubCall, forward);
+    return () => {
+      ipcRenderer.removeListener(CHANNELS.hubCall, forward);
+    };
+  },
+  hubClients: () => invoke(CHANNELS.hubClients),
+  createHubClient: (name, scope) => invoke(CHANNELS.hubCreateClient, name, scope),
+  revokeHubClient: (id) => invoke(CHANNELS.hubRevokeClient, id),
   onMenuCommand: (listener) => {
     const forward = (_event: unknown, command: unknown): void => {
       if (typeof command === 'string' && (MENU_COMMANDS as readonly string[]).includes(command)) listener(command as MenuCommand);

@@ -80,6 +80,11 @@ export function createWebBridge(): DesktopBridge {
     appInfo: (): Promise<BridgeResult<AppInfo>> => Promise.resolve(ok({ shell: 'web', version: 'web', platform: (globalThis as { navigator?: Navigator }).navigator?.platform ?? 'unknown', secretsPersist: false })),
     // The page's CSP already limits connections to https and loopback; a browser tab has no request filter to open.
     setSyncServer: () => Promise.resolve(ok(null)),
+    // A browser tab cannot listen on a port: local agents reach engram through the desktop app only.
+    onHubCall: () => () => undefined,
+    hubClients: () => Promise.resolve(ok([])),
+    createHubClient: () => Promise.resolve(failed('VALIDATION', 'agents connect through the desktop app (npm run desktop:electron, then npm start); a browser tab cannot serve them')),
+    revokeHubClient: () => Promise.resolve(ok(null)),
     onMenuCommand: () => () => undefined,
   };
 }

@@ -4,6 +4,7 @@
  * user and run.
  */
 import { ValidationError } from '../errors.js';
+import { MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL } from './persistent-limits.js';
 import { isPlainObject, requireInt, requireOptions } from '../util/validate.js';
 import type { ChatMessage, LongTermMemory, MemoryScope, SearchResult } from './long-term.js';
 
@@ -36,16 +37,7 @@ export interface ToolAnswer {
  */
 export const DEFAULT_MIN_SIMILARITY = 0.35;
 
-/**
- * Most facts one `saveToMemory` call stores: each is embedded and checked for
- * duplicates, so a model's call with thousands of them would hold the store for
- * long. More is refused with a ValidationError the model reads and can act on
- * (save the most important ones, or call again).
- */
-export const MAX_FACTS_PER_SAVE = 20;
-
-/** Most keywords one `recallFromMemory` call searches for (each is one search); more is refused like too many facts. */
-export const MAX_KEYWORDS_PER_RECALL = 20;
+export { MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL } from './persistent-limits.js';
 
 /**
  * Memory an agent keeps across runs.
