@@ -16,6 +16,7 @@ import { StatusView } from './status-view.js';
 import { SyncView } from './sync-view.js';
 import { TransferView, type OpenOptions } from './transfer-view.js';
 import { createWebBridge } from './web-bridge.js';
+import { answerHubCall } from './hub-answer.js';
 
 /** The IndexedDB database of the desktop app. */
 const DB_NAME = 'engram-desktop';
@@ -123,6 +124,8 @@ async function main(): Promise<void> {
     }
   };
   bridge.onMenuCommand(onMenu);
+  // Local agents' MCP calls (desktop): answered by this page's engram, in each client's scope.
+  bridge.onHubCall((call) => answerHubCall(engram, call));
   window.addEventListener('hashchange', () => {
     const name = location.hash.slice(1);
     void show(isView(name) ? name : 'memories');
