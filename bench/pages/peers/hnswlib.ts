@@ -32,6 +32,11 @@ export function hnswlibPeer(): PeerSystem {
     async open(n) {
       const lib = await loadHnswlib();
       await syncFileSystem('read');
+      // Its sync callback can run before IDBFS has populated the file (seen under load): wait until the file is there.
+      for (let waited = 0; !lib.EmscriptenFileSystemManager.checkFileExists(FILE); waited += 20) {
+        if (waited > 30_000) throw new RangeError(`${FILE} not in IDBFS after 30 s`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       index = new lib.HierarchicalNSW('cosine', PEER_DIMS, '');
       await index.readIndex(FILE, n);
       index.setEfSearch(HNSW.efSearch);
