@@ -86,9 +86,11 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
 
   let keywordRanked: { id: string; score: number; relevance: number }[] = [];
   if (keywords !== undefined) {
-    // In-memory postings, scope filter inside the walk (lib/engine/keyword-state.ts).
+    // In-memory postings (lib/engine/keyword-state.ts): a scope is filtered inside the walk of the
+    // query terms' postings or, when small against them (one user of many), its memories alone are
+    // scored by binary search in those postings; the ranking is the same either way.
     // Caught up above, with the vector index: not again here.
-    const { hits } = keywords.searchCaughtUp(MEMORY_CORPUS, query, { depth: pool, prune: true, ...(allowed === undefined ? {} : { accept: (id) => allowed.has(id) }) });
+    const { hits } = keywords.searchCaughtUp(MEMORY_CORPUS, query, { depth: pool, prune: true, ...(allowed === undefined ? {} : { within: allowed }) });
     keywordRanked = hits;
   }
 
