@@ -4,20 +4,24 @@
  * `new Assistant(engram, )`. Under each reply: what was recalled for it (with
  * scores), what the turn stored, and how long each step took.
  */
-import { Assistant, type Message } from '../lib/index.js';
+import { Assistant, retrievalProfile, type Engram, type Message } from '../lib/index.js';
 import { errorText, type DemoContext } from './context.js';
 import { byId, formatMs, formatTime, h, replace } from '../ui/dom.js';
 import { labelOf, modelLabel, threadOf, toModel } from './settings.js';
 import { SUGGESTIONS } from './suggestions.js';
 import { detailsOf, loadTurn, saveTurn, type TurnDetails } from './turn-log.js';
 
-/** Memories recalled per turn, and the least relevance (search score, in [0, 1]) that counts. */
+/** Memories recalled per turn. */
 export const RECALL_LIMIT = 3;
+
 /**
- * The library's default (PersistentMemory, Assistant), measured in bench/eval: it keeps
- * 94% of found answers; the chips' questions score 0.38–0.5 with their fact, at most 0.3 with the others.
+ * The least relevance (search score, in [0, 1]) a recalled memory needs: the
+ * library's default for the embedding model in use (its `minRelevance`,
+ * measured in bench/eval), which the Assistant applies when given none.
  */
-export const MIN_SIMILARITY = 0.35;
+export async function recallThreshold(engram: Engram): Promise<number> {
+  return retrievalProfile((await engram.ready()).embedderId).minRelevance;
+}
 
 const SYSTEM_PROMPT =
   'You are a helpful assistant with long-term memory. When the relevant memories answer the user, use them; keep replies short.';
@@ -58,12 +62,13 @@ export class ChatPanel {
   async render(): Promise<void> {
     const { engram, scope, model } = this.#ctx;
     byId('chat-title').textContent = `${labelOf(scope.agentId)} talking with ${labelOf(scope.userId)}`;
-    byId('chat-subtitle').textContent = `thread ${threadOf(scope)} · answers: ${modelLabel(model)} · recall: top ${RECALL_LIMIT}, relevance ≥ ${MIN_SIMILARITY}`;
+    const threshold = await recallThreshold(engram);
+    byId('chat-subtitle').textContent = `thread ${threadOf(scope)} · answers: ${modelLabel(model)} · recall: top ${RECALL_LIMIT}, relevance ≥ ${threshold}`;
     const messages = await engram.conversation(threadOf(scope), scope).getMessages();
     const lastReply = [...messages].reverse().find((m) => m.role === 'assistant');
     replace(
       this.#list,
-      ...(messages.length === 0 ? [emptyState()] : messages.map((m) => messageItem(m, m === lastReply))),
+      ...(messages.length === 0 ? [emptyState()] : messages.map((m) => messageItem(m, m === lastReply, threshold))),
     );
     this.#renderSuggestions(messages);
     this.#scrollToEnd();
@@ -93,7 +98,6 @@ export class ChatPanel {
         model: toModel(model),
         systemPrompt: SYSTEM_PROMPT,
         recallLimit: RECALL_LIMIT,
-        minSimilarity: MIN_SIMILARITY,
       });
       const report = await assistant.send(content);
       const [reply] = await engram.conversation(threadOf(scope), scope).getMessages({ role: 'assistant', limit: 1 });
@@ -135,7 +139,7 @@ function emptyState(): HTMLLIElement {
   );
 }
 
-function messageItem(m: Message, latest: boolean): HTMLLIElement {
+function messageItem(m: Message, latest: boolean, threshold: number): HTMLLIElement {
   if (m.role === 'system') {
     return h('li', { class: 'msg system' }, h('details', {}, h('summary', {}, 'system prompt'), h('p', {}, m.content)));
   }
@@ -146,11 +150,11 @@ function messageItem(m: Message, latest: boolean): HTMLLIElement {
     { class: `msg ${m.role}`, attrs: m.role === 'assistant' ? { 'data-testid': 'turn', 'data-id': m.id } : { 'data-id': m.id } },
     h('div', { class: 'bubble' }, m.content),
     h('div', { class: 'meta' }, `${who} · ${formatTime(m.createdAt)}${details === undefined ? '' : ` · ${details.model}`}`),
-    m.role === 'assistant' ? turnCard(details, latest) : null,
+    m.role === 'assistant' ? turnCard(details, latest, threshold) : null,
   );
 }
 
-function turnCard(details: TurnDetails | undefined, open: boolean): HTMLElement {
+function turnCard(details: TurnDetails | undefined, open: boolean, threshold: number): HTMLElement {
   if (details === undefined) return h('div', { class: 'turn missing muted small' }, 'No turn report was recorded for this reply.');
   const { recalled, stored, timings } = details;
   const added = stored.filter((s) => s.event === 'ADD').length;
@@ -176,7 +180,7 @@ function turnCard(details: TurnDetails | undefined, open: boolean): HTMLElement 
           { attrs: { 'data-testid': 'recalled' } },
           h('h4', {}, 'Recalled for this reply'),
           recalled.length === 0
-            ? h('p', { class: 'muted small' }, `Nothing with relevance ≥ ${MIN_SIMILARITY}.`)
+            ? h('p', { class: 'muted small' }, `Nothing with relevance ≥ ${threshold}.`)
             : h(
                 'ul',
                 {},

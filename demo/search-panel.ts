@@ -4,7 +4,7 @@
  * the conversation log (MemGPT recall memory).
  */
 import type { SearchMode } from '../lib/index.js';
-import { MIN_SIMILARITY } from './chat-panel.js';
+import { recallThreshold } from './chat-panel.js';
 import type { DemoContext } from './context.js';
 import { byId, formatMs, formatTime, h, replace } from '../ui/dom.js';
 import { searchResultItem } from '../ui/search-result-item.js';
@@ -76,7 +76,8 @@ export class SearchPanel {
       } else {
         const mode = this.#mode;
         const { results } = await engram.search(query, { userId: scope.userId, agentId: scope.agentId, mode, limit: LIMIT });
-        items = results.map((r) => searchResultItem(r, mode, { minScore: MIN_SIMILARITY }));
+        const minScore = await recallThreshold(engram);
+        items = results.map((r) => searchResultItem(r, mode, { minScore }));
       }
     } catch (e) {
       this.#ctx.showError(e);

@@ -9,6 +9,8 @@ export type { MessageInput } from './memory/message-input.js';
 export type { AddOutcome, AddResult, MemoryItem, MemoryHistoryEntry } from './engine/memories.js';
 export type { ForgetResult, ForgetScope } from './engine/forget.js';
 export type { SearchMode } from './engine/memory-search.js';
+export { DEFAULT_RETRIEVAL_PROFILE, retrievalProfile } from './search/retrieval-profile.js';
+export type { QueryForm, RetrievalProfile } from './search/retrieval-profile.js';
 export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vector-state.js';
 export type { ImportMode, TransferOptions, TransferProgress } from './engine/transfer.js';
 

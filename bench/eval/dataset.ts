@@ -36,9 +36,10 @@ export interface Question {
   /**
    * What is asked: the fact's current value, its value before a change, or a
    * fact this user never told (`absent`: no evidence; for measuring thresholds,
-   * not counted in recall).
+   * not counted in recall); `recorded`: a question of a recorded benchmark
+   * (LoCoMo, bench/eval/locomo.ts), whose `factId` names its category.
    */
-  kind: 'current' | 'before' | 'absent';
+  kind: 'current' | 'before' | 'absent' | 'recorded';
   factId: string;
 }
 
@@ -61,8 +62,12 @@ export interface EvalDataset {
 /** Which facts and seed a split uses. */
 export type EvalSplit = 'tuning' | 'held-out';
 
-/** The generated benchmarks: `paraphrase` (keyword search weak) and `conversation` (keyword search strong). */
-export type EvalSet = 'paraphrase' | 'conversation';
+/**
+ * The benchmarks: generated `paraphrase` (keyword search weak) and
+ * `conversation` (keyword search strong), and the recorded `locomo` (real
+ * conversations, read from the user's disk: bench/eval/locomo.ts).
+ */
+export type EvalSet = 'paraphrase' | 'conversation' | 'locomo';
 
 /** Sizes of a generated split. */
 export interface DatasetShape {

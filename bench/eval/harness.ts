@@ -6,7 +6,7 @@
  * (`NONE`) must mean the same as the turn that memory came from.
  */
 import 'fake-indexeddb/auto';
-import { Engram, type SearchMode } from '../../lib/index.js';
+import { Engram, type Embedder, type SearchMode } from '../../lib/index.js';
 import { Bm25 } from './bm25.js';
 import type { EvalDataset, Question, Turn } from './dataset.js';
 import { firstHit } from './metrics.js';
@@ -27,10 +27,14 @@ export interface LoadedSplit {
 
 let stores = 0;
 
-/** Opens a fresh in-memory Engram and stores every turn of `dataset`, session by session. */
-export async function loadSplit(dataset: EvalDataset): Promise<LoadedSplit> {
+/**
+ * Opens a fresh in-memory Engram and stores every turn of `dataset`, session by
+ * session; with the default offline model unless `embedder` makes another.
+ */
+export async function loadSplit(dataset: EvalDataset, embedder?: () => Promise<Embedder>): Promise<LoadedSplit> {
   stores += 1;
-  const engram = await Engram.open({ name: `eval-${dataset.set}-${dataset.split}-${process.pid}-${stores}` });
+  const name = `eval-${dataset.set}-${dataset.split}-${process.pid}-${stores}`;
+  const engram = await Engram.open(embedder === undefined ? { name } : { name, embedder });
   const memoryOf = new Map<string, string>();
   const turnOf = new Map<string, Turn>();
   const merges: LoadedSplit['merges'] = { total: 0, wrong: [] };
@@ -76,11 +80,11 @@ export function answerable(questions: readonly Question[]): Question[] {
   return questions.filter((q) => q.kind !== 'absent');
 }
 
-/** Ranks every answerable question of the split with BM25 and each engram mode. */
-export async function rankAll(split: LoadedSplit): Promise<RankTable> {
+/** Ranks questions of the split (by default every answerable one) with BM25 and each engram mode. */
+export async function rankAll(split: LoadedSplit, questions: readonly Question[] = answerable(split.dataset.questions)): Promise<RankTable> {
   const table: RankTable = { 'bm25-baseline': [], keyword: [], vector: [], hybrid: [] };
   const baselines = new Map(split.dataset.users.map((u) => [u.userId, new Bm25(u.sessions.flatMap((s) => s.turns))]));
-  for (const question of answerable(split.dataset.questions)) {
+  for (const question of questions) {
     const evidenceTurns = new Set(question.evidence);
     table['bm25-baseline'].push(firstHit(baselines.get(question.userId)!.search(question.text, 10), evidenceTurns));
     const evidence = new Set(question.evidence.map((t) => split.memoryOf.get(t)!));

@@ -1,164 +1,199 @@
 /**
- * `npx tsx bench/eval/tune.ts`: the measurements behind the constants of
- * lib/search/fusion.ts (KEYWORD_WEIGHT) and the default relevance threshold of
- * PersistentMemory, on the TUNING splits only of both generated benchmarks
- * (paraphrase: keyword search weak; conversation: keyword search strong). The
- * held-out splits are never looked at here. Per question it reads engram's
- * vector similarities (every memory of the user) and keyword hits once, then
- * ranks them with each fusion candidate: noisy-OR over keyword weights (what
- * lib/search/fusion.ts does), a score-normalised weighted sum, and weighted
- * reciprocal rank fusion. A candidate qualifies when its recall@5 and
- * recall@10 are at least those of vector-only and keyword-only on both splits;
- * of the qualifying noisy-OR weights, the one with the best mean MRR (the
- * middle one on a tie) is the weight to use. Then, for that fusion, how a
- * relevance threshold trades answers kept against memories returned for facts
- * never told.
+ * `npx tsx bench/eval/tune.ts [--locomo DIR] [--model glove|minilm|all]`: the
+ * measurements behind lib/search/retrieval-profile.ts, per embedding model,
+ * on the TUNING halves only: LoCoMo conversations 26, 30, 41, 42, 43 (real,
+ * when --locomo gives the data; categories 1–4 as in bench/eval/run.ts) and
+ * the generated `paraphrase` and `conversation` tuning splits. The held-out
+ * halves are never read here.
+ *
+ * Per question it reads, once: the cosine similarity of every memory of the
+ * scope with the query embedded in each form (content words, the question),
+ * from the same embedder instance engram stored the memories with, and
+ * engram's keyword hits. Then, exactly as lib/engine/memory-search.ts ranks
+ * (40 best of each side, lib/search/fusion.ts `fuse`), each candidate:
+ *
+ * 1. vector mode's query form: the one with the best mean recall (@5 and @10) over the sets;
+ * 2. hybrid: query form × vector weight × keyword weight of the noisy-OR. The
+ *    shortfall of a candidate is the sum, over sets and k, of what its recall
+ *    lacks to the better of keyword mode and vector mode (share of questions; 0
+ *    where it is at or above); the least shortfall wins, then the best mean
+ *    recall, then the best mean MRR.
+ *    Weighted reciprocal rank fusion is printed beside it for comparison;
+ * 3. the default threshold: the highest relevance (steps of 0.05) that keeps at
+ *    least 95% of the answers hybrid finds in the top 5 on every set (a recall
+ *    threshold should seldom drop an answer search found; with 90% the offline
+ *    model's threshold cut the demo's "What do I like?" from "I love jazz and cycling").
  */
-import { fuse, hybridRelevance, KEYWORD_WEIGHT } from '../../lib/search/fusion.js';
+import 'fake-indexeddb/auto'; // before Dexie is imported: it takes IndexedDB from the global at load
+import type { Embedder } from '../../lib/index.js';
+import { ENGLISH_ANALYZER } from '../../lib/search/analyze.js';
+import { fuse } from '../../lib/search/fusion.js';
+import { retrievalProfile, type QueryForm } from '../../lib/search/retrieval-profile.js';
+import { option } from '../util/args.js';
 import { printTable, writeResult, type Row } from '../util/report.js';
 import { generateConversations } from './conversation-dataset.js';
-import { generateDataset, type EvalDataset, type EvalSet, type Question } from './dataset.js';
-import { answerable, loadSplit, type LoadedSplit } from './harness.js';
+import { generateDataset, type EvalDataset } from './dataset.js';
+import { answerable, loadSplit } from './harness.js';
+import { countedQuestions, loadLocomo, locomoDir, LOCOMO_HELP } from './locomo.js';
 import { firstHit, scoresOf, type Scores } from './metrics.js';
+import { evalModels } from './models.js';
+
+/** The best of each side that hybrid fuses (lib/engine/memory-search.ts: max(limit × 4, 40) at limit 10). */
+const POOL = 40;
+const FORMS: readonly QueryForm[] = ['content-words', 'question'];
+const VECTOR_WEIGHTS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
+const KEYWORD_WEIGHTS = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
+const THRESHOLDS = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5];
 
 interface Sides {
-  question: Question;
   evidence: Set<string>;
-  /** Similarity of every memory of the user, best first. */
-  vector: { id: string; score: number }[];
-  /** Keyword hits, best first, with BM25 score and relevance. */
+  /** Similarity of every memory of the scope, best first, per query form. */
+  vector: Record<QueryForm, { id: string; score: number }[]>;
+  /** Engram's keyword hits, best first. */
   keyword: { id: string; score: number; relevance: number }[];
 }
 
-const POOL = 40;
-
-async function sidesOf(split: LoadedSplit, question: Question): Promise<Sides> {
-  const scope = { userId: question.userId };
-  const vector = (await split.engram.search(question.text, { ...scope, mode: 'vector', limit: 1000 })).results.map((r) => ({ id: r.id, score: r.similarity ?? r.score }));
-  const keyword = (await split.engram.search(question.text, { ...scope, mode: 'keyword', limit: POOL })).results.map((r) => ({ id: r.id, score: r.keywordScore ?? 0, relevance: r.keywordRelevance ?? r.score }));
-  return { question, evidence: new Set(question.evidence.map((t) => split.memoryOf.get(t)!)), vector, keyword };
+/** An embedder that remembers the vector of every text it embedded (engram's memories). */
+function recording(inner: Embedder): Embedder & { seen: Map<string, Float32Array> } {
+  const seen = new Map<string, Float32Array>();
+  return {
+    id: inner.id,
+    dimensions: inner.dimensions,
+    seen,
+    async embed(texts, options) {
+      const vectors = await inner.embed(texts, options);
+      texts.forEach((t, i) => seen.set(t, vectors[i]!));
+      return vectors;
+    },
+    dispose: () => Promise.resolve(),
+  };
 }
 
-type Fusion = (s: Sides) => string[];
+const dot = (a: Float32Array, b: Float32Array): number => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+};
 
-/** What lib/search/fusion.ts does, with another keyword weight. */
+async function measure(dataset: EvalDataset, embedder: Embedder & { seen: Map<string, Float32Array> }): Promise<Sides[]> {
+  const split = await loadSplit(dataset, () => Promise.resolve(embedder));
+  const scopeOf = new Map(dataset.users.flatMap((u) => u.sessions.flatMap((s) => s.turns.map((t) => [t.id, u.userId] as const))));
+  const memories = new Map<string, { id: string; vector: Float32Array }[]>();
+  for (const [id, turn] of split.turnOf) {
+    const vector = embedder.seen.get(ENGLISH_ANALYZER.normalize(turn.text));
+    if (vector === undefined) throw new RangeError(`no vector recorded for memory ${id}`);
+    const scope = scopeOf.get(turn.id)!;
+    memories.set(scope, [...(memories.get(scope) ?? []), { id, vector }]);
+  }
+  const questions = dataset.set === 'locomo' ? countedQuestions(dataset.questions) : answerable(dataset.questions);
+  const queries: Record<QueryForm, Float32Array[]> = {
+    'content-words': await embedder.embed(questions.map((q) => ENGLISH_ANALYZER.normalize(ENGLISH_ANALYZER.queryText(q.text)))),
+    question: await embedder.embed(questions.map((q) => ENGLISH_ANALYZER.normalize(q.text))),
+  };
+  const sides: Sides[] = [];
+  for (const [i, q] of questions.entries()) {
+    const scope = memories.get(q.userId) ?? [];
+    const ranked = (form: QueryForm): { id: string; score: number }[] => scope.map((m) => ({ id: m.id, score: dot(m.vector, queries[form][i]!) })).sort((a, b) => b.score - a.score);
+    const { results } = await split.engram.search(q.text, { userId: q.userId, mode: 'keyword', limit: POOL });
+    sides.push({
+      evidence: new Set(q.evidence.map((t) => split.memoryOf.get(t)!)),
+      vector: { 'content-words': ranked('content-words'), question: ranked('question') },
+      keyword: results.map((r) => ({ id: r.id, score: r.keywordScore ?? 0, relevance: r.keywordRelevance ?? r.score })),
+    });
+  }
+  await split.engram.close();
+  return sides;
+}
+
+type Ranking = (s: Sides) => string[];
 const noisyOr =
-  (weight: number): Fusion =>
-  (s) => {
-    const similarityOf = new Map(s.vector.map((h) => [h.id, h.score]));
-    return fuse(s.vector.slice(0, POOL), s.keyword, { weight, similarityOf }).map((h) => h.id);
-  };
-
-/** (1 − w) × similarity + w × keyword relevance. */
-const weightedSum =
-  (weight: number): Fusion =>
-  (s) => {
-    const kw = new Map(s.keyword.map((h) => [h.id, h.relevance]));
-    const ids = new Set([...s.vector.slice(0, POOL).map((h) => h.id), ...kw.keys()]);
-    const sim = new Map(s.vector.map((h) => [h.id, h.score]));
-    return [...ids].map((id) => ({ id, v: (1 - weight) * Math.max(0, sim.get(id) ?? 0) + weight * (kw.get(id) ?? 0) })).sort((a, b) => b.v - a.v).map((h) => h.id);
-  };
-
-/** Σ w_list / (k + rank). */
+  (form: QueryForm, vector: number, keyword: number): Ranking =>
+  (s) =>
+    fuse(s.vector[form].slice(0, POOL), s.keyword, { weights: { vector, keyword }, similarityOf: new Map(s.vector[form].map((h) => [h.id, h.score])) }).map((h) => h.id);
 const rrf =
-  (keywordWeight: number, k: number): Fusion =>
+  (form: QueryForm, keywordWeight: number, k: number): Ranking =>
   (s) => {
     const score = new Map<string, number>();
-    s.vector.slice(0, POOL).forEach((h, i) => score.set(h.id, (score.get(h.id) ?? 0) + 1 / (k + i + 1)));
+    s.vector[form].slice(0, POOL).forEach((h, i) => score.set(h.id, (score.get(h.id) ?? 0) + 1 / (k + i + 1)));
     s.keyword.forEach((h, i) => score.set(h.id, (score.get(h.id) ?? 0) + keywordWeight / (k + i + 1)));
-    return [...score].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+    return [...score].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id);
   };
 
-const SETS: [EvalSet, () => EvalDataset][] = [
+const fixed = (v: number): string => v.toFixed(3);
+const dir = locomoDir(option('locomo'));
+if (dir === undefined) console.log(`No LoCoMo data: tuning on the generated sets only.\n${LOCOMO_HELP}`);
+const sets: [string, () => EvalDataset][] = [
+  ...(dir === undefined ? [] : [['locomo', () => loadLocomo(dir, 'tuning').dataset] as [string, () => EvalDataset]]),
   ['paraphrase', () => generateDataset('tuning')],
   ['conversation', () => generateConversations('tuning')],
 ];
-const WEIGHTS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1];
 
-/** Every question's sides, of the answerable and of the never-told questions, per set. */
-const measured: { set: EvalSet; sides: Sides[]; absent: Sides[] }[] = [];
-for (const [set, generate] of SETS) {
-  const dataset = generate();
-  const split = await loadSplit(dataset);
-  const sides: Sides[] = [];
-  for (const q of answerable(dataset.questions)) sides.push(await sidesOf(split, q));
-  const absent: Sides[] = [];
-  for (const q of dataset.questions.filter((x) => x.kind === 'absent')) absent.push(await sidesOf(split, q));
-  measured.push({ set, sides, absent });
-  await split.engram.close();
-}
+const chosen: Record<string, unknown> = {};
+const tables: Record<string, Row[]> = {};
+for (const model of evalModels(option('model'))) {
+  const inner = await model.create();
+  const embedder = recording(inner);
+  const measured: { set: string; sides: Sides[] }[] = [];
+  for (const [set, make] of sets) measured.push({ set, sides: await measure(make(), embedder) });
+  await inner.dispose();
+  const scoresBy = (f: Ranking): Scores[] => measured.map(({ sides }) => scoresOf(sides.map((x) => firstHit(f(x).slice(0, 10), x.evidence))));
+  const meanRecall = (scores: Scores[]): number => scores.reduce((sum, s) => sum + s.recallAt5 + s.recallAt10, 0) / (2 * scores.length);
+  const meanMrr = (scores: Scores[]): number => scores.reduce((sum, s) => sum + s.mrr, 0) / scores.length;
 
-const candidates: [string, Fusion][] = [
-  ['vector only', (s) => s.vector.map((h) => h.id)],
-  ['keyword only', (s) => s.keyword.map((h) => h.id)],
-  ...WEIGHTS.map((w): [string, Fusion] => [`noisy-OR, keyword weight ${w}`, noisyOr(w)]),
-  ...[0.1, 0.15, 0.2, 0.25, 0.3, 0.5].map((w): [string, Fusion] => [`weighted sum, keyword weight ${w}`, weightedSum(w)]),
-  ...[
-    [1, 60],
-    [0.5, 60],
-    [0.3, 30],
-    [1, 5],
-    [0.5, 5],
-    [0.3, 5],
-  ].map(([w, k]): [string, Fusion] => [`RRF k=${k}, keyword weight ${w}`, rrf(w!, k!)]),
-];
-const scoresBy = (f: Fusion): Scores[] => measured.map(({ sides }) => scoresOf(sides.map((x) => firstHit(f(x).slice(0, 10), x.evidence))));
-const inputs = { vector: scoresBy(candidates[0]![1]), keyword: scoresBy(candidates[1]![1]) };
-/** The least, over both sets and both k, of the candidate's recall minus the better input's. */
-const margin = (scores: Scores[]): number =>
-  Math.min(
-    ...scores.flatMap((s, i) => [
-      s.recallAt5 - Math.max(inputs.vector[i]!.recallAt5, inputs.keyword[i]!.recallAt5),
-      s.recallAt10 - Math.max(inputs.vector[i]!.recallAt10, inputs.keyword[i]!.recallAt10),
-    ]),
-  );
-const fusionRows: Row[] = candidates.map(([name, f]) => {
-  const scores = scoresBy(f);
-  const row: Row = { fusion: name };
-  measured.forEach(({ set }, i) => {
-    const s = scores[i]!;
-    row[`${set} r@5`] = s.recallAt5.toFixed(3);
-    row[`${set} r@10`] = s.recallAt10.toFixed(3);
-    row[`${set} MRR`] = s.mrr.toFixed(3);
-  });
-  row['margin over best input'] = margin(scores).toFixed(3);
-  return row;
-});
-printTable(`fusion candidates (tuning splits: ${measured.map((m) => `${m.set} ${m.sides.length} questions`).join(', ')})`, fusionRows);
+  // 1. vector mode's query form.
+  const vectorScores = Object.fromEntries(FORMS.map((form) => [form, scoresBy((s) => s.vector[form].map((h) => h.id))])) as Record<QueryForm, Scores[]>;
+  const vectorForm = FORMS.reduce((best, form) => (meanRecall(vectorScores[form]) > meanRecall(vectorScores[best]) ? form : best));
+  const keywordScores = scoresBy((s) => s.keyword.map((h) => h.id));
+  const shortfall = (scores: Scores[]): number =>
+    scores.reduce(
+      (sum, s, i) =>
+        sum +
+        Math.max(0, Math.max(keywordScores[i]!.recallAt5, vectorScores[vectorForm][i]!.recallAt5) - s.recallAt5) +
+        Math.max(0, Math.max(keywordScores[i]!.recallAt10, vectorScores[vectorForm][i]!.recallAt10) - s.recallAt10),
+      0,
+    );
 
-// The rule: noisy-OR weights that are never below the better input; the best mean MRR; the middle one on a tie.
-const qualifying = WEIGHTS.map((w) => ({ w, scores: scoresBy(noisyOr(w)) }))
-  .filter((c) => margin(c.scores) >= 0)
-  .map((c) => ({ w: c.w, mrr: c.scores.reduce((sum, s) => sum + s.mrr, 0) / c.scores.length }));
-const bestMrr = Math.max(...qualifying.map((c) => c.mrr));
-// Mean MRRs within 0.001 of the best are a tie (less than a tenth of one question on either split).
-const best = qualifying.filter((c) => c.mrr >= bestMrr - 0.001);
-const chosen = best[Math.floor((best.length - 1) / 2)]?.w;
-console.log(`noisy-OR weights never below the better input on both tuning splits: ${qualifying.map((c) => `${c.w} (mean MRR ${c.mrr.toFixed(4)})`).join(', ') || 'none'}`);
-console.log(`chosen by the rule: ${chosen ?? 'none'}; lib/search/fusion.ts uses ${KEYWORD_WEIGHT}`);
-
-// Threshold: relevance of the first evidence hit in the top 5 (answerable questions)
-// against the top relevance returned for facts never told (absent questions).
-const top5 = (s: Sides): { id: string; relevance: number }[] => {
-  const sim = new Map(s.vector.map((h) => [h.id, h.score]));
-  const kw = new Map(s.keyword.map((h) => [h.id, h.relevance]));
-  return noisyOr(KEYWORD_WEIGHT)(s)
-    .slice(0, 5)
-    .map((id) => ({ id, relevance: hybridRelevance(sim.get(id), kw.get(id)) }));
-};
-const thresholdRows: Row[] = [];
-for (const { set, sides, absent } of [...measured, { set: 'both' as const, sides: measured.flatMap((m) => m.sides), absent: measured.flatMap((m) => m.absent) }]) {
-  const evidenceScores = sides.flatMap((s) => top5(s).filter((h) => s.evidence.has(h.id)).slice(0, 1).map((h) => h.relevance));
-  const absentTop = absent.map((s) => top5(s)[0]?.relevance ?? 0);
-  for (const t of [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7]) {
-    thresholdRows.push({
-      set,
-      threshold: t,
-      'answers kept (evidence in top 5 at or above)': `${evidenceScores.filter((v) => v >= t).length} / ${evidenceScores.length}`,
-      'share kept': (evidenceScores.filter((v) => v >= t).length / Math.max(1, evidenceScores.length)).toFixed(3),
-      'never-told questions still answered': `${absentTop.filter((v) => v >= t).length} / ${absentTop.length}`,
+  // 2. hybrid.
+  const candidates = FORMS.flatMap((form) => VECTOR_WEIGHTS.flatMap((v) => KEYWORD_WEIGHTS.map((k) => ({ form, v, k, scores: scoresBy(noisyOr(form, v, k)) }))));
+  candidates.sort((a, b) => shortfall(a.scores) - shortfall(b.scores) || meanRecall(b.scores) - meanRecall(a.scores) || meanMrr(b.scores) - meanMrr(a.scores));
+  const best = candidates[0]!;
+  const rrfs = FORMS.flatMap((form) => [0.5, 1, 1.5, 2, 3].flatMap((w) => [1, 5, 60].map((k) => ({ name: `RRF ${form}, keyword ${w}:1, k=${k}`, scores: scoresBy(rrf(form, w, k)) }))));
+  rrfs.sort((a, b) => shortfall(a.scores) - shortfall(b.scores) || meanRecall(b.scores) - meanRecall(a.scores));
+  const current = retrievalProfile(model.id);
+  const rows: [string, Scores[]][] = [
+    ['keyword', keywordScores],
+    ...FORMS.map((form): [string, Scores[]] => [`vector, ${form}${form === vectorForm ? ' (chosen)' : ''}`, vectorScores[form]]),
+    [`hybrid noisy-OR ${best.form}, v=${best.v} k=${best.k} (chosen)`, best.scores],
+    ...candidates.slice(1, 4).map((c): [string, Scores[]] => [`hybrid noisy-OR ${c.form}, v=${c.v} k=${c.k}`, c.scores]),
+    [`hybrid noisy-OR ${current.hybridQuery}, v=${current.vectorWeight} k=${current.keywordWeight} (lib today)`, scoresBy(noisyOr(current.hybridQuery, current.vectorWeight, current.keywordWeight))],
+    ...rrfs.slice(0, 3).map((r): [string, Scores[]] => [`hybrid ${r.name}`, r.scores]),
+  ];
+  const table = rows.map(([method, scores]) => {
+    const row: Row = { model: model.name, method };
+    measured.forEach(({ set }, i) => {
+      row[`${set} r@5`] = fixed(scores[i]!.recallAt5);
+      row[`${set} r@10`] = fixed(scores[i]!.recallAt10);
+      row[`${set} MRR`] = fixed(scores[i]!.mrr);
     });
-  }
+    row['shortfall'] = method.startsWith('hybrid') ? fixed(shortfall(scores)) : '';
+    return row;
+  });
+  tables[model.name] = table;
+  printTable(`${model.name}: tuning halves (${measured.map((m) => `${m.set} ${m.sides.length} questions`).join(', ')})`, table);
+
+  // 3. the threshold for the chosen fusion.
+  const weights = { vector: best.v, keyword: best.k };
+  const keptShare = (t: number): number[] =>
+    measured.map(({ sides }) => {
+      const found = sides
+        .map((s) => fuse(s.vector[best.form].slice(0, POOL), s.keyword, { weights, similarityOf: new Map(s.vector[best.form].map((h) => [h.id, h.score])) }).slice(0, 5).find((h) => s.evidence.has(h.id)))
+        .filter((h) => h !== undefined);
+      return found.filter((h) => h.relevance >= t).length / Math.max(1, found.length);
+    });
+  const thresholdRows = THRESHOLDS.map((t): Row => ({ model: model.name, threshold: t, ...Object.fromEntries(measured.map(({ set }, i) => [`${set}: answers in top 5 kept`, fixed(keptShare(t)[i]!)])) }));
+  printTable(`${model.name}: relevance threshold for hybrid (${best.form}, v=${best.v}, k=${best.k})`, thresholdRows);
+  const minRelevance = [...THRESHOLDS].reverse().find((t) => keptShare(t).every((share) => share >= 0.95)) ?? 0;
+  chosen[model.name] = { id: model.id, vectorQuery: vectorForm, hybridQuery: best.form, vectorWeight: best.v, keywordWeight: best.k, minRelevance, libToday: current };
+  console.log(`${model.name} (${model.id}): chosen ${JSON.stringify(chosen[model.name])}`);
 }
-printTable(`relevance threshold, hybrid (noisy-OR, keyword weight ${KEYWORD_WEIGHT}; tuning splits)`, thresholdRows);
-writeResult('eval-tuning', { fusion: fusionRows, qualifyingWeights: qualifying, chosenWeight: chosen ?? null, threshold: thresholdRows, keywordWeight: KEYWORD_WEIGHT });
+writeResult('eval-tuning', { sets: sets.map(([s]) => s), chosen, tables });

@@ -418,19 +418,29 @@ function coldOpenSection(json: unknown, machineLine: string): Section {
 
 function evalSection(json: unknown): Section {
   const stores = isRecord(json) && Array.isArray(json['stores']) ? json['stores'] : [];
+  const adversarial = isRecord(json) && Array.isArray(json['adversarial']) ? json['adversarial'] : [];
   return {
     body: [
-      'Two generated benchmarks of long multi-session conversations, each with a tuning and a held-out split: `paraphrase` (`bench/eval/dataset.ts`: a user tells an assistant ' +
-        'personal facts among small talk over 20 sessions, restates and changes some, and is asked about them in words that paraphrase; keyword search weak) and `conversation` ' +
-        '(`bench/eval/conversation-dataset.ts`, LoCoMo-style: two friends tell each other about events with people, places and objects over 28 dated sessions, plan, mention again ' +
-        'and update them; questions name the speaker and reuse the event\'s words; keyword search strong). Every turn is stored as a memory of its scope in a real Engram ' +
-        '(Node, fake-indexeddb, the offline GloVe model); a question is answered when one of its evidence turns is in the top k. `bm25-baseline` is a plain BM25 written ' +
-        'independently in `bench/eval/bm25.ts` (no stemming, no stopwords). Weights and thresholds were chosen on the tuning splits only (`bench/eval/tune.ts`); goals are judged on the held-out splits, ' +
-        'whose facts, events and questions the tuning never saw.',
+      'Three sets of long multi-session conversations, each with a tuning and a held-out half, measured for each embedding model present ' +
+        '(`glove`: the offline default, `engram-glove-100d`; `minilm`: all-MiniLM-L6-v2, `Xenova/all-MiniLM-L6-v2`). Every turn is stored with `add()` as a memory of its ' +
+        "conversation's scope in a real Engram (Node, fake-indexeddb); a question is answered when one of its evidence turns is in the top k of `search()`. " +
+        '`bm25-baseline` is a plain BM25 written independently in `bench/eval/bm25.ts` (no stemming, no stopwords).',
+      '',
+      '- `locomo`: **LoCoMo** (A. Maharana, D.-H. Lee, S. Tulyakov, M. Bansal, F. Barbieri, Y. Fang, "Evaluating Very Long-Term Conversational Memory of LLM Agents", ACL 2024; ' +
+        '[github.com/snap-research/locomo](https://github.com/snap-research/locomo), `data/locomo10.zip`, CC BY-NC 4.0, used for evaluation only and never committed or shipped: ' +
+        '`npm run eval -- --locomo DIR`). Ten real-length conversations between two people over up to 35 dated sessions; each turn stored as `Speaker: text` (`bench/eval/locomo.ts`). ' +
+        'Tuning half: conversations 26, 30, 41, 42, 43; held-out half: 44, 47, 48, 49, 50, on which no choice was made. The figures count categories 1–4; ' +
+        "category 5 (adversarial: the question puts to one speaker what the other said, the right answer is that it was not mentioned) is printed apart.",
+      "- `paraphrase` (`bench/eval/dataset.ts`, generated): a user tells an assistant personal facts among small talk over 20 sessions and is asked about them in other words; keyword search weak.",
+      "- `conversation` (`bench/eval/conversation-dataset.ts`, generated, LoCoMo-style): two friends tell each other about events over 28 dated sessions; questions reuse the event's words; keyword search strong.",
+      '',
+      'Each model\'s query forms, fusion weights and recall threshold (`lib/search/retrieval-profile.ts`) were chosen on the tuning halves only (`npx tsx bench/eval/tune.ts --locomo DIR`); ' +
+        'goals are judged on the held-out halves.',
       '',
       genericTable(resultsOf(json) ?? []),
       '',
-      'Stores (a turn merged by add() as a duplicate counts as its standing memory; a wrong merge joins two turns of different meaning):',
+      ...(adversarial.length === 0 ? [] : ['LoCoMo category 5 (adversarial; not in the figures above):', '', genericTable(adversarial), '']),
+      'Stores (a turn merged by add() as a duplicate counts as its standing memory; a wrong merge joins two turns of different meaning; LoCoMo: different words):',
       '',
       genericTable(stores),
     ],

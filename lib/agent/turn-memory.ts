@@ -13,7 +13,8 @@ import type { AddResult } from '../engine/memories.js';
 import type { ChatTurn } from '../llm/chat-model.js';
 import type { Conversation } from '../memory/conversation.js';
 import type { SearchResult } from '../memory/long-term.js';
-import { DEFAULT_MIN_SIMILARITY, formatContext } from '../memory/persistent.js';
+import { formatContext } from '../memory/persistent.js';
+import { retrievalProfile } from '../search/retrieval-profile.js';
 import { optionalId, requireId, requireInt } from '../util/validate.js';
 
 /** Where a turn's memory lives and how it is used. */
@@ -26,7 +27,7 @@ export interface TurnMemoryOptions {
   systemPrompt?: string;
   /** Memories recalled per turn. @default 5 */
   recallLimit?: number;
-  /** Minimum relevance (search score, in [0, 1]) of a recalled memory. @default 0.35 (DEFAULT_MIN_SIMILARITY) */
+  /** Minimum relevance (search score, in [0, 1]) of a recalled memory. @default the embedding model's `minRelevance` (lib/search/retrieval-profile.ts) */
   minSimilarity?: number;
   /** Token budget of the conversation part of the prompt. @default 3000 */
   maxTokens?: number;
@@ -44,7 +45,7 @@ export interface TurnMemoryOptions {
 export const TURN_MEMORY_OPTION_KEYS = ['threadId', 'agentId', 'userId', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'remember'] as const;
 
 /** {@link TurnMemoryOptions} checked, with their defaults. */
-export type TurnSettings = Required<Omit<TurnMemoryOptions, 'agentId' | 'userId'>> & { agentId?: string; userId?: string };
+export type TurnSettings = Required<Omit<TurnMemoryOptions, 'agentId' | 'userId' | 'minSimilarity'>> & { agentId?: string; userId?: string; minSimilarity?: number };
 
 /** A tool the model called during a turn. */
 export interface ToolUse {
@@ -93,11 +94,11 @@ export function turnSettings(options: TurnMemoryOptions): TurnSettings {
     threadId: requireId('options.threadId', options.threadId),
     systemPrompt: options.systemPrompt ?? 'You are a helpful assistant with long-term memory.',
     recallLimit: options.recallLimit === undefined ? 5 : requireInt('options.recallLimit', options.recallLimit, 1, 100),
-    minSimilarity: options.minSimilarity ?? DEFAULT_MIN_SIMILARITY,
     maxTokens: options.maxTokens === undefined ? 3000 : requireInt('options.maxTokens', options.maxTokens, 100),
     remember,
     ...(agentId === undefined ? {} : { agentId }),
     ...(userId === undefined ? {} : { userId }),
+    ...(options.minSimilarity === undefined ? {} : { minSimilarity: options.minSimilarity }),
   };
 }
 
@@ -120,7 +121,9 @@ export async function beginTurn(engram: Engram, settings: TurnSettings, text: st
   await chat.add({ role: 'user', content: text });
 
   const tRecall = performance.now();
-  const { results: recalledMemories } = await engram.search(text, { ...scope, limit: settings.recallLimit, threshold: settings.minSimilarity });
+  // The model's own threshold unless one was given: what a relevance is worth depends on the model.
+  const threshold = settings.minSimilarity ?? retrievalProfile((await engram.ready()).embedderId).minRelevance;
+  const { results: recalledMemories } = await engram.search(text, { ...scope, limit: settings.recallLimit, threshold });
   const recalled = formatContext(recalledMemories);
   const recallMs = performance.now() - tRecall;
 

@@ -2,13 +2,15 @@
  * Memory search: vector similarity (HNSW, or an exact scan of a scope, both from the index's memory),
  * BM25 keywords, or both fused into one relevance in [0, 1] (lib/search/fusion.ts).
  * Filters are applied inside both searches, so scoped results never leak and k
- * hits come back when k exist. The query is embedded as its content words
- * (the analyzer's queryText) and keyword-searched with the store's analyzer.
+ * hits come back when k exist. How the query is embedded in each mode, and
+ * the weights of the fusion, are the embedding model's (lib/search/retrieval-profile.ts);
+ * the keyword side uses the store's analyzer.
  */
 import { ExactIndex } from '../vector/exact-index.js';
 import { vectorDefect } from '../vector/vector-checks.js';
 import type { CompiledFilter } from '../search/filters.js';
 import { fuse, hybridRelevance, vectorRelevance, type FusedHit } from '../search/fusion.js';
+import { retrievalProfile } from '../search/retrieval-profile.js';
 import { MEMORY_CORPUS } from '../store/keyword-terms.js';
 import type { MemoryRow } from '../store/rows.js';
 import type { EngineStore } from './engine-store.js';
@@ -67,9 +69,12 @@ async function storedScores(core: EngineStore, query: Float32Array, ids: readonl
 /** Searches live memories that pass the filter. */
 export async function searchMemories(core: EngineStore, semantic: SemanticIndex, query: string, options: MemorySearchOptions): Promise<ScoredMemory[]> {
   const { filter, limit, mode, threshold } = options;
-  const { state } = await semantic.ready();
+  const { state, embedder } = await semantic.ready();
+  const profile = retrievalProfile(embedder.id);
+  const weights = { vector: profile.vectorWeight, keyword: profile.keywordWeight };
+  const form = mode === 'vector' ? profile.vectorQuery : profile.hybridQuery;
   // The query is embedded (in the embedder's worker) while the indexes catch up and the keyword side runs.
-  const embedding = mode === 'keyword' ? undefined : semantic.embed([core.analyzer.queryText(query)], options.signal);
+  const embedding = mode === 'keyword' ? undefined : semantic.embed([form === 'question' ? query : core.analyzer.queryText(query)], options.signal);
   embedding?.catch(() => undefined); // awaited below; a failure surfaces there
   // Both indexes catch up with the change log at once (the keyword one loads on first use).
   const [keywords] = await Promise.all([mode === 'vector' ? undefined : keywordState(core).then(async (k) => (await k.catchUp(), k)), state.catchUp()]);
@@ -118,14 +123,14 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
     const pooled = new Set(vectorRanked.map((h) => h.id));
     const floor = vectorRanked.length >= pool ? vectorRanked[vectorRanked.length - 1]!.score : 1;
     const keywordOf = new Map(keywordRanked.map((h) => [h.id, h.relevance]));
-    const pooledRelevance = vectorRanked.map((h) => hybridRelevance(h.score, keywordOf.get(h.id))).sort((a, b) => b - a);
+    const pooledRelevance = vectorRanked.map((h) => hybridRelevance(h.score, keywordOf.get(h.id), weights)).sort((a, b) => b - a);
     const bar = pooledRelevance.length >= limit ? pooledRelevance[limit - 1]! : -Infinity;
-    const missing = keywordRanked.filter((h) => !pooled.has(h.id) && hybridRelevance(floor, h.relevance) >= bar).map((h) => h.id);
+    const missing = keywordRanked.filter((h) => !pooled.has(h.id) && hybridRelevance(floor, h.relevance, weights) >= bar).map((h) => h.id);
     // From the index's own copies (no store read); only ids it does not hold are read from the store.
     const similarityOf = queryVector !== undefined && missing.length > 0 ? state.index.similarities(queryVector, missing) : new Map<string, number>();
     const unheld = missing.filter((id) => !similarityOf.has(id));
     if (queryVector !== undefined && unheld.length > 0) for (const [id, s] of await storedScores(core, queryVector, unheld)) similarityOf.set(id, s);
-    ranked = fuse(vectorRanked, keywordRanked, { similarityOf });
+    ranked = fuse(vectorRanked, keywordRanked, { weights, similarityOf });
   } else if (mode === 'vector') {
     ranked = vectorRanked.map((h) => ({ id: h.id, relevance: vectorRelevance(h.score), similarity: h.score }));
   } else {

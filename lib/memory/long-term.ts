@@ -24,6 +24,7 @@ import { DEDUPE_MODES, type DedupeMode } from '../engine/near-duplicates.js';
 import type { SemanticIndex } from '../engine/semantic-index.js';
 import { inferAndApply } from '../engine/infer.js';
 import type { ChatModel } from '../llm/chat-model.js';
+import { retrievalProfile } from '../search/retrieval-profile.js';
 import { compileFilters, type MemoryFilters, type Scope } from '../search/filters.js';
 import { ROLES, type Metadata } from '../store/rows.js';
 import { isPlainObject, optionalId, requireId, requireInt, requireMetadata, requireOneOf, requireOptions, requireText } from '../util/validate.js';
@@ -223,6 +224,17 @@ export class LongTermMemory {
         ...(h.keywordRelevance === undefined ? {} : { keywordRelevance: h.keywordRelevance }),
       })),
     };
+  }
+
+  /**
+   * The least relevance at which a search result counts as recalled by default
+   * (PersistentMemory.retrieve, the agent's recall): the embedding model's
+   * measured `minRelevance` (lib/search/retrieval-profile.ts). Loads the embedder.
+   */
+  async minRelevance(): Promise<number> {
+    this.#core.assertOpen();
+    const { embedder } = await this.#semantic.ready();
+    return retrievalProfile(embedder.id).minRelevance;
   }
 
   /** One memory, or undefined when missing or deleted. */

@@ -14,7 +14,7 @@ export interface RetrieveOptions {
   limit?: number;
   /**
    * Minimum relevance (the search score, in [0, 1]) for a memory to count.
-   * @default 0.35 (measured in bench/eval on the offline model: keeps 95% and 100% of the answers found in the top 5 on its two tuning splits)
+   * @default the embedding model's `minRelevance` (lib/search/retrieval-profile.ts, measured in bench/eval)
    */
   minSimilarity?: number;
 }
@@ -25,17 +25,6 @@ export interface ToolAnswer {
   message: string;
   memories?: string[];
 }
-
-/**
- * Minimum relevance for a memory to count, measured on the offline model with
- * `npx tsx bench/eval/tune.ts` (tuning splits of both benchmarks, hybrid fusion):
- * the highest threshold that keeps at least 90% of the answers found in the top 5
- * on each (0.35 keeps 95% of paraphrased and 100% of conversation questions; 0.40
- * keeps 89.6% of the paraphrased ones).
- * On a word-vector model it barely tells never-told facts apart (most still
- * return a near miss), so it trims noise rather than proving relevance.
- */
-export const DEFAULT_MIN_SIMILARITY = 0.35;
 
 export { MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL } from './persistent-limits.js';
 
@@ -68,7 +57,7 @@ export class PersistentMemory {
   async retrieve(query: string | readonly ChatMessage[], options: RetrieveOptions = {}): Promise<string> {
     requireOptions('options', options, ['limit', 'minSimilarity']);
     const limit = options.limit === undefined ? 5 : requireInt('options.limit', options.limit, 1, 100);
-    const threshold: unknown = options.minSimilarity ?? DEFAULT_MIN_SIMILARITY;
+    const threshold: unknown = options.minSimilarity ?? (await this.#memory.minRelevance());
     if (typeof threshold !== 'number' || !Number.isFinite(threshold)) throw new ValidationError('options.minSimilarity', 'must be a finite number');
     const text = typeof query === 'string' ? query : queryOf(query);
     if (text.trim() === '') return '';

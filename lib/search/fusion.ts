@@ -6,27 +6,33 @@
  * - keyword relevance: the BM25 score over the most the query's terms could
  *   score (each term's idf × (k1 + 1)); 1 when a document has every query
  *   term as strongly as BM25 counts;
- * - hybrid relevance: a noisy-OR, 1 − (1 − similarity) × (1 − w × keyword).
- *   It is never below either input's relevance (below w × keyword only for w < 1),
- *   it grows with each, and it is monotone in both: a document above another on
- *   both sides stays above it, so a result that both searches rank near the
- *   top is never buried (its hybrid rank is at most its vector rank plus its
- *   keyword rank minus one).
+ * - hybrid relevance: a noisy-OR, 1 − (1 − v × similarity) × (1 − w × keyword),
+ *   with the weights v and w of the embedding model (lib/search/retrieval-profile.ts).
+ *   It is never below v × similarity nor w × keyword, it grows with each, and it
+ *   is monotone in both: a document above another on both sides stays above
+ *   it, so a result that both searches rank near the top is never buried (its
+ *   hybrid rank is at most its vector rank plus its keyword rank minus one).
+ *   With v = 1 (the profile of a model search knows nothing about) it is never
+ *   below the similarity either.
  *
- * The weight w was chosen on the tuning splits of both benchmarks of bench/eval
- * (`npx tsx bench/eval/tune.ts`): paraphrased questions, where keyword search is
- * weak, and LoCoMo-style conversations, where it is as strong as vector search.
- * Noisy-OR weights from 0.75 to 1 keep hybrid recall@5 and recall@10 at or above
- * the better input on both; 0.9 has the best mean MRR among them. The earlier
- * 0.3 let the similarity, whose spread between a query's candidates is narrow
- * with word-vector models, drown strong keyword matches (hybrid below
- * keyword-only at top 5 on the conversations). Score-normalised weighted sums
- * and weighted reciprocal rank fusion were compared too; see
+ * Why a noisy-OR of scores rather than a fusion of ranks: the result stays a
+ * relevance that means the same across queries, so a threshold can cut what is
+ * not relevant; reciprocal rank fusion gives the best of every query the same
+ * score. bench/eval/tune.ts measures both on the tuning halves (the ranks'
+ * fusion was at most about one percent of the questions ahead); see
  * bench/results/REPORT.md, section eval.
  */
 
-/** Weight of keyword relevance in hybrid fusion, measured on bench/eval's tuning splits. */
-export const KEYWORD_WEIGHT = 0.9;
+/** The two weights of hybrid fusion. */
+export interface FusionWeights {
+  /** What the model's cosine similarity is worth, in [0, 1]. */
+  vector: number;
+  /** What keyword relevance is worth, in [0, 1]. */
+  keyword: number;
+}
+
+/** The weights for an embedder search knows nothing about (lib/search/retrieval-profile.ts). */
+export const DEFAULT_FUSION_WEIGHTS: FusionWeights = Object.freeze({ vector: 1, keyword: 0.9 });
 
 /** One document's relevance from one or both searches. */
 export interface FusedHit {
@@ -65,10 +71,11 @@ export function keywordRelevance(score: number, bound: number): number {
  * Hybrid relevance of a document from its similarity and keyword relevance
  * (either may be missing: 0).
  * @example
- * hybridRelevance(0.5, 1) // 0.95 with the default weight 0.9
+ * hybridRelevance(0.5, 1) // 0.95 with the default weights (1, 0.9)
+ * hybridRelevance(0.5, 1, { vector: 0.25, keyword: 1 }) // 1
  */
-export function hybridRelevance(similarity: number | undefined, keyword: number | undefined, weight = KEYWORD_WEIGHT): number {
-  return 1 - (1 - vectorRelevance(similarity ?? 0)) * (1 - clamp(weight) * clamp(keyword ?? 0));
+export function hybridRelevance(similarity: number | undefined, keyword: number | undefined, weights: FusionWeights = DEFAULT_FUSION_WEIGHTS): number {
+  return 1 - (1 - clamp(weights.vector) * vectorRelevance(similarity ?? 0)) * (1 - clamp(weights.keyword) * clamp(keyword ?? 0));
 }
 
 /**
@@ -83,9 +90,9 @@ export function hybridRelevance(similarity: number | undefined, keyword: number 
 export function fuse(
   vector: readonly { id: string; score: number }[],
   keyword: readonly { id: string; score: number; relevance: number }[],
-  options: { weight?: number; similarityOf?: ReadonlyMap<string, number> } = {},
+  options: { weights?: FusionWeights; similarityOf?: ReadonlyMap<string, number> } = {},
 ): FusedHit[] {
-  const weight = options.weight ?? KEYWORD_WEIGHT;
+  const weights = options.weights ?? DEFAULT_FUSION_WEIGHTS;
   const hits = new Map<string, FusedHit>();
   for (const h of vector) hits.set(h.id, { id: h.id, relevance: 0, similarity: h.score });
   for (const h of keyword) {
@@ -96,6 +103,6 @@ export function fuse(
     hit.keywordRelevance = h.relevance;
     hits.set(h.id, hit);
   }
-  for (const hit of hits.values()) hit.relevance = hybridRelevance(hit.similarity, hit.keywordRelevance, weight);
+  for (const hit of hits.values()) hit.relevance = hybridRelevance(hit.similarity, hit.keywordRelevance, weights);
   return [...hits.values()].sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Assistant, type Engram } from '../../lib/index.js';
-import { DEFAULT_MIN_SIMILARITY } from '../../lib/memory/persistent.js';
-import { MIN_SIMILARITY, RECALL_LIMIT } from '../../demo/chat-panel.js';
+import { Assistant, DEFAULT_RETRIEVAL_PROFILE, retrievalProfile, type Engram } from '../../lib/index.js';
+import { RECALL_LIMIT, recallThreshold } from '../../demo/chat-panel.js';
 import { scriptedAgent } from '../../demo/scripted-agent.js';
 import { SUGGESTIONS } from '../../demo/suggestions.js';
 import { openTemp } from '../helpers.js';
@@ -18,8 +17,12 @@ afterEach(async () => {
 });
 
 describe('demo suggestion chips', () => {
-  it('the chat recalls threshold is the library default', () => {
-    expect(MIN_SIMILARITY).toBe(DEFAULT_MIN_SIMILARITY);
+  it("the chat's recall threshold is the library's default for the model in use", async () => {
+    engram = await openTemp();
+    const { embedderId } = await engram.ready();
+    expect(await recallThreshold(engram)).toBe(retrievalProfile(embedderId).minRelevance);
+    expect(embedderId).toBe('engram-glove-100d');
+    expect(await recallThreshold(engram)).not.toBe(DEFAULT_RETRIEVAL_PROFILE.minRelevance);
   });
 
   for (const [userId, chips] of Object.entries(SUGGESTIONS)) {
@@ -27,7 +30,7 @@ describe('demo suggestion chips', () => {
       it(`each question chip of ${userId} recalls the statement it asks about (${phrasing})`, async () => {
         // The real offline model, as the demo loads it.
         engram = await openTemp();
-        const assistant = new Assistant(engram, { threadId: `t-${userId}`, agentId: 'helper', userId, model: scriptedAgent, recallLimit: RECALL_LIMIT, minSimilarity: MIN_SIMILARITY });
+        const assistant = new Assistant(engram, { threadId: `t-${userId}`, agentId: 'helper', userId, model: scriptedAgent, recallLimit: RECALL_LIMIT });
         const said = (text: string): string => (phrasing === 'as offered' ? text : otherPhrasing(text));
         const questions = chips.filter((c) => c.answer !== undefined);
         expect(questions.length).toBeGreaterThan(0);

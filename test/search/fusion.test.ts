@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KEYWORD_WEIGHT, fuse, hybridRelevance, keywordRelevance, vectorRelevance } from '../../lib/search/fusion.js';
+import { DEFAULT_FUSION_WEIGHTS, fuse, hybridRelevance, keywordRelevance, vectorRelevance } from '../../lib/search/fusion.js';
 
 describe('relevance', () => {
   it('vectorRelevance() clamps cosine similarity to [0, 1]', () => {
@@ -21,8 +21,16 @@ describe('relevance', () => {
       expect(hybridRelevance(s, 1)).toBeGreaterThan(hybridRelevance(s, 0.5));
       expect(hybridRelevance(s, 1)).toBeLessThanOrEqual(1);
     }
-    expect(hybridRelevance(undefined, 1)).toBeCloseTo(KEYWORD_WEIGHT, 12);
-    expect(hybridRelevance(0.5, 1, 0.3)).toBeCloseTo(1 - 0.5 * 0.7, 12);
+    expect(hybridRelevance(undefined, 1)).toBeCloseTo(DEFAULT_FUSION_WEIGHTS.keyword, 12);
+    expect(hybridRelevance(0.5, 1, { vector: 1, keyword: 0.3 })).toBeCloseTo(1 - 0.5 * 0.7, 12);
+  });
+
+  it('hybridRelevance() weighs the similarity by the vector weight', () => {
+    expect(hybridRelevance(0.8, undefined, { vector: 0.25, keyword: 1 })).toBeCloseTo(0.2, 12);
+    expect(hybridRelevance(0.8, 0.5, { vector: 0.25, keyword: 1 })).toBeCloseTo(1 - 0.8 * 0.5, 12);
+    // A keyword match worth 0.5 outranks a similarity of 0.9 alone when the model's similarity is worth a quarter.
+    expect(hybridRelevance(0.3, 0.5, { vector: 0.25, keyword: 1 })).toBeGreaterThan(hybridRelevance(0.9, 0, { vector: 0.25, keyword: 1 }));
+    expect(hybridRelevance(0.3, 0.5)).toBeLessThan(hybridRelevance(0.9, 0));
   });
 });
 
@@ -56,7 +64,7 @@ describe('fuse()', () => {
   });
 
   it('fuse() with keyword weight 0 keeps the vector order', () => {
-    const fused = fuse([{ id: 'a', score: 0.3 }, { id: 'b', score: 0.2 }], [{ id: 'b', score: 5, relevance: 1 }], { weight: 0 });
+    const fused = fuse([{ id: 'a', score: 0.3 }, { id: 'b', score: 0.2 }], [{ id: 'b', score: 5, relevance: 1 }], { weights: { vector: 1, keyword: 0 } });
     expect(fused.map((h) => h.id)).toEqual(['a', 'b']);
   });
 });
@@ -68,17 +76,19 @@ describe('fuse() never buries a result both inputs rank high', () => {
     return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296);
   }
 
-  it('hybridRelevance() is at least each input, and grows with each', () => {
+  it('hybridRelevance() is at least each weighted input, and grows with each', () => {
     const rand = lcg(7);
-    for (let i = 0; i < 500; i++) {
-      const s = rand();
-      const k = rand();
-      const h = hybridRelevance(s, k);
-      expect(h).toBeGreaterThanOrEqual(s);
-      expect(h).toBeGreaterThanOrEqual(KEYWORD_WEIGHT * k - 1e-12);
-      expect(h).toBeLessThanOrEqual(1);
-      expect(hybridRelevance(Math.min(1, s + 0.01), k)).toBeGreaterThanOrEqual(h);
-      expect(hybridRelevance(s, Math.min(1, k + 0.01))).toBeGreaterThanOrEqual(h);
+    for (const weights of [DEFAULT_FUSION_WEIGHTS, { vector: 0.25, keyword: 1 }, { vector: 0.5, keyword: 0.6 }]) {
+      for (let i = 0; i < 500; i++) {
+        const s = rand();
+        const k = rand();
+        const h = hybridRelevance(s, k, weights);
+        expect(h).toBeGreaterThanOrEqual(weights.vector * s - 1e-12);
+        expect(h).toBeGreaterThanOrEqual(weights.keyword * k - 1e-12);
+        expect(h).toBeLessThanOrEqual(1);
+        expect(hybridRelevance(Math.min(1, s + 0.01), k, weights)).toBeGreaterThanOrEqual(h);
+        expect(hybridRelevance(s, Math.min(1, k + 0.01), weights)).toBeGreaterThanOrEqual(h);
+      }
     }
   });
 
@@ -111,7 +121,8 @@ describe('fuse() never buries a result both inputs rank high', () => {
       });
       keyword.sort((a, b) => b.relevance - a.relevance);
       const vector = ids.map((id) => ({ id, score: similarity.get(id)! })).sort((a, b) => b.score - a.score);
-      const fused = fuse(vector, keyword).map((h) => h.id);
+      const weights = trial % 2 === 0 ? DEFAULT_FUSION_WEIGHTS : { vector: 0.25, keyword: 1 };
+      const fused = fuse(vector, keyword, { weights }).map((h) => h.id);
       keyword.forEach((h, keywordRank) => {
         const vectorRank = vector.findIndex((v) => v.id === h.id);
         expect(fused.indexOf(h.id)).toBeLessThanOrEqual(vectorRank + keywordRank);

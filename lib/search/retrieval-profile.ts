@@ -1,0 +1,83 @@
+/**
+ * What search learned about each embedding model, keyed by the embedder's id:
+ * how a query is embedded in each mode, how hybrid weighs the model's cosine
+ * similarity against keyword relevance, and the relevance below which a
+ * memory does not count as recalled. Every value was chosen by
+ * `npx tsx bench/eval/tune.ts` on the tuning halves only (LoCoMo conversations
+ * 26, 30, 41, 42, 43 and the generated sets' tuning splits); the held-out
+ * figures are in bench/results/REPORT.md, section eval.
+ *
+ * Why per model: a word-vector model (the offline GloVe one) gives every
+ * sentence of a conversation a similarity of 0.5–0.8 with any question, so a
+ * cosine of 0.7 means little and hybrid must lean on keywords; a sentence
+ * model (all-MiniLM-L6-v2) separates meaning well and is weighed more.
+ */
+
+/**
+ * How a query is embedded: `content-words`, its words without stopwords and
+ * question words ("What does she like to eat?" → "like eat"; a mean-pooled
+ * word-vector model otherwise matches questions with questions), or
+ * `question`, the question as written (contractions expanded), which a
+ * sentence model was trained on.
+ */
+export type QueryForm = 'content-words' | 'question';
+
+/** Search settings for one embedding model. */
+export interface RetrievalProfile {
+  /** How the query is embedded in `vector` mode. */
+  readonly vectorQuery: QueryForm;
+  /** How the query is embedded for the vector side of `hybrid` mode. */
+  readonly hybridQuery: QueryForm;
+  /**
+   * Hybrid relevance is 1 − (1 − vectorWeight × similarity) × (1 − keywordWeight × keyword relevance)
+   * (lib/search/fusion.ts): what one unit of this model's similarity is worth against keywords.
+   */
+  readonly vectorWeight: number;
+  readonly keywordWeight: number;
+  /**
+   * The default minimum relevance of a recalled memory (PersistentMemory.retrieve,
+   * the agent's recall) in hybrid mode: the highest that keeps at least 95% of the
+   * answers found in the top 5 on every tuning set. For the word-vector model it trims
+   * noise rather than proves relevance: its similarities are high for anything.
+   */
+  readonly minRelevance: number;
+}
+
+/**
+ * For an embedder this table does not know (a model of the user's choice, a
+ * test embedder): the fusion and threshold measured before models had
+ * profiles (noisy-OR with keyword weight 0.9, content-word queries, 0.35), which
+ * keep hybrid never below the similarity.
+ */
+export const DEFAULT_RETRIEVAL_PROFILE: RetrievalProfile = Object.freeze({
+  vectorQuery: 'content-words',
+  hybridQuery: 'content-words',
+  vectorWeight: 1,
+  keywordWeight: 0.9,
+  minRelevance: 0.35,
+});
+
+/** Measured profiles, by the model name at the end of the embedder id, lower case. */
+const PROFILES: ReadonlyMap<string, RetrievalProfile> = new Map<string, RetrievalProfile>([
+  [
+    // The offline GloVe model (engram's default embedder).
+    'engram-glove-100d',
+    Object.freeze({ vectorQuery: 'content-words', hybridQuery: 'content-words', vectorWeight: 0.25, keywordWeight: 1, minRelevance: 0.05 }),
+  ],
+  [
+    // all-MiniLM-L6-v2, as Xenova/all-MiniLM-L6-v2 or sentence-transformers/all-MiniLM-L6-v2.
+    'all-minilm-l6-v2',
+    Object.freeze({ vectorQuery: 'question', hybridQuery: 'question', vectorWeight: 0.6, keywordWeight: 0.9, minRelevance: 0.15 }),
+  ],
+]);
+
+/**
+ * The profile of an embedder, by the last segment of its id (so a hub id, a
+ * local folder and a mirror's path agree), or {@link DEFAULT_RETRIEVAL_PROFILE}.
+ * @example
+ * retrievalProfile('Xenova/all-MiniLM-L6-v2').vectorQuery // 'question'
+ */
+export function retrievalProfile(embedderId: string): RetrievalProfile {
+  const name = embedderId.split(/[\\/]/).filter((s) => s !== '').pop()?.toLowerCase() ?? '';
+  return PROFILES.get(name) ?? DEFAULT_RETRIEVAL_PROFILE;
+}
