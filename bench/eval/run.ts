@@ -23,7 +23,7 @@ import { option } from '../util/args.js';
 import { printTable, writeResult, type Row } from '../util/report.js';
 import { DEFAULT_CONVERSATION_SHAPE, generateConversations } from './conversation-dataset.js';
 import { DEFAULT_SHAPE, generateDataset, type EvalDataset, type EvalSet, type EvalSplit } from './dataset.js';
-import { loadSplit, METHODS, rankAll, type Method } from './harness.js';
+import { answerable, loadSplit, METHODS, rankAll, type Method } from './harness.js';
 import { adversarialQuestions, countedQuestions, loadLocomo, locomoDir, LOCOMO_HELP, type LocomoAudit } from './locomo.js';
 import { scoresOf, type Scores } from './metrics.js';
 import { evalModels, type EvalModel } from './models.js';
@@ -75,7 +75,8 @@ for (const model of models) {
     const dataset = generate(set, split);
     const loaded = await loadSplit(dataset, model.create);
     const turns = dataset.users.reduce((n, u) => n + u.sessions.reduce((m, s) => m + s.turns.length, 0), 0);
-    const counted = set === 'locomo' ? countedQuestions(dataset.questions) : dataset.questions;
+    // Generated sets: questions with evidence (never-told facts are for thresholds); LoCoMo: categories 1–4.
+    const counted = set === 'locomo' ? countedQuestions(dataset.questions) : answerable(dataset.questions);
     const ranks = await rankAll(loaded, counted);
     const scores = Object.fromEntries(METHODS.map((m) => [m, scoresOf(ranks[m])])) as Record<Method, Scores>;
     for (const wrong of loaded.merges.wrong.slice(0, 5)) console.log(`wrong merge (${model.name}): "${wrong.turn.text}" (${wrong.turn.meaning}) into "${wrong.standing.text}" (${wrong.standing.meaning})`);
