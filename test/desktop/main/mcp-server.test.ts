@@ -6,7 +6,9 @@ import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../../lib/embed/hash-embedder.js';
@@ -255,5 +257,40 @@ describe('HubCalls (the IPC round trip)', () => {
     const pending = calls.call(scope, op);
     calls.failAll('the engram window closed');
     expect(((await pending.catch((e: unknown) => e)) as { reason?: string }).reason).toBe('closed');
+  });
+});
+
+describe('engram-mcp (stdio bridge, SDK client over stdio)', () => {
+  const bridge = fileURLToPath(new URL('../../../scripts/engram-mcp.mjs', import.meta.url));
+
+  async function stdioClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+    const client = new Client({ name: 'engram-stdio-test', version: '1.0.0' });
+    clients.push(client);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], env: { PATH: process.env['PATH'] ?? '', ...env }, stderr: 'pipe' });
+    let err = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString('utf8');
+    });
+    await client.connect(transport);
+    return { client, stderr: () => err };
+  }
+
+  it('forwards tools to the running app in the token scope', async () => {
+    const ana = await createClient('Goose', { agentId: 'goose', userId: 'ana' });
+    const { client } = await stdioClient({ ENGRAM_MCP_URL: url, ENGRAM_MCP_TOKEN: ana.token });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOL_DEFINITIONS.map((d) => d.name));
+    await callText(client, 'save_to_memory', { thinking: 'fact', content: ['Ana plays the cello'] });
+    expect(await callText(client, 'recall_from_memory', { keywords: ['cello'], limit: null })).toContain('Ana plays the cello');
+    expect((await engram.getAll({ userId: 'ana', agentId: 'goose' })).results.map((m) => m.memory)).toEqual(['Ana plays the cello']);
+  });
+
+  it('says clearly that the app is not running', async () => {
+    const { token } = await createClient('Goose', { agentId: 'goose' });
+    const port = new URL(url).port;
+    await desktop.stop();
+    const client = new Client({ name: 'engram-stdio-test', version: '1.0.0' });
+    clients.push(client);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], env: { PATH: process.env['PATH'] ?? '', ENGRAM_MCP_URL: `http://127.0.0.1:${port}/mcp`, ENGRAM_MCP_TOKEN: token }, stderr: 'pipe' });
+    await expect(client.connect(transport)).rejects.toThrow(/engram app is not running/);
   });
 });
