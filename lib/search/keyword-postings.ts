@@ -84,15 +84,23 @@ export interface PostingsSnapshot {
 
 const FIELDS = 4;
 const NONE = -1;
+/**
+ * What one walked posting costs against one step of a binary search: the walk
+ * filters each newly seen document (the scope's id set, its fields) and adds
+ * its gain, a search step is a compare. Measured on 100k memories of 1,000
+ * users, 5-word queries, Node 20 on a loaded machine: 1,274 ns per posting,
+ * 69 ns per step (18x); taken lower so the lookup is chosen only when clearly cheaper.
+ */
+const WALK_STEP_COST = 8;
 
 /**
  * Whether scoring a scope of `scopeSize` documents by binary search in each of
  * the query terms' postings (`postingLengths`) costs less than walking those
  * postings whole: per scope document one id lookup and one search per term,
- * against one step per posting. A scope of a few documents in a large corpus
- * (one user of many) is looked up; a large scope or rare terms are walked.
+ * against WALK_STEP_COST per posting. A scope of a few documents in a large
+ * corpus (one user of many) is looked up; a large scope or rare terms are walked.
  * @example
- * scopeLookupWins(100, [20_000, 5_000]) // true: 100 × (1 + 14.3 + 12.3) ≪ 25,000
+ * scopeLookupWins(100, [20_000, 5_000]) // true: 100 × (1 + 14.3 + 12.3) ≪ 8 × 25,000
  */
 export function scopeLookupWins(scopeSize: number, postingLengths: readonly number[]): boolean {
   let walk = 0;
@@ -101,7 +109,7 @@ export function scopeLookupWins(scopeSize: number, postingLengths: readonly numb
     walk += n;
     lookup += Math.log2(n + 2);
   }
-  return scopeSize * lookup < walk;
+  return scopeSize * lookup < WALK_STEP_COST * walk;
 }
 
 /** A typed array of at least `size` slots holding `from`'s first `used` values. */

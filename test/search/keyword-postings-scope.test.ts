@@ -160,8 +160,9 @@ describe('KeywordPostings: a scope looked up, not walked', () => {
   it('scopeLookupWins: a few documents against long postings are looked up, a large scope or short postings walked', () => {
     expect(scopeLookupWins(100, [20_000, 5_000])).toBe(true);
     expect(scopeLookupWins(10, [1000])).toBe(true);
-    expect(scopeLookupWins(5000, [20_000, 5_000])).toBe(false);
+    expect(scopeLookupWins(20_000, [20_000, 5_000])).toBe(false);
     expect(scopeLookupWins(100, [50, 20])).toBe(false);
+    expect(scopeLookupWins(30, [50, 20])).toBe(true);
     expect(scopeLookupWins(0, [])).toBe(false);
     expect(scopeLookupWins(1, [])).toBe(false);
   });
