@@ -4,7 +4,7 @@
  * now" with progress and cancel, and the status: running, last sync, its
  * result, the last error. Keys are kept by the shell, never in IndexedDB.
  */
-import { isEngramError, type SyncOptions, type SyncStatus } from '../../lib/index.js';
+import { isEngramError, type SyncOptions, type SyncRefusals, type SyncStatus } from '../../lib/index.js';
 import { h, replace } from '../../ui/dom.js';
 import type { AppInfo } from '../preload/bridge-api.js';
 import { errorText, unwrap, type AppContext, type View } from './app-context.js';
@@ -15,6 +15,18 @@ export function secretsNote(info: AppInfo): string {
   if (info.secretsPersist) return 'The API key and the passphrase are encrypted by your operating system’s keychain.';
   const why = info.secretsUnprotectedReason === undefined ? '' : ` They are not protected on this computer: ${info.secretsUnprotectedReason}, so they are never written to disk.`;
   return `The API key and the passphrase are kept in memory for this session only.${why}`;
+}
+
+/**
+ * What pulls refused from the server since the store was opened (never applied: a point that
+ * fails its authentication, breaks the store's limits, rolls a record back or was not asked for).
+ * @example
+ * refusedText({ total: 3, byReason: { unauthenticated: 2, rollback: 1, … }, recent: [] }) // '3: unauthenticated 2 · rollback 1'
+ */
+export function refusedText(refused: SyncRefusals): string {
+  if (refused.total === 0) return 'none';
+  const reasons = Object.entries(refused.byReason).filter(([, n]) => n > 0).map(([reason, n]) => `${reason} ${n}`);
+  return `${refused.total}: ${reasons.join(' · ')}`;
 }
 
 function when(at: number | undefined): string {
@@ -184,6 +196,7 @@ export class SyncView implements View {
       ['result', 'Last result', result === undefined ? '—' : `${result.uploaded} uploaded · ${result.downloaded} downloaded · ${result.deleted} deleted · ${result.conflicts} conflicts`],
       ['error', 'Last error', status.lastError === undefined ? 'none' : `${status.lastError.code}${status.lastError.reason === undefined ? '' : ` (${status.lastError.reason})`}: ${status.lastError.message}`],
       ['failures', 'Failures in a row', String(status.failures)],
+      ['refused', 'Refused from the server', refusedText(status.refused)],
       ['next', 'Next auto-sync', when(status.nextSyncAt)],
     ];
     replace(this.#status, ...facts.flatMap(([key, label, value]) => [h('dt', {}, label), h('dd', { attrs: { 'data-fact': key } }, value)]));

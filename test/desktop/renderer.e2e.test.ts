@@ -468,6 +468,7 @@ describe('desktop renderer', () => {
       await p.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('[data-testid="sync-status"]')?.getAttribute('data-state') ?? ''), undefined, { timeout: 90_000 });
       expect(await p.innerText('[data-fact="error"]')).toBe('none');
       expect(await p.innerText('[data-fact="result"]')).toMatch(expected);
+      expect(await p.innerText('[data-fact="refused"]')).toBe('none');
     };
     // Every memory (and the deleted one's tombstone) and both core memory blocks go up.
     await syncOnce(page, new RegExp(`^${BULK + 2 + 1 + 2} uploaded · 0 downloaded · 0 deleted · 0 conflicts$`));

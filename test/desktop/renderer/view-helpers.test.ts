@@ -11,7 +11,7 @@ import { memoryVectors } from '../../../desktop/renderer/memory-vectors.js';
 import { project2d } from '../../../desktop/renderer/projection.js';
 import { formatBytes } from '../../../desktop/renderer/status-view.js';
 import { includeOf, loadSyncSettings, saveSyncSettings } from '../../../desktop/renderer/sync-settings.js';
-import { secretsNote } from '../../../desktop/renderer/sync-view.js';
+import { refusedText, secretsNote } from '../../../desktop/renderer/sync-view.js';
 import { exportFileName } from '../../../desktop/renderer/transfer-view.js';
 import { pagesFor, visibleRange } from '../../../desktop/renderer/virtual-list.js';
 import { createWebBridge } from '../../../desktop/renderer/web-bridge.js';
@@ -152,6 +152,14 @@ describe('web bridge', () => {
     expect(await createWebBridge().getSecret('sync-api-key')).toEqual({ ok: true, value: null });
     const info = await bridge.appInfo();
     expect(info.ok && info.value.shell === 'web' && !info.value.secretsPersist).toBe(true);
+  });
+});
+
+describe('refusedText()', () => {
+  it('refusedText() says none, or the count and each reason that occurred', () => {
+    const byReason = { unauthenticated: 0, malformed: 0, 'over-limit': 0, rollback: 0, unrequested: 0 };
+    expect(refusedText({ total: 0, byReason, recent: [] })).toBe('none');
+    expect(refusedText({ total: 3, byReason: { ...byReason, unauthenticated: 2, rollback: 1 }, recent: [] })).toBe('3: unauthenticated 2 · rollback 1');
   });
 });
 
