@@ -5,33 +5,30 @@
  * the table. A well-formed table with two users' values swapped would otherwise
  * hide those memories from their own users' scoped searches for good.
  *
- * Only keys are read, never a memory: the ids of each scope field's index (the
- * memories with the field) and, for each value the table holds, the ids of that
- * value (IndexedDB getAllKeys on the field's index). A memory's scope never
- * changes, so ids the store holds beyond the table (not live, no vector, written
- * since) do not matter.
+ * Only keys are read, never a memory: each scope field's index once, its keys
+ * (the values) and its primary keys (the ids) in the same index order, so the
+ * requests do not grow with the number of distinct values (a runId per memory).
+ * A memory's scope never changes, so ids the store holds beyond the table (not
+ * live, no vector, written since) do not matter.
  */
 import { SCOPE_FIELDS, type ScopeField } from '../search/filters.js';
 import type { EngramDb } from '../store/schema.js';
 import type { ScopeTable } from './scope-table.js';
 
 async function fieldMatches(db: EngramDb, table: ScopeTable, field: ScopeField): Promise<boolean> {
-  const values = table.idsByValue(field);
-  const [withField, ...ofValues] = await Promise.all([
-    db.memories.orderBy(field).primaryKeys(),
-    ...[...values.keys()].map((value) => db.memories.where(field).equals(value).primaryKeys()),
-  ]);
+  const [values, ids] = await Promise.all([db.memories.orderBy(field).keys(), db.memories.orderBy(field).primaryKeys()]);
+  // The store's value of this field for every memory of the table that has one.
+  const stored = new Map<string, unknown>();
+  ids.forEach((id, i) => {
+    if (table.has(id)) stored.set(id, values[i]);
+  });
   let valued = 0;
-  let i = 0;
-  for (const ids of values.values()) {
-    const stored = new Set(ofValues[i++]);
-    for (const id of ids) if (!stored.has(id)) return false;
-    valued += ids.size;
+  for (const [value, members] of table.idsByValue(field)) {
+    for (const id of members) if (stored.get(id) !== value) return false;
+    valued += members.size;
   }
-  // Every table id with the field is among the store's ids with it (checked above); none without it may be.
-  let inTable = 0;
-  for (const id of withField) if (table.has(id)) inTable += 1;
-  return inTable === valued;
+  // Every table id with a value has it in the store (checked above); none without one may have one there.
+  return stored.size === valued;
 }
 
 /**
