@@ -7,7 +7,8 @@ import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from './scripts/chromiu
 
 const wantsBrowser = process.argv.some((a) => a.includes('browser')) || !process.argv.includes('--project');
 const executablePath = chromiumPath();
-if (wantsBrowser && executablePath === undefined && process.env['VITEST'] !== undefined) console.warn(`[engram] ${NO_CHROMIUM_HELP}`);
+if (wantsBrowser && executablePath === undefined && process.env['VITEST'] !== undefined)
+  console.warn(`[engram] ${NO_CHROMIUM_HELP}`);
 
 /**
  * Library build only. Vite writes the embedding worker's URL as
@@ -18,10 +19,12 @@ if (wantsBrowser && executablePath === undefined && process.env['VITEST'] !== un
  * together with transformers.js and ONNX Runtime's files. Line breaks are kept so the source map holds.
  */
 function workerUrlForApps(): Plugin {
-  const pattern = /new URL\((\s*)\/\* @vite-ignore \*\/(\s*)"\/(assets\/embed-worker-[\w-]+\.js)",(\s*)"" \+ import\.meta\.url/g;
+  const pattern =
+    /new URL\((\s*)\/\* @vite-ignore \*\/(\s*)"\/(assets\/embed-worker-[\w-]+\.js)",(\s*)"" \+ import\.meta\.url/g;
   return {
     name: 'engram:worker-url-for-apps',
-    apply: (config, { command }) => command === 'build' && config.build?.lib !== undefined && config.build.lib !== false,
+    apply: (config, { command }) =>
+      command === 'build' && config.build?.lib !== undefined && config.build.lib !== false,
     generateBundle(_options, bundle) {
       for (const chunk of Object.values(bundle)) {
         if (chunk.type !== 'chunk' || !chunk.code.includes('embed-worker')) continue;
@@ -58,7 +61,15 @@ export default defineConfig({
     // Emit the ONNX Runtime wasm as files next to the bundle rather than as base64 inside it.
     assetsInlineLimit: 0,
     rolldownOptions: {
-      external: [/^dexie/, /^@huggingface\/transformers/, /^onnxruntime-web/, /^@qdrant\//, /^ai($|\/)/, /^@ai-sdk\//, /^@langchain\//],
+      external: [
+        /^dexie/,
+        /^@huggingface\/transformers/,
+        /^onnxruntime-web/,
+        /^@qdrant\//,
+        /^ai($|\/)/,
+        /^@ai-sdk\//,
+        /^@langchain\//,
+      ],
     },
   },
   // The library's worker leaves transformers.js and ONNX Runtime to the app's bundler,
@@ -97,7 +108,10 @@ export default defineConfig({
             headless: true,
             screenshotFailures: false,
             provider: playwright({
-              launchOptions: executablePath === undefined ? { args: [...CHROMIUM_ARGS] } : { executablePath, args: [...CHROMIUM_ARGS] },
+              launchOptions:
+                executablePath === undefined
+                  ? { args: [...CHROMIUM_ARGS] }
+                  : { executablePath, args: [...CHROMIUM_ARGS] },
             }),
             instances: [{ browser: 'chromium' }],
           },

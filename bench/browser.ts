@@ -25,7 +25,9 @@ export function requireChromium(): string {
  * The CPU time every process has used so far, in nanoseconds, from the root
  * control group (Linux, cgroup v1 or v2); undefined where it cannot be read.
  */
-export function rootCgroupCpuNs(read: (path: string) => string = (path) => readFileSync(path, 'utf8')): number | undefined {
+export function rootCgroupCpuNs(
+  read: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): number | undefined {
   try {
     const ns = Number(read('/sys/fs/cgroup/cpuacct/cpuacct.usage').trim());
     if (Number.isFinite(ns) && ns > 0) return ns;
@@ -51,7 +53,10 @@ export function rootCgroupCpuNs(read: (path: string) => string = (path) => readF
 export function machineCpu(): { busyMs: number; cores: number } {
   const all = cpus();
   const ns = rootCgroupCpuNs();
-  const busyMs = ns !== undefined ? ns / 1e6 : all.reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+  const busyMs =
+    ns !== undefined
+      ? ns / 1e6
+      : all.reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
   return { busyMs, cores: all.length };
 }
 
@@ -70,7 +75,14 @@ export async function startBenchServer(): Promise<{ port: number; close: () => P
     configFile: false,
     logLevel: 'error',
     server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null, fs: { allow: [root] } },
-    optimizeDeps: { exclude: ['@huggingface/transformers', 'onnxruntime-web', '@electric-sql/pglite', '@electric-sql/pglite-pgvector'] },
+    optimizeDeps: {
+      exclude: [
+        '@huggingface/transformers',
+        'onnxruntime-web',
+        '@electric-sql/pglite',
+        '@electric-sql/pglite-pgvector',
+      ],
+    },
   });
   await server.listen();
   const address = server.httpServer?.address();
@@ -79,13 +91,22 @@ export async function startBenchServer(): Promise<{ port: number; close: () => P
 }
 
 /** The flags benchmark pages run with: precise memory figures, and gc() for measuring memory. */
-export const BENCH_CHROMIUM_ARGS: readonly string[] = [...CHROMIUM_ARGS, '--enable-precise-memory-info', '--js-flags=--expose-gc'];
+export const BENCH_CHROMIUM_ARGS: readonly string[] = [
+  ...CHROMIUM_ARGS,
+  '--enable-precise-memory-info',
+  '--js-flags=--expose-gc',
+];
 
 /**
  * Opens `page` (a path under the repository, e.g. 'bench/pages/recall-search.html')
  * with `query` parameters and waits up to `timeoutMs` for its result.
  */
-export async function runPage<T>(page: string, query: Record<string, string>, timeoutMs = 30 * 60_000, profile?: (p: unknown) => void): Promise<T> {
+export async function runPage<T>(
+  page: string,
+  query: Record<string, string>,
+  timeoutMs = 30 * 60_000,
+  profile?: (p: unknown) => void,
+): Promise<T> {
   const server = await startBenchServer();
   const port = server.port;
   const browser = await chromium.launch({ executablePath: requireChromium(), args: [...BENCH_CHROMIUM_ARGS] });
@@ -111,10 +132,14 @@ export async function runPage<T>(page: string, query: Record<string, string>, ti
       await cdp.send('Profiler.start');
     }
     await tab.goto(`http://127.0.0.1:${port}/${page}?${qs}`);
-    await tab.waitForFunction(() => (window as unknown as { __benchResult?: unknown }).__benchResult !== undefined, undefined, {
-      timeout: timeoutMs,
-      polling: 500,
-    });
+    await tab.waitForFunction(
+      () => (window as unknown as { __benchResult?: unknown }).__benchResult !== undefined,
+      undefined,
+      {
+        timeout: timeoutMs,
+        polling: 500,
+      },
+    );
     const result = await tab.evaluate(() => (window as unknown as { __benchResult: unknown }).__benchResult);
     if (cdp !== undefined && profile !== undefined) profile((await cdp.send('Profiler.stop')).profile);
     const failure = (result as { error?: string }).error;

@@ -8,7 +8,28 @@
  */
 import { mulberry32, type Rng } from './util/rng.js';
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'to', 'sa', 'vel', 'du', 'pri', 'no', 'ga', 'zet', 'shu', 'bra', 'el', 'qui', 'tor', 'an', 'fi', 'mo'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'to',
+  'sa',
+  'vel',
+  'du',
+  'pri',
+  'no',
+  'ga',
+  'zet',
+  'shu',
+  'bra',
+  'el',
+  'qui',
+  'tor',
+  'an',
+  'fi',
+  'mo',
+];
 
 function word(rng: Rng, parts: number): string {
   let w = '';
@@ -35,13 +56,20 @@ const RARE_FROM = 5000;
  * words are unknown to a word-vector model, and every message would embed to
  * the same vector.
  */
-export function conversationCorpus(count: number, seed = 7, vocabulary?: readonly string[]): { messages: CorpusMessage[]; queries: (n: number) => string[] } {
+export function conversationCorpus(
+  count: number,
+  seed = 7,
+  vocabulary?: readonly string[],
+): { messages: CorpusMessage[]; queries: (n: number) => string[] } {
   const rng = mulberry32(seed);
-  if (vocabulary !== undefined && vocabulary.length < RARE_FROM * 2) throw new RangeError(`a vocabulary needs at least ${RARE_FROM * 2} words`);
+  if (vocabulary !== undefined && vocabulary.length < RARE_FROM * 2)
+    throw new RangeError(`a vocabulary needs at least ${RARE_FROM * 2} words`);
   const common = Array.from({ length: COMMON_WORDS }, (_, i) => vocabulary?.[i] ?? `${word(rng, 2)}${i.toString(36)}`);
   const commonSet = new Set(common);
   const topicWord = (t: number): string =>
-    vocabulary === undefined ? `${word(rng, 3)}${t.toString(36)}` : vocabulary[RARE_FROM + Math.floor(rng() * (vocabulary.length - RARE_FROM))]!;
+    vocabulary === undefined
+      ? `${word(rng, 3)}${t.toString(36)}`
+      : vocabulary[RARE_FROM + Math.floor(rng() * (vocabulary.length - RARE_FROM))]!;
   // Zipf(1.0) cumulative weights for the common vocabulary.
   const weights = common.map((_, i) => 1 / (i + 1));
   const cumulative: number[] = [];

@@ -56,13 +56,17 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const ids: string[] = [];
   for (let i = 0; i < adds; i += 500) {
-    const batch = Array.from({ length: Math.min(500, adds - i) }, (_, j) => ({ role: 'user' as const, content: `note ${i + j}: item ${((i + j) * 7919) % 100_003} is kept in box ${(i + j) % 97}` }));
+    const batch = Array.from({ length: Math.min(500, adds - i) }, (_, j) => ({
+      role: 'user' as const,
+      content: `note ${i + j}: item ${((i + j) * 7919) % 100_003} is kept in box ${(i + j) % 97}`,
+    }));
     const { results } = await engram.add(batch, { userId: 'bench', infer: false, dedupe: 'off' });
     ids.push(...results.map((r) => r.id));
   }
   await engram.search('item kept in box', { userId: 'bench', limit: 5 });
   rows.push(row(`after ${adds} adds`, await sizes(name)));
-  for (let i = 0; i < updates; i++) await engram.update(ids[(i * 13) % ids.length]!, `note ${i}: item moved to shelf ${i % 89}`);
+  for (let i = 0; i < updates; i++)
+    await engram.update(ids[(i * 13) % ids.length]!, `note ${i}: item moved to shelf ${i % 89}`);
   await engram.search('item moved to shelf', { userId: 'bench', limit: 5 });
   rows.push(row(`+ ${updates} updates`, await sizes(name)));
   const doomed = ids.slice(ids.length - deletes);

@@ -30,10 +30,15 @@ const params = {
   crossoverSizes: option('crossover-sizes') ?? sizes ?? '100000',
 };
 console.log(`memory-search: ${JSON.stringify(params)} (Chromium, real IndexedDB)`);
-const { results, sweep, crossover } = await runPage<{ results: MemorySearchResult[]; sweep: ScopeSweepRow[]; crossover: ScopeCrossoverRow[] }>('bench/pages/memory-search.html', params, 90 * 60_000);
+const { results, sweep, crossover } = await runPage<{
+  results: MemorySearchResult[];
+  sweep: ScopeSweepRow[];
+  crossover: ScopeCrossoverRow[];
+}>('bench/pages/memory-search.html', params, 90 * 60_000);
 
 const ms = (t: SearchTimes | undefined, key: 'p50' | 'p95'): string => (t === undefined ? '–' : t[key].toFixed(2));
-const baseline = (row: ScopeSweepRow): ScopeSweepRow | undefined => sweep.find((r) => r.store === row.store && r.scope === 'unscoped');
+const baseline = (row: ScopeSweepRow): ScopeSweepRow | undefined =>
+  sweep.find((r) => r.store === row.store && r.scope === 'unscoped');
 
 if (crossover.length > 0) {
   printTable(
@@ -85,16 +90,34 @@ if (results.length > 0) {
           mode,
           'p50 ms': ms(r[scope][mode], 'p50'),
           'p95 ms': ms(r[scope][mode], 'p95'),
-          'p50 / vector p50': r[scope][mode] !== undefined && r[scope].vector !== undefined ? `${(r[scope][mode].p50 / r[scope].vector.p50).toFixed(2)}x` : '–',
-          'p50 / unscoped p50': scope === 'scoped' && r.scoped[mode] !== undefined && r.unscoped[mode] !== undefined ? `${(r.scoped[mode].p50 / r.unscoped[mode].p50).toFixed(2)}x` : '–',
+          'p50 / vector p50':
+            r[scope][mode] !== undefined && r[scope].vector !== undefined
+              ? `${(r[scope][mode].p50 / r[scope].vector.p50).toFixed(2)}x`
+              : '–',
+          'p50 / unscoped p50':
+            scope === 'scoped' && r.scoped[mode] !== undefined && r.unscoped[mode] !== undefined
+              ? `${(r.scoped[mode].p50 / r.unscoped[mode].p50).toFixed(2)}x`
+              : '–',
         })),
       ),
     ),
   );
 }
 printTable('fill', [
-  ...sweep.filter((r) => r.fillSeconds !== undefined).map((r) => ({ store: r.store, memories: r.memories, 'fill s': r.fillSeconds!.toFixed(0), 'first search ms': r.firstSearchMs!.toFixed(0) })),
-  ...results.map((r) => ({ store: r.corpus, memories: r.memories, 'fill s': r.fillSeconds.toFixed(0), 'first search ms': r.firstSearchMs.toFixed(0) })),
+  ...sweep
+    .filter((r) => r.fillSeconds !== undefined)
+    .map((r) => ({
+      store: r.store,
+      memories: r.memories,
+      'fill s': r.fillSeconds!.toFixed(0),
+      'first search ms': r.firstSearchMs!.toFixed(0),
+    })),
+  ...results.map((r) => ({
+    store: r.corpus,
+    memories: r.memories,
+    'fill s': r.fillSeconds.toFixed(0),
+    'first search ms': r.firstSearchMs.toFixed(0),
+  })),
 ]);
 
 interface Goal {
@@ -104,9 +127,12 @@ interface Goal {
   met: boolean;
 }
 const goals: Goal[] = [];
-const ratioGoal = (goal: string, measured: number): void => void goals.push({ goal, target: '<= 3x', measured, met: measured <= 3 });
-const p95Goal = (goal: string, measured: number): void => void goals.push({ goal, target: '<= 50', measured, met: measured <= 50 });
-const storeName = (r: ScopeSweepRow): string => (r.store === 'sweep' ? `sentences, ${r.memories / 1000}k` : `${r.memories / 100} users of 100`);
+const ratioGoal = (goal: string, measured: number): void =>
+  void goals.push({ goal, target: '<= 3x', measured, met: measured <= 3 });
+const p95Goal = (goal: string, measured: number): void =>
+  void goals.push({ goal, target: '<= 50', measured, met: measured <= 50 });
+const storeName = (r: ScopeSweepRow): string =>
+  r.store === 'sweep' ? `sentences, ${r.memories / 1000}k` : `${r.memories / 100} users of 100`;
 for (const r of sweep) {
   const base = baseline(r);
   if (r.scope === 'unscoped' || base === undefined) continue;
@@ -118,30 +144,55 @@ for (const r of sweep) {
     p95Goal(`scoped ${mode} p95 ms (${at})`, t.p95);
     ratioGoal(`scoped ${mode} p50 / unscoped p50 (${at})`, t.p50 / b.p50);
   }
-  if (r.recallAt10 !== undefined) goals.push({ goal: `scoped vector recall@10 vs exact (${at})`, target: '>= 0.95', measured: r.recallAt10, met: r.recallAt10 >= 0.95 });
+  if (r.recallAt10 !== undefined)
+    goals.push({
+      goal: `scoped vector recall@10 vs exact (${at})`,
+      target: '>= 0.95',
+      measured: r.recallAt10,
+      met: r.recallAt10 >= 0.95,
+    });
 }
 // The goals set before the sweep: hybrid and keyword p95, hybrid against vector, unscoped and scoped to a tenth of the store.
-const tenth = (store: ScopeSweepRow): ScopeSweepRow | undefined => sweep.find((r) => r.store === 'sweep' && r.memories === store.memories && r.scopeSize === store.memories / 10);
+const tenth = (store: ScopeSweepRow): ScopeSweepRow | undefined =>
+  sweep.find((r) => r.store === 'sweep' && r.memories === store.memories && r.scopeSize === store.memories / 10);
 for (const unscoped of sweep.filter((r) => r.store === 'sweep' && r.scope === 'unscoped')) {
-  for (const [scope, r] of [['unscoped', unscoped], ['scoped to a tenth', tenth(unscoped)]] as const) {
+  for (const [scope, r] of [
+    ['unscoped', unscoped],
+    ['scoped to a tenth', tenth(unscoped)],
+  ] as const) {
     if (r === undefined) continue;
     const at = `${storeName(r)}, ${scope}`;
-    for (const mode of ['hybrid', 'keyword'] as const) if (r.times[mode] !== undefined) p95Goal(`${mode} p95 ms (${at})`, r.times[mode].p95);
-    if (r.times.hybrid !== undefined && r.times.vector !== undefined) ratioGoal(`hybrid p50 / vector p50 (${at})`, r.times.hybrid.p50 / r.times.vector.p50);
+    for (const mode of ['hybrid', 'keyword'] as const)
+      if (r.times[mode] !== undefined) p95Goal(`${mode} p95 ms (${at})`, r.times[mode].p95);
+    if (r.times.hybrid !== undefined && r.times.vector !== undefined)
+      ratioGoal(`hybrid p50 / vector p50 (${at})`, r.times.hybrid.p50 / r.times.vector.p50);
   }
 }
 for (const r of results) {
   const at = `${r.corpus}, ${r.memories / 1000}k`;
   for (const scope of ['unscoped', 'scoped'] as const) {
     const t = r[scope];
-    for (const mode of ['hybrid', 'keyword'] as const) if (t[mode] !== undefined) p95Goal(`${mode} p95 ms (${at}, ${scope})`, t[mode].p95);
-    if (t.hybrid !== undefined && t.vector !== undefined) ratioGoal(`hybrid p50 / vector p50 (${at}, ${scope})`, t.hybrid.p50 / t.vector.p50);
+    for (const mode of ['hybrid', 'keyword'] as const)
+      if (t[mode] !== undefined) p95Goal(`${mode} p95 ms (${at}, ${scope})`, t[mode].p95);
+    if (t.hybrid !== undefined && t.vector !== undefined)
+      ratioGoal(`hybrid p50 / vector p50 (${at}, ${scope})`, t.hybrid.p50 / t.vector.p50);
   }
   for (const mode of MODES) {
     const s = r.scoped[mode];
     const u = r.unscoped[mode];
-    if (s !== undefined && u !== undefined) ratioGoal(`scoped ${mode} p50 / unscoped p50 (${at}, one user of ten)`, s.p50 / u.p50);
+    if (s !== undefined && u !== undefined)
+      ratioGoal(`scoped ${mode} p50 / unscoped p50 (${at}, one user of ten)`, s.p50 / u.p50);
   }
 }
-printTable('goals', goals.map((g) => ({ goal: g.goal, target: g.target, measured: g.target.endsWith('x') ? `${g.measured.toFixed(2)}x` : g.measured.toFixed(g.target.includes('0.95') ? 3 : 1), met: g.met ? 'yes' : 'NO' })));
+printTable(
+  'goals',
+  goals.map((g) => ({
+    goal: g.goal,
+    target: g.target,
+    measured: g.target.endsWith('x')
+      ? `${g.measured.toFixed(2)}x`
+      : g.measured.toFixed(g.target.includes('0.95') ? 3 : 1),
+    met: g.met ? 'yes' : 'NO',
+  })),
+);
 writeResult('memory-search', { results, sweep, crossover, goals });

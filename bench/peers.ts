@@ -22,7 +22,15 @@ import { BENCH_CHROMIUM_ARGS, requireChromium, startBenchServer } from './browse
 import type { PeerPhaseResult } from './pages/results.js';
 import { numberList, numberOption, option } from './util/args.js';
 import { peerCorpus, PEER_DIMS } from './util/peer-corpus.js';
-import { peerFigures, peerGoals, peerTable, peerWins, rotated, type PeerFigures, type PeerRound } from './util/peer-table.js';
+import {
+  peerFigures,
+  peerGoals,
+  peerTable,
+  peerWins,
+  rotated,
+  type PeerFigures,
+  type PeerRound,
+} from './util/peer-table.js';
 import { printTable, writeResult } from './util/report.js';
 
 const SYSTEMS = ['engram', 'orama', 'pglite', 'hnswlib-wasm', 'entitydb'] as const;
@@ -33,7 +41,11 @@ const queries = numberOption('queries', 200);
 const rounds = numberOption('rounds', 2);
 /** EntityDB reads and scores every row per query (seconds each at 50k): it answers fewer queries. */
 const entityQueries = numberOption('entitydb-queries', 20);
-const systems = (option('systems')?.split(',').map((s) => s.trim()) ?? [...SYSTEMS]).filter((s) => s !== '');
+const systems = (
+  option('systems')
+    ?.split(',')
+    .map((s) => s.trim()) ?? [...SYSTEMS]
+).filter((s) => s !== '');
 const unknown = systems.filter((s) => !(SYSTEMS as readonly string[]).includes(s));
 if (unknown.length > 0) throw new RangeError(`unknown system(s) ${unknown.join(', ')}; known: ${SYSTEMS.join(', ')}`);
 if (!systems.includes('engram')) throw new RangeError('--systems must include engram: every row is a ratio to it');
@@ -53,12 +65,25 @@ function exactTruth(n: number): number[][] {
  * waits for its result, closes the browser. Any request that leaves the
  * bench's own server fails the run.
  */
-async function runPhase(dir: string, port: number, query: Record<string, string>, timeoutMs: number): Promise<PeerPhaseResult> {
-  const context = await chromium.launchPersistentContext(dir, { executablePath: requireChromium(), args: [...BENCH_CHROMIUM_ARGS] });
+async function runPhase(
+  dir: string,
+  port: number,
+  query: Record<string, string>,
+  timeoutMs: number,
+): Promise<PeerPhaseResult> {
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: requireChromium(),
+    args: [...BENCH_CHROMIUM_ARGS],
+  });
   const external: string[] = [];
   context.on('request', (req) => {
     const url = new URL(req.url());
-    if (!(url.hostname === '127.0.0.1' && url.port === String(port)) && url.protocol !== 'data:' && url.protocol !== 'blob:') external.push(req.url());
+    if (
+      !(url.hostname === '127.0.0.1' && url.port === String(port)) &&
+      url.protocol !== 'data:' &&
+      url.protocol !== 'blob:'
+    )
+      external.push(req.url());
   });
   try {
     const tab = context.pages()[0] ?? (await context.newPage());
@@ -71,11 +96,18 @@ async function runPhase(dir: string, port: number, query: Record<string, string>
     const cdp = await context.newCDPSession(tab);
     await tab.exposeFunction('__benchHeapUsage', async () => (await cdp.send('Runtime.getHeapUsage')) as unknown);
     await tab.goto(`http://127.0.0.1:${port}/bench/pages/peers.html?${new URLSearchParams(query).toString()}`);
-    await tab.waitForFunction(() => (window as unknown as { __benchResult?: unknown }).__benchResult !== undefined, undefined, { timeout: timeoutMs, polling: 500 });
+    await tab.waitForFunction(
+      () => (window as unknown as { __benchResult?: unknown }).__benchResult !== undefined,
+      undefined,
+      { timeout: timeoutMs, polling: 500 },
+    );
     const result = await tab.evaluate(() => (window as unknown as { __benchResult: unknown }).__benchResult);
     const failure = (result as { error?: string }).error;
     if (typeof failure === 'string') throw new Error(`${query['system'] ?? ''} ${query['phase'] ?? ''}: ${failure}`);
-    if (external.length > 0) throw new Error(`${query['system'] ?? ''} fetched from outside the bench server: ${external.slice(0, 5).join(', ')}`);
+    if (external.length > 0)
+      throw new Error(
+        `${query['system'] ?? ''} fetched from outside the bench server: ${external.slice(0, 5).join(', ')}`,
+      );
     return result as PeerPhaseResult;
   } finally {
     await context.close();
@@ -85,7 +117,9 @@ async function runPhase(dir: string, port: number, query: Record<string, string>
 const server = await startBenchServer();
 const bySize: { n: number; queries: number; figures: PeerFigures[] }[] = [];
 try {
-  console.log(`peers: sizes ${sizes.join(', ')}, ${queries} queries (EntityDB ${Math.min(queries, entityQueries)}), ${rounds} round(s), systems ${systems.join(', ')} (Chromium, a fresh profile per system and round)`);
+  console.log(
+    `peers: sizes ${sizes.join(', ')}, ${queries} queries (EntityDB ${Math.min(queries, entityQueries)}), ${rounds} round(s), systems ${systems.join(', ')} (Chromium, a fresh profile per system and round)`,
+  );
   for (const [s, n] of sizes.entries()) {
     const truth = exactTruth(n);
     const collected = new Map<string, PeerRound[]>(systems.map((sys) => [sys, []]));
@@ -107,9 +141,17 @@ try {
     }
     const figures = systems.map((sys) => peerFigures(sys, collected.get(sys)!, truth, K));
     bySize.push({ n, queries, figures });
-    printTable(`peers at N = ${n.toLocaleString('en-US')} (each peer's figure, then its ratio to engram's)`, peerTable(figures, n));
+    printTable(
+      `peers at N = ${n.toLocaleString('en-US')} (each peer's figure, then its ratio to engram's)`,
+      peerTable(figures, n),
+    );
     // Written after every size, so that a long run stopped in a later size keeps what it measured.
-    writeResult('peers', { rounds, entityQueries, sizes: bySize, goals: bySize.filter((b) => b.n >= 10_000).flatMap((b) => peerGoals(b.figures, b.n)) });
+    writeResult('peers', {
+      rounds,
+      entityQueries,
+      sizes: bySize,
+      goals: bySize.filter((b) => b.n >= 10_000).flatMap((b) => peerGoals(b.figures, b.n)),
+    });
   }
 } finally {
   await server.close();
@@ -120,10 +162,21 @@ const wins = bySize.flatMap((b) => peerWins(b.figures).map((w) => ({ n: b.n, ...
 if (wins.length > 0) {
   printTable(
     'rows where a peer beats engram',
-    wins.map((w) => ({ N: w.n, system: w.system, row: w.metric, engram: w.engram.toFixed(2), peer: w.peer.toFixed(2), 'peer better by': `${w.factor.toFixed(2)}x` })),
+    wins.map((w) => ({
+      N: w.n,
+      system: w.system,
+      row: w.metric,
+      engram: w.engram.toFixed(2),
+      peer: w.peer.toFixed(2),
+      'peer better by': `${w.factor.toFixed(2)}x`,
+    })),
   );
 }
 // Goals are judged at the sizes of the issue (10k and up); a quick run's small sizes only show that everything works.
 const goals = bySize.filter((b) => b.n >= 10_000).flatMap((b) => peerGoals(b.figures, b.n));
-if (goals.length > 0) printTable('goals', goals.map((g) => ({ goal: g.goal, target: g.target, measured: g.measured.toFixed(2), met: g.met ? 'yes' : 'NO' })));
+if (goals.length > 0)
+  printTable(
+    'goals',
+    goals.map((g) => ({ goal: g.goal, target: g.target, measured: g.measured.toFixed(2), met: g.met ? 'yes' : 'NO' })),
+  );
 writeResult('peers', { rounds, entityQueries, sizes: bySize, goals });

@@ -37,7 +37,9 @@ export function selfTimes(profile: CpuProfile): { name: string; ms: number; shar
   return [...self].map(([name, ms]) => ({ name, ms, share: ms / total })).sort((a, b) => b.ms - a.ms);
 }
 
-const [page, ...pairs] = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && !(all[i - 1]?.startsWith('--') ?? false));
+const [page, ...pairs] = process.argv
+  .slice(2)
+  .filter((a, i, all) => !a.startsWith('--') && !(all[i - 1]?.startsWith('--') ?? false));
 if (page === undefined) {
   console.error('usage: npx tsx bench/profile.ts <page.html> key=value … [--out file] [--top n]');
   process.exit(2);
@@ -52,4 +54,5 @@ await runPage(page, query, 30 * 60_000, (p) => {
 if (profile === undefined) process.exit(1);
 writeFileSync(out, JSON.stringify(profile));
 console.log(`profile: ${out}`);
-for (const row of selfTimes(profile).slice(0, top)) console.log(`${row.ms.toFixed(0).padStart(8)} ms ${(row.share * 100).toFixed(1).padStart(5)}%  ${row.name}`);
+for (const row of selfTimes(profile).slice(0, top))
+  console.log(`${row.ms.toFixed(0).padStart(8)} ms ${(row.share * 100).toFixed(1).padStart(5)}%  ${row.name}`);

@@ -21,7 +21,17 @@
  * $TMPDIR/engram-bench-quick/.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,7 +73,14 @@ export const PLANS: BenchmarkPlan[] = [
     quick: ['--sizes', '250,1000,4000', '--queries', '50'],
     browser: false,
   },
-  { name: 'eval', script: 'bench/eval/run.ts', args: [], accepts: ['users', 'split'], quick: ['--users', '2'], browser: false },
+  {
+    name: 'eval',
+    script: 'bench/eval/run.ts',
+    args: [],
+    accepts: ['users', 'split'],
+    quick: ['--users', '2'],
+    browser: false,
+  },
   {
     name: 'sync',
     script: 'bench/sync.ts',
@@ -72,11 +89,46 @@ export const PLANS: BenchmarkPlan[] = [
     quick: ['--count', '1000', '--sizes', '200,2000', '--rounds', '2'],
     browser: false,
   },
-  { name: 'growth', script: 'bench/growth.ts', args: [], accepts: ['adds', 'updates', 'deletes', 'hot'], quick: ['--adds', '2000', '--updates', '200', '--deletes', '200', '--hot', '50'], browser: false },
-  { name: 'memory-search', script: 'bench/memory-search.ts', args: [], accepts: ['sizes', 'queries'], quick: ['--sizes', '2000', '--queries', '30'], browser: true },
-  { name: 'recall-search', script: 'bench/recall-search.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '2000'], browser: true },
-  { name: 'ingest', script: 'bench/ingest.ts', args: [], accepts: ['count', 'batches'], quick: ['--count', '200', '--batches', '1,16'], browser: true },
-  { name: 'ingest-minilm', script: 'bench/ingest.ts', args: ['--model', 'minilm', '--batches', '64'], accepts: ['count'], quick: ['--count', '128'], browser: true },
+  {
+    name: 'growth',
+    script: 'bench/growth.ts',
+    args: [],
+    accepts: ['adds', 'updates', 'deletes', 'hot'],
+    quick: ['--adds', '2000', '--updates', '200', '--deletes', '200', '--hot', '50'],
+    browser: false,
+  },
+  {
+    name: 'memory-search',
+    script: 'bench/memory-search.ts',
+    args: [],
+    accepts: ['sizes', 'queries'],
+    quick: ['--sizes', '2000', '--queries', '30'],
+    browser: true,
+  },
+  {
+    name: 'recall-search',
+    script: 'bench/recall-search.ts',
+    args: [],
+    accepts: ['sizes'],
+    quick: ['--sizes', '2000'],
+    browser: true,
+  },
+  {
+    name: 'ingest',
+    script: 'bench/ingest.ts',
+    args: [],
+    accepts: ['count', 'batches'],
+    quick: ['--count', '200', '--batches', '1,16'],
+    browser: true,
+  },
+  {
+    name: 'ingest-minilm',
+    script: 'bench/ingest.ts',
+    args: ['--model', 'minilm', '--batches', '64'],
+    accepts: ['count'],
+    quick: ['--count', '128'],
+    browser: true,
+  },
   {
     name: 'memory-search-minilm',
     script: 'bench/model-search.ts',
@@ -85,7 +137,14 @@ export const PLANS: BenchmarkPlan[] = [
     quick: ['--sizes', '2000', '--queries', '10'],
     browser: true,
   },
-  { name: 'cold-open', script: 'bench/cold-open.ts', args: [], accepts: ['sizes'], quick: ['--sizes', '1000'], browser: true },
+  {
+    name: 'cold-open',
+    script: 'bench/cold-open.ts',
+    args: [],
+    accepts: ['sizes'],
+    quick: ['--sizes', '1000'],
+    browser: true,
+  },
   {
     name: 'peers',
     script: 'bench/peers.ts',
@@ -109,7 +168,14 @@ export function discoverPlans(benchDir = join(ROOT, 'bench')): BenchmarkPlan[] {
     .filter((f) => f.endsWith('.ts') && !NOT_BENCHMARKS.has(f) && !known.has(`bench/${f}`))
     .filter((f) => readFileSync(join(benchDir, f), 'utf8').includes('writeResult('))
     .sort()
-    .map((f) => ({ name: f.slice(0, -3), script: `bench/${f}`, args: [], accepts: ['sizes'], quick: [], browser: false }));
+    .map((f) => ({
+      name: f.slice(0, -3),
+      script: `bench/${f}`,
+      args: [],
+      accepts: ['sizes'],
+      quick: [],
+      browser: false,
+    }));
   return [...PLANS, ...extra];
 }
 
@@ -118,9 +184,16 @@ export function discoverPlans(benchDir = join(ROOT, 'bench')): BenchmarkPlan[] {
  * accepts, then its quick sizes when `quick` (those the command line did not
  * set already: the scripts read the first occurrence of an option).
  */
-export function argumentsFor(plan: BenchmarkPlan, quick: boolean, read: (name: string) => string | undefined = option): string[] {
+export function argumentsFor(
+  plan: BenchmarkPlan,
+  quick: boolean,
+  read: (name: string) => string | undefined = option,
+): string[] {
   const passed: string[] = [];
-  const names = plan.name === 'vector-crossover' ? [['crossover-sizes', 'sizes'] as const] : plan.accepts.map((a) => [a, a] as const);
+  const names =
+    plan.name === 'vector-crossover'
+      ? [['crossover-sizes', 'sizes'] as const]
+      : plan.accepts.map((a) => [a, a] as const);
   for (const [from, to] of names) {
     const value = read(from);
     if (value === undefined) continue;
@@ -149,9 +222,12 @@ function clock(seconds: number): string {
 
 /** Makes sure hnswlib-node's native addon is built (the vector benchmark compares against it). */
 function ensureNativeHnsw(): void {
-  const probe = (): boolean => spawnSync(process.execPath, ['-e', "require('hnswlib-node')"], { cwd: ROOT, stdio: 'ignore' }).status === 0;
+  const probe = (): boolean =>
+    spawnSync(process.execPath, ['-e', "require('hnswlib-node')"], { cwd: ROOT, stdio: 'ignore' }).status === 0;
   if (probe()) return;
-  console.log('hnswlib-node: native addon not built; running `npm rebuild hnswlib-node --ignore-scripts=false` (needs a C++ toolchain) …');
+  console.log(
+    'hnswlib-node: native addon not built; running `npm rebuild hnswlib-node --ignore-scripts=false` (needs a C++ toolchain) …',
+  );
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const built = spawnSync(npm, ['rebuild', 'hnswlib-node', '--ignore-scripts=false'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status === 0 && probe()) console.log('hnswlib-node: built.');
@@ -198,7 +274,12 @@ function runOne(plan: BenchmarkPlan, args: string[], timeoutMs: number, logDir: 
   const err = relay(process.stderr);
   return new Promise((done) => {
     // Its own process group, so a timeout can stop the benchmark with its browser and server.
-    const child = spawn(process.execPath, ['--import', 'tsx', plan.script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: process.env });
+    const child = spawn(process.execPath, ['--import', 'tsx', plan.script, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      env: process.env,
+    });
     current = child;
     child.stdout.on('data', out.push);
     child.stderr.on('data', err.push);
@@ -271,8 +352,14 @@ async function main(): Promise<number> {
     });
   }
   const quick = flag('quick');
-  const only = option('only')?.split(',').map((s) => s.trim());
-  const skip = new Set(option('skip')?.split(',').map((s) => s.trim()) ?? []);
+  const only = option('only')
+    ?.split(',')
+    .map((s) => s.trim());
+  const skip = new Set(
+    option('skip')
+      ?.split(',')
+      .map((s) => s.trim()) ?? [],
+  );
   const timeoutMs = Number(option('timeout-min') ?? '90') * 60_000;
   const plans = discoverPlans();
   const unknown = [...(only ?? []), ...skip].filter((n) => !plans.some((p) => p.name === n));
@@ -290,8 +377,12 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const started = performance.now();
   const machine = describeMachine();
-  console.log(`engram benchmarks${quick ? ` (quick: small sizes, a smoke run; results and report go to ${outDir})` : ''} — ${startedAt.toISOString()}`);
-  console.log(`machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.chromium}, load ${machine.load1}`);
+  console.log(
+    `engram benchmarks${quick ? ` (quick: small sizes, a smoke run; results and report go to ${outDir})` : ''} — ${startedAt.toISOString()}`,
+  );
+  console.log(
+    `machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.chromium}, load ${machine.load1}`,
+  );
   console.log(`benchmarks: ${plans.map((p) => p.name).join(', ')}`);
 
   const previous = quick ? undefined : previousRun();
@@ -316,44 +407,72 @@ async function main(): Promise<number> {
   for (const [i, plan] of selected.entries()) {
     if (plan.name === 'vector') ensureNativeHnsw();
     const args = argumentsFor(plan, quick);
-    banner(`[${i + 1}/${selected.length}] ${plan.name}: tsx ${plan.script} ${args.join(' ')}  (elapsed ${clock((performance.now() - started) / 1000)})`);
-    const before = quick && existsSync(join(RESULTS_DIR, `${plan.name}.json`)) ? readFileSync(join(RESULTS_DIR, `${plan.name}.json`)) : undefined;
+    banner(
+      `[${i + 1}/${selected.length}] ${plan.name}: tsx ${plan.script} ${args.join(' ')}  (elapsed ${clock((performance.now() - started) / 1000)})`,
+    );
+    const before =
+      quick && existsSync(join(RESULTS_DIR, `${plan.name}.json`))
+        ? readFileSync(join(RESULTS_DIR, `${plan.name}.json`))
+        : undefined;
     const since = Date.now() - 1000;
     const result = await runOne(plan, args, timeoutMs, outDir);
     if (quick) keepAside(plan.name, before, since, outDir);
     record.benchmarks.push(result);
     save();
-    console.log(`\n${result.status === 'ok' ? '✔' : '✘'} ${plan.name} ${result.status === 'ok' ? 'done' : `FAILED (exit ${result.exitCode ?? 'signal'})`} in ${clock(result.seconds)}`);
+    console.log(
+      `\n${result.status === 'ok' ? '✔' : '✘'} ${plan.name} ${result.status === 'ok' ? 'done' : `FAILED (exit ${result.exitCode ?? 'signal'})`} in ${clock(result.seconds)}`,
+    );
   }
   // A partial full-size run keeps what the previous run recorded: the benchmarks it left out,
   // and the failures of those it ran again (perhaps at smaller sizes).
   if (previous !== undefined && (only !== undefined || skip.size > 0)) {
     const failures = [
       ...(previous.earlierFailures ?? []),
-      ...previous.benchmarks.filter((b) => b.status === 'failed' && selected.some((p) => p.name === b.name)).map((b) => ({ startedAt: previous.startedAt, finishedAt: previous.finishedAt, ...b })),
+      ...previous.benchmarks
+        .filter((b) => b.status === 'failed' && selected.some((p) => p.name === b.name))
+        .map((b) => ({ startedAt: previous.startedAt, finishedAt: previous.finishedAt, ...b })),
     ];
     if (failures.length > 0) record.earlierFailures = failures;
   }
   for (const plan of plans) {
     if (selected.includes(plan)) continue;
-    const found = only === undefined && skip.size === 0 ? undefined : previous?.benchmarks.find((b) => b.name === plan.name && b.status !== 'skipped');
-    const kept = found === undefined || previous === undefined ? undefined : { startedAt: previous.startedAt, finishedAt: previous.finishedAt, ...found };
-    if (kept !== undefined) console.log(`${plan.name}: not run now; the report keeps its results from the run of ${kept.startedAt}`);
-    record.benchmarks.push(kept ?? { name: plan.name, command: `tsx ${plan.script}`, status: 'skipped', seconds: 0, exitCode: null });
+    const found =
+      only === undefined && skip.size === 0
+        ? undefined
+        : previous?.benchmarks.find((b) => b.name === plan.name && b.status !== 'skipped');
+    const kept =
+      found === undefined || previous === undefined
+        ? undefined
+        : { startedAt: previous.startedAt, finishedAt: previous.finishedAt, ...found };
+    if (kept !== undefined)
+      console.log(`${plan.name}: not run now; the report keeps its results from the run of ${kept.startedAt}`);
+    record.benchmarks.push(
+      kept ?? { name: plan.name, command: `tsx ${plan.script}`, status: 'skipped', seconds: 0, exitCode: null },
+    );
   }
   save();
 
   banner(`summary (total ${clock(record.totalSeconds)})`);
-  for (const b of record.benchmarks) console.log(`  ${b.status === 'ok' ? '✔' : b.status === 'skipped' ? '·' : '✘'} ${b.name.padEnd(18)} ${b.status.padEnd(8)} ${b.status === 'skipped' ? '' : clock(b.seconds)}`);
+  for (const b of record.benchmarks)
+    console.log(
+      `  ${b.status === 'ok' ? '✔' : b.status === 'skipped' ? '·' : '✘'} ${b.name.padEnd(18)} ${b.status.padEnd(8)} ${b.status === 'skipped' ? '' : clock(b.seconds)}`,
+    );
 
   if (!flag('no-report')) {
     const { path, report } = writeReport(outDir);
-    console.log(`\nreport: ${path}${report.charts.length > 0 ? ` with ${report.charts.map((c) => c.file).join(', ')}` : ''}`);
-    const missed = Object.entries(report.goals).flatMap(([name, rows]) => rows.filter((g) => g.met === false).map((g) => `${name}: ${g.goal}`));
+    console.log(
+      `\nreport: ${path}${report.charts.length > 0 ? ` with ${report.charts.map((c) => c.file).join(', ')}` : ''}`,
+    );
+    const missed = Object.entries(report.goals).flatMap(([name, rows]) =>
+      rows.filter((g) => g.met === false).map((g) => `${name}: ${g.goal}`),
+    );
     if (missed.length > 0) console.log(`goals not met:\n  ${missed.join('\n  ')}`);
   }
   const failed = record.benchmarks.filter((b) => b.status === 'failed');
-  if (failed.length > 0) console.error(`\n${failed.length} benchmark(s) failed: ${failed.map((b) => b.name).join(', ')} (logs in ${outDir}/<name>.log)`);
+  if (failed.length > 0)
+    console.error(
+      `\n${failed.length} benchmark(s) failed: ${failed.map((b) => b.name).join(', ')} (logs in ${outDir}/<name>.log)`,
+    );
   return failed.length > 0 ? 1 : 0;
 }
 

@@ -41,13 +41,20 @@ let clock = Date.UTC(2026, 0, 1);
 /** A store with a fixed-size hash embedder and a clock that moves 1 ms per read. */
 async function openStore(): Promise<Engram> {
   stores += 1;
-  return Engram.open({ name: `bench-sync-${process.pid}-${stores}`, embedder: new HashEmbedder({ dimensions: DIMS }), now: () => (clock += 1) });
+  return Engram.open({
+    name: `bench-sync-${process.pid}-${stores}`,
+    embedder: new HashEmbedder({ dimensions: DIMS }),
+    now: () => (clock += 1),
+  });
 }
 
 /** Fills a store with `n` distinct memories, 500 per add(). */
 async function fill(engram: Engram, n: number, tag: string): Promise<void> {
   for (let i = 0; i < n; i += 500) {
-    const texts = Array.from({ length: Math.min(500, n - i) }, (_, j) => ({ role: 'user' as const, content: `${tag} memory ${i + j}: the note about item ${(i + j) * 7919 % 100_003}` }));
+    const texts = Array.from({ length: Math.min(500, n - i) }, (_, j) => ({
+      role: 'user' as const,
+      content: `${tag} memory ${i + j}: the note about item ${((i + j) * 7919) % 100_003}`,
+    }));
     await engram.add(texts, { userId: 'bench', infer: false });
   }
 }
@@ -64,7 +71,10 @@ function serverBusy(): number {
 }
 
 /** Times one sync (wall, and engram's side: wall minus the server's answering); also the upload phase. */
-async function timedSync(engram: Engram, options: SyncOptions): Promise<{ ms: number; engramMs: number; uploadMs: number; result: Awaited<ReturnType<Engram['sync']>> }> {
+async function timedSync(
+  engram: Engram,
+  options: SyncOptions,
+): Promise<{ ms: number; engramMs: number; uploadMs: number; result: Awaited<ReturnType<Engram['sync']>> }> {
   const busy = serverBusy();
   let firstPush: number | undefined;
   let lastPush = 0;
@@ -96,7 +106,11 @@ try {
     ['one per request', 1],
   ] as const) {
     const before = server.requests.get('upsert') ?? 0;
-    const { ms, uploadMs, result } = await timedSync(source, { ...base, collection: `push_${batch}`, batchSize: batch });
+    const { ms, uploadMs, result } = await timedSync(source, {
+      ...base,
+      collection: `push_${batch}`,
+      batchSize: batch,
+    });
     if (result.uploaded !== count) throw new TypeError(`expected ${count} uploaded, got ${result.uploaded}`);
     push[name] = { batch, ms, uploadMs, requests: (server.requests.get('upsert') ?? 0) - before };
     console.log(`  ${name}: ${seconds(ms)} s (upload ${seconds(uploadMs)} s, ${push[name].requests} requests)`);
@@ -147,7 +161,13 @@ try {
     for (let round = 0; round < rounds; round++) {
       const edits = Math.floor(changes / 2);
       for (let i = 0; i < edits; i++) await a.update(ids[i % ids.length]!, `round ${round}: edited note ${i}`);
-      await a.add(Array.from({ length: changes - edits }, (_, i) => ({ role: 'user' as const, content: `round ${round}: new note ${i} for store ${size}` })), { userId: 'bench', infer: false });
+      await a.add(
+        Array.from({ length: changes - edits }, (_, i) => ({
+          role: 'user' as const,
+          content: `round ${round}: new note ${i} for store ${size}`,
+        })),
+        { userId: 'bench', infer: false },
+      );
       const up = await timedSync(a, { ...base, collection });
       const down = await timedSync(b, { ...base, collection });
       pushMsAll.push(up.engramMs);
@@ -156,7 +176,8 @@ try {
       pullWallMsAll.push(down.ms);
       pushed = up.result.uploaded;
       pulled = down.result.downloaded;
-      if (pushed !== changes || pulled !== changes) throw new TypeError(`round ${round}: pushed ${pushed}, pulled ${pulled}, expected ${changes}`);
+      if (pushed !== changes || pulled !== changes)
+        throw new TypeError(`round ${round}: pushed ${pushed}, pulled ${pulled}, expected ${changes}`);
     }
     incremental.push({
       size,
@@ -195,14 +216,52 @@ try {
   const pushGrowth = large.pushMs / small.pushMs;
   const pullGrowth = large.pullMs / small.pullMs;
   const goals = [
-    { goal: `push ${count}: batched (128/request) vs one point per request, whole first sync()`, target: '>= 10x', measured: speedup, met: speedup >= 10 },
-    { goal: `push ${count}: batched vs one point per request, upload phase`, target: '>= 10x', measured: uploadSpeedup, met: uploadSpeedup >= 10 },
-    { goal: `incremental ${changes} changes, pushing device (engram's side): store of ${large.size} / ${small.size}`, target: '<= 2x', measured: pushGrowth, met: pushGrowth <= 2 },
-    { goal: `incremental ${changes} changes, pulling device (engram's side): store of ${large.size} / ${small.size}`, target: '<= 2x', measured: pullGrowth, met: pullGrowth <= 2 },
-    { goal: `incremental ${changes} changes, pushing device, wall time with the linear-scan test server (reported)`, target: 'reported', measured: large.pushWallMs / small.pushWallMs, met: null },
-    { goal: `incremental ${changes} changes, pulling device, wall time with the linear-scan test server (reported)`, target: 'reported', measured: large.pullWallMs / small.pullWallMs, met: null },
+    {
+      goal: `push ${count}: batched (128/request) vs one point per request, whole first sync()`,
+      target: '>= 10x',
+      measured: speedup,
+      met: speedup >= 10,
+    },
+    {
+      goal: `push ${count}: batched vs one point per request, upload phase`,
+      target: '>= 10x',
+      measured: uploadSpeedup,
+      met: uploadSpeedup >= 10,
+    },
+    {
+      goal: `incremental ${changes} changes, pushing device (engram's side): store of ${large.size} / ${small.size}`,
+      target: '<= 2x',
+      measured: pushGrowth,
+      met: pushGrowth <= 2,
+    },
+    {
+      goal: `incremental ${changes} changes, pulling device (engram's side): store of ${large.size} / ${small.size}`,
+      target: '<= 2x',
+      measured: pullGrowth,
+      met: pullGrowth <= 2,
+    },
+    {
+      goal: `incremental ${changes} changes, pushing device, wall time with the linear-scan test server (reported)`,
+      target: 'reported',
+      measured: large.pushWallMs / small.pushWallMs,
+      met: null,
+    },
+    {
+      goal: `incremental ${changes} changes, pulling device, wall time with the linear-scan test server (reported)`,
+      target: 'reported',
+      measured: large.pullWallMs / small.pullWallMs,
+      met: null,
+    },
   ];
-  printTable('goals', goals.map((g) => ({ goal: g.goal, target: g.target, measured: `${g.measured.toFixed(2)}x`, met: g.met === null ? '–' : g.met ? 'yes' : 'NO' })));
+  printTable(
+    'goals',
+    goals.map((g) => ({
+      goal: g.goal,
+      target: g.target,
+      measured: `${g.measured.toFixed(2)}x`,
+      met: g.met === null ? '–' : g.met ? 'yes' : 'NO',
+    })),
+  );
   writeResult('sync', {
     server: 'test/sync/qdrant-server.ts on loopback, in process, request validation off',
     dims: DIMS,

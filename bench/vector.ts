@@ -34,7 +34,6 @@ import { latenciesOf, percentile } from './util/stats.js';
 import { clusteredVectors } from './util/vectors.js';
 import type { EfFigures, VectorDataset } from './pages/results.js';
 
-
 const started = performance.now();
 function progress(message: string): void {
   const s = ((performance.now() - started) / 1000).toFixed(1).padStart(6);
@@ -57,7 +56,8 @@ const require = createRequire(import.meta.url);
 function loadNative(): (new (space: 'cosine', dims: number) => NativeHnsw) | undefined {
   if (flag('skip-native')) return undefined;
   try {
-    return (require('hnswlib-node') as { HierarchicalNSW: new (space: 'cosine', dims: number) => NativeHnsw }).HierarchicalNSW;
+    return (require('hnswlib-node') as { HierarchicalNSW: new (space: 'cosine', dims: number) => NativeHnsw })
+      .HierarchicalNSW;
   } catch (e) {
     progress(`hnswlib-node unavailable (${String(e)}); skipping native comparison`);
     return undefined;
@@ -199,10 +199,14 @@ async function runDataset(dataset: Dataset, efs: number[], m: number, efConstruc
   t = performance.now();
   const reopened = await HnswIndex.restore(snapshot);
   const hnswLoad = performance.now() - t;
-  const identical = queries.slice(0, 20).every((q) => JSON.stringify(reopened.search(q, K)) === JSON.stringify(hnsw.search(q, K)));
+  const identical = queries
+    .slice(0, 20)
+    .every((q) => JSON.stringify(reopened.search(q, K)) === JSON.stringify(hnsw.search(q, K)));
   reopened.dispose();
   hnsw.dispose();
-  progress(`${name}: HnswIndex snapshot ${(snapshot.length / 1e6).toFixed(1)} MB saved in ${hnswSave.toFixed(0)} ms, opened in ${hnswLoad.toFixed(0)} ms`);
+  progress(
+    `${name}: HnswIndex snapshot ${(snapshot.length / 1e6).toFixed(1)} MB saved in ${hnswSave.toFixed(0)} ms, opened in ${hnswLoad.toFixed(0)} ms`,
+  );
 
   const result: VectorDataset = {
     dataset: name,
@@ -239,11 +243,16 @@ async function runDataset(dataset: Dataset, efs: number[], m: number, efConstruc
     const nativeLoad = performance.now() - t;
     const bytes = statSync(file).size;
     rmSync(dir, { recursive: true, force: true });
-    result.native = { buildMs: round(nativeBuild, 1), byEf: nativeByEf, snapshotBytes: bytes, saveMs: round(nativeSave, 1), loadMs: round(nativeLoad, 1) };
+    result.native = {
+      buildMs: round(nativeBuild, 1),
+      byEf: nativeByEf,
+      snapshotBytes: bytes,
+      saveMs: round(nativeSave, 1),
+      loadMs: round(nativeLoad, 1),
+    };
   }
   return result;
 }
-
 
 function tableRows(results: VectorDataset[]): Row[] {
   const rows: Row[] = [];
@@ -300,7 +309,8 @@ function tableRows(results: VectorDataset[]): Row[] {
 }
 
 function goals(results: VectorDataset[]): Record<string, unknown> {
-  const atDefault = (r: VectorDataset): EfFigures | undefined => r.hnsw.byEf.find((e) => e.ef === DEFAULT_EF) ?? r.hnsw.byEf[r.hnsw.byEf.length - 1];
+  const atDefault = (r: VectorDataset): EfFigures | undefined =>
+    r.hnsw.byEf.find((e) => e.ef === DEFAULT_EF) ?? r.hnsw.byEf[r.hnsw.byEf.length - 1];
   const out: Record<string, unknown> = {};
   for (const r of results) {
     const d = atDefault(r);
@@ -309,10 +319,20 @@ function goals(results: VectorDataset[]): Record<string, unknown> {
     out[r.dataset] = {
       ef: d.ef,
       recallAt10: { value: d.recall, goal: '>= 0.95', met: d.recall >= 0.95 },
-      speedupVsExact: { value: round(r.exact.p50Ms / d.p50Ms, 1), goal: r.n >= 100_000 ? '>= 20' : 'reported (goal set at 100k)', met: r.n >= 100_000 ? r.exact.p50Ms / d.p50Ms >= 20 : null },
+      speedupVsExact: {
+        value: round(r.exact.p50Ms / d.p50Ms, 1),
+        goal: r.n >= 100_000 ? '>= 20' : 'reported (goal set at 100k)',
+        met: r.n >= 100_000 ? r.exact.p50Ms / d.p50Ms >= 20 : null,
+      },
       slowdownVsNative:
-        nativeAt === undefined ? null : { value: round(d.p50Ms / nativeAt.p50Ms, 2), goal: '<= 3', met: d.p50Ms / nativeAt.p50Ms <= 3 },
-      snapshotOpenVsRebuild: { value: round(r.hnsw.buildMs / r.hnsw.loadMs, 1), goal: '>= 10', met: r.hnsw.buildMs / r.hnsw.loadMs >= 10 },
+        nativeAt === undefined
+          ? null
+          : { value: round(d.p50Ms / nativeAt.p50Ms, 2), goal: '<= 3', met: d.p50Ms / nativeAt.p50Ms <= 3 },
+      snapshotOpenVsRebuild: {
+        value: round(r.hnsw.buildMs / r.hnsw.loadMs, 1),
+        goal: '>= 10',
+        met: r.hnsw.buildMs / r.hnsw.loadMs >= 10,
+      },
     };
   }
   return out;
@@ -327,7 +347,9 @@ async function realDataset(count: number, queryCount: number): Promise<Dataset |
   }
   if (!existsSync(modelConfig)) {
     progress('building the offline model (scripts/ensure-model.mjs)');
-    execFileSync(process.execPath, [join(import.meta.dirname, '..', 'scripts', 'ensure-model.mjs')], { stdio: 'inherit' });
+    execFileSync(process.execPath, [join(import.meta.dirname, '..', 'scripts', 'ensure-model.mjs')], {
+      stdio: 'inherit',
+    });
   }
   const { TransformersEmbedder } = await import('../lib/embed/transformers-embedder.js');
   const embedder = await TransformersEmbedder.create({ worker: false });
@@ -368,20 +390,53 @@ async function crossover(): Promise<void> {
       let e50 = Number.POSITIVE_INFINITY;
       let h50 = Number.POSITIVE_INFINITY;
       for (let round = 0; round < 2; round++) {
-        e50 = Math.min(e50, percentile(latenciesOf(queries, (q) => exact.search(q, K)), 50));
-        h50 = Math.min(h50, percentile(latenciesOf(queries, (q) => hnsw.search(q, K)), 50));
+        e50 = Math.min(
+          e50,
+          percentile(
+            latenciesOf(queries, (q) => exact.search(q, K)),
+            50,
+          ),
+        );
+        h50 = Math.min(
+          h50,
+          percentile(
+            latenciesOf(queries, (q) => hnsw.search(q, K)),
+            50,
+          ),
+        );
       }
       exact.dispose();
       hnsw.dispose();
       if (found[`${dims}`] === null && h50 < e50) found[`${dims}`] = n;
-      figures.push({ dims, n, exactP50Ms: round(e50, 4), hnswP50Ms: round(h50, 4), exactBuildMs: round(exactBuild, 1), hnswBuildMs: round(hnswBuild, 1) });
-      rows.push({ dims, n, 'exact p50 ms': e50.toFixed(3), 'hnsw p50 ms': h50.toFixed(3), 'exact/hnsw': (e50 / h50).toFixed(2), 'exact build ms': exactBuild.toFixed(0), 'hnsw build ms': hnswBuild.toFixed(0) });
+      figures.push({
+        dims,
+        n,
+        exactP50Ms: round(e50, 4),
+        hnswP50Ms: round(h50, 4),
+        exactBuildMs: round(exactBuild, 1),
+        hnswBuildMs: round(hnswBuild, 1),
+      });
+      rows.push({
+        dims,
+        n,
+        'exact p50 ms': e50.toFixed(3),
+        'hnsw p50 ms': h50.toFixed(3),
+        'exact/hnsw': (e50 / h50).toFixed(2),
+        'exact build ms': exactBuild.toFixed(0),
+        'hnsw build ms': hnswBuild.toFixed(0),
+      });
       progress(`crossover ${dims}-d n=${n}: exact ${e50.toFixed(3)} ms, hnsw ${h50.toFixed(3)} ms`);
     }
   }
   printTable('ExactIndex vs HnswIndex query p50 (k=10, efSearch=64)', rows);
   console.log(`first size where HnswIndex is faster: ${JSON.stringify(found)}`);
-  writeResult('vector-crossover', { sizes, dims: dimsList, queries: queryCount, firstSizeWhereHnswIsFaster: found, figures });
+  writeResult('vector-crossover', {
+    sizes,
+    dims: dimsList,
+    queries: queryCount,
+    firstSizeWhereHnswIsFaster: found,
+    figures,
+  });
 }
 
 async function main(): Promise<void> {
@@ -417,7 +472,10 @@ async function main(): Promise<void> {
     if (dataset === undefined) continue;
     results.push(await runDataset(dataset, efs, m, efConstruction));
   }
-  printTable(`vector indexes: recall@10 and query time (k=10, M=${m}, efConstruction=${efConstruction}, ${queryCount} queries)`, tableRows(results));
+  printTable(
+    `vector indexes: recall@10 and query time (k=10, M=${m}, efConstruction=${efConstruction}, ${queryCount} queries)`,
+    tableRows(results),
+  );
   const goalFigures = goals(results);
   console.log(`goals (at efSearch=${DEFAULT_EF}): ${JSON.stringify(goalFigures, null, 2)}`);
   writeResult('vector', {

@@ -26,7 +26,6 @@ export async function recallThreshold(engram: Engram): Promise<number> {
 const SYSTEM_PROMPT =
   'You are a helpful assistant with long-term memory. When the relevant memories answer the user, use them; keep replies short.';
 
-
 /** The chat column. */
 export class ChatPanel {
   readonly #ctx: DemoContext;
@@ -63,7 +62,8 @@ export class ChatPanel {
     const { engram, scope, model } = this.#ctx;
     byId('chat-title').textContent = `${labelOf(scope.agentId)} talking with ${labelOf(scope.userId)}`;
     const threshold = await recallThreshold(engram);
-    byId('chat-subtitle').textContent = `thread ${threadOf(scope)} · answers: ${modelLabel(model)} · recall: top ${RECALL_LIMIT}, relevance ≥ ${threshold}`;
+    byId('chat-subtitle').textContent =
+      `thread ${threadOf(scope)} · answers: ${modelLabel(model)} · recall: top ${RECALL_LIMIT}, relevance ≥ ${threshold}`;
     const messages = await engram.conversation(threadOf(scope), scope).getMessages();
     const lastReply = [...messages].reverse().find((m) => m.role === 'assistant');
     replace(
@@ -87,7 +87,11 @@ export class ChatPanel {
     this.#list.querySelector('.empty')?.remove();
     this.#list.append(
       h('li', { class: 'msg user pending' }, h('div', { class: 'bubble' }, content)),
-      h('li', { class: 'msg assistant pending' }, h('div', { class: 'bubble typing' }, h('span'), h('span'), h('span'))),
+      h(
+        'li',
+        { class: 'msg assistant pending' },
+        h('div', { class: 'bubble typing' }, h('span'), h('span'), h('span')),
+      ),
     );
     this.#scrollToEnd();
     try {
@@ -135,7 +139,11 @@ function emptyState(): HTMLLIElement {
     'li',
     { class: 'empty' },
     h('strong', {}, 'No messages in this thread yet.'),
-    h('span', {}, 'Tell the agent something about yourself, then ask about it. Each turn shows what engram stored, what it recalled and how long it took.'),
+    h(
+      'span',
+      {},
+      'Tell the agent something about yourself, then ask about it. Each turn shows what engram stored, what it recalled and how long it took.',
+    ),
   );
 }
 
@@ -147,15 +155,23 @@ function messageItem(m: Message, latest: boolean, threshold: number): HTMLLIElem
   const details = m.role === 'assistant' ? loadTurn(m.id) : undefined;
   return h(
     'li',
-    { class: `msg ${m.role}`, attrs: m.role === 'assistant' ? { 'data-testid': 'turn', 'data-id': m.id } : { 'data-id': m.id } },
+    {
+      class: `msg ${m.role}`,
+      attrs: m.role === 'assistant' ? { 'data-testid': 'turn', 'data-id': m.id } : { 'data-id': m.id },
+    },
     h('div', { class: 'bubble' }, m.content),
-    h('div', { class: 'meta' }, `${who} · ${formatTime(m.createdAt)}${details === undefined ? '' : ` · ${details.model}`}`),
+    h(
+      'div',
+      { class: 'meta' },
+      `${who} · ${formatTime(m.createdAt)}${details === undefined ? '' : ` · ${details.model}`}`,
+    ),
     m.role === 'assistant' ? turnCard(details, latest, threshold) : null,
   );
 }
 
 function turnCard(details: TurnDetails | undefined, open: boolean, threshold: number): HTMLElement {
-  if (details === undefined) return h('div', { class: 'turn missing muted small' }, 'No turn report was recorded for this reply.');
+  if (details === undefined)
+    return h('div', { class: 'turn missing muted small' }, 'No turn report was recorded for this reply.');
   const { recalled, stored, timings } = details;
   const added = stored.filter((s) => s.event === 'ADD').length;
   return h(
@@ -165,7 +181,11 @@ function turnCard(details: TurnDetails | undefined, open: boolean, threshold: nu
       'summary',
       {},
       h('span', { class: 'pill recall' }, `recalled ${recalled.length}`),
-      h('span', { class: 'pill store' }, `stored ${added}${stored.length > added ? ` (+${stored.length - added} known)` : ''}`),
+      h(
+        'span',
+        { class: 'pill store' },
+        `stored ${added}${stored.length > added ? ` (+${stored.length - added} known)` : ''}`,
+      ),
       h('span', { class: 'pill time' }, formatMs(timings.totalMs)),
     ),
     h(
@@ -188,7 +208,16 @@ function turnCard(details: TurnDetails | undefined, open: boolean, threshold: nu
                   h(
                     'li',
                     {},
-                    h('span', { class: 'score', attrs: { title: `relevance ${r.score.toFixed(3)}${r.similarity === undefined ? '' : ` · cosine ${r.similarity.toFixed(3)}`}` } }, r.score.toFixed(2)),
+                    h(
+                      'span',
+                      {
+                        class: 'score',
+                        attrs: {
+                          title: `relevance ${r.score.toFixed(3)}${r.similarity === undefined ? '' : ` · cosine ${r.similarity.toFixed(3)}`}`,
+                        },
+                      },
+                      r.score.toFixed(2),
+                    ),
                     h('span', { class: 'text' }, r.memory),
                   ),
                 ),
@@ -204,7 +233,12 @@ function turnCard(details: TurnDetails | undefined, open: boolean, threshold: nu
                 'ul',
                 {},
                 ...stored.map((s) =>
-                  h('li', {}, h('span', { class: `badge ${s.event.toLowerCase()}` }, s.event === 'NONE' ? 'KNOWN' : s.event), h('span', { class: 'text' }, s.memory)),
+                  h(
+                    'li',
+                    {},
+                    h('span', { class: `badge ${s.event.toLowerCase()}` }, s.event === 'NONE' ? 'KNOWN' : s.event),
+                    h('span', { class: 'text' }, s.memory),
+                  ),
                 ),
               ),
         ),
@@ -225,15 +259,27 @@ function timeline(t: TurnDetails['timings']): HTMLElement {
   return h(
     'div',
     { class: 'timings', attrs: { 'data-testid': 'timings' } },
-    h('div', { class: 'stack' }, ...steps.map((s) => {
-      const seg = h('span', { class: `seg ${s.key}`, attrs: { title: `${s.label}: ${formatMs(s.ms)}` } });
-      seg.style.flexGrow = String(Math.max(s.ms / total, 0.02));
-      return seg;
-    })),
+    h(
+      'div',
+      { class: 'stack' },
+      ...steps.map((s) => {
+        const seg = h('span', { class: `seg ${s.key}`, attrs: { title: `${s.label}: ${formatMs(s.ms)}` } });
+        seg.style.flexGrow = String(Math.max(s.ms / total, 0.02));
+        return seg;
+      }),
+    ),
     h(
       'div',
       { class: 'legend' },
-      ...steps.map((s) => h('span', { class: `step ${s.key}`, attrs: { 'data-step': s.key } }, h('i'), `${s.label} `, h('b', {}, formatMs(s.ms)))),
+      ...steps.map((s) =>
+        h(
+          'span',
+          { class: `step ${s.key}`, attrs: { 'data-step': s.key } },
+          h('i'),
+          `${s.label} `,
+          h('b', {}, formatMs(s.ms)),
+        ),
+      ),
       h('span', { class: 'step total', attrs: { 'data-step': 'total' } }, 'total ', h('b', {}, formatMs(t.totalMs))),
     ),
   );

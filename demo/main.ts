@@ -24,8 +24,15 @@ async function main(): Promise<void> {
   const started = performance.now();
   const engram = await Engram.open({
     name: DB_NAME,
-    embedder: () => TransformersEmbedder.create({ onProgress: (p) => { status.model(p); } }),
-    onProgress: (p) => { status.index(p); },
+    embedder: () =>
+      TransformersEmbedder.create({
+        onProgress: (p) => {
+          status.model(p);
+        },
+      }),
+    onProgress: (p) => {
+      status.index(p);
+    },
   });
   const info = await engram.ready();
   status.ready(info, performance.now() - started);

@@ -31,7 +31,13 @@ export class MemoryPanel {
     replace(
       this.#list,
       ...(results.length === 0
-        ? [h('li', { class: 'empty muted small' }, `${labelOf(scope.agentId)} remembers nothing about ${labelOf(scope.userId)} yet.`)]
+        ? [
+            h(
+              'li',
+              { class: 'empty muted small' },
+              `${labelOf(scope.agentId)} remembers nothing about ${labelOf(scope.userId)} yet.`,
+            ),
+          ]
         : results.map((m) =>
             h(
               'li',
@@ -40,7 +46,11 @@ export class MemoryPanel {
               h('span', { class: 'meta muted small' }, `${formatTime(m.createdAt)} · v${m.version}`),
               h(
                 'button',
-                { class: 'icon danger', attrs: { type: 'button', title: 'Delete this memory', 'aria-label': `Delete memory: ${m.memory}` }, on: { click: () => void this.#delete(m.id) } },
+                {
+                  class: 'icon danger',
+                  attrs: { type: 'button', title: 'Delete this memory', 'aria-label': `Delete memory: ${m.memory}` },
+                  on: { click: () => void this.#delete(m.id) },
+                },
                 '×',
               ),
             ),
@@ -60,7 +70,12 @@ export class MemoryPanel {
 
   async #deleteScope(): Promise<void> {
     const { scope } = this.#ctx;
-    if (!window.confirm(`Delete every memory ${labelOf(scope.agentId)} has about ${labelOf(scope.userId)}? The chat stays.`)) return;
+    if (
+      !window.confirm(
+        `Delete every memory ${labelOf(scope.agentId)} has about ${labelOf(scope.userId)}? The chat stays.`,
+      )
+    )
+      return;
     try {
       await this.#ctx.engram.deleteAll({ userId: scope.userId, agentId: scope.agentId });
     } catch (e) {

@@ -35,7 +35,13 @@ export class ScopePanel {
       ...AGENTS.map((a) => this.#button(a.label, `agent-${a.id}`, scope.agentId === a.id, { ...scope, agentId: a.id })),
     );
     const counts = await Promise.all(
-      USERS.flatMap((u) => AGENTS.map(async (a) => ({ u: u.id, a: a.id, n: (await engram.getAll({ userId: u.id, agentId: a.id, limit: 1 })).total }))),
+      USERS.flatMap((u) =>
+        AGENTS.map(async (a) => ({
+          u: u.id,
+          a: a.id,
+          n: (await engram.getAll({ userId: u.id, agentId: a.id, limit: 1 })).total,
+        })),
+      ),
     );
     const count = (u: string, a: string): number => counts.find((c) => c.u === u && c.a === a)?.n ?? 0;
     replace(
@@ -58,7 +64,10 @@ export class ScopePanel {
                 { class: active ? 'active' : n === 0 ? 'zero' : '', attrs: { 'data-testid': `count-${u.id}-${a.id}` } },
                 h(
                   'button',
-                  { attrs: { type: 'button', title: `Switch to ${u.label} with ${a.label}`, disabled: !this.#enabled }, on: { click: () => void this.#switch({ userId: u.id, agentId: a.id }) } },
+                  {
+                    attrs: { type: 'button', title: `Switch to ${u.label} with ${a.label}`, disabled: !this.#enabled },
+                    on: { click: () => void this.#switch({ userId: u.id, agentId: a.id }) },
+                  },
                   String(n),
                 ),
               );
@@ -74,7 +83,12 @@ export class ScopePanel {
       'button',
       {
         class: active ? 'active' : '',
-        attrs: { type: 'button', 'data-testid': testId, 'aria-pressed': active ? 'true' : 'false', disabled: !this.#enabled },
+        attrs: {
+          type: 'button',
+          'data-testid': testId,
+          'aria-pressed': active ? 'true' : 'false',
+          disabled: !this.#enabled,
+        },
         on: { click: () => void this.#switch(target) },
       },
       label,

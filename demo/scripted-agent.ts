@@ -10,7 +10,8 @@ import type { ChatTurn } from '../lib/index.js';
 
 const MEMORY_HEADER = 'Relevant memories:';
 
-const QUESTION_START = /^(who|what|where|when|why|how|which|whose|do|does|did|can|could|is|are|am|was|were|will|would|should|have|has)\b/i;
+const QUESTION_START =
+  /^(who|what|where|when|why|how|which|whose|do|does|did|can|could|is|are|am|was|were|will|would|should|have|has)\b/i;
 const GREETING = /^(hi|hello|hey|good (morning|afternoon|evening)|ola|olá)\b[\s!.,]*$/i;
 
 const FOLLOW_UPS = [

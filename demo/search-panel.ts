@@ -13,10 +13,22 @@ import { labelOf } from './settings.js';
 type Mode = SearchMode | 'log';
 
 const MODES: { mode: Mode; label: string; hint: string }[] = [
-  { mode: 'vector', label: 'Meaning', hint: 'Cosine similarity between the embedding of the query and of each memory: finds paraphrases that share no words.' },
+  {
+    mode: 'vector',
+    label: 'Meaning',
+    hint: 'Cosine similarity between the embedding of the query and of each memory: finds paraphrases that share no words.',
+  },
   { mode: 'keyword', label: 'Keyword', hint: 'BM25 over the words of each memory: exact terms only, no embedding.' },
-  { mode: 'hybrid', label: 'Hybrid', hint: 'One relevance from both: the similarity, raised by keyword matches (the rarer and more complete, the more); the chat recalls this way.' },
-  { mode: 'log', label: 'Chat log', hint: 'BM25 over every message of this user and agent, trimmed ones included (MemGPT recall memory).' },
+  {
+    mode: 'hybrid',
+    label: 'Hybrid',
+    hint: 'One relevance from both: the similarity, raised by keyword matches (the rarer and more complete, the more); the chat recalls this way.',
+  },
+  {
+    mode: 'log',
+    label: 'Chat log',
+    hint: 'BM25 over every message of this user and agent, trimmed ones included (MemGPT recall memory).',
+  },
 ];
 
 const LIMIT = 5;
@@ -68,14 +80,30 @@ export class SearchPanel {
     let items: HTMLLIElement[];
     try {
       if (this.#mode === 'log') {
-        const { results, total } = await engram.recall.textSearch(query, { userId: scope.userId, agentId: scope.agentId, count: LIMIT });
+        const { results, total } = await engram.recall.textSearch(query, {
+          userId: scope.userId,
+          agentId: scope.agentId,
+          count: LIMIT,
+        });
         items = results.map((r, i) =>
-          h('li', { class: 'result', attrs: { 'data-rank': String(i + 1) } }, h('span', { class: `role ${r.role}` }, r.role), h('span', { class: 'text' }, r.content), h('span', { class: 'meta muted small' }, formatTime(Date.parse(r.timestamp)))),
+          h(
+            'li',
+            { class: 'result', attrs: { 'data-rank': String(i + 1) } },
+            h('span', { class: `role ${r.role}` }, r.role),
+            h('span', { class: 'text' }, r.content),
+            h('span', { class: 'meta muted small' }, formatTime(Date.parse(r.timestamp))),
+          ),
         );
-        if (total > results.length) items.push(h('li', { class: 'muted small' }, `${total - results.length} more match`));
+        if (total > results.length)
+          items.push(h('li', { class: 'muted small' }, `${total - results.length} more match`));
       } else {
         const mode = this.#mode;
-        const { results } = await engram.search(query, { userId: scope.userId, agentId: scope.agentId, mode, limit: LIMIT });
+        const { results } = await engram.search(query, {
+          userId: scope.userId,
+          agentId: scope.agentId,
+          mode,
+          limit: LIMIT,
+        });
         const minScore = await recallThreshold(engram);
         items = results.map((r) => searchResultItem(r, mode, { minScore }));
       }
@@ -87,7 +115,9 @@ export class SearchPanel {
     const ms = performance.now() - t0;
     replace(
       this.#results,
-      ...(items.length === 0 ? [h('li', { class: 'empty muted small' }, `No match in ${labelOf(scope.userId)} × ${labelOf(scope.agentId)}.`)] : items),
+      ...(items.length === 0
+        ? [h('li', { class: 'empty muted small' }, `No match in ${labelOf(scope.userId)} × ${labelOf(scope.agentId)}.`)]
+        : items),
       h('li', { class: 'took muted small' }, `${items.length === 0 ? 'searched' : 'found'} in ${formatMs(ms)}`),
     );
     this.#results.dataset['state'] = 'done';
@@ -101,7 +131,12 @@ export class SearchPanel {
           'button',
           {
             class: this.#mode === m.mode ? 'active' : '',
-            attrs: { type: 'button', role: 'radio', 'aria-checked': this.#mode === m.mode ? 'true' : 'false', 'data-testid': `mode-${m.mode}` },
+            attrs: {
+              type: 'button',
+              role: 'radio',
+              'aria-checked': this.#mode === m.mode ? 'true' : 'false',
+              'data-testid': `mode-${m.mode}`,
+            },
             on: {
               click: () => {
                 this.#mode = m.mode;

@@ -38,7 +38,8 @@ export class SettingsPanel {
   }
 
   #fill(settings: ModelSettings): void {
-    for (const radio of this.#form.querySelectorAll<HTMLInputElement>('input[name="model-kind"]')) radio.checked = radio.value === settings.kind;
+    for (const radio of this.#form.querySelectorAll<HTMLInputElement>('input[name="model-kind"]'))
+      radio.checked = radio.value === settings.kind;
     if (settings.kind === 'openai') {
       this.#baseUrl.value = settings.baseUrl;
       this.#model.value = settings.model;

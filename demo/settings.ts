@@ -68,7 +68,11 @@ export function saveModelSettings(settings: ModelSettings): void {
 /** What `engram.assistant({ model })` gets for these settings. */
 export function toModel(settings: ModelSettings): LlmOption {
   if (settings.kind === 'scripted') return scriptedAgent;
-  return { baseUrl: settings.baseUrl, model: settings.model, ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }) };
+  return {
+    baseUrl: settings.baseUrl,
+    model: settings.model,
+    ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
+  };
 }
 
 /** A short name of the model for the page. */
@@ -79,8 +83,10 @@ export function modelLabel(settings: ModelSettings): string {
 /** The saved scope, or Ana with the Helper. */
 export function loadScope(): Scope {
   const saved = readJson(localStorage, SCOPE_KEY);
-  const userId = isRecord(saved) && USERS.some((u) => u.id === saved['userId']) ? (saved['userId'] as string) : USERS[0].id;
-  const agentId = isRecord(saved) && AGENTS.some((a) => a.id === saved['agentId']) ? (saved['agentId'] as string) : AGENTS[0].id;
+  const userId =
+    isRecord(saved) && USERS.some((u) => u.id === saved['userId']) ? (saved['userId'] as string) : USERS[0].id;
+  const agentId =
+    isRecord(saved) && AGENTS.some((a) => a.id === saved['agentId']) ? (saved['agentId'] as string) : AGENTS[0].id;
   return { userId, agentId };
 }
 

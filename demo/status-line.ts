@@ -18,7 +18,12 @@ export interface ReadyInfo {
 }
 
 /** transformers.js loading statuses, in words. */
-const STATUS_TEXT: Record<string, string> = { initiate: 'opening', download: 'fetching', progress: 'loading', done: 'loaded' };
+const STATUS_TEXT: Record<string, string> = {
+  initiate: 'opening',
+  download: 'fetching',
+  progress: 'loading',
+  done: 'loaded',
+};
 
 const ORIGIN_TEXT: Record<IndexOrigin, string> = {
   snapshot: 'restored from its snapshot',
@@ -56,14 +61,26 @@ export class StatusLine {
     this.#bar.style.width = `${pct.toFixed(1)}%`;
     const mb = (n: number): string => (n / 1_048_576).toFixed(1);
     const verb = STATUS_TEXT[p.status] ?? p.status;
-    const what = p.status === 'ready' ? 'model ready, warming up' : p.file === undefined ? verb : `${verb} ${p.file}${file === undefined ? '' : ` ${Math.round(pct)}%`}`;
+    const what =
+      p.status === 'ready'
+        ? 'model ready, warming up'
+        : p.file === undefined
+          ? verb
+          : `${verb} ${p.file}${file === undefined ? '' : ` ${Math.round(pct)}%`}`;
     this.#detail.textContent = `${what} · ${mb(loaded)} MB loaded`;
     this.#set('loading', `Loading the embedding model… ${mb(loaded)} MB`);
   }
 
   /** Progress of restoring, replaying or rebuilding the vector index. */
   index(p: IndexProgress): void {
-    const phase = p.phase === 'restore' ? 'Restoring the index snapshot' : p.phase === 'replay' ? 'Replaying changes' : p.phase === 'rebuild' ? 'Rebuilding the index' : 'Re-embedding memories';
+    const phase =
+      p.phase === 'restore'
+        ? 'Restoring the index snapshot'
+        : p.phase === 'replay'
+          ? 'Replaying changes'
+          : p.phase === 'rebuild'
+            ? 'Rebuilding the index'
+            : 'Re-embedding memories';
     this.#detail.textContent = `${phase} (${p.done}/${p.total})`;
   }
 

@@ -22,7 +22,13 @@ import { PersistentMemory } from './memory/persistent.js';
 import { Recall } from './memory/recall-memory.js';
 import { MemorySystem, type MemorySystemOptions } from './memory/memory-system.js';
 import { newId } from './util/id.js';
-import { ANALYZER_LANGUAGES, ENGLISH_ANALYZER, loadAnalyzer, type Analyzer, type AnalyzerLanguage } from './search/analyze.js';
+import {
+  ANALYZER_LANGUAGES,
+  ENGLISH_ANALYZER,
+  loadAnalyzer,
+  type Analyzer,
+  type AnalyzerLanguage,
+} from './search/analyze.js';
 import type { MemoryFilters } from './search/filters.js';
 import type { Metadata } from './store/rows.js';
 import { isPlainObject, optionalId, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
@@ -118,7 +124,17 @@ const FORGET_FIELDS = ['userId', 'agentId', 'runId', 'projectId'] as const;
 /** `maxContentBytes` when not given (1 MiB): what open() holds input to and import() holds a file's rows to. */
 const DEFAULT_MAX_CONTENT_BYTES = 1_048_576;
 
-const OPTION_KEYS = ['name', 'language', 'maxContentBytes', 'now', 'embedder', 'reembed', 'onProgress', 'llm', 'historyLimit'] as const;
+const OPTION_KEYS = [
+  'name',
+  'language',
+  'maxContentBytes',
+  'now',
+  'embedder',
+  'reembed',
+  'onProgress',
+  'llm',
+  'historyLimit',
+] as const;
 
 /** The analyzer of `language` (validated here, at the door). */
 function analyzerOf(language: unknown): Promise<Analyzer> {
@@ -155,7 +171,13 @@ export class Engram {
   #sync: SyncController | undefined;
   #closing: Promise<void> | undefined;
 
-  private constructor(name: string, core: EngineStore, semantic: SemanticIndex, progress: LongWorkOptions, model: ChatModel | undefined) {
+  private constructor(
+    name: string,
+    core: EngineStore,
+    semantic: SemanticIndex,
+    progress: LongWorkOptions,
+    model: ChatModel | undefined,
+  ) {
     this.name = name;
     this.#core = core;
     this.#recall = new Recall(core);
@@ -168,17 +190,30 @@ export class Engram {
   static async open(options: EngramOptions): Promise<Engram> {
     requireOptions('options', options, OPTION_KEYS, 'must be an object with a name');
     const name = requireId('options.name', options.name);
-    const maxContentBytes = options.maxContentBytes === undefined ? DEFAULT_MAX_CONTENT_BYTES : requireInt('options.maxContentBytes', options.maxContentBytes, 1);
-    if (options.now !== undefined && typeof options.now !== 'function') throw new ValidationError('options.now', 'must be a function');
+    const maxContentBytes =
+      options.maxContentBytes === undefined
+        ? DEFAULT_MAX_CONTENT_BYTES
+        : requireInt('options.maxContentBytes', options.maxContentBytes, 1);
+    if (options.now !== undefined && typeof options.now !== 'function')
+      throw new ValidationError('options.now', 'must be a function');
     const now = options.now ?? Date.now;
-    const historyLimit = options.historyLimit === undefined ? DEFAULT_HISTORY_LIMIT : requireInt('options.historyLimit', options.historyLimit, 1, 1_000_000);
+    const historyLimit =
+      options.historyLimit === undefined
+        ? DEFAULT_HISTORY_LIMIT
+        : requireInt('options.historyLimit', options.historyLimit, 1, 1_000_000);
     // The offline model by default; transformers.js itself loads lazily inside create().
     const source: EmbedderSource = options.embedder ?? (() => TransformersEmbedder.create());
     if (typeof source !== 'function' && (typeof source !== 'object' || typeof source.embed !== 'function')) {
       throw new ValidationError('options.embedder', 'must be an Embedder or a function returning one');
     }
-    if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw new ValidationError('options.onProgress', 'must be a function');
-    const reembed = options.reembed === undefined || options.reembed === false ? undefined : options.reembed === true ? {} : options.reembed;
+    if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
+      throw new ValidationError('options.onProgress', 'must be a function');
+    const reembed =
+      options.reembed === undefined || options.reembed === false
+        ? undefined
+        : options.reembed === true
+          ? {}
+          : options.reembed;
     const progress: LongWorkOptions = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
     const model = options.llm === undefined ? undefined : toChatModel(options.llm);
     const analyzer = await analyzerOf(options.language);
@@ -190,7 +225,8 @@ export class Engram {
       throw e;
     }
     const core = new EngineStore(db, { maxContentBytes, now, deviceId, historyLimit }, analyzer);
-    core.onDamaged = (row) => progress.onProgress?.({ phase: 'damaged', done: core.damaged.length, total: core.damaged.length, damaged: row });
+    core.onDamaged = (row) =>
+      progress.onProgress?.({ phase: 'damaged', done: core.damaged.length, total: core.damaged.length, damaged: row });
     const semantic = new SemanticIndex(core, source, reembed);
     const engram = new Engram(name, core, semantic, progress, model);
     // A store that already holds memories checks its embedder (and loads its index) now,
@@ -296,8 +332,13 @@ export class Engram {
       const v = optionalId(`scope.${k}`, scope[k]);
       if (v !== undefined) parsed[k] = v;
     }
-    if (Object.keys(parsed).length === 0) throw new ValidationError('scope', 'must name at least one of userId, agentId, runId, projectId');
-    const result = await typed(forgetScope(this.#core, parsed, { metaKeysOf: (records) => records.flatMap((r) => syncMetaKeysOf(r.table, r.id)) }));
+    if (Object.keys(parsed).length === 0)
+      throw new ValidationError('scope', 'must name at least one of userId, agentId, runId, projectId');
+    const result = await typed(
+      forgetScope(this.#core, parsed, {
+        metaKeysOf: (records) => records.flatMap((r) => syncMetaKeysOf(r.table, r.id)),
+      }),
+    );
     this.#systems.clear();
     if (this.#semantic.started) {
       // The store generation moved: the index reloads from the store, without what was forgotten.
@@ -346,14 +387,21 @@ export class Engram {
   system(options: MemorySystemOptions = {}): MemorySystem {
     this.#core.assertOpen();
     requireOptions('options', options, ['sessionId', 'projectId', 'maxEntries', 'ttlMs']);
-    const sessionId = options.sessionId === undefined ? newId(this.#core.now()) : requireId('options.sessionId', options.sessionId);
+    const sessionId =
+      options.sessionId === undefined ? newId(this.#core.now()) : requireId('options.sessionId', options.sessionId);
     const projectId = options.projectId === undefined ? undefined : requireId('options.projectId', options.projectId);
-    const maxEntries = options.maxEntries === undefined ? 100 : requireInt('options.maxEntries', options.maxEntries, 1, 100_000);
+    const maxEntries =
+      options.maxEntries === undefined ? 100 : requireInt('options.maxEntries', options.maxEntries, 1, 100_000);
     const ttlMs = options.ttlMs === undefined ? 3_600_000 : requireInt('options.ttlMs', options.ttlMs, 1);
     const key = JSON.stringify([sessionId, projectId ?? null, maxEntries, ttlMs]);
     let system = this.#systems.get(key);
     if (system === undefined) {
-      system = new MemorySystem(this.#core, this.#semantic, { sessionId, maxEntries, ttlMs, ...(projectId === undefined ? {} : { projectId }) });
+      system = new MemorySystem(this.#core, this.#semantic, {
+        sessionId,
+        maxEntries,
+        ttlMs,
+        ...(projectId === undefined ? {} : { projectId }),
+      });
       if (this.#systems.size >= MAX_SYSTEMS) this.#systems.delete(this.#systems.keys().next().value!);
     } else {
       this.#systems.delete(key);
@@ -376,10 +424,18 @@ export class Engram {
    * Loads the embedder and the vector index now rather than on first use, with progress.
    * Reports whether the index came from its snapshot or was rebuilt.
    */
-  async ready(options: LongWorkOptions = {}): Promise<{ embedderId: string; dimensions: number; index: IndexOrigin; size: number; damaged: number }> {
+  async ready(
+    options: LongWorkOptions = {},
+  ): Promise<{ embedderId: string; dimensions: number; index: IndexOrigin; size: number; damaged: number }> {
     this.#core.assertOpen();
     const { embedder, state } = await this.#semantic.ready({ ...this.#progress, ...options });
-    return { embedderId: embedder.id, dimensions: embedder.dimensions, index: state.origin, size: state.index.size, damaged: this.#core.damaged.length };
+    return {
+      embedderId: embedder.id,
+      dimensions: embedder.dimensions,
+      index: state.origin,
+      size: state.index.size,
+      damaged: this.#core.damaged.length,
+    };
   }
 
   /**
@@ -393,7 +449,10 @@ export class Engram {
   async stats(): Promise<EngramStats> {
     this.#core.assertOpen();
     const { db } = this.#core;
-    const [memories, messages] = await Promise.all([db.memories.filter((m) => m.deletedAt === undefined).count(), db.messages.count()]);
+    const [memories, messages] = await Promise.all([
+      db.memories.filter((m) => m.deletedAt === undefined).count(),
+      db.messages.count(),
+    ]);
     const state = this.#semantic.started ? (await this.#semantic.ready()).state : undefined;
     const damagedRows = this.#core.damaged;
     return { memories, messages, indexSize: state?.index.size ?? null, damaged: damagedRows.length, damagedRows };
@@ -418,19 +477,34 @@ export class Engram {
    * @example
    * const engram = await Engram.import(file, { name: 'assistant', mode: 'merge' })
    */
-  static async import(file: Blob | string, options: EngramOptions & TransferOptions & { mode: ImportMode }): Promise<Engram> {
+  static async import(
+    file: Blob | string,
+    options: EngramOptions & TransferOptions & { mode: ImportMode },
+  ): Promise<Engram> {
     if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object with name and mode');
     const { mode, signal, onProgress, ...openOptions } = options;
     const given: unknown = mode;
-    if (given !== 'merge' && given !== 'replace') throw new ValidationError('options.mode', "must be 'merge' or 'replace'");
-    if (typeof file !== 'string' && !(file instanceof Blob)) throw new ValidationError('file', 'must be a Blob, a File or a string');
-    const transfer: TransferOptions = { ...(signal === undefined ? {} : { signal }), ...(onProgress === undefined ? {} : { onProgress }) };
-    const maxContentBytes = openOptions.maxContentBytes === undefined ? DEFAULT_MAX_CONTENT_BYTES : requireInt('options.maxContentBytes', openOptions.maxContentBytes, 1);
+    if (given !== 'merge' && given !== 'replace')
+      throw new ValidationError('options.mode', "must be 'merge' or 'replace'");
+    if (typeof file !== 'string' && !(file instanceof Blob))
+      throw new ValidationError('file', 'must be a Blob, a File or a string');
+    const transfer: TransferOptions = {
+      ...(signal === undefined ? {} : { signal }),
+      ...(onProgress === undefined ? {} : { onProgress }),
+    };
+    const maxContentBytes =
+      openOptions.maxContentBytes === undefined
+        ? DEFAULT_MAX_CONTENT_BYTES
+        : requireInt('options.maxContentBytes', openOptions.maxContentBytes, 1);
     const parsed = await parseExport(file, { maxContentBytes }, transfer);
     const name = requireId('options.name', openOptions.name);
     const analyzer = await analyzerOf(openOptions.language);
     const { db, deviceId } = await openStore(name);
-    const core = new EngineStore(db, { maxContentBytes: Number.MAX_SAFE_INTEGER, now: openOptions.now ?? Date.now, deviceId }, analyzer);
+    const core = new EngineStore(
+      db,
+      { maxContentBytes: Number.MAX_SAFE_INTEGER, now: openOptions.now ?? Date.now, deviceId },
+      analyzer,
+    );
     try {
       await ensureKeywordIndex(db, analyzer);
       await importParsed(core, parsed, mode, transfer);

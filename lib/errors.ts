@@ -186,7 +186,13 @@ export type SyncFailure =
   | 'encryption'
   | 'too-large';
 
-const TRANSIENT_SYNC_FAILURES: ReadonlySet<SyncFailure> = new Set<SyncFailure>(['unreachable', 'timeout', 'rate-limited', 'server', 'bad-response']);
+const TRANSIENT_SYNC_FAILURES: ReadonlySet<SyncFailure> = new Set<SyncFailure>([
+  'unreachable',
+  'timeout',
+  'rate-limited',
+  'server',
+  'bad-response',
+]);
 
 /** Sync with the remote target failed; `reason` says why, `retryAfterMs` when the server asked to wait. */
 export class SyncError extends EngramError {
@@ -222,8 +228,22 @@ export class HubError extends EngramError {
 }
 
 const CODES: ReadonlySet<string> = new Set<EngramErrorCode>([
-  'VALIDATION', 'CLOSED', 'NOT_FOUND', 'LIMIT_EXCEEDED', 'DIMENSION_MISMATCH', 'MODEL_LOAD',
-  'EMBEDDING', 'INDEX', 'QUOTA_EXCEEDED', 'STORE', 'ABORTED', 'IMPORT', 'LLM', 'SYNC', 'TOOL_CALL', 'HUB',
+  'VALIDATION',
+  'CLOSED',
+  'NOT_FOUND',
+  'LIMIT_EXCEEDED',
+  'DIMENSION_MISMATCH',
+  'MODEL_LOAD',
+  'EMBEDDING',
+  'INDEX',
+  'QUOTA_EXCEEDED',
+  'STORE',
+  'ABORTED',
+  'IMPORT',
+  'LLM',
+  'SYNC',
+  'TOOL_CALL',
+  'HUB',
 ]);
 
 /**

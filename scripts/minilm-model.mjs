@@ -180,7 +180,9 @@ export async function minilmProblem(dir, options = {}) {
     if (info === null || !info.isFile()) return `${path} is missing`;
   }
   try {
-    const config = /** @type {{ engram?: { formatVersion?: unknown } }} */ (JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')));
+    const config = /** @type {{ engram?: { formatVersion?: unknown } }} */ (
+      JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))
+    );
     const version = config.engram?.formatVersion;
     if (version !== MINILM_FORMAT_VERSION) return `format version ${String(version)} != ${MINILM_FORMAT_VERSION}`;
   } catch (e) {

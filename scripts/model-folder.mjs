@@ -38,9 +38,11 @@ export async function makeTempSibling(outDir) {
 export async function swapIntoPlace(tmpDir, outDir) {
   await mkdir(dirname(outDir), { recursive: true });
   const oldDir = `${outDir}.old-${process.pid}-${Date.now()}`;
-  await rename(outDir, oldDir).catch(/** @param {unknown} e */ (e) => {
-    if (!isErrno(e, 'ENOENT')) throw e;
-  });
+  await rename(outDir, oldDir).catch(
+    /** @param {unknown} e */ (e) => {
+      if (!isErrno(e, 'ENOENT')) throw e;
+    },
+  );
   try {
     await rename(tmpDir, outDir);
   } catch (e) {

@@ -48,6 +48,10 @@ const ensured = await run(process.execPath, [resolve(root, 'scripts/ensure-model
 if (ensured !== 0) process.exit(ensured);
 const { createServer } = await import('vite');
 // HMR off: this serves the app for use, not for development.
-const server = await createServer({ configFile: resolve(root, 'desktop/renderer/vite.config.ts'), server: { host: '127.0.0.1', hmr: false }, logLevel: 'warn' });
+const server = await createServer({
+  configFile: resolve(root, 'desktop/renderer/vite.config.ts'),
+  server: { host: '127.0.0.1', hmr: false },
+  logLevel: 'warn',
+});
 await server.listen();
 console.log(`engram: open ${server.resolvedUrls?.local[0] ?? 'http://127.0.0.1:5173/'} (Ctrl+C stops it)`);

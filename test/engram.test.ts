@@ -30,7 +30,7 @@ describe('Engram', () => {
     await b.close();
   });
 
-  it('two instances on one name see each other\'s writes', async () => {
+  it("two instances on one name see each other's writes", async () => {
     const a = await Engram.open({ name: 'shared-test' });
     const b = await Engram.open({ name: 'shared-test' });
     await a.conversation('t').add({ role: 'user', content: 'written by a' });

@@ -9,7 +9,11 @@ export async function openTemp(options: Partial<EngramOptions> = {}): Promise<En
 }
 
 /** A manual clock for tests: starts at `start` and moves only when told. */
-export function manualClock(start = Date.UTC(2026, 0, 1)): { now: () => number; advance: (ms: number) => void; set: (ms: number) => void } {
+export function manualClock(start = Date.UTC(2026, 0, 1)): {
+  now: () => number;
+  advance: (ms: number) => void;
+  set: (ms: number) => void;
+} {
   let t = start;
   return { now: () => t, advance: (ms) => (t += ms), set: (ms) => (t = ms) };
 }
@@ -22,7 +26,11 @@ export { mulberry32 as rng } from '../bench/util/rng.js';
  * measured in time, not iterations, so that a loaded machine gets the same patience as a quiet
  * one); resolves to the condition's last value, which the caller asserts.
  */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, withinMs = 20_000, everyMs = 20): Promise<boolean> {
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  withinMs = 20_000,
+  everyMs = 20,
+): Promise<boolean> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     if (await condition()) return true;

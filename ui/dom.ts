@@ -15,7 +15,11 @@ export interface Props {
 }
 
 /** Creates an element with props and children. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (props.class !== undefined) el.className = props.class;
   for (const [name, value] of Object.entries(props.attrs ?? {})) {
@@ -49,7 +53,8 @@ export function byId<K extends keyof HTMLElementTagNameMap>(id: string, tag: K):
 export function byId(id: string, tag?: string): HTMLElement {
   const el = document.getElementById(id);
   if (el === null) throw new TypeError(`#${id} is missing from the page's index.html`);
-  if (tag !== undefined && el.tagName.toLowerCase() !== tag) throw new TypeError(`#${id} is a <${el.tagName.toLowerCase()}>, not a <${tag}>`);
+  if (tag !== undefined && el.tagName.toLowerCase() !== tag)
+    throw new TypeError(`#${id} is a <${el.tagName.toLowerCase()}>, not a <${tag}>`);
   return el;
 }
 

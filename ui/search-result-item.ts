@@ -7,7 +7,10 @@ import type { SearchMode, SearchResult } from '../lib/index.js';
 import { h } from './dom.js';
 
 /** The score as people read it, e.g. "cosine 0.82" or "relevance 0.74 · cosine 0.71 · BM25 2.10". */
-export function scoreLabel(mode: SearchMode, result: Pick<SearchResult, 'score' | 'similarity' | 'keywordScore'>): string {
+export function scoreLabel(
+  mode: SearchMode,
+  result: Pick<SearchResult, 'score' | 'similarity' | 'keywordScore'>,
+): string {
   if (mode === 'vector') return `cosine ${result.score.toFixed(2)}`;
   if (mode === 'keyword') return `relevance ${result.score.toFixed(2)} · BM25 ${(result.keywordScore ?? 0).toFixed(2)}`;
   const bm25 = result.keywordScore === undefined ? '' : ` · BM25 ${result.keywordScore.toFixed(2)}`;
@@ -27,7 +30,11 @@ export interface SearchResultItemOptions {
  * @example
  * list.append(...results.map((r) => searchResultItem(r, 'hybrid', { minScore: 0.35 })))
  */
-export function searchResultItem(result: SearchResult, mode: SearchMode, options: SearchResultItemOptions = {}): HTMLLIElement {
+export function searchResultItem(
+  result: SearchResult,
+  mode: SearchMode,
+  options: SearchResultItemOptions = {},
+): HTMLLIElement {
   const { minScore, onOpen } = options;
   const below = minScore !== undefined && result.score < minScore;
   const bar = h('span', { class: 'fill' });

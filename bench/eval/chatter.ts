@@ -30,7 +30,15 @@ const SLOTS: Slots = {
   show: ['a documentary about octopuses', 'a cooking show', 'an old sitcom', 'a true crime series', 'a nature film'],
   errand: ['groceries', 'a birthday present', 'new running shoes', 'light bulbs', 'a winter coat'],
   day: ['Friday', 'the weekend', 'tomorrow', 'Monday'],
-  topic: ['saving money', 'sleeping better', 'staying focused', 'cooking for one', 'learning faster', 'writing a CV', 'packing light'],
+  topic: [
+    'saving money',
+    'sleeping better',
+    'staying focused',
+    'cooking for one',
+    'learning faster',
+    'writing a CV',
+    'packing light',
+  ],
   thing: ['podcast', 'board game', 'houseplant', 'pasta recipe', 'laptop bag', 'budgeting app'],
   mood: ['tired', 'stressed', 'pretty happy', 'restless', 'calm'],
   who: ['mum', 'dad', 'best friend', 'neighbour', 'cousin', 'coworker'],
@@ -38,25 +46,80 @@ const SLOTS: Slots = {
 };
 
 const USER_CHATTER: readonly ChatterTemplate[] = [
-  { id: 'meal', texts: ['Had {dish} for {meal} and it was {feeling}.', 'Made {dish} for {meal}, {feeling}.'], slots: { dish: SLOTS['dish']!, meal: SLOTS['meal']!, feeling: SLOTS['feeling']! } },
-  { id: 'weather', texts: ["It's {weather} here today.", 'Weather update: {weather}.'], slots: { weather: SLOTS['weather']! } },
-  { id: 'plan', texts: ["I think I'll {plan} this weekend.", 'Plan for Saturday: {plan}.'], slots: { plan: SLOTS['plan']! } },
-  { id: 'show', texts: ['Watched {show} last night.', 'Ended up binging {show} yesterday.'], slots: { show: SLOTS['show']! } },
-  { id: 'errand', texts: ['I need to buy {errand} before {day}.', 'Reminder to self: get {errand} by {day}.'], slots: { errand: SLOTS['errand']!, day: SLOTS['day']! } },
-  { id: 'help', texts: ['Do you have any tips for {topic}?', 'Any advice on {topic}?', 'How do people get better at {topic}?'], slots: { topic: SLOTS['topic']! } },
-  { id: 'recommend', texts: ['Can you recommend a good {thing}?', "What's a {thing} you'd suggest?"], slots: { thing: SLOTS['thing']! } },
-  { id: 'mood', texts: ["Feeling {mood} today, don't know why.", "I'm {mood} this evening."], slots: { mood: SLOTS['mood']! } },
-  { id: 'call', texts: ['My {who} called about {news}.', 'Long chat with my {who} today about {news}.'], slots: { who: SLOTS['who']!, news: SLOTS['news']! } },
-  { id: 'work-day', texts: ['Work was {feeling} today, so many meetings.', 'The workday was {feeling}, glad it is over.'], slots: { feeling: SLOTS['feeling']! } },
+  {
+    id: 'meal',
+    texts: ['Had {dish} for {meal} and it was {feeling}.', 'Made {dish} for {meal}, {feeling}.'],
+    slots: { dish: SLOTS['dish']!, meal: SLOTS['meal']!, feeling: SLOTS['feeling']! },
+  },
+  {
+    id: 'weather',
+    texts: ["It's {weather} here today.", 'Weather update: {weather}.'],
+    slots: { weather: SLOTS['weather']! },
+  },
+  {
+    id: 'plan',
+    texts: ["I think I'll {plan} this weekend.", 'Plan for Saturday: {plan}.'],
+    slots: { plan: SLOTS['plan']! },
+  },
+  {
+    id: 'show',
+    texts: ['Watched {show} last night.', 'Ended up binging {show} yesterday.'],
+    slots: { show: SLOTS['show']! },
+  },
+  {
+    id: 'errand',
+    texts: ['I need to buy {errand} before {day}.', 'Reminder to self: get {errand} by {day}.'],
+    slots: { errand: SLOTS['errand']!, day: SLOTS['day']! },
+  },
+  {
+    id: 'help',
+    texts: ['Do you have any tips for {topic}?', 'Any advice on {topic}?', 'How do people get better at {topic}?'],
+    slots: { topic: SLOTS['topic']! },
+  },
+  {
+    id: 'recommend',
+    texts: ['Can you recommend a good {thing}?', "What's a {thing} you'd suggest?"],
+    slots: { thing: SLOTS['thing']! },
+  },
+  {
+    id: 'mood',
+    texts: ["Feeling {mood} today, don't know why.", "I'm {mood} this evening."],
+    slots: { mood: SLOTS['mood']! },
+  },
+  {
+    id: 'call',
+    texts: ['My {who} called about {news}.', 'Long chat with my {who} today about {news}.'],
+    slots: { who: SLOTS['who']!, news: SLOTS['news']! },
+  },
+  {
+    id: 'work-day',
+    texts: ['Work was {feeling} today, so many meetings.', 'The workday was {feeling}, glad it is over.'],
+    slots: { feeling: SLOTS['feeling']! },
+  },
   { id: 'morning', texts: ['Slow morning today, I stayed in bed too long.', 'This morning flew by.'], slots: {} },
   { id: 'thanks', texts: ['Thanks, that helps!', 'Cool, thank you.', 'Okay, good to know.'], slots: {} },
 ];
 
-const GREETINGS: readonly string[] = ['Hey, how are you?', 'Hi again!', 'Good morning!', 'Evening! Got a minute?', 'Hello, me again.'];
-const ASSISTANT_GREETINGS: readonly string[] = ["Hi! Good to hear from you. What's on your mind?", 'Hello! How can I help today?', "Hey! I'm here, go ahead."];
+const GREETINGS: readonly string[] = [
+  'Hey, how are you?',
+  'Hi again!',
+  'Good morning!',
+  'Evening! Got a minute?',
+  'Hello, me again.',
+];
+const ASSISTANT_GREETINGS: readonly string[] = [
+  "Hi! Good to hear from you. What's on your mind?",
+  'Hello! How can I help today?',
+  "Hey! I'm here, go ahead.",
+];
 
 /** Assistant answers to a told fact: no echo of the fact (assistants rarely repeat it word for word). */
-const ACKNOWLEDGEMENTS: readonly string[] = ["Thanks for telling me, I'll keep that in mind.", 'Got it, noted.', "Good to know! I'll remember that.", 'Understood.'];
+const ACKNOWLEDGEMENTS: readonly string[] = [
+  "Thanks for telling me, I'll keep that in mind.",
+  'Got it, noted.',
+  "Good to know! I'll remember that.",
+  'Understood.',
+];
 
 const ASSISTANT_REPLIES: Record<string, readonly string[]> = {
   meal: ['Sounds tasty! Do you cook often?', 'Food really can fix a day.'],
@@ -69,7 +132,10 @@ const ASSISTANT_REPLIES: Record<string, readonly string[]> = {
     'Write down what you want to change, then plan one step for each day.',
     'Try a fixed routine and review it every Sunday.',
   ],
-  recommend: ['It depends on your taste, but start with something popular and well reviewed.', 'Ask a friend who shares your taste, and check reviews.'],
+  recommend: [
+    'It depends on your taste, but start with something popular and well reviewed.',
+    'Ask a friend who shares your taste, and check reviews.',
+  ],
   mood: ["That's okay, some days are like that.", 'Want to talk about it?'],
   call: ['How did that go?', 'Sounds like a lot happening for them.'],
   'work-day': ['Meetings can be draining. Take a proper break tonight.', 'Well done getting through it.'],
@@ -91,7 +157,10 @@ export function userChatter(rng: Rng): ChatterLine & { kind: string } {
   const template = pick(rng, USER_CHATTER);
   const values: Record<string, string> = {};
   for (const [k, options] of Object.entries(template.slots)) values[k] = pick(rng, options);
-  const label = `${template.id}:${Object.keys(values).sort().map((k) => values[k]).join('|')}`;
+  const label = `${template.id}:${Object.keys(values)
+    .sort()
+    .map((k) => values[k])
+    .join('|')}`;
   return { text: sentence(fill(pick(rng, template.texts), values)), meaning: label, kind: template.id };
 }
 
@@ -118,4 +187,13 @@ export function greeting(rng: Rng): [ChatterLine, ChatterLine] {
 }
 
 /** Relatives and friends a near-miss fact is about. */
-export const OTHER_PEOPLE: readonly string[] = ['sister', 'brother', 'best friend', 'coworker', 'neighbour', 'cousin', 'dad', 'mum'];
+export const OTHER_PEOPLE: readonly string[] = [
+  'sister',
+  'brother',
+  'best friend',
+  'coworker',
+  'neighbour',
+  'cousin',
+  'dad',
+  'mum',
+];

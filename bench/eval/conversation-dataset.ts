@@ -11,7 +11,14 @@
  */
 import { mulberry32, pick, randomInt, type Rng } from '../util/rng.js';
 import { assistantReply, sentence, userChatter } from './chatter.js';
-import { HELD_OUT_EVENTS, HELD_OUT_NAMES, TUNING_EVENTS, TUNING_NAMES, WHEN, type EventTemplate } from './conversation-events.js';
+import {
+  HELD_OUT_EVENTS,
+  HELD_OUT_NAMES,
+  TUNING_EVENTS,
+  TUNING_NAMES,
+  WHEN,
+  type EventTemplate,
+} from './conversation-events.js';
 import type { EvalDataset, EvalSplit, Question, Session, Turn } from './dataset.js';
 
 /** Sizes of a generated conversation split. */
@@ -26,7 +33,12 @@ export interface ConversationShape {
 }
 
 /** The default shape (LoCoMo-like: about 28 sessions of some 15 turns per conversation): about 3,400 turns and 120 questions per split. */
-export const DEFAULT_CONVERSATION_SHAPE: ConversationShape = { conversations: 8, sessions: 28, eventsPerSpeaker: 5, chatter: [3, 6] };
+export const DEFAULT_CONVERSATION_SHAPE: ConversationShape = {
+  conversations: 8,
+  sessions: 28,
+  eventsPerSpeaker: 5,
+  chatter: [3, 6],
+};
 
 /** Seeds per half (not shared with the paraphrase split). */
 export const CONVERSATION_SEEDS: Record<EvalSplit, number> = { tuning: 4243, 'held-out': 9001 };
@@ -61,7 +73,14 @@ const SPEAKER_CHATTER: readonly string[] = [
   'Morning {friend}! Coffee in hand, ready to catch up.',
 ];
 /** What people wrap a piece of news in (LoCoMo turns run to several sentences). */
-const LEAD_INS: readonly string[] = ['Hey {friend}!', 'Guess what?', 'Oh, I meant to tell you.', 'Things have been busy here.', 'So much has happened since we talked.', 'Okay, update time.'];
+const LEAD_INS: readonly string[] = [
+  'Hey {friend}!',
+  'Guess what?',
+  'Oh, I meant to tell you.',
+  'Things have been busy here.',
+  'So much has happened since we talked.',
+  'Okay, update time.',
+];
 const FOLLOW_UPS: readonly string[] = [
   'How has your week been?',
   'Anyway, what have you been up to?',
@@ -71,7 +90,12 @@ const FOLLOW_UPS: readonly string[] = [
   'Honestly it was the highlight of my month.',
   'I will tell you more when we meet up.',
 ];
-const FRIEND_GREETING: readonly string[] = ['Hey {name}! I was just thinking about you.', 'So good to hear from you!', 'Oh hey, perfect timing.', 'Hi {name}! Tell me everything.'];
+const FRIEND_GREETING: readonly string[] = [
+  'Hey {name}! I was just thinking about you.',
+  'So good to hear from you!',
+  'Oh hey, perfect timing.',
+  'Hi {name}! Tell me everything.',
+];
 
 function fill(text: string, values: Record<string, string>): string {
   return sentence(text.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? `{${k}}`));
@@ -96,11 +120,25 @@ function shuffled<T>(rng: Rng, items: readonly T[]): T[] {
 }
 
 /** A mention said with the event's values at the time (`{old}` the changed slot's former value). */
-function mention(session: number, form: string, event: PlannedEvent, values: Record<string, string>, when?: string, old?: string): Mention {
-  const text = fill(form, { ...values, ...(when === undefined ? {} : { when }), ...(old === undefined ? {} : { old }), name: event.speaker, friend: event.friend });
+function mention(
+  session: number,
+  form: string,
+  event: PlannedEvent,
+  values: Record<string, string>,
+  when?: string,
+  old?: string,
+): Mention {
+  const text = fill(form, {
+    ...values,
+    ...(when === undefined ? {} : { when }),
+    ...(old === undefined ? {} : { old }),
+    name: event.speaker,
+    friend: event.friend,
+  });
   const states: Mention['states'] = [];
   for (const slot of placeholders(form)) {
-    if (slot === 'old' && event.template.change !== undefined && old !== undefined) states.push({ slot: event.template.change.slot, value: old, role: 'old' });
+    if (slot === 'old' && event.template.change !== undefined && old !== undefined)
+      states.push({ slot: event.template.change.slot, value: old, role: 'old' });
     else if (slot === 'when' && when !== undefined) states.push({ slot: 'when', value: when, role: 'current' });
     else if (values[slot] !== undefined) states.push({ slot, value: values[slot], role: 'current' });
   }
@@ -109,7 +147,9 @@ function mention(session: number, form: string, event: PlannedEvent, values: Rec
 
 /** When and how a speaker mentions one event: a plan maybe, the telling, later mentions, maybe one change. */
 function planEvent(rng: Rng, template: EventTemplate, speaker: string, friend: string, sessions: number): PlannedEvent {
-  const values = Object.fromEntries(Object.entries(template.slots).map(([slot, options]) => [slot, pick(rng, options)]));
+  const values = Object.fromEntries(
+    Object.entries(template.slots).map(([slot, options]) => [slot, pick(rng, options)]),
+  );
   const event: PlannedEvent = { template, speaker, friend, values: { ...values }, first: { ...values }, mentions: [] };
   const tellAt = 1 + randomInt(rng, Math.max(1, Math.floor(sessions * 0.6)));
   if (rng() < 0.6) event.mentions.push(mention(randomInt(rng, tellAt), pick(rng, template.plan), event, values));
@@ -118,13 +158,20 @@ function planEvent(rng: Rng, template: EventTemplate, speaker: string, friend: s
   event.mentions.push(told);
   const later = (): number => tellAt + 1 + randomInt(rng, Math.max(1, sessions - tellAt - 1));
   const changeAt = template.change !== undefined && rng() < 0.5 ? later() : undefined;
-  const slots = [...new Set([later(), ...(rng() < 0.6 ? [later()] : [])])].filter((s) => s < sessions && s !== changeAt);
+  const slots = [...new Set([later(), ...(rng() < 0.6 ? [later()] : [])])].filter(
+    (s) => s < sessions && s !== changeAt,
+  );
   const current = { ...values };
-  for (const s of [...slots, ...(changeAt !== undefined && changeAt < sessions ? [changeAt] : [])].sort((a, b) => a - b)) {
+  for (const s of [...slots, ...(changeAt !== undefined && changeAt < sessions ? [changeAt] : [])].sort(
+    (a, b) => a - b,
+  )) {
     if (s === changeAt && template.change !== undefined) {
       const { slot, forms } = template.change;
       const old = current[slot]!;
-      current[slot] = pick(rng, template.slots[slot]!.filter((v) => v !== old));
+      current[slot] = pick(
+        rng,
+        template.slots[slot]!.filter((v) => v !== old),
+      );
       event.before = { slot, value: old };
       event.mentions.push(mention(s, pick(rng, forms), event, current, undefined, old));
       continue;
@@ -135,7 +182,13 @@ function planEvent(rng: Rng, template: EventTemplate, speaker: string, friend: s
   return event;
 }
 
-function generateConversation(rng: Rng, userId: string, library: readonly EventTemplate[], names: readonly string[], shape: ConversationShape): { history: { userId: string; sessions: Session[] }; questions: Question[] } {
+function generateConversation(
+  rng: Rng,
+  userId: string,
+  library: readonly EventTemplate[],
+  names: readonly string[],
+  shape: ConversationShape,
+): { history: { userId: string; sessions: Session[] }; questions: Question[] } {
   const [a, b] = shuffled(rng, names) as [string, string];
   const order = shuffled(rng, library);
   const per = Math.min(shape.eventsPerSpeaker, Math.floor(library.length / 2));
@@ -159,7 +212,9 @@ function generateConversation(rng: Rng, userId: string, library: readonly EventT
     const back = fill(pick(rng, FRIEND_GREETING), { name: opener });
     say(other, back, `hello:${back}`);
     type Item = { event: PlannedEvent; mention: Mention } | { chatter: string };
-    const items: Item[] = events.flatMap((event) => event.mentions.filter((m) => m.session === s).map((m) => ({ event, mention: m })));
+    const items: Item[] = events.flatMap((event) =>
+      event.mentions.filter((m) => m.session === s).map((m) => ({ event, mention: m })),
+    );
     const [lo, hi] = shape.chatter;
     const small = lo + randomInt(rng, hi - lo + 1);
     for (let i = 0; i < small; i++) items.push({ chatter: rng() < 0.5 ? a : b });
@@ -188,7 +243,9 @@ function generateConversation(rng: Rng, userId: string, library: readonly EventT
   for (const event of events) {
     const { template, speaker } = event;
     const stating = (slot: string, value: string): string[] =>
-      event.mentions.filter((m) => turnOf.has(m) && m.states.some((st) => st.slot === slot && st.value === value)).map((m) => turnOf.get(m)!);
+      event.mentions
+        .filter((m) => turnOf.has(m) && m.states.some((st) => st.slot === slot && st.value === value))
+        .map((m) => turnOf.get(m)!);
     const told = event.mentions.find((m) => m.states.some((st) => st.slot === 'when'));
     // One or two questions per event, about slots the conversation stated.
     for (const slot of shuffled(rng, Object.keys(template.ask)).slice(0, 1 + (rng() < 0.4 ? 1 : 0))) {
@@ -196,12 +253,17 @@ function generateConversation(rng: Rng, userId: string, library: readonly EventT
       const evidence = value === undefined ? [] : stating(slot, value);
       if (evidence.length === 0) continue;
       // The question may name the event's other values (as they were when it happened, for `when`), never the one asked.
-      const context = Object.fromEntries(Object.entries(slot === 'when' ? event.first : event.values).filter(([k]) => k !== slot).map(([k, v]) => [k, asked(v, speaker)]));
+      const context = Object.fromEntries(
+        Object.entries(slot === 'when' ? event.first : event.values)
+          .filter(([k]) => k !== slot)
+          .map(([k, v]) => [k, asked(v, speaker)]),
+      );
       ask(fill(pick(rng, template.ask[slot]!), { ...context, name: speaker }), evidence, 'current', template.id);
     }
     if (event.before !== undefined && template.askBefore !== undefined && rng() < 0.7) {
       const evidence = stating(event.before.slot, event.before.value);
-      if (evidence.length > 0) ask(fill(pick(rng, template.askBefore), { name: speaker }), evidence, 'before', template.id);
+      if (evidence.length > 0)
+        ask(fill(pick(rng, template.askBefore), { name: speaker }), evidence, 'before', template.id);
     }
   }
   // Questions about events nobody in this conversation lived through (for thresholds; not in recall).
@@ -220,14 +282,24 @@ function generateConversation(rng: Rng, userId: string, library: readonly EventT
  * @example
  * const { users, questions } = generateConversations('held-out')
  */
-export function generateConversations(split: EvalSplit, shape: ConversationShape = DEFAULT_CONVERSATION_SHAPE, seed = CONVERSATION_SEEDS[split]): EvalDataset {
+export function generateConversations(
+  split: EvalSplit,
+  shape: ConversationShape = DEFAULT_CONVERSATION_SHAPE,
+  seed = CONVERSATION_SEEDS[split],
+): EvalDataset {
   const rng = mulberry32(seed);
   const library = split === 'tuning' ? TUNING_EVENTS : HELD_OUT_EVENTS;
   const names = split === 'tuning' ? TUNING_NAMES : HELD_OUT_NAMES;
   const users: EvalDataset['users'] = [];
   const questions: Question[] = [];
   for (let c = 0; c < shape.conversations; c++) {
-    const { history, questions: asked } = generateConversation(rng, `conversation-${split}-${c}`, library, names, shape);
+    const { history, questions: asked } = generateConversation(
+      rng,
+      `conversation-${split}-${c}`,
+      library,
+      names,
+      shape,
+    );
     users.push(history);
     questions.push(...asked);
   }

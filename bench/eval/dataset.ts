@@ -128,12 +128,20 @@ function planFact(rng: Rng, template: FactTemplate, sessions: number): PlannedFa
   const used = new Set<string>();
   const start = randomInt(rng, Math.max(1, Math.floor(sessions * 0.6)));
   const mentions: Mention[] = [
-    { session: start, text: fill(freshForm(rng, template.state, used), { v: first }), meaning: `${template.id}=${first}`, states: [{ value: first, role: 'current' }] },
+    {
+      session: start,
+      text: fill(freshForm(rng, template.state, used), { v: first }),
+      meaning: `${template.id}=${first}`,
+      states: [{ value: first, role: 'current' }],
+    },
   ];
   let value = first;
   let changed: string | undefined;
   let at = start;
-  const changeAt = template.change !== undefined && rng() < 0.45 ? start + 1 + randomInt(rng, Math.max(1, sessions - start - 2)) : undefined;
+  const changeAt =
+    template.change !== undefined && rng() < 0.45
+      ? start + 1 + randomInt(rng, Math.max(1, sessions - start - 2))
+      : undefined;
   const restatements = randomInt(rng, 3); // 0, 1 or 2
   const slots = new Set<number>();
   for (let r = 0; r < restatements; r++) {
@@ -144,7 +152,10 @@ function planFact(rng: Rng, template: FactTemplate, sessions: number): PlannedFa
   for (const s of [...slots].sort((a, b) => a - b)) {
     at = s;
     if (s === changeAt && changed === undefined) {
-      const next = pick(rng, template.values.filter((v) => v !== value));
+      const next = pick(
+        rng,
+        template.values.filter((v) => v !== value),
+      );
       mentions.push({
         session: s,
         text: fill(pick(rng, template.change!), { v: next, old: value }),
@@ -158,7 +169,12 @@ function planFact(rng: Rng, template: FactTemplate, sessions: number): PlannedFa
       value = next;
       used.clear();
     } else {
-      mentions.push({ session: s, text: fill(freshForm(rng, template.state, used), { v: value }), meaning: `${template.id}=${value}`, states: [{ value, role: 'current' }] });
+      mentions.push({
+        session: s,
+        text: fill(freshForm(rng, template.state, used), { v: value }),
+        meaning: `${template.id}=${value}`,
+        states: [{ value, role: 'current' }],
+      });
     }
   }
   return { template, first, ...(changed === undefined ? {} : { changed }), mentions };
@@ -202,7 +218,13 @@ function nearMiss(rng: Rng, fact: PlannedFact): { text: string; meaning: string 
 }
 
 /** Generates one user's sessions and questions. */
-function generateUser(rng: Rng, absentRng: Rng, userId: string, library: readonly FactTemplate[], shape: DatasetShape): { history: UserHistory; questions: Question[] } {
+function generateUser(
+  rng: Rng,
+  absentRng: Rng,
+  userId: string,
+  library: readonly FactTemplate[],
+  shape: DatasetShape,
+): { history: UserHistory; questions: Question[] } {
   const order = shuffled(rng, library);
   const facts = order.slice(0, Math.min(shape.facts, library.length)).map((t) => planFact(rng, t, shape.sessions));
   const untold = order.slice(facts.length);
@@ -228,7 +250,9 @@ function generateUser(rng: Rng, absentRng: Rng, userId: string, library: readonl
     add('assistant', reply.text, reply.meaning);
     // The session's items: fact mentions, near misses and small talk, in random order.
     type Item = { mention: Mention } | { other: { text: string; meaning: string } } | { chatter: true };
-    const items: Item[] = facts.flatMap((f) => f.mentions.filter((m) => m.session === s).map((mention) => ({ mention })));
+    const items: Item[] = facts.flatMap((f) =>
+      f.mentions.filter((m) => m.session === s).map((mention) => ({ mention })),
+    );
     const [lo, hi] = shape.chatter;
     const small = lo + randomInt(rng, hi - lo + 1);
     for (let i = 0; i < small; i++) items.push({ chatter: true });
@@ -257,16 +281,41 @@ function generateUser(rng: Rng, absentRng: Rng, userId: string, library: readonl
   const questions: Question[] = [];
   for (const fact of facts) {
     const current = fact.changed ?? fact.first;
-    const evidence = fact.mentions.filter((m) => m.states.some((st) => st.value === current && st.role === 'current')).map((m) => mentionTurn.get(m)!);
-    questions.push({ id: `${userId}/q${questions.length}`, userId, text: pick(rng, fact.template.ask), evidence, kind: 'current', factId: fact.template.id });
+    const evidence = fact.mentions
+      .filter((m) => m.states.some((st) => st.value === current && st.role === 'current'))
+      .map((m) => mentionTurn.get(m)!);
+    questions.push({
+      id: `${userId}/q${questions.length}`,
+      userId,
+      text: pick(rng, fact.template.ask),
+      evidence,
+      kind: 'current',
+      factId: fact.template.id,
+    });
     if (fact.changed !== undefined && fact.template.askBefore !== undefined && rng() < 0.7) {
-      const before = fact.mentions.filter((m) => m.states.some((st) => st.value === fact.first)).map((m) => mentionTurn.get(m)!);
-      questions.push({ id: `${userId}/q${questions.length}`, userId, text: pick(rng, fact.template.askBefore), evidence: before, kind: 'before', factId: fact.template.id });
+      const before = fact.mentions
+        .filter((m) => m.states.some((st) => st.value === fact.first))
+        .map((m) => mentionTurn.get(m)!);
+      questions.push({
+        id: `${userId}/q${questions.length}`,
+        userId,
+        text: pick(rng, fact.template.askBefore),
+        evidence: before,
+        kind: 'before',
+        factId: fact.template.id,
+      });
     }
   }
   // Questions about facts this user never told: what a threshold must turn away (own generator, so the rest stays as it was).
   for (const template of untold) {
-    questions.push({ id: `${userId}/q${questions.length}`, userId, text: pick(absentRng, template.ask), evidence: [], kind: 'absent', factId: template.id });
+    questions.push({
+      id: `${userId}/q${questions.length}`,
+      userId,
+      text: pick(absentRng, template.ask),
+      evidence: [],
+      kind: 'absent',
+      factId: template.id,
+    });
   }
   return { history: { userId, sessions }, questions };
 }
@@ -277,7 +326,11 @@ function generateUser(rng: Rng, absentRng: Rng, userId: string, library: readonl
  * @example
  * const { users, questions } = generateDataset('held-out')
  */
-export function generateDataset(split: EvalSplit, shape: DatasetShape = DEFAULT_SHAPE, seed = SPLIT_SEEDS[split]): EvalDataset {
+export function generateDataset(
+  split: EvalSplit,
+  shape: DatasetShape = DEFAULT_SHAPE,
+  seed = SPLIT_SEEDS[split],
+): EvalDataset {
   const rng = mulberry32(seed);
   const absentRng = mulberry32(seed ^ 0x5bd1e995);
   const library = split === 'tuning' ? TUNING_FACTS : HELD_OUT_FACTS;

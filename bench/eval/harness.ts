@@ -55,7 +55,8 @@ export async function loadSplit(dataset: EvalDataset, embedder?: () => Promise<E
         }
         merges.total += 1;
         const standing = turnOf.get(result.id);
-        if (standing === undefined || standing.meaning !== turn.meaning) merges.wrong.push({ turn, standing: standing ?? turn });
+        if (standing === undefined || standing.meaning !== turn.meaning)
+          merges.wrong.push({ turn, standing: standing ?? turn });
       });
     }
   }
@@ -70,7 +71,12 @@ export type Method = (typeof METHODS)[number];
 export type RankTable = Record<Method, (number | undefined)[]>;
 
 /** Memory ids of a search, best first. */
-export async function engramRanking(split: LoadedSplit, question: Question, mode: SearchMode, limit = 10): Promise<string[]> {
+export async function engramRanking(
+  split: LoadedSplit,
+  question: Question,
+  mode: SearchMode,
+  limit = 10,
+): Promise<string[]> {
   const { results } = await split.engram.search(question.text, { userId: question.userId, mode, limit });
   return results.map((r) => r.id);
 }
@@ -81,7 +87,10 @@ export function answerable(questions: readonly Question[]): Question[] {
 }
 
 /** Ranks questions of the split (by default every answerable one) with BM25 and each engram mode. */
-export async function rankAll(split: LoadedSplit, questions: readonly Question[] = answerable(split.dataset.questions)): Promise<RankTable> {
+export async function rankAll(
+  split: LoadedSplit,
+  questions: readonly Question[] = answerable(split.dataset.questions),
+): Promise<RankTable> {
   const table: RankTable = { 'bm25-baseline': [], keyword: [], vector: [], hybrid: [] };
   const baselines = new Map(split.dataset.users.map((u) => [u.userId, new Bm25(u.sessions.flatMap((s) => s.turns))]));
   for (const question of questions) {

@@ -43,7 +43,7 @@ export const LOCOMO_HELP = [
   '  download https://github.com/snap-research/locomo/raw/main/data/locomo10.zip (or clone the repository),',
   '  unzip it, and pass the folder that holds locomo10.json:',
   '    npm run eval -- --locomo /path/to/locomo/data      (or LOCOMO=/path/to/locomo/data npm run eval)',
-  '  A folder of per-conversation files (26.json … 50.json, each one sample\'s conversation and qa) works too.',
+  "  A folder of per-conversation files (26.json … 50.json, each one sample's conversation and qa) works too.",
 ].join('\n');
 
 /** One turn as LoCoMo writes it. */
@@ -79,7 +79,8 @@ function readConversations(dir: string): Conversations {
     const samples: unknown = JSON.parse(readFileSync(release, 'utf8'));
     if (!Array.isArray(samples)) throw new TypeError(`${release}: expected an array of samples`);
     for (const sample of samples) {
-      if (!isRecord(sample) || !isRecord(sample['conversation']) || !Array.isArray(sample['qa'])) throw new TypeError(`${release}: a sample lacks conversation or qa`);
+      if (!isRecord(sample) || !isRecord(sample['conversation']) || !Array.isArray(sample['qa']))
+        throw new TypeError(`${release}: a sample lacks conversation or qa`);
       const id = String(sample['sample_id']).replace(/^conv-/, '');
       out.set(id, { conversation: sample['conversation'] as RawConversation, qa: sample['qa'] as RawQuestion[] });
     }
@@ -87,7 +88,8 @@ function readConversations(dir: string): Conversations {
   }
   for (const file of readdirSync(dir).filter((f) => /^\d+\.json$/.test(f))) {
     const raw: unknown = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-    if (!isRecord(raw) || !Array.isArray(raw['qa'])) throw new TypeError(`${join(dir, file)}: expected a conversation with qa`);
+    if (!isRecord(raw) || !Array.isArray(raw['qa']))
+      throw new TypeError(`${join(dir, file)}: expected a conversation with qa`);
     out.set(file.replace(/\.json$/, ''), { conversation: raw as RawConversation, qa: raw['qa'] as RawQuestion[] });
   }
   return out;
@@ -107,7 +109,9 @@ export function locomoDir(given: string | undefined): string | undefined {
 
 /** Evidence labels as turn ids: `D8:6; D9:17` → two, `D:11:26` → `D11:26`, `D30:05` → `D30:5`. */
 export function evidenceIds(labels: unknown): { ids: string[]; unreadable: string[] } {
-  const parts = Array.isArray(labels) ? labels.flatMap((l) => (typeof l === 'string' ? l.split(/[;,\s]+/).filter((p) => p !== '') : [String(l)])) : [];
+  const parts = Array.isArray(labels)
+    ? labels.flatMap((l) => (typeof l === 'string' ? l.split(/[;,\s]+/).filter((p) => p !== '') : [String(l)]))
+    : [];
   const ids: string[] = [];
   const unreadable: string[] = [];
   for (const part of parts) {
@@ -189,7 +193,14 @@ export function loadLocomo(dir: string, split: EvalSplit): { dataset: EvalDatase
         audit.withoutEvidence += 1;
         return;
       }
-      questions.push({ id: `${userId}/q${i}`, userId, text: q.question, evidence, kind: 'recorded', factId: `category-${q.category ?? 'none'}` });
+      questions.push({
+        id: `${userId}/q${i}`,
+        userId,
+        text: q.question,
+        evidence,
+        kind: 'recorded',
+        factId: `category-${q.category ?? 'none'}`,
+      });
     });
   }
   return { dataset: { set: 'locomo', split, seed: 0, users, questions }, audit };

@@ -5,7 +5,12 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL, TransformersEmbedder, type Embedder } from '../../lib/index.js';
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  MINILM_EMBEDDING_MODEL,
+  TransformersEmbedder,
+  type Embedder,
+} from '../../lib/index.js';
 
 /** A model bench/eval can run. */
 export interface EvalModel {
@@ -17,7 +22,11 @@ export interface EvalModel {
 
 export const EVAL_MODELS: readonly EvalModel[] = [
   { name: 'glove', id: DEFAULT_EMBEDDING_MODEL, create: () => TransformersEmbedder.create() },
-  { name: 'minilm', id: MINILM_EMBEDDING_MODEL, create: () => TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL }) },
+  {
+    name: 'minilm',
+    id: MINILM_EMBEDDING_MODEL,
+    create: () => TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL }),
+  },
 ];
 
 /** Whether the model's folder is in the repository's models/ (where engram looks in Node). */
@@ -31,7 +40,8 @@ function present(model: EvalModel): boolean {
  */
 export function evalModels(arg: string | undefined): EvalModel[] {
   const wanted = arg === undefined || arg === 'all' || arg === 'true' ? EVAL_MODELS.map((m) => m.name) : arg.split(',');
-  for (const w of wanted) if (!EVAL_MODELS.some((m) => m.name === w)) throw new RangeError(`--model must be glove, minilm or all, not ${w}`);
+  for (const w of wanted)
+    if (!EVAL_MODELS.some((m) => m.name === w)) throw new RangeError(`--model must be glove, minilm or all, not ${w}`);
   const out: EvalModel[] = [];
   for (const model of EVAL_MODELS.filter((m) => wanted.includes(m.name))) {
     if (present(model)) out.push(model);

@@ -35,12 +35,15 @@ for (let i = 0; i < size; i += 500) {
     { userId: `u${(i / 500) % USERS}` },
   );
 }
-const asked = generateSentences(queries, 99).map((s) => (rng() < 0.5 ? `What did I say about ${s.split(' ').slice(-3).join(' ')}?` : s));
+const asked = generateSentences(queries, 99).map((s) =>
+  rng() < 0.5 ? `What did I say about ${s.split(' ').slice(-3).join(' ')}?` : s,
+);
 const rows = [];
 for (const mode of ['hybrid', 'vector', 'keyword'] as const) {
   for (const scoped of [false, true]) {
     // Warm-up: the model, the index and the JIT.
-    for (const q of asked.slice(0, 20)) await engram.search(q, { mode, limit: 10, ...(scoped ? { userId: 'u3' } : {}) });
+    for (const q of asked.slice(0, 20))
+      await engram.search(q, { mode, limit: 10, ...(scoped ? { userId: 'u3' } : {}) });
     const times: number[] = [];
     for (const q of asked) {
       const userId = pick(rng, ['u1', 'u2', 'u3', 'u4']);
@@ -48,7 +51,12 @@ for (const mode of ['hybrid', 'vector', 'keyword'] as const) {
       await engram.search(q, { mode, limit: 10, ...(scoped ? { userId } : {}) });
       times.push(performance.now() - t0);
     }
-    rows.push({ mode, scoped: scoped ? 'one user' : 'all', 'p50 ms': Number(percentile(times, 50).toFixed(2)), 'p95 ms': Number(percentile(times, 95).toFixed(2)) });
+    rows.push({
+      mode,
+      scoped: scoped ? 'one user' : 'all',
+      'p50 ms': Number(percentile(times, 50).toFixed(2)),
+      'p95 ms': Number(percentile(times, 95).toFixed(2)),
+    });
   }
 }
 await engram.close();

@@ -75,9 +75,14 @@ const dot = (a: Float32Array, b: Float32Array): number => {
   return s;
 };
 
-async function measure(dataset: EvalDataset, embedder: Embedder & { seen: Map<string, Float32Array> }): Promise<Sides[]> {
+async function measure(
+  dataset: EvalDataset,
+  embedder: Embedder & { seen: Map<string, Float32Array> },
+): Promise<Sides[]> {
   const split = await loadSplit(dataset, () => Promise.resolve(embedder));
-  const scopeOf = new Map(dataset.users.flatMap((u) => u.sessions.flatMap((s) => s.turns.map((t) => [t.id, u.userId] as const))));
+  const scopeOf = new Map(
+    dataset.users.flatMap((u) => u.sessions.flatMap((s) => s.turns.map((t) => [t.id, u.userId] as const))),
+  );
   const memories = new Map<string, { id: string; vector: Float32Array }[]>();
   for (const [id, turn] of split.turnOf) {
     const vector = embedder.seen.get(ENGLISH_ANALYZER.normalize(turn.text));
@@ -87,13 +92,16 @@ async function measure(dataset: EvalDataset, embedder: Embedder & { seen: Map<st
   }
   const questions = dataset.set === 'locomo' ? countedQuestions(dataset.questions) : answerable(dataset.questions);
   const queries: Record<QueryForm, Float32Array[]> = {
-    'content-words': await embedder.embed(questions.map((q) => ENGLISH_ANALYZER.normalize(ENGLISH_ANALYZER.queryText(q.text)))),
+    'content-words': await embedder.embed(
+      questions.map((q) => ENGLISH_ANALYZER.normalize(ENGLISH_ANALYZER.queryText(q.text))),
+    ),
     question: await embedder.embed(questions.map((q) => ENGLISH_ANALYZER.normalize(q.text))),
   };
   const sides: Sides[] = [];
   for (const [i, q] of questions.entries()) {
     const scope = memories.get(q.userId) ?? [];
-    const ranked = (form: QueryForm): { id: string; score: number }[] => scope.map((m) => ({ id: m.id, score: dot(m.vector, queries[form][i]!) })).sort((a, b) => b.score - a.score);
+    const ranked = (form: QueryForm): { id: string; score: number }[] =>
+      scope.map((m) => ({ id: m.id, score: dot(m.vector, queries[form][i]!) })).sort((a, b) => b.score - a.score);
     const { results } = await split.engram.search(q.text, { userId: q.userId, mode: 'keyword', limit: POOL });
     sides.push({
       evidence: new Set(q.evidence.map((t) => split.memoryOf.get(t)!)),
@@ -109,7 +117,10 @@ type Ranking = (s: Sides) => string[];
 const noisyOr =
   (form: QueryForm, vector: number, keyword: number): Ranking =>
   (s) =>
-    fuse(s.vector[form].slice(0, POOL), s.keyword, { weights: { vector, keyword }, similarityOf: new Map(s.vector[form].map((h) => [h.id, h.score])) }).map((h) => h.id);
+    fuse(s.vector[form].slice(0, POOL), s.keyword, {
+      weights: { vector, keyword },
+      similarityOf: new Map(s.vector[form].map((h) => [h.id, h.score])),
+    }).map((h) => h.id);
 const rrf =
   (form: QueryForm, keywordWeight: number, k: number): Ranking =>
   (s) => {
@@ -136,13 +147,19 @@ for (const model of evalModels(option('model'))) {
   const measured: { set: string; sides: Sides[] }[] = [];
   for (const [set, make] of sets) measured.push({ set, sides: await measure(make(), embedder) });
   await inner.dispose();
-  const scoresBy = (f: Ranking): Scores[] => measured.map(({ sides }) => scoresOf(sides.map((x) => firstHit(f(x).slice(0, 10), x.evidence))));
-  const meanRecall = (scores: Scores[]): number => scores.reduce((sum, s) => sum + s.recallAt5 + s.recallAt10, 0) / (2 * scores.length);
+  const scoresBy = (f: Ranking): Scores[] =>
+    measured.map(({ sides }) => scoresOf(sides.map((x) => firstHit(f(x).slice(0, 10), x.evidence))));
+  const meanRecall = (scores: Scores[]): number =>
+    scores.reduce((sum, s) => sum + s.recallAt5 + s.recallAt10, 0) / (2 * scores.length);
   const meanMrr = (scores: Scores[]): number => scores.reduce((sum, s) => sum + s.mrr, 0) / scores.length;
 
   // 1. vector mode's query form.
-  const vectorScores = Object.fromEntries(FORMS.map((form) => [form, scoresBy((s) => s.vector[form].map((h) => h.id))])) as Record<QueryForm, Scores[]>;
-  const vectorForm = FORMS.reduce((best, form) => (meanRecall(vectorScores[form]) > meanRecall(vectorScores[best]) ? form : best));
+  const vectorScores = Object.fromEntries(
+    FORMS.map((form) => [form, scoresBy((s) => s.vector[form].map((h) => h.id))]),
+  ) as Record<QueryForm, Scores[]>;
+  const vectorForm = FORMS.reduce((best, form) =>
+    meanRecall(vectorScores[form]) > meanRecall(vectorScores[best]) ? form : best,
+  );
   const keywordScores = scoresBy((s) => s.keyword.map((h) => h.id));
   const shortfall = (scores: Scores[]): number =>
     scores.reduce(
@@ -154,18 +171,37 @@ for (const model of evalModels(option('model'))) {
     );
 
   // 2. hybrid.
-  const candidates = FORMS.flatMap((form) => VECTOR_WEIGHTS.flatMap((v) => KEYWORD_WEIGHTS.map((k) => ({ form, v, k, scores: scoresBy(noisyOr(form, v, k)) }))));
-  candidates.sort((a, b) => shortfall(a.scores) - shortfall(b.scores) || meanRecall(b.scores) - meanRecall(a.scores) || meanMrr(b.scores) - meanMrr(a.scores));
+  const candidates = FORMS.flatMap((form) =>
+    VECTOR_WEIGHTS.flatMap((v) => KEYWORD_WEIGHTS.map((k) => ({ form, v, k, scores: scoresBy(noisyOr(form, v, k)) }))),
+  );
+  candidates.sort(
+    (a, b) =>
+      shortfall(a.scores) - shortfall(b.scores) ||
+      meanRecall(b.scores) - meanRecall(a.scores) ||
+      meanMrr(b.scores) - meanMrr(a.scores),
+  );
   const best = candidates[0]!;
-  const rrfs = FORMS.flatMap((form) => [0.5, 1, 1.5, 2, 3].flatMap((w) => [1, 5, 60].map((k) => ({ name: `RRF ${form}, keyword ${w}:1, k=${k}`, scores: scoresBy(rrf(form, w, k)) }))));
+  const rrfs = FORMS.flatMap((form) =>
+    [0.5, 1, 1.5, 2, 3].flatMap((w) =>
+      [1, 5, 60].map((k) => ({ name: `RRF ${form}, keyword ${w}:1, k=${k}`, scores: scoresBy(rrf(form, w, k)) })),
+    ),
+  );
   rrfs.sort((a, b) => shortfall(a.scores) - shortfall(b.scores) || meanRecall(b.scores) - meanRecall(a.scores));
   const current = retrievalProfile(model.id);
   const rows: [string, Scores[]][] = [
     ['keyword', keywordScores],
-    ...FORMS.map((form): [string, Scores[]] => [`vector, ${form}${form === vectorForm ? ' (chosen)' : ''}`, vectorScores[form]]),
+    ...FORMS.map((form): [string, Scores[]] => [
+      `vector, ${form}${form === vectorForm ? ' (chosen)' : ''}`,
+      vectorScores[form],
+    ]),
     [`hybrid noisy-OR ${best.form}, v=${best.v} k=${best.k} (chosen)`, best.scores],
-    ...candidates.slice(1, 4).map((c): [string, Scores[]] => [`hybrid noisy-OR ${c.form}, v=${c.v} k=${c.k}`, c.scores]),
-    [`hybrid noisy-OR ${current.hybridQuery}, v=${current.vectorWeight} k=${current.keywordWeight} (lib today)`, scoresBy(noisyOr(current.hybridQuery, current.vectorWeight, current.keywordWeight))],
+    ...candidates
+      .slice(1, 4)
+      .map((c): [string, Scores[]] => [`hybrid noisy-OR ${c.form}, v=${c.v} k=${c.k}`, c.scores]),
+    [
+      `hybrid noisy-OR ${current.hybridQuery}, v=${current.vectorWeight} k=${current.keywordWeight} (lib today)`,
+      scoresBy(noisyOr(current.hybridQuery, current.vectorWeight, current.keywordWeight)),
+    ],
     ...rrfs.slice(0, 3).map((r): [string, Scores[]] => [`hybrid ${r.name}`, r.scores]),
   ];
   const table = rows.map(([method, scores]) => {
@@ -179,21 +215,43 @@ for (const model of evalModels(option('model'))) {
     return row;
   });
   tables[model.name] = table;
-  printTable(`${model.name}: tuning halves (${measured.map((m) => `${m.set} ${m.sides.length} questions`).join(', ')})`, table);
+  printTable(
+    `${model.name}: tuning halves (${measured.map((m) => `${m.set} ${m.sides.length} questions`).join(', ')})`,
+    table,
+  );
 
   // 3. the threshold for the chosen fusion.
   const weights = { vector: best.v, keyword: best.k };
   const keptShare = (t: number): number[] =>
     measured.map(({ sides }) => {
       const found = sides
-        .map((s) => fuse(s.vector[best.form].slice(0, POOL), s.keyword, { weights, similarityOf: new Map(s.vector[best.form].map((h) => [h.id, h.score])) }).slice(0, 5).find((h) => s.evidence.has(h.id)))
+        .map((s) =>
+          fuse(s.vector[best.form].slice(0, POOL), s.keyword, {
+            weights,
+            similarityOf: new Map(s.vector[best.form].map((h) => [h.id, h.score])),
+          })
+            .slice(0, 5)
+            .find((h) => s.evidence.has(h.id)),
+        )
         .filter((h) => h !== undefined);
       return found.filter((h) => h.relevance >= t).length / Math.max(1, found.length);
     });
-  const thresholdRows = THRESHOLDS.map((t): Row => ({ model: model.name, threshold: t, ...Object.fromEntries(measured.map(({ set }, i) => [`${set}: answers in top 5 kept`, fixed(keptShare(t)[i]!)])) }));
+  const thresholdRows = THRESHOLDS.map((t): Row => ({
+    model: model.name,
+    threshold: t,
+    ...Object.fromEntries(measured.map(({ set }, i) => [`${set}: answers in top 5 kept`, fixed(keptShare(t)[i]!)])),
+  }));
   printTable(`${model.name}: relevance threshold for hybrid (${best.form}, v=${best.v}, k=${best.k})`, thresholdRows);
   const minRelevance = [...THRESHOLDS].reverse().find((t) => keptShare(t).every((share) => share >= 0.95)) ?? 0;
-  chosen[model.name] = { id: model.id, vectorQuery: vectorForm, hybridQuery: best.form, vectorWeight: best.v, keywordWeight: best.k, minRelevance, libToday: current };
+  chosen[model.name] = {
+    id: model.id,
+    vectorQuery: vectorForm,
+    hybridQuery: best.form,
+    vectorWeight: best.v,
+    keywordWeight: best.k,
+    minRelevance,
+    libToday: current,
+  };
   console.log(`${model.name} (${model.id}): chosen ${JSON.stringify(chosen[model.name])}`);
 }
 writeResult('eval-tuning', { sets: sets.map(([s]) => s), chosen, tables });

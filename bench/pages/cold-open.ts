@@ -20,7 +20,8 @@ const DIMS = 384;
 /** JS heap in use (after a garbage collection when the page may ask for one) and WASM memory, in bytes. */
 function memoryInUse(): { heapBytes: number; wasmBytes: number } {
   (globalThis as { gc?: () => void }).gc?.();
-  const heapBytes = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? Number.NaN;
+  const heapBytes =
+    (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? Number.NaN;
   return { heapBytes, wasmBytes: wasmBytes() };
 }
 
@@ -43,7 +44,6 @@ function normalised(v: Float32Array): Float32Array {
   return v.map((x) => x * s);
 }
 
-
 async function openAndSearch(name: string, embedder: Embedder, query: string): Promise<number> {
   const t0 = performance.now();
   const e = await Engram.open({ name, embedder });
@@ -62,7 +62,10 @@ async function run(n: number, rebuildRuns: number): Promise<ColdOpenResult> {
   const t0 = performance.now();
   const e = await Engram.open({ name, embedder });
   for (let i = 0; i < n; i += 1000) {
-    await e.add(texts.slice(i, Math.min(n, i + 1000)).map((content) => ({ role: 'user', content })), { userId: 'u', dedupe: 'off' });
+    await e.add(
+      texts.slice(i, Math.min(n, i + 1000)).map((content) => ({ role: 'user', content })),
+      { userId: 'u', dedupe: 'off' },
+    );
     if ((i / 1000) % 10 === 0) log(`  ${n}: stored ${Math.min(n, i + 1000)}`);
   }
   await e.flush(); // merges what waits in the exact buffer into HNSW, writes the snapshot
@@ -79,7 +82,9 @@ async function run(n: number, rebuildRuns: number): Promise<ColdOpenResult> {
   const open = await Engram.open({ name, embedder });
   await open.search(query, { mode: 'vector', limit: 10 });
   const afterFill = { ...memoryInUse(), rawVectorBytes: n * DIMS * 4 };
-  log(`  ${n}: in this page after the fill: JS heap ${(afterFill.heapBytes / 2 ** 20).toFixed(0)} MiB, WASM ${(afterFill.wasmBytes / 2 ** 20).toFixed(0)} MiB, raw vectors ${(afterFill.rawVectorBytes / 2 ** 20).toFixed(0)} MiB`);
+  log(
+    `  ${n}: in this page after the fill: JS heap ${(afterFill.heapBytes / 2 ** 20).toFixed(0)} MiB, WASM ${(afterFill.wasmBytes / 2 ** 20).toFixed(0)} MiB, raw vectors ${(afterFill.rawVectorBytes / 2 ** 20).toFixed(0)} MiB`,
+  );
   await open.close();
   const rebuildMs: number[] = [];
   for (let r = 0; r < rebuildRuns; r++) {
@@ -92,7 +97,15 @@ async function run(n: number, rebuildRuns: number): Promise<ColdOpenResult> {
   log(`  ${n}: open with rebuild ${rebuildMs.map((x) => x.toFixed(0)).join(', ')} ms`);
   // The store stays (with the snapshot the last open wrote) for measure() in a fresh document.
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return { memories: n, fillSeconds, snapshotMs, rebuildMs, ratio: median(rebuildMs) / median(snapshotMs), memoryAfterFill: afterFill, store: name };
+  return {
+    memories: n,
+    fillSeconds,
+    snapshotMs,
+    rebuildMs,
+    ratio: median(rebuildMs) / median(snapshotMs),
+    memoryAfterFill: afterFill,
+    store: name,
+  };
 }
 
 const PENDING = 'engram-bench-cold-open';
@@ -102,7 +115,9 @@ const FRESH_RUNS = 3;
 /** V8 heap in use after a collection, without ArrayBuffer backing stores (DevTools' Runtime.getHeapUsage, through bench/browser.ts). */
 async function v8Heap(): Promise<number> {
   (globalThis as { gc?: () => void }).gc?.();
-  const usage = (await (window as unknown as { __benchHeapUsage: () => Promise<{ usedSize: number }> }).__benchHeapUsage());
+  const usage = await (
+    window as unknown as { __benchHeapUsage: () => Promise<{ usedSize: number }> }
+  ).__benchHeapUsage();
   return usage.usedSize;
 }
 
@@ -138,8 +153,14 @@ async function measure(results: ColdOpenResult[], run: number): Promise<void> {
     log(`  ${r.memories}: fresh page ${run + 1}: open to first search ${ms.toFixed(0)} ms`);
     if (run === 0) {
       const held = memoryInUse();
-      r.memory = { heapBytes: (await v8Heap()) - before, wasmBytes: held.wasmBytes, rawVectorBytes: r.memories * DIMS * 4 };
-      log(`  ${r.memories}: fresh page, store open: JS heap held ${(r.memory.heapBytes / 2 ** 20).toFixed(0)} MiB, WASM ${(r.memory.wasmBytes / 2 ** 20).toFixed(0)} MiB, raw vectors ${(r.memory.rawVectorBytes / 2 ** 20).toFixed(0)} MiB`);
+      r.memory = {
+        heapBytes: (await v8Heap()) - before,
+        wasmBytes: held.wasmBytes,
+        rawVectorBytes: r.memories * DIMS * 4,
+      };
+      log(
+        `  ${r.memories}: fresh page, store open: JS heap held ${(r.memory.heapBytes / 2 ** 20).toFixed(0)} MiB, WASM ${(r.memory.wasmBytes / 2 ** 20).toFixed(0)} MiB, raw vectors ${(r.memory.rawVectorBytes / 2 ** 20).toFixed(0)} MiB`,
+      );
     }
     await e.close();
     if (run === FRESH_RUNS - 1) {
@@ -179,5 +200,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  (window as unknown as { __benchResult: unknown }).__benchResult = { error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) };
+  (window as unknown as { __benchResult: unknown }).__benchResult = {
+    error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e),
+  };
 });

@@ -60,11 +60,34 @@ async function timed(stage: string, work: () => Promise<void>): Promise<void> {
 }
 
 /** The rows add() would write for `texts` (same fields, same vectors), in batches. */
-function plannedRows(texts: readonly string[], vectors: readonly Float32Array[], embedderId: string, deviceId: string): RowChange[] {
+function plannedRows(
+  texts: readonly string[],
+  vectors: readonly Float32Array[],
+  embedderId: string,
+  deviceId: string,
+): RowChange[] {
   return texts.map((text, i) => {
     const now = Date.now();
-    const row: MemoryRow = { id: newId(now), text, tier: 'long_term', userId: 'w', metadata: {}, hash: memoryHash('long_term', { userId: 'w' }, text), createdAt: now, updatedAt: now, accessCount: 0, version: 1, origin: deviceId };
-    return { table: 'memories', op: 'add', id: row.id, after: row, vector: { id: row.id, vector: vectors[i]!, embedderId } };
+    const row: MemoryRow = {
+      id: newId(now),
+      text,
+      tier: 'long_term',
+      userId: 'w',
+      metadata: {},
+      hash: memoryHash('long_term', { userId: 'w' }, text),
+      createdAt: now,
+      updatedAt: now,
+      accessCount: 0,
+      version: 1,
+      origin: deviceId,
+    };
+    return {
+      table: 'memories',
+      op: 'add',
+      id: row.id,
+      after: row,
+      vector: { id: row.id, vector: vectors[i]!, embedderId },
+    };
   });
 }
 
@@ -123,13 +146,18 @@ async function run(count: number, batch: number, model: string): Promise<IngestR
   log(`  ${model}: create() ${loadMs.toFixed(0)} ms, first embed of ${batch} texts ${firstEmbedMs.toFixed(0)} ms`);
   const quick = await precomputed(embedder, [...precomputedTexts, ...spare.slice(2 * batch, 3 * batch)], batch);
 
-  const names = [`bench-ingest-write-${Date.now()}`, `bench-ingest-${Date.now()}`, `bench-ingest-precomputed-${Date.now()}`] as const;
+  const names = [
+    `bench-ingest-write-${Date.now()}`,
+    `bench-ingest-${Date.now()}`,
+    `bench-ingest-precomputed-${Date.now()}`,
+  ] as const;
   const { db, deviceId } = await openStore(names[0]);
   const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: Date.now, deviceId });
   let index = await createIndex({ dimensions: embedder.dimensions, expectedSize: 0 });
   const engram = await Engram.open({ name: names[1], embedder });
   const engramQuick = await Engram.open({ name: names[2], embedder: quick });
-  const messages = (texts: readonly string[]): { role: 'user'; content: string }[] => texts.map((content) => ({ role: 'user', content }));
+  const messages = (texts: readonly string[]): { role: 'user'; content: string }[] =>
+    texts.map((content) => ({ role: 'user', content }));
   await engram.add(messages(spare.slice(batch, 2 * batch)), { userId: 'warm' });
   await engramQuick.add(messages(spare.slice(2 * batch, 3 * batch)), { userId: 'warm' });
 
@@ -140,7 +168,8 @@ async function run(count: number, batch: number, model: string): Promise<IngestR
     const vectors: Float32Array[] = [];
     // The raw embedder.
     await timed('embedder', async () => {
-      for (let i = from; i < to; i += batch) vectors.push(...(await embedder.embed(rawTexts.slice(i, Math.min(to, i + batch)))));
+      for (let i = from; i < to; i += batch)
+        vectors.push(...(await embedder.embed(rawTexts.slice(i, Math.min(to, i + batch)))));
     });
     // The IndexedDB write alone: the same rows add() writes (memory, vector, history, change log, terms, statistics), one transaction per batch.
     const changes = plannedRows(rawTexts.slice(from, to), vectors, embedder.id, deviceId);
@@ -165,7 +194,8 @@ async function run(count: number, batch: number, model: string): Promise<IngestR
       ['precomputed', engramQuick, precomputedTexts],
     ] as const) {
       await timed(stage, async () => {
-        for (let i = from; i < to; i += batch) await target.add(messages(texts.slice(i, Math.min(to, i + batch))), { userId: 'u' });
+        for (let i = from; i < to; i += batch)
+          await target.add(messages(texts.slice(i, Math.min(to, i + batch))), { userId: 'u' });
       });
       await target.flush();
     }
@@ -179,7 +209,9 @@ async function run(count: number, batch: number, model: string): Promise<IngestR
   // The next batch size starts as this one did: no store of an earlier one in the origin, no worker of an earlier embedder.
   for (const name of names) await Dexie.delete(name);
   const perSecond = (stage: string): number => count / wall.get(stage)!;
-  log(`  raw embedder ${perSecond('embedder').toFixed(0)}/s, write alone ${perSecond('write').toFixed(0)}/s, index alone ${perSecond('index').toFixed(0)}/s, add() ${perSecond('add').toFixed(0)}/s, add() precomputed ${perSecond('precomputed').toFixed(0)}/s`);
+  log(
+    `  raw embedder ${perSecond('embedder').toFixed(0)}/s, write alone ${perSecond('write').toFixed(0)}/s, index alone ${perSecond('index').toFixed(0)}/s, add() ${perSecond('add').toFixed(0)}/s, add() precomputed ${perSecond('precomputed').toFixed(0)}/s`,
+  );
   const slowest = Math.max(wall.get('embedder')!, wall.get('write')!, wall.get('index')!);
   const cores = (stage: string): number => busyCpu.get(stage)!.busy / busyCpu.get(stage)!.window;
   return {
@@ -197,7 +229,17 @@ async function run(count: number, batch: number, model: string): Promise<IngestR
     ratio: wall.get('embedder')! / wall.get('add')!,
     slowestStageRatio: slowest / wall.get('add')!,
     precomputedStageRatio: slowest / wall.get('precomputed')!,
-    ...(busyCpu.size === 5 ? { cpu: { cores: machineCores, embedder: cores('embedder'), write: cores('write'), index: cores('index'), add: cores('add') } } : {}),
+    ...(busyCpu.size === 5
+      ? {
+          cpu: {
+            cores: machineCores,
+            embedder: cores('embedder'),
+            write: cores('write'),
+            index: cores('index'),
+            add: cores('add'),
+          },
+        }
+      : {}),
   };
 }
 
@@ -214,5 +256,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  (window as unknown as { __benchResult: unknown }).__benchResult = { error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) };
+  (window as unknown as { __benchResult: unknown }).__benchResult = {
+    error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e),
+  };
 });

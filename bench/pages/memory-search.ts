@@ -18,7 +18,15 @@
  *   lib/vector/hnsw-index.ts.
  * Stores are filled through the real add() path.
  */
-import { DEFAULT_EMBEDDING_MODEL, Engram, ExactIndex, HnswIndex, TransformersEmbedder, type Embedder, type EmbedOptions } from '../../lib/index.js';
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  Engram,
+  ExactIndex,
+  HnswIndex,
+  TransformersEmbedder,
+  type Embedder,
+  type EmbedOptions,
+} from '../../lib/index.js';
 import { stopwords as englishStopwords } from '@orama/stopwords/english';
 import { conversationCorpus } from '../corpus.js';
 import { mulberry32 } from '../util/rng.js';
@@ -46,7 +54,9 @@ const POOL = 40;
  * drops: the common words all reach the postings, as the made-up ones did.
  */
 async function modelVocabulary(): Promise<string[]> {
-  const tokenizer = (await (await fetch(`/models/${DEFAULT_EMBEDDING_MODEL}/tokenizer.json`)).json()) as { model: { vocab: Record<string, number> } };
+  const tokenizer = (await (await fetch(`/models/${DEFAULT_EMBEDDING_MODEL}/tokenizer.json`)).json()) as {
+    model: { vocab: Record<string, number> };
+  };
   const dropped = new Set(englishStopwords);
   return Object.entries(tokenizer.model.vocab)
     .filter(([word]) => !word.startsWith('[') && !dropped.has(word))
@@ -95,7 +105,11 @@ function summary(times: number[]): SearchTimes {
 }
 
 /** Fills a store through add(): `chunks` of (user, texts) in the order given. */
-async function fill(engram: Engram, label: string, chunks: readonly { userId: string; texts: string[] }[]): Promise<number> {
+async function fill(
+  engram: Engram,
+  label: string,
+  chunks: readonly { userId: string; texts: string[] }[],
+): Promise<number> {
   const t0 = performance.now();
   let stored = 0;
   let logged = 0;
@@ -124,7 +138,11 @@ async function warm(engram: Engram, queries: readonly string[]): Promise<number>
 }
 
 /** Each query's vector as engram embeds it (its content words), caught on the way through the recording embedder. */
-async function queryVectors(engram: Engram, embedder: RecordingEmbedder, queries: readonly string[]): Promise<(Float32Array | undefined)[]> {
+async function queryVectors(
+  engram: Engram,
+  embedder: RecordingEmbedder,
+  queries: readonly string[],
+): Promise<(Float32Array | undefined)[]> {
   const out: (Float32Array | undefined)[] = [];
   for (const q of queries) {
     embedder.last = undefined;
@@ -161,9 +179,19 @@ async function timeScoped(
     const samples: number[] = [];
     for (let i = 0; i < queries.length; i++) {
       let hits: { similarity?: number }[] = [];
-      samples.push(await time(async () => (hits = (await engram.search(queries[i]!, { mode, limit: LIMIT, ...scopeOf(i) })).results)));
+      samples.push(
+        await time(
+          async () => (hits = (await engram.search(queries[i]!, { mode, limit: LIMIT, ...scopeOf(i) })).results),
+        ),
+      );
       const qv = exact?.vectors[i];
-      if (mode === 'vector' && exact !== undefined && qv !== undefined) recalls.push(recallOf(hits.map((h) => h.similarity ?? -1), exact.indexOf(i).search(qv, LIMIT)));
+      if (mode === 'vector' && exact !== undefined && qv !== undefined)
+        recalls.push(
+          recallOf(
+            hits.map((h) => h.similarity ?? -1),
+            exact.indexOf(i).search(qv, LIMIT),
+          ),
+        );
     }
     times[mode] = summary(samples);
   }
@@ -192,7 +220,12 @@ async function sweepPart(embedder: RecordingEmbedder, n: number, queryCount: num
     users.push({ userId: `f${f}`, texts: texts.slice(at, Math.min(n, at + 1000)) });
     at += 1000;
   }
-  const queues = users.map((u) => Array.from({ length: Math.ceil(u.texts.length / 1000) }, (_, i) => ({ userId: u.userId, texts: u.texts.slice(i * 1000, (i + 1) * 1000) })));
+  const queues = users.map((u) =>
+    Array.from({ length: Math.ceil(u.texts.length / 1000) }, (_, i) => ({
+      userId: u.userId,
+      texts: u.texts.slice(i * 1000, (i + 1) * 1000),
+    })),
+  );
   const chunks: { userId: string; texts: string[] }[] = [];
   while (queues.some((q) => q.length > 0)) for (const q of queues) if (q.length > 0) chunks.push(q.shift()!);
 
@@ -209,21 +242,34 @@ async function sweepPart(embedder: RecordingEmbedder, n: number, queryCount: num
   for (const size of scopes) {
     const user = users.find((u) => u.userId === `s${size}`)!;
     const exact = exactOf(embedder, user.texts);
-    const measured = await timeScoped(engram, queries, () => ({ userId: user.userId }), { vectors, indexOf: () => exact });
+    const measured = await timeScoped(engram, queries, () => ({ userId: user.userId }), {
+      vectors,
+      indexOf: () => exact,
+    });
     exact.dispose();
     rows.push({ store: 'sweep', memories: n, scope: `one user of ${size}`, scopeSize: size, ...measured });
-    log(`  sweep ${n}, scope ${size}: ${MODES.map((m) => `${m} p50 ${measured.times[m]!.p50.toFixed(2)} / p95 ${measured.times[m]!.p95.toFixed(2)} ms`).join(', ')}, recall@10 ${measured.recallAt10?.toFixed(3) ?? '–'}`);
+    log(
+      `  sweep ${n}, scope ${size}: ${MODES.map((m) => `${m} p50 ${measured.times[m]!.p50.toFixed(2)} / p95 ${measured.times[m]!.p95.toFixed(2)} ms`).join(', ')}, recall@10 ${measured.recallAt10?.toFixed(3) ?? '–'}`,
+    );
   }
   await engram.close();
   await Promise.resolve(indexedDB.deleteDatabase(name));
   return rows;
 }
 
-async function usersPart(embedder: RecordingEmbedder, userCount: number, perUser: number, queryCount: number): Promise<ScopeSweepRow[]> {
+async function usersPart(
+  embedder: RecordingEmbedder,
+  userCount: number,
+  perUser: number,
+  queryCount: number,
+): Promise<ScopeSweepRow[]> {
   const n = userCount * perUser;
   const texts = generateSentences(n, 34);
   const queries = generateSentences(queryCount, 35).map((s) => s.split(' ').slice(1, 6).join(' '));
-  const chunks = Array.from({ length: userCount }, (_, u) => ({ userId: `u${u}`, texts: texts.slice(u * perUser, (u + 1) * perUser) }));
+  const chunks = Array.from({ length: userCount }, (_, u) => ({
+    userId: `u${u}`,
+    texts: texts.slice(u * perUser, (u + 1) * perUser),
+  }));
   const name = `bench-msearch-users-${n}-${Date.now()}`;
   const engram = await Engram.open({ name, embedder });
   const fillSeconds = await fill(engram, `${userCount} users of ${perUser}`, chunks);
@@ -243,7 +289,9 @@ async function usersPart(embedder: RecordingEmbedder, userCount: number, perUser
   for (const index of exact.values()) index.dispose();
   await engram.close();
   await Promise.resolve(indexedDB.deleteDatabase(name));
-  log(`  ${userCount} users: ${MODES.map((m) => `${m} p50 ${scoped.times[m]!.p50.toFixed(2)} / p95 ${scoped.times[m]!.p95.toFixed(2)} ms`).join(', ')}`);
+  log(
+    `  ${userCount} users: ${MODES.map((m) => `${m} p50 ${scoped.times[m]!.p50.toFixed(2)} / p95 ${scoped.times[m]!.p95.toFixed(2)} ms`).join(', ')}`,
+  );
   return [
     { store: 'users', memories: n, scope: 'unscoped', scopeSize: n, ...unscoped, fillSeconds, firstSearchMs },
     { store: 'users', memories: n, scope: `one user of ${userCount}`, scopeSize: perUser, ...scoped },
@@ -256,7 +304,10 @@ async function chatPart(embedder: Embedder, n: number, queryCount: number): Prom
   const texts = messages.map((m) => m.content);
   const queries = make(queryCount);
   const users = 10;
-  const chunks = Array.from({ length: Math.ceil(n / 1000) }, (_, i) => ({ userId: `u${i % users}`, texts: texts.slice(i * 1000, (i + 1) * 1000) }));
+  const chunks = Array.from({ length: Math.ceil(n / 1000) }, (_, i) => ({
+    userId: `u${i % users}`,
+    texts: texts.slice(i * 1000, (i + 1) * 1000),
+  }));
   const name = `bench-msearch-chat-${n}-${Date.now()}`;
   const engram = await Engram.open({ name, embedder });
   const fillSeconds = await fill(engram, `chat ${n}`, chunks);
@@ -265,8 +316,20 @@ async function chatPart(embedder: Embedder, n: number, queryCount: number): Prom
   const scoped = await timeScoped(engram, queries, () => ({ userId: 'u3' }));
   await engram.close();
   await Promise.resolve(indexedDB.deleteDatabase(name));
-  for (const [scope, t] of [['unscoped', unscoped.times], ['scoped', scoped.times]] as const) log(`  chat ${n} ${scope}: ${MODES.map((m) => `${m} p50 ${t[m]!.p50.toFixed(2)} ms`).join(', ')}`);
-  return { corpus: 'chat', memories: n, queries: queries.length, fillSeconds, firstSearchMs, unscoped: unscoped.times, scoped: scoped.times };
+  for (const [scope, t] of [
+    ['unscoped', unscoped.times],
+    ['scoped', scoped.times],
+  ] as const)
+    log(`  chat ${n} ${scope}: ${MODES.map((m) => `${m} p50 ${t[m]!.p50.toFixed(2)} ms`).join(', ')}`);
+  return {
+    corpus: 'chat',
+    memories: n,
+    queries: queries.length,
+    fillSeconds,
+    firstSearchMs,
+    unscoped: unscoped.times,
+    scoped: scoped.times,
+  };
 }
 
 /**
@@ -280,7 +343,8 @@ async function crossoverPart(n: number, dimensions: number, queryCount: number):
   const queries = clusteredVectors({ count: queryCount, dimensions, seed: 42 });
   const index = await HnswIndex.create({ dimensions, capacity: n });
   const t0 = performance.now();
-  for (let i = 0; i < n; i += 5000) index.addMany(data.slice(i, i + 5000).map((vector, j) => ({ id: `m${i + j}`, vector })));
+  for (let i = 0; i < n; i += 5000)
+    index.addMany(data.slice(i, i + 5000).map((vector, j) => ({ id: `m${i + j}`, vector })));
   log(`  crossover ${n}×${dimensions}: HNSW built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const ids = Array.from({ length: n }, (_, i) => `m${i}`);
   const rng = mulberry32(43);
@@ -308,9 +372,19 @@ async function crossoverPart(n: number, dimensions: number, queryCount: number):
       wanted += truth.size;
       found += approx.slice(0, LIMIT).filter((h) => truth.has(h.id)).length;
     }
-    const row: ScopeCrossoverRow = { memories: n, dimensions, scopeSize: size, share, scan: summary(scan), walk: summary(walk), walkRecallAt10: wanted === 0 ? 1 : found / wanted };
+    const row: ScopeCrossoverRow = {
+      memories: n,
+      dimensions,
+      scopeSize: size,
+      share,
+      scan: summary(scan),
+      walk: summary(walk),
+      walkRecallAt10: wanted === 0 ? 1 : found / wanted,
+    };
     rows.push(row);
-    log(`  crossover ${n}×${dimensions}, scope ${size}: scan p50 ${row.scan.p50.toFixed(2)} ms, walk p50 ${row.walk.p50.toFixed(2)} ms, walk recall@10 ${row.walkRecallAt10.toFixed(3)}`);
+    log(
+      `  crossover ${n}×${dimensions}, scope ${size}: scan p50 ${row.scan.p50.toFixed(2)} ms, walk p50 ${row.walk.p50.toFixed(2)} ms, walk recall@10 ${row.walkRecallAt10.toFixed(3)}`,
+    );
   }
   index.dispose();
   return rows;
@@ -324,8 +398,13 @@ async function main(): Promise<void> {
   const userCount = Number(params.get('users') ?? '1000');
   const chatSize = Number(params.get('chatSize') ?? '100000');
   const crossoverSizes = (params.get('crossoverSizes') ?? '100000').split(',').map(Number);
-  const out: { results: MemorySearchResult[]; sweep: ScopeSweepRow[]; crossover: ScopeCrossoverRow[] } = { results: [], sweep: [], crossover: [] };
-  if (parts.has('crossover')) for (const n of crossoverSizes) out.crossover.push(...(await crossoverPart(n, 384, queryCount)));
+  const out: { results: MemorySearchResult[]; sweep: ScopeSweepRow[]; crossover: ScopeCrossoverRow[] } = {
+    results: [],
+    sweep: [],
+    crossover: [],
+  };
+  if (parts.has('crossover'))
+    for (const n of crossoverSizes) out.crossover.push(...(await crossoverPart(n, 384, queryCount)));
   const embedder = new RecordingEmbedder(await TransformersEmbedder.create());
   if (parts.has('sweep')) {
     log(`memory-search: scope sweep in ${sweepSize} memories`);
@@ -346,5 +425,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  (window as unknown as { __benchResult: unknown }).__benchResult = { error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) };
+  (window as unknown as { __benchResult: unknown }).__benchResult = {
+    error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e),
+  };
 });

@@ -94,14 +94,19 @@ async function main(): Promise<void> {
 
   const cells = 2 * MODES.length;
   const texts = generateSentences(n, 31);
-  const queries = [...new Set(generateSentences(queryCount * (cells + 1), 32).map((s) => s.split(' ').slice(1, 6).join(' ')))];
+  const queries = [
+    ...new Set(generateSentences(queryCount * (cells + 1), 32).map((s) => s.split(' ').slice(1, 6).join(' '))),
+  ];
   const embedder = await fillThenModel(model, generateSentences(BASE_SENTENCES, 34));
   const name = `bench-model-search-${n}-${Date.now()}`;
   const engram = await Engram.open({ name, embedder });
   const t0 = performance.now();
   const batch = 1000;
   for (let i = 0; i < texts.length; i += batch) {
-    await engram.add(texts.slice(i, i + batch).map((content) => ({ role: 'user', content })), { userId: `u${(i / batch) % USERS}`, dedupe: 'off' });
+    await engram.add(
+      texts.slice(i, i + batch).map((content) => ({ role: 'user', content })),
+      { userId: `u${(i / batch) % USERS}`, dedupe: 'off' },
+    );
     if ((i / batch) % 10 === 0) log(`  stored ${Math.min(n, i + batch)}`);
   }
   const fillSeconds = (performance.now() - t0) / 1000;
@@ -111,14 +116,25 @@ async function main(): Promise<void> {
   for (const q of queries.slice(1, 6)) for (const mode of MODES) await engram.search(q, { mode, limit: 10 });
   await engram.flush();
   const per = Math.floor((queries.length - 6) / cells);
-  const result: ModelSearchResult = { model: modelId, memories: n, queries: per, fillSeconds, firstSearchMs, loadMs, firstEmbedMs, unscoped: {}, scoped: {} };
+  const result: ModelSearchResult = {
+    model: modelId,
+    memories: n,
+    queries: per,
+    fillSeconds,
+    firstSearchMs,
+    loadMs,
+    firstEmbedMs,
+    unscoped: {},
+    scoped: {},
+  };
   let cell = 0;
   for (const scoped of [false, true]) {
     for (const mode of MODES) {
       const mine = queries.slice(6 + cell * per, 6 + (cell + 1) * per);
       cell++;
       const times: number[] = [];
-      for (const q of mine) times.push(await time(() => engram.search(q, { mode, limit: 10, ...(scoped ? { userId: 'u3' } : {}) })));
+      for (const q of mine)
+        times.push(await time(() => engram.search(q, { mode, limit: 10, ...(scoped ? { userId: 'u3' } : {}) })));
       const s = summary(times);
       (scoped ? result.scoped : result.unscoped)[mode] = s;
       log(`  ${scoped ? 'scoped' : 'unscoped'} ${mode}: p50 ${s.p50.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms`);
@@ -131,5 +147,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  (window as unknown as { __benchResult: unknown }).__benchResult = { error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) };
+  (window as unknown as { __benchResult: unknown }).__benchResult = {
+    error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e),
+  };
 });

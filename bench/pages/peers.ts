@@ -104,9 +104,15 @@ async function open(system: PeerSystem, n: number, queries: number): Promise<Pee
     result.hybridMs = hybridMs;
   }
   const after = await memoryNow();
-  const memory: PeerMemory = { heapBytes: after.heap - before.heap, buffersBytes: after.buffers - before.buffers, wasmBytes: after.wasm - before.wasm };
+  const memory: PeerMemory = {
+    heapBytes: after.heap - before.heap,
+    buffersBytes: after.buffers - before.buffers,
+    wasmBytes: after.wasm - before.wasm,
+  };
   result.memory = memory;
-  log(`held: JS heap ${(memory.heapBytes / 2 ** 20).toFixed(0)} MiB, ArrayBuffers ${(memory.buffersBytes / 2 ** 20).toFixed(0)} MiB, WASM ${((after.wasm - before.wasm) / 2 ** 20).toFixed(0)} MiB`);
+  log(
+    `held: JS heap ${(memory.heapBytes / 2 ** 20).toFixed(0)} MiB, ArrayBuffers ${(memory.buffersBytes / 2 ** 20).toFixed(0)} MiB, WASM ${((after.wasm - before.wasm) / 2 ** 20).toFixed(0)} MiB`,
+  );
   return result;
 }
 
@@ -123,5 +129,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  (window as unknown as { __benchResult: unknown }).__benchResult = { error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) };
+  (window as unknown as { __benchResult: unknown }).__benchResult = {
+    error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e),
+  };
 });

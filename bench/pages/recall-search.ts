@@ -10,7 +10,6 @@ import { conversationCorpus } from '../corpus.js';
 import { percentile } from '../util/stats.js';
 import type { RecallSearchResult } from './results.js';
 
-
 const log = (line: string): void => {
   console.log(line);
   document.getElementById('log')!.textContent += `${line}\n`;
@@ -33,7 +32,10 @@ async function scanSearch(db: EngramDb, query: string): Promise<string[]> {
       scores.set(d.id, (scores.get(d.id) ?? 0) + (idf * (f * 2.2)) / (f + 1.2 * (0.25 + (0.75 * d.length) / avg)));
     }
   }
-  return [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10).map(([id]) => id);
+  return [...scores]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 10)
+    .map(([id]) => id);
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
@@ -56,7 +58,8 @@ async function runSize(n: number, queryCount: number, scanCount: number): Promis
       list.push({ role: 'user', content: m.content });
       byThread.set(m.threadId, list);
     }
-    for (const [threadId, list] of byThread) await engram.conversation(threadId, { userId: 'owner', allowDuplicates: true }).add(list);
+    for (const [threadId, list] of byThread)
+      await engram.conversation(threadId, { userId: 'owner', allowDuplicates: true }).add(list);
     if ((i / batch) % 10 === 0) log(`  ${n}: stored ${i + slice.length} messages`);
   }
   const buildSeconds = (performance.now() - t0) / 1000;
@@ -69,7 +72,10 @@ async function runSize(n: number, queryCount: number, scanCount: number): Promis
   for (const q of qs) {
     const [ms, page] = await timed(() => engram.recall.textSearch(q, { count: 10 }));
     indexTimes.push(ms);
-    indexTop.set(q, page.results.map((r) => r.id));
+    indexTop.set(
+      q,
+      page.results.map((r) => r.id),
+    );
   }
   log(`  ${n}: index p50 ${percentile(indexTimes, 50).toFixed(2)} ms`);
   // The same queries scoped to the user who owns every message: the filter passes everything.
@@ -121,5 +127,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  (window as unknown as { __benchResult: unknown }).__benchResult = { error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) };
+  (window as unknown as { __benchResult: unknown }).__benchResult = {
+    error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e),
+  };
 });

@@ -169,7 +169,14 @@ export interface VectorDataset {
   m: number;
   efConstruction: number;
   exact: { buildMs: number; p50Ms: number; p95Ms: number; snapshotBytes: number; saveMs: number; loadMs: number };
-  hnsw: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number; restoredSearchIdentical?: boolean };
+  hnsw: {
+    buildMs: number;
+    byEf: EfFigures[];
+    snapshotBytes: number;
+    saveMs: number;
+    loadMs: number;
+    restoredSearchIdentical?: boolean;
+  };
   native?: { buildMs: number; byEf: EfFigures[]; snapshotBytes: number; saveMs: number; loadMs: number };
 }
 

@@ -13,7 +13,9 @@ const collect = (instance: WebAssembly.Instance): void => {
 };
 // Emscripten may create the memory itself and import it into the instance: count constructed memories too.
 const NativeMemory = WebAssembly.Memory;
-(WebAssembly as unknown as { Memory: unknown }).Memory = function Memory(descriptor: WebAssembly.MemoryDescriptor): WebAssembly.Memory {
+(WebAssembly as unknown as { Memory: unknown }).Memory = function Memory(
+  descriptor: WebAssembly.MemoryDescriptor,
+): WebAssembly.Memory {
   const memory = new NativeMemory(descriptor);
   memories.push(memory);
   return memory;
@@ -26,7 +28,9 @@ const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (...args: unkno
   return out;
 };
 const streaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
-WebAssembly.instantiateStreaming = async (...args: Parameters<typeof WebAssembly.instantiateStreaming>): Promise<WebAssembly.WebAssemblyInstantiatedSource> => {
+WebAssembly.instantiateStreaming = async (
+  ...args: Parameters<typeof WebAssembly.instantiateStreaming>
+): Promise<WebAssembly.WebAssemblyInstantiatedSource> => {
   const out = await streaming(...args);
   collect(out.instance);
   return out;

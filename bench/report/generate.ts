@@ -31,7 +31,18 @@ import { peersSection } from './peers-section.js';
 export const RESULTS_DIR = resolve(import.meta.dirname, '..', 'results');
 
 /** The order of sections; result files with other names follow, then sync. */
-export const KNOWN = ['vector', 'vector-crossover', 'memory-search', 'memory-search-minilm', 'recall-search', 'ingest', 'ingest-minilm', 'cold-open', 'peers', 'eval'] as const;
+export const KNOWN = [
+  'vector',
+  'vector-crossover',
+  'memory-search',
+  'memory-search-minilm',
+  'recall-search',
+  'ingest',
+  'ingest-minilm',
+  'cold-open',
+  'peers',
+  'eval',
+] as const;
 
 /** Everything the report is made from. */
 export interface ReportInput {
@@ -90,25 +101,50 @@ function resultsOf(json: unknown): unknown[] | undefined {
 }
 
 function isVectorDataset(v: unknown): v is VectorDataset {
-  return isRecord(v) && typeof v['dataset'] === 'string' && isRecord(v['exact']) && isNum(v['exact']['p50Ms']) && isRecord(v['hnsw']) && Array.isArray(v['hnsw']['byEf']);
+  return (
+    isRecord(v) &&
+    typeof v['dataset'] === 'string' &&
+    isRecord(v['exact']) &&
+    isNum(v['exact']['p50Ms']) &&
+    isRecord(v['hnsw']) &&
+    Array.isArray(v['hnsw']['byEf'])
+  );
 }
 
 function all<T>(rows: unknown[] | undefined, guard: (v: unknown) => v is T): T[] | undefined {
   return rows !== undefined && rows.length > 0 && rows.every(guard) ? rows : undefined;
 }
 
-const isRecallSize = (v: unknown): v is RecallSearchSize => isRecord(v) && isNum(v['messages']) && isNum(v['indexP50']) && isNum(v['scanP50']);
-const isIngest = (v: unknown): v is IngestRow => isRecord(v) && isNum(v['batch']) && isNum(v['rawPerSecond']) && isNum(v['addPerSecond']);
-const isColdOpen = (v: unknown): v is ColdOpenRow => isRecord(v) && isNum(v['memories']) && Array.isArray(v['snapshotMs']) && Array.isArray(v['rebuildMs']);
-const isCrossover = (v: unknown): v is CrossoverRow => isRecord(v) && isNum(v['dims']) && isNum(v['n']) && isNum(v['exactP50Ms']) && isNum(v['hnswP50Ms']);
+const isRecallSize = (v: unknown): v is RecallSearchSize =>
+  isRecord(v) && isNum(v['messages']) && isNum(v['indexP50']) && isNum(v['scanP50']);
+const isIngest = (v: unknown): v is IngestRow =>
+  isRecord(v) && isNum(v['batch']) && isNum(v['rawPerSecond']) && isNum(v['addPerSecond']);
+const isColdOpen = (v: unknown): v is ColdOpenRow =>
+  isRecord(v) && isNum(v['memories']) && Array.isArray(v['snapshotMs']) && Array.isArray(v['rebuildMs']);
+const isCrossover = (v: unknown): v is CrossoverRow =>
+  isRecord(v) && isNum(v['dims']) && isNum(v['n']) && isNum(v['exactP50Ms']) && isNum(v['hnswP50Ms']);
 
 /** A table of whatever flat records a result file holds (for shapes this report does not know). */
 export function genericTable(rows: readonly unknown[]): string {
   const records = rows.filter(isRecord);
   if (records.length === 0) return '_No figures in the result file._';
-  const columns = [...new Set(records.flatMap((r) => Object.keys(r).filter((k) => ['number', 'string', 'boolean'].includes(typeof r[k]))))];
-  const show = (v: unknown): string => (isNum(v) ? (Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4)))) : typeof v === 'string' || typeof v === 'boolean' ? String(v) : '');
-  return markdownTable(columns, records.map((r) => columns.map((c) => show(r[c]))));
+  const columns = [
+    ...new Set(
+      records.flatMap((r) => Object.keys(r).filter((k) => ['number', 'string', 'boolean'].includes(typeof r[k]))),
+    ),
+  ];
+  const show = (v: unknown): string =>
+    isNum(v)
+      ? Number.isInteger(v)
+        ? String(v)
+        : String(Number(v.toPrecision(4)))
+      : typeof v === 'string' || typeof v === 'boolean'
+        ? String(v)
+        : '';
+  return markdownTable(
+    columns,
+    records.map((r) => columns.map((c) => show(r[c]))),
+  );
 }
 
 interface Section {
@@ -118,7 +154,11 @@ interface Section {
 
 function vectorSection(json: unknown, machineLine: string): Section {
   const datasets = all(resultsOf(json), isVectorDataset);
-  if (datasets === undefined) return { body: ['_The result file has a shape this report does not know:_', '', genericTable(resultsOf(json) ?? [])], charts: [] };
+  if (datasets === undefined)
+    return {
+      body: ['_The result file has a shape this report does not know:_', '', genericTable(resultsOf(json) ?? [])],
+      charts: [],
+    };
   const options = isRecord(json) && isRecord(json['options']) ? json['options'] : {};
   const first = datasets[0]!;
   const k = isNum(options['k']) ? options['k'] : 10;
@@ -137,12 +177,44 @@ function vectorSection(json: unknown, machineLine: string): Section {
     rows.push([d.dataset, 'exact scan', '', '1', ms(d.exact.p50Ms), ms(d.exact.p95Ms), '1x', '']);
     for (const e of d.hnsw.byEf) {
       const nat = d.native?.byEf.find((x) => x.ef === e.ef);
-      rows.push([d.dataset, 'HNSW (wasm)', e.ef, num(e.recall, 4), ms(e.p50Ms), ms(e.p95Ms), `${num(d.exact.p50Ms / e.p50Ms, 1)}x`, nat === undefined ? '' : `${num(e.p50Ms / nat.p50Ms, 2)}x`]);
+      rows.push([
+        d.dataset,
+        'HNSW (wasm)',
+        e.ef,
+        num(e.recall, 4),
+        ms(e.p50Ms),
+        ms(e.p95Ms),
+        `${num(d.exact.p50Ms / e.p50Ms, 1)}x`,
+        nat === undefined ? '' : `${num(e.p50Ms / nat.p50Ms, 2)}x`,
+      ]);
     }
-    for (const e of d.native?.byEf ?? []) rows.push([d.dataset, 'hnswlib-node (native)', e.ef, num(e.recall, 4), ms(e.p50Ms), ms(e.p95Ms), `${num(d.exact.p50Ms / e.p50Ms, 1)}x`, '1x']);
+    for (const e of d.native?.byEf ?? [])
+      rows.push([
+        d.dataset,
+        'hnswlib-node (native)',
+        e.ef,
+        num(e.recall, 4),
+        ms(e.p50Ms),
+        ms(e.p95Ms),
+        `${num(d.exact.p50Ms / e.p50Ms, 1)}x`,
+        '1x',
+      ]);
   }
   body.push(
-    markdownTable(['dataset', 'index', 'efSearch', 'recall@10', 'p50 ms', 'p95 ms', 'exact p50 / this p50', 'this p50 / native p50'], rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']),
+    markdownTable(
+      [
+        'dataset',
+        'index',
+        'efSearch',
+        'recall@10',
+        'p50 ms',
+        'p95 ms',
+        'exact p50 / this p50',
+        'this p50 / native p50',
+      ],
+      rows,
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
     '',
     '#### Build and snapshot',
     '',
@@ -156,12 +228,31 @@ function vectorSection(json: unknown, machineLine: string): Section {
     ];
     for (const [label, f] of kinds) {
       if (f === undefined) continue;
-      build.push([d.dataset, label, num(f.buildMs / 1000, 1), num(d.n / (f.buildMs / 1000), 0), num(f.snapshotBytes / 1e6, 1), ms(f.saveMs), ms(f.loadMs), `${num(f.buildMs / f.loadMs, 1)}x`]);
+      build.push([
+        d.dataset,
+        label,
+        num(f.buildMs / 1000, 1),
+        num(d.n / (f.buildMs / 1000), 0),
+        num(f.snapshotBytes / 1e6, 1),
+        ms(f.saveMs),
+        ms(f.loadMs),
+        `${num(f.buildMs / f.loadMs, 1)}x`,
+      ]);
     }
   }
-  body.push(markdownTable(['dataset', 'index', 'build s', 'inserts/s', 'snapshot MB', 'save ms', 'load ms', 'build / load'], build, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']));
-  if (datasets.some((d) => d.hnsw.restoredSearchIdentical === false)) body.push('', '**A restored HNSW snapshot answered differently from the index it was saved from.**');
-  return { body, charts: [{ file: 'vector-recall.svg', spec: vectorRecallChart(datasets, `${params}. ${machineLine}`) }] };
+  body.push(
+    markdownTable(
+      ['dataset', 'index', 'build s', 'inserts/s', 'snapshot MB', 'save ms', 'load ms', 'build / load'],
+      build,
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  );
+  if (datasets.some((d) => d.hnsw.restoredSearchIdentical === false))
+    body.push('', '**A restored HNSW snapshot answered differently from the index it was saved from.**');
+  return {
+    body,
+    charts: [{ file: 'vector-recall.svg', spec: vectorRecallChart(datasets, `${params}. ${machineLine}`) }],
+  };
 }
 
 function crossoverSection(json: unknown, machineLine: string): Section {
@@ -174,27 +265,51 @@ function crossoverSection(json: unknown, machineLine: string): Section {
     '',
     markdownTable(
       ['dims', 'vectors', 'exact p50 ms', 'HNSW p50 ms', 'exact / HNSW', 'exact build ms', 'HNSW build ms'],
-      figures.map((r) => [r.dims, r.n, ms(r.exactP50Ms), ms(r.hnswP50Ms), `${num(r.exactP50Ms / r.hnswP50Ms, 2)}x`, num(r.exactBuildMs, 0), num(r.hnswBuildMs, 0)]),
+      figures.map((r) => [
+        r.dims,
+        r.n,
+        ms(r.exactP50Ms),
+        ms(r.hnswP50Ms),
+        `${num(r.exactP50Ms / r.hnswP50Ms, 2)}x`,
+        num(r.exactBuildMs, 0),
+        num(r.hnswBuildMs, 0),
+      ]),
       ['r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   ];
-  const found = isRecord(json) && isRecord(json['firstSizeWhereHnswIsFaster']) ? json['firstSizeWhereHnswIsFaster'] : undefined;
+  const found =
+    isRecord(json) && isRecord(json['firstSizeWhereHnswIsFaster']) ? json['firstSizeWhereHnswIsFaster'] : undefined;
   if (found !== undefined) {
-    const parts = Object.entries(found).map(([d, n]) => `${d}-d: ${isNum(n) ? `${n} vectors` : 'not within the sizes measured'}`);
+    const parts = Object.entries(found).map(
+      ([d, n]) => `${d}-d: ${isNum(n) ? `${n} vectors` : 'not within the sizes measured'}`,
+    );
     body.push('', `First size where HNSW answers faster than the scan: ${parts.join('; ')}.`);
   }
-  return { body, charts: [{ file: 'vector-crossover.svg', spec: crossoverChart(figures, `k = 10, efSearch = 64. ${machineLine}`) }] };
+  return {
+    body,
+    charts: [{ file: 'vector-crossover.svg', spec: crossoverChart(figures, `k = 10, efSearch = 64. ${machineLine}`) }],
+  };
 }
 
-const isMemorySearch = (v: unknown): v is MemorySearchResult => isRecord(v) && typeof v['corpus'] === 'string' && isNum(v['memories']) && isRecord(v['unscoped']) && isRecord(v['scoped']);
+const isMemorySearch = (v: unknown): v is MemorySearchResult =>
+  isRecord(v) &&
+  typeof v['corpus'] === 'string' &&
+  isNum(v['memories']) &&
+  isRecord(v['unscoped']) &&
+  isRecord(v['scoped']);
 
-const isSweepRow = (v: unknown): v is ScopeSweepRow => isRecord(v) && typeof v['store'] === 'string' && isNum(v['scopeSize']) && isRecord(v['times']);
-const isScopeCrossover = (v: unknown): v is ScopeCrossoverRow => isRecord(v) && isNum(v['scopeSize']) && isRecord(v['scan']) && isRecord(v['walk']);
+const isSweepRow = (v: unknown): v is ScopeSweepRow =>
+  isRecord(v) && typeof v['store'] === 'string' && isNum(v['scopeSize']) && isRecord(v['times']);
+const isScopeCrossover = (v: unknown): v is ScopeCrossoverRow =>
+  isRecord(v) && isNum(v['scopeSize']) && isRecord(v['scan']) && isRecord(v['walk']);
 
 function memorySearchSection(json: unknown, machineLine: string): Section {
   const rows = all(resultsOf(json), isMemorySearch);
   const sweep = all(isRecord(json) && Array.isArray(json['sweep']) ? json['sweep'] : undefined, isSweepRow);
-  const crossover = all(isRecord(json) && Array.isArray(json['crossover']) ? json['crossover'] : undefined, isScopeCrossover);
+  const crossover = all(
+    isRecord(json) && Array.isArray(json['crossover']) ? json['crossover'] : undefined,
+    isScopeCrossover,
+  );
   if (rows === undefined && sweep === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
   const modes = ['hybrid', 'keyword', 'vector'] as const;
   const body: string[] = [
@@ -203,11 +318,12 @@ function memorySearchSection(json: unknown, machineLine: string): Section {
   ];
   const charts: Section['charts'] = [];
   if (sweep !== undefined) {
-    const base = (r: ScopeSweepRow): ScopeSweepRow | undefined => sweep.find((b) => b.store === r.store && b.memories === r.memories && b.scope === 'unscoped');
+    const base = (r: ScopeSweepRow): ScopeSweepRow | undefined =>
+      sweep.find((b) => b.store === r.store && b.memories === r.memories && b.scope === 'unscoped');
     body.push(
       '',
       '**Scope sweep.** `sweep`: one store of varied generated sentences whose users hold 10, 100, 1k, 4k, 10k and 50k memories (the rest in users of 1000, their batches interleaved); `users`: 1,000 users of 100 memories each, every query scoped to another user. ' +
-        'A scope is searched from the index\'s memory: an exact scan of its members (`searchAmong`) or a filtered HNSW walk, as `scopeScanWins` decides (the crossover table below). ' +
+        "A scope is searched from the index's memory: an exact scan of its members (`searchAmong`) or a filtered HNSW walk, as `scopeScanWins` decides (the crossover table below). " +
         '"recall@10": vector mode against an exact scan of the scope\'s vectors (a hit counts when its similarity reaches the exact 10th).',
       '',
       markdownTable(
@@ -216,15 +332,34 @@ function memorySearchSection(json: unknown, machineLine: string): Section {
           modes.map((mode) => {
             const t = r.times[mode];
             const b = base(r)?.times[mode];
-            return [r.store, r.memories, r.scope, r.scopeSize, mode, ms(t?.p50), ms(t?.p95), t !== undefined && b !== undefined ? `${num(t.p50 / b.p50, 2)}x` : '–', mode === 'vector' && r.recallAt10 !== undefined ? num(r.recallAt10, 3) : '–'];
+            return [
+              r.store,
+              r.memories,
+              r.scope,
+              r.scopeSize,
+              mode,
+              ms(t?.p50),
+              ms(t?.p95),
+              t !== undefined && b !== undefined ? `${num(t.p50 / b.p50, 2)}x` : '–',
+              mode === 'vector' && r.recallAt10 !== undefined ? num(r.recallAt10, 3) : '–',
+            ];
           }),
         ),
         ['l', 'r', 'l', 'r', 'l', 'r', 'r', 'r', 'r'],
       ),
       '',
-      markdownTable(['store', 'memories', 'fill s', 'first search ms'], sweep.filter((r) => r.fillSeconds !== undefined).map((r) => [r.store, r.memories, num(r.fillSeconds, 0), ms(r.firstSearchMs)]), ['l', 'r', 'r', 'r']),
+      markdownTable(
+        ['store', 'memories', 'fill s', 'first search ms'],
+        sweep
+          .filter((r) => r.fillSeconds !== undefined)
+          .map((r) => [r.store, r.memories, num(r.fillSeconds, 0), ms(r.firstSearchMs)]),
+        ['l', 'r', 'r', 'r'],
+      ),
     );
-    charts.push({ file: 'memory-search-scopes.svg', spec: scopeSweepChart(sweep, `search() top 10, Chromium, offline model. ${machineLine}`) });
+    charts.push({
+      file: 'memory-search-scopes.svg',
+      spec: scopeSweepChart(sweep, `search() top 10, Chromium, offline model. ${machineLine}`),
+    });
   }
   if (crossover !== undefined) {
     body.push(
@@ -234,7 +369,19 @@ function memorySearchSection(json: unknown, machineLine: string): Section {
         '`WALK_VISIT_COST` read from this table as (walk / scan) · scope² / (ef · size) where the two meet.',
       '',
       markdownTable(
-        ['index size', 'dims', 'scope', 'share', 'scan p50 ms', 'scan p95 ms', 'walk p50 ms', 'walk p95 ms', 'walk / scan (p50)', '(walk / scan) · scope² / (64 · size)', 'walk recall@10'],
+        [
+          'index size',
+          'dims',
+          'scope',
+          'share',
+          'scan p50 ms',
+          'scan p95 ms',
+          'walk p50 ms',
+          'walk p95 ms',
+          'walk / scan (p50)',
+          '(walk / scan) · scope² / (64 · size)',
+          'walk recall@10',
+        ],
         crossover.map((r) => [
           r.memories,
           r.dimensions,
@@ -251,7 +398,10 @@ function memorySearchSection(json: unknown, machineLine: string): Section {
         ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
     );
-    charts.push({ file: 'memory-search-crossover.svg', spec: scopeCrossoverChart(crossover, `HnswIndex alone, k = 40, efSearch 64, Chromium. ${machineLine}`) });
+    charts.push({
+      file: 'memory-search-crossover.svg',
+      spec: scopeCrossoverChart(crossover, `HnswIndex alone, k = 40, efSearch 64, Chromium. ${machineLine}`),
+    });
   }
   if (rows !== undefined) {
     const lines = rows.flatMap((r) =>
@@ -260,17 +410,34 @@ function memorySearchSection(json: unknown, machineLine: string): Section {
           const t = r[scope][mode];
           const v = r[scope].vector;
           const u = r.unscoped[mode];
-          return [r.corpus, r.memories, scope, mode, ms(t?.p50), ms(t?.p95), t !== undefined && v !== undefined ? `${num(t.p50 / v.p50, 2)}x` : '–', scope === 'scoped' && t !== undefined && u !== undefined ? `${num(t.p50 / u.p50, 2)}x` : '–'];
+          return [
+            r.corpus,
+            r.memories,
+            scope,
+            mode,
+            ms(t?.p50),
+            ms(t?.p95),
+            t !== undefined && v !== undefined ? `${num(t.p50 / v.p50, 2)}x` : '–',
+            scope === 'scoped' && t !== undefined && u !== undefined ? `${num(t.p50 / u.p50, 2)}x` : '–',
+          ];
         }),
       ),
     );
     body.push(
       '',
-      '**Chat corpus** (repetitive chat-like text: the offline model\'s 3000 most frequent non-stopwords, Zipf-distributed, and per-thread topic words from its rarer words; the hard case for postings), scoped to one user of ten.',
+      "**Chat corpus** (repetitive chat-like text: the offline model's 3000 most frequent non-stopwords, Zipf-distributed, and per-thread topic words from its rarer words; the hard case for postings), scoped to one user of ten.",
       '',
-      markdownTable(['corpus', 'memories', 'scope', 'mode', 'p50 ms', 'p95 ms', 'p50 / vector p50', 'p50 / unscoped p50'], lines, ['l', 'r', 'l', 'l', 'r', 'r', 'r', 'r']),
+      markdownTable(
+        ['corpus', 'memories', 'scope', 'mode', 'p50 ms', 'p95 ms', 'p50 / vector p50', 'p50 / unscoped p50'],
+        lines,
+        ['l', 'r', 'l', 'l', 'r', 'r', 'r', 'r'],
+      ),
       '',
-      markdownTable(['corpus', 'memories', 'queries', 'fill s', 'first search ms'], rows.map((r) => [r.corpus, r.memories, r.queries, num(r.fillSeconds, 0), ms(r.firstSearchMs)]), ['l', 'r', 'r', 'r', 'r']),
+      markdownTable(
+        ['corpus', 'memories', 'queries', 'fill s', 'first search ms'],
+        rows.map((r) => [r.corpus, r.memories, r.queries, num(r.fillSeconds, 0), ms(r.firstSearchMs)]),
+        ['l', 'r', 'r', 'r', 'r'],
+      ),
     );
   }
   return { body, charts };
@@ -286,10 +453,24 @@ function modelLabel(json: unknown): string {
 function loadTable(rows: readonly { loadMs?: number; firstEmbedMs?: number }[], firstEmbed: string): string[] {
   const first = rows.find((r) => r.loadMs !== undefined);
   if (first === undefined) return [];
-  return ['', "The model's first load in the page: `TransformersEmbedder.create()` (worker, ONNX Runtime, the model's files), then its first `embed()`.", '', markdownTable(['create() ms', `first embed() of ${firstEmbed}, ms`], [[num(first.loadMs, 0), num(first.firstEmbedMs, 0)]], ['r', 'r'])];
+  return [
+    '',
+    "The model's first load in the page: `TransformersEmbedder.create()` (worker, ONNX Runtime, the model's files), then its first `embed()`.",
+    '',
+    markdownTable(
+      ['create() ms', `first embed() of ${firstEmbed}, ms`],
+      [[num(first.loadMs, 0), num(first.firstEmbedMs, 0)]],
+      ['r', 'r'],
+    ),
+  ];
 }
 
-const isModelSearch = (v: unknown): v is ModelSearchResult => isRecord(v) && typeof v['model'] === 'string' && isNum(v['memories']) && isRecord(v['unscoped']) && isRecord(v['scoped']);
+const isModelSearch = (v: unknown): v is ModelSearchResult =>
+  isRecord(v) &&
+  typeof v['model'] === 'string' &&
+  isNum(v['memories']) &&
+  isRecord(v['unscoped']) &&
+  isRecord(v['scoped']);
 
 function modelSearchSection(json: unknown): Section {
   const rows = all(resultsOf(json), isModelSearch);
@@ -304,11 +485,19 @@ function modelSearchSection(json: unknown): Section {
       '',
       markdownTable(
         ['memories', 'scope', 'mode', 'p50 ms', 'p95 ms'],
-        rows.flatMap((r) => (['unscoped', 'scoped'] as const).flatMap((scope) => modes.map((mode) => [r.memories, scope, mode, ms(r[scope][mode]?.p50), ms(r[scope][mode]?.p95)]))),
+        rows.flatMap((r) =>
+          (['unscoped', 'scoped'] as const).flatMap((scope) =>
+            modes.map((mode) => [r.memories, scope, mode, ms(r[scope][mode]?.p50), ms(r[scope][mode]?.p95)]),
+          ),
+        ),
         ['r', 'l', 'l', 'r', 'r'],
       ),
       '',
-      markdownTable(['memories', 'queries per scope and mode', 'fill s', 'first search ms'], rows.map((r) => [r.memories, r.queries, num(r.fillSeconds, 0), ms(r.firstSearchMs)]), ['r', 'r', 'r', 'r']),
+      markdownTable(
+        ['memories', 'queries per scope and mode', 'fill s', 'first search ms'],
+        rows.map((r) => [r.memories, r.queries, num(r.fillSeconds, 0), ms(r.firstSearchMs)]),
+        ['r', 'r', 'r', 'r'],
+      ),
       ...loadTable(rows, 'one query'),
     ],
     charts: [],
@@ -323,12 +512,44 @@ function recallSearchSection(json: unknown, machineLine: string): Section {
       '"Scoped" adds a user filter that every message passes. "top-10 overlap" is the share of the scan\'s top 10 that the index also returned.',
     '',
     markdownTable(
-      ['messages', 'queries', 'index p50 ms', 'index p95 ms', 'scoped p50 ms', 'scoped p95 ms', 'scan p50 ms', 'scan p95 ms', 'scan / index (p50)', 'top-10 overlap', 'store s'],
-      rows.map((r) => [r.messages, r.queries, ms(r.indexP50), ms(r.indexP95), ms(r.scopedP50), ms(r.scopedP95), ms(r.scanP50), ms(r.scanP95), `${num(r.speedup, 1)}x`, num(r.agreement, 3), num(r.buildSeconds, 0)]),
+      [
+        'messages',
+        'queries',
+        'index p50 ms',
+        'index p95 ms',
+        'scoped p50 ms',
+        'scoped p95 ms',
+        'scan p50 ms',
+        'scan p95 ms',
+        'scan / index (p50)',
+        'top-10 overlap',
+        'store s',
+      ],
+      rows.map((r) => [
+        r.messages,
+        r.queries,
+        ms(r.indexP50),
+        ms(r.indexP95),
+        ms(r.scopedP50),
+        ms(r.scopedP95),
+        ms(r.scanP50),
+        ms(r.scanP95),
+        `${num(r.speedup, 1)}x`,
+        num(r.agreement, 3),
+        num(r.buildSeconds, 0),
+      ]),
       ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   ];
-  return { body, charts: [{ file: 'recall-search.svg', spec: recallSearchChart(rows, `BM25 top 10, Chromium, real IndexedDB. ${machineLine}`) }] };
+  return {
+    body,
+    charts: [
+      {
+        file: 'recall-search.svg',
+        spec: recallSearchChart(rows, `BM25 top 10, Chromium, real IndexedDB. ${machineLine}`),
+      },
+    ],
+  };
 }
 
 function ingestSection(json: unknown, machineLine: string): Section {
@@ -344,7 +565,18 @@ function ingestSection(json: unknown, machineLine: string): Section {
       'what add() leaves for a pause in the writing (merges into HNSW, a snapshot) is done between rounds, untimed.',
     '',
     markdownTable(
-      ['batch', 'texts', 'embedder alone texts/s', 'IndexedDB write alone rows/s', 'index insert alone vectors/s', 'add() texts/s', 'add() / embedder', 'add() / slowest stage', 'add(), vectors precomputed, texts/s', 'that / slowest stage'],
+      [
+        'batch',
+        'texts',
+        'embedder alone texts/s',
+        'IndexedDB write alone rows/s',
+        'index insert alone vectors/s',
+        'add() texts/s',
+        'add() / embedder',
+        'add() / slowest stage',
+        'add(), vectors precomputed, texts/s',
+        'that / slowest stage',
+      ],
       rows.map((r) => [
         r.batch,
         r.texts,
@@ -368,17 +600,41 @@ function ingestSection(json: unknown, machineLine: string): Section {
         "Together the stages need at least the sum of their CPU time spread over every core, however well they overlap: that bound is add()'s best throughput, and its ratio to the slowest stage caps add() / slowest stage.",
       '',
       markdownTable(
-        ['batch', 'embedder alone', 'IndexedDB write alone', 'index insert alone', 'add()', 'stages CPU-bound texts/s', 'ceiling of add() / slowest stage'],
+        [
+          'batch',
+          'embedder alone',
+          'IndexedDB write alone',
+          'index insert alone',
+          'add()',
+          'stages CPU-bound texts/s',
+          'ceiling of add() / slowest stage',
+        ],
         withCpu.map((r) => {
           const bound = cpuBound(r);
-          return [r.batch, num(r.cpu!.embedder, 2), num(r.cpu!.write, 2), num(r.cpu!.index, 2), num(r.cpu!.add, 2), bound === undefined ? '–' : num(bound.perSecond, 0), bound === undefined ? '–' : `${num(bound.ceiling, 2)}x`];
+          return [
+            r.batch,
+            num(r.cpu!.embedder, 2),
+            num(r.cpu!.write, 2),
+            num(r.cpu!.index, 2),
+            num(r.cpu!.add, 2),
+            bound === undefined ? '–' : num(bound.perSecond, 0),
+            bound === undefined ? '–' : `${num(bound.ceiling, 2)}x`,
+          ];
         }),
         ['r', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
     );
   }
   body.push(...loadTable(rows, 'one batch'));
-  const charts = rows.length > 1 ? [{ file: `${model === 'the offline model' ? 'ingest' : 'ingest-minilm'}.svg`, spec: ingestChart(rows, `${model} in a worker, Chromium. ${machineLine}`) }] : [];
+  const charts =
+    rows.length > 1
+      ? [
+          {
+            file: `${model === 'the offline model' ? 'ingest' : 'ingest-minilm'}.svg`,
+            spec: ingestChart(rows, `${model} in a worker, Chromium. ${machineLine}`),
+          },
+        ]
+      : [];
   return { body, charts };
 }
 
@@ -390,11 +646,25 @@ function coldOpenSection(json: unknown, machineLine: string): Section {
       'opening from the saved index snapshot against a forced rebuild from the stored vectors (snapshot deleted before each rebuild run). ' +
       '"fresh page" opens are timed in a newly loaded document each (a new JS heap, hnswlib\'s WASM compiled again), as an app start opens the store; "filling page" opens in the page that filled the store and still holds its gigabyte of benchmark data. ' +
       'Memory is measured in a fresh page that only opens the store from its snapshot and searches: the V8 heap engram adds (DevTools Runtime.getHeapUsage after a collection, against the same page just before open(); ' +
-      'performance.memory is not used because it counts WASM memory\'s buffer again once it has grown) plus WASM memory; ' +
+      "performance.memory is not used because it counts WASM memory's buffer again once it has grown) plus WASM memory; " +
       '"filling page" is the same sum in the page that filled the store, which also holds the benchmark\'s own table of every vector and WASM memory\'s high-water mark from the fill (WASM memory never shrinks).',
     '',
     markdownTable(
-      ['memories', 'snapshot open ms, fresh page (median)', 'runs', 'snapshot open ms, filling page (median)', 'runs', 'rebuild ms (median)', 'runs', 'rebuild / snapshot', 'fill s', 'JS heap MiB', 'WASM MiB', '(heap + WASM) / raw vectors', 'filling page: heap + WASM MiB'],
+      [
+        'memories',
+        'snapshot open ms, fresh page (median)',
+        'runs',
+        'snapshot open ms, filling page (median)',
+        'runs',
+        'rebuild ms (median)',
+        'runs',
+        'rebuild / snapshot',
+        'fill s',
+        'JS heap MiB',
+        'WASM MiB',
+        '(heap + WASM) / raw vectors',
+        'filling page: heap + WASM MiB',
+      ],
       rows.map((r) => [
         r.memories,
         r.freshOpenMs === undefined ? '–' : num(median(r.freshOpenMs), 0),
@@ -407,13 +677,20 @@ function coldOpenSection(json: unknown, machineLine: string): Section {
         num(r.fillSeconds, 0),
         r.memory === undefined ? '–' : num(r.memory.heapBytes / 2 ** 20, 0),
         r.memory === undefined ? '–' : num(r.memory.wasmBytes / 2 ** 20, 0),
-        r.memory === undefined ? '–' : `${num((r.memory.heapBytes + r.memory.wasmBytes) / r.memory.rawVectorBytes, 2)}x`,
-        r.memoryAfterFill === undefined ? '–' : num((r.memoryAfterFill.heapBytes + r.memoryAfterFill.wasmBytes) / 2 ** 20, 0),
+        r.memory === undefined
+          ? '–'
+          : `${num((r.memory.heapBytes + r.memory.wasmBytes) / r.memory.rawVectorBytes, 2)}x`,
+        r.memoryAfterFill === undefined
+          ? '–'
+          : num((r.memoryAfterFill.heapBytes + r.memoryAfterFill.wasmBytes) / 2 ** 20, 0),
       ]),
       ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   ];
-  return { body, charts: [{ file: 'cold-open.svg', spec: coldOpenChart(rows, `384-d, Chromium, real IndexedDB. ${machineLine}`) }] };
+  return {
+    body,
+    charts: [{ file: 'cold-open.svg', spec: coldOpenChart(rows, `384-d, Chromium, real IndexedDB. ${machineLine}`) }],
+  };
 }
 
 function evalSection(json: unknown): Section {
@@ -430,16 +707,18 @@ function evalSection(json: unknown): Section {
         '[github.com/snap-research/locomo](https://github.com/snap-research/locomo), `data/locomo10.zip`, CC BY-NC 4.0, used for evaluation only and never committed or shipped: ' +
         '`npm run eval -- --locomo DIR`). Ten real-length conversations between two people over up to 35 dated sessions; each turn stored as `Speaker: text` (`bench/eval/locomo.ts`). ' +
         'Tuning half: conversations 26, 30, 41, 42, 43; held-out half: 44, 47, 48, 49, 50, on which no choice was made. The figures count categories 1–4; ' +
-        "category 5 (adversarial: the question puts to one speaker what the other said, the right answer is that it was not mentioned) is printed apart.",
-      "- `paraphrase` (`bench/eval/dataset.ts`, generated): a user tells an assistant personal facts among small talk over 20 sessions and is asked about them in other words; keyword search weak.",
+        'category 5 (adversarial: the question puts to one speaker what the other said, the right answer is that it was not mentioned) is printed apart.',
+      '- `paraphrase` (`bench/eval/dataset.ts`, generated): a user tells an assistant personal facts among small talk over 20 sessions and is asked about them in other words; keyword search weak.',
       "- `conversation` (`bench/eval/conversation-dataset.ts`, generated, LoCoMo-style): two friends tell each other about events over 28 dated sessions; questions reuse the event's words; keyword search strong.",
       '',
-      'Each model\'s query forms, fusion weights and recall threshold (`lib/search/retrieval-profile.ts`) were chosen on the tuning halves only (`npx tsx bench/eval/tune.ts --locomo DIR`); ' +
+      "Each model's query forms, fusion weights and recall threshold (`lib/search/retrieval-profile.ts`) were chosen on the tuning halves only (`npx tsx bench/eval/tune.ts --locomo DIR`); " +
         'goals are judged on the held-out halves.',
       '',
       genericTable(resultsOf(json) ?? []),
       '',
-      ...(adversarial.length === 0 ? [] : ['LoCoMo category 5 (adversarial; not in the figures above):', '', genericTable(adversarial), '']),
+      ...(adversarial.length === 0
+        ? []
+        : ['LoCoMo category 5 (adversarial; not in the figures above):', '', genericTable(adversarial), '']),
       'Stores (a turn merged by add() as a duplicate counts as its standing memory; a wrong merge joins two turns of different meaning; LoCoMo: different words):',
       '',
       genericTable(stores),
@@ -489,26 +768,41 @@ export function statusOf(name: string, json: unknown, run: RunRecord | undefined
   if (entry === undefined) {
     const fromThisRun = at !== undefined && run !== undefined && at.getTime() >= new Date(run.startedAt).getTime();
     if (json === undefined) return { text: 'not run', current: false };
-    return run === undefined || !fromThisRun ? { text: `not part of this run; ${earlier}`, current: false } : { text: 'ran', current: true };
+    return run === undefined || !fromThisRun
+      ? { text: `not part of this run; ${earlier}`, current: false }
+      : { text: 'ran', current: true };
   }
-  if (entry.status === 'skipped') return { text: json === undefined ? 'skipped' : `skipped; ${earlier}`, current: false };
+  if (entry.status === 'skipped')
+    return { text: json === undefined ? 'skipped' : `skipped; ${earlier}`, current: false };
   // The result file belongs to this benchmark run when it was written while the benchmark ran.
   const start = new Date(entry.startedAt ?? run!.startedAt).getTime() - 1000;
   const end = entry.finishedAt === undefined ? Infinity : new Date(entry.finishedAt).getTime() + 1000;
   const current = at !== undefined && at.getTime() >= start && at.getTime() <= end;
   const later = at !== undefined && at.getTime() > end;
-  const when = entry.startedAt !== undefined && run !== undefined && entry.startedAt < run.startedAt ? ` on ${utc(new Date(entry.startedAt))}` : '';
+  const when =
+    entry.startedAt !== undefined && run !== undefined && entry.startedAt < run.startedAt
+      ? ` on ${utc(new Date(entry.startedAt))}`
+      : '';
   if (entry.status === 'ok') {
-    if (later) return { text: `✔ ran${when} in ${duration(entry.seconds)}, but its result file was rewritten afterwards by another process (${utc(at)}); the figures below are those`, current: false };
+    if (later)
+      return {
+        text: `✔ ran${when} in ${duration(entry.seconds)}, but its result file was rewritten afterwards by another process (${utc(at)}); the figures below are those`,
+        current: false,
+      };
     return { text: `✔ ran${when} in ${duration(entry.seconds)}`, current };
   }
   const code = entry.exitCode === null ? 'killed' : `exit ${entry.exitCode}`;
-  return { text: `✘ failed${when} after ${duration(entry.seconds)} (${code}); ${current ? 'figures below are from this run' : earlier}`, current };
+  return {
+    text: `✘ failed${when} after ${duration(entry.seconds)} (${code}); ${current ? 'figures below are from this run' : earlier}`,
+    current,
+  };
 }
 
 /** The load column of the summary: 1-minute load average as the benchmark started → ended. */
 function loadOf(entry: BenchmarkRun | undefined): string {
-  return entry?.loadAtStart === undefined || entry.loadAtEnd === undefined ? '–' : `${entry.loadAtStart.toFixed(1)} → ${entry.loadAtEnd.toFixed(1)}`;
+  return entry?.loadAtStart === undefined || entry.loadAtEnd === undefined
+    ? '–'
+    : `${entry.loadAtStart.toFixed(1)} → ${entry.loadAtEnd.toFixed(1)}`;
 }
 
 /** Builds the report text and charts (no file access). */
@@ -516,8 +810,11 @@ export function buildReport(input: ReportInput): Report {
   const { results, run } = input;
   const machine = run?.machine ?? input.machine;
   const machineLine = `${machine.cores} cores, Node ${machine.node}`;
-  const rank = (n: string): number => (n === 'sync' ? 1000 : (KNOWN as readonly string[]).includes(n) ? (KNOWN as readonly string[]).indexOf(n) : 100);
-  const names = [...new Set([...Object.keys(results), ...(run?.benchmarks ?? []).map((b) => b.name)])].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const rank = (n: string): number =>
+    n === 'sync' ? 1000 : (KNOWN as readonly string[]).includes(n) ? (KNOWN as readonly string[]).indexOf(n) : 100;
+  const names = [...new Set([...Object.keys(results), ...(run?.benchmarks ?? []).map((b) => b.name)])].sort(
+    (a, b) => rank(a) - rank(b) || a.localeCompare(b),
+  );
 
   const goals: Record<string, GoalRow[]> = {};
   const charts: ChartFile[] = [];
@@ -528,7 +825,8 @@ export function buildReport(input: ReportInput): Report {
     const json = results[name];
     const status = statusOf(name, json, run);
     const earlier = (run?.earlierFailures ?? []).filter((f) => f.name === name);
-    if (earlier.length > 0) status.text += `; an earlier attempt (\`${earlier[earlier.length - 1]!.command}\`) failed, see below`;
+    if (earlier.length > 0)
+      status.text += `; an earlier attempt (\`${earlier[earlier.length - 1]!.command}\`) failed, see below`;
     const rows = json === undefined ? [] : goalsOf(json);
     goals[name] = rows;
     const { met, total } = tally(rows);
@@ -536,12 +834,22 @@ export function buildReport(input: ReportInput): Report {
       `[${name}](#${anchor(name)})`,
       status.text,
       loadOf(run?.benchmarks.find((b) => b.name === name)),
-      json === undefined ? '–' : total === 0 ? 'no goal at these sizes' : `${met} of ${total} ${met === total ? '✔' : '✘'}`,
+      json === undefined
+        ? '–'
+        : total === 0
+          ? 'no goal at these sizes'
+          : `${met} of ${total} ${met === total ? '✔' : '✘'}`,
     ]);
-    const out: string[] = [`## ${name}`, '', `_${TITLES[name] ?? `\`bench/${name}.ts\``}: ${status.text}${json !== undefined && status.current ? `; result file written ${utc(resultTime(json) ?? input.generatedAt)}` : ''}._`, ''];
+    const out: string[] = [
+      `## ${name}`,
+      '',
+      `_${TITLES[name] ?? `\`bench/${name}.ts\``}: ${status.text}${json !== undefined && status.current ? `; result file written ${utc(resultTime(json) ?? input.generatedAt)}` : ''}._`,
+      '',
+    ];
     const entry = run?.benchmarks.find((b) => b.name === name);
     if (entry !== undefined) out.push(`Command: \`${entry.command}\``, '');
-    if (entry?.status === 'failed' && entry.tail !== undefined && entry.tail.trim() !== '') out.push('Last lines of its output:', '', '```text', entry.tail.trimEnd(), '```', '');
+    if (entry?.status === 'failed' && entry.tail !== undefined && entry.tail.trim() !== '')
+      out.push('Last lines of its output:', '', '```text', entry.tail.trimEnd(), '```', '');
     for (const f of earlier) {
       out.push(
         `**An earlier attempt failed:** \`${f.command}\`${f.startedAt === undefined ? '' : ` on ${utc(new Date(f.startedAt))}`}, after ${duration(f.seconds)} (${f.exitCode === null ? 'killed' : `exit ${f.exitCode}`}). ` +
@@ -551,7 +859,10 @@ export function buildReport(input: ReportInput): Report {
       if (f.tail !== undefined && f.tail.trim() !== '') out.push('```text', f.tail.trimEnd(), '```', '');
     }
     if (json !== undefined) {
-      const section = (SECTIONS[name] ?? ((j: unknown) => ({ body: [genericTable(resultsOf(j) ?? [])], charts: [] })))(json, machineLine);
+      const section = (SECTIONS[name] ?? ((j: unknown) => ({ body: [genericTable(resultsOf(j) ?? [])], charts: [] })))(
+        json,
+        machineLine,
+      );
       out.push(...section.body, '', '#### Goals', '', goalsTable(rows), '');
       for (const c of section.charts) {
         charts.push({ file: c.file, title: c.spec.title, svg: renderChart(c.spec) });
@@ -575,13 +886,23 @@ export function buildReport(input: ReportInput): Report {
   }
 
   const head: string[] = ['# Benchmark report', ''];
-  const earliest = (run?.benchmarks ?? []).map((b) => b.startedAt).filter((t): t is string => t !== undefined && t < (run?.startedAt ?? '')).sort()[0];
+  const earliest = (run?.benchmarks ?? [])
+    .map((b) => b.startedAt)
+    .filter((t): t is string => t !== undefined && t < (run?.startedAt ?? ''))
+    .sort()[0];
   const when =
     run === undefined
       ? `Generated ${utc(input.generatedAt)} from the result files in \`bench/results/\`.`
       : `${earliest === undefined ? 'Run' : `Figures from runs between ${utc(new Date(earliest))} and ${utc(new Date(run.finishedAt))}; the last run`} started ${utc(new Date(run.startedAt))}, finished ${utc(new Date(run.finishedAt))} (${duration(run.totalSeconds)}); report generated ${utc(input.generatedAt)}.`;
-  head.push(`${when} Produced by \`npm run bench\` (\`bench/run.ts\`); \`npx tsx bench/report.ts\` regenerates this file from the JSON results alone.`, '');
-  if (run?.mode === 'quick') head.push('> **Quick smoke run** (`--quick`, small sizes): these figures only show that the benchmarks work; they are not the project\'s measurements and most goals, set at 10k/100k, are not evaluated.', '');
+  head.push(
+    `${when} Produced by \`npm run bench\` (\`bench/run.ts\`); \`npx tsx bench/report.ts\` regenerates this file from the JSON results alone.`,
+    '',
+  );
+  if (run?.mode === 'quick')
+    head.push(
+      "> **Quick smoke run** (`--quick`, small sizes): these figures only show that the benchmarks work; they are not the project's measurements and most goals, set at 10k/100k, are not evaluated.",
+      '',
+    );
   if (run !== undefined && run.args.length > 0) head.push(`Runner arguments: \`${run.args.join(' ')}\``, '');
   head.push(
     '## Machine',
@@ -594,7 +915,10 @@ export function buildReport(input: ReportInput): Report {
         ['OS', machine.os],
         ['Node', machine.node],
         ['Chromium', machine.chromium],
-        ['Load average (1 min)', run === undefined ? String(machine.load1) : `${machine.load1} at start, ${run.loadAtEnd} at end`],
+        [
+          'Load average (1 min)',
+          run === undefined ? String(machine.load1) : `${machine.load1} at start, ${run.loadAtEnd} at end`,
+        ],
       ],
     ),
     '',
@@ -605,14 +929,25 @@ export function buildReport(input: ReportInput): Report {
     `Load: the 1-minute load average as each benchmark started and ended (a trailing average, so the start value still counts the minute before). A benchmark adds about 1–2 itself (its process, and Chromium for the browser ones); much more than that on these ${machine.cores} cores means other work shared the CPU and its times are pessimistic.`,
     '',
   );
-  const allGoals = names.flatMap((n) => (goals[n] ?? []).map((g) => [n, g.goal, g.target, formatMeasured(g.measured, g.unit), metMark(g.met)]));
-  if (allGoals.length > 0) head.push('All goals (details and figures in each section):', '', markdownTable(['benchmark', 'goal', 'target', 'measured', 'met'], allGoals, ['l', 'l', 'l', 'r', 'l']), '');
+  const allGoals = names.flatMap((n) =>
+    (goals[n] ?? []).map((g) => [n, g.goal, g.target, formatMeasured(g.measured, g.unit), metMark(g.met)]),
+  );
+  if (allGoals.length > 0)
+    head.push(
+      'All goals (details and figures in each section):',
+      '',
+      markdownTable(['benchmark', 'goal', 'target', 'measured', 'met'], allGoals, ['l', 'l', 'l', 'r', 'l']),
+      '',
+    );
   return { markdown: `${[...head, ...sections].join('\n').trimEnd()}\n`, charts, goals };
 }
 
 /** GitHub's heading anchor for a plain lower-case heading. */
 function anchor(heading: string): string {
-  return heading.toLowerCase().replace(/[^a-z0-9 -]/g, '').replaceAll(' ', '-');
+  return heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replaceAll(' ', '-');
 }
 
 /** Reads every result file in `dir` (run.json apart) by its benchmark name. */
@@ -620,7 +955,9 @@ export function readResults(dir = RESULTS_DIR): { results: Record<string, unknow
   const results: Record<string, unknown> = {};
   let run: RunRecord | undefined;
   if (!existsSync(dir)) return { results };
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     let json: unknown;
     try {
       json = JSON.parse(readFileSync(join(dir, file), 'utf8'));
@@ -637,7 +974,12 @@ export function readResults(dir = RESULTS_DIR): { results: Record<string, unknow
 /** Writes REPORT.md and the charts into `dir`; returns the report's path. */
 export function writeReport(dir = RESULTS_DIR): { path: string; report: Report } {
   const { results, run } = readResults(dir);
-  const report = buildReport({ results, ...(run === undefined ? {} : { run }), machine: run?.machine ?? describeMachine(), generatedAt: new Date() });
+  const report = buildReport({
+    results,
+    ...(run === undefined ? {} : { run }),
+    machine: run?.machine ?? describeMachine(),
+    generatedAt: new Date(),
+  });
   for (const c of report.charts) writeFileSync(join(dir, c.file), c.svg);
   const path = join(dir, 'REPORT.md');
   writeFileSync(path, report.markdown);

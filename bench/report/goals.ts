@@ -20,7 +20,10 @@ const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'num
 
 /** `>= 10x` → `≥ 10x`; adds the unit when the target is a bare number. */
 export function prettyTarget(target: string, unit: 'x' | ''): string {
-  let t = target.trim().replace(/^>=\s*/, '≥ ').replace(/^<=\s*/, '≤ ');
+  let t = target
+    .trim()
+    .replace(/^>=\s*/, '≥ ')
+    .replace(/^<=\s*/, '≤ ');
   if (unit === 'x' && /\d$/.test(t)) t = `${t}x`;
   return t;
 }
@@ -103,7 +106,13 @@ export function goalsOf(result: unknown): GoalRow[] {
       const target = text(value['goal']);
       const measured = typeof value['value'] === 'number' ? value['value'] : null;
       const met = typeof value['met'] === 'boolean' ? value['met'] : null;
-      const row: GoalRow = { goal: `${dataset}: ${known?.label ?? key}${key === 'recallAt10' || key === 'speedupVsExact' || key === 'slowdownVsNative' ? ef : ''}`, target: prettyTarget(target, unit), measured, unit, met };
+      const row: GoalRow = {
+        goal: `${dataset}: ${known?.label ?? key}${key === 'recallAt10' || key === 'speedupVsExact' || key === 'slowdownVsNative' ? ef : ''}`,
+        target: prettyTarget(target, unit),
+        measured,
+        unit,
+        met,
+      };
       if (met === null) {
         const why = /\(([^)]*)\)/.exec(target)?.[1];
         row.target = why === undefined ? 'reported' : 'reported only';
@@ -125,7 +134,11 @@ export function cell(value: string | number): string {
  * @example
  * markdownTable(['n', 'ms'], [[10, '0.3']], ['r', 'r']);
  */
-export function markdownTable(headers: readonly string[], rows: readonly (readonly (string | number)[])[], align: readonly ('l' | 'r')[] = []): string {
+export function markdownTable(
+  headers: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+  align: readonly ('l' | 'r')[] = [],
+): string {
   const head = `| ${headers.map(cell).join(' | ')} |`;
   const rule = `| ${headers.map((_, i) => (align[i] === 'r' ? '---:' : '---')).join(' | ')} |`;
   const body = rows.map((r) => `| ${headers.map((_, i) => cell(r[i] ?? '')).join(' | ')} |`);
@@ -137,7 +150,12 @@ export function goalsTable(rows: readonly GoalRow[]): string {
   if (rows.length === 0) return '_No goal evaluated at the sizes of this run._';
   return markdownTable(
     ['goal', 'target', 'measured', 'met'],
-    rows.map((g) => [g.goal, g.target, formatMeasured(g.measured, g.unit), g.met === null && g.note !== undefined ? `– (${g.note})` : metMark(g.met)]),
+    rows.map((g) => [
+      g.goal,
+      g.target,
+      formatMeasured(g.measured, g.unit),
+      g.met === null && g.note !== undefined ? `– (${g.note})` : metMark(g.met),
+    ]),
     ['l', 'l', 'r', 'l'],
   );
 }

@@ -60,8 +60,17 @@ export function chromiumVersion(): string {
   );
   if (path === undefined) return 'not found';
   try {
-    const out = execFileSync(path, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 15_000 });
-    return out.trim().split('\n')[0]?.replace(/\s+built on.*$/, '') ?? path;
+    const out = execFileSync(path, ['--version'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 15_000,
+    });
+    return (
+      out
+        .trim()
+        .split('\n')[0]
+        ?.replace(/\s+built on.*$/, '') ?? path
+    );
   } catch {
     return `${path} (version unknown)`;
   }

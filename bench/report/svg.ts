@@ -184,7 +184,9 @@ function fmt(n: number): string {
 
 /** SVG for one marker centred at (cx, cy); every marker carries class="pt" (tests count them). */
 export function markerSvg(shape: Marker, cx: number, cy: number, color: string, size = 4.5, hollow = false): string {
-  const common = hollow ? `class="pt" fill="#ffffff" fill-opacity="0.6" stroke="${color}" stroke-width="2"` : `class="pt" fill="${color}" stroke="#ffffff" stroke-width="1"`;
+  const common = hollow
+    ? `class="pt" fill="#ffffff" fill-opacity="0.6" stroke="${color}" stroke-width="2"`
+    : `class="pt" fill="${color}" stroke="#ffffff" stroke-width="1"`;
   switch (shape) {
     case 'circle':
       return `<circle ${common} cx="${fmt(cx)}" cy="${fmt(cy)}" r="${fmt(size)}"/>`;
@@ -219,7 +221,14 @@ export function renderChart(spec: ChartSpec): string {
   const series = spec.series.map((s) => ({ ...s, points: s.points.filter((p) => drawable(p, xLog, yLog)) }));
   const legend: readonly LegendEntry[] =
     spec.legend ??
-    spec.series.map((s) => ({ label: s.name, color: s.color, marker: s.marker, line: s.line ?? true, ...(s.dashed === true ? { dashed: true } : {}), ...(s.hollow === true ? { hollow: true } : {}) }));
+    spec.series.map((s) => ({
+      label: s.name,
+      color: s.color,
+      marker: s.marker,
+      line: s.line ?? true,
+      ...(s.dashed === true ? { dashed: true } : {}),
+      ...(s.hollow === true ? { hollow: true } : {}),
+    }));
   const legendWidth = Math.min(320, Math.max(130, ...legend.map((e) => textWidth(e.label, 12) + 44)));
   const margin = { top: spec.subtitle === undefined ? 48 : 66, right: legendWidth + 28, bottom: 58, left: 74 };
   const plot = { left: margin.left, top: margin.top, right: width - margin.right, bottom: height - margin.bottom };
@@ -237,40 +246,57 @@ export function renderChart(spec: ChartSpec): string {
     `<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${plot.left}" y="26" font-size="16" font-weight="600" fill="#111827">${escapeXml(spec.title)}</text>`,
   );
-  if (spec.subtitle !== undefined) out.push(`<text x="${plot.left}" y="46" font-size="12" fill="#4b5563">${escapeXml(spec.subtitle)}</text>`);
+  if (spec.subtitle !== undefined)
+    out.push(`<text x="${plot.left}" y="46" font-size="12" fill="#4b5563">${escapeXml(spec.subtitle)}</text>`);
 
   // Grid and ticks.
   out.push('<g class="grid" stroke="#e5e7eb" stroke-width="1">');
-  for (const t of x.ticks) out.push(`<line x1="${fmt(x(t.value))}" y1="${plot.top}" x2="${fmt(x(t.value))}" y2="${plot.bottom}"/>`);
-  for (const t of y.ticks) out.push(`<line x1="${plot.left}" y1="${fmt(y(t.value))}" x2="${plot.right}" y2="${fmt(y(t.value))}"/>`);
+  for (const t of x.ticks)
+    out.push(`<line x1="${fmt(x(t.value))}" y1="${plot.top}" x2="${fmt(x(t.value))}" y2="${plot.bottom}"/>`);
+  for (const t of y.ticks)
+    out.push(`<line x1="${plot.left}" y1="${fmt(y(t.value))}" x2="${plot.right}" y2="${fmt(y(t.value))}"/>`);
   out.push('</g>');
-  out.push(`<rect x="${plot.left}" y="${plot.top}" width="${fmt(plot.right - plot.left)}" height="${fmt(plot.bottom - plot.top)}" fill="none" stroke="#9ca3af"/>`);
+  out.push(
+    `<rect x="${plot.left}" y="${plot.top}" width="${fmt(plot.right - plot.left)}" height="${fmt(plot.bottom - plot.top)}" fill="none" stroke="#9ca3af"/>`,
+  );
   out.push('<g class="x-ticks" font-size="11" fill="#374151" text-anchor="middle">');
   for (const t of x.ticks) {
-    out.push(`<line x1="${fmt(x(t.value))}" y1="${plot.bottom}" x2="${fmt(x(t.value))}" y2="${plot.bottom + 5}" stroke="#6b7280"/>`);
+    out.push(
+      `<line x1="${fmt(x(t.value))}" y1="${plot.bottom}" x2="${fmt(x(t.value))}" y2="${plot.bottom + 5}" stroke="#6b7280"/>`,
+    );
     out.push(`<text x="${fmt(x(t.value))}" y="${plot.bottom + 18}">${escapeXml(t.label)}</text>`);
   }
   out.push('</g>');
   out.push('<g class="y-ticks" font-size="11" fill="#374151" text-anchor="end">');
   for (const t of y.ticks) {
-    out.push(`<line x1="${plot.left - 5}" y1="${fmt(y(t.value))}" x2="${plot.left}" y2="${fmt(y(t.value))}" stroke="#6b7280"/>`);
+    out.push(
+      `<line x1="${plot.left - 5}" y1="${fmt(y(t.value))}" x2="${plot.left}" y2="${fmt(y(t.value))}" stroke="#6b7280"/>`,
+    );
     out.push(`<text x="${plot.left - 8}" y="${fmt(y(t.value) + 4)}">${escapeXml(t.label)}</text>`);
   }
   out.push('</g>');
   const xTitle = `${spec.xLabel}${xLog ? ' (log scale)' : ''}`;
   const yTitle = `${spec.yLabel}${yLog ? ' (log scale)' : ''}`;
   const midY = (plot.top + plot.bottom) / 2;
-  out.push(`<text x="${fmt((plot.left + plot.right) / 2)}" y="${height - 16}" font-size="13" fill="#111827" text-anchor="middle">${escapeXml(xTitle)}</text>`);
-  out.push(`<text x="18" y="${fmt(midY)}" font-size="13" fill="#111827" text-anchor="middle" transform="rotate(-90 18 ${fmt(midY)})">${escapeXml(yTitle)}</text>`);
+  out.push(
+    `<text x="${fmt((plot.left + plot.right) / 2)}" y="${height - 16}" font-size="13" fill="#111827" text-anchor="middle">${escapeXml(xTitle)}</text>`,
+  );
+  out.push(
+    `<text x="18" y="${fmt(midY)}" font-size="13" fill="#111827" text-anchor="middle" transform="rotate(-90 18 ${fmt(midY)})">${escapeXml(yTitle)}</text>`,
+  );
 
   // Series: lines first, then markers and labels on top.
   for (const s of series) {
     if ((s.line ?? true) && s.points.length > 1) {
       const path = s.points.map((p) => `${fmt(x(p.x))},${fmt(y(p.y))}`).join(' ');
-      out.push(`<polyline fill="none" stroke="${s.color}" stroke-width="2"${s.dashed === true ? ' stroke-dasharray="6 4"' : ''} points="${path}"/>`);
+      out.push(
+        `<polyline fill="none" stroke="${s.color}" stroke-width="2"${s.dashed === true ? ' stroke-dasharray="6 4"' : ''} points="${path}"/>`,
+      );
     }
   }
-  const taken: Box[] = series.flatMap((s) => s.points.map((p) => ({ x0: x(p.x) - 5, y0: y(p.y) - 5, x1: x(p.x) + 5, y1: y(p.y) + 5 })));
+  const taken: Box[] = series.flatMap((s) =>
+    s.points.map((p) => ({ x0: x(p.x) - 5, y0: y(p.y) - 5, x1: x(p.x) + 5, y1: y(p.y) + 5 })),
+  );
   const bounds: Box = { x0: plot.left + 2, y0: plot.top + 2, x1: plot.right - 2, y1: plot.bottom - 2 };
   for (const s of series) {
     out.push(`<g class="series" data-name="${escapeXml(s.name)}">`);
@@ -280,7 +306,9 @@ export function renderChart(spec: ChartSpec): string {
       const placed = placeLabel(x(p.x), y(p.y), textWidth(p.label, 10), bounds, taken);
       if (placed === undefined) continue;
       taken.push(placed.box);
-      out.push(`<text x="${fmt(placed.x)}" y="${fmt(placed.y)}" font-size="10" fill="${s.color}" text-anchor="${placed.anchor}" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escapeXml(p.label)}</text>`);
+      out.push(
+        `<text x="${fmt(placed.x)}" y="${fmt(placed.y)}" font-size="10" fill="${s.color}" text-anchor="${placed.anchor}" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escapeXml(p.label)}</text>`,
+      );
     }
     out.push('</g>');
   }
@@ -291,9 +319,17 @@ export function renderChart(spec: ChartSpec): string {
   legend.forEach((e, i) => {
     const ly = plot.top + 8 + i * 20;
     const caption = e.marker === undefined && e.line !== true;
-    if (e.line === true) out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="${e.color}" stroke-width="2"${e.dashed === true ? ' stroke-dasharray="6 4"' : ''}/>`);
-    if (e.marker !== undefined) out.push(markerSvg(e.marker, lx + 13, ly, e.color, 4.5, e.hollow === true).replace('class="pt"', 'class="legend-pt"'));
-    out.push(`<text x="${caption ? lx : lx + 34}" y="${ly + 4}"${caption ? ' fill="#4b5563" font-style="italic"' : ''}>${escapeXml(e.label)}</text>`);
+    if (e.line === true)
+      out.push(
+        `<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="${e.color}" stroke-width="2"${e.dashed === true ? ' stroke-dasharray="6 4"' : ''}/>`,
+      );
+    if (e.marker !== undefined)
+      out.push(
+        markerSvg(e.marker, lx + 13, ly, e.color, 4.5, e.hollow === true).replace('class="pt"', 'class="legend-pt"'),
+      );
+    out.push(
+      `<text x="${caption ? lx : lx + 34}" y="${ly + 4}"${caption ? ' fill="#4b5563" font-style="italic"' : ''}>${escapeXml(e.label)}</text>`,
+    );
   });
   out.push('</g>');
   out.push('</svg>');
@@ -317,7 +353,13 @@ function overlaps(a: Box, b: Box): boolean {
  * first of right-above, right-below, left-above, left-below, above, below that
  * stays inside `bounds` and clear of the `taken` boxes; undefined if none does.
  */
-export function placeLabel(px: number, py: number, w: number, bounds: Box, taken: readonly Box[]): { x: number; y: number; anchor: 'start' | 'end' | 'middle'; box: Box } | undefined {
+export function placeLabel(
+  px: number,
+  py: number,
+  w: number,
+  bounds: Box,
+  taken: readonly Box[],
+): { x: number; y: number; anchor: 'start' | 'end' | 'middle'; box: Box } | undefined {
   const h = 10;
   const candidates: [number, number, 'start' | 'end' | 'middle'][] = [
     [7, -6, 'start'],

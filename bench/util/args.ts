@@ -31,7 +31,8 @@ export function numberList(name: string, fallback: readonly number[]): number[] 
   const raw = option(name);
   if (raw === undefined || raw === 'true') return [...fallback];
   const values = raw.split(',').map((s) => Number(s.trim().replaceAll('_', '')));
-  if (values.some((v) => !Number.isFinite(v))) throw new RangeError(`--${name} must be a comma-separated list of numbers, got ${raw}`);
+  if (values.some((v) => !Number.isFinite(v)))
+    throw new RangeError(`--${name} must be a comma-separated list of numbers, got ${raw}`);
   return values;
 }
 

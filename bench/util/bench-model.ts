@@ -19,7 +19,8 @@ export type BenchModel = keyof typeof BENCH_MODELS;
  */
 export function benchModelOf(value: string | null | undefined): BenchModel {
   const name = value ?? 'glove';
-  if (!Object.hasOwn(BENCH_MODELS, name)) throw new RangeError(`unknown model ${name}: one of ${Object.keys(BENCH_MODELS).join(', ')}`);
+  if (!Object.hasOwn(BENCH_MODELS, name))
+    throw new RangeError(`unknown model ${name}: one of ${Object.keys(BENCH_MODELS).join(', ')}`);
   return name as BenchModel;
 }
 

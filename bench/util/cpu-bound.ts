@@ -34,7 +34,8 @@ export interface CpuBound {
  */
 export function cpuBound(r: StagesWithCpu): CpuBound | undefined {
   const { cpu, writePerSecond, indexPerSecond } = r;
-  if (cpu === undefined || writePerSecond === undefined || indexPerSecond === undefined || cpu.cores <= 0) return undefined;
+  if (cpu === undefined || writePerSecond === undefined || indexPerSecond === undefined || cpu.cores <= 0)
+    return undefined;
   const stages = [
     { seconds: r.texts / r.rawPerSecond, cores: cpu.embedder },
     { seconds: r.texts / writePerSecond, cores: cpu.write },

@@ -37,9 +37,13 @@ export function peerCorpus(n: number, queries: number, documents = true): PeerCo
   const clusters = Math.max(8, Math.round(Math.sqrt(n)));
   const words = conversationCorpus(n, 7);
   return {
-    vectors: documents ? clusteredVectors({ count: n, dimensions: PEER_DIMS, clusters, seed: 21, centreSeed: 20 }).map(unit) : [],
+    vectors: documents
+      ? clusteredVectors({ count: n, dimensions: PEER_DIMS, clusters, seed: 21, centreSeed: 20 }).map(unit)
+      : [],
     texts: documents ? words.messages.map((m, i) => `${m.content.slice(0, -1)} m${i}`) : [],
-    queryVectors: clusteredVectors({ count: queries, dimensions: PEER_DIMS, clusters, seed: 22, centreSeed: 20 }).map(unit),
+    queryVectors: clusteredVectors({ count: queries, dimensions: PEER_DIMS, clusters, seed: 22, centreSeed: 20 }).map(
+      unit,
+    ),
     queryTexts: distinct(words.queries(queries * 2), queries),
   };
 }

@@ -53,10 +53,17 @@ const MiB = 2 ** 20;
  * of its vector hits against `truth` (each query's exact top-10 document
  * indexes), over every round.
  */
-export function peerFigures(system: string, rounds: readonly PeerRound[], truth: readonly (readonly number[])[], k = 10): PeerFigures {
+export function peerFigures(
+  system: string,
+  rounds: readonly PeerRound[],
+  truth: readonly (readonly number[])[],
+  k = 10,
+): PeerFigures {
   if (rounds.length === 0) throw new RangeError(`${system}: no rounds`);
-  const all = (pick: (r: PeerRound) => readonly number[] | undefined): number[] => rounds.flatMap((r) => [...(pick(r) ?? [])]);
-  const each = (pick: (r: PeerRound) => number | undefined): number[] => rounds.map(pick).filter((x): x is number => x !== undefined);
+  const all = (pick: (r: PeerRound) => readonly number[] | undefined): number[] =>
+    rounds.flatMap((r) => [...(pick(r) ?? [])]);
+  const each = (pick: (r: PeerRound) => number | undefined): number[] =>
+    rounds.map(pick).filter((x): x is number => x !== undefined);
   const asIds = (lists: readonly (readonly number[])[]): string[][] => lists.map((l) => l.map(String));
   const found = rounds.flatMap((r) => r.open.vectorHits ?? []);
   const expected = rounds.flatMap((r) => truth.slice(0, r.open.vectorHits?.length ?? 0));
@@ -97,7 +104,12 @@ const msDigits = (v: number): number => (v < 10 ? 2 : v < 100 ? 1 : 0);
 
 /** The rows, in the order the report prints them. */
 export const PEER_METRICS: readonly PeerMetric[] = [
-  { label: 'insert N to a durable state, s', read: (f) => f.ingestSeconds, better: 'lower', digits: (v) => (v < 10 ? 2 : 1) },
+  {
+    label: 'insert N to a durable state, s',
+    read: (f) => f.ingestSeconds,
+    better: 'lower',
+    digits: (v) => (v < 10 ? 2 : 1),
+  },
   { label: 'vector top-10 p50, ms', read: (f) => f.vectorP50, better: 'lower', digits: msDigits },
   { label: 'vector top-10 p95, ms', read: (f) => f.vectorP95, better: 'lower', digits: msDigits },
   { label: 'recall@10 against exact', read: (f) => f.recall, better: 'higher', digits: () => 3 },
@@ -105,12 +117,18 @@ export const PEER_METRICS: readonly PeerMetric[] = [
   { label: 'hybrid top-10 p95, ms', read: (f) => f.hybridP95, better: 'lower', digits: msDigits },
   { label: 'new process: open to first answer, ms', read: (f) => f.openMs, better: 'lower', digits: msDigits },
   { label: 'first hybrid query after open, ms', read: (f) => f.firstHybridMs, better: 'lower', digits: msDigits },
-  { label: 'JS heap + ArrayBuffers + WASM held, MiB', read: (f) => f.memoryMiB, better: 'lower', digits: (v) => (v < 10 ? 1 : 0) },
+  {
+    label: 'JS heap + ArrayBuffers + WASM held, MiB',
+    read: (f) => f.memoryMiB,
+    better: 'lower',
+    digits: (v) => (v < 10 ? 1 : 0),
+  },
 ];
 
 /** `peer` over `engram` (a ratio above 1: the peer's figure is larger), or undefined when either is missing or engram's is 0. */
 export function ratioTo(engram: number | undefined, peer: number | undefined): number | undefined {
-  if (engram === undefined || peer === undefined || !Number.isFinite(engram) || !Number.isFinite(peer) || engram === 0) return undefined;
+  if (engram === undefined || peer === undefined || !Number.isFinite(engram) || !Number.isFinite(peer) || engram === 0)
+    return undefined;
   return peer / engram;
 }
 
@@ -190,7 +208,9 @@ export function peerGoals(figures: readonly PeerFigures[], n: number): PeerGoal[
   const engram = figures.find((f) => f.system === BASELINE);
   if (engram === undefined) return [];
   const at = `at ${n / 1000}k`;
-  const goals: PeerGoal[] = [{ goal: `engram recall@10 ${at}`, target: '>= 0.95', measured: engram.recall, met: engram.recall >= 0.95 }];
+  const goals: PeerGoal[] = [
+    { goal: `engram recall@10 ${at}`, target: '>= 0.95', measured: engram.recall, met: engram.recall >= 0.95 },
+  ];
   for (const f of figures) {
     if (!SAME_WORK.has(f.system)) continue;
     for (const m of PEER_METRICS) {
@@ -198,15 +218,30 @@ export function peerGoals(figures: readonly PeerFigures[], n: number): PeerGoal[
       if (m.better === 'higher' || NOT_SAME_WORK.has(`${f.system}|${m.label}`)) continue;
       const ratio = ratioTo(m.read(f), m.read(engram));
       if (ratio === undefined) continue;
-      goals.push({ goal: `engram / ${f.system}: ${m.label.replace(/, (ms|s|MiB)$/, '')} ${at}`, target: '<= 1x', measured: ratio, met: ratio <= 1 });
+      goals.push({
+        goal: `engram / ${f.system}: ${m.label.replace(/, (ms|s|MiB)$/, '')} ${at}`,
+        target: '<= 1x',
+        measured: ratio,
+        met: ratio <= 1,
+      });
     }
   }
   const bare = figures.find((f) => f.system === 'hnswlib-wasm');
   if (bare !== undefined) {
     const throughput = bare.ingestSeconds / engram.ingestSeconds;
-    goals.push({ goal: `engram insert throughput / bare hnswlib-wasm index ${at}`, target: '>= 0.8x', measured: throughput, met: throughput >= 0.8 });
+    goals.push({
+      goal: `engram insert throughput / bare hnswlib-wasm index ${at}`,
+      target: '>= 0.8x',
+      measured: throughput,
+      met: throughput >= 0.8,
+    });
     const over = engram.vectorP50 - bare.vectorP50;
-    goals.push({ goal: `engram vector p50 over the bare hnswlib-wasm index ${at}, ms`, target: '<= 1', measured: over, met: over <= 1 });
+    goals.push({
+      goal: `engram vector p50 over the bare hnswlib-wasm index ${at}, ms`,
+      target: '<= 1',
+      measured: over,
+      met: over <= 1,
+    });
   }
   return goals;
 }

@@ -17,7 +17,12 @@ export function printTable(title: string, rows: readonly Row[]): string {
   const cells = rows.map((r) => columns.map((c) => String(r[c] ?? '')));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
   const line = (values: string[]): string => `| ${values.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;
-  const text = [`\n### ${title}\n`, line(columns), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...cells.map(line)].join('\n');
+  const text = [
+    `\n### ${title}\n`,
+    line(columns),
+    `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`,
+    ...cells.map(line),
+  ].join('\n');
   console.log(text);
   return text;
 }

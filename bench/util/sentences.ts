@@ -47,7 +47,14 @@ const TOPICS: readonly Topic[] = [
   {
     subjects: ['the coach', 'our team', 'the striker', 'my son', 'the players'],
     verbs: ['won', 'lost', 'trained for', 'watched', 'scored in', 'celebrated'],
-    objects: ['the football match', 'the championship', 'the tennis final', 'the marathon', 'the basketball game', 'the race'],
+    objects: [
+      'the football match',
+      'the championship',
+      'the tennis final',
+      'the marathon',
+      'the basketball game',
+      'the race',
+    ],
     places: ['at the stadium', 'in the rain', 'on saturday', 'at the gym', 'in the second half'],
   },
   {

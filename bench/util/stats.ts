@@ -74,7 +74,11 @@ export function latenciesOf<T>(inputs: readonly T[], fn: (input: T, i: number) =
  * @example
  * recallAtK([['a', 'b']], [['a', 'c']], 2); // 0.5
  */
-export function recallAtK(truth: readonly (readonly string[])[], found: readonly (readonly string[])[], k: number): number {
+export function recallAtK(
+  truth: readonly (readonly string[])[],
+  found: readonly (readonly string[])[],
+  k: number,
+): number {
   let hits = 0;
   let total = 0;
   truth.forEach((expected, q) => {

@@ -35,7 +35,10 @@ const TYPES: Readonly<Record<string, string>> = {
 /** Registers the scheme's privileges; must run before the app is ready. */
 export function registerAppScheme(electron: Pick<ElectronSurface, 'protocol'>): void {
   electron.protocol.registerSchemesAsPrivileged([
-    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: false, stream: true } },
+    {
+      scheme: APP_SCHEME,
+      privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: false, stream: true },
+    },
   ]);
 }
 

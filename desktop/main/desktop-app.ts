@@ -56,14 +56,28 @@ export interface DesktopOptions {
  * import * as electron from 'electron'
  * startDesktop(electron, { renderer: join(here, '../renderer'), preload: join(here, '../preload/preload.cjs') }, process.platform)
  */
-export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<W>, paths: DesktopPaths, platform: string, options: DesktopOptions = {}): DesktopApp<W> {
+export function startDesktop<W extends WindowSurface>(
+  electron: ElectronSurface<W>,
+  paths: DesktopPaths,
+  platform: string,
+  options: DesktopOptions = {},
+): DesktopApp<W> {
   const { app } = electron;
   if (!app.requestSingleInstanceLock()) {
     app.quit();
-    return { primary: false, started: Promise.resolve(), window: () => undefined, mcpUrl: () => undefined, stop: () => Promise.resolve() };
+    return {
+      primary: false,
+      started: Promise.resolve(),
+      window: () => undefined,
+      mcpUrl: () => undefined,
+      stop: () => Promise.resolve(),
+    };
   }
   let mcp: McpHttpServer | undefined;
-  const calls = new HubCalls(() => (current === undefined || current.isDestroyed() ? undefined : current.webContents), options.mcp?.timeoutMs);
+  const calls = new HubCalls(
+    () => (current === undefined || current.isDestroyed() ? undefined : current.webContents),
+    options.mcp?.timeoutMs,
+  );
   const stop = async (): Promise<void> => {
     calls.failAll('engram is quitting');
     await mcp?.close();
@@ -110,7 +124,10 @@ export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<
     hardenSession(electron.session.defaultSession, () => syncServer.origin());
     serveApp(electron, paths.renderer);
     const secrets = new SecretStore(electron.safeStorage, join(app.getPath('userData'), 'secrets'), platform);
-    const hub = options.mcp === undefined ? undefined : await startHub(app.getPath('userData'), options.mcp.port, calls, app.getVersion());
+    const hub =
+      options.mcp === undefined
+        ? undefined
+        : await startHub(app.getPath('userData'), options.mcp.port, calls, app.getVersion());
     mcp = hub?.server;
     registerIpcHandlers(electron, {
       window: () => current,
@@ -132,13 +149,20 @@ export function startDesktop<W extends WindowSurface>(electron: ElectronSurface<
  * Loads the clients and listens. A port in use does not stop the app: the
  * Agents view then shows no URL, and the stdio bridge says the app is not serving.
  */
-async function startHub(userData: string, port: number, calls: HubCalls, version: string): Promise<{ server: McpHttpServer | undefined; context: HubContext }> {
+async function startHub(
+  userData: string,
+  port: number,
+  calls: HubCalls,
+  version: string,
+): Promise<{ server: McpHttpServer | undefined; context: HubContext }> {
   const clients = await HubClients.load(join(userData, HUB_FILES.clients));
   let server: McpHttpServer | undefined;
   try {
     server = await McpHttpServer.start({ port, clients, calls, version });
     // The stdio bridge reads where to forward from here; the file names no secret, but only this user needs it.
-    await writeFile(join(userData, HUB_FILES.endpoint), `${JSON.stringify({ url: server.url, pid: process.pid })}\n`, { mode: 0o600 });
+    await writeFile(join(userData, HUB_FILES.endpoint), `${JSON.stringify({ url: server.url, pid: process.pid })}\n`, {
+      mode: 0o600,
+    });
   } catch (e) {
     await server?.close();
     server = undefined;

@@ -59,10 +59,14 @@ export interface WindowSurface {
 
 /** The permission and request policy of the default session. */
 export interface SessionSurface {
-  setPermissionRequestHandler(handler: ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | null): void;
+  setPermissionRequestHandler(
+    handler: ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | null,
+  ): void;
   setPermissionCheckHandler(handler: ((contents: unknown, permission: string) => boolean) | null): void;
   webRequest: {
-    onBeforeRequest(listener: ((details: { url: string }, callback: (response: { cancel?: boolean }) => void) => void) | null): void;
+    onBeforeRequest(
+      listener: ((details: { url: string }, callback: (response: { cancel?: boolean }) => void) => void) | null,
+    ): void;
   };
 }
 
@@ -102,7 +106,25 @@ export interface FileFilter {
 /** One item of the application menu. */
 export interface MenuItemTemplate {
   label?: string;
-  role?: 'quit' | 'close' | 'copy' | 'paste' | 'cut' | 'selectAll' | 'undo' | 'redo' | 'about' | 'minimize' | 'togglefullscreen' | 'resetZoom' | 'zoomIn' | 'zoomOut' | 'fileMenu' | 'editMenu' | 'windowMenu' | 'appMenu';
+  role?:
+    | 'quit'
+    | 'close'
+    | 'copy'
+    | 'paste'
+    | 'cut'
+    | 'selectAll'
+    | 'undo'
+    | 'redo'
+    | 'about'
+    | 'minimize'
+    | 'togglefullscreen'
+    | 'resetZoom'
+    | 'zoomIn'
+    | 'zoomOut'
+    | 'fileMenu'
+    | 'editMenu'
+    | 'windowMenu'
+    | 'appMenu';
   type?: 'separator' | 'normal' | 'submenu';
   accelerator?: string;
   submenu?: MenuItemTemplate[];
@@ -125,11 +147,20 @@ export interface ElectronSurface<W extends WindowSurface = WindowSurface> {
     getAllWindows(): W[];
   };
   ipcMain: {
-    handle(channel: string, listener: (event: { senderFrame: { url: string } | null }, ...args: unknown[]) => unknown): void;
+    handle(
+      channel: string,
+      listener: (event: { senderFrame: { url: string } | null }, ...args: unknown[]) => unknown,
+    ): void;
   };
   dialog: {
-    showSaveDialog(window: W, options: { title: string; defaultPath: string; filters: FileFilter[] }): Promise<SaveDialogAnswer>;
-    showOpenDialog(window: W, options: { title: string; properties: ['openFile']; filters: FileFilter[] }): Promise<OpenDialogAnswer>;
+    showSaveDialog(
+      window: W,
+      options: { title: string; defaultPath: string; filters: FileFilter[] },
+    ): Promise<SaveDialogAnswer>;
+    showOpenDialog(
+      window: W,
+      options: { title: string; properties: ['openFile']; filters: FileFilter[] },
+    ): Promise<OpenDialogAnswer>;
     showMessageBox(window: W, options: MessageBoxOptions): Promise<MessageBoxAnswer>;
   };
   safeStorage: {
@@ -144,7 +175,18 @@ export interface ElectronSurface<W extends WindowSurface = WindowSurface> {
     setApplicationMenu(menu: unknown): void;
   };
   protocol: {
-    registerSchemesAsPrivileged(schemes: { scheme: string; privileges: { standard: boolean; secure: boolean; supportFetchAPI: boolean; corsEnabled: boolean; stream: boolean } }[]): void;
+    registerSchemesAsPrivileged(
+      schemes: {
+        scheme: string;
+        privileges: {
+          standard: boolean;
+          secure: boolean;
+          supportFetchAPI: boolean;
+          corsEnabled: boolean;
+          stream: boolean;
+        };
+      }[],
+    ): void;
     handle(scheme: string, handler: (request: Request) => Response | Promise<Response>): void;
   };
   session: { defaultSession: SessionSurface };

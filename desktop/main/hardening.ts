@@ -58,7 +58,10 @@ export function syncOrigin(url: string): string | undefined {
  * Refuses every permission and every request that leaves the app, except to the
  * origin `allowedOrigin()` names (the sync server), read at each request.
  */
-export function hardenSession(session: SessionSurface, allowedOrigin: () => string | undefined = () => undefined): void {
+export function hardenSession(
+  session: SessionSurface,
+  allowedOrigin: () => string | undefined = () => undefined,
+): void {
   session.setPermissionRequestHandler((_contents, _permission, callback) => {
     callback(false);
   });

@@ -8,7 +8,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EngramError, HubError, ValidationError, type EngramErrorCode } from '../../lib/errors.js';
-import { CHANNELS, type BridgeFailure, type BridgeResult, type HubAnswer, type HubCall, type HubOperation, type HubScope } from '../preload/bridge-api.js';
+import {
+  CHANNELS,
+  type BridgeFailure,
+  type BridgeResult,
+  type HubAnswer,
+  type HubCall,
+  type HubOperation,
+  type HubScope,
+} from '../preload/bridge-api.js';
 import type { ContentsSurface } from './electron-surface.js';
 
 /** How long a call waits for the renderer by default (a search at 10k memories answers in milliseconds; a first embedding may load the model). */
@@ -30,9 +38,22 @@ interface Pending {
 
 function isAnswer(value: unknown): value is BridgeResult<HubAnswer> {
   if (typeof value !== 'object' || value === null) return false;
-  const r = value as { ok?: unknown; value?: { kind?: unknown; text?: unknown; memories?: unknown }; error?: { name?: unknown; code?: unknown; message?: unknown } };
-  if (r.ok === true) return (r.value?.kind === 'tool' && typeof r.value.text === 'string') || (r.value?.kind === 'memories' && Array.isArray(r.value.memories));
-  return r.ok === false && typeof r.error?.name === 'string' && typeof r.error.code === 'string' && typeof r.error.message === 'string';
+  const r = value as {
+    ok?: unknown;
+    value?: { kind?: unknown; text?: unknown; memories?: unknown };
+    error?: { name?: unknown; code?: unknown; message?: unknown };
+  };
+  if (r.ok === true)
+    return (
+      (r.value?.kind === 'tool' && typeof r.value.text === 'string') ||
+      (r.value?.kind === 'memories' && Array.isArray(r.value.memories))
+    );
+  return (
+    r.ok === false &&
+    typeof r.error?.name === 'string' &&
+    typeof r.error.code === 'string' &&
+    typeof r.error.message === 'string'
+  );
 }
 
 /**
@@ -55,7 +76,10 @@ export class HubCalls {
   /** Runs one operation in the renderer, in `scope`. */
   call(scope: HubScope, op: HubOperation): Promise<HubAnswer> {
     const contents = this.#target();
-    if (contents === undefined) return Promise.reject(new HubError('no-window', 'the engram window is not open: open the app to let agents use its memory'));
+    if (contents === undefined)
+      return Promise.reject(
+        new HubError('no-window', 'the engram window is not open: open the app to let agents use its memory'),
+      );
     const id = randomUUID();
     const message: HubCall = { id, scope, op };
     return new Promise<HubAnswer>((resolve, reject) => {
@@ -72,7 +96,8 @@ export class HubCalls {
   answer(id: unknown, result: unknown): void {
     if (typeof id !== 'string') throw new ValidationError('id', 'must be a string');
     const pending = this.#pending.get(id);
-    if (pending === undefined) throw new ValidationError('id', 'no call is waiting for this answer (it timed out, or was answered)');
+    if (pending === undefined)
+      throw new ValidationError('id', 'no call is waiting for this answer (it timed out, or was answered)');
     this.#pending.delete(id);
     clearTimeout(pending.timer);
     if (!isAnswer(result)) {

@@ -10,7 +10,13 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { NotFoundError, StoreError, ValidationError } from '../../lib/errors.js';
 import { requireId } from '../../lib/util/validate.js';
-import { MAX_HUB_CALL_RECORDS, MAX_HUB_CLIENT_NAME_CHARS, type HubCallRecord, type HubClientInfo, type HubScope } from '../preload/bridge-api.js';
+import {
+  MAX_HUB_CALL_RECORDS,
+  MAX_HUB_CLIENT_NAME_CHARS,
+  type HubCallRecord,
+  type HubClientInfo,
+  type HubScope,
+} from '../preload/bridge-api.js';
 
 /** A token's prefix, so a user (or a secret scanner) can tell what it is. */
 export const TOKEN_PREFIX = 'engram_';
@@ -30,12 +36,15 @@ function hashToken(token: string): Buffer {
 
 /** A scope from untrusted input (IPC): an agent id and an optional user id, nothing else. */
 export function requireHubScope(value: unknown): HubScope {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ValidationError('scope', 'must be an object with agentId and optionally userId');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ValidationError('scope', 'must be an object with agentId and optionally userId');
   const record = value as Record<string, unknown>;
   const extra = Object.keys(record).filter((k) => k !== 'agentId' && k !== 'userId');
   if (extra.length > 0) throw new ValidationError('scope', `unknown field ${extra.join(', ')}`);
   const agentId = requireId('scope.agentId', record['agentId']);
-  return record['userId'] === undefined ? { agentId } : { agentId, userId: requireId('scope.userId', record['userId']) };
+  return record['userId'] === undefined
+    ? { agentId }
+    : { agentId, userId: requireId('scope.userId', record['userId']) };
 }
 
 /** A client's display name: 1 to MAX_HUB_CLIENT_NAME_CHARS characters. */
@@ -77,21 +86,40 @@ export class HubClients {
       if (!Array.isArray(parsed.clients)) throw new ValidationError('clients', 'must be an array');
       const clients = parsed.clients.map((c: unknown): StoredClient => {
         const r = c as Record<string, unknown>;
-        if (typeof r['id'] !== 'string' || typeof r['tokenHash'] !== 'string' || !/^[0-9a-f]{64}$/.test(r['tokenHash']) || typeof r['createdAt'] !== 'string') {
+        if (
+          typeof r['id'] !== 'string' ||
+          typeof r['tokenHash'] !== 'string' ||
+          !/^[0-9a-f]{64}$/.test(r['tokenHash']) ||
+          typeof r['createdAt'] !== 'string'
+        ) {
           throw new ValidationError('client', 'is missing id, tokenHash or createdAt');
         }
-        return { id: r['id'], name: requireClientName(r['name']), scope: requireHubScope(r['scope']), createdAt: r['createdAt'], tokenHash: r['tokenHash'] };
+        return {
+          id: r['id'],
+          name: requireClientName(r['name']),
+          scope: requireHubScope(r['scope']),
+          createdAt: r['createdAt'],
+          tokenHash: r['tokenHash'],
+        };
       });
       return new HubClients(file, clients);
     } catch (e) {
-      throw new StoreError(`the MCP clients file ${file} is damaged; move it away to start with no clients`, { cause: e });
+      throw new StoreError(`the MCP clients file ${file} is damaged; move it away to start with no clients`, {
+        cause: e,
+      });
     }
   }
 
   /** Creates a client; the answer holds its token, which is not kept and cannot be shown again. */
   async create(name: string, scope: HubScope): Promise<{ client: HubClientInfo; token: string }> {
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const stored: StoredClient = { id: randomUUID(), name: requireClientName(name), scope: requireHubScope(scope), createdAt: new Date().toISOString(), tokenHash: hashToken(token).toString('hex') };
+    const stored: StoredClient = {
+      id: randomUUID(),
+      name: requireClientName(name),
+      scope: requireHubScope(scope),
+      createdAt: new Date().toISOString(),
+      tokenHash: hashToken(token).toString('hex'),
+    };
     this.#clients.push(stored);
     await this.#save();
     return { client: this.#info(stored), token };
@@ -131,7 +159,13 @@ export class HubClients {
   }
 
   #info(c: StoredClient): HubClientInfo {
-    return { id: c.id, name: c.name, scope: { ...c.scope }, createdAt: c.createdAt, lastCalls: [...(this.#calls.get(c.id) ?? [])] };
+    return {
+      id: c.id,
+      name: c.name,
+      scope: { ...c.scope },
+      createdAt: c.createdAt,
+      lastCalls: [...(this.#calls.get(c.id) ?? [])],
+    };
   }
 
   /** Writes a temporary file (0600) and renames it, so a crash leaves the old or the new registry, never half of one. */

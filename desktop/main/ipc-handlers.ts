@@ -79,7 +79,8 @@ export function requireSecretName(value: unknown): SecretName {
 /** A secret's value: a non-empty string of at most MAX_SECRET_CHARS characters. */
 export function requireSecretValue(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) throw new ValidationError('value', 'must be a non-empty string');
-  if (value.length > MAX_SECRET_CHARS) throw new ValidationError('value', `must be at most ${MAX_SECRET_CHARS} characters`);
+  if (value.length > MAX_SECRET_CHARS)
+    throw new ValidationError('value', `must be at most ${MAX_SECRET_CHARS} characters`);
   return value;
 }
 
@@ -93,10 +94,14 @@ export function requireSaveRequest(value: unknown): { suggestedName: string; byt
     throw new ValidationError('request.suggestedName', `must be a file name of 1 to ${MAX_FILE_NAME_CHARS} characters`);
   }
   if (/[/\\\0-\x1f]/.test(suggestedName) || suggestedName === '.' || suggestedName === '..') {
-    throw new ValidationError('request.suggestedName', 'must be a bare file name, without folders or control characters');
+    throw new ValidationError(
+      'request.suggestedName',
+      'must be a bare file name, without folders or control characters',
+    );
   }
   if (!(bytes instanceof Uint8Array)) throw new ValidationError('request.bytes', 'must be a Uint8Array');
-  if (bytes.byteLength > MAX_FILE_BYTES) throw new ValidationError('request.bytes', `must be at most ${MAX_FILE_BYTES} bytes`);
+  if (bytes.byteLength > MAX_FILE_BYTES)
+    throw new ValidationError('request.bytes', `must be at most ${MAX_FILE_BYTES} bytes`);
   return { suggestedName, bytes };
 }
 
@@ -114,19 +119,30 @@ function requireWindow<W extends WindowSurface>(ctx: IpcContext<W>): W {
 }
 
 /** The handlers by channel, without the sender check (exported for tests of each one). */
-export function ipcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurface<W>, 'dialog' | 'app'>, ctx: IpcContext<W>): Record<string, Handler> {
+export function ipcHandlers<W extends WindowSurface>(
+  electron: Pick<ElectronSurface<W>, 'dialog' | 'app'>,
+  ctx: IpcContext<W>,
+): Record<string, Handler> {
   return {
     [CHANNELS.saveFile]: async (...args): Promise<SaveFileAnswer> => {
       requireArity(args, 1);
       const { suggestedName, bytes } = requireSaveRequest(args[0]);
-      const answer = await electron.dialog.showSaveDialog(requireWindow(ctx), { title: 'Export memories', defaultPath: suggestedName, filters: EXPORT_FILTERS });
+      const answer = await electron.dialog.showSaveDialog(requireWindow(ctx), {
+        title: 'Export memories',
+        defaultPath: suggestedName,
+        filters: EXPORT_FILTERS,
+      });
       if (answer.canceled || answer.filePath === undefined || answer.filePath === '') return { saved: false };
       await writeFile(answer.filePath, bytes);
       return { saved: true, location: answer.filePath };
     },
     [CHANNELS.openFile]: async (...args): Promise<OpenedFile | null> => {
       requireArity(args, 0);
-      const answer = await electron.dialog.showOpenDialog(requireWindow(ctx), { title: 'Import memories', properties: ['openFile'], filters: EXPORT_FILTERS });
+      const answer = await electron.dialog.showOpenDialog(requireWindow(ctx), {
+        title: 'Import memories',
+        properties: ['openFile'],
+        filters: EXPORT_FILTERS,
+      });
       const path = answer.filePaths[0];
       if (answer.canceled || path === undefined) return null;
       const info = await stat(path);
@@ -156,9 +172,14 @@ export function ipcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurf
         ctx.syncServer.close();
         return null;
       }
-      if (typeof url !== 'string' || url.length > 2048) throw new ValidationError('url', 'must be a URL string or null');
+      if (typeof url !== 'string' || url.length > 2048)
+        throw new ValidationError('url', 'must be a URL string or null');
       const origin = syncOrigin(url);
-      if (origin === undefined) throw new ValidationError('url', 'must be an https URL, or http on this machine (127.0.0.1, localhost), without credentials');
+      if (origin === undefined)
+        throw new ValidationError(
+          'url',
+          'must be an https URL, or http on this machine (127.0.0.1, localhost), without credentials',
+        );
       // The user, not the renderer, opens the network: a main-process dialog names the origin.
       await ctx.syncServer.open(origin, () => askToAllowSyncServer(electron.dialog, requireWindow(ctx), origin));
       return null;
@@ -187,7 +208,12 @@ export function ipcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurf
     [CHANNELS.appInfo]: (...args): Promise<AppInfo> => {
       requireArity(args, 0);
       const reason = ctx.secrets.unprotectedReason();
-      const info: AppInfo = { shell: 'electron', version: electron.app.getVersion(), platform: ctx.platform, secretsPersist: reason === undefined };
+      const info: AppInfo = {
+        shell: 'electron',
+        version: electron.app.getVersion(),
+        platform: ctx.platform,
+        secretsPersist: reason === undefined,
+      };
       return Promise.resolve(reason === undefined ? info : { ...info, secretsUnprotectedReason: reason });
     },
   };
@@ -197,7 +223,10 @@ export function ipcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurf
  * Registers every handler with `ipcMain.handle`. A call from any frame that is
  * not the app's page is refused before its arguments are looked at.
  */
-export function registerIpcHandlers<W extends WindowSurface>(electron: Pick<ElectronSurface<W>, 'ipcMain' | 'dialog' | 'app'>, ctx: IpcContext<W>): void {
+export function registerIpcHandlers<W extends WindowSurface>(
+  electron: Pick<ElectronSurface<W>, 'ipcMain' | 'dialog' | 'app'>,
+  ctx: IpcContext<W>,
+): void {
   for (const [channel, handler] of Object.entries(ipcHandlers(electron, ctx))) {
     electron.ipcMain.handle(channel, async (event, ...args): Promise<BridgeResult<unknown>> => {
       const from = event.senderFrame?.url ?? '';

@@ -10,7 +10,12 @@ import { DEFAULT_MCP_PORT } from './mcp-server.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-startDesktop(electron, { renderer: join(here, '../renderer'), preload: join(here, '../preload/preload.cjs') }, process.platform, { mcp: { port: Number(process.env['ENGRAM_MCP_PORT'] ?? DEFAULT_MCP_PORT) } }).started.catch((e: unknown) => {
+startDesktop(
+  electron,
+  { renderer: join(here, '../renderer'), preload: join(here, '../preload/preload.cjs') },
+  process.platform,
+  { mcp: { port: Number(process.env['ENGRAM_MCP_PORT'] ?? DEFAULT_MCP_PORT) } },
+).started.catch((e: unknown) => {
   console.error('engram could not start:', e);
   electron.app.quit();
 });

@@ -12,7 +12,13 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_DEFINITIONS } from '../../lib/agent/tool-definitions.js';
 import { isEngramError, ValidationError } from '../../lib/errors.js';
 import type { HubClientInfo } from '../preload/bridge-api.js';
@@ -63,10 +69,21 @@ function loopbackHosts(port: number): Set<string> {
  * already (lib/agent/tool-definitions.ts), not zod.
  */
 function mcpServerFor(client: HubClientInfo, calls: HubCalls, clients: HubClients, version: string): McpServer {
-  const mcp = new McpServer({ name: 'engram', version }, { capabilities: { tools: {}, resources: {} }, instructions: 'Long-term memory on this device. Save facts worth keeping with save_to_memory; look them up with recall_from_memory.' });
+  const mcp = new McpServer(
+    { name: 'engram', version },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        'Long-term memory on this device. Save facts worth keeping with save_to_memory; look them up with recall_from_memory.',
+    },
+  );
   const server = mcp.server;
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOL_DEFINITIONS.map((d) => ({ name: d.name, description: d.description, inputSchema: d.parameters as { type: 'object' } & Record<string, unknown> })),
+    tools: TOOL_DEFINITIONS.map((d) => ({
+      name: d.name,
+      description: d.description,
+      inputSchema: d.parameters as { type: 'object' } & Record<string, unknown>,
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;
@@ -79,19 +96,33 @@ function mcpServerFor(client: HubClientInfo, calls: HubCalls, clients: HubClient
     } catch (e) {
       clients.record(client.id, name, false);
       // The agent reads this: say what failed, keep the code.
-      return { content: [{ type: 'text', text: `Error: ${isEngramError(e) ? `${e.code}: ${e.message}` : String(e)}` }], isError: true };
+      return {
+        content: [{ type: 'text', text: `Error: ${isEngramError(e) ? `${e.code}: ${e.message}` : String(e)}` }],
+        isError: true,
+      };
     }
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
-    resources: [{ uri: MEMORIES_URI, name: 'memories', description: `Your memories in engram (the newest ${MEMORIES_RESOURCE_LIMIT}).`, mimeType: 'text/plain' }],
+    resources: [
+      {
+        uri: MEMORIES_URI,
+        name: 'memories',
+        description: `Your memories in engram (the newest ${MEMORIES_RESOURCE_LIMIT}).`,
+        mimeType: 'text/plain',
+      },
+    ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    if (request.params.uri !== MEMORIES_URI) throw new ValidationError('uri', `unknown resource ${request.params.uri}; the resource is ${MEMORIES_URI}`);
+    if (request.params.uri !== MEMORIES_URI)
+      throw new ValidationError('uri', `unknown resource ${request.params.uri}; the resource is ${MEMORIES_URI}`);
     try {
       const answer = await calls.call(client.scope, { kind: 'memories', limit: MEMORIES_RESOURCE_LIMIT });
       clients.record(client.id, 'memories', true);
       const memories = answer.kind === 'memories' ? answer.memories : [];
-      const text = memories.length === 0 ? 'No memories yet.' : memories.map((m) => `- [${m.createdAt}] ${m.text} (id ${m.id})`).join('\n');
+      const text =
+        memories.length === 0
+          ? 'No memories yet.'
+          : memories.map((m) => `- [${m.createdAt}] ${m.text} (id ${m.id})`).join('\n');
       return { contents: [{ uri: MEMORIES_URI, mimeType: 'text/plain', text }] };
     } catch (e) {
       clients.record(client.id, 'memories', false);
@@ -118,12 +149,18 @@ export class McpHttpServer {
   }
 
   /** Listens on 127.0.0.1 (`port: 0` picks a free one). */
-  static async start(options: { port: number; clients: HubClients; calls: HubCalls; version: string }): Promise<McpHttpServer> {
+  static async start(options: {
+    port: number;
+    clients: HubClients;
+    calls: HubCalls;
+    version: string;
+  }): Promise<McpHttpServer> {
     const { clients, calls, version } = options;
     let hosts = new Set<string>();
     const http = createServer((req, res) => {
       void handle(req, res).catch((e: unknown) => {
-        if (!res.headersSent) refuse(res, 500, `engram could not answer: ${e instanceof Error ? e.message : String(e)}`);
+        if (!res.headersSent)
+          refuse(res, 500, `engram could not answer: ${e instanceof Error ? e.message : String(e)}`);
         else res.end();
       });
     });
@@ -147,7 +184,14 @@ export class McpHttpServer {
       const token = /^Bearer\s+(\S+)$/i.exec(auth)?.[1];
       const client = token === undefined ? undefined : clients.verify(token);
       if (client === undefined) {
-        refuse(res, 401, token === undefined ? 'a bearer token is required: create one for this client in engram (Agents)' : 'this token is not valid (revoked, or never issued)', { 'www-authenticate': 'Bearer realm="engram"' });
+        refuse(
+          res,
+          401,
+          token === undefined
+            ? 'a bearer token is required: create one for this client in engram (Agents)'
+            : 'this token is not valid (revoked, or never issued)',
+          { 'www-authenticate': 'Bearer realm="engram"' },
+        );
         return;
       }
       let body: unknown;
@@ -170,7 +214,7 @@ export class McpHttpServer {
         }
       }
       const server = mcpServerFor(client, calls, clients, version);
-      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }) // no sessionIdGenerator: stateless;
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }); // no sessionIdGenerator: stateless;
       res.on('close', () => {
         void transport.close();
         void server.close();

@@ -53,7 +53,8 @@ export class SecretStore {
    * protects them (then they persist across sessions).
    */
   unprotectedReason(): string | undefined {
-    if (!this.#safeStorage.isEncryptionAvailable()) return 'the operating system offers no encryption (Electron’s safeStorage is unavailable)';
+    if (!this.#safeStorage.isEncryptionAvailable())
+      return 'the operating system offers no encryption (Electron’s safeStorage is unavailable)';
     if (this.#platform !== 'linux') return undefined;
     const backend = this.#safeStorage.getSelectedStorageBackend();
     if (KEYRING_BACKENDS.has(backend)) return undefined;
@@ -75,7 +76,9 @@ export class SecretStore {
     if (stored === undefined) return null;
     // A ciphertext written while a keyring was there: it can be read only as long as safeStorage can decrypt.
     if (!this.#safeStorage.isEncryptionAvailable()) {
-      throw new StoreError(`the stored ${name} cannot be decrypted: the operating system offers no encryption now (safeStorage is unavailable)`);
+      throw new StoreError(
+        `the stored ${name} cannot be decrypted: the operating system offers no encryption now (safeStorage is unavailable)`,
+      );
     }
     let plain: string;
     try {
@@ -149,7 +152,12 @@ export class SecretStore {
     } catch (e) {
       throw new StoreError('the secrets file is corrupt', { cause: e });
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
+    if (
+      typeof parsed !== 'object' ||
+      parsed === null ||
+      Array.isArray(parsed) ||
+      !Object.values(parsed).every((v) => typeof v === 'string')
+    ) {
       throw new StoreError('the secrets file is corrupt: not an object of ciphertexts');
     }
     return parsed;

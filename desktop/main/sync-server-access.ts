@@ -18,7 +18,11 @@ const REFUSE = 1;
  * @example
  * await askToAllowSyncServer(electron.dialog, window, 'https://qdrant.example.net:6333')
  */
-export async function askToAllowSyncServer<W extends WindowSurface>(dialog: Pick<ElectronSurface<W>['dialog'], 'showMessageBox'>, window: W, origin: string): Promise<boolean> {
+export async function askToAllowSyncServer<W extends WindowSurface>(
+  dialog: Pick<ElectronSurface<W>['dialog'], 'showMessageBox'>,
+  window: W,
+  origin: string,
+): Promise<boolean> {
   const answer = await dialog.showMessageBox(window, {
     type: 'question',
     title: 'Allow a sync server?',
@@ -68,10 +72,12 @@ export class SyncServerAccess {
         asking = confirm().finally(() => this.#asking.delete(origin));
         this.#asking.set(origin, asking);
       }
-      if (!(await asking)) throw new AbortError(`the connection to ${origin} was not allowed: the sync server stays blocked`);
+      if (!(await asking))
+        throw new AbortError(`the connection to ${origin} was not allowed: the sync server stays blocked`);
       this.#allowed.add(origin);
     }
-    if (generation !== this.#generation) throw new AbortError(`the sync server was changed again while ${origin} waited for permission`);
+    if (generation !== this.#generation)
+      throw new AbortError(`the sync server was changed again while ${origin} waited for permission`);
     this.#open = origin;
   }
 

@@ -33,7 +33,18 @@ export const SECRET_NAMES = ['sync-api-key', 'sync-passphrase'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
 /** Commands the application menu sends to the renderer. */
-export const MENU_COMMANDS = ['import', 'export', 'view-memories', 'view-conversations', 'view-blocks', 'view-map', 'view-status', 'view-transfer', 'view-sync', 'view-forget'] as const;
+export const MENU_COMMANDS = [
+  'import',
+  'export',
+  'view-memories',
+  'view-conversations',
+  'view-blocks',
+  'view-map',
+  'view-status',
+  'view-transfer',
+  'view-sync',
+  'view-forget',
+] as const;
 export type MenuCommand = (typeof MENU_COMMANDS)[number];
 
 /** Largest file the bridge reads or writes (an export of 100k memories with vectors is about 150 MB). */

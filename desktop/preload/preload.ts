@@ -4,7 +4,15 @@
  * channel; the main process validates the arguments again.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { BRIDGE_GLOBAL, CHANNELS, MENU_COMMANDS, type BridgeResult, type DesktopBridge, type HubCall, type MenuCommand } from './bridge-api.js';
+import {
+  BRIDGE_GLOBAL,
+  CHANNELS,
+  MENU_COMMANDS,
+  type BridgeResult,
+  type DesktopBridge,
+  type HubCall,
+  type MenuCommand,
+} from './bridge-api.js';
 
 function invoke<T>(channel: string, ...args: unknown[]): Promise<BridgeResult<T>> {
   return ipcRenderer.invoke(channel, ...args) as Promise<BridgeResult<T>>;
@@ -33,7 +41,8 @@ const bridge: DesktopBridge = {
   revokeHubClient: (id) => invoke(CHANNELS.hubRevokeClient, id),
   onMenuCommand: (listener) => {
     const forward = (_event: unknown, command: unknown): void => {
-      if (typeof command === 'string' && (MENU_COMMANDS as readonly string[]).includes(command)) listener(command as MenuCommand);
+      if (typeof command === 'string' && (MENU_COMMANDS as readonly string[]).includes(command))
+        listener(command as MenuCommand);
     };
     ipcRenderer.on(CHANNELS.menuCommand, forward);
     return () => {

@@ -49,7 +49,10 @@ export async function unwrap<T>(answer: Promise<BridgeResult<T>>): Promise<T> {
   const result = await answer;
   if (result.ok) return result.value;
   const code = result.error.code;
-  const error = new EngramError(isEngramError({ name: 'Error', code }) ? (code as EngramError['code']) : 'STORE', result.error.message);
+  const error = new EngramError(
+    isEngramError({ name: 'Error', code }) ? (code as EngramError['code']) : 'STORE',
+    result.error.message,
+  );
   error.name = result.error.name;
   throw error;
 }

@@ -12,19 +12,49 @@ export class BlocksView implements View {
   readonly name = 'blocks';
   readonly root: HTMLElement;
   readonly #ctx: AppContext;
-  readonly #agent = h('input', { attrs: { placeholder: 'agent id', value: 'assistant', required: true, 'data-testid': 'blocks-agent', 'aria-label': 'Agent id' } });
+  readonly #agent = h('input', {
+    attrs: {
+      placeholder: 'agent id',
+      value: 'assistant',
+      required: true,
+      'data-testid': 'blocks-agent',
+      'aria-label': 'Agent id',
+    },
+  });
   readonly #list = h('div', { class: 'blocks', attrs: { 'data-testid': 'blocks' } });
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
-    const pick = h('form', { class: 'row' }, h('label', {}, 'Agent ', this.#agent), h('button', { attrs: { type: 'submit', 'data-testid': 'blocks-load' } }, 'Show blocks'));
+    const pick = h(
+      'form',
+      { class: 'row' },
+      h('label', {}, 'Agent ', this.#agent),
+      h('button', { attrs: { type: 'submit', 'data-testid': 'blocks-load' } }, 'Show blocks'),
+    );
     pick.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.show();
     });
-    const label = h('input', { attrs: { placeholder: 'label, e.g. persona', required: true, 'data-testid': 'block-new-label' } });
-    const limit = h('input', { attrs: { type: 'number', min: '1', max: '100000', value: '2000', 'data-testid': 'block-new-limit', 'aria-label': 'Character limit' } });
-    const add = h('form', { class: 'row' }, label, h('label', { class: 'small muted' }, 'limit ', limit), h('button', { attrs: { type: 'submit', 'data-testid': 'block-new' } }, 'New block'));
+    const label = h('input', {
+      attrs: { placeholder: 'label, e.g. persona', required: true, 'data-testid': 'block-new-label' },
+    });
+    const limit = h('input', {
+      attrs: {
+        type: 'number',
+        min: '1',
+        max: '100000',
+        value: '2000',
+        'data-testid': 'block-new-limit',
+        'aria-label': 'Character limit',
+      },
+    });
+    const add = h(
+      'form',
+      { class: 'row' },
+      label,
+      h('label', { class: 'small muted' }, 'limit ', limit),
+      h('button', { attrs: { type: 'submit', 'data-testid': 'block-new' } }, 'New block'),
+    );
     add.addEventListener('submit', (event) => {
       event.preventDefault();
       this.#blocks()
@@ -40,7 +70,12 @@ export class BlocksView implements View {
     this.root = h(
       'section',
       { class: 'view blocks-view', attrs: { 'data-view': 'blocks' } },
-      h('header', { class: 'view-head' }, h('h1', {}, 'Core memory'), h('p', { class: 'muted small' }, 'Blocks an agent always keeps in its context, each with a character limit.')),
+      h(
+        'header',
+        { class: 'view-head' },
+        h('h1', {}, 'Core memory'),
+        h('p', { class: 'muted small' }, 'Blocks an agent always keeps in its context, each with a character limit.'),
+      ),
       h('div', { class: 'card' }, pick, add),
       this.#list,
     );
@@ -48,7 +83,12 @@ export class BlocksView implements View {
 
   async show(): Promise<void> {
     const blocks = await this.#blocks().list();
-    replace(this.#list, ...(blocks.length === 0 ? [h('p', { class: 'muted card' }, `Agent “${this.#agent.value}” has no core memory blocks.`)] : blocks.map((b) => this.#blockCard(b))));
+    replace(
+      this.#list,
+      ...(blocks.length === 0
+        ? [h('p', { class: 'muted card' }, `Agent “${this.#agent.value}” has no core memory blocks.`)]
+        : blocks.map((b) => this.#blockCard(b))),
+    );
   }
 
   #blocks(): ReturnType<AppContext['engram']['blocks']> {
@@ -56,10 +96,16 @@ export class BlocksView implements View {
   }
 
   #blockCard(block: Block): HTMLElement {
-    const value = h('textarea', { attrs: { rows: '5', 'data-testid': `block-value-${block.label}`, 'aria-label': `${block.label} value` } });
+    const value = h('textarea', {
+      attrs: { rows: '5', 'data-testid': `block-value-${block.label}`, 'aria-label': `${block.label} value` },
+    });
     value.value = block.value;
     const counter = h('span', { class: 'small', attrs: { 'data-testid': `block-count-${block.label}` } });
-    const save = h('button', { class: 'primary', attrs: { type: 'submit', disabled: true, 'data-testid': `block-save-${block.label}` } }, 'Save');
+    const save = h(
+      'button',
+      { class: 'primary', attrs: { type: 'submit', disabled: true, 'data-testid': `block-save-${block.label}` } },
+      'Save',
+    );
     const update = (): void => {
       const over = value.value.length > block.limit;
       counter.textContent = `${value.value.length} / ${block.limit}${over ? ' · over the limit' : ''}`;
@@ -71,7 +117,12 @@ export class BlocksView implements View {
     const form = h(
       'form',
       { class: 'card block stack', attrs: { 'data-block': block.label } },
-      h('div', { class: 'row spread' }, h('h2', {}, block.label), h('span', { class: 'muted small' }, `v${block.version} · ${formatTime(block.updatedAt)}`)),
+      h(
+        'div',
+        { class: 'row spread' },
+        h('h2', {}, block.label),
+        h('span', { class: 'muted small' }, `v${block.version} · ${formatTime(block.updatedAt)}`),
+      ),
       value,
       h('div', { class: 'row spread' }, counter, save),
     );

@@ -39,7 +39,11 @@ function messageItem(m: RecallResult): HTMLLIElement {
     { class: `message role-${m.role}`, attrs: { 'data-id': m.id } },
     h('span', { class: `role ${m.role}` }, m.role),
     h('span', { class: 'text' }, m.content),
-    h('span', { class: 'meta muted small' }, `${m.threadId} · ${new Date(m.timestamp).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })}`),
+    h(
+      'span',
+      { class: 'meta muted small' },
+      `${m.threadId} · ${new Date(m.timestamp).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })}`,
+    ),
   );
 }
 
@@ -52,7 +56,9 @@ export class ConversationsView implements View {
   readonly #messages = h('ol', { class: 'messages', attrs: { 'data-testid': 'recall-results', 'data-state': 'idle' } });
   readonly #title = h('h2', { attrs: { 'data-testid': 'messages-title' } }, 'Messages');
   readonly #more = h('button', { attrs: { type: 'button', hidden: true, 'data-testid': 'recall-more' } }, 'More');
-  readonly #text = h('input', { attrs: { type: 'search', placeholder: 'Words in any message…', 'data-testid': 'recall-text' } });
+  readonly #text = h('input', {
+    attrs: { type: 'search', placeholder: 'Words in any message…', 'data-testid': 'recall-text' },
+  });
   readonly #from = h('input', { attrs: { type: 'date', 'data-testid': 'recall-from', 'aria-label': 'From' } });
   readonly #to = h('input', { attrs: { type: 'date', 'data-testid': 'recall-to', 'aria-label': 'To' } });
   #next: ((start: number) => Promise<RecallPage>) | undefined;
@@ -60,19 +66,35 @@ export class ConversationsView implements View {
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
-    const textForm = h('form', { class: 'row' }, this.#text, h('button', { class: 'primary', attrs: { type: 'submit', 'data-testid': 'recall-text-button' } }, 'Search text'));
+    const textForm = h(
+      'form',
+      { class: 'row' },
+      this.#text,
+      h('button', { class: 'primary', attrs: { type: 'submit', 'data-testid': 'recall-text-button' } }, 'Search text'),
+    );
     textForm.addEventListener('submit', (event) => {
       event.preventDefault();
       const query = this.#text.value.trim();
       if (query === '') return;
-      void this.#page(`Messages matching “${query}”`, (start) => this.#ctx.engram.recall.textSearch(query, { start, count: PAGE }));
+      void this.#page(`Messages matching “${query}”`, (start) =>
+        this.#ctx.engram.recall.textSearch(query, { start, count: PAGE }),
+      );
     });
-    const dateForm = h('form', { class: 'row' }, h('label', { class: 'small muted' }, 'from ', this.#from), h('label', { class: 'small muted' }, 'to ', this.#to), h('button', { attrs: { type: 'submit', 'data-testid': 'recall-date-button' } }, 'Search dates'));
+    const dateForm = h(
+      'form',
+      { class: 'row' },
+      h('label', { class: 'small muted' }, 'from ', this.#from),
+      h('label', { class: 'small muted' }, 'to ', this.#to),
+      h('button', { attrs: { type: 'submit', 'data-testid': 'recall-date-button' } }, 'Search dates'),
+    );
     dateForm.addEventListener('submit', (event) => {
       event.preventDefault();
       const from = dayBound(this.#from.value, false) ?? 0;
       const to = dayBound(this.#to.value, true) ?? Date.now();
-      void this.#page(`Messages from ${new Date(from).toLocaleDateString()} to ${new Date(to).toLocaleDateString()}`, (start) => this.#ctx.engram.recall.dateSearch(from, to, { start, count: PAGE }));
+      void this.#page(
+        `Messages from ${new Date(from).toLocaleDateString()} to ${new Date(to).toLocaleDateString()}`,
+        (start) => this.#ctx.engram.recall.dateSearch(from, to, { start, count: PAGE }),
+      );
     });
     this.#more.addEventListener('click', () => void this.#append());
     this.root = h(
@@ -80,7 +102,12 @@ export class ConversationsView implements View {
       { class: 'view conversations-view', attrs: { 'data-view': 'conversations' } },
       h('header', { class: 'view-head' }, h('h1', {}, 'Conversations')),
       h('div', { class: 'card recall-search' }, h('h2', {}, 'Recall search'), textForm, dateForm),
-      h('div', { class: 'split' }, h('div', { class: 'card threads-pane' }, h('h2', {}, 'Threads'), this.#threads), h('div', { class: 'card messages-pane' }, this.#title, this.#messages, this.#more)),
+      h(
+        'div',
+        { class: 'split' },
+        h('div', { class: 'card threads-pane' }, h('h2', {}, 'Threads'), this.#threads),
+        h('div', { class: 'card messages-pane' }, this.#title, this.#messages, this.#more),
+      ),
     );
   }
 
@@ -90,18 +117,33 @@ export class ConversationsView implements View {
     // The newest messages: read the total first, then the last THREAD_SCAN of them.
     const { total } = await engram.recall.dateSearch(0, now, { count: 1 });
     const start = Math.max(0, total - THREAD_SCAN);
-    const { results } = total === 0 ? { results: [] } : await engram.recall.dateSearch(0, now, { start, count: THREAD_SCAN });
+    const { results } =
+      total === 0 ? { results: [] } : await engram.recall.dateSearch(0, now, { start, count: THREAD_SCAN });
     const threads = summarizeThreads(results);
     replace(
       this.#threads,
       ...(threads.length === 0
-        ? [h('li', { class: 'muted small' }, 'No conversations yet. An assistant built on engram stores its threads here.')]
+        ? [
+            h(
+              'li',
+              { class: 'muted small' },
+              'No conversations yet. An assistant built on engram stores its threads here.',
+            ),
+          ]
         : threads.map((t) =>
             h(
               'li',
-              { class: 'thread', attrs: { 'data-thread': t.threadId, role: 'button', tabindex: '0' }, on: { click: () => void this.#openThread(t.threadId) } },
+              {
+                class: 'thread',
+                attrs: { 'data-thread': t.threadId, role: 'button', tabindex: '0' },
+                on: { click: () => void this.#openThread(t.threadId) },
+              },
               h('span', { class: 'name' }, t.threadId),
-              h('span', { class: 'muted small' }, `${t.messages} message${t.messages === 1 ? '' : 's'} · ${formatTime(Date.parse(t.last.timestamp))}`),
+              h(
+                'span',
+                { class: 'muted small' },
+                `${t.messages} message${t.messages === 1 ? '' : 's'} · ${formatTime(Date.parse(t.last.timestamp))}`,
+              ),
               h('span', { class: 'text small' }, t.last.content),
             ),
           )),
@@ -109,7 +151,9 @@ export class ConversationsView implements View {
   }
 
   async #openThread(threadId: string): Promise<void> {
-    await this.#page(`Thread ${threadId}`, (start) => this.#ctx.engram.recall.dateSearch(0, Date.now(), { threadId, start, count: PAGE }));
+    await this.#page(`Thread ${threadId}`, (start) =>
+      this.#ctx.engram.recall.dateSearch(0, Date.now(), { threadId, start, count: PAGE }),
+    );
   }
 
   async #page(title: string, next: (start: number) => Promise<RecallPage>): Promise<void> {

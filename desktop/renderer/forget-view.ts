@@ -18,9 +18,15 @@ export class ForgetView implements View {
   readonly name = 'forget';
   readonly root: HTMLElement;
   readonly #ctx: AppContext;
-  readonly #user = h('input', { attrs: { placeholder: 'user id, e.g. ana', required: true, 'data-testid': 'forget-user', 'aria-label': 'User id' } });
+  readonly #user = h('input', {
+    attrs: { placeholder: 'user id, e.g. ana', required: true, 'data-testid': 'forget-user', 'aria-label': 'User id' },
+  });
   readonly #preview = h('p', { attrs: { 'data-testid': 'forget-preview' } });
-  readonly #button = h('button', { class: 'danger', attrs: { type: 'submit', disabled: true, 'data-testid': 'forget-button' } }, 'Forget this user…');
+  readonly #button = h(
+    'button',
+    { class: 'danger', attrs: { type: 'submit', disabled: true, 'data-testid': 'forget-button' } },
+    'Forget this user…',
+  );
   readonly #result = h('p', { attrs: { 'data-testid': 'forget-result', 'data-state': 'idle' } });
   #counts = { memories: 0, messages: 0 };
 
@@ -31,7 +37,14 @@ export class ForgetView implements View {
       clearTimeout(timer);
       timer = setTimeout(() => void this.#previewUser(), 200);
     });
-    const form = h('form', { class: 'card stack' }, h('h2', {}, 'Forget a user'), h('div', { class: 'row' }, this.#user, this.#button), this.#preview, this.#result);
+    const form = h(
+      'form',
+      { class: 'card stack' },
+      h('h2', {}, 'Forget a user'),
+      h('div', { class: 'row' }, this.#user, this.#button),
+      this.#preview,
+      this.#result,
+    );
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.#forget();
@@ -62,7 +75,10 @@ export class ForgetView implements View {
       return;
     }
     const { engram } = this.#ctx;
-    const [memories, messages] = await Promise.all([engram.getAll({ userId, limit: 1 }), engram.recall.dateSearch(0, Date.now(), { userId, count: 1 })]);
+    const [memories, messages] = await Promise.all([
+      engram.getAll({ userId, limit: 1 }),
+      engram.recall.dateSearch(0, Date.now(), { userId, count: 1 }),
+    ]);
     if (this.#user.value.trim() !== userId) return;
     this.#counts = { memories: memories.total, messages: messages.total };
     replace(this.#preview, `Stored about ${userId}: ${memories.total} memories and ${messages.total} messages.`);
@@ -74,7 +90,12 @@ export class ForgetView implements View {
     const userId = this.#user.value.trim();
     if (userId === '') return;
     const { memories, messages } = this.#counts;
-    if (!window.confirm(`Forget everything stored about “${userId}”?\n\n${memories} memories and ${messages} messages, with their history, core memory and traces, will be removed from this device. This cannot be undone.`)) return;
+    if (
+      !window.confirm(
+        `Forget everything stored about “${userId}”?\n\n${memories} memories and ${messages} messages, with their history, core memory and traces, will be removed from this device. This cannot be undone.`,
+      )
+    )
+      return;
     this.#button.disabled = true;
     try {
       const removed = await this.#ctx.engram.forget({ userId });

@@ -30,9 +30,20 @@ export async function answerHubCall(engram: Engram, call: HubCall): Promise<Brid
       const tools = new AgentTools(engram, scope);
       return { ok: true, value: { kind: 'tool', text: await tools.call(op.name, op.args) } };
     }
-    if (!Number.isInteger(op.limit) || op.limit < 1 || op.limit > MAX_MEMORIES) throw new ValidationError('limit', `must be an integer from 1 to ${MAX_MEMORIES}`);
-    const { results } = await engram.getAll({ agentId: scope.agentId, ...(scope.userId === undefined ? {} : { userId: scope.userId }), limit: op.limit });
-    return { ok: true, value: { kind: 'memories', memories: results.map((m) => ({ id: m.id, text: m.memory, createdAt: new Date(m.createdAt).toISOString() })) } };
+    if (!Number.isInteger(op.limit) || op.limit < 1 || op.limit > MAX_MEMORIES)
+      throw new ValidationError('limit', `must be an integer from 1 to ${MAX_MEMORIES}`);
+    const { results } = await engram.getAll({
+      agentId: scope.agentId,
+      ...(scope.userId === undefined ? {} : { userId: scope.userId }),
+      limit: op.limit,
+    });
+    return {
+      ok: true,
+      value: {
+        kind: 'memories',
+        memories: results.map((m) => ({ id: m.id, text: m.memory, createdAt: new Date(m.createdAt).toISOString() })),
+      },
+    };
   } catch (e) {
     return failure(e);
   }

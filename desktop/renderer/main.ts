@@ -43,7 +43,10 @@ function isView(name: string): name is ViewName {
 
 function modelProgress(loading: HTMLElement, p: ModelLoadProgress): void {
   const file = p.file === undefined ? '' : ` ${p.file}`;
-  loading.textContent = p.progress === undefined ? `Loading the offline model… ${p.status}${file}` : `Loading the offline model… ${p.status}${file} ${Math.round(p.progress)}%`;
+  loading.textContent =
+    p.progress === undefined
+      ? `Loading the offline model… ${p.status}${file}`
+      : `Loading the offline model… ${p.status}${file} ${Math.round(p.progress)}%`;
 }
 
 async function main(): Promise<void> {
@@ -51,7 +54,12 @@ async function main(): Promise<void> {
   const banner = byId('banner');
   const bridge = bridgeOf();
   const openOptions: OpenOptions = {
-    embedder: () => TransformersEmbedder.create({ onProgress: (p) => { modelProgress(loading, p); } }),
+    embedder: () =>
+      TransformersEmbedder.create({
+        onProgress: (p) => {
+          modelProgress(loading, p);
+        },
+      }),
     onProgress: (p) => {
       loading.textContent = `Loading the vector index… ${p.done} / ${p.total}`;
     },
@@ -64,7 +72,8 @@ async function main(): Promise<void> {
   const show = async (name: ViewName): Promise<void> => {
     current = name;
     for (const [n, v] of views) v.root.hidden = n !== name;
-    for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-view]')) link.classList.toggle('active', link.dataset['view'] === name);
+    for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-view]'))
+      link.classList.toggle('active', link.dataset['view'] === name);
     document.body.dataset['current'] = name;
     try {
       await views.get(name)?.show();
@@ -88,7 +97,23 @@ async function main(): Promise<void> {
     },
     showError: (e) => {
       console.warn(e);
-      replace(banner, h('span', {}, errorText(e)), h('button', { class: 'icon', attrs: { type: 'button', 'aria-label': 'Dismiss' }, on: { click: () => { banner.hidden = true; } } }, '×'));
+      replace(
+        banner,
+        h('span', {}, errorText(e)),
+        h(
+          'button',
+          {
+            class: 'icon',
+            attrs: { type: 'button', 'aria-label': 'Dismiss' },
+            on: {
+              click: () => {
+                banner.hidden = true;
+              },
+            },
+          },
+          '×',
+        ),
+      );
       banner.className = 'banner error';
       banner.hidden = false;
     },
@@ -98,16 +123,33 @@ async function main(): Promise<void> {
       banner.hidden = false;
     },
     changed: () => {
-      if (current === 'memories') void memories.refresh().catch((e: unknown) => { ctx.showError(e); });
+      if (current === 'memories')
+        void memories.refresh().catch((e: unknown) => {
+          ctx.showError(e);
+        });
     },
   };
   const memories = new MemoriesView(ctx);
-  for (const view of [memories, new ConversationsView(ctx), new BlocksView(ctx), new MapView(ctx), new TransferView(ctx, openOptions), new SyncView(ctx), new ForgetView(ctx), new StatusView(ctx)]) {
+  for (const view of [
+    memories,
+    new ConversationsView(ctx),
+    new BlocksView(ctx),
+    new MapView(ctx),
+    new TransferView(ctx, openOptions),
+    new SyncView(ctx),
+    new ForgetView(ctx),
+    new StatusView(ctx),
+  ]) {
     views.set(view.name, view);
     view.root.hidden = true;
   }
   const nav = byId('nav');
-  replace(nav, ...VIEWS.map((name) => h('a', { attrs: { href: `#${name}`, 'data-view': name, 'data-testid': `nav-${name}` } }, LABELS[name])));
+  replace(
+    nav,
+    ...VIEWS.map((name) =>
+      h('a', { attrs: { href: `#${name}`, 'data-view': name, 'data-testid': `nav-${name}` } }, LABELS[name]),
+    ),
+  );
   byId('views').append(...[...views.values()].map((v) => v.root));
 
   const transfer = views.get('transfer') as TransferView;

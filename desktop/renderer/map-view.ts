@@ -19,8 +19,23 @@ const LABEL_CHARS = 42;
 /** Approximate width of one label character in map units (22-unit font). */
 const LABEL_CHAR_WIDTH = 11.5;
 const PAD = 30;
-const PALETTE = ['#2563eb', '#db2777', '#059669', '#d97706', '#7c3aed', '#0891b2', '#dc2626', '#65a30d', '#9333ea', '#ea580c'];
-const TIER_COLOURS: Readonly<Record<string, string>> = { short_term: '#d97706', project: '#7c3aed', long_term: '#2563eb' };
+const PALETTE = [
+  '#2563eb',
+  '#db2777',
+  '#059669',
+  '#d97706',
+  '#7c3aed',
+  '#0891b2',
+  '#dc2626',
+  '#65a30d',
+  '#9333ea',
+  '#ea580c',
+];
+const TIER_COLOURS: Readonly<Record<string, string>> = {
+  short_term: '#d97706',
+  project: '#7c3aed',
+  long_term: '#2563eb',
+};
 
 type ColourBy = 'tier' | 'userId' | 'agentId' | 'projectId';
 const COLOUR_BY: { value: ColourBy; label: string }[] = [
@@ -47,9 +62,19 @@ export class MapView implements View {
   readonly name = 'map';
   readonly root: HTMLElement;
   readonly #ctx: AppContext;
-  readonly #canvas = svg('svg', { viewBox: `0 0 ${SIZE} ${SIZE}`, class: 'map', role: 'img', 'aria-label': 'Map of the memory space', 'data-testid': 'map' });
+  readonly #canvas = svg('svg', {
+    viewBox: `0 0 ${SIZE} ${SIZE}`,
+    class: 'map',
+    role: 'img',
+    'aria-label': 'Map of the memory space',
+    'data-testid': 'map',
+  });
   readonly #legend = h('ul', { class: 'legend', attrs: { 'data-testid': 'map-legend' } });
-  readonly #colour = h('select', { attrs: { 'data-testid': 'map-colour', 'aria-label': 'Colour by' } }, ...COLOUR_BY.map((c) => h('option', { attrs: { value: c.value } }, c.label)));
+  readonly #colour = h(
+    'select',
+    { attrs: { 'data-testid': 'map-colour', 'aria-label': 'Colour by' } },
+    ...COLOUR_BY.map((c) => h('option', { attrs: { value: c.value } }, c.label)),
+  );
   readonly #note = h('p', { class: 'muted small', attrs: { 'data-testid': 'map-note' } });
   #points: MemoryVector[] = [];
   #xy: { x: number; y: number }[] = [];
@@ -62,8 +87,18 @@ export class MapView implements View {
     this.root = h(
       'section',
       { class: 'view map-view', attrs: { 'data-view': 'map', 'data-state': 'idle' } },
-      h('header', { class: 'view-head' }, h('h1', {}, 'Map'), h('label', { class: 'small muted' }, 'colour by ', this.#colour)),
-      h('div', { class: 'map-layout' }, h('div', { class: 'card map-card' }, this.#canvas), h('div', { class: 'card' }, h('h2', {}, 'Legend'), this.#legend, this.#note)),
+      h(
+        'header',
+        { class: 'view-head' },
+        h('h1', {}, 'Map'),
+        h('label', { class: 'small muted' }, 'colour by ', this.#colour),
+      ),
+      h(
+        'div',
+        { class: 'map-layout' },
+        h('div', { class: 'card map-card' }, this.#canvas),
+        h('div', { class: 'card' }, h('h2', {}, 'Legend'), this.#legend, this.#note),
+      ),
     );
   }
 
@@ -77,7 +112,9 @@ export class MapView implements View {
     this.#points = points;
     this.#xy = project2d(points.map((p) => p.vector));
     this.#note.textContent =
-      live === 0 ? 'No memories yet.' : `${points.length} of ${live} memories, projected with PCA from ${points[0]?.vector.length ?? 0} dimensions. Near dots are similar in meaning; click one to open it.`;
+      live === 0
+        ? 'No memories yet.'
+        : `${points.length} of ${live} memories, projected with PCA from ${points[0]?.vector.length ?? 0} dimensions. Near dots are similar in meaning; click one to open it.`;
     this.#draw();
     this.root.dataset['state'] = 'ready';
   }
@@ -85,7 +122,12 @@ export class MapView implements View {
   #draw(): void {
     const by = this.#colour.value as ColourBy;
     const groups = [...new Set(this.#points.map((p) => groupOf(p, by)))].sort();
-    const colourOf = (group: string): string => (by === 'tier' ? (TIER_COLOURS[group] ?? '#64748b') : group === '(none)' ? '#94a3b8' : (PALETTE[groups.indexOf(group) % PALETTE.length] ?? '#64748b'));
+    const colourOf = (group: string): string =>
+      by === 'tier'
+        ? (TIER_COLOURS[group] ?? '#64748b')
+        : group === '(none)'
+          ? '#94a3b8'
+          : (PALETTE[groups.indexOf(group) % PALETTE.length] ?? '#64748b');
     const span = SIZE - 2 * PAD;
     const frame = svg('rect', { x: '1', y: '1', width: String(SIZE - 2), height: String(SIZE - 2), class: 'frame' });
     const dots = this.#points.map((p, i) => {
@@ -125,7 +167,12 @@ export class MapView implements View {
         const box = { x0: right ? ax - width : ax, x1: right ? ax : ax + width, y0: ay - 20, y1: ay + 6 };
         if (placed.some((b) => b.x0 < box.x1 && box.x0 < b.x1 && b.y0 < box.y1 && box.y0 < b.y1)) return;
         placed.push(box);
-        const label = svg('text', { x: ax.toFixed(1), y: ay.toFixed(1), 'text-anchor': right ? 'end' : 'start', class: 'label' });
+        const label = svg('text', {
+          x: ax.toFixed(1),
+          y: ay.toFixed(1),
+          'text-anchor': right ? 'end' : 'start',
+          class: 'label',
+        });
         label.textContent = text;
         labels.push(label);
       });
@@ -137,7 +184,12 @@ export class MapView implements View {
         const swatch = h('span', { class: 'swatch' });
         swatch.style.background = colourOf(g);
         const count = this.#points.filter((p) => groupOf(p, by) === g).length;
-        return h('li', { attrs: { 'data-group': g } }, swatch, `${by === 'tier' && g in TIER_LABELS ? TIER_LABELS[g as keyof typeof TIER_LABELS] : g} (${count})`);
+        return h(
+          'li',
+          { attrs: { 'data-group': g } },
+          swatch,
+          `${by === 'tier' && g in TIER_LABELS ? TIER_LABELS[g as keyof typeof TIER_LABELS] : g} (${count})`,
+        );
       }),
     );
   }

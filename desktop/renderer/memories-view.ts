@@ -20,7 +20,11 @@ const MODES: { mode: SearchMode; label: string }[] = [
 ];
 
 function memoryRow(memory: MemoryItem, onOpen: (id: string) => void, selected: boolean): HTMLElement {
-  const scope = [memory.userId === undefined ? null : `user ${memory.userId}`, memory.agentId === undefined ? null : `agent ${memory.agentId}`, memory.projectId === undefined ? null : `project ${memory.projectId}`]
+  const scope = [
+    memory.userId === undefined ? null : `user ${memory.userId}`,
+    memory.agentId === undefined ? null : `agent ${memory.agentId}`,
+    memory.projectId === undefined ? null : `project ${memory.projectId}`,
+  ]
     .filter((s) => s !== null)
     .join(' · ');
   return h(
@@ -38,7 +42,12 @@ function memoryRow(memory: MemoryItem, onOpen: (id: string) => void, selected: b
       },
     },
     h('span', { class: 'text' }, memory.memory),
-    h('span', { class: 'meta muted small' }, h('span', { class: `tier tier-${memory.tier}` }, TIER_LABELS[memory.tier]), ` ${scope === '' ? 'no scope' : scope} · ${formatTime(memory.createdAt)} · v${memory.version}`),
+    h(
+      'span',
+      { class: 'meta muted small' },
+      h('span', { class: `tier tier-${memory.tier}` }, TIER_LABELS[memory.tier]),
+      ` ${scope === '' ? 'no scope' : scope} · ${formatTime(memory.createdAt)} · v${memory.version}`,
+    ),
   );
 }
 
@@ -50,7 +59,14 @@ export class MemoriesView implements View {
   readonly #detail: MemoryDetail;
   readonly #filters: FilterBar;
   readonly #list: VirtualList<MemoryItem>;
-  readonly #query = h('input', { attrs: { type: 'search', placeholder: 'Search memories by meaning or keyword…', 'data-testid': 'search-input', 'aria-label': 'Search' } });
+  readonly #query = h('input', {
+    attrs: {
+      type: 'search',
+      placeholder: 'Search memories by meaning or keyword…',
+      'data-testid': 'search-input',
+      'aria-label': 'Search',
+    },
+  });
   readonly #modes = h('div', { class: 'segmented', attrs: { role: 'radiogroup', 'aria-label': 'Search mode' } });
   readonly #results = h('ol', { class: 'results', attrs: { 'data-testid': 'search-results', 'data-state': 'idle' } });
   readonly #count = h('span', { attrs: { 'data-testid': 'memory-total' } }, '…');
@@ -79,20 +95,41 @@ export class MemoriesView implements View {
       this.#query,
       this.#modes,
       h('button', { class: 'primary', attrs: { type: 'submit', 'data-testid': 'search-button' } }, 'Search'),
-      h('button', { attrs: { type: 'button', 'data-testid': 'search-clear' }, on: { click: () => void this.#clearSearch() } }, 'Clear'),
+      h(
+        'button',
+        { attrs: { type: 'button', 'data-testid': 'search-clear' }, on: { click: () => void this.#clearSearch() } },
+        'Clear',
+      ),
     );
     searchForm.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.search();
     });
-    const add = h('button', { class: 'primary', attrs: { type: 'button', 'data-testid': 'add-open' }, on: { click: () => { this.#openAdd(); } } }, '+ Add memory');
+    const add = h(
+      'button',
+      {
+        class: 'primary',
+        attrs: { type: 'button', 'data-testid': 'add-open' },
+        on: {
+          click: () => {
+            this.#openAdd();
+          },
+        },
+      },
+      '+ Add memory',
+    );
     this.root = h(
       'section',
       { class: 'view memories-view', attrs: { 'data-view': 'memories' } },
       h('header', { class: 'view-head' }, h('h1', {}, 'Memories ', h('span', { class: 'count' }, this.#count)), add),
       searchForm,
       this.#filters.root,
-      h('div', { class: 'split' }, h('div', { class: 'list-pane card' }, h('div', { class: 'list-head' }, this.#heading), this.#results, listEl), this.#detail.root),
+      h(
+        'div',
+        { class: 'split' },
+        h('div', { class: 'list-pane card' }, h('div', { class: 'list-head' }, this.#heading), this.#results, listEl),
+        this.#detail.root,
+      ),
     );
     this.#renderModes();
   }
@@ -107,7 +144,10 @@ export class MemoriesView implements View {
     const engram = this.#ctx.engram;
     const [{ total }, all] = await Promise.all([engram.getAll({ filters, limit: 1 }), engram.getAll({ limit: 1 })]);
     this.#count.textContent = String(all.total);
-    this.#list.setSource({ total, load: (offset, limit) => engram.getAll({ filters, offset, limit }).then((r) => r.results) }, keepScroll);
+    this.#list.setSource(
+      { total, load: (offset, limit) => engram.getAll({ filters, offset, limit }).then((r) => r.results) },
+      keepScroll,
+    );
     if (this.#query.value.trim() === '') this.#heading.textContent = this.#listHeading(total, all.total);
     else await this.search();
   }
@@ -139,7 +179,11 @@ export class MemoriesView implements View {
     this.#results.dataset['state'] = 'searching';
     const started = performance.now();
     try {
-      const { results } = await this.#ctx.engram.search(query, { mode, limit: SEARCH_LIMIT, filters: toMemoryFilters(this.#filters.values()) });
+      const { results } = await this.#ctx.engram.search(query, {
+        mode,
+        limit: SEARCH_LIMIT,
+        filters: toMemoryFilters(this.#filters.values()),
+      });
       if (run !== this.#run) return;
       this.#list.root.hidden = true;
       this.#heading.textContent = `${results.length === 0 ? 'No match' : `${results.length} best match${results.length === 1 ? '' : 'es'}`} for “${query}” · ${MODES.find((m) => m.mode === mode)?.label ?? mode} · ${formatMs(performance.now() - started)}`;
@@ -176,7 +220,12 @@ export class MemoriesView implements View {
           'button',
           {
             class: this.#mode === m.mode ? 'active' : '',
-            attrs: { type: 'button', role: 'radio', 'aria-checked': this.#mode === m.mode ? 'true' : 'false', 'data-testid': `mode-${m.mode}` },
+            attrs: {
+              type: 'button',
+              role: 'radio',
+              'aria-checked': this.#mode === m.mode ? 'true' : 'false',
+              'data-testid': `mode-${m.mode}`,
+            },
             on: {
               click: () => {
                 this.#mode = m.mode;

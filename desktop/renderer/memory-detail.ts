@@ -27,7 +27,10 @@ function historyItem(entry: MemoryHistoryEntry): HTMLLIElement {
 
 /** The right-hand pane of the memories view. */
 export class MemoryDetail {
-  readonly root = h('aside', { class: 'detail card', attrs: { 'data-testid': 'memory-detail', 'aria-live': 'polite' } });
+  readonly root = h('aside', {
+    class: 'detail card',
+    attrs: { 'data-testid': 'memory-detail', 'aria-live': 'polite' },
+  });
   readonly #ctx: AppContext;
   #id: string | undefined;
 
@@ -53,7 +56,12 @@ export class MemoryDetail {
     const [memory, history] = await Promise.all([engram.get(id), engram.history(id)]);
     this.#id = id;
     if (memory === undefined) {
-      replace(this.root, h('p', { class: 'muted' }, 'This memory was deleted.'), h('h3', {}, 'History'), h('ol', { class: 'history', attrs: { 'data-testid': 'memory-history' } }, ...history.map(historyItem)));
+      replace(
+        this.root,
+        h('p', { class: 'muted' }, 'This memory was deleted.'),
+        h('h3', {}, 'History'),
+        h('ol', { class: 'history', attrs: { 'data-testid': 'memory-history' } }, ...history.map(historyItem)),
+      );
       return;
     }
     this.#render(memory, history);
@@ -62,12 +70,29 @@ export class MemoryDetail {
   /** Shows the add form. */
   showAdd(defaults: { userId: string; agentId: string }): void {
     this.#id = undefined;
-    const text = h('textarea', { attrs: { rows: '4', required: true, placeholder: 'What should be remembered?', 'data-testid': 'add-text' } });
-    const user = h('input', { attrs: { placeholder: 'user id (optional)', value: defaults.userId, 'data-testid': 'add-user' } });
-    const agent = h('input', { attrs: { placeholder: 'agent id (optional)', value: defaults.agentId, 'data-testid': 'add-agent' } });
+    const text = h('textarea', {
+      attrs: { rows: '4', required: true, placeholder: 'What should be remembered?', 'data-testid': 'add-text' },
+    });
+    const user = h('input', {
+      attrs: { placeholder: 'user id (optional)', value: defaults.userId, 'data-testid': 'add-user' },
+    });
+    const agent = h('input', {
+      attrs: { placeholder: 'agent id (optional)', value: defaults.agentId, 'data-testid': 'add-agent' },
+    });
     const run = h('input', { attrs: { placeholder: 'run id (optional)', 'data-testid': 'add-run' } });
-    const submit = h('button', { class: 'primary', attrs: { type: 'submit', 'data-testid': 'add-submit' } }, 'Add memory');
-    const form = h('form', { class: 'stack', attrs: { 'data-testid': 'add-form' } }, h('h2', {}, 'Add a memory'), text, h('div', { class: 'row' }, user, agent, run), h('div', { class: 'row' }, submit));
+    const submit = h(
+      'button',
+      { class: 'primary', attrs: { type: 'submit', 'data-testid': 'add-submit' } },
+      'Add memory',
+    );
+    const form = h(
+      'form',
+      { class: 'stack', attrs: { 'data-testid': 'add-form' } },
+      h('h2', {}, 'Add a memory'),
+      text,
+      h('div', { class: 'row' }, user, agent, run),
+      h('div', { class: 'row' }, submit),
+    );
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       submit.disabled = true;
@@ -93,8 +118,16 @@ export class MemoryDetail {
   #render(memory: MemoryItem, history: MemoryHistoryEntry[]): void {
     const text = h('textarea', { attrs: { rows: '4', 'data-testid': 'detail-text', 'aria-label': 'Memory text' } });
     text.value = memory.memory;
-    const save = h('button', { class: 'primary', attrs: { type: 'submit', disabled: true, 'data-testid': 'detail-save' } }, 'Save');
-    const remove = h('button', { class: 'danger', attrs: { type: 'button', 'data-testid': 'detail-delete' } }, 'Delete');
+    const save = h(
+      'button',
+      { class: 'primary', attrs: { type: 'submit', disabled: true, 'data-testid': 'detail-save' } },
+      'Save',
+    );
+    const remove = h(
+      'button',
+      { class: 'danger', attrs: { type: 'button', 'data-testid': 'detail-delete' } },
+      'Delete',
+    );
     text.addEventListener('input', () => {
       save.disabled = text.value.trim() === '' || text.value === memory.memory;
     });
@@ -126,7 +159,10 @@ export class MemoryDetail {
     });
     const facts: [string, string][] = [
       ['tier', TIER_LABELS[memory.tier]],
-      ...SCOPE_FIELDS.filter((k) => memory[k] !== undefined).map((k): [string, string] => [k.replace('Id', ''), memory[k] ?? '']),
+      ...SCOPE_FIELDS.filter((k) => memory[k] !== undefined).map((k): [string, string] => [
+        k.replace('Id', ''),
+        memory[k] ?? '',
+      ]),
       ['created', fullTime(memory.createdAt)],
       ['updated', fullTime(memory.updatedAt)],
       ['version', String(memory.version)],
@@ -138,7 +174,11 @@ export class MemoryDetail {
       this.root,
       h('h2', {}, 'Memory ', h('span', { class: 'muted small mono' }, memory.id)),
       form,
-      h('dl', { class: 'facts', attrs: { 'data-testid': 'detail-facts' } }, ...facts.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { attrs: { 'data-fact': k } }, v)])),
+      h(
+        'dl',
+        { class: 'facts', attrs: { 'data-testid': 'detail-facts' } },
+        ...facts.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { attrs: { 'data-fact': k } }, v)]),
+      ),
       h('h3', {}, `History (${history.length})`),
       h('ol', { class: 'history', attrs: { 'data-testid': 'memory-history' } }, ...history.map(historyItem)),
       h('p', { class: 'muted small' }, `Last change ${formatTime(memory.updatedAt)}`),

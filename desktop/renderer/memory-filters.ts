@@ -16,7 +16,11 @@ export interface FilterValues {
   to: string;
 }
 
-export const TIER_LABELS: Readonly<Record<Tier, string>> = { short_term: 'short-term', project: 'project', long_term: 'long-term' };
+export const TIER_LABELS: Readonly<Record<Tier, string>> = {
+  short_term: 'short-term',
+  project: 'project',
+  long_term: 'long-term',
+};
 
 /** The start (or with `endOfDay` the last millisecond) of a yyyy-mm-dd day in local time; undefined for ''. */
 export function dayBound(day: string, endOfDay: boolean): number | undefined {
@@ -35,7 +39,8 @@ export function toMemoryFilters(values: FilterValues): MemoryFilters {
   if (values.projectId.trim() !== '') filters.projectId = values.projectId.trim();
   const from = dayBound(values.from, false);
   const to = dayBound(values.to, true);
-  if (from !== undefined || to !== undefined) filters.createdAt = { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+  if (from !== undefined || to !== undefined)
+    filters.createdAt = { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
   return filters;
 }
 
@@ -43,15 +48,24 @@ export function toMemoryFilters(values: FilterValues): MemoryFilters {
 export class FilterBar {
   readonly root: HTMLFormElement;
   readonly #tier = h('select', { attrs: { 'data-testid': 'filter-tier', 'aria-label': 'Tier' } });
-  readonly #user = h('input', { attrs: { type: 'search', placeholder: 'user', 'data-testid': 'filter-user', 'aria-label': 'User id' } });
-  readonly #agent = h('input', { attrs: { type: 'search', placeholder: 'agent', 'data-testid': 'filter-agent', 'aria-label': 'Agent id' } });
-  readonly #project = h('input', { attrs: { type: 'search', placeholder: 'project', 'data-testid': 'filter-project', 'aria-label': 'Project id' } });
+  readonly #user = h('input', {
+    attrs: { type: 'search', placeholder: 'user', 'data-testid': 'filter-user', 'aria-label': 'User id' },
+  });
+  readonly #agent = h('input', {
+    attrs: { type: 'search', placeholder: 'agent', 'data-testid': 'filter-agent', 'aria-label': 'Agent id' },
+  });
+  readonly #project = h('input', {
+    attrs: { type: 'search', placeholder: 'project', 'data-testid': 'filter-project', 'aria-label': 'Project id' },
+  });
   readonly #from = h('input', { attrs: { type: 'date', 'data-testid': 'filter-from', 'aria-label': 'Created from' } });
   readonly #to = h('input', { attrs: { type: 'date', 'data-testid': 'filter-to', 'aria-label': 'Created until' } });
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(onChange: (values: FilterValues) => void) {
-    this.#tier.append(h('option', { attrs: { value: '' } }, 'any tier'), ...Object.entries(TIER_LABELS).map(([value, label]) => h('option', { attrs: { value } }, label)));
+    this.#tier.append(
+      h('option', { attrs: { value: '' } }, 'any tier'),
+      ...Object.entries(TIER_LABELS).map(([value, label]) => h('option', { attrs: { value } }, label)),
+    );
     this.root = h(
       'form',
       { class: 'filters', attrs: { 'data-testid': 'filters' } },
@@ -83,6 +97,13 @@ export class FilterBar {
 
   /** The entered values. */
   values(): FilterValues {
-    return { tier: this.#tier.value as Tier | '', userId: this.#user.value, agentId: this.#agent.value, projectId: this.#project.value, from: this.#from.value, to: this.#to.value };
+    return {
+      tier: this.#tier.value as Tier | '',
+      userId: this.#user.value,
+      agentId: this.#agent.value,
+      projectId: this.#project.value,
+      from: this.#from.value,
+      to: this.#to.value,
+    };
   }
 }

@@ -27,7 +27,16 @@ function decode(base64: string): Float32Array {
 }
 
 interface MemoryLine {
-  row: { id: string; text: string; tier: Tier; userId?: string; agentId?: string; projectId?: string; deletedAt?: number; expiresAt?: number };
+  row: {
+    id: string;
+    text: string;
+    tier: Tier;
+    userId?: string;
+    agentId?: string;
+    projectId?: string;
+    deletedAt?: number;
+    expiresAt?: number;
+  };
   vector: { data: string } | null;
 }
 
@@ -36,7 +45,11 @@ interface MemoryLine {
  * @example
  * const points = memoryVectors(await (await engram.export()).text(), Date.now(), 5000)
  */
-export function memoryVectors(exportText: string, now: number, limit: number): { points: MemoryVector[]; live: number } {
+export function memoryVectors(
+  exportText: string,
+  now: number,
+  limit: number,
+): { points: MemoryVector[]; live: number } {
   const lines: MemoryLine[] = [];
   let start = 0;
   while (start < exportText.length) {
@@ -45,7 +58,8 @@ export function memoryVectors(exportText: string, now: number, limit: number): {
     if (exportText.startsWith(MEMORY_LINE, start)) {
       const line = JSON.parse(exportText.slice(start, end)) as MemoryLine;
       const { deletedAt, expiresAt } = line.row;
-      if (line.vector !== null && deletedAt === undefined && (expiresAt === undefined || expiresAt > now)) lines.push(line);
+      if (line.vector !== null && deletedAt === undefined && (expiresAt === undefined || expiresAt > now))
+        lines.push(line);
     }
     start = end + 1;
   }

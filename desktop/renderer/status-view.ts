@@ -31,7 +31,16 @@ export class StatusView implements View {
     this.root = h(
       'section',
       { class: 'view status-view', attrs: { 'data-view': 'status', 'data-state': 'idle' } },
-      h('header', { class: 'view-head' }, h('h1', {}, 'Status'), h('button', { attrs: { type: 'button', 'data-testid': 'status-refresh' }, on: { click: () => void this.show() } }, 'Refresh')),
+      h(
+        'header',
+        { class: 'view-head' },
+        h('h1', {}, 'Status'),
+        h(
+          'button',
+          { attrs: { type: 'button', 'data-testid': 'status-refresh' }, on: { click: () => void this.show() } },
+          'Refresh',
+        ),
+      ),
       h('div', { class: 'card' }, this.#facts),
     );
   }
@@ -51,15 +60,40 @@ export class StatusView implements View {
     const facts: [string, string, string][] = [
       ['memories', 'Memories', String(memories.total)],
       ['messages', 'Messages', String(messages.total)],
-      ['index', 'Vector index', `${ready.size} vectors (${formatBytes(ready.size * ready.dimensions * 4)} of vector data) · ${ready.index === 'snapshot' ? 'restored from its snapshot' : ready.index === 'rebuild' ? 'rebuilt at open' : 'started empty'}`],
+      [
+        'index',
+        'Vector index',
+        `${ready.size} vectors (${formatBytes(ready.size * ready.dimensions * 4)} of vector data) · ${ready.index === 'snapshot' ? 'restored from its snapshot' : ready.index === 'rebuild' ? 'rebuilt at open' : 'started empty'}`,
+      ],
       ['embedder', 'Embedder', `${ready.embedderId} (${ready.dimensions}-d) · runs in a Web Worker, offline`],
-      ['storage', 'Storage used', estimate.usage === undefined ? 'unknown' : `${formatBytes(estimate.usage)} of ${estimate.quota === undefined ? '?' : formatBytes(estimate.quota)} available to this app${persisted ? ' · persistent' : ''}`],
+      [
+        'storage',
+        'Storage used',
+        estimate.usage === undefined
+          ? 'unknown'
+          : `${formatBytes(estimate.usage)} of ${estimate.quota === undefined ? '?' : formatBytes(estimate.quota)} available to this app${persisted ? ' · persistent' : ''}`,
+      ],
       ['database', 'Database', `IndexedDB “${this.#ctx.dbName}”`],
-      ['shell', 'Shell', info.shell === 'electron' ? `Electron app ${info.version} on ${info.platform}` : 'browser (Electron binary not installed): files are downloaded and uploaded, keys last for this session only'],
-      ['secrets', 'Keys', info.secretsPersist ? 'encrypted by the OS keychain (safeStorage)' : `kept in memory for this session only${info.secretsUnprotectedReason === undefined ? '' : `, not protected: ${info.secretsUnprotectedReason}`}`],
+      [
+        'shell',
+        'Shell',
+        info.shell === 'electron'
+          ? `Electron app ${info.version} on ${info.platform}`
+          : 'browser (Electron binary not installed): files are downloaded and uploaded, keys last for this session only',
+      ],
+      [
+        'secrets',
+        'Keys',
+        info.secretsPersist
+          ? 'encrypted by the OS keychain (safeStorage)'
+          : `kept in memory for this session only${info.secretsUnprotectedReason === undefined ? '' : `, not protected: ${info.secretsUnprotectedReason}`}`,
+      ],
       ['read', 'Read in', formatMs(performance.now() - started)],
     ];
-    replace(this.#facts, ...facts.flatMap(([key, label, value]) => [h('dt', {}, label), h('dd', { attrs: { 'data-fact': key } }, value)]));
+    replace(
+      this.#facts,
+      ...facts.flatMap(([key, label, value]) => [h('dt', {}, label), h('dd', { attrs: { 'data-fact': key } }, value)]),
+    );
     this.root.dataset['state'] = 'ready';
   }
 }

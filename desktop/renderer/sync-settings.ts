@@ -16,7 +16,14 @@ export interface SyncSettings {
 }
 
 const KEY = 'engram-desktop-sync';
-const DEFAULTS: SyncSettings = { url: '', collection: 'engram', encrypt: true, messages: false, auto: false, intervalMinutes: 5 };
+const DEFAULTS: SyncSettings = {
+  url: '',
+  collection: 'engram',
+  encrypt: true,
+  messages: false,
+  auto: false,
+  intervalMinutes: 5,
+};
 
 /** The saved settings, or the defaults (a damaged entry is ignored). */
 export function loadSyncSettings(storage: Pick<Storage, 'getItem'>): SyncSettings {
@@ -24,11 +31,15 @@ export function loadSyncSettings(storage: Pick<Storage, 'getItem'>): SyncSetting
     const saved = JSON.parse(storage.getItem(KEY) ?? '{}') as Partial<SyncSettings>;
     return {
       url: typeof saved.url === 'string' ? saved.url : DEFAULTS.url,
-      collection: typeof saved.collection === 'string' && saved.collection !== '' ? saved.collection : DEFAULTS.collection,
+      collection:
+        typeof saved.collection === 'string' && saved.collection !== '' ? saved.collection : DEFAULTS.collection,
       encrypt: typeof saved.encrypt === 'boolean' ? saved.encrypt : DEFAULTS.encrypt,
       messages: typeof saved.messages === 'boolean' ? saved.messages : DEFAULTS.messages,
       auto: typeof saved.auto === 'boolean' ? saved.auto : DEFAULTS.auto,
-      intervalMinutes: typeof saved.intervalMinutes === 'number' && saved.intervalMinutes >= 1 ? saved.intervalMinutes : DEFAULTS.intervalMinutes,
+      intervalMinutes:
+        typeof saved.intervalMinutes === 'number' && saved.intervalMinutes >= 1
+          ? saved.intervalMinutes
+          : DEFAULTS.intervalMinutes,
     };
   } catch {
     return { ...DEFAULTS };

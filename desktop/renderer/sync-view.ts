@@ -13,7 +13,10 @@ import { includeOf, loadSyncSettings, saveSyncSettings, type SyncSettings } from
 /** Where the API key and the passphrase are kept, said plainly (and why they are not protected, when they are not). */
 export function secretsNote(info: AppInfo): string {
   if (info.secretsPersist) return 'The API key and the passphrase are encrypted by your operating system’s keychain.';
-  const why = info.secretsUnprotectedReason === undefined ? '' : ` They are not protected on this computer: ${info.secretsUnprotectedReason}, so they are never written to disk.`;
+  const why =
+    info.secretsUnprotectedReason === undefined
+      ? ''
+      : ` They are not protected on this computer: ${info.secretsUnprotectedReason}, so they are never written to disk.`;
   return `The API key and the passphrase are kept in memory for this session only.${why}`;
 }
 
@@ -25,7 +28,9 @@ export function secretsNote(info: AppInfo): string {
  */
 export function refusedText(refused: SyncRefusals): string {
   if (refused.total === 0) return 'none';
-  const reasons = Object.entries(refused.byReason).filter(([, n]) => n > 0).map(([reason, n]) => `${reason} ${n}`);
+  const reasons = Object.entries(refused.byReason)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason} ${n}`);
   return `${refused.total}: ${reasons.join(' · ')}`;
 }
 
@@ -38,16 +43,53 @@ export class SyncView implements View {
   readonly name = 'sync';
   readonly root: HTMLElement;
   readonly #ctx: AppContext;
-  readonly #url = h('input', { attrs: { type: 'url', placeholder: 'https://qdrant.example.net:6333', 'data-testid': 'sync-url', 'aria-label': 'Server URL' } });
-  readonly #key = h('input', { attrs: { type: 'password', autocomplete: 'off', placeholder: 'API key (optional)', 'data-testid': 'sync-key', 'aria-label': 'API key' } });
-  readonly #collection = h('input', { attrs: { placeholder: 'engram', 'data-testid': 'sync-collection', 'aria-label': 'Collection' } });
+  readonly #url = h('input', {
+    attrs: {
+      type: 'url',
+      placeholder: 'https://qdrant.example.net:6333',
+      'data-testid': 'sync-url',
+      'aria-label': 'Server URL',
+    },
+  });
+  readonly #key = h('input', {
+    attrs: {
+      type: 'password',
+      autocomplete: 'off',
+      placeholder: 'API key (optional)',
+      'data-testid': 'sync-key',
+      'aria-label': 'API key',
+    },
+  });
+  readonly #collection = h('input', {
+    attrs: { placeholder: 'engram', 'data-testid': 'sync-collection', 'aria-label': 'Collection' },
+  });
   readonly #encrypt = h('input', { attrs: { type: 'checkbox', 'data-testid': 'sync-encrypt' } });
-  readonly #passphrase = h('input', { attrs: { type: 'password', autocomplete: 'off', placeholder: 'passphrase, the same on every device', 'data-testid': 'sync-passphrase', 'aria-label': 'Passphrase' } });
+  readonly #passphrase = h('input', {
+    attrs: {
+      type: 'password',
+      autocomplete: 'off',
+      placeholder: 'passphrase, the same on every device',
+      'data-testid': 'sync-passphrase',
+      'aria-label': 'Passphrase',
+    },
+  });
   readonly #messages = h('input', { attrs: { type: 'checkbox', 'data-testid': 'sync-messages' } });
   readonly #auto = h('input', { attrs: { type: 'checkbox', 'data-testid': 'sync-auto' } });
-  readonly #interval = h('input', { attrs: { type: 'number', min: '1', max: '1440', 'data-testid': 'sync-interval', 'aria-label': 'Minutes between syncs' } });
+  readonly #interval = h('input', {
+    attrs: {
+      type: 'number',
+      min: '1',
+      max: '1440',
+      'data-testid': 'sync-interval',
+      'aria-label': 'Minutes between syncs',
+    },
+  });
   readonly #now = h('button', { class: 'primary', attrs: { type: 'button', 'data-testid': 'sync-now' } }, 'Sync now');
-  readonly #cancel = h('button', { class: 'danger', attrs: { type: 'button', disabled: true, 'data-testid': 'sync-cancel' } }, 'Cancel');
+  readonly #cancel = h(
+    'button',
+    { class: 'danger', attrs: { type: 'button', disabled: true, 'data-testid': 'sync-cancel' } },
+    'Cancel',
+  );
   readonly #progress = h('span', { class: 'small muted', attrs: { 'data-testid': 'sync-progress' } });
   readonly #status = h('dl', { class: 'facts wide', attrs: { 'data-testid': 'sync-status', 'data-state': 'idle' } });
   readonly #keyNote = h('p', { class: 'muted small', attrs: { 'data-testid': 'sync-key-note' } });
@@ -67,7 +109,14 @@ export class SyncView implements View {
       h('label', { class: 'check' }, this.#messages, ' Also sync conversations'),
       h('label', { class: 'check' }, this.#auto, ' Sync automatically every ', this.#interval, ' minutes'),
       this.#keyNote,
-      h('div', { class: 'row' }, h('button', { attrs: { type: 'submit', 'data-testid': 'sync-save' } }, 'Save settings'), this.#now, this.#cancel, this.#progress),
+      h(
+        'div',
+        { class: 'row' },
+        h('button', { attrs: { type: 'submit', 'data-testid': 'sync-save' } }, 'Save settings'),
+        this.#now,
+        this.#cancel,
+        this.#progress,
+      ),
     );
     form.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -85,7 +134,16 @@ export class SyncView implements View {
     this.root = h(
       'section',
       { class: 'view sync-view', attrs: { 'data-view': 'sync' } },
-      h('header', { class: 'view-head' }, h('h1', {}, 'Sync'), h('p', { class: 'muted small' }, 'Optional: share memories between your devices through your own Qdrant server.')),
+      h(
+        'header',
+        { class: 'view-head' },
+        h('h1', {}, 'Sync'),
+        h(
+          'p',
+          { class: 'muted small' },
+          'Optional: share memories between your devices through your own Qdrant server.',
+        ),
+      ),
       h('div', { class: 'sync-layout' }, form, h('div', { class: 'card' }, h('h2', {}, 'Status'), this.#status)),
     );
     this.#fill(loadSyncSettings(localStorage));
@@ -93,7 +151,11 @@ export class SyncView implements View {
 
   async show(): Promise<void> {
     const { bridge } = this.#ctx;
-    const [key, passphrase, info] = await Promise.all([unwrap(bridge.getSecret('sync-api-key')), unwrap(bridge.getSecret('sync-passphrase')), unwrap(bridge.appInfo())]);
+    const [key, passphrase, info] = await Promise.all([
+      unwrap(bridge.getSecret('sync-api-key')),
+      unwrap(bridge.getSecret('sync-passphrase')),
+      unwrap(bridge.appInfo()),
+    ]);
     this.#key.value = key ?? '';
     this.#passphrase.value = passphrase ?? '';
     this.#keyNote.textContent = secretsNote(info);
@@ -105,8 +167,14 @@ export class SyncView implements View {
     const settings = this.#settings();
     saveSyncSettings(localStorage, settings);
     const { bridge, engram } = this.#ctx;
-    await unwrap(this.#key.value === '' ? bridge.deleteSecret('sync-api-key') : bridge.setSecret('sync-api-key', this.#key.value));
-    await unwrap(this.#passphrase.value === '' ? bridge.deleteSecret('sync-passphrase') : bridge.setSecret('sync-passphrase', this.#passphrase.value));
+    await unwrap(
+      this.#key.value === '' ? bridge.deleteSecret('sync-api-key') : bridge.setSecret('sync-api-key', this.#key.value),
+    );
+    await unwrap(
+      this.#passphrase.value === ''
+        ? bridge.deleteSecret('sync-passphrase')
+        : bridge.setSecret('sync-passphrase', this.#passphrase.value),
+    );
     await unwrap(bridge.setSyncServer(settings.url === '' ? null : settings.url));
     const options = this.#options(settings);
     await engram.stopAutoSync();
@@ -193,13 +261,34 @@ export class SyncView implements View {
     const facts: [string, string, string][] = [
       ['state', 'State', status.running ? 'syncing…' : status.auto ? 'auto-sync on' : 'idle'],
       ['last', 'Last sync', when(status.lastSyncAt)],
-      ['result', 'Last result', result === undefined ? '—' : `${result.uploaded} uploaded · ${result.downloaded} downloaded · ${result.deleted} deleted · ${result.conflicts} conflicts`],
-      ['error', 'Last error', status.lastError === undefined ? 'none' : `${status.lastError.code}${status.lastError.reason === undefined ? '' : ` (${status.lastError.reason})`}: ${status.lastError.message}`],
+      [
+        'result',
+        'Last result',
+        result === undefined
+          ? '—'
+          : `${result.uploaded} uploaded · ${result.downloaded} downloaded · ${result.deleted} deleted · ${result.conflicts} conflicts`,
+      ],
+      [
+        'error',
+        'Last error',
+        status.lastError === undefined
+          ? 'none'
+          : `${status.lastError.code}${status.lastError.reason === undefined ? '' : ` (${status.lastError.reason})`}: ${status.lastError.message}`,
+      ],
       ['failures', 'Failures in a row', String(status.failures)],
       ['refused', 'Refused from the server', refusedText(status.refused)],
       ['next', 'Next auto-sync', when(status.nextSyncAt)],
     ];
-    replace(this.#status, ...facts.flatMap(([key, label, value]) => [h('dt', {}, label), h('dd', { attrs: { 'data-fact': key } }, value)]));
-    this.#status.dataset['state'] = status.running ? 'running' : status.lastError === undefined ? (status.lastSyncAt === undefined ? 'idle' : 'done') : 'failed';
+    replace(
+      this.#status,
+      ...facts.flatMap(([key, label, value]) => [h('dt', {}, label), h('dd', { attrs: { 'data-fact': key } }, value)]),
+    );
+    this.#status.dataset['state'] = status.running
+      ? 'running'
+      : status.lastError === undefined
+        ? status.lastSyncAt === undefined
+          ? 'idle'
+          : 'done'
+        : 'failed';
   }
 }

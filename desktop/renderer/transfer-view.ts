@@ -36,10 +36,27 @@ export class TransferView implements View {
   readonly #openOptions: OpenOptions;
   readonly #bar = h('progress', { attrs: { max: '1', value: '0', 'data-testid': 'transfer-progress' } });
   readonly #label = h('span', { class: 'small', attrs: { 'data-testid': 'transfer-label' } }, 'Idle');
-  readonly #cancel = h('button', { class: 'danger', attrs: { type: 'button', disabled: true, 'data-testid': 'transfer-cancel' } }, 'Cancel');
-  readonly #exportButton = h('button', { class: 'primary', attrs: { type: 'button', 'data-testid': 'export-button' } }, 'Export…');
-  readonly #importButton = h('button', { class: 'primary', attrs: { type: 'button', 'data-testid': 'import-button' } }, 'Import…');
-  readonly #mode = h('select', { attrs: { 'data-testid': 'import-mode', 'aria-label': 'Import mode' } }, h('option', { attrs: { value: 'merge' } }, 'merge with what is here'), h('option', { attrs: { value: 'replace' } }, 'replace everything here'));
+  readonly #cancel = h(
+    'button',
+    { class: 'danger', attrs: { type: 'button', disabled: true, 'data-testid': 'transfer-cancel' } },
+    'Cancel',
+  );
+  readonly #exportButton = h(
+    'button',
+    { class: 'primary', attrs: { type: 'button', 'data-testid': 'export-button' } },
+    'Export…',
+  );
+  readonly #importButton = h(
+    'button',
+    { class: 'primary', attrs: { type: 'button', 'data-testid': 'import-button' } },
+    'Import…',
+  );
+  readonly #mode = h(
+    'select',
+    { attrs: { 'data-testid': 'import-mode', 'aria-label': 'Import mode' } },
+    h('option', { attrs: { value: 'merge' } }, 'merge with what is here'),
+    h('option', { attrs: { value: 'replace' } }, 'replace everything here'),
+  );
   readonly #result = h('p', { class: 'small', attrs: { 'data-testid': 'transfer-result', 'data-state': 'idle' } });
   #controller: AbortController | undefined;
 
@@ -59,14 +76,22 @@ export class TransferView implements View {
         'div',
         { class: 'card stack' },
         h('h2', {}, 'Export'),
-        h('p', { class: 'muted small' }, 'Everything in this store (conversations, memories with their vectors and history, core memory, traces) as one engram export file.'),
+        h(
+          'p',
+          { class: 'muted small' },
+          'Everything in this store (conversations, memories with their vectors and history, core memory, traces) as one engram export file.',
+        ),
         h('div', { class: 'row' }, this.#exportButton),
       ),
       h(
         'div',
         { class: 'card stack' },
         h('h2', {}, 'Import'),
-        h('p', { class: 'muted small' }, 'An engram export file. Every line is checked before anything is written: a bad file changes nothing.'),
+        h(
+          'p',
+          { class: 'muted small' },
+          'An engram export file. Every line is checked before anything is written: a bad file changes nothing.',
+        ),
         h('div', { class: 'row' }, this.#mode, this.#importButton),
       ),
       h('div', { class: 'card stack' }, h('div', { class: 'row' }, this.#bar, this.#label, this.#cancel), this.#result),
@@ -81,10 +106,20 @@ export class TransferView implements View {
   async export(): Promise<void> {
     const signal = this.#begin();
     try {
-      const blob = await this.#ctx.engram.export({ signal, onProgress: (p) => { this.#progress(p); } });
+      const blob = await this.#ctx.engram.export({
+        signal,
+        onProgress: (p) => {
+          this.#progress(p);
+        },
+      });
       const bytes = new Uint8Array(await blob.arrayBuffer());
       const answer = await unwrap(this.#ctx.bridge.saveFile({ suggestedName: exportFileName(new Date()), bytes }));
-      this.#end(answer.saved ? 'done' : 'cancelled', answer.saved ? `Exported ${bytes.byteLength.toLocaleString()} bytes to ${answer.location ?? 'a file'}.` : 'Export not saved.');
+      this.#end(
+        answer.saved ? 'done' : 'cancelled',
+        answer.saved
+          ? `Exported ${bytes.byteLength.toLocaleString()} bytes to ${answer.location ?? 'a file'}.`
+          : 'Export not saved.',
+      );
     } catch (e) {
       this.#fail(e);
     }
@@ -105,7 +140,15 @@ export class TransferView implements View {
     const { engram, dbName } = this.#ctx;
     await engram.close();
     try {
-      this.#ctx.engram = await Engram.import(new Blob([file.bytes as Uint8Array<ArrayBuffer>]), { ...this.#openOptions, name: dbName, mode, signal, onProgress: (p) => { this.#progress(p); } });
+      this.#ctx.engram = await Engram.import(new Blob([file.bytes as Uint8Array<ArrayBuffer>]), {
+        ...this.#openOptions,
+        name: dbName,
+        mode,
+        signal,
+        onProgress: (p) => {
+          this.#progress(p);
+        },
+      });
       const { total } = await this.#ctx.engram.getAll({ limit: 1 });
       this.#end('done', `Imported ${file.name} (${mode}). The store now holds ${total} memories.`);
     } catch (e) {

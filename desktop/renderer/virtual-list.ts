@@ -9,7 +9,13 @@ import { h, replace } from '../../ui/dom.js';
 const LOAD_DELAY_MS = 80;
 
 /** The rows [start, end) to render for a scroll position. */
-export function visibleRange(scrollTop: number, viewportHeight: number, rowHeight: number, total: number, overscan: number): { start: number; end: number } {
+export function visibleRange(
+  scrollTop: number,
+  viewportHeight: number,
+  rowHeight: number,
+  total: number,
+  overscan: number,
+): { start: number; end: number } {
   if (total <= 0 || rowHeight <= 0) return { start: 0, end: 0 };
   const first = Math.floor(Math.max(0, scrollTop) / rowHeight);
   const count = Math.ceil(Math.max(0, viewportHeight) / rowHeight) + 1;
@@ -56,7 +62,8 @@ export interface VirtualListOptions<T> {
  */
 export class VirtualList<T> {
   readonly root: HTMLElement;
-  readonly #options: Required<Omit<VirtualListOptions<T>, 'renderRow' | 'onError' | 'emptyText'>> & Pick<VirtualListOptions<T>, 'renderRow' | 'onError' | 'emptyText'>;
+  readonly #options: Required<Omit<VirtualListOptions<T>, 'renderRow' | 'onError' | 'emptyText'>> &
+    Pick<VirtualListOptions<T>, 'renderRow' | 'onError' | 'emptyText'>;
   readonly #spacer = h('div', { class: 'vlist-spacer' });
   readonly #rows = h('div', { class: 'vlist-rows' });
   #source: RowSource<T> = { total: 0, load: () => Promise.resolve([]) };
@@ -120,7 +127,13 @@ export class VirtualList<T> {
 
   #render(): void {
     const { rowHeight, overscan, pageSize, renderRow } = this.#options;
-    const { start, end } = visibleRange(this.root.scrollTop, this.root.clientHeight, rowHeight, this.#source.total, overscan);
+    const { start, end } = visibleRange(
+      this.root.scrollTop,
+      this.root.clientHeight,
+      rowHeight,
+      this.#source.total,
+      overscan,
+    );
     const rows: HTMLElement[] = [];
     if (this.#source.total === 0) rows.push(h('p', { class: 'vlist-empty muted' }, this.#options.emptyText));
     for (let i = start; i < end; i++) {
@@ -138,9 +151,12 @@ export class VirtualList<T> {
     clearTimeout(this.#loadTimer);
     const missing = pagesFor(start, end, pageSize).filter((page) => !this.#pages.has(page) && !this.#loading.has(page));
     if (missing.length === 0) return;
-    this.#loadTimer = setTimeout(() => {
-      for (const page of missing) void this.#load(page);
-    }, this.#pages.size === 0 ? 0 : LOAD_DELAY_MS);
+    this.#loadTimer = setTimeout(
+      () => {
+        for (const page of missing) void this.#load(page);
+      },
+      this.#pages.size === 0 ? 0 : LOAD_DELAY_MS,
+    );
   }
 
   async #load(page: number): Promise<void> {

@@ -22,7 +22,13 @@ const headers = { 'content-security-policy': CONTENT_SECURITY_POLICY };
  */
 const cspMeta: Plugin = {
   name: 'engram-csp-meta',
-  transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CONTENT_SECURITY_POLICY_META }, injectTo: 'head-prepend' }],
+  transformIndexHtml: () => [
+    {
+      tag: 'meta',
+      attrs: { 'http-equiv': 'Content-Security-Policy', content: CONTENT_SECURITY_POLICY_META },
+      injectTo: 'head-prepend',
+    },
+  ],
 };
 
 // eslint-disable-next-line no-restricted-syntax -- Vite reads its config from the default export.

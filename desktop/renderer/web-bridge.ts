@@ -4,7 +4,14 @@
  * the open dialog, and secrets kept in memory for this session only (never in
  * IndexedDB, localStorage or a file).
  */
-import type { AppInfo, BridgeResult, DesktopBridge, OpenedFile, SaveFileAnswer, SecretName } from '../preload/bridge-api.js';
+import type {
+  AppInfo,
+  BridgeResult,
+  DesktopBridge,
+  OpenedFile,
+  SaveFileAnswer,
+  SecretName,
+} from '../preload/bridge-api.js';
 import { MAX_FILE_BYTES } from '../preload/bridge-api.js';
 
 function ok<T>(value: T): BridgeResult<T> {
@@ -47,8 +54,11 @@ export function createWebBridge(): DesktopBridge {
   const secrets = new Map<SecretName, string>();
   return {
     saveFile(request): Promise<BridgeResult<SaveFileAnswer>> {
-      if (request.bytes.byteLength > MAX_FILE_BYTES) return Promise.resolve(failed('VALIDATION', `request.bytes: must be at most ${MAX_FILE_BYTES} bytes`));
-      const url = URL.createObjectURL(new Blob([request.bytes as Uint8Array<ArrayBuffer>], { type: 'application/x-ndjson' }));
+      if (request.bytes.byteLength > MAX_FILE_BYTES)
+        return Promise.resolve(failed('VALIDATION', `request.bytes: must be at most ${MAX_FILE_BYTES} bytes`));
+      const url = URL.createObjectURL(
+        new Blob([request.bytes as Uint8Array<ArrayBuffer>], { type: 'application/x-ndjson' }),
+      );
       const link = document.createElement('a');
       link.href = url;
       link.download = request.suggestedName;
@@ -77,13 +87,27 @@ export function createWebBridge(): DesktopBridge {
       secrets.delete(name);
       return Promise.resolve(ok(null));
     },
-    appInfo: (): Promise<BridgeResult<AppInfo>> => Promise.resolve(ok({ shell: 'web', version: 'web', platform: (globalThis as { navigator?: Navigator }).navigator?.platform ?? 'unknown', secretsPersist: false })),
+    appInfo: (): Promise<BridgeResult<AppInfo>> =>
+      Promise.resolve(
+        ok({
+          shell: 'web',
+          version: 'web',
+          platform: (globalThis as { navigator?: Navigator }).navigator?.platform ?? 'unknown',
+          secretsPersist: false,
+        }),
+      ),
     // The page's CSP already limits connections to https and loopback; a browser tab has no request filter to open.
     setSyncServer: () => Promise.resolve(ok(null)),
     // A browser tab cannot listen on a port: local agents reach engram through the desktop app only.
     onHubCall: () => () => undefined,
     hubClients: () => Promise.resolve(ok([])),
-    createHubClient: () => Promise.resolve(failed('VALIDATION', 'agents connect through the desktop app (npm run desktop:electron, then npm start); a browser tab cannot serve them')),
+    createHubClient: () =>
+      Promise.resolve(
+        failed(
+          'VALIDATION',
+          'agents connect through the desktop app (npm run desktop:electron, then npm start); a browser tab cannot serve them',
+        ),
+      ),
     revokeHubClient: () => Promise.resolve(ok(null)),
     onMenuCommand: () => () => undefined,
   };

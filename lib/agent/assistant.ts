@@ -12,7 +12,17 @@ import { toChatModel, type ChatModel, type LlmOption } from '../llm/chat-model.j
 import { requireOptions } from '../util/validate.js';
 import type { AddResult } from '../engine/memories.js';
 import type { SearchResult } from '../memory/long-term.js';
-import { beginTurn, endTurn, TURN_MEMORY_OPTION_KEYS, turnScope, turnSettings, type ToolUse, type TurnMemoryOptions, type TurnSettings, type TurnTimings } from './turn-memory.js';
+import {
+  beginTurn,
+  endTurn,
+  TURN_MEMORY_OPTION_KEYS,
+  turnScope,
+  turnSettings,
+  type ToolUse,
+  type TurnMemoryOptions,
+  type TurnSettings,
+  type TurnTimings,
+} from './turn-memory.js';
 
 export type { ToolUse } from './turn-memory.js';
 
@@ -82,19 +92,36 @@ export class Assistant {
     const tModel = performance.now();
     const toolUses: ToolUse[] = [];
     const tools = this.#tools ? new AgentTools(this.#engram, turnScope(this.#settings)) : undefined;
-    let reply = await this.#model(messages, { ...(tools === undefined ? {} : { tools: tools.openai() }), ...(options.signal === undefined ? {} : { signal: options.signal }) });
-    for (let round = 0; tools !== undefined && reply.toolCalls !== undefined && reply.toolCalls.length > 0 && round < MAX_TOOL_ROUNDS; round++) {
+    let reply = await this.#model(messages, {
+      ...(tools === undefined ? {} : { tools: tools.openai() }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    for (
+      let round = 0;
+      tools !== undefined && reply.toolCalls !== undefined && reply.toolCalls.length > 0 && round < MAX_TOOL_ROUNDS;
+      round++
+    ) {
       messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls });
       for (const [i, call] of reply.toolCalls.entries()) {
-        const result = i < MAX_TOOL_CALLS_PER_ROUND ? await tools.call(call.name, call.arguments) : notRun(call.name, reply.toolCalls.length);
+        const result =
+          i < MAX_TOOL_CALLS_PER_ROUND
+            ? await tools.call(call.name, call.arguments)
+            : notRun(call.name, reply.toolCalls.length);
         toolUses.push({ name: call.name, arguments: call.arguments, result });
         messages.push({ role: 'tool', content: result, toolCallId: call.id });
       }
-      reply = await this.#model(messages, { tools: tools.openai(), ...(options.signal === undefined ? {} : { signal: options.signal }) });
+      reply = await this.#model(messages, {
+        tools: tools.openai(),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
     }
     const modelMs = performance.now() - tModel;
 
-    const { reply: answer, stored, timings } = await endTurn(this.#engram, this.#settings, {
+    const {
+      reply: answer,
+      stored,
+      timings,
+    } = await endTurn(this.#engram, this.#settings, {
       text,
       reply: reply.content,
       begun,

@@ -47,21 +47,46 @@ export interface AnthropicTool {
 }
 
 const str = (description: string): JsonSchema => ({ type: 'string', description });
-const page: JsonSchema = { type: ['integer', 'null'], minimum: 0, description: 'Page of results, starting at 0 (null: 0).' };
+const page: JsonSchema = {
+  type: ['integer', 'null'],
+  minimum: 0,
+  description: 'Page of results, starting at 0 (null: 0).',
+};
 /** An object schema in OpenAI's strict form: every property listed in `required`. */
-const obj = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
+const obj = (properties: Record<string, JsonSchema>): JsonSchema => ({
+  type: 'object',
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
 
 /** Every memory tool engram offers. */
 export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'save_to_memory',
     description: 'Save important facts to long-term memory so they can be recalled in later conversations.',
-    parameters: obj({ thinking: str('Why these facts are worth remembering.'), content: { type: 'array', minItems: 1, items: str('One self-contained fact.'), description: `Facts to save (at most ${MAX_FACTS_PER_SAVE} per call).` } }),
+    parameters: obj({
+      thinking: str('Why these facts are worth remembering.'),
+      content: {
+        type: 'array',
+        minItems: 1,
+        items: str('One self-contained fact.'),
+        description: `Facts to save (at most ${MAX_FACTS_PER_SAVE} per call).`,
+      },
+    }),
   },
   {
     name: 'recall_from_memory',
     description: 'Recall memories related to the given keywords or questions.',
-    parameters: obj({ keywords: { type: 'array', minItems: 1, items: str('A keyword or question.'), description: `What to look for (at most ${MAX_KEYWORDS_PER_RECALL}).` }, limit: { type: ['integer', 'null'], minimum: 1, description: 'Most memories per keyword (null: 5).' } }),
+    parameters: obj({
+      keywords: {
+        type: 'array',
+        minItems: 1,
+        items: str('A keyword or question.'),
+        description: `What to look for (at most ${MAX_KEYWORDS_PER_RECALL}).`,
+      },
+      limit: { type: ['integer', 'null'], minimum: 1, description: 'Most memories per keyword (null: 5).' },
+    }),
   },
   {
     name: 'archival_memory_insert',
@@ -81,7 +106,11 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'conversation_search_date',
     description: 'Search the conversation history between two dates (inclusive), paged.',
-    parameters: obj({ start_date: str('Start date, YYYY-MM-DD or ISO 8601.'), end_date: str('End date, YYYY-MM-DD or ISO 8601.'), page }),
+    parameters: obj({
+      start_date: str('Start date, YYYY-MM-DD or ISO 8601.'),
+      end_date: str('End date, YYYY-MM-DD or ISO 8601.'),
+      page,
+    }),
   },
   {
     name: 'core_memory_append',
@@ -91,7 +120,10 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'core_memory_replace',
     description: 'Replace text in a core memory block. old_content must match exactly.',
-    parameters: obj({ label: str('Block label.'), old_content: str('Exact text to replace.'), new_content: str('Replacement text (empty to delete).') }),
+    parameters: obj({
+      label: str('Block label.'),
+      old_content: str('Exact text to replace.'),
+      new_content: str('Replacement text (empty to delete).'),
+    }),
   },
 ];
-

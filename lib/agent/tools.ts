@@ -5,7 +5,14 @@
  * can read and correct, never a crash.
  */
 import { ClosedError, isEngramError, ValidationError } from '../errors.js';
-import { TOOL_DEFINITIONS, type AnthropicTool, type JsonSchema, type JsonSchemaType, type OpenAiTool, type ToolDefinition } from './tool-definitions.js';
+import {
+  TOOL_DEFINITIONS,
+  type AnthropicTool,
+  type JsonSchema,
+  type JsonSchemaType,
+  type OpenAiTool,
+  type ToolDefinition,
+} from './tool-definitions.js';
 import { optionalId, requireId, requireOptions } from '../util/validate.js';
 import type { Engram } from '../engram.js';
 
@@ -15,7 +22,8 @@ export type { AnthropicTool, JsonSchema, JsonSchemaType, OpenAiTool, ToolDefinit
 /** May the argument be left out (null or absent)? */
 const isNullable = (schema: JsonSchema): boolean => typeof schema.type !== 'string';
 /** The type of a value that is given (not null). */
-const baseType = (schema: JsonSchema): JsonSchemaType => (typeof schema.type === 'string' ? schema.type : schema.type[0]);
+const baseType = (schema: JsonSchema): JsonSchemaType =>
+  typeof schema.type === 'string' ? schema.type : schema.type[0];
 
 const PAGE_SIZE = 5;
 
@@ -24,12 +32,17 @@ const PAGE_SIZE = 5;
  * returns them without the nullable ones left out or null (null means absent).
  */
 function checkArgs(def: ToolDefinition, args: unknown): Record<string, unknown> {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new ValidationError('arguments', 'must be a JSON object');
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    throw new ValidationError('arguments', 'must be a JSON object');
   const record = args as Record<string, unknown>;
   const props = def.parameters.properties ?? {};
   // Own properties only: `key in props` would take `constructor`, `toString` or `__proto__` for arguments.
-  for (const key of Object.keys(record)) if (!Object.hasOwn(props, key)) throw new ValidationError('arguments', `unknown argument "${key}"; expected ${Object.keys(props).join(', ')}`);
-  for (const key of def.parameters.required ?? []) if (record[key] === undefined && props[key] !== undefined && !isNullable(props[key])) throw new ValidationError('arguments', `missing required argument "${key}"`);
+  for (const key of Object.keys(record))
+    if (!Object.hasOwn(props, key))
+      throw new ValidationError('arguments', `unknown argument "${key}"; expected ${Object.keys(props).join(', ')}`);
+  for (const key of def.parameters.required ?? [])
+    if (record[key] === undefined && props[key] !== undefined && !isNullable(props[key]))
+      throw new ValidationError('arguments', `missing required argument "${key}"`);
   const given: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(props)) {
     const v = record[key];
@@ -37,11 +50,18 @@ function checkArgs(def: ToolDefinition, args: unknown): Record<string, unknown> 
     given[key] = v;
     const type = baseType(schema);
     const ok =
-      type === 'string' ? typeof v === 'string'
-      : type === 'integer' ? Number.isInteger(v) && (schema.minimum === undefined || (v as number) >= schema.minimum)
-      : type === 'array' ? Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length >= (schema.minItems ?? 0)
-      : true;
-    if (!ok) throw new ValidationError('arguments', `argument "${key}" must be ${type === 'array' ? 'a non-empty array of strings' : type === 'integer' ? `an integer${schema.minimum === undefined ? '' : ` >= ${schema.minimum}`}${isNullable(schema) ? ' or null' : ''}` : 'a string'}`);
+      type === 'string'
+        ? typeof v === 'string'
+        : type === 'integer'
+          ? Number.isInteger(v) && (schema.minimum === undefined || (v as number) >= schema.minimum)
+          : type === 'array'
+            ? Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length >= (schema.minItems ?? 0)
+            : true;
+    if (!ok)
+      throw new ValidationError(
+        'arguments',
+        `argument "${key}" must be ${type === 'array' ? 'a non-empty array of strings' : type === 'integer' ? `an integer${schema.minimum === undefined ? '' : ` >= ${schema.minimum}`}${isNullable(schema) ? ' or null' : ''}` : 'a string'}`,
+      );
   }
   return given;
 }
@@ -86,7 +106,10 @@ export class AgentTools {
 
   /** The tools in OpenAI's `tools` format. */
   openai(): OpenAiTool[] {
-    return TOOL_DEFINITIONS.map((d) => ({ type: 'function', function: { name: d.name, description: d.description, parameters: d.parameters } }));
+    return TOOL_DEFINITIONS.map((d) => ({
+      type: 'function',
+      function: { name: d.name, description: d.description, parameters: d.parameters },
+    }));
   }
 
   /** The tools in Anthropic's `tools` format. */
@@ -100,7 +123,8 @@ export class AgentTools {
    */
   async call(name: string, args: unknown): Promise<string> {
     const def = TOOL_DEFINITIONS.find((d) => d.name === name);
-    if (def === undefined) return `Error: unknown tool "${name}". Available tools: ${TOOL_DEFINITIONS.map((d) => d.name).join(', ')}.`;
+    if (def === undefined)
+      return `Error: unknown tool "${name}". Available tools: ${TOOL_DEFINITIONS.map((d) => d.name).join(', ')}.`;
     try {
       let parsed: unknown = args ?? {};
       if (typeof parsed === 'string') {
@@ -112,8 +136,10 @@ export class AgentTools {
       }
       return await this.#run(name, checkArgs(def, parsed));
     } catch (e) {
-      if (isEngramError(e) && e.code === 'VALIDATION') return `Error: ${name}: ${e.message}. Call it again with corrected arguments.`;
-      if (isEngramError(e) && e.code !== 'CLOSED' && e.code !== 'STORE' && e.code !== 'QUOTA_EXCEEDED') return `Error: ${name}: ${e.message}`;
+      if (isEngramError(e) && e.code === 'VALIDATION')
+        return `Error: ${name}: ${e.message}. Call it again with corrected arguments.`;
+      if (isEngramError(e) && e.code !== 'CLOSED' && e.code !== 'STORE' && e.code !== 'QUOTA_EXCEEDED')
+        return `Error: ${name}: ${e.message}`;
       throw e;
     }
   }
@@ -128,36 +154,68 @@ export class AgentTools {
     const pageOf = (): number => (a['page'] as number | undefined) ?? 0;
     switch (name) {
       case 'save_to_memory': {
-        const r = await this.#engram.persistent(scope).saveToMemory({ thinking: a['thinking'] as string, content: a['content'] as string[] });
+        const r = await this.#engram
+          .persistent(scope)
+          .saveToMemory({ thinking: a['thinking'] as string, content: a['content'] as string[] });
         return r.message;
       }
       case 'recall_from_memory': {
         const limit = a['limit'] as number | undefined;
-        const r = await this.#engram.persistent(scope).recallFromMemory({ keywords: a['keywords'] as string[], ...(limit === undefined ? {} : { limit }) });
-        return r.memories === undefined || r.memories.length === 0 ? 'No memories found.' : r.memories.map((m) => `- ${m}`).join('\n');
+        const r = await this.#engram
+          .persistent(scope)
+          .recallFromMemory({ keywords: a['keywords'] as string[], ...(limit === undefined ? {} : { limit }) });
+        return r.memories === undefined || r.memories.length === 0
+          ? 'No memories found.'
+          : r.memories.map((m) => `- ${m}`).join('\n');
       }
       case 'archival_memory_insert':
         await this.#engram.archival(this.agentId, this.#user()).insert(a['content'] as string);
         return 'Inserted into archival memory.';
       case 'archival_memory_search': {
-        const r = await this.#engram.archival(this.agentId, this.#user()).search(a['query'] as string, { count: PAGE_SIZE, start: pageOf() * PAGE_SIZE });
-        return pageText(r.results.map((x) => `[${x.timestamp}] ${x.content}`), r.total, pageOf());
+        const r = await this.#engram
+          .archival(this.agentId, this.#user())
+          .search(a['query'] as string, { count: PAGE_SIZE, start: pageOf() * PAGE_SIZE });
+        return pageText(
+          r.results.map((x) => `[${x.timestamp}] ${x.content}`),
+          r.total,
+          pageOf(),
+        );
       }
       case 'conversation_search': {
-        const r = await this.#engram.recall.textSearch(a['query'] as string, { ...scope, count: PAGE_SIZE, start: pageOf() * PAGE_SIZE });
-        return pageText(r.results.map((x) => `[${x.timestamp}] ${x.role}: ${x.content}`), r.total, pageOf());
+        const r = await this.#engram.recall.textSearch(a['query'] as string, {
+          ...scope,
+          count: PAGE_SIZE,
+          start: pageOf() * PAGE_SIZE,
+        });
+        return pageText(
+          r.results.map((x) => `[${x.timestamp}] ${x.role}: ${x.content}`),
+          r.total,
+          pageOf(),
+        );
       }
       case 'conversation_search_date': {
         const end = endOfDay(a['end_date'] as string);
-        const r = await this.#engram.recall.dateSearch(a['start_date'] as string, end, { ...scope, count: PAGE_SIZE, start: pageOf() * PAGE_SIZE });
-        return pageText(r.results.map((x) => `[${x.timestamp}] ${x.role}: ${x.content}`), r.total, pageOf());
+        const r = await this.#engram.recall.dateSearch(a['start_date'] as string, end, {
+          ...scope,
+          count: PAGE_SIZE,
+          start: pageOf() * PAGE_SIZE,
+        });
+        return pageText(
+          r.results.map((x) => `[${x.timestamp}] ${x.role}: ${x.content}`),
+          r.total,
+          pageOf(),
+        );
       }
       case 'core_memory_append': {
-        const b = await this.#engram.blocks(this.agentId, this.#user()).append(a['label'] as string, a['content'] as string);
+        const b = await this.#engram
+          .blocks(this.agentId, this.#user())
+          .append(a['label'] as string, a['content'] as string);
         return `Block "${b.label}" now reads:\n${b.value}`;
       }
       default: {
-        const b = await this.#engram.blocks(this.agentId, this.#user()).replace(a['label'] as string, a['old_content'] as string, a['new_content'] as string);
+        const b = await this.#engram
+          .blocks(this.agentId, this.#user())
+          .replace(a['label'] as string, a['old_content'] as string, a['new_content'] as string);
         return `Block "${b.label}" now reads:\n${b.value}`;
       }
     }

@@ -42,10 +42,23 @@ export interface TurnMemoryOptions {
 }
 
 /** The option names of {@link TurnMemoryOptions}, for the door checks of those who take them. */
-export const TURN_MEMORY_OPTION_KEYS = ['threadId', 'agentId', 'userId', 'systemPrompt', 'recallLimit', 'minSimilarity', 'maxTokens', 'remember'] as const;
+export const TURN_MEMORY_OPTION_KEYS = [
+  'threadId',
+  'agentId',
+  'userId',
+  'systemPrompt',
+  'recallLimit',
+  'minSimilarity',
+  'maxTokens',
+  'remember',
+] as const;
 
 /** {@link TurnMemoryOptions} checked, with their defaults. */
-export type TurnSettings = Required<Omit<TurnMemoryOptions, 'agentId' | 'userId' | 'minSimilarity'>> & { agentId?: string; userId?: string; minSimilarity?: number };
+export type TurnSettings = Required<Omit<TurnMemoryOptions, 'agentId' | 'userId' | 'minSimilarity'>> & {
+  agentId?: string;
+  userId?: string;
+  minSimilarity?: number;
+};
 
 /** A tool the model called during a turn. */
 export interface ToolUse {
@@ -104,7 +117,10 @@ export function turnSettings(options: TurnMemoryOptions): TurnSettings {
 
 /** The agent and user part of the settings, as engram's scope options. */
 export function turnScope(settings: TurnSettings): { agentId?: string; userId?: string } {
-  return { ...(settings.agentId === undefined ? {} : { agentId: settings.agentId }), ...(settings.userId === undefined ? {} : { userId: settings.userId }) };
+  return {
+    ...(settings.agentId === undefined ? {} : { agentId: settings.agentId }),
+    ...(settings.userId === undefined ? {} : { userId: settings.userId }),
+  };
 }
 
 function thread(engram: Engram, settings: TurnSettings): Conversation {
@@ -129,7 +145,8 @@ export async function beginTurn(engram: Engram, settings: TurnSettings, text: st
 
   const window = await chat.contextWindow({ maxTokens: settings.maxTokens });
   const messages: ChatTurn[] = window.messages.map((m) => ({ role: m.role, content: m.content }));
-  if (recalled !== '') messages.splice(messages[0]?.role === 'system' ? 1 : 0, 0, { role: 'system', content: recalled });
+  if (recalled !== '')
+    messages.splice(messages[0]?.role === 'system' ? 1 : 0, 0, { role: 'system', content: recalled });
   return { messages, recalledMemories, recalled, startedAt, recallMs };
 }
 
@@ -140,15 +157,32 @@ export async function beginTurn(engram: Engram, settings: TurnSettings, text: st
 export async function endTurn(
   engram: Engram,
   settings: TurnSettings,
-  turn: { text: string; reply: string; begun: BegunTurn; modelMs: number; toolUses: readonly ToolUse[]; signal?: AbortSignal },
+  turn: {
+    text: string;
+    reply: string;
+    begun: BegunTurn;
+    modelMs: number;
+    toolUses: readonly ToolUse[];
+    signal?: AbortSignal;
+  },
 ): Promise<EndedTurn> {
   const tStore = performance.now();
   const answer = turn.reply.trim() === '' ? '(no reply)' : turn.reply;
   const stored = await remember(engram, settings, turn.text, answer, turn.signal);
   const storeMs = performance.now() - tStore;
-  const timings = { recallMs: turn.begun.recallMs, modelMs: turn.modelMs, storeMs, totalMs: performance.now() - turn.begun.startedAt };
+  const timings = {
+    recallMs: turn.begun.recallMs,
+    modelMs: turn.modelMs,
+    storeMs,
+    totalMs: performance.now() - turn.begun.startedAt,
+  };
   const record = {
-    recalled: turn.begun.recalledMemories.map((m) => ({ id: m.id, memory: m.memory, score: m.score, ...(m.similarity === undefined ? {} : { similarity: m.similarity }) })),
+    recalled: turn.begun.recalledMemories.map((m) => ({
+      id: m.id,
+      memory: m.memory,
+      score: m.score,
+      ...(m.similarity === undefined ? {} : { similarity: m.similarity }),
+    })),
     stored: stored.map((m) => ({ id: m.id, memory: m.memory, event: m.event })),
     toolUses: turn.toolUses.map((u) => ({ name: u.name, arguments: u.arguments, result: u.result })),
     timings,
@@ -157,7 +191,13 @@ export async function endTurn(
   return { reply: answer, stored, timings };
 }
 
-async function remember(engram: Engram, settings: TurnSettings, text: string, answer: string, signal: AbortSignal | undefined): Promise<AddResult[]> {
+async function remember(
+  engram: Engram,
+  settings: TurnSettings,
+  text: string,
+  answer: string,
+  signal: AbortSignal | undefined,
+): Promise<AddResult[]> {
   const scope = turnScope(settings);
   const metadata = { source: 'chat', threadId: settings.threadId };
   const extra = signal === undefined ? {} : { signal };
@@ -170,6 +210,14 @@ async function remember(engram: Engram, settings: TurnSettings, text: string, an
     case 'all':
       return (await engram.add([{ role: 'user', content: text }], { ...scope, metadata, ...extra })).results;
     case 'infer':
-      return (await engram.add([{ role: 'user', content: text }, { role: 'assistant', content: answer }], { ...scope, metadata, infer: true, ...extra })).results;
+      return (
+        await engram.add(
+          [
+            { role: 'user', content: text },
+            { role: 'assistant', content: answer },
+          ],
+          { ...scope, metadata, infer: true, ...extra },
+        )
+      ).results;
   }
 }

@@ -5,7 +5,18 @@
  * stores the reply (with the tool calls of every step) and what the turn taught.
  */
 import type { ModelMessage } from 'ai';
-import { beginTurn, endTurn, TURN_MEMORY_OPTION_KEYS, turnScope, turnSettings, type BegunTurn, type ToolUse, type TurnMemoryOptions, type TurnSettings, type TurnTimings } from '../agent/turn-memory.js';
+import {
+  beginTurn,
+  endTurn,
+  TURN_MEMORY_OPTION_KEYS,
+  turnScope,
+  turnSettings,
+  type BegunTurn,
+  type ToolUse,
+  type TurnMemoryOptions,
+  type TurnSettings,
+  type TurnTimings,
+} from '../agent/turn-memory.js';
 import type { AddResult } from '../engine/memories.js';
 import type { Engram } from '../engram.js';
 import { ClosedError } from '../errors.js';
@@ -79,8 +90,18 @@ function toolUsesOf(result: FinishedGeneration): ToolUse[] {
   const uses: ToolUse[] = [];
   for (const step of result.steps ?? []) {
     for (const part of step.content) {
-      if (part.type === 'tool-result') uses.push({ name: part.toolName ?? '', arguments: JSON.stringify(part.input ?? null), result: describe(part.output) });
-      else if (part.type === 'tool-error') uses.push({ name: part.toolName ?? '', arguments: JSON.stringify(part.input ?? null), result: `Error: ${describe(part.error)}` });
+      if (part.type === 'tool-result')
+        uses.push({
+          name: part.toolName ?? '',
+          arguments: JSON.stringify(part.input ?? null),
+          result: describe(part.output),
+        });
+      else if (part.type === 'tool-error')
+        uses.push({
+          name: part.toolName ?? '',
+          arguments: JSON.stringify(part.input ?? null),
+          result: `Error: ${describe(part.error)}`,
+        });
     }
   }
   return uses;
@@ -128,10 +149,22 @@ export class MemoryChat {
     const onFinish = async (event: FinishedGeneration): Promise<void> => {
       await end(event);
     };
-    return { messages: toModelMessages(begun.messages), recalledMemories: begun.recalledMemories, recalled: begun.recalled, end, onFinish };
+    return {
+      messages: toModelMessages(begun.messages),
+      recalledMemories: begun.recalledMemories,
+      recalled: begun.recalled,
+      end,
+      onFinish,
+    };
   }
 
-  async #end(text: string, begun: BegunTurn, modelMs: number, result: FinishedGeneration, signal: AbortSignal | undefined): Promise<MemoryTurnReport> {
+  async #end(
+    text: string,
+    begun: BegunTurn,
+    modelMs: number,
+    result: FinishedGeneration,
+    signal: AbortSignal | undefined,
+  ): Promise<MemoryTurnReport> {
     const toolUses = toolUsesOf(result);
     const reply: unknown = result.text;
     const ended = await endTurn(this.#engram, this.#settings, {

@@ -32,7 +32,9 @@ function toJsonSchema7(schema: JsonSchema): JSONSchema7 {
   return {
     ...rest,
     type: typeof type === 'string' ? type : [...type],
-    ...(properties === undefined ? {} : { properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, toJsonSchema7(v)])) }),
+    ...(properties === undefined
+      ? {}
+      : { properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, toJsonSchema7(v)])) }),
     ...(items === undefined ? {} : { items: toJsonSchema7(items) }),
     ...(required === undefined ? {} : { required: [...required] }),
   };

@@ -115,7 +115,10 @@ export class CachedEmbedder implements Embedder {
       const retry: string[] = [];
       const waited = Promise.all(
         waits.map(async ([key, flight]) => {
-          const v = await untilAborted(flight.catch(() => undefined), signal);
+          const v = await untilAborted(
+            flight.catch(() => undefined),
+            signal,
+          );
           if (v === undefined) retry.push(key);
           else found.set(key, v);
         }),

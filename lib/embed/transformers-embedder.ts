@@ -90,7 +90,9 @@ export const DEFAULT_EMBEDDING_MODEL = 'engram-glove-100d';
 export const MINILM_EMBEDDING_MODEL = 'Xenova/all-MiniLM-L6-v2';
 const DEFAULT_BATCH_SIZE = 32;
 
-type Backend = Omit<LoadedExtractor, 'run'> & { run(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array> };
+type Backend = Omit<LoadedExtractor, 'run'> & {
+  run(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array>;
+};
 
 /**
  * An {@link Embedder} on the transformers.js feature-extraction pipeline (mean
@@ -133,7 +135,8 @@ export class TransformersEmbedder implements Embedder {
    */
   static async create(options: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
     const model = options.model ?? DEFAULT_EMBEDDING_MODEL;
-    if (typeof model !== 'string' || model.trim() === '') throw new ValidationError('model', 'must be a non-empty string');
+    if (typeof model !== 'string' || model.trim() === '')
+      throw new ValidationError('model', 'must be a non-empty string');
     const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     if (!Number.isInteger(batchSize) || batchSize < 1) {
       throw new ValidationError('batchSize', `must be a positive integer, got ${String(batchSize)}`);
@@ -147,7 +150,9 @@ export class TransformersEmbedder implements Embedder {
 
     const config: RuntimeConfig = {
       model,
-      localModelPath: options.localModelPath ?? (node ? await defaultNodeModelPath(model, options.allowRemoteModels ?? false) : '/models/'),
+      localModelPath:
+        options.localModelPath ??
+        (node ? await defaultNodeModelPath(model, options.allowRemoteModels ?? false) : '/models/'),
       allowRemoteModels: options.allowRemoteModels ?? false,
       dtype: options.dtype,
       wasmPaths: options.wasmPaths,
@@ -226,7 +231,9 @@ export class TransformersEmbedder implements Embedder {
       const batch = texts.slice(start, start + this.batchSize);
       const data = await this.#backend.run(batch, signal);
       if (data.length !== batch.length * dims) {
-        throw new EmbeddingError(`the model returned ${data.length} values for ${batch.length} texts of ${dims} dimensions`);
+        throw new EmbeddingError(
+          `the model returned ${data.length} values for ${batch.length} texts of ${dims} dimensions`,
+        );
       }
       for (let i = 0; i < batch.length; i++) out.push(data.slice(i * dims, (i + 1) * dims));
     }
@@ -258,7 +265,10 @@ interface NodeUrl {
 async function defaultNodeModelPath(model: string, allowRemoteModels: boolean): Promise<string> {
   const fsName = 'node:fs/promises';
   const urlName = 'node:url';
-  const [fs, url] = (await Promise.all([import(/* @vite-ignore */ fsName), import(/* @vite-ignore */ urlName)])) as [NodeFs, NodeUrl];
+  const [fs, url] = (await Promise.all([import(/* @vite-ignore */ fsName), import(/* @vite-ignore */ urlName)])) as [
+    NodeFs,
+    NodeUrl,
+  ];
   const cwd = (globalThis as { process?: { cwd?: () => string } }).process?.cwd?.();
   const candidates: string[] = [];
   if (import.meta.url.startsWith('file:')) {
@@ -274,9 +284,9 @@ async function defaultNodeModelPath(model: string, allowRemoteModels: boolean): 
   if (allowRemoteModels) return candidates[0] ?? 'models/';
   const fix =
     model === DEFAULT_EMBEDDING_MODEL
-      ? 'build it with `npx engram-model` (in engram\'s own repository: `npm run model`)'
+      ? "build it with `npx engram-model` (in engram's own repository: `npm run model`)"
       : model === MINILM_EMBEDDING_MODEL
-        ? 'download it with `npx engram-model --model minilm` (in engram\'s own repository: `npm run model`)'
+        ? "download it with `npx engram-model --model minilm` (in engram's own repository: `npm run model`)"
         : `put the "${model}" folder in one of those folders`;
   const looked = candidates.map((dir) => `${dir}${model}`).join(', ');
   throw new ModelLoadError(`embedding model "${model}" not found: looked in ${looked}; ${fix}, or pass localModelPath`);

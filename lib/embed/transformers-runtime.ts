@@ -70,7 +70,10 @@ let browserCacheAvailable: boolean | undefined;
  * @example
  * const extractor = await loadExtractor({ model: 'engram-glove-100d', localModelPath: 'models/', allowRemoteModels: false });
  */
-export function loadExtractor(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress) => void): Promise<LoadedExtractor> {
+export function loadExtractor(
+  config: RuntimeConfig,
+  onProgress?: (p: ModelLoadProgress) => void,
+): Promise<LoadedExtractor> {
   const load = loadChain.then(() => loadNow(config, onProgress));
   loadChain = load.catch(() => undefined);
   return load;
@@ -99,7 +102,9 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
       },
     });
   } catch (e) {
-    throw new ModelLoadError(`could not load embedding model "${config.model}" from ${where}: ${messageOf(e)}`, { cause: e });
+    throw new ModelLoadError(`could not load embedding model "${config.model}" from ${where}: ${messageOf(e)}`, {
+      cause: e,
+    });
   }
 
   const { mean_pooling } = await import('@huggingface/transformers');
@@ -109,7 +114,9 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
     closing = closingToken(parts.tokenizer);
   } catch (e) {
     await extractor.dispose().catch(() => undefined);
-    throw new ModelLoadError(`embedding model "${config.model}" loaded but its tokenizer failed: ${messageOf(e)}`, { cause: e });
+    throw new ModelLoadError(`embedding model "${config.model}" loaded but its tokenizer failed: ${messageOf(e)}`, {
+      cause: e,
+    });
   }
   // What the pipeline's own call does (tokenize, run, take the token states), pooled here.
   const run = async (texts: readonly string[]): Promise<Float32Array> => {
@@ -119,10 +126,17 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
       const outputs = await parts.model(inputs);
       try {
         const states = outputs['last_hidden_state'] ?? outputs['logits'] ?? outputs['token_embeddings'];
-        if (states === undefined) throw new EmbeddingError('the model gave no token states (last_hidden_state, logits or token_embeddings)');
+        if (states === undefined)
+          throw new EmbeddingError('the model gave no token states (last_hidden_state, logits or token_embeddings)');
         const mask = inputs.attention_mask;
         const [batch, tokens, dims] = states.dims;
-        if (states.data instanceof Float32Array && states.dims.length === 3 && mask.dims.length === 2 && mask.dims[0] === batch && mask.dims[1] === tokens) {
+        if (
+          states.data instanceof Float32Array &&
+          states.dims.length === 3 &&
+          mask.dims.length === 2 &&
+          mask.dims[0] === batch &&
+          mask.dims[1] === tokens
+        ) {
           return meanPooledUnit(states.data, batch!, tokens!, dims!, mask.data as ArrayLike<bigint | number>);
         }
         // Any other shape: transformers.js' own pooling, as its pipeline would.
@@ -132,7 +146,9 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
         for (const tensor of Object.values(outputs)) tensor?.dispose();
       }
     } catch (e) {
-      throw new EmbeddingError(`"${config.model}" failed to embed ${texts.length} texts: ${messageOf(e)}`, { cause: e });
+      throw new EmbeddingError(`"${config.model}" failed to embed ${texts.length} texts: ${messageOf(e)}`, {
+        cause: e,
+      });
     }
   };
 
@@ -142,7 +158,9 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
     dimensions = probe.length;
   } catch (e) {
     await extractor.dispose().catch(() => undefined);
-    throw new ModelLoadError(`embedding model "${config.model}" loaded but could not embed: ${messageOf(e)}`, { cause: e });
+    throw new ModelLoadError(`embedding model "${config.model}" loaded but could not embed: ${messageOf(e)}`, {
+      cause: e,
+    });
   }
   if (dimensions < 1) {
     await extractor.dispose().catch(() => undefined);
@@ -163,7 +181,10 @@ interface TokenizerAndModel {
 
 /** A transformers.js tokenizer, called as the pipeline calls it. */
 interface Tokenize {
-  (texts: string[], options: { padding: boolean; truncation: boolean }): Record<string, Tensor> & { input_ids: Tensor; attention_mask: Tensor };
+  (
+    texts: string[],
+    options: { padding: boolean; truncation: boolean },
+  ): Record<string, Tensor> & { input_ids: Tensor; attention_mask: Tensor };
   readonly all_special_ids: readonly number[];
 }
 
@@ -211,7 +232,13 @@ export function closeTruncatedRows(ids: Tensor, mask: Tensor, closing: bigint): 
  * its worker went from 6,000–8,400 to 16,000–17,600 texts/s in Chromium
  * (bench/ingest, batches of 64).
  */
-export function meanPooledUnit(states: Float32Array, batch: number, tokens: number, dims: number, mask: ArrayLike<bigint | number>): Float32Array {
+export function meanPooledUnit(
+  states: Float32Array,
+  batch: number,
+  tokens: number,
+  dims: number,
+  mask: ArrayLike<bigint | number>,
+): Float32Array {
   const out = new Float32Array(batch * dims);
   const sums = new Float64Array(dims);
   const weight = new Float64Array(tokens);

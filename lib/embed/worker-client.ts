@@ -65,13 +65,20 @@ export async function startWorkerExtractor(
   worker.addEventListener('error', (event: ErrorEvent) => {
     event.preventDefault();
     const message = `the embedding worker failed: ${event.message || 'could not load its script'}`;
-    fail(loaded ? new EmbeddingError(message, { cause: event.error }) : new ModelLoadError(message, { cause: event.error }));
+    fail(
+      loaded
+        ? new EmbeddingError(message, { cause: event.error })
+        : new ModelLoadError(message, { cause: event.error }),
+    );
   });
   worker.addEventListener('messageerror', () => {
     fail(new EmbeddingError('the embedding worker sent a message that could not be read'));
   });
 
-  const request = (message: Unsent<WorkerRequest>, progress?: (p: ModelLoadProgress) => void): Promise<WorkerResponse> => {
+  const request = (
+    message: Unsent<WorkerRequest>,
+    progress?: (p: ModelLoadProgress) => void,
+  ): Promise<WorkerResponse> => {
     if (dead !== undefined) return Promise.reject(dead);
     const id = nextId++;
     return new Promise<WorkerResponse>((resolve, reject) => {

@@ -40,7 +40,10 @@ export async function listBlocks(core: EngineStore, owner: BlockOwner): Promise<
   const rows = await core.db.blocks.where('agentId').equals(owner.agentId).toArray();
   const own = rows.filter((r) => r.userId === owner.userId);
   const labels = new Set(own.map((r) => r.label));
-  const shared = owner.userId === undefined ? [] : rows.filter((r) => r.userId === undefined && r.shared === true && !labels.has(r.label));
+  const shared =
+    owner.userId === undefined
+      ? []
+      : rows.filter((r) => r.userId === undefined && r.shared === true && !labels.has(r.label));
   return [...own, ...shared].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 }
 
@@ -73,18 +76,33 @@ export async function updateBlock(
     const seen = how.shared === undefined ? await getBlock(core, owner, label) : before;
     const { value, limit } = next(seen);
     if (value.length > limit) throw new LimitExceededError(`block "${label}"`, limit, value.length);
-    const after: BlockRow = { agentId: target.agentId, label, value, limit, version: (before?.version ?? 0) + 1, updatedAt: core.now() };
+    const after: BlockRow = {
+      agentId: target.agentId,
+      label,
+      value,
+      limit,
+      version: (before?.version ?? 0) + 1,
+      updatedAt: core.now(),
+    };
     if (target.userId !== undefined) after.userId = target.userId;
     const shared = how.shared ?? (target.userId === undefined && before?.shared === true);
     if (shared) after.shared = true;
     const id = blockRecordId(target.agentId, label, target.userId);
-    const change: RowChange = before === undefined ? { table: 'blocks', op: 'add', id, after } : { table: 'blocks', op: 'update', id, before, after };
+    const change: RowChange =
+      before === undefined
+        ? { table: 'blocks', op: 'add', id, after }
+        : { table: 'blocks', op: 'update', id, before, after };
     return { changes: [change], result: after };
   });
 }
 
 /** Replaces every occurrence of `oldText` in a block. */
-export function replaceIn(label: string, current: BlockRow | undefined, oldText: string, newText: string): { value: string; limit: number } {
+export function replaceIn(
+  label: string,
+  current: BlockRow | undefined,
+  oldText: string,
+  newText: string,
+): { value: string; limit: number } {
   if (current === undefined) throw new NotFoundError('block', label);
   if (!current.value.includes(oldText)) throw new ValidationError('old', `text not found in block "${label}"`);
   return { value: current.value.replaceAll(oldText, newText), limit: current.limit };

@@ -145,10 +145,17 @@ export class EngineStore {
       this.#logged += planned.changes.length;
       return planned;
     };
-    const run = writeTransaction(this.db, this.settings.now, (text) => this.analyzer.document(text), counted, this.#policy, (write) => {
-      this.#remember(write);
-      for (const watch of this.#logWatchers) watch(write);
-    });
+    const run = writeTransaction(
+      this.db,
+      this.settings.now,
+      (text) => this.analyzer.document(text),
+      counted,
+      this.#policy,
+      (write) => {
+        this.#remember(write);
+        for (const watch of this.#logWatchers) watch(write);
+      },
+    );
     this.#writes.add(run);
     try {
       const result = await run;
@@ -197,7 +204,8 @@ export class EngineStore {
     write.changes.forEach((change, i) => {
       if (change.table !== 'memories') return;
       this.#own.delete(change.id);
-      if (change.after !== undefined) this.#own.set(change.id, { seq: write.seqs[i]!, row: change.after, vector: change.vector?.vector });
+      if (change.after !== undefined)
+        this.#own.set(change.id, { seq: write.seqs[i]!, row: change.after, vector: change.vector?.vector });
     });
     for (const id of this.#own.keys()) {
       if (this.#own.size <= OWN_MEMORIES) break;
@@ -247,7 +255,11 @@ export class EngineStore {
     const run = (async () => {
       const live = (await this.db.memories.count()) + (await this.db.messages.count());
       const positions = [...this.#logReaders].map((seq) => seq());
-      await compactChangeLog(this.db, Math.max(MIN_SNAPSHOT_LAG, live), Math.min(Number.MAX_SAFE_INTEGER, ...positions));
+      await compactChangeLog(
+        this.db,
+        Math.max(MIN_SNAPSHOT_LAG, live),
+        Math.min(Number.MAX_SAFE_INTEGER, ...positions),
+      );
     })().catch(() => undefined);
     this.#writes.add(run);
     try {

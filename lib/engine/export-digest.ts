@@ -31,7 +31,12 @@ export async function digestOf(lines: readonly string[]): Promise<ExportDigest> 
 function isDigest(value: unknown): value is ExportDigest {
   if (typeof value !== 'object' || value === null) return false;
   const d = value as Record<string, unknown>;
-  return d['algorithm'] === 'SHA-256' && typeof d['body'] === 'string' && Array.isArray(d['lines']) && d['lines'].every((x) => typeof x === 'string');
+  return (
+    d['algorithm'] === 'SHA-256' &&
+    typeof d['body'] === 'string' &&
+    Array.isArray(d['lines']) &&
+    d['lines'].every((x) => typeof x === 'string')
+  );
 }
 
 /**
@@ -39,14 +44,22 @@ function isDigest(value: unknown): value is ExportDigest {
  * the end line (at `endLine`, 1-based); throws ImportError naming the first line that differs.
  */
 export async function verifyDigest(lines: readonly string[], digest: unknown, endLine: number): Promise<void> {
-  if (!isDigest(digest)) throw new ImportError(endLine, 'the end line has no valid SHA-256 digest: the file was edited or cut');
+  if (!isDigest(digest))
+    throw new ImportError(endLine, 'the end line has no valid SHA-256 digest: the file was edited or cut');
   const actual = await digestOf(lines);
   const n = Math.max(actual.lines.length, digest.lines.length);
   for (let i = 0; i < n; i++) {
     if (actual.lines[i] === digest.lines[i]) continue;
-    if (i >= lines.length) throw new ImportError(endLine, `${digest.lines.length - lines.length} line(s) listed in the digest are missing: records were removed`);
+    if (i >= lines.length)
+      throw new ImportError(
+        endLine,
+        `${digest.lines.length - lines.length} line(s) listed in the digest are missing: records were removed`,
+      );
     if (i >= digest.lines.length) throw new ImportError(i + 1, 'is not in the digest: a record was added');
-    throw new ImportError(i + 1, 'does not match its SHA-256 digest: the line was edited, or a record before it removed');
+    throw new ImportError(
+      i + 1,
+      'does not match its SHA-256 digest: the line was edited, or a record before it removed',
+    );
   }
   if (actual.body !== digest.body) throw new ImportError(endLine, 'the SHA-256 of the file body does not match');
 }

@@ -54,15 +54,28 @@ function inScope(row: Partial<Record<keyof ForgetScope, unknown>>, scope: Forget
 }
 
 /** Removes everything of `scope` in one transaction; returns what was removed. */
-export async function forgetScope(core: EngineStore, scope: ForgetScope, options: ForgetOptions = {}): Promise<ForgetResult> {
+export async function forgetScope(
+  core: EngineStore,
+  scope: ForgetScope,
+  options: ForgetOptions = {},
+): Promise<ForgetResult> {
   const { db } = core;
   const field = (['userId', 'agentId', 'runId', 'projectId'] as const).find((k) => scope[k] !== undefined)!;
   return core.write(async () => {
     const memories = (await db.memories.where(field).equals(scope[field]!).toArray()).filter((m) => inScope(m, scope));
     // Messages carry agent and user only; blocks agent and user; traces project only.
-    const messages = scope.runId !== undefined || scope.projectId !== undefined ? [] : await db.messages.filter((m) => inScope(m, scope)).toArray();
-    const blocks = scope.runId !== undefined || scope.projectId !== undefined ? [] : await db.blocks.filter((b) => inScope(b, scope)).toArray();
-    const traces = scope.userId !== undefined || scope.agentId !== undefined || scope.runId !== undefined ? [] : await db.traces.filter((t) => inScope(t, scope)).toArray();
+    const messages =
+      scope.runId !== undefined || scope.projectId !== undefined
+        ? []
+        : await db.messages.filter((m) => inScope(m, scope)).toArray();
+    const blocks =
+      scope.runId !== undefined || scope.projectId !== undefined
+        ? []
+        : await db.blocks.filter((b) => inScope(b, scope)).toArray();
+    const traces =
+      scope.userId !== undefined || scope.agentId !== undefined || scope.runId !== undefined
+        ? []
+        : await db.traces.filter((t) => inScope(t, scope)).toArray();
     const now = core.now();
     const changes: RowChange[] = [];
     let live = 0;
@@ -70,15 +83,34 @@ export async function forgetScope(core: EngineStore, scope: ForgetScope, options
     for (const before of memories) {
       if (before.deletedAt === undefined) {
         live++;
-        const after: MemoryRow = { ...before, deletedAt: now, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1, origin: core.settings.deviceId };
+        const after: MemoryRow = {
+          ...before,
+          deletedAt: now,
+          updatedAt: Math.max(now, before.updatedAt),
+          version: before.version + 1,
+          origin: core.settings.deviceId,
+        };
         changes.push({ table: 'memories', op: 'delete', id: before.id, before, after });
       } else if (tombstoneHoldsText(before)) {
         tombstones++;
-        changes.push({ table: 'memories', op: 'update', id: before.id, before, after: textFreeTombstone(before), quiet: true });
+        changes.push({
+          table: 'memories',
+          op: 'update',
+          id: before.id,
+          before,
+          after: textFreeTombstone(before),
+          quiet: true,
+        });
       }
     }
     for (const before of messages) changes.push({ table: 'messages', op: 'delete', id: before.id, before });
-    for (const before of blocks) changes.push({ table: 'blocks', op: 'delete', id: blockRecordId(before.agentId, before.label, before.userId), before });
+    for (const before of blocks)
+      changes.push({
+        table: 'blocks',
+        op: 'delete',
+        id: blockRecordId(before.agentId, before.label, before.userId),
+        before,
+      });
     for (const before of traces) changes.push({ table: 'traces', op: 'delete', id: before.id, before });
 
     const records = [
@@ -90,13 +122,25 @@ export async function forgetScope(core: EngineStore, scope: ForgetScope, options
     const history = ids.length === 0 ? 0 : await db.history.where('recordId').anyOf(ids).delete();
     const liveIds = memories.filter((m) => m.deletedAt === undefined).map((m) => m.id);
     const vectors = (await db.vectors.bulkGet(liveIds)).filter((v) => v !== undefined).length;
-    const termKeys: [string, string][] = [...liveIds.map((id): [string, string] => [MEMORY_CORPUS, id]), ...messages.map((m): [string, string] => [MESSAGE_CORPUS, m.id])];
+    const termKeys: [string, string][] = [
+      ...liveIds.map((id): [string, string] => [MEMORY_CORPUS, id]),
+      ...messages.map((m): [string, string] => [MESSAGE_CORPUS, m.id]),
+    ];
     const terms = (await db.terms.bulkGet(termKeys)).filter((t) => t !== undefined).length;
     await db.meta.bulkDelete(options.metaKeysOf?.(records) ?? []);
     // With their chunks and position rows.
     for (const key of SNAPSHOT_KEYS) await deleteSnapshot(db, key);
     await bumpGeneration(db);
-    const result: ForgetResult = { memories: live, tombstones, messages: messages.length, blocks: blocks.length, traces: traces.length, history, vectors, terms };
+    const result: ForgetResult = {
+      memories: live,
+      tombstones,
+      messages: messages.length,
+      blocks: blocks.length,
+      traces: traces.length,
+      history,
+      vectors,
+      terms,
+    };
     // The write path removes the rows, vectors and terms and logs each removal; history of the scope is gone already.
     return { changes, result, withoutHistory: true };
   });

@@ -21,7 +21,6 @@ function slotOf(row: MemoryRow): string {
   return JSON.stringify([row.tier, ...SCOPE_FIELDS.map((k) => row[k] ?? null)]);
 }
 
-
 interface Known {
   row: MemoryRow;
   /** The vector (read by load() for the rows an import could repeat; null when not needed). */
@@ -42,11 +41,16 @@ export class ImportDuplicates {
   static async load(core: EngineStore, incoming: readonly MemoryRow[]): Promise<ImportDuplicates> {
     const found = new ImportDuplicates(core);
     const scopes = new Map<string, Scope>();
-    for (const row of incoming) if (row.deletedAt === undefined) scopes.set(JSON.stringify(SCOPE_FIELDS.map((k) => row[k] ?? null)), scopeOf(row));
+    for (const row of incoming)
+      if (row.deletedAt === undefined)
+        scopes.set(JSON.stringify(SCOPE_FIELDS.map((k) => row[k] ?? null)), scopeOf(row));
     const now = core.now();
     for (const scope of scopes.values()) {
       const field = SCOPE_FIELDS.find((k) => scope[k] !== undefined);
-      const rows = field === undefined ? await core.db.memories.filter((r) => SCOPE_FIELDS.every((k) => r[k] === undefined)).toArray() : await core.db.memories.where(field).equals(scope[field]!).toArray();
+      const rows =
+        field === undefined
+          ? await core.db.memories.filter((r) => SCOPE_FIELDS.every((k) => r[k] === undefined)).toArray()
+          : await core.db.memories.where(field).equals(scope[field]!).toArray();
       for (const row of rows) {
         const live = row.deletedAt === undefined && (row.expiresAt === undefined || row.expiresAt > now);
         if (live && SCOPE_FIELDS.every((k) => row[k] === scope[k])) found.#remember(row, null);
@@ -54,10 +58,15 @@ export class ImportDuplicates {
     }
     // The vectors of standing memories an incoming one could repeat (same comparable text),
     // read in one go: standing() then never waits, which a long import transaction cannot afford.
-    const wanted = new Set(incoming.filter((row) => row.key === undefined).map((row) => `${slotOf(row)}|c:${core.analyzer.comparable(row.text)}`));
+    const wanted = new Set(
+      incoming
+        .filter((row) => row.key === undefined)
+        .map((row) => `${slotOf(row)}|c:${core.analyzer.comparable(row.text)}`),
+    );
     const candidates: Known[] = [];
     for (const [slotName, slot] of found.#slots) {
-      for (const [name, known] of slot) if (name.startsWith('c:') && wanted.has(`${slotName}|${name}`)) candidates.push(...known);
+      for (const [name, known] of slot)
+        if (name.startsWith('c:') && wanted.has(`${slotName}|${name}`)) candidates.push(...known);
     }
     const vectors = await core.db.vectors.bulkGet(candidates.map((k) => k.row.id));
     candidates.forEach((known, i) => {
@@ -67,7 +76,9 @@ export class ImportDuplicates {
   }
 
   #names(row: MemoryRow): string[] {
-    return row.key !== undefined ? [`k:${row.key}`] : [`t:${row.text}`, `c:${this.#core.analyzer.comparable(row.text)}`];
+    return row.key !== undefined
+      ? [`k:${row.key}`]
+      : [`t:${row.text}`, `c:${this.#core.analyzer.comparable(row.text)}`];
   }
 
   #remember(row: MemoryRow, vector: Float32Array | undefined | null): void {
@@ -87,7 +98,13 @@ export class ImportDuplicates {
     const same = slot?.get(exact!)?.[0];
     if (same !== undefined) return same.row;
     for (const known of comparable === undefined ? [] : (slot?.get(comparable) ?? [])) {
-      if (known.vector !== undefined && known.vector !== null && vector !== undefined && cosine(known.vector, vector.vector) >= NEAR_DUPLICATE_SIMILARITY) return known.row;
+      if (
+        known.vector !== undefined &&
+        known.vector !== null &&
+        vector !== undefined &&
+        cosine(known.vector, vector.vector) >= NEAR_DUPLICATE_SIMILARITY
+      )
+        return known.row;
     }
     this.#remember(row, vector?.vector);
     return undefined;

@@ -61,11 +61,24 @@ export async function inferAndApply(
     const existing = new Map<string, string>();
     const filter = compileFilters({ tier: 'long_term' }, scope);
     for (const fact of facts) {
-      const hits = await searchMemories(core, semantic, fact, { filter, limit: SIMILAR_PER_FACT, mode: 'vector', ...(signal === undefined ? {} : { signal }) });
+      const hits = await searchMemories(core, semantic, fact, {
+        filter,
+        limit: SIMILAR_PER_FACT,
+        mode: 'vector',
+        ...(signal === undefined ? {} : { signal }),
+      });
       for (const h of hits) existing.set(h.row.id, h.row.text);
     }
     const shown = [...existing].map(([id, text]) => ({ id, text }));
-    const decisions = facts.length === 0 ? [] : await decideUpdates(timed, shown.map((s) => s.text), facts, signal);
+    const decisions =
+      facts.length === 0
+        ? []
+        : await decideUpdates(
+            timed,
+            shown.map((s) => s.text),
+            facts,
+            signal,
+          );
     checkSizes(
       core,
       decisions.filter((d) => d.event === 'ADD' || d.event === 'UPDATE').map((d) => d.text),
@@ -75,7 +88,12 @@ export async function inferAndApply(
     if (!(e instanceof LlmError) && !(isEngramError(e) && e.code === 'LLM')) throw e;
     const raw: MemoryInput[] = conversation
       .filter((m) => m.role !== 'system')
-      .map((m) => ({ text: m.content, tier: 'long_term', scope, metadata: { ...metadata, role: m.role, inferred: false } }));
+      .map((m) => ({
+        text: m.content,
+        tier: 'long_term',
+        scope,
+        metadata: { ...metadata, role: m.role, inferred: false },
+      }));
     const stored = await addMemories(core, semantic, raw, signal);
     return {
       results: stored.map(({ item, added }) => ({ ...item, event: added ? 'ADD' : 'NONE' })),
@@ -126,7 +144,14 @@ async function applyDecisions(
     const live = async (id: string): Promise<MemoryRow | undefined> => {
       if (!current.has(id)) {
         const row = await core.db.memories.get(id);
-        current.set(id, row === undefined || row.deletedAt !== undefined || (row.expiresAt !== undefined && row.expiresAt <= core.now()) ? undefined : row);
+        current.set(
+          id,
+          row === undefined ||
+            row.deletedAt !== undefined ||
+            (row.expiresAt !== undefined && row.expiresAt <= core.now())
+            ? undefined
+            : row,
+        );
       }
       return current.get(id);
     };
@@ -141,7 +166,12 @@ async function applyDecisions(
       const row = target === undefined ? undefined : await live(target.id);
       if (row === undefined) continue; // deleted meanwhile
       if (d.event === 'UPDATE' && d.text !== row.text) {
-        const change = updateChange(core, row, { text: d.text }, { vector: vectorOf.get(d.text)!, embedderId: embedded!.embedder.id });
+        const change = updateChange(
+          core,
+          row,
+          { text: d.text },
+          { vector: vectorOf.get(d.text)!, embedderId: embedded!.embedder.id },
+        );
         changes.push(change);
         current.set(row.id, change.after);
         results.push({ ...toItem(change.after!), event: 'UPDATE', previous: row.text });

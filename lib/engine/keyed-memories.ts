@@ -18,11 +18,19 @@ export function keyedText(key: string, value: Json): string {
 }
 
 /** The live row holding `key` in a tier and scope, if any. */
-export async function findKeyed(core: EngineStore, tier: Tier, scope: Scope, key: string): Promise<MemoryRow | undefined> {
+export async function findKeyed(
+  core: EngineStore,
+  tier: Tier,
+  scope: Scope,
+  key: string,
+): Promise<MemoryRow | undefined> {
   const hash = memoryHash(tier, scope, '', key);
   const now = core.now();
   const rows = await core.db.memories.where('hash').equals(hash).toArray();
-  return rows.find((r) => r.key === key && r.tier === tier && r.deletedAt === undefined && (r.expiresAt === undefined || r.expiresAt > now));
+  return rows.find(
+    (r) =>
+      r.key === key && r.tier === tier && r.deletedAt === undefined && (r.expiresAt === undefined || r.expiresAt > now),
+  );
 }
 
 /** Stores or replaces the value under `key` in a tier and scope. */
@@ -41,7 +49,17 @@ export async function rememberKeyed(
       ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
     });
   }
-  const [added] = await addMemories(core, semantic, [{ text, tier: input.tier, scope: input.scope, key: input.key, value: input.value, metadata: input.metadata, ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }) }]);
+  const [added] = await addMemories(core, semantic, [
+    {
+      text,
+      tier: input.tier,
+      scope: input.scope,
+      key: input.key,
+      value: input.value,
+      metadata: input.metadata,
+      ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
+    },
+  ]);
   return added!.item;
 }
 
@@ -62,11 +80,20 @@ export async function expire(core: EngineStore, semantic: SemanticIndex, row: Me
 }
 
 /** Keeps at most `max` short-term entries in a session, evicting the least recently used. */
-export async function evictShortTerm(core: EngineStore, semantic: SemanticIndex, sessionId: string, max: number): Promise<number> {
+export async function evictShortTerm(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  sessionId: string,
+  max: number,
+): Promise<number> {
   const rows = await matchingRows(core, compileFilters({ tier: 'short_term' }, { sessionId }));
   if (rows.length <= max) return 0;
   rows.sort((a, b) => (a.lastAccessedAt ?? a.updatedAt) - (b.lastAccessedAt ?? b.updatedAt) || (a.id < b.id ? -1 : 1));
-  return deleteMemories(core, semantic, rows.slice(0, rows.length - max).map((r) => r.id));
+  return deleteMemories(
+    core,
+    semantic,
+    rows.slice(0, rows.length - max).map((r) => r.id),
+  );
 }
 
 /** Appends a reasoning step and drops the oldest beyond `max`. */
@@ -74,7 +101,10 @@ export async function addTrace(core: EngineStore, trace: Omit<TraceRow, 'id' | '
   return core.write(async () => {
     const at = core.now();
     const row: TraceRow = { ...trace, id: newId(at), at };
-    const existing = await core.db.traces.where('[sessionId+at]').between([trace.sessionId, MIN_KEY], [trace.sessionId, MAX_KEY]).toArray();
+    const existing = await core.db.traces
+      .where('[sessionId+at]')
+      .between([trace.sessionId, MIN_KEY], [trace.sessionId, MAX_KEY])
+      .toArray();
     const drop = existing.slice(0, Math.max(0, existing.length + 1 - max));
     const changes: RowChange[] = [
       ...drop.map((before): RowChange => ({ table: 'traces', op: 'delete', id: before.id, before })),

@@ -6,7 +6,14 @@
  * in one transaction, so keyword search never mixes two analyses.
  */
 import type { Analyzer } from '../search/analyze.js';
-import { MEMORY_CORPUS, MESSAGE_CORPUS, messageTermsFields, statsKey, termsRowOf, type CorpusStats } from '../store/keyword-terms.js';
+import {
+  MEMORY_CORPUS,
+  MESSAGE_CORPUS,
+  messageTermsFields,
+  statsKey,
+  termsRowOf,
+  type CorpusStats,
+} from '../store/keyword-terms.js';
 import type { TermsRow } from '../store/rows.js';
 import type { EngramDb } from '../store/schema.js';
 import { storeError } from '../store/write.js';
@@ -30,7 +37,8 @@ export async function ensureKeywordIndex(db: EngramDb, analyzer: Analyzer): Prom
     return await db.transaction('rw', [db.messages, db.memories, db.terms, db.meta], async () => {
       const recorded = (await db.meta.get(ANALYZER_KEY))?.value as AnalyzerRecord | undefined;
       if (recorded?.id === analyzer.id) return false;
-      const empty = (await db.terms.count()) === 0 && (await db.messages.count()) === 0 && (await db.memories.count()) === 0;
+      const empty =
+        (await db.terms.count()) === 0 && (await db.messages.count()) === 0 && (await db.memories.count()) === 0;
       if (!empty) await rebuildTerms(db, analyzer);
       await db.meta.put({ key: ANALYZER_KEY, value: { id: analyzer.id } satisfies AnalyzerRecord });
       return !empty;
@@ -45,7 +53,10 @@ const BATCH = 2000;
 /** Replaces every terms row and both corpora's statistics (inside the caller's transaction). */
 async function rebuildTerms(db: EngramDb, analyzer: Analyzer): Promise<void> {
   await db.terms.clear();
-  const stats = { [MESSAGE_CORPUS]: { docs: 0, length: 0 }, [MEMORY_CORPUS]: { docs: 0, length: 0 } } satisfies Record<string, CorpusStats>;
+  const stats = { [MESSAGE_CORPUS]: { docs: 0, length: 0 }, [MEMORY_CORPUS]: { docs: 0, length: 0 } } satisfies Record<
+    string,
+    CorpusStats
+  >;
   let batch: TermsRow[] = [];
   const flush = async (): Promise<void> => {
     if (batch.length > 0) await db.terms.bulkPut(batch);

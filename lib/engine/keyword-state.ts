@@ -15,7 +15,15 @@ import { keywordRelevance } from '../search/fusion.js';
 import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } from '../search/keyword-postings.js';
 import type { KeywordHit } from '../search/keyword-search.js';
 import { rarestTerms } from '../search/query-terms.js';
-import { MEMORY_CORPUS, MESSAGE_CORPUS, readTermsRow, statsKey, termKey, type Corpus, type CorpusStats } from '../store/keyword-terms.js';
+import {
+  MEMORY_CORPUS,
+  MESSAGE_CORPUS,
+  readTermsRow,
+  statsKey,
+  termKey,
+  type Corpus,
+  type CorpusStats,
+} from '../store/keyword-terms.js';
 import { readLastSeq, readLogFloor } from '../store/change-log.js';
 import { snapshotPositionRow } from '../store/snapshot-chunks.js';
 import { readGeneration } from '../store/generation.js';
@@ -67,7 +75,12 @@ export class KeywordState {
   #chain: Promise<unknown> = Promise.resolve();
   #saving: Promise<unknown> = Promise.resolve();
 
-  private constructor(core: EngineStore, postings: Record<Corpus, KeywordPostings>, seq: number, origin: KeywordOrigin) {
+  private constructor(
+    core: EngineStore,
+    postings: Record<Corpus, KeywordPostings>,
+    seq: number,
+    origin: KeywordOrigin,
+  ) {
     this.#core = core;
     this.#postings = postings;
     this.seq = seq;
@@ -91,7 +104,15 @@ export class KeywordState {
       if ((await analyzerId(core)) !== record.analyzerId) return undefined;
       const last = await readLastSeq(core.db);
       if (record.seq > last) return undefined; // the log was reset after the snapshot
-      const state = new KeywordState(core, { [MESSAGE_CORPUS]: KeywordPostings.restore(record.messages), [MEMORY_CORPUS]: KeywordPostings.restore(record.memories) }, record.seq, 'snapshot');
+      const state = new KeywordState(
+        core,
+        {
+          [MESSAGE_CORPUS]: KeywordPostings.restore(record.messages),
+          [MEMORY_CORPUS]: KeywordPostings.restore(record.memories),
+        },
+        record.seq,
+        'snapshot',
+      );
       await state.catchUp();
       return (await state.agreesWithStore()) ? state : undefined;
     } catch (e) {
@@ -111,7 +132,11 @@ export class KeywordState {
         for (const corpus of CORPORA) postings[corpus].stats = await storedStats(core, corpus);
         let after: [string, string] | undefined;
         for (;;) {
-          const page: TermsRow[] = await (after === undefined ? db.terms.orderBy(':id') : db.terms.where(':id').above(after)).limit(PAGE).toArray();
+          const page: TermsRow[] = await (
+            after === undefined ? db.terms.orderBy(':id') : db.terms.where(':id').above(after)
+          )
+            .limit(PAGE)
+            .toArray();
           if (page.length === 0) break;
           const lastRow = page[page.length - 1]!;
           after = [lastRow.c, lastRow.d];
@@ -151,9 +176,16 @@ export class KeywordState {
   searchCaughtUp(corpus: Corpus, query: string, options: PostingsSearchOptions = {}): KeywordResult {
     const postings = this.#postings[corpus];
     // Bounded: at most MAX_QUERY_TERMS distinct terms, the rarest (a huge query stays fast).
-    const keys = rarestTerms(this.#core.analyzer.query(query).map((t) => termKey(corpus, t)), (k) => postings.documentFrequency(k));
+    const keys = rarestTerms(
+      this.#core.analyzer.query(query).map((t) => termKey(corpus, t)),
+      (k) => postings.documentFrequency(k),
+    );
     const { hits, total, bound } = postings.search(keys, options);
-    return { hits: hits.map((h) => ({ id: h.id, score: h.score, relevance: keywordRelevance(h.score, bound) })), total, bound };
+    return {
+      hits: hits.map((h) => ({ id: h.id, score: h.score, relevance: keywordRelevance(h.score, bound) })),
+      total,
+      bound,
+    };
   }
 
   /** Applies every message and memory change logged after `seq`. Serialised; cheap when nothing changed. */
@@ -191,7 +223,9 @@ export class KeywordState {
           const wanted = [...keys.values()];
           const rows = await db.terms.bulkGet(wanted);
           const touched = new Set(wanted.map(([corpus]) => corpus));
-          const stats = await Promise.all([...touched].map(async (corpus) => [corpus, await storedStats(this.#core, corpus)] as const));
+          const stats = await Promise.all(
+            [...touched].map(async (corpus) => [corpus, await storedStats(this.#core, corpus)] as const),
+          );
           wanted.forEach(([corpus, id], i) => {
             const row = rows[i];
             if (row === undefined) this.#postings[corpus].remove(id);
@@ -206,7 +240,10 @@ export class KeywordState {
     } catch (e) {
       throw storeError(e, 'updating the keyword index');
     }
-    if (this.unsnapshotted >= Math.max(1000, (this.#postings[MESSAGE_CORPUS].size + this.#postings[MEMORY_CORPUS].size) / 10)) {
+    if (
+      this.unsnapshotted >=
+      Math.max(1000, (this.#postings[MESSAGE_CORPUS].size + this.#postings[MEMORY_CORPUS].size) / 10)
+    ) {
       // Off the caller's path: a failed background snapshot only means a longer next open.
       void this.snapshot().catch(() => undefined);
     }

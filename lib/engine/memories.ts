@@ -28,7 +28,20 @@ export interface MemoryInput {
 /** A memory as faces return it. Times are epoch milliseconds. */
 export type MemoryItem = Pick<
   MemoryRow,
-  'id' | 'tier' | 'metadata' | 'createdAt' | 'updatedAt' | 'version' | 'userId' | 'agentId' | 'runId' | 'projectId' | 'sessionId' | 'key' | 'value' | 'expiresAt'
+  | 'id'
+  | 'tier'
+  | 'metadata'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'version'
+  | 'userId'
+  | 'agentId'
+  | 'runId'
+  | 'projectId'
+  | 'sessionId'
+  | 'key'
+  | 'value'
+  | 'expiresAt'
 > & {
   /** The memory's text. */
   memory: string;
@@ -83,7 +96,11 @@ function isDuplicate(row: MemoryRow, input: MemoryInput, now: number): boolean {
 }
 
 /** The standing duplicate of each input, as the store has it now (inside a write transaction). */
-async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[], now: number): Promise<(MemoryRow | undefined)[]> {
+async function findDuplicates(
+  core: EngineStore,
+  inputs: readonly MemoryInput[],
+  now: number,
+): Promise<(MemoryRow | undefined)[]> {
   const hashes = inputs.map((i) => memoryHash(i.tier, i.scope, i.text, i.key));
   // One lookup per distinct hash, all in flight at once: Dexie's anyOf() walks a cursor
   // key by key, a round trip each (bench/ingest).
@@ -101,7 +118,10 @@ async function findDuplicates(core: EngineStore, inputs: readonly MemoryInput[],
  * taken from what they logged (`core.ownMemory`), not read back. Undefined
  * when the log no longer reaches back to `seq` (compacted meanwhile).
  */
-async function changedSince(core: EngineStore, seq: number): Promise<{ row: MemoryRow; vector: Float32Array | undefined }[] | undefined> {
+async function changedSince(
+  core: EngineStore,
+  seq: number,
+): Promise<{ row: MemoryRow; vector: Float32Array | undefined }[] | undefined> {
   const { db } = core;
   const [floor, logged] = await Promise.all([readLogFloor(db), db.changes.where(':id').above(seq).toArray()]);
   if (floor > seq) return undefined;
@@ -113,7 +133,8 @@ async function changedSince(core: EngineStore, seq: number): Promise<{ row: Memo
   for (const [id, at] of last) {
     const own = core.ownMemory(id, at);
     // A live row written without a new vector keeps its stored one: read it.
-    if (own !== undefined && (own.row.deletedAt !== undefined || own.vector !== undefined)) known.push({ row: own.row, vector: own.vector });
+    if (own !== undefined && (own.row.deletedAt !== undefined || own.vector !== undefined))
+      known.push({ row: own.row, vector: own.vector });
     else read.push(id);
   }
   if (read.length === 0) return known;
@@ -144,12 +165,25 @@ export async function addMemories(
   if (inputs.length === 0) return [];
   const embedding = embedInputs(semantic, inputs, signal);
   return core.inOrder(async () => {
-    const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe, embedding, semantic.embedsQuickly(inputs.length));
+    const prepared = await prepareAdds(
+      core,
+      semantic,
+      inputs,
+      signal,
+      dedupe,
+      embedding,
+      semantic.embedsQuickly(inputs.length),
+    );
     throwIfAborted(signal);
     const write = (withoutReads: boolean): Promise<{ item: MemoryItem; added: boolean }[]> =>
       core.write(async () => {
         const { changes, out, vectorsLater, logAfter } = await prepared.plan(withoutReads);
-        return { changes, result: out, ...(vectorsLater === undefined ? {} : { vectorsLater }), ...(logAfter === undefined ? {} : { logAfter }) };
+        return {
+          changes,
+          result: out,
+          ...(vectorsLater === undefined ? {} : { vectorsLater }),
+          ...(logAfter === undefined ? {} : { logAfter }),
+        };
       });
     // Another instance logged after the index's position while the check relied on this instance's memory: check again, reading the log.
     const result = await write(true).catch((e: unknown) => {
@@ -203,7 +237,14 @@ export interface PreparedAdds {
    * `logAfter`, and the write rolls back with LogMovedError if another
    * instance logged meanwhile (the caller plans again without it).
    */
-  plan(withoutReads?: boolean): Promise<{ changes: RowChange[]; out: { item: MemoryItem; added: boolean }[]; vectorsLater?: Promise<() => VectorRow[]>; logAfter?: number }>;
+  plan(
+    withoutReads?: boolean,
+  ): Promise<{
+    changes: RowChange[];
+    out: { item: MemoryItem; added: boolean }[];
+    vectorsLater?: Promise<() => VectorRow[]>;
+    logAfter?: number;
+  }>;
 }
 
 /** The vector row of new memory `id` of `text`: a copy of the vector when another new memory of the batch has the same text. */
@@ -255,21 +296,45 @@ export async function prepareAdds(
     const candidateIds = [...new Set([...(near?.candidates.values() ?? [])].flat())];
     const keyed = inputs.map((i) => i.key !== undefined);
     // Nothing standing to compare with, and every change since the index's position this instance's own: no read.
-    const own = withoutReads && near?.complete === true && candidateIds.length === 0 && !keyed.some(Boolean) ? core.ownMemoriesSince(near.seq) : undefined;
+    const own =
+      withoutReads && near?.complete === true && candidateIds.length === 0 && !keyed.some(Boolean)
+        ? core.ownMemoriesSince(near.seq)
+        : undefined;
     const [since, candidateRows] =
       own !== undefined
         ? [own.memories, []]
-        : await Promise.all([near === undefined ? [] : changedSince(core, near.seq), candidateIds.length === 0 ? [] : core.db.memories.bulkGet(candidateIds)]);
+        : await Promise.all([
+            near === undefined ? [] : changedSince(core, near.seq),
+            candidateIds.length === 0 ? [] : core.db.memories.bulkGet(candidateIds),
+          ]);
     const inStore = inputs.map((_, i) => since === undefined || keyed[i] || near?.complete !== true);
-    const byHash = exactCheck ? await findDuplicates(core, inputs.filter((_, i) => inStore[i]), now) : [];
+    const byHash = exactCheck
+      ? await findDuplicates(
+          core,
+          inputs.filter((_, i) => inStore[i]),
+          now,
+        )
+      : [];
     const rowOf = new Map(candidateRows.flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
-    const recent: Candidate[] = (since ?? []).flatMap(({ row, vector }) => (row.key !== undefined ? [] : [{ row, vector, comparable: comparables.some((c) => c !== undefined) ? analyzer.comparable(row.text) : undefined }]));
+    const recent: Candidate[] = (since ?? []).flatMap(({ row, vector }) =>
+      row.key !== undefined
+        ? []
+        : [
+            {
+              row,
+              vector,
+              comparable: comparables.some((c) => c !== undefined) ? analyzer.comparable(row.text) : undefined,
+            },
+          ],
+    );
     let nextByHash = 0;
     const standing = inputs.map((input, i) => {
       if (!exactCheck) return undefined;
       if (inStore[i]) return byHash[nextByHash++];
       const same = (near?.candidates.get(i) ?? []).map((id) => rowOf.get(id));
-      return [...same, ...recent.map((r) => r.row)].find((r): r is MemoryRow => r !== undefined && isDuplicate(r, input, now));
+      return [...same, ...recent.map((r) => r.row)].find(
+        (r): r is MemoryRow => r !== undefined && isDuplicate(r, input, now),
+      );
     });
     // A vector decides only between sayings of one statement: wait for it only then.
     const firstText = new Map<string, string>();
@@ -279,14 +344,26 @@ export async function prepareAdds(
       const first = firstText.get(comparable);
       if (first === undefined) firstText.set(comparable, input.text);
       if (standing[i] !== undefined) return false;
-      return near?.candidates.has(i) === true || (first !== undefined && first !== input.text) || recent.some((r) => r.vector !== undefined && mayBeSame(r, input, comparable, now));
+      return (
+        near?.candidates.has(i) === true ||
+        (first !== undefined && first !== input.text) ||
+        recent.some((r) => r.vector !== undefined && mayBeSame(r, input, comparable, now))
+      );
     });
     const embedded = early ?? (needsVector.some(Boolean) ? (await waitInTransaction(embedding)).result() : undefined);
     const vectorOf = (text: string): Float32Array | undefined => embedded?.vectorOf.get(text);
     const nearFound =
       dedupe !== 'near' || near === undefined || embedded === undefined
         ? inputs.map(() => undefined)
-        : nearDuplicates(core, near, rowOf, inputs, comparables, inputs.map((i) => vectorOf(i.text)), standing.map((s) => s === undefined));
+        : nearDuplicates(
+            core,
+            near,
+            rowOf,
+            inputs,
+            comparables,
+            inputs.map((i) => vectorOf(i.text)),
+            standing.map((s) => s === undefined),
+          );
     const changes: RowChange[] = [];
     const out: { item: MemoryItem; added: boolean }[] = [];
     const fresh: Candidate[] = [];
@@ -299,7 +376,9 @@ export async function prepareAdds(
         nearFound[i] ??
         (exactCheck ? fresh.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
         (comparable !== undefined && vector !== undefined
-          ? [...recent, ...fresh].find((f) => f.vector !== undefined && mayBeSame(f, input, comparable, now) && sameStatement(f.vector, vector))?.row
+          ? [...recent, ...fresh].find(
+              (f) => f.vector !== undefined && mayBeSame(f, input, comparable, now) && sameStatement(f.vector, vector),
+            )?.row
           : undefined);
       if (dup !== undefined) {
         out.push({ item: toItem(dup), added: false });
@@ -327,7 +406,13 @@ export async function prepareAdds(
         late.push({ id: row.id, text: input.text, copy });
         changes.push({ table: 'memories', op: 'add', id: row.id, after: row });
       } else {
-        changes.push({ table: 'memories', op: 'add', id: row.id, after: row, vector: newVectorRow(embedded, row.id, input.text, copy) });
+        changes.push({
+          table: 'memories',
+          op: 'add',
+          id: row.id,
+          after: row,
+          vector: newVectorRow(embedded, row.id, input.text, copy),
+        });
       }
       out.push({ item: toItem(row), added: true });
     });
@@ -361,7 +446,11 @@ export function afterWrite(semantic: SemanticIndex): void {
 /** A live memory row, or undefined. */
 export async function getLive(core: EngineStore, id: string): Promise<MemoryRow | undefined> {
   const row = await core.db.memories.get(id);
-  return row === undefined || row.deletedAt !== undefined || (row.expiresAt !== undefined && row.expiresAt <= core.now()) ? undefined : row;
+  return row === undefined ||
+    row.deletedAt !== undefined ||
+    (row.expiresAt !== undefined && row.expiresAt <= core.now())
+    ? undefined
+    : row;
 }
 
 /** What an update changes. */
@@ -373,7 +462,13 @@ export interface MemoryPatch {
 }
 
 /** Updates a memory: re-embeds when the text changes, bumps `version`, writes history. */
-export async function updateMemory(core: EngineStore, semantic: SemanticIndex, id: string, patch: MemoryPatch, signal?: AbortSignal): Promise<MemoryItem> {
+export async function updateMemory(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  id: string,
+  patch: MemoryPatch,
+  signal?: AbortSignal,
+): Promise<MemoryItem> {
   const current = await getLive(core, id);
   if (current === undefined) throw new NotFoundError('memory', id);
   const textChanged = patch.text !== undefined && patch.text !== current.text;
@@ -382,7 +477,12 @@ export async function updateMemory(core: EngineStore, semantic: SemanticIndex, i
   const item = await core.write(async () => {
     const before = await core.db.memories.get(id);
     if (before === undefined || before.deletedAt !== undefined) throw new NotFoundError('memory', id);
-    const change = updateChange(core, before, patch, embedded === undefined ? undefined : { vector: embedded.vectors[0]!, embedderId: embedded.embedder.id });
+    const change = updateChange(
+      core,
+      before,
+      patch,
+      embedded === undefined ? undefined : { vector: embedded.vectors[0]!, embedderId: embedded.embedder.id },
+    );
     return { changes: [change], result: toItem(change.after!) };
   });
   afterWrite(semantic);
@@ -390,9 +490,19 @@ export async function updateMemory(core: EngineStore, semantic: SemanticIndex, i
 }
 
 /** The change that applies `patch` to a live row (inside a write transaction); `vector` when the text changed. */
-export function updateChange(core: EngineStore, before: MemoryRow, patch: MemoryPatch, vector?: { vector: Float32Array; embedderId: string }): RowChange & { table: 'memories' } {
+export function updateChange(
+  core: EngineStore,
+  before: MemoryRow,
+  patch: MemoryPatch,
+  vector?: { vector: Float32Array; embedderId: string },
+): RowChange & { table: 'memories' } {
   const now = core.now();
-  const after: MemoryRow = { ...before, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1, origin: core.settings.deviceId };
+  const after: MemoryRow = {
+    ...before,
+    updatedAt: Math.max(now, before.updatedAt),
+    version: before.version + 1,
+    origin: core.settings.deviceId,
+  };
   if (patch.text !== undefined) {
     after.text = patch.text;
     after.hash = memoryHash(after.tier, after, after.text, after.key);
@@ -408,12 +518,22 @@ export function updateChange(core: EngineStore, before: MemoryRow, patch: Memory
 /** The change that tombstones a live row (the write path strips its text). */
 export function deleteChange(core: EngineStore, before: MemoryRow): RowChange & { table: 'memories' } {
   const now = core.now();
-  const after: MemoryRow = { ...before, deletedAt: now, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1, origin: core.settings.deviceId };
+  const after: MemoryRow = {
+    ...before,
+    deletedAt: now,
+    updatedAt: Math.max(now, before.updatedAt),
+    version: before.version + 1,
+    origin: core.settings.deviceId,
+  };
   return { table: 'memories', op: 'delete', id: before.id, before, after };
 }
 
 /** Tombstones memories (kept for sync, gone from search and listing). Returns how many. */
-export async function deleteMemories(core: EngineStore, semantic: SemanticIndex, ids: readonly string[]): Promise<number> {
+export async function deleteMemories(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  ids: readonly string[],
+): Promise<number> {
   const count = await core.write(async () => {
     const rows = await core.db.memories.bulkGet([...ids]);
     const changes: RowChange[] = [];
@@ -431,13 +551,19 @@ export async function deleteMemories(core: EngineStore, semantic: SemanticIndex,
 export async function matchingRows(core: EngineStore, filter: CompiledFilter): Promise<MemoryRow[]> {
   const field = SCOPE_FIELDS.find((k) => filter.scope[k] !== undefined);
   const { memories } = core.db;
-  const rows = field === undefined ? await memories.toArray() : await memories.where(field).equals(filter.scope[field]!).toArray();
+  const rows =
+    field === undefined ? await memories.toArray() : await memories.where(field).equals(filter.scope[field]!).toArray();
   const now = core.now();
   return rows.filter((r) => filter.matches(r, now));
 }
 
 /** Newest first, paged, with the number that matched. */
-export async function listMemories(core: EngineStore, filter: CompiledFilter, offset: number, limit: number): Promise<{ items: MemoryItem[]; total: number }> {
+export async function listMemories(
+  core: EngineStore,
+  filter: CompiledFilter,
+  offset: number,
+  limit: number,
+): Promise<{ items: MemoryItem[]; total: number }> {
   const rows = await matchingRows(core, filter);
   rows.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
   return { items: rows.slice(offset, offset + limit).map(toItem), total: rows.length };
@@ -476,8 +602,15 @@ export async function memoryHistory(core: EngineStore, id: string): Promise<Memo
 }
 
 /** Deletes (tombstones) every memory that matches a filter (the face refuses an empty one). */
-export async function deleteMatching(core: EngineStore, semantic: SemanticIndex, filter: CompiledFilter): Promise<number> {
+export async function deleteMatching(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  filter: CompiledFilter,
+): Promise<number> {
   const rows = await matchingRows(core, filter);
-  return deleteMemories(core, semantic, rows.map((r) => r.id));
+  return deleteMemories(
+    core,
+    semantic,
+    rows.map((r) => r.id),
+  );
 }
-

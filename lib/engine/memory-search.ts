@@ -52,7 +52,11 @@ export interface MemorySearchOptions {
  * Exact cosine similarity of `query` with the stored vectors of `ids`, read from
  * the store: only for ids the index does not hold (a vector it skipped as damaged).
  */
-async function storedScores(core: EngineStore, query: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
+async function storedScores(
+  core: EngineStore,
+  query: Float32Array,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
   const vectors = await core.db.vectors.bulkGet([...ids]);
   const index = ExactIndex.create({ dimensions: query.length });
   const usable = vectors.filter((v) => {
@@ -67,17 +71,28 @@ async function storedScores(core: EngineStore, query: Float32Array, ids: readonl
 }
 
 /** Searches live memories that pass the filter. */
-export async function searchMemories(core: EngineStore, semantic: SemanticIndex, query: string, options: MemorySearchOptions): Promise<ScoredMemory[]> {
+export async function searchMemories(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  query: string,
+  options: MemorySearchOptions,
+): Promise<ScoredMemory[]> {
   const { filter, limit, mode, threshold } = options;
   const { state, embedder } = await semantic.ready();
   const profile = retrievalProfile(embedder.id);
   const weights = { vector: profile.vectorWeight, keyword: profile.keywordWeight };
   const form = mode === 'vector' ? profile.vectorQuery : profile.hybridQuery;
   // The query is embedded (in the embedder's worker) while the indexes catch up and the keyword side runs.
-  const embedding = mode === 'keyword' ? undefined : semantic.embed([form === 'question' ? query : core.analyzer.queryText(query)], options.signal);
+  const embedding =
+    mode === 'keyword'
+      ? undefined
+      : semantic.embed([form === 'question' ? query : core.analyzer.queryText(query)], options.signal);
   embedding?.catch(() => undefined); // awaited below; a failure surfaces there
   // Both indexes catch up with the change log at once (the keyword one loads on first use).
-  const [keywords] = await Promise.all([mode === 'vector' ? undefined : keywordState(core).then(async (k) => (await k.catchUp(), k)), state.catchUp()]);
+  const [keywords] = await Promise.all([
+    mode === 'vector' ? undefined : keywordState(core).then(async (k) => (await k.catchUp(), k)),
+    state.catchUp(),
+  ]);
   const now = core.now();
   // Which memories may be returned: from the in-memory scope table, or (for metadata
   // conditions, which need whole rows) from the rows of the scope.
@@ -95,7 +110,11 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
     // query terms' postings or, when small against them (one user of many), its memories alone are
     // scored by binary search in those postings; the ranking is the same either way.
     // Caught up above, with the vector index: not again here.
-    const { hits } = keywords.searchCaughtUp(MEMORY_CORPUS, query, { depth: pool, prune: true, ...(allowed === undefined ? {} : { within: allowed }) });
+    const { hits } = keywords.searchCaughtUp(MEMORY_CORPUS, query, {
+      depth: pool,
+      prune: true,
+      ...(allowed === undefined ? {} : { within: allowed }),
+    });
     keywordRanked = hits;
   }
 
@@ -105,7 +124,8 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
     queryVector = (await embedding).vectors[0]!;
     // A scope is searched from the index's memory, never by reading its vectors: an exact scan of
     // its members or a filtered graph walk, whichever the measured costs say is cheaper.
-    vectorRanked = allowed === undefined ? state.index.search(queryVector, pool) : state.index.searchIn(queryVector, pool, allowed);
+    vectorRanked =
+      allowed === undefined ? state.index.search(queryVector, pool) : state.index.searchIn(queryVector, pool, allowed);
   }
 
   // The rows of each side's best are read while the ranking is computed (one wait, not two);
@@ -123,18 +143,31 @@ export async function searchMemories(core: EngineStore, semantic: SemanticIndex,
     const pooled = new Set(vectorRanked.map((h) => h.id));
     const floor = vectorRanked.length >= pool ? vectorRanked[vectorRanked.length - 1]!.score : 1;
     const keywordOf = new Map(keywordRanked.map((h) => [h.id, h.relevance]));
-    const pooledRelevance = vectorRanked.map((h) => hybridRelevance(h.score, keywordOf.get(h.id), weights)).sort((a, b) => b - a);
+    const pooledRelevance = vectorRanked
+      .map((h) => hybridRelevance(h.score, keywordOf.get(h.id), weights))
+      .sort((a, b) => b - a);
     const bar = pooledRelevance.length >= limit ? pooledRelevance[limit - 1]! : -Infinity;
-    const missing = keywordRanked.filter((h) => !pooled.has(h.id) && hybridRelevance(floor, h.relevance, weights) >= bar).map((h) => h.id);
+    const missing = keywordRanked
+      .filter((h) => !pooled.has(h.id) && hybridRelevance(floor, h.relevance, weights) >= bar)
+      .map((h) => h.id);
     // From the index's own copies (no store read); only ids it does not hold are read from the store.
-    const similarityOf = queryVector !== undefined && missing.length > 0 ? state.index.similarities(queryVector, missing) : new Map<string, number>();
+    const similarityOf =
+      queryVector !== undefined && missing.length > 0
+        ? state.index.similarities(queryVector, missing)
+        : new Map<string, number>();
     const unheld = missing.filter((id) => !similarityOf.has(id));
-    if (queryVector !== undefined && unheld.length > 0) for (const [id, s] of await storedScores(core, queryVector, unheld)) similarityOf.set(id, s);
+    if (queryVector !== undefined && unheld.length > 0)
+      for (const [id, s] of await storedScores(core, queryVector, unheld)) similarityOf.set(id, s);
     ranked = fuse(vectorRanked, keywordRanked, { weights, similarityOf });
   } else if (mode === 'vector') {
     ranked = vectorRanked.map((h) => ({ id: h.id, relevance: vectorRelevance(h.score), similarity: h.score }));
   } else {
-    ranked = keywordRanked.map((h) => ({ id: h.id, relevance: h.relevance, keywordScore: h.score, keywordRelevance: h.relevance }));
+    ranked = keywordRanked.map((h) => ({
+      id: h.id,
+      relevance: h.relevance,
+      keywordScore: h.score,
+      keywordRelevance: h.relevance,
+    }));
   }
   if (threshold !== undefined) ranked = ranked.filter((h) => h.relevance >= threshold);
 

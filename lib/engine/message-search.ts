@@ -21,7 +21,8 @@ export interface MessagePage {
   total: number;
 }
 
-const isUnfiltered = (f: MessageFilter): boolean => f.threadId === undefined && f.agentId === undefined && f.userId === undefined && f.role === undefined;
+const isUnfiltered = (f: MessageFilter): boolean =>
+  f.threadId === undefined && f.agentId === undefined && f.userId === undefined && f.role === undefined;
 
 /** Whether a message (or its terms entry, which carries the same fields) passes the filter. */
 function messageFilter(f: MessageFilter): (m: MessageTermsFields) => boolean {
@@ -33,18 +34,36 @@ function messageFilter(f: MessageFilter): (m: MessageTermsFields) => boolean {
 }
 
 /** Messages ranked by BM25 relevance to `query`, paged. */
-export async function searchMessagesByText(core: EngineStore, query: string, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
+export async function searchMessagesByText(
+  core: EngineStore,
+  query: string,
+  filter: MessageFilter,
+  start: number,
+  count: number,
+): Promise<MessagePage> {
   const { db } = core;
   // In-memory postings kept current from the change log (lib/engine/keyword-state.ts); filter inside the walk.
   const accepts = isUnfiltered(filter) ? undefined : messageFilter(filter);
-  const { hits, total } = await (await keywordState(core)).search(MESSAGE_CORPUS, query, { depth: start + count, ...(accepts === undefined ? {} : { accept: (_id, fields) => accepts(fields) }) });
+  const { hits, total } = await (
+    await keywordState(core)
+  ).search(MESSAGE_CORPUS, query, {
+    depth: start + count,
+    ...(accepts === undefined ? {} : { accept: (_id, fields) => accepts(fields) }),
+  });
   const ids = hits.slice(start, start + count).map((h) => h.id);
   const rows = (await db.messages.bulkGet(ids)).filter((r): r is MessageRow => r !== undefined);
   return { rows, total };
 }
 
 /** Messages created in [from, to] (inclusive), oldest first, paged. */
-export async function searchMessagesByDate(core: EngineStore, from: number, to: number, filter: MessageFilter, start: number, count: number): Promise<MessagePage> {
+export async function searchMessagesByDate(
+  core: EngineStore,
+  from: number,
+  to: number,
+  filter: MessageFilter,
+  start: number,
+  count: number,
+): Promise<MessagePage> {
   const { db } = core;
   if (to < from) return { rows: [], total: 0 };
   const base =
@@ -53,6 +72,9 @@ export async function searchMessagesByDate(core: EngineStore, from: number, to: 
       : db.messages.where('[threadId+createdAt]').between([filter.threadId, from], [filter.threadId, to], true, true);
   const needsFilter = filter.agentId !== undefined || filter.userId !== undefined || filter.role !== undefined;
   const collection = needsFilter ? base.filter(messageFilter(filter)) : base;
-  const [total, rows] = await Promise.all([collection.clone().count(), collection.clone().offset(start).limit(count).toArray()]);
+  const [total, rows] = await Promise.all([
+    collection.clone().count(),
+    collection.clone().offset(start).limit(count).toArray(),
+  ]);
   return { rows, total };
 }

@@ -35,7 +35,13 @@ export interface ThreadRef {
 
 /** The public view of a row. */
 export function toMessage(row: MessageRow): Message {
-  const m: Message = { id: row.id, threadId: row.threadId, role: row.role, content: row.content, createdAt: row.createdAt };
+  const m: Message = {
+    id: row.id,
+    threadId: row.threadId,
+    role: row.role,
+    content: row.content,
+    createdAt: row.createdAt,
+  };
   if (row.name !== undefined) m.name = row.name;
   if (row.toolCallId !== undefined) m.toolCallId = row.toolCallId;
   if (row.agentId !== undefined) m.agentId = row.agentId;
@@ -68,7 +74,10 @@ export async function addMessages(
     const standing = await db.messages.bulkGet(rows.map((r) => r.id));
     const candidates = options.allowDuplicates
       ? []
-      : await db.messages.where('[threadId+hash]').anyOf(rows.map((r) => [threadId, r.hash])).toArray();
+      : await db.messages
+          .where('[threadId+hash]')
+          .anyOf(rows.map((r) => [threadId, r.hash]))
+          .toArray();
     const byId = new Map<string, MessageRow>();
     const byHash = new Map<string, MessageRow[]>();
     const remember = (row: MessageRow): void => {
@@ -85,7 +94,9 @@ export async function addMessages(
     const out: MessageRow[] = [];
     const fresh: MessageRow[] = [];
     for (const row of rows) {
-      const same = byId.get(row.id) ?? (options.allowDuplicates ? undefined : byHash.get(row.hash)?.find((m) => sameMessage(m, row)));
+      const same =
+        byId.get(row.id) ??
+        (options.allowDuplicates ? undefined : byHash.get(row.hash)?.find((m) => sameMessage(m, row)));
       if (same !== undefined) {
         out.push(same);
         continue;
@@ -115,7 +126,12 @@ async function edgePositions(core: EngineStore, threadId: string): Promise<{ fir
  * right after a leading system message of the context window (MemGPT's
  * prepend_to_messages), or before everything when there is none.
  */
-async function assignPositions(core: EngineStore, threadId: string, rows: MessageRow[], placement: Placement): Promise<void> {
+async function assignPositions(
+  core: EngineStore,
+  threadId: string,
+  rows: MessageRow[],
+  placement: Placement,
+): Promise<void> {
   if (rows.length === 0) return;
   const { first, last } = await edgePositions(core, threadId);
   if (placement === 'append' || first === undefined) {
@@ -137,7 +153,10 @@ async function assignPositions(core: EngineStore, threadId: string, rows: Messag
 
 /** The context window of a thread, in order. */
 export async function contextRows(core: EngineStore, threadId: string): Promise<MessageRow[]> {
-  return core.db.messages.where('[threadId+inContext+position]').between([threadId, 1, MIN_KEY], [threadId, 1, MAX_KEY]).toArray();
+  return core.db.messages
+    .where('[threadId+inContext+position]')
+    .between([threadId, 1, MIN_KEY], [threadId, 1, MAX_KEY])
+    .toArray();
 }
 
 /** Every message of a thread (context or not), in order. */
@@ -152,7 +171,8 @@ export async function deleteMessages(core: EngineStore, threadId: string, ids: r
     const rows = await db.messages.bulkGet([...ids]);
     const changes: RowChange[] = [];
     rows.forEach((row, i) => {
-      if (row?.threadId !== threadId) throw new ValidationError('ids', `no message ${ids[i] ?? ''} in thread ${threadId}`);
+      if (row?.threadId !== threadId)
+        throw new ValidationError('ids', `no message ${ids[i] ?? ''} in thread ${threadId}`);
       changes.push({ table: 'messages', op: 'delete', id: row.id, before: row });
     });
     return { changes, result: changes.length };
@@ -180,7 +200,8 @@ export async function replaceThread(core: EngineStore, threadId: string, rows: r
     const current = await threadRows(core, threadId);
     const others = await db.messages.bulkGet(rows.map((r) => r.id));
     others.forEach((o, i) => {
-      if (o !== undefined && o.threadId !== threadId) throw new ValidationError(`messages[${i}].id`, `${o.id} already belongs to another thread`);
+      if (o !== undefined && o.threadId !== threadId)
+        throw new ValidationError(`messages[${i}].id`, `${o.id} already belongs to another thread`);
     });
     const keep = new Set(rows.map((r) => r.id));
     const changes: RowChange[] = current
@@ -189,7 +210,11 @@ export async function replaceThread(core: EngineStore, threadId: string, rows: r
     const byId = new Map(current.map((r) => [r.id, r]));
     for (const after of rows) {
       const before = byId.get(after.id);
-      changes.push(before === undefined ? { table: 'messages', op: 'add', id: after.id, after } : { table: 'messages', op: 'update', id: after.id, before, after });
+      changes.push(
+        before === undefined
+          ? { table: 'messages', op: 'add', id: after.id, after }
+          : { table: 'messages', op: 'update', id: after.id, before, after },
+      );
     }
     return { changes, result: undefined };
   });

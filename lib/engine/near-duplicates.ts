@@ -94,7 +94,11 @@ export interface NearCandidates {
  * (`core.ownMemory`). Only when the index lags this instance's writes by more
  * than {@link MAX_UNAPPLIED} log entries does it wait, so that check stays small.
  */
-export async function nearCandidates(core: EngineStore, semantic: SemanticIndex, comparables: readonly (string | undefined)[]): Promise<NearCandidates> {
+export async function nearCandidates(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  comparables: readonly (string | undefined)[],
+): Promise<NearCandidates> {
   const { state } = await semantic.ready();
   // No catch-up either (reads of the store): another tab's writes are in the log after `seq` too.
   if (core.lastOwnSeq - state.seq > MAX_UNAPPLIED) await state.idle();
@@ -105,7 +109,12 @@ export async function nearCandidates(core: EngineStore, semantic: SemanticIndex,
     if (same.size > 0) candidates.set(i, [...same]);
   });
   // The index as it is when asked: it may be promoted or reloaded before the transaction.
-  return { candidates, seq: state.seq, similarities: (vector, ids) => state.index.similarities(vector, ids), complete: core.damaged.length === 0 };
+  return {
+    candidates,
+    seq: state.seq,
+    similarities: (vector, ids) => state.index.similarities(vector, ids),
+    complete: core.damaged.length === 0,
+  };
 }
 
 /**
@@ -130,9 +139,16 @@ export function nearDuplicates(
     const vector = vectors[i];
     const comparable = comparables[i];
     if (!check[i] || same === undefined || vector === undefined || comparable === undefined) return undefined;
-    const close = [...near.similarities(vector, same)].filter(([, score]) => score >= NEAR_DUPLICATE_SIMILARITY).sort((a, b) => b[1] - a[1]);
+    const close = [...near.similarities(vector, same)]
+      .filter(([, score]) => score >= NEAR_DUPLICATE_SIMILARITY)
+      .sort((a, b) => b[1] - a[1]);
     // The text itself is compared: equal statement keys could be a hash collision.
-    return close.map(([id]) => rows.get(id)).find((r): r is MemoryRow => r !== undefined && sameSlot(r, input, now) && core.analyzer.comparable(r.text) === comparable);
+    return close
+      .map(([id]) => rows.get(id))
+      .find(
+        (r): r is MemoryRow =>
+          r !== undefined && sameSlot(r, input, now) && core.analyzer.comparable(r.text) === comparable,
+      );
   });
 }
 
@@ -141,7 +157,12 @@ export function nearDuplicates(
  * the same as `input`: same tier and scope, equal comparable text. Only then
  * do their vectors decide ({@link sameStatement}).
  */
-export function mayBeSame(a: { row: MemoryRow; comparable: string | undefined }, input: MemoryInput, comparable: string, now: number): boolean {
+export function mayBeSame(
+  a: { row: MemoryRow; comparable: string | undefined },
+  input: MemoryInput,
+  comparable: string,
+  now: number,
+): boolean {
   return a.comparable === comparable && sameSlot(a.row, input, now);
 }
 

@@ -17,7 +17,10 @@ export async function openStore(name: string): Promise<{ db: EngramDb; deviceId:
       const schema = await db.meta.get('schemaVersion');
       const stored = schema?.value;
       if (typeof stored === 'number' && stored > SCHEMA_VERSION) {
-        throw new ValidationError('name', `store "${name}" has schema version ${stored}, newer than this engram (${SCHEMA_VERSION})`);
+        throw new ValidationError(
+          'name',
+          `store "${name}" has schema version ${stored}, newer than this engram (${SCHEMA_VERSION})`,
+        );
       }
       if (stored !== SCHEMA_VERSION) await db.meta.put({ key: 'schemaVersion', value: SCHEMA_VERSION });
       const device = (await db.meta.get('deviceId'))?.value;

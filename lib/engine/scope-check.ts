@@ -16,7 +16,10 @@ import type { EngramDb } from '../store/schema.js';
 import type { ScopeTable } from './scope-table.js';
 
 async function fieldMatches(db: EngramDb, table: ScopeTable, field: ScopeField): Promise<boolean> {
-  const [values, ids] = await Promise.all([db.memories.orderBy(field).keys(), db.memories.orderBy(field).primaryKeys()]);
+  const [values, ids] = await Promise.all([
+    db.memories.orderBy(field).keys(),
+    db.memories.orderBy(field).primaryKeys(),
+  ]);
   // The store's value of this field for every memory of the table that has one.
   const stored = new Map<string, unknown>();
   ids.forEach((id, i) => {
@@ -38,5 +41,7 @@ async function fieldMatches(db: EngramDb, table: ScopeTable, field: ScopeField):
  * if (!(await scopesMatchStore(db, state.scopes))) rebuild();
  */
 export async function scopesMatchStore(db: EngramDb, table: ScopeTable): Promise<boolean> {
-  return db.transaction('r', db.memories, async () => (await Promise.all(SCOPE_FIELDS.map((field) => fieldMatches(db, table, field)))).every(Boolean));
+  return db.transaction('r', db.memories, async () =>
+    (await Promise.all(SCOPE_FIELDS.map((field) => fieldMatches(db, table, field)))).every(Boolean),
+  );
 }

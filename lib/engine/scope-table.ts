@@ -130,7 +130,8 @@ export class ScopeTable {
     }
     // One scope value and nothing else (a user's own search): its ids are the answer, handed out
     // as they are, not copied (a copy of a 50k scope costs more than the search), unless one has expired.
-    if (candidates !== undefined && fields === 1 && filter.scopeOnly && !this.#anyExpired(candidates, now)) return candidates;
+    if (candidates !== undefined && fields === 1 && filter.scopeOnly && !this.#anyExpired(candidates, now))
+      return candidates;
     const out = new Set<string>();
     if (candidates === undefined) {
       for (const [id, entry] of this.#entries) if (filter.matchesEntry(entry, now)) out.add(id);
@@ -186,9 +187,20 @@ export class ScopeTable {
   static fromColumns(value: unknown): ScopeTable | undefined {
     if (typeof value !== 'object' || value === null) return undefined;
     const { ids, strings, codes, numbers } = value as Partial<ScopeColumns>;
-    if (!Array.isArray(ids) || !Array.isArray(strings) || !(codes instanceof Int32Array) || !(numbers instanceof Float64Array)) return undefined;
+    if (
+      !Array.isArray(ids) ||
+      !Array.isArray(strings) ||
+      !(codes instanceof Int32Array) ||
+      !(numbers instanceof Float64Array)
+    )
+      return undefined;
     const n = ids.length;
-    if (codes.length !== n * CODE_COLUMNS || numbers.length !== n * NUMBER_COLUMNS || !strings.every((v) => typeof v === 'string')) return undefined;
+    if (
+      codes.length !== n * CODE_COLUMNS ||
+      numbers.length !== n * NUMBER_COLUMNS ||
+      !strings.every((v) => typeof v === 'string')
+    )
+      return undefined;
     const table = new ScopeTable();
     for (let i = 0; i < n; i++) {
       const id = ids[i];
@@ -212,14 +224,26 @@ export class ScopeTable {
 
   /** A copy as one small array per entry (the snapshot format before toColumns()). */
   toTuples(): ScopeTuple[] {
-    return [...this.#entries].map(([id, e]) => [id, e.tier, ...SCOPE_FIELDS.map((k) => e[k] ?? null), e.createdAt, e.updatedAt, e.expiresAt ?? null, e.statement ?? null]);
+    return [...this.#entries].map(([id, e]) => [
+      id,
+      e.tier,
+      ...SCOPE_FIELDS.map((k) => e[k] ?? null),
+      e.createdAt,
+      e.updatedAt,
+      e.expiresAt ?? null,
+      e.statement ?? null,
+    ]);
   }
 
   /** The inverse of toTuples(). */
   static fromTuples(tuples: readonly ScopeTuple[]): ScopeTable {
     const table = new ScopeTable();
     for (const [id, tier, ...rest] of tuples) {
-      const entry: Entry = { tier, createdAt: rest[SCOPE_FIELDS.length] as number, updatedAt: rest[SCOPE_FIELDS.length + 1] as number };
+      const entry: Entry = {
+        tier,
+        createdAt: rest[SCOPE_FIELDS.length] as number,
+        updatedAt: rest[SCOPE_FIELDS.length + 1] as number,
+      };
       SCOPE_FIELDS.forEach((k, i) => {
         const v = rest[i];
         if (typeof v === 'string') entry[k] = v;

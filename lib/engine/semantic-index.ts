@@ -56,7 +56,14 @@ export class SemanticIndex {
     const row = await core.db.meta.get(EMBEDDER_KEY);
     if (row === undefined) return undefined;
     const value = row.value as Partial<EmbedderRecord> | null;
-    if (typeof value === 'object' && value !== null && typeof value.id === 'string' && typeof value.dimensions === 'number' && Number.isInteger(value.dimensions) && value.dimensions > 0) {
+    if (
+      typeof value === 'object' &&
+      value !== null &&
+      typeof value.id === 'string' &&
+      typeof value.dimensions === 'number' &&
+      Number.isInteger(value.dimensions) &&
+      value.dimensions > 0
+    ) {
       return { id: value.id, dimensions: value.dimensions };
     }
     core.reportDamaged({ table: 'meta', key: EMBEDDER_KEY, reason: 'not an embedder record' });
@@ -94,7 +101,10 @@ export class SemanticIndex {
       await reembedAll(this.#core, embedder, { ...this.#reembed, ...options });
     }
     if (recorded === undefined || recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions) {
-      await this.#core.db.meta.put({ key: EMBEDDER_KEY, value: { id: embedder.id, dimensions: embedder.dimensions } satisfies EmbedderRecord });
+      await this.#core.db.meta.put({
+        key: EMBEDDER_KEY,
+        value: { id: embedder.id, dimensions: embedder.dimensions } satisfies EmbedderRecord,
+      });
     }
     const state = await VectorState.load(this.#core, embedder.id, embedder.dimensions, options);
     return { embedder, state };
@@ -104,17 +114,28 @@ export class SemanticIndex {
    * Embeds texts, as the store's analyzer normalizes them (contractions
    * expanded), and checks the embedder's answer (count, length, finite, unit norm).
    */
-  async embed(texts: readonly string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; embedder: Embedder }> {
+  async embed(
+    texts: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<{ vectors: Float32Array[]; embedder: Embedder }> {
     const { embedder } = await untilAborted(this.ready(), signal);
     let vectors: unknown;
     const started = performance.now();
     const missesBefore = embedder instanceof CachedEmbedder ? embedder.stats.misses : 0;
     try {
       // An embedder that ignores the signal still cannot hold the call past an abort.
-      vectors = await untilAborted(embedder.embed(texts.map((t) => this.#core.analyzer.normalize(t)), signal === undefined ? {} : { signal }), signal);
+      vectors = await untilAborted(
+        embedder.embed(
+          texts.map((t) => this.#core.analyzer.normalize(t)),
+          signal === undefined ? {} : { signal },
+        ),
+        signal,
+      );
     } catch (e) {
       if (isEngramError(e)) throw e;
-      throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
     validateEmbeddings(texts, vectors, embedder.dimensions);
     // The model's own speed: cached texts tell nothing of it (calls in flight together share their counts).
@@ -162,7 +183,10 @@ async function reembedAll(core: EngineStore, embedder: Embedder, options: LongWo
     throwIfAborted(options.signal);
     const batch = todo.slice(i, i + REEMBED_BATCH);
     const texts = batch.map((r) => core.analyzer.normalize(r.text));
-    const vectors = await untilAborted(embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal }), options.signal);
+    const vectors = await untilAborted(
+      embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal }),
+      options.signal,
+    );
     validateEmbeddings(texts, vectors, embedder.dimensions);
     const out: VectorRow[] = batch.map((r, j) => ({ id: r.id, vector: vectors[j]!, embedderId: embedder.id }));
     try {

@@ -81,16 +81,27 @@ const EXPORTED = [
   { kind: 'message', table: 'messages', keyOf: (row: MessageRow): string => row.id },
   { kind: 'memory', table: 'memories', keyOf: (row: MemoryRow): string => row.id },
   { kind: 'history', table: 'history', keyOf: (row: HistoryRow): number => row.seq! },
-  { kind: 'block', table: BLOCKS_TABLE, keyOf: (row: BlockRow): string => blockRecordId(row.agentId, row.label, row.userId) },
+  {
+    kind: 'block',
+    table: BLOCKS_TABLE,
+    keyOf: (row: BlockRow): string => blockRecordId(row.agentId, row.label, row.userId),
+  },
   { kind: 'trace', table: 'traces', keyOf: (row: TraceRow): string => row.id },
 ] as const;
 
 /** Every row of a table, a page at a time, in primary-key order (call inside a transaction). */
-async function eachPage<T>(db: EngramDb, table: string, keyOf: (row: T) => IndexableType, onPage: (rows: T[]) => Promise<void> | void): Promise<void> {
+async function eachPage<T>(
+  db: EngramDb,
+  table: string,
+  keyOf: (row: T) => IndexableType,
+  onPage: (rows: T[]) => Promise<void> | void,
+): Promise<void> {
   let last: IndexableType | undefined;
   for (;;) {
     const source = db.table(table);
-    const page = (await (last === undefined ? source.orderBy(':id') : source.where(':id').above(last)).limit(PAGE).toArray()) as T[];
+    const page = (await (last === undefined ? source.orderBy(':id') : source.where(':id').above(last))
+      .limit(PAGE)
+      .toArray()) as T[];
     if (page.length === 0) return;
     await onPage(page);
     last = keyOf(page[page.length - 1]!);
@@ -106,37 +117,55 @@ export async function exportStore(core: EngineStore, options: TransferOptions = 
   const { db } = core;
   const lines: string[] = [];
   try {
-    await db.transaction('r', [db.messages, db.memories, db.vectors, db.history, db.blocks, db.traces, db.meta], async () => {
-      const embedder = ((await db.meta.get('embedder'))?.value as EmbedderRecord | undefined) ?? null;
-      const counts = {
-        message: await db.messages.count(),
-        memory: await db.memories.count(),
-        history: await db.history.count(),
-        block: await db.blocks.count(),
-        trace: await db.traces.count(),
-      };
-      const total = Object.values(counts).reduce((a, b) => a + b, 0);
-      const header: Header = { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, schemaVersion: SCHEMA_VERSION, embedder, exportedAt: new Date(core.now()).toISOString(), counts };
-      lines.push(JSON.stringify(header));
-      const report = (): void => options.onProgress?.({ phase: 'export', done: lines.length - 1, total });
-      report();
-      for (const { kind, table, keyOf } of EXPORTED) {
-        await eachPage(db, table, keyOf as (row: unknown) => IndexableType, async (page) => {
-          throwIfAborted(options.signal);
-          if (kind === 'memory') {
-            const rows = page as MemoryRow[];
-            const vectors = await db.vectors.bulkGet(rows.map((m) => m.id));
-            rows.forEach((row, i) => {
-              const v = vectors[i];
-              lines.push(JSON.stringify({ type: 'memory', row, vector: v === undefined ? null : { embedderId: v.embedderId, data: encodeVector(v.vector) } }));
-            });
-          } else {
-            for (const row of page) lines.push(JSON.stringify({ type: kind, row }));
-          }
-          report();
-        });
-      }
-    });
+    await db.transaction(
+      'r',
+      [db.messages, db.memories, db.vectors, db.history, db.blocks, db.traces, db.meta],
+      async () => {
+        const embedder = ((await db.meta.get('embedder'))?.value as EmbedderRecord | undefined) ?? null;
+        const counts = {
+          message: await db.messages.count(),
+          memory: await db.memories.count(),
+          history: await db.history.count(),
+          block: await db.blocks.count(),
+          trace: await db.traces.count(),
+        };
+        const total = Object.values(counts).reduce((a, b) => a + b, 0);
+        const header: Header = {
+          type: 'header',
+          format: EXPORT_FORMAT,
+          version: EXPORT_VERSION,
+          schemaVersion: SCHEMA_VERSION,
+          embedder,
+          exportedAt: new Date(core.now()).toISOString(),
+          counts,
+        };
+        lines.push(JSON.stringify(header));
+        const report = (): void => options.onProgress?.({ phase: 'export', done: lines.length - 1, total });
+        report();
+        for (const { kind, table, keyOf } of EXPORTED) {
+          await eachPage(db, table, keyOf as (row: unknown) => IndexableType, async (page) => {
+            throwIfAborted(options.signal);
+            if (kind === 'memory') {
+              const rows = page as MemoryRow[];
+              const vectors = await db.vectors.bulkGet(rows.map((m) => m.id));
+              rows.forEach((row, i) => {
+                const v = vectors[i];
+                lines.push(
+                  JSON.stringify({
+                    type: 'memory',
+                    row,
+                    vector: v === undefined ? null : { embedderId: v.embedderId, data: encodeVector(v.vector) },
+                  }),
+                );
+              });
+            } else {
+              for (const row of page) lines.push(JSON.stringify({ type: kind, row }));
+            }
+            report();
+          });
+        }
+      },
+    );
   } catch (e) {
     throw storeError(e, 'export');
   }
@@ -158,11 +187,22 @@ interface Parsed {
 }
 
 /** Parses and validates every line against the target store's `limits`; throws ImportError naming the first bad line. */
-export async function parseExport(file: Blob | string, limits: RowLimits, options: TransferOptions = {}): Promise<Parsed> {
+export async function parseExport(
+  file: Blob | string,
+  limits: RowLimits,
+  options: TransferOptions = {},
+): Promise<Parsed> {
   const text = typeof file === 'string' ? file : await file.text();
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  const parsed: Parsed = { header: undefined as unknown as Header, messages: [], memories: [], history: [], blocks: [], traces: [] };
+  const parsed: Parsed = {
+    header: undefined as unknown as Header,
+    messages: [],
+    memories: [],
+    history: [],
+    blocks: [],
+    traces: [],
+  };
   const parse = (i: number): Record<string, unknown> => {
     let value: unknown;
     try {
@@ -170,22 +210,43 @@ export async function parseExport(file: Blob | string, limits: RowLimits, option
     } catch (e) {
       throw new ImportError(i + 1, 'is not valid JSON', { cause: e });
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ImportError(i + 1, 'must be a JSON object');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new ImportError(i + 1, 'must be a JSON object');
     return value as Record<string, unknown>;
   };
   if (lines.length === 0) throw new ImportError(1, 'the file is empty');
   const head = parse(0);
-  if (head['type'] !== 'header' || head['format'] !== EXPORT_FORMAT) throw new ImportError(1, `is not an ${EXPORT_FORMAT} header`);
-  if (!READABLE_VERSIONS.includes(head['version'])) throw new ImportError(1, `export format version ${String(head['version'])} is not supported (this engram reads ${READABLE_VERSIONS.join(' and ')})`);
-  if (typeof head['schemaVersion'] !== 'number' || head['schemaVersion'] > SCHEMA_VERSION) throw new ImportError(1, `schema version ${String(head['schemaVersion'])} is newer than this engram's (${SCHEMA_VERSION})`);
+  if (head['type'] !== 'header' || head['format'] !== EXPORT_FORMAT)
+    throw new ImportError(1, `is not an ${EXPORT_FORMAT} header`);
+  if (!READABLE_VERSIONS.includes(head['version']))
+    throw new ImportError(
+      1,
+      `export format version ${String(head['version'])} is not supported (this engram reads ${READABLE_VERSIONS.join(' and ')})`,
+    );
+  if (typeof head['schemaVersion'] !== 'number' || head['schemaVersion'] > SCHEMA_VERSION)
+    throw new ImportError(
+      1,
+      `schema version ${String(head['schemaVersion'])} is newer than this engram's (${SCHEMA_VERSION})`,
+    );
   const embedder = head['embedder'];
-  if (embedder !== null && (typeof embedder !== 'object' || typeof (embedder as EmbedderRecord).id !== 'string' || !Number.isInteger((embedder as EmbedderRecord).dimensions))) {
+  if (
+    embedder !== null &&
+    (typeof embedder !== 'object' ||
+      typeof (embedder as EmbedderRecord).id !== 'string' ||
+      !Number.isInteger((embedder as EmbedderRecord).dimensions))
+  ) {
     throw new ImportError(1, 'header.embedder must be null or { id, dimensions }');
   }
   parsed.header = head as unknown as Header;
   const dims = (embedder as EmbedderRecord | null)?.dimensions;
   let ended = false;
-  const seen = { message: new Set<string>(), memory: new Set<string>(), block: new Set<string>(), trace: new Set<string>(), history: new Set<string>() };
+  const seen = {
+    message: new Set<string>(),
+    memory: new Set<string>(),
+    block: new Set<string>(),
+    trace: new Set<string>(),
+    history: new Set<string>(),
+  };
   for (let i = 1; i < lines.length; i++) {
     if (i % PAGE === 0) {
       throwIfAborted(options.signal);
@@ -196,13 +257,18 @@ export async function parseExport(file: Blob | string, limits: RowLimits, option
     const record = parse(i);
     const type = record['type'];
     if (type === 'end') {
-      if (record['records'] !== i - 1) throw new ImportError(line, `the end line counts ${String(record['records'])} records but the file has ${i - 1}: it is truncated or edited`);
+      if (record['records'] !== i - 1)
+        throw new ImportError(
+          line,
+          `the end line counts ${String(record['records'])} records but the file has ${i - 1}: it is truncated or edited`,
+        );
       ended = true;
       // Every line is well formed: now whether each is the line that was exported (edited or removed lines are named).
       if (head['version'] === EXPORT_VERSION) await verifyDigest(lines.slice(0, i), record['digest'], line);
       continue;
     }
-    if (typeof type !== 'string' || !(KINDS as readonly string[]).includes(type)) throw new ImportError(line, `unknown record type ${JSON.stringify(type)}`);
+    if (typeof type !== 'string' || !(KINDS as readonly string[]).includes(type))
+      throw new ImportError(line, `unknown record type ${JSON.stringify(type)}`);
     const kind = type as RowKind;
     const problem = checkRow(kind, record['row']);
     if (problem !== undefined) throw new ImportError(line, `${kind}: ${problem}`);
@@ -211,7 +277,12 @@ export async function parseExport(file: Blob | string, limits: RowLimits, option
     const over = rowLimitProblem(kind, row, limits);
     if (over !== undefined) throw new ImportError(line, `${kind}: ${over}`);
     // A block is one per agent, label and user (an agent's own and each user's of one label are distinct).
-    const key = kind === 'block' ? blockRecordId(row['agentId'] as string, row['label'] as string, row['userId'] as string | undefined) : kind === 'history' ? String(row['seq']) : String(row['id']);
+    const key =
+      kind === 'block'
+        ? blockRecordId(row['agentId'] as string, row['label'] as string, row['userId'] as string | undefined)
+        : kind === 'history'
+          ? String(row['seq'])
+          : String(row['id']);
     if (kind !== 'history' || row['seq'] !== undefined) {
       if (seen[kind].has(key)) throw new ImportError(line, `duplicate ${kind} ${key}`);
       seen[kind].add(key);
@@ -229,7 +300,8 @@ export async function parseExport(file: Blob | string, limits: RowLimits, option
           break;
         }
         const vec = v as { embedderId?: unknown; data?: unknown };
-        if (dims === undefined || typeof vec.data !== 'string' || vec.embedderId !== (embedder as EmbedderRecord).id) throw new ImportError(line, "the vector does not match the header's embedder");
+        if (dims === undefined || typeof vec.data !== 'string' || vec.embedderId !== (embedder as EmbedderRecord).id)
+          throw new ImportError(line, "the vector does not match the header's embedder");
         const vector = decodeVector(vec.data, dims);
         if (vector === undefined) throw new ImportError(line, `the vector is not ${dims} finite 32-bit floats`);
         parsed.memories.push({ row: m, vector: { id: m.id, vector, embedderId: vec.embedderId }, line });
@@ -255,12 +327,18 @@ export async function parseExport(file: Blob | string, limits: RowLimits, option
  * at or after it: by a 'delete' entry among `entries`, or for good (a memory in
  * `deletedMemories`, whose tombstone is final).
  */
-function textFreeUpTo(entries: readonly HistoryRow[], deletedMemories: ReadonlySet<string>): (entry: HistoryRow) => HistoryRow {
+function textFreeUpTo(
+  entries: readonly HistoryRow[],
+  deletedMemories: ReadonlySet<string>,
+): (entry: HistoryRow) => HistoryRow {
   const lastDelete = new Map<string, number>();
   const keyOf = (h: HistoryRow): string => `${h.table}\u0000${h.recordId}`;
-  for (const h of entries) if (h.op === 'delete') lastDelete.set(keyOf(h), Math.max(lastDelete.get(keyOf(h)) ?? -Infinity, h.at));
+  for (const h of entries)
+    if (h.op === 'delete') lastDelete.set(keyOf(h), Math.max(lastDelete.get(keyOf(h)) ?? -Infinity, h.at));
   return (entry) => {
-    const deleted = (entry.table === 'memories' && deletedMemories.has(entry.recordId)) || entry.at <= (lastDelete.get(keyOf(entry)) ?? -Infinity);
+    const deleted =
+      (entry.table === 'memories' && deletedMemories.has(entry.recordId)) ||
+      entry.at <= (lastDelete.get(keyOf(entry)) ?? -Infinity);
     return deleted ? textFreeHistory(entry) : entry;
   };
 }
@@ -273,16 +351,27 @@ export type ImportMode = 'merge' | 'replace';
  * `merge` keeps what is there and takes an imported record where it is new or
  * newer (memories and blocks by version, messages and traces when absent).
  */
-export async function importParsed(core: EngineStore, parsed: Parsed, mode: ImportMode, options: TransferOptions = {}): Promise<{ records: number }> {
+export async function importParsed(
+  core: EngineStore,
+  parsed: Parsed,
+  mode: ImportMode,
+  options: TransferOptions = {},
+): Promise<{ records: number }> {
   const { db } = core;
-  const total = parsed.messages.length + parsed.memories.length + parsed.history.length + parsed.blocks.length + parsed.traces.length;
+  const total =
+    parsed.messages.length +
+    parsed.memories.length +
+    parsed.history.length +
+    parsed.blocks.length +
+    parsed.traces.length;
   throwIfAborted(options.signal);
   options.onProgress?.({ phase: 'write', done: 0, total });
   await core.write(async () => {
     const recorded = (await db.meta.get('embedder'))?.value as EmbedderRecord | undefined;
     const incoming = parsed.header.embedder;
     if (mode === 'replace') {
-      for (const t of ['messages', 'memories', 'vectors', 'history', BLOCKS_TABLE, 'traces', 'terms'] as const) await db.table(t).clear();
+      for (const t of ['messages', 'memories', 'vectors', 'history', BLOCKS_TABLE, 'traces', 'terms'] as const)
+        await db.table(t).clear();
       await db.meta.where('key').anyOf(['stats:m', 'stats:v']).delete();
       await deleteSnapshot(db, 'indexSnapshot');
       // Other instances on this store reload their indexes rather than replay onto stale ones.
@@ -291,8 +380,15 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
       else await db.meta.put({ key: 'embedder', value: incoming });
     } else if (incoming !== null && parsed.memories.some((m) => m.vector !== undefined)) {
       const live = await db.memories.filter((m) => m.deletedAt === undefined).count();
-      if (recorded !== undefined && live > 0 && (recorded.id !== incoming.id || recorded.dimensions !== incoming.dimensions)) {
-        throw new ImportError(1, `the file's vectors come from "${incoming.id}" (${incoming.dimensions}-d) but this store uses "${recorded.id}" (${recorded.dimensions}-d)`);
+      if (
+        recorded !== undefined &&
+        live > 0 &&
+        (recorded.id !== incoming.id || recorded.dimensions !== incoming.dimensions)
+      ) {
+        throw new ImportError(
+          1,
+          `the file's vectors come from "${incoming.id}" (${incoming.dimensions}-d) but this store uses "${recorded.id}" (${recorded.dimensions}-d)`,
+        );
       }
       if (recorded === undefined || live === 0) await db.meta.put({ key: 'embedder', value: incoming });
     }
@@ -303,7 +399,13 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
     });
     const existingMemories = mode === 'merge' ? await db.memories.bulkGet(parsed.memories.map((m) => m.row.id)) : [];
     // Merging applies add()'s duplicate rule: a text the store holds in the same scope under another id is not stored twice.
-    const duplicates = mode === 'merge' ? await ImportDuplicates.load(core, parsed.memories.filter((_, i) => existingMemories[i] === undefined).map((m) => m.row)) : undefined;
+    const duplicates =
+      mode === 'merge'
+        ? await ImportDuplicates.load(
+            core,
+            parsed.memories.filter((_, i) => existingMemories[i] === undefined).map((m) => m.row),
+          )
+        : undefined;
     const skipped = new Set<string>();
     /** What the import replaces in the store: logged in history like any update (the file's history is the file's). */
     const overwritten: HistoryRow[] = [];
@@ -315,7 +417,11 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
       if (before !== undefined) {
         // A known id stays in its scope: a file may update a memory, never hand it to another user, agent or run.
         const moved = SCOPE_FIELDS.find((k) => before[k] !== after[k]);
-        if (moved !== undefined) throw new ImportError(line, `memory ${after.id} exists in this store with ${moved} ${JSON.stringify(before[moved] ?? null)}; the file gives ${JSON.stringify(after[moved] ?? null)}, and an import never moves a memory to another scope`);
+        if (moved !== undefined)
+          throw new ImportError(
+            line,
+            `memory ${after.id} exists in this store with ${moved} ${JSON.stringify(before[moved] ?? null)}; the file gives ${JSON.stringify(after[moved] ?? null)}, and an import never moves a memory to another scope`,
+          );
       }
       if (before !== undefined && before.version >= after.version) {
         if (before.deletedAt !== undefined) deletedMemories.add(after.id);
@@ -327,17 +433,38 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
       }
       if (after.deletedAt !== undefined) deletedMemories.add(after.id);
       // A tombstone over a live memory is a deletion: the write path strips the memory's standing history of its text.
-      const op = before === undefined ? 'add' : after.deletedAt !== undefined && before.deletedAt === undefined ? 'delete' : 'update';
+      const op =
+        before === undefined
+          ? 'add'
+          : after.deletedAt !== undefined && before.deletedAt === undefined
+            ? 'delete'
+            : 'update';
       if (before !== undefined) overwritten.push({ table: 'memories', recordId: after.id, op, before, after, at });
-      changes.push({ table: 'memories', op, id: after.id, after, ...(before === undefined ? {} : { before }), ...(vector === undefined ? {} : { vector }) });
+      changes.push({
+        table: 'memories',
+        op,
+        id: after.id,
+        after,
+        ...(before === undefined ? {} : { before }),
+        ...(vector === undefined ? {} : { vector }),
+      });
     }
-    const existingBlocks = mode === 'merge' ? await db.blocks.bulkGet(parsed.blocks.map((b) => blockRecordId(b.agentId, b.label, b.userId))) : [];
+    const existingBlocks =
+      mode === 'merge'
+        ? await db.blocks.bulkGet(parsed.blocks.map((b) => blockRecordId(b.agentId, b.label, b.userId)))
+        : [];
     parsed.blocks.forEach((after, i) => {
       const before = existingBlocks[i];
       if (before !== undefined && before.version >= after.version) return;
       const id = blockRecordId(after.agentId, after.label, after.userId);
       if (before !== undefined) overwritten.push({ table: 'blocks', recordId: id, op: 'update', before, after, at });
-      changes.push({ table: 'blocks', op: before === undefined ? 'add' : 'update', id, after, ...(before === undefined ? {} : { before }) });
+      changes.push({
+        table: 'blocks',
+        op: before === undefined ? 'add' : 'update',
+        id,
+        after,
+        ...(before === undefined ? {} : { before }),
+      });
     });
     const existingTraces = mode === 'merge' ? await db.traces.bulkGet(parsed.traces.map((t) => t.id)) : [];
     parsed.traces.forEach((after, i) => {
@@ -350,9 +477,23 @@ export async function importParsed(core: EngineStore, parsed: Parsed, mode: Impo
     if (mode === 'replace') await db.history.bulkPut(parsed.history.map(forgetText));
     else {
       const have = new Set(standing.map((h) => `${h.recordId}|${h.op}|${h.at}`));
-      const fresh = parsed.history.filter((h) => !have.has(`${h.recordId}|${h.op}|${h.at}`) && !(h.table === 'memories' && skipped.has(h.recordId)));
+      const fresh = parsed.history.filter(
+        (h) => !have.has(`${h.recordId}|${h.op}|${h.at}`) && !(h.table === 'memories' && skipped.has(h.recordId)),
+      );
       // New sequence numbers here: the file's may collide with this store's.
-      await db.history.bulkAdd([...fresh.map((h) => ({ table: h.table, recordId: h.recordId, op: h.op, before: h.before, after: h.after, at: h.at })), ...overwritten].map(forgetText));
+      await db.history.bulkAdd(
+        [
+          ...fresh.map((h) => ({
+            table: h.table,
+            recordId: h.recordId,
+            op: h.op,
+            before: h.before,
+            after: h.after,
+            at: h.at,
+          })),
+          ...overwritten,
+        ].map(forgetText),
+      );
     }
     return { changes, result: undefined, withoutHistory: true };
   });

@@ -78,7 +78,6 @@ function asSnapshotRecord(value: unknown): SnapshotRecord | undefined {
   return ok ? (r as SnapshotRecord) : undefined;
 }
 
-
 const SNAPSHOT_KEY = 'indexSnapshot';
 const PAGE = 2000;
 /**
@@ -136,7 +135,15 @@ export class VectorState {
   readonly #unregister: () => void;
   readonly #unwatch: () => void;
 
-  private constructor(core: EngineStore, embedderId: string, index: BufferedIndex, scopes: ScopeTable, seq: number, origin: IndexOrigin, generation: number) {
+  private constructor(
+    core: EngineStore,
+    embedderId: string,
+    index: BufferedIndex,
+    scopes: ScopeTable,
+    seq: number,
+    origin: IndexOrigin,
+    generation: number,
+  ) {
     this.#core = core;
     this.#embedderId = embedderId;
     this.index = index;
@@ -153,7 +160,12 @@ export class VectorState {
   }
 
   /** Restores from the snapshot (then replays the log) or rebuilds from the stored vectors. */
-  static async load(core: EngineStore, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
+  static async load(
+    core: EngineStore,
+    embedderId: string,
+    dimensions: number,
+    options: LongWorkOptions = {},
+  ): Promise<VectorState> {
     // How many vectors the store holds: a store large enough for HNSW loads its WASM while the
     // snapshot is read (a page's first open), and a restore checks the count against the index.
     const storedCount = core.db.vectors.count();
@@ -174,9 +186,24 @@ export class VectorState {
       }
     });
     const record = row === undefined ? undefined : asSnapshotRecord(row.value);
-    if (row !== undefined && record === undefined) core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: 'not an index snapshot; the index is rebuilt' });
-    if (record !== undefined && record.embedderId === embedderId && record.dimensions === dimensions && (record.generation ?? 0) === generation) {
-      const restored = await VectorState.#restore(core, embedderId, dimensions, record, generation, storedCount, early, options);
+    if (row !== undefined && record === undefined)
+      core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: 'not an index snapshot; the index is rebuilt' });
+    if (
+      record !== undefined &&
+      record.embedderId === embedderId &&
+      record.dimensions === dimensions &&
+      (record.generation ?? 0) === generation
+    ) {
+      const restored = await VectorState.#restore(
+        core,
+        embedderId,
+        dimensions,
+        record,
+        generation,
+        storedCount,
+        early,
+        options,
+      );
       if (restored !== undefined) return restored;
     }
     return VectorState.rebuild(core, embedderId, dimensions, options);
@@ -201,7 +228,10 @@ export class VectorState {
       // comparison (#verifyLater); the structure is checked now, so hnswlib never reads a malformed file.
       const main = await restoreIndex(record.bytes, { checksum: false });
       const pending = record.pending === undefined ? undefined : await restoreIndex(record.pending);
-      if (main.dimensions !== dimensions || (pending !== undefined && (!(pending instanceof ExactIndex) || pending.dimensions !== dimensions))) {
+      if (
+        main.dimensions !== dimensions ||
+        (pending !== undefined && (!(pending instanceof ExactIndex) || pending.dimensions !== dimensions))
+      ) {
         main.dispose();
         pending?.dispose();
         return undefined;
@@ -225,7 +255,12 @@ export class VectorState {
         state.#verifyLater(record.bytes);
         return state;
       }
-      if (snapshotChecksumHolds(record.bytes) && (await state.#agreesWithStore(await core.db.vectors.toCollection().primaryKeys())) && (await scopesMatchStore(core.db, state.scopes))) return state;
+      if (
+        snapshotChecksumHolds(record.bytes) &&
+        (await state.#agreesWithStore(await core.db.vectors.toCollection().primaryKeys())) &&
+        (await scopesMatchStore(core.db, state.scopes))
+      )
+        return state;
       state.dispose();
       return undefined;
     } catch (e) {
@@ -236,12 +271,25 @@ export class VectorState {
   }
 
   /** Builds a fresh index from every live memory's stored vector. */
-  static async rebuild(core: EngineStore, embedderId: string, dimensions: number, options: LongWorkOptions = {}): Promise<VectorState> {
+  static async rebuild(
+    core: EngineStore,
+    embedderId: string,
+    dimensions: number,
+    options: LongWorkOptions = {},
+  ): Promise<VectorState> {
     // The generation first: a reset while we read is seen by the catch-up below, which reloads.
     const generation = await readGeneration(core.db);
     const scopes = new ScopeTable();
     const { index, seq, total } = await fillFromStore(core, embedderId, dimensions, scopes, options);
-    const state = new VectorState(core, embedderId, new BufferedIndex(index), scopes, seq, total === 0 ? 'empty' : 'rebuild', generation);
+    const state = new VectorState(
+      core,
+      embedderId,
+      new BufferedIndex(index),
+      scopes,
+      seq,
+      total === 0 ? 'empty' : 'rebuild',
+      generation,
+    );
     await state.catchUp(options);
     return state;
   }
@@ -273,24 +321,26 @@ export class VectorState {
     let snapshot: Uint8Array | undefined = bytes;
     this.#verifyTimer = setTimeout(() => {
       this.#verifyTimer = undefined;
-      this.#chain = this.#chain.then(async () => {
-        const intact = snapshot !== undefined && snapshotChecksumHolds(snapshot);
-        snapshot = undefined;
-        if (this.#isClosed()) return;
-        const keys = await this.#core.db.vectors.toCollection().primaryKeys();
-        // Closed meanwhile (checked again: each read awaited).
-        if (this.#isClosed()) return;
-        const reason = !intact
-          ? 'the index snapshot is corrupt (checksum)'
-          : !(await this.#agreesWithStore(keys))
-            ? 'the index snapshot does not match the stored vectors'
-            : !(await scopesMatchStore(this.#core.db, this.scopes))
-              ? 'the index snapshot’s scope table does not match the store'
-              : undefined;
-        if (reason === undefined || this.#isClosed()) return;
-        this.#core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: `${reason}; the index is rebuilt` });
-        await this.#reload(await readGeneration(this.#core.db), {});
-      }).catch(() => undefined);
+      this.#chain = this.#chain
+        .then(async () => {
+          const intact = snapshot !== undefined && snapshotChecksumHolds(snapshot);
+          snapshot = undefined;
+          if (this.#isClosed()) return;
+          const keys = await this.#core.db.vectors.toCollection().primaryKeys();
+          // Closed meanwhile (checked again: each read awaited).
+          if (this.#isClosed()) return;
+          const reason = !intact
+            ? 'the index snapshot is corrupt (checksum)'
+            : !(await this.#agreesWithStore(keys))
+              ? 'the index snapshot does not match the stored vectors'
+              : !(await scopesMatchStore(this.#core.db, this.scopes))
+                ? 'the index snapshot’s scope table does not match the store'
+                : undefined;
+          if (reason === undefined || this.#isClosed()) return;
+          this.#core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: `${reason}; the index is rebuilt` });
+          await this.#reload(await readGeneration(this.#core.db), {});
+        })
+        .catch(() => undefined);
     }, VERIFY_DELAY_MS);
   }
 
@@ -323,8 +373,18 @@ export class VectorState {
    * usable vector of this embedder, it is recorded in the scope table and the
    * entry to index is returned; otherwise it leaves the index and the table.
    */
-  #place(id: string, row: MemoryRow | undefined, vector: VectorRow | undefined, now: number): { id: string; vector: Float32Array } | undefined {
-    if (vector !== undefined && vector.embedderId === this.#embedderId && isLive(row, now) && this.#usable(id, vector.vector)) {
+  #place(
+    id: string,
+    row: MemoryRow | undefined,
+    vector: VectorRow | undefined,
+    now: number,
+  ): { id: string; vector: Float32Array } | undefined {
+    if (
+      vector !== undefined &&
+      vector.embedderId === this.#embedderId &&
+      isLive(row, now) &&
+      this.#usable(id, vector.vector)
+    ) {
       this.scopes.set(row, statementOf(this.#core.analyzer, row));
       return { id, vector: vector.vector };
     }
@@ -490,7 +550,8 @@ export class VectorState {
       this.#chain = this.#chain.then(() => {
         if (this.#disposed) return;
         const until = performance.now() + MERGE_SLICE_MS;
-        while (this.index.pending > 0 && performance.now() < until) if (this.index.merge(16) > 0) this.#mergedSinceSnapshot = true;
+        while (this.index.pending > 0 && performance.now() < until)
+          if (this.index.merge(16) > 0) this.#mergedSinceSnapshot = true;
         if (this.index.pending > 0) this.#mergeTimer = setTimeout(slice, 0);
       });
     };
@@ -620,7 +681,9 @@ async function fillFromStore(
   options.onProgress?.({ phase: 'rebuild', done, total });
   for (;;) {
     throwIfAborted(options.signal);
-    const page = await (after === undefined ? db.vectors.orderBy(':id') : db.vectors.where(':id').above(after)).limit(PAGE).toArray();
+    const page = await (after === undefined ? db.vectors.orderBy(':id') : db.vectors.where(':id').above(after))
+      .limit(PAGE)
+      .toArray();
     if (page.length === 0) break;
     after = page[page.length - 1]!.id;
     const rows = await db.memories.bulkGet(page.map((v) => v.id));

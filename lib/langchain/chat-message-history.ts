@@ -34,7 +34,8 @@ const NO_TEXT_KEY = 'langchainNoText';
 function textOf(message: BaseMessage, field: string): string {
   const content: unknown = message.content;
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw new ValidationError(`${field}.content`, 'must be a string or a list of text parts');
+  if (!Array.isArray(content))
+    throw new ValidationError(`${field}.content`, 'must be a string or a list of text parts');
   return content
     .map((part: unknown, i) => {
       if (typeof part === 'string') return part;
@@ -51,9 +52,20 @@ function toInput(message: BaseMessage, field: string): MessageInput {
   if (AIMessage.isInstance(message)) {
     const calls = message.tool_calls ?? [];
     if (calls.length === 0) return { role: 'assistant', content, ...name };
-    const metadata: Metadata = { [TOOL_CALLS_KEY]: calls.map((c) => ({ name: c.name, args: c.args as Json, ...(c.id === undefined ? {} : { id: c.id }) })) };
+    const metadata: Metadata = {
+      [TOOL_CALLS_KEY]: calls.map((c) => ({
+        name: c.name,
+        args: c.args as Json,
+        ...(c.id === undefined ? {} : { id: c.id }),
+      })),
+    };
     if (content.trim() !== '') return { role: 'assistant', content, ...name, metadata };
-    return { role: 'assistant', content: `(called ${calls.map((c) => c.name).join(', ')})`, ...name, metadata: { ...metadata, [NO_TEXT_KEY]: true } };
+    return {
+      role: 'assistant',
+      content: `(called ${calls.map((c) => c.name).join(', ')})`,
+      ...name,
+      metadata: { ...metadata, [NO_TEXT_KEY]: true },
+    };
   }
   if (ToolMessage.isInstance(message)) return { role: 'tool', content, ...name, toolCallId: message.tool_call_id };
   const type: string = message.type;
@@ -81,7 +93,11 @@ function toMessage(m: Message): BaseMessage {
     case 'system':
       return new SystemMessage(common);
     case 'assistant':
-      return new AIMessage({ ...common, ...(m.metadata?.[NO_TEXT_KEY] === true ? { content: '' } : {}), tool_calls: toolCallsOf(m) });
+      return new AIMessage({
+        ...common,
+        ...(m.metadata?.[NO_TEXT_KEY] === true ? { content: '' } : {}),
+        tool_calls: toolCallsOf(m),
+      });
     case 'tool':
       return new ToolMessage({ ...common, tool_call_id: m.toolCallId ?? '' });
   }

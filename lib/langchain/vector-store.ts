@@ -18,7 +18,12 @@ import { isPlainObject, optionalId, requireOptions } from '../util/validate.js';
 /** What a search may filter on besides the store's scope (which a filter cannot widen). */
 export type EngramVectorStoreFilter = Pick<MemoryFilters, 'tier' | 'metadata' | 'createdAt' | 'updatedAt'>;
 
-const FILTER_KEYS: readonly string[] = ['tier', 'metadata', 'createdAt', 'updatedAt'] satisfies (keyof EngramVectorStoreFilter)[];
+const FILTER_KEYS: readonly string[] = [
+  'tier',
+  'metadata',
+  'createdAt',
+  'updatedAt',
+] satisfies (keyof EngramVectorStoreFilter)[];
 const SCOPE_KEYS = ['userId', 'agentId', 'runId'] as const;
 
 /** Options of {@link EngramVectorStore}. */
@@ -27,7 +32,8 @@ export interface EngramVectorStoreOptions extends MemoryScope {
   mode?: SearchMode;
 }
 
-const VECTORS_UNSUPPORTED = 'engram computes its own embeddings: pass texts (addDocuments, similaritySearch), not vectors';
+const VECTORS_UNSUPPORTED =
+  'engram computes its own embeddings: pass texts (addDocuments, similaritySearch), not vectors';
 
 /**
  * engram embeds with its own embedder, inside the store; a LangChain `VectorStore`
@@ -45,7 +51,12 @@ class EngramEmbedsItself implements EmbeddingsInterface {
 function checkFilter(filter: unknown): EngramVectorStoreFilter | undefined {
   if (filter === undefined) return undefined;
   // A filter may come from a model (a self-querying retriever): it narrows, never widens, the scope.
-  requireOptions('filter', filter, FILTER_KEYS, `must be an object of ${FILTER_KEYS.join(', ')} (the scope is the store's)`);
+  requireOptions(
+    'filter',
+    filter,
+    FILTER_KEYS,
+    `must be an object of ${FILTER_KEYS.join(', ')} (the scope is the store's)`,
+  );
   return filter;
 }
 
@@ -75,7 +86,8 @@ export class EngramVectorStore extends VectorStore {
     }
     this.#scope = scope;
     const mode: unknown = options.mode ?? 'hybrid';
-    if (mode !== 'hybrid' && mode !== 'vector' && mode !== 'keyword') throw new ValidationError('options.mode', "must be 'hybrid', 'vector' or 'keyword'");
+    if (mode !== 'hybrid' && mode !== 'vector' && mode !== 'keyword')
+      throw new ValidationError('options.mode', "must be 'hybrid', 'vector' or 'keyword'");
     this.#mode = mode;
   }
 
@@ -95,13 +107,18 @@ export class EngramVectorStore extends VectorStore {
    */
   override async addDocuments(documents: DocumentInterface[], options?: { ids?: string[] }): Promise<string[]> {
     if (!Array.isArray(documents)) throw new ValidationError('documents', 'must be an array of documents');
-    if (options?.ids !== undefined) throw new ValidationError('options.ids', 'engram makes the ids of new memories; read them from the answer');
+    if (options?.ids !== undefined)
+      throw new ValidationError('options.ids', 'engram makes the ids of new memories; read them from the answer');
     const ids: string[] = [];
     for (const [i, doc] of documents.entries()) {
-      if (!isPlainObject(doc) && !(doc instanceof Document)) throw new ValidationError(`documents[${i}]`, 'must be a document with pageContent');
+      if (!isPlainObject(doc) && !(doc instanceof Document))
+        throw new ValidationError(`documents[${i}]`, 'must be a document with pageContent');
       const metadata: unknown = doc.metadata;
       const hasMetadata = metadata !== undefined && !(isPlainObject(metadata) && Object.keys(metadata).length === 0);
-      const { results } = await this.#engram.add(doc.pageContent, { ...this.#scope, ...(hasMetadata ? { metadata: metadata as Metadata } : {}) });
+      const { results } = await this.#engram.add(doc.pageContent, {
+        ...this.#scope,
+        ...(hasMetadata ? { metadata: metadata as Metadata } : {}),
+      });
       for (const r of results) ids.push(r.id);
     }
     return ids;
@@ -118,14 +135,27 @@ export class EngramVectorStore extends VectorStore {
   }
 
   /** The `k` memories of the scope most relevant to `query`, with engram's score in [0, 1], best first. */
-  override async similaritySearchWithScore(query: string, k = 4, filter?: EngramVectorStoreFilter): Promise<[DocumentInterface, number][]> {
+  override async similaritySearchWithScore(
+    query: string,
+    k = 4,
+    filter?: EngramVectorStoreFilter,
+  ): Promise<[DocumentInterface, number][]> {
     const filters = checkFilter(filter);
-    const { results } = await this.#engram.search(query, { ...this.#scope, limit: k, mode: this.#mode, ...(filters === undefined ? {} : { filters }) });
+    const { results } = await this.#engram.search(query, {
+      ...this.#scope,
+      limit: k,
+      mode: this.#mode,
+      ...(filters === undefined ? {} : { filters }),
+    });
     return results.map((r) => [toDocument(r), r.score]);
   }
 
   /** The `k` memories of the scope most relevant to `query` (what `asRetriever()` calls). */
-  override async similaritySearch(query: string, k = 4, filter?: EngramVectorStoreFilter): Promise<DocumentInterface[]> {
+  override async similaritySearch(
+    query: string,
+    k = 4,
+    filter?: EngramVectorStoreFilter,
+  ): Promise<DocumentInterface[]> {
     return (await this.similaritySearchWithScore(query, k, filter)).map(([doc]) => doc);
   }
 
@@ -136,12 +166,17 @@ export class EngramVectorStore extends VectorStore {
    */
   override async delete(params: { ids?: string[]; filter?: EngramVectorStoreFilter } = {}): Promise<void> {
     requireOptions('params', params, ['ids', 'filter']);
-    if (params.ids === undefined && params.filter === undefined) throw new ValidationError('params', 'give ids or a filter');
+    if (params.ids === undefined && params.filter === undefined)
+      throw new ValidationError('params', 'give ids or a filter');
     if (params.ids !== undefined) {
       if (!Array.isArray(params.ids)) throw new ValidationError('params.ids', 'must be an array of ids');
       for (const id of params.ids) {
         const item = await this.#engram.get(id);
-        if (item !== undefined && SCOPE_KEYS.every((key) => this.#scope[key] === undefined || item[key] === this.#scope[key])) await this.#engram.delete(id);
+        if (
+          item !== undefined &&
+          SCOPE_KEYS.every((key) => this.#scope[key] === undefined || item[key] === this.#scope[key])
+        )
+          await this.#engram.delete(id);
       }
     }
     const filters = checkFilter(params.filter);

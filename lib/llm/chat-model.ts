@@ -74,25 +74,37 @@ function toWire(m: ChatTurn): WireMessage {
   const w: WireMessage = { role: m.role, content: m.content };
   if (m.name !== undefined) w.name = m.name;
   if (m.toolCallId !== undefined) w.tool_call_id = m.toolCallId;
-  if (m.toolCalls !== undefined) w.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  if (m.toolCalls !== undefined)
+    w.tool_calls = m.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
   return w;
 }
 
 /** Reads a chat-completions response body into a reply, or throws LlmError. */
 export function parseCompletion(body: unknown): ModelReply {
-  const choice: unknown = isPlainObject(body) && Array.isArray(body['choices']) ? (body['choices'] as unknown[])[0] : undefined;
+  const choice: unknown =
+    isPlainObject(body) && Array.isArray(body['choices']) ? (body['choices'] as unknown[])[0] : undefined;
   const message = isPlainObject(choice) ? choice['message'] : undefined;
   if (!isPlainObject(message)) throw new LlmError('the response has no choices[0].message');
   const content = message['content'];
-  if (content !== null && content !== undefined && typeof content !== 'string') throw new LlmError('choices[0].message.content is not text');
+  if (content !== null && content !== undefined && typeof content !== 'string')
+    throw new LlmError('choices[0].message.content is not text');
   const reply: ModelReply = { content: content ?? '' };
   const calls = message['tool_calls'];
   if (Array.isArray(calls) && calls.length > 0) {
     reply.toolCalls = calls.map((c: unknown, i) => {
       const fn = isPlainObject(c) ? c['function'] : undefined;
-      if (!isPlainObject(c) || !isPlainObject(fn) || typeof fn['name'] !== 'string') throw new LlmError(`tool_calls[${i}] is malformed`);
+      if (!isPlainObject(c) || !isPlainObject(fn) || typeof fn['name'] !== 'string')
+        throw new LlmError(`tool_calls[${i}] is malformed`);
       const args = fn['arguments'];
-      return { id: typeof c['id'] === 'string' ? c['id'] : `call_${i}`, name: fn['name'], arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) };
+      return {
+        id: typeof c['id'] === 'string' ? c['id'] : `call_${i}`,
+        name: fn['name'],
+        arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
+      };
     });
   }
   return reply;
@@ -105,21 +117,30 @@ export function parseCompletion(body: unknown): ModelReply {
  */
 export function openAiCompatible(options: OpenAiCompatibleOptions): ChatModel {
   if (!isPlainObject(options)) throw new ValidationError('llm', 'must be { baseUrl, model, apiKey? } or a function');
-  if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) throw new ValidationError('llm.baseUrl', 'must be an http(s) URL');
-  if (typeof options.model !== 'string' || options.model === '') throw new ValidationError('llm.model', 'must be a non-empty string');
+  if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl))
+    throw new ValidationError('llm.baseUrl', 'must be an http(s) URL');
+  if (typeof options.model !== 'string' || options.model === '')
+    throw new ValidationError('llm.model', 'must be a non-empty string');
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const timeoutMs = options.timeoutMs ?? 60_000;
   return async (messages, call = {}) => {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
-    const body: Record<string, unknown> = { model: options.model, messages: messages.map(toWire), temperature: options.temperature ?? 0 };
+    const body: Record<string, unknown> = {
+      model: options.model,
+      messages: messages.map(toWire),
+      temperature: options.temperature ?? 0,
+    };
     if (call.tools !== undefined && call.tools.length > 0) body['tools'] = call.tools;
     if (call.json === true) body['response_format'] = { type: 'json_object' };
     let response: Response;
     try {
       response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }) },
+        headers: {
+          'content-type': 'application/json',
+          ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }),
+        },
         body: JSON.stringify(body),
         signal,
       });
@@ -133,7 +154,9 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ChatModel {
     } catch (e) {
       // The headers came, the body stalled or broke off (the timeout or the caller's signal ended it).
       if (call.signal?.aborted === true) throw new AbortError('the model call was aborted', { cause: e });
-      throw new LlmError(`${url} stopped sending its answer: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new LlmError(`${url} stopped sending its answer: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
     if (!response.ok) throw new LlmError(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
     let json: unknown;
@@ -157,12 +180,18 @@ export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
  * @example
  * const reply = await callModel(model, messages, { json: true, timeoutMs: 30_000, signal })
  */
-export function callModel(model: ChatModel, messages: ChatTurn[], options: ChatCallOptions & { timeoutMs: number }): Promise<ModelReply> {
+export function callModel(
+  model: ChatModel,
+  messages: ChatTurn[],
+  options: ChatCallOptions & { timeoutMs: number },
+): Promise<ModelReply> {
   const { timeoutMs, signal, ...rest } = options;
   const deadline = new AbortController();
   const combined = signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
   const failure = (): EngramError =>
-    signal?.aborted === true ? new AbortError('the model call was aborted', { cause: signal.reason }) : new LlmError(`the model did not answer within ${timeoutMs} ms`);
+    signal?.aborted === true
+      ? new AbortError('the model call was aborted', { cause: signal.reason })
+      : new LlmError(`the model did not answer within ${timeoutMs} ms`);
   return new Promise<ModelReply>((resolve, reject) => {
     const timer = setTimeout(() => {
       deadline.abort();
@@ -199,7 +228,8 @@ export function toChatModel(llm: LlmOption): ChatModel {
       throw new LlmError(`the llm function failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     if (typeof reply === 'string') return { content: reply };
-    if (!isPlainObject(reply) || typeof reply.content !== 'string') throw new LlmError('the llm function must answer with text or { content }');
+    if (!isPlainObject(reply) || typeof reply.content !== 'string')
+      throw new LlmError('the llm function must answer with text or { content }');
     return reply;
   };
 }

@@ -34,7 +34,8 @@ export interface MemoryDecision {
 export function parseJsonObject(text: string): Record<string, unknown> {
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
-  if (start < 0 || end <= start) throw new LlmError(`the model did not answer with a JSON object: ${text.slice(0, 120)}`);
+  if (start < 0 || end <= start)
+    throw new LlmError(`the model did not answer with a JSON object: ${text.slice(0, 120)}`);
   let value: unknown;
   try {
     value = JSON.parse(text.slice(start, end + 1));
@@ -46,7 +47,11 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 }
 
 /** Asks the model for the facts in a conversation. */
-export async function extractFacts(model: ChatModel, conversation: readonly { role: string; content: string }[], signal?: AbortSignal): Promise<string[]> {
+export async function extractFacts(
+  model: ChatModel,
+  conversation: readonly { role: string; content: string }[],
+  signal?: AbortSignal,
+): Promise<string[]> {
   const transcript = conversation.map((m) => `${m.role}: ${m.content}`).join('\n');
   const messages: ChatTurn[] = [
     { role: 'system', content: FACTS_PROMPT },
@@ -54,12 +59,18 @@ export async function extractFacts(model: ChatModel, conversation: readonly { ro
   ];
   const reply = await model(messages, { json: true, ...(signal === undefined ? {} : { signal }) });
   const facts = parseJsonObject(reply.content)['facts'];
-  if (!Array.isArray(facts) || !facts.every((f) => typeof f === 'string')) throw new LlmError('"facts" must be an array of strings');
+  if (!Array.isArray(facts) || !facts.every((f) => typeof f === 'string'))
+    throw new LlmError('"facts" must be an array of strings');
   return [...new Set(facts.map((f) => f.trim()).filter((f) => f !== ''))];
 }
 
 /** Asks the model what to do with each fact given the existing memories. */
-export async function decideUpdates(model: ChatModel, existing: readonly string[], facts: readonly string[], signal?: AbortSignal): Promise<MemoryDecision[]> {
+export async function decideUpdates(
+  model: ChatModel,
+  existing: readonly string[],
+  facts: readonly string[],
+  signal?: AbortSignal,
+): Promise<MemoryDecision[]> {
   const shown = existing.map((text, i) => ({ id: String(i), text }));
   const messages: ChatTurn[] = [
     { role: 'system', content: DECIDE_PROMPT },
@@ -72,12 +83,15 @@ export async function decideUpdates(model: ChatModel, existing: readonly string[
     if (!isPlainObject(item)) throw new LlmError(`memory[${i}] must be an object`);
     const event = item['event'];
     const text = item['text'];
-    if (event !== 'ADD' && event !== 'UPDATE' && event !== 'DELETE' && event !== 'NONE') throw new LlmError(`memory[${i}].event must be ADD, UPDATE, DELETE or NONE`);
-    if (typeof text !== 'string' || (text.trim() === '' && (event === 'ADD' || event === 'UPDATE'))) throw new LlmError(`memory[${i}].text must be text`);
+    if (event !== 'ADD' && event !== 'UPDATE' && event !== 'DELETE' && event !== 'NONE')
+      throw new LlmError(`memory[${i}].event must be ADD, UPDATE, DELETE or NONE`);
+    if (typeof text !== 'string' || (text.trim() === '' && (event === 'ADD' || event === 'UPDATE')))
+      throw new LlmError(`memory[${i}].text must be text`);
     if (event === 'ADD') return { event, text: text.trim() };
     const id = item['id'];
     const target = typeof id === 'string' || typeof id === 'number' ? Number(id) : Number.NaN;
-    if (!Number.isInteger(target) || target < 0 || target >= existing.length) throw new LlmError(`memory[${i}].id ${JSON.stringify(id)} is not one of the memories shown`);
+    if (!Number.isInteger(target) || target < 0 || target >= existing.length)
+      throw new LlmError(`memory[${i}].id ${JSON.stringify(id)} is not one of the memories shown`);
     return { event, text: text.trim(), target };
   });
 }

@@ -57,20 +57,31 @@ export class Archival {
 
   /** Stores a passage; returns its id (the standing one when the same text is already archived). */
   async insert(text: string, metadata?: Metadata): Promise<string> {
-    const { results } = await this.#memory.add(text, { ...this.#scope, ...(metadata === undefined ? {} : { metadata }) });
+    const { results } = await this.#memory.add(text, {
+      ...this.#scope,
+      ...(metadata === undefined ? {} : { metadata }),
+    });
     return results[0]!.id;
   }
 
   /** Passages ranked by relevance to `query`; `total` is how many were ranked. */
-  async search(query: string, options: { count?: number; start?: number } = {}): Promise<{ results: ArchivalResult[]; total: number }> {
+  async search(
+    query: string,
+    options: { count?: number; start?: number } = {},
+  ): Promise<{ results: ArchivalResult[]; total: number }> {
     requireOptions('options', options, ['count', 'start']);
     const count = options.count === undefined ? 10 : requireInt('options.count', options.count, 1, MAX_RANKED);
     const start = options.start === undefined ? 0 : requireInt('options.start', options.start, 0, MAX_RANKED - 1);
     const { total: stored } = await this.#memory.getAll({ ...this.#scope, limit: 1 });
-    const { results } = await this.#memory.search(query, { ...this.#scope, limit: Math.min(MAX_RANKED, Math.max(stored, 1)) });
+    const { results } = await this.#memory.search(query, {
+      ...this.#scope,
+      limit: Math.min(MAX_RANKED, Math.max(stored, 1)),
+    });
     return {
       total: results.length,
-      results: results.slice(start, start + count).map((r) => ({ id: r.id, timestamp: new Date(r.createdAt).toISOString(), content: r.memory })),
+      results: results
+        .slice(start, start + count)
+        .map((r) => ({ id: r.id, timestamp: new Date(r.createdAt).toISOString(), content: r.memory })),
     };
   }
 }

@@ -3,7 +3,15 @@
  * agent's own or one user's (see block-rows.ts for who sees what).
  */
 import { ValidationError } from '../errors.js';
-import { DEFAULT_BLOCK_LIMIT, getBlock, listBlocks, replaceIn, updateBlock, type BlockOwner, type BlockWrite } from '../engine/block-rows.js';
+import {
+  DEFAULT_BLOCK_LIMIT,
+  getBlock,
+  listBlocks,
+  replaceIn,
+  updateBlock,
+  type BlockOwner,
+  type BlockWrite,
+} from '../engine/block-rows.js';
 import type { EngineStore } from '../engine/engine-store.js';
 import type { BlockRow } from '../store/rows.js';
 import { optionalId, requireId, requireInt, requireOptions } from '../util/validate.js';
@@ -48,7 +56,14 @@ export interface BlockSetOptions {
 }
 
 function toBlock(row: BlockRow): Block {
-  const block: Block = { label: row.label, value: row.value, limit: row.limit, version: row.version, updatedAt: row.updatedAt, shared: row.shared === true };
+  const block: Block = {
+    label: row.label,
+    value: row.value,
+    limit: row.limit,
+    version: row.version,
+    updatedAt: row.updatedAt,
+    shared: row.shared === true,
+  };
   if (row.userId !== undefined) block.userId = row.userId;
   return block;
 }
@@ -108,9 +123,18 @@ export class Blocks {
     requireValue('value', value);
     requireOptions('options', options, ['limit', 'shared']);
     const limit = options.limit === undefined ? undefined : requireInt('options.limit', options.limit, 1);
-    if (options.shared !== undefined && typeof options.shared !== 'boolean') throw new ValidationError('options.shared', 'must be a boolean');
+    if (options.shared !== undefined && typeof options.shared !== 'boolean')
+      throw new ValidationError('options.shared', 'must be a boolean');
     const how: BlockWrite = options.shared === undefined ? {} : { shared: options.shared };
-    return toBlock(await updateBlock(this.#core, this.#owner, label, (cur) => ({ value, limit: limit ?? cur?.limit ?? DEFAULT_BLOCK_LIMIT }), how));
+    return toBlock(
+      await updateBlock(
+        this.#core,
+        this.#owner,
+        label,
+        (cur) => ({ value, limit: limit ?? cur?.limit ?? DEFAULT_BLOCK_LIMIT }),
+        how,
+      ),
+    );
   }
 
   /** Appends `text` on a new line (creating the block when missing). */

@@ -38,12 +38,18 @@ function toContext(row: MessageRow): ContextMessage {
 /** The core memory blocks as one system message. */
 export function blocksMessage(blocks: readonly BlockRow[]): ContextMessage | undefined {
   if (blocks.length === 0) return undefined;
-  const body = blocks.map((b) => `<${b.label} characters="${b.value.length}/${b.limit}">\n${b.value}\n</${b.label}>`).join('\n');
+  const body = blocks
+    .map((b) => `<${b.label} characters="${b.value.length}/${b.limit}">\n${b.value}\n</${b.label}>`)
+    .join('\n');
   return { role: 'system', content: `Core memory:\n${body}` };
 }
 
 /** Builds the window from the context rows (in order) and the agent's blocks. */
-export function buildContextWindow(rows: readonly MessageRow[], blocks: readonly BlockRow[], maxTokens: number): ContextWindow {
+export function buildContextWindow(
+  rows: readonly MessageRow[],
+  blocks: readonly BlockRow[],
+  maxTokens: number,
+): ContextWindow {
   const head = rows[0]?.role === 'system' ? rows[0] : undefined;
   const body = head === undefined ? rows : rows.slice(1);
   const fixed: ContextMessage[] = [];
@@ -65,6 +71,10 @@ export function buildContextWindow(rows: readonly MessageRow[], blocks: readonly
     messages: [...fixed, ...kept.map(toContext)],
     tokens,
     overBudget,
-    omitted: { messages: left.length, tokens: left.reduce((t, m) => t + estimateTokens(m.content), 0), ids: left.map((m) => m.id) },
+    omitted: {
+      messages: left.length,
+      tokens: left.reduce((t, m) => t + estimateTokens(m.content), 0),
+      ids: left.map((m) => m.id),
+    },
   };
 }

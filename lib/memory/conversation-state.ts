@@ -49,11 +49,17 @@ export function validateState(core: EngineStore, target: ThreadRef, state: unkno
     delete input['threadId'];
     delete input['agentId'];
     delete input['userId'];
-    if (typeof position !== 'number' || !Number.isFinite(position)) throw new ValidationError(`${field}.position`, 'must be a finite number');
+    if (typeof position !== 'number' || !Number.isFinite(position))
+      throw new ValidationError(`${field}.position`, 'must be a finite number');
     if (typeof inContext !== 'boolean') throw new ValidationError(`${field}.inContext`, 'must be a boolean');
     if (typeof input['id'] !== 'string') throw new ValidationError(`${field}.id`, 'must be a string');
-    if (typeof input['createdAt'] !== 'number') throw new ValidationError(`${field}.createdAt`, 'must be epoch milliseconds');
-    const thread = { threadId, ...(agentId === undefined ? {} : { agentId }), ...(userId === undefined ? {} : { userId }) };
+    if (typeof input['createdAt'] !== 'number')
+      throw new ValidationError(`${field}.createdAt`, 'must be epoch milliseconds');
+    const thread = {
+      threadId,
+      ...(agentId === undefined ? {} : { agentId }),
+      ...(userId === undefined ? {} : { userId }),
+    };
     const row = validateMessage(core, thread, input, field);
     if (seen.has(row.id)) throw new ValidationError(`${field}.id`, `duplicate id ${row.id}`);
     seen.add(row.id);

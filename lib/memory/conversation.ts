@@ -73,7 +73,11 @@ export class Conversation {
     const userId = optionalId('options.userId', options.userId);
     this.#core = core;
     this.threadId = threadId;
-    this.#thread = { threadId, ...(agentId === undefined ? {} : { agentId }), ...(userId === undefined ? {} : { userId }) };
+    this.#thread = {
+      threadId,
+      ...(agentId === undefined ? {} : { agentId }),
+      ...(userId === undefined ? {} : { userId }),
+    };
     this.#allowDuplicates = options.allowDuplicates ?? false;
   }
 
@@ -111,7 +115,13 @@ export class Conversation {
     this.#core.assertOpen();
     if (query === undefined) return this.getMessages();
     if (typeof query !== 'string') throw new ValidationError('query', 'must be a string');
-    const { rows } = await searchMessagesByText(this.#core, query, { threadId: this.threadId }, 0, Number.MAX_SAFE_INTEGER);
+    const { rows } = await searchMessagesByText(
+      this.#core,
+      query,
+      { threadId: this.threadId },
+      0,
+      Number.MAX_SAFE_INTEGER,
+    );
     return rows.map(toMessage);
   }
 
@@ -138,7 +148,8 @@ export class Conversation {
     const ids = targets.map((t, i) => {
       if (typeof t === 'number') {
         const row = Number.isInteger(t) ? context[t] : undefined;
-        if (row === undefined) throw new ValidationError(`indexes[${i}]`, `no message at index ${t} (the thread has ${context.length})`);
+        if (row === undefined)
+          throw new ValidationError(`indexes[${i}]`, `no message at index ${t} (the thread has ${context.length})`);
         return row.id;
       }
       if (typeof t === 'string') return t;
@@ -226,14 +237,19 @@ export class Conversation {
     const rows = await contextRows(this.#core, this.threadId);
     // The blocks the thread's user sees (their own and the agent's shared ones), or the agent's own.
     const { agentId, userId } = this.#thread;
-    const blocks = agentId === undefined ? [] : await listBlocks(this.#core, userId === undefined ? { agentId } : { agentId, userId });
+    const blocks =
+      agentId === undefined
+        ? []
+        : await listBlocks(this.#core, userId === undefined ? { agentId } : { agentId, userId });
     return buildContextWindow(rows, blocks, maxTokens);
   }
 
   async #insert(input: readonly MessageInput[], placement: Placement, field: string): Promise<Message[]> {
     this.#core.assertOpen();
     if (!Array.isArray(input)) throw new ValidationError(field, 'must be an array of messages');
-    const rows = input.map((m, i) => validateMessage(this.#core, this.#thread, m, field === 'message' ? field : `${field}[${i}]`));
+    const rows = input.map((m, i) =>
+      validateMessage(this.#core, this.#thread, m, field === 'message' ? field : `${field}[${i}]`),
+    );
     return addMessages(this.#core, this.threadId, rows, { allowDuplicates: this.#allowDuplicates, placement });
   }
 }

@@ -27,7 +27,16 @@ import type { ChatModel } from '../llm/chat-model.js';
 import { retrievalProfile } from '../search/retrieval-profile.js';
 import { compileFilters, type MemoryFilters, type Scope } from '../search/filters.js';
 import { ROLES, type Metadata } from '../store/rows.js';
-import { isPlainObject, optionalId, requireId, requireInt, requireMetadata, requireOneOf, requireOptions, requireText } from '../util/validate.js';
+import {
+  isPlainObject,
+  optionalId,
+  requireId,
+  requireInt,
+  requireMetadata,
+  requireOneOf,
+  requireOptions,
+  requireText,
+} from '../util/validate.js';
 
 /** Who a memory belongs to. */
 export interface MemoryScope {
@@ -64,7 +73,6 @@ export interface AddOptions extends MemoryScope {
   timeoutMs?: number;
   signal?: AbortSignal;
 }
-
 
 /** Options of {@link LongTermMemory.search}. */
 export interface SearchOptions extends MemoryScope {
@@ -134,7 +142,8 @@ function textsOf(input: unknown, maxBytes: number): { text: string; role?: strin
   if (Array.isArray(input) && input.length > 0 && input.every((m) => isPlainObject(m) && m['role'] === 'system')) {
     throw new ValidationError('messages', 'has only system messages; nothing to remember');
   }
-  if (!Array.isArray(input) || input.length === 0) throw new ValidationError('messages', 'must be a non-empty string or a non-empty array of messages');
+  if (!Array.isArray(input) || input.length === 0)
+    throw new ValidationError('messages', 'must be a non-empty string or a non-empty array of messages');
   return input
     .map((m: unknown, i) => {
       if (!isPlainObject(m)) throw new ValidationError(`messages[${i}]`, 'must be an object with role and content');
@@ -173,12 +182,16 @@ export class LongTermMemory {
     const scope = parseScope(o);
     const metadata = requireMetadata('options.metadata', o['metadata'], this.#core.settings.maxContentBytes);
     const texts = textsOf(input, this.#core.settings.maxContentBytes);
-    if (o['infer'] !== undefined && typeof o['infer'] !== 'boolean') throw new ValidationError('options.infer', 'must be a boolean');
-    const timeoutMs = o['timeoutMs'] === undefined ? undefined : requireInt('options.timeoutMs', o['timeoutMs'], 1, MAX_TIMEOUT_MS);
-    if (timeoutMs !== undefined && o['infer'] !== true) throw new ValidationError('options.timeoutMs', 'applies to infer: true only');
+    if (o['infer'] !== undefined && typeof o['infer'] !== 'boolean')
+      throw new ValidationError('options.infer', 'must be a boolean');
+    const timeoutMs =
+      o['timeoutMs'] === undefined ? undefined : requireInt('options.timeoutMs', o['timeoutMs'], 1, MAX_TIMEOUT_MS);
+    if (timeoutMs !== undefined && o['infer'] !== true)
+      throw new ValidationError('options.timeoutMs', 'applies to infer: true only');
     const dedupe = o['dedupe'] === undefined ? 'near' : requireOneOf('options.dedupe', o['dedupe'], DEDUPE_MODES);
     if (o['infer'] === true) {
-      if (this.#model === undefined) throw new ValidationError('options.infer', 'needs an llm: open engram with { llm }');
+      if (this.#model === undefined)
+        throw new ValidationError('options.infer', 'needs an llm: open engram with { llm }');
       const conversation = texts.map((t) => ({ role: t.role ?? 'user', content: t.text }));
       return inferAndApply(this.#core, this.#semantic, this.#model, conversation, scope, metadata, {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -266,8 +279,10 @@ export class LongTermMemory {
       requireOptions('change', change, ['text', 'metadata']);
       const c: Record<string, unknown> = change;
       if (c['text'] !== undefined) patch.text = requireText('text', c['text'], this.#core.settings.maxContentBytes);
-      if (c['metadata'] !== undefined) patch.metadata = requireMetadata('metadata', c['metadata'], this.#core.settings.maxContentBytes);
-      if (patch.text === undefined && patch.metadata === undefined) throw new ValidationError('change', 'must give text or metadata');
+      if (c['metadata'] !== undefined)
+        patch.metadata = requireMetadata('metadata', c['metadata'], this.#core.settings.maxContentBytes);
+      if (patch.text === undefined && patch.metadata === undefined)
+        throw new ValidationError('change', 'must give text or metadata');
     }
     return updateMemory(this.#core, this.#semantic, id, patch);
   }
@@ -284,7 +299,11 @@ export class LongTermMemory {
     requireOptions('options', options, [...SCOPE_KEYS, 'filters']);
     const o: Record<string, unknown> = options;
     const filter = compileFilters(o['filters'], parseScope(o), 'options.filters');
-    if (filter.empty) throw new ValidationError('scope', 'deleteAll needs at least one scope field or filter; use reset() to delete everything');
+    if (filter.empty)
+      throw new ValidationError(
+        'scope',
+        'deleteAll needs at least one scope field or filter; use reset() to delete everything',
+      );
     return deleteMatching(this.#core, this.#semantic, filter);
   }
 
@@ -294,4 +313,3 @@ export class LongTermMemory {
     return memoryHistory(this.#core, requireId('id', id));
   }
 }
-

@@ -8,10 +8,26 @@ import type { EngineStore } from '../engine/engine-store.js';
 import { deleteMatching, matchingRows, toItem, type MemoryItem } from '../engine/memories.js';
 import { searchMemories, type ScoredMemory } from '../engine/memory-search.js';
 import type { SemanticIndex } from '../engine/semantic-index.js';
-import { addTrace, evictShortTerm, expire, findKeyed, listTraces, rememberKeyed, touch } from '../engine/keyed-memories.js';
+import {
+  addTrace,
+  evictShortTerm,
+  expire,
+  findKeyed,
+  listTraces,
+  rememberKeyed,
+  touch,
+} from '../engine/keyed-memories.js';
 import { compileFilters, type Scope } from '../search/filters.js';
 import { TIERS, type Json, type Metadata, type Tier, type TraceRow } from '../store/rows.js';
-import { requireId, requireInt, requireJson, requireMetadata, requireOneOf, requireOptions, requireText } from '../util/validate.js';
+import {
+  requireId,
+  requireInt,
+  requireJson,
+  requireMetadata,
+  requireOneOf,
+  requireOptions,
+  requireText,
+} from '../util/validate.js';
 
 /** Settings of a memory system. */
 export interface MemorySystemOptions {
@@ -72,7 +88,11 @@ export class MemorySystem {
   readonly #core: EngineStore;
   readonly #semantic: SemanticIndex;
 
-  constructor(core: EngineStore, semantic: SemanticIndex, options: Required<Pick<MemorySystemOptions, 'sessionId' | 'maxEntries' | 'ttlMs'>> & { projectId?: string }) {
+  constructor(
+    core: EngineStore,
+    semantic: SemanticIndex,
+    options: Required<Pick<MemorySystemOptions, 'sessionId' | 'maxEntries' | 'ttlMs'>> & { projectId?: string },
+  ) {
     this.#core = core;
     this.#semantic = semantic;
     this.sessionId = options.sessionId;
@@ -89,7 +109,11 @@ export class MemorySystem {
   }
 
   /** Stores `value` under `key` in a tier (short-term by default), replacing what the key held. */
-  async remember(key: string, value: Json, options: { tier?: Tier; metadata?: Metadata; ttlMs?: number } = {}): Promise<MemoryItem> {
+  async remember(
+    key: string,
+    value: Json,
+    options: { tier?: Tier; metadata?: Metadata; ttlMs?: number } = {},
+  ): Promise<MemoryItem> {
     this.#core.assertOpen();
     requireId('key', key);
     requireJson('value', value);
@@ -98,8 +122,17 @@ export class MemorySystem {
     const tier = options.tier === undefined ? 'short_term' : requireOneOf('options.tier', options.tier, TIERS);
     const metadata = requireMetadata('options.metadata', options.metadata, this.#core.settings.maxContentBytes);
     const ttl = options.ttlMs === undefined ? undefined : requireInt('options.ttlMs', options.ttlMs, 1);
-    requireText('value', typeof value === 'string' ? value : JSON.stringify(value), this.#core.settings.maxContentBytes);
-    const expiresAt = tier === 'short_term' ? this.#core.now() + (ttl ?? this.ttlMs) : ttl === undefined ? undefined : this.#core.now() + ttl;
+    requireText(
+      'value',
+      typeof value === 'string' ? value : JSON.stringify(value),
+      this.#core.settings.maxContentBytes,
+    );
+    const expiresAt =
+      tier === 'short_term'
+        ? this.#core.now() + (ttl ?? this.ttlMs)
+        : ttl === undefined
+          ? undefined
+          : this.#core.now() + ttl;
     const item = await rememberKeyed(this.#core, this.#semantic, {
       tier,
       scope: this.scopeOf(tier),
@@ -185,7 +218,9 @@ export class MemorySystem {
     this.#core.assertOpen();
     const max = options.maxEntries === undefined ? 10 : requireInt('options.maxEntries', options.maxEntries, 0, 10_000);
     const short = await matchingRows(this.#core, compileFilters({ tier: 'short_term' }, this.scopeOf('short_term')));
-    short.sort((a, b) => (b.lastAccessedAt ?? b.updatedAt) - (a.lastAccessedAt ?? a.updatedAt) || (a.id < b.id ? 1 : -1));
+    short.sort(
+      (a, b) => (b.lastAccessedAt ?? b.updatedAt) - (a.lastAccessedAt ?? a.updatedAt) || (a.id < b.id ? 1 : -1),
+    );
     const project = this.projectId === undefined ? [] : await this.retrieveAllProject();
     const trace = await this.getTrace();
     return {
@@ -207,20 +242,30 @@ export class MemorySystem {
     const hits: ScoredMemory[] = [];
     for (const tier of tiers) {
       if (tier === 'project' && this.projectId === undefined) continue;
-      hits.push(...(await searchMemories(this.#core, this.#semantic, text, { filter: compileFilters({ tier }, this.scopeOf(tier)), limit, mode: 'hybrid' })));
+      hits.push(
+        ...(await searchMemories(this.#core, this.#semantic, text, {
+          filter: compileFilters({ tier }, this.scopeOf(tier)),
+          limit,
+          mode: 'hybrid',
+        })),
+      );
     }
     hits.sort((a, b) => b.score - a.score);
     return hits.slice(0, limit).map((h) => ({ ...toItem(h.row), score: h.score }));
   }
 
   #requireProject(): string {
-    if (this.projectId === undefined) throw new ValidationError('projectId', 'this memory system has no project; open it with system({ projectId })');
+    if (this.projectId === undefined)
+      throw new ValidationError('projectId', 'this memory system has no project; open it with system({ projectId })');
     return this.projectId;
   }
 
   async #expireKey(tier: Tier, scope: Scope, key: string): Promise<void> {
     const now = this.#core.now();
-    const rows = await matchingRows(this.#core, { ...compileFilters({ tier }, scope), matches: (r) => r.key === key && r.deletedAt === undefined && r.expiresAt !== undefined && r.expiresAt <= now });
+    const rows = await matchingRows(this.#core, {
+      ...compileFilters({ tier }, scope),
+      matches: (r) => r.key === key && r.deletedAt === undefined && r.expiresAt !== undefined && r.expiresAt <= now,
+    });
     for (const row of rows) await expire(this.#core, this.#semantic, row);
   }
 }

@@ -6,7 +6,14 @@ import type { EngineStore } from '../engine/engine-store.js';
 import { messageHash, type ThreadRef } from '../engine/messages.js';
 import { ROLES, type MessageRow, type Metadata, type Role } from '../store/rows.js';
 import { newId } from '../util/id.js';
-import { optionalId, requireMetadata, requireOneOf, requireOptions, requireText, requireTime } from '../util/validate.js';
+import {
+  optionalId,
+  requireMetadata,
+  requireOneOf,
+  requireOptions,
+  requireText,
+  requireTime,
+} from '../util/validate.js';
 
 /** A message as a caller gives it. */
 export interface MessageInput {
@@ -33,7 +40,8 @@ export function validateMessage(core: EngineStore, thread: ThreadRef, input: unk
   const name = optionalId(`${field}.name`, input['name']);
   const toolCallId = optionalId(`${field}.toolCallId`, input['toolCallId']);
   const id = optionalId(`${field}.id`, input['id']) ?? newId(core.now());
-  const createdAt = input['createdAt'] === undefined ? core.now() : requireTime(`${field}.createdAt`, input['createdAt']);
+  const createdAt =
+    input['createdAt'] === undefined ? core.now() : requireTime(`${field}.createdAt`, input['createdAt']);
   const row: MessageRow = {
     id,
     threadId: thread.threadId,
@@ -48,6 +56,7 @@ export function validateMessage(core: EngineStore, thread: ThreadRef, input: unk
   if (thread.userId !== undefined) row.userId = thread.userId;
   if (name !== undefined) row.name = name;
   if (toolCallId !== undefined) row.toolCallId = toolCallId;
-  if (input['metadata'] !== undefined) row.metadata = requireMetadata(`${field}.metadata`, input['metadata'], core.settings.maxContentBytes);
+  if (input['metadata'] !== undefined)
+    row.metadata = requireMetadata(`${field}.metadata`, input['metadata'], core.settings.maxContentBytes);
   return row;
 }

@@ -58,7 +58,8 @@ export class PersistentMemory {
     requireOptions('options', options, ['limit', 'minSimilarity']);
     const limit = options.limit === undefined ? 5 : requireInt('options.limit', options.limit, 1, 100);
     const threshold: unknown = options.minSimilarity ?? (await this.#memory.minRelevance());
-    if (typeof threshold !== 'number' || !Number.isFinite(threshold)) throw new ValidationError('options.minSimilarity', 'must be a finite number');
+    if (typeof threshold !== 'number' || !Number.isFinite(threshold))
+      throw new ValidationError('options.minSimilarity', 'must be a finite number');
     const text = typeof query === 'string' ? query : queryOf(query);
     if (text.trim() === '') return '';
     const { results } = await this.#memory.search(text, { ...this.scope, limit, threshold });
@@ -71,14 +72,20 @@ export class PersistentMemory {
       throw new ValidationError('content', 'must be a non-empty array of strings');
     }
     if (args.content.length > MAX_FACTS_PER_SAVE) {
-      throw new ValidationError('content', `holds ${args.content.length} facts, more than the ${MAX_FACTS_PER_SAVE} one call may save; save the most important ones, or split them over several calls`);
+      throw new ValidationError(
+        'content',
+        `holds ${args.content.length} facts, more than the ${MAX_FACTS_PER_SAVE} one call may save; save the most important ones, or split them over several calls`,
+      );
     }
     const { results } = await this.#memory.add(
       args.content.map((content) => ({ role: 'assistant', content })),
       { ...this.scope, metadata: { source: 'agent' } },
     );
     const saved = results.filter((r) => r.event === 'ADD').length;
-    return { success: true, message: `Saved ${saved} new memor${saved === 1 ? 'y' : 'ies'} (${results.length - saved} already known).` };
+    return {
+      success: true,
+      message: `Saved ${saved} new memor${saved === 1 ? 'y' : 'ies'} (${results.length - saved} already known).`,
+    };
   }
 
   /** Agent tool: recalls memories for each keyword, most relevant first, without repeats. */
@@ -87,7 +94,10 @@ export class PersistentMemory {
       throw new ValidationError('keywords', 'must be a non-empty array of strings');
     }
     if (args.keywords.length > MAX_KEYWORDS_PER_RECALL) {
-      throw new ValidationError('keywords', `holds ${args.keywords.length} keywords, more than the ${MAX_KEYWORDS_PER_RECALL} one call may search for`);
+      throw new ValidationError(
+        'keywords',
+        `holds ${args.keywords.length} keywords, more than the ${MAX_KEYWORDS_PER_RECALL} one call may search for`,
+      );
     }
     const limit = args.limit === undefined ? 5 : requireInt('limit', args.limit, 1, 100);
     const seen = new Set<string>();
@@ -102,7 +112,10 @@ export class PersistentMemory {
     }
     return {
       success: true,
-      message: memories.length === 0 ? 'No memories found.' : `Found ${memories.length} memor${memories.length === 1 ? 'y' : 'ies'}.`,
+      message:
+        memories.length === 0
+          ? 'No memories found.'
+          : `Found ${memories.length} memor${memories.length === 1 ? 'y' : 'ies'}.`,
       memories,
     };
   }

@@ -4,7 +4,12 @@
  */
 import { ValidationError } from '../errors.js';
 import type { EngineStore } from '../engine/engine-store.js';
-import { searchMessagesByDate, searchMessagesByText, type MessageFilter, type MessagePage } from '../engine/message-search.js';
+import {
+  searchMessagesByDate,
+  searchMessagesByText,
+  type MessageFilter,
+  type MessagePage,
+} from '../engine/message-search.js';
 import { ROLES, type Role } from '../store/rows.js';
 import { optionalId, requireInt, requireOneOf, requireOptions, requireTime } from '../util/validate.js';
 
@@ -56,7 +61,13 @@ function parseOptions(options: unknown): { filter: MessageFilter; start: number;
 function toPage(page: MessagePage): RecallPage {
   return {
     total: page.total,
-    results: page.rows.map((r) => ({ id: r.id, timestamp: new Date(r.createdAt).toISOString(), role: r.role, content: r.content, threadId: r.threadId })),
+    results: page.rows.map((r) => ({
+      id: r.id,
+      timestamp: new Date(r.createdAt).toISOString(),
+      role: r.role,
+      content: r.content,
+      threadId: r.threadId,
+    })),
   };
 }
 
@@ -81,7 +92,11 @@ export class Recall {
   }
 
   /** Messages created between `from` and `to` inclusive, oldest first. */
-  async dateSearch(from: Date | string | number, to: Date | string | number, options: RecallSearchOptions = {}): Promise<RecallPage> {
+  async dateSearch(
+    from: Date | string | number,
+    to: Date | string | number,
+    options: RecallSearchOptions = {},
+  ): Promise<RecallPage> {
     this.#core.assertOpen();
     const fromMs = requireTime('from', from);
     const toMs = requireTime('to', to);

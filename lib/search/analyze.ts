@@ -31,7 +31,21 @@ import { ValidationError } from '../errors.js';
 export const ANALYZER_VERSION = 1;
 
 /** The languages an analyzer can be loaded for. */
-export const ANALYZER_LANGUAGES = ['english', 'danish', 'dutch', 'finnish', 'french', 'german', 'italian', 'norwegian', 'portuguese', 'russian', 'spanish', 'swedish', 'turkish'] as const;
+export const ANALYZER_LANGUAGES = [
+  'english',
+  'danish',
+  'dutch',
+  'finnish',
+  'french',
+  'german',
+  'italian',
+  'norwegian',
+  'portuguese',
+  'russian',
+  'spanish',
+  'swedish',
+  'turkish',
+] as const;
 export type AnalyzerLanguage = (typeof ANALYZER_LANGUAGES)[number];
 
 /** A text's indexable terms with their counts, and its length in terms. */
@@ -84,10 +98,41 @@ const APOSTROPHES = /[\u2018\u2019\u02bc\u00b4`]/g;
  * content. Dropped from English queries on top of the stopword list (which
  * already has what, when, where, how, did, does…).
  */
-const ENGLISH_QUESTION_WORDS: readonly string[] = ['tell', 'told', 'remember', 'recall', 'remind', 'know', 'please', 'ever', 'mention', 'mentioned', 'say', 'said'];
+const ENGLISH_QUESTION_WORDS: readonly string[] = [
+  'tell',
+  'told',
+  'remember',
+  'recall',
+  'remind',
+  'know',
+  'please',
+  'ever',
+  'mention',
+  'mentioned',
+  'say',
+  'said',
+];
 
 /** Words whose presence never changes what an English sentence states (see {@link Analyzer.comparable}). */
-const ENGLISH_FILLERS: readonly string[] = ['a', 'an', 'the', 'oh', 'ah', 'um', 'uh', 'just', 'really', 'actually', 'basically', 'honestly', 'so', 'okay', 'ok', 'hey', 'btw'];
+const ENGLISH_FILLERS: readonly string[] = [
+  'a',
+  'an',
+  'the',
+  'oh',
+  'ah',
+  'um',
+  'uh',
+  'just',
+  'really',
+  'actually',
+  'basically',
+  'honestly',
+  'so',
+  'okay',
+  'ok',
+  'hey',
+  'btw',
+];
 
 /** English contractions, most specific first. `$1` keeps the case of the word's head. */
 const ENGLISH_CONTRACTIONS: readonly [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
@@ -103,7 +148,10 @@ const ENGLISH_CONTRACTIONS: readonly [RegExp, string | ((m: string, ...g: string
   [/\b(\p{L}+)'ve\b/giu, '$1 have'],
   [/\b(\p{L}+)'ll\b/giu, '$1 will'],
   [/\b(\p{L}+)'d\b/giu, '$1 would'],
-  [/\b(it|that|what|where|who|there|here|he|she|how|when|why|everything|nothing|someone|somebody|everyone|this)'s\b/gi, '$1 is'],
+  [
+    /\b(it|that|what|where|who|there|here|he|she|how|when|why|everything|nothing|someone|somebody|everyone|this)'s\b/gi,
+    '$1 is',
+  ],
 ];
 
 /** A trailing possessive: "Ana's" is indexed as "ana". */
@@ -126,14 +174,25 @@ function expandEnglish(text: string): string {
  * tokenize("Café, au-lait!") // ['cafe', 'au', 'lait']
  */
 export function tokenize(text: string): string[] {
-  const folded = text.replace(APOSTROPHES, "'").replace(POSSESSIVE, '$1').normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  const folded = text
+    .replace(APOSTROPHES, "'")
+    .replace(POSSESSIVE, '$1')
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
   return folded.match(WORD)?.filter((t) => t.length <= MAX_TERM_LENGTH) ?? [];
 }
 
 /** Builds an analyzer from a stemmer and stopword lists. */
-function makeAnalyzer(language: AnalyzerLanguage, stem: (word: string) => string, stopwords: readonly string[], questionWords: readonly string[], fillers: readonly string[]): Analyzer {
+function makeAnalyzer(
+  language: AnalyzerLanguage,
+  stem: (word: string) => string,
+  stopwords: readonly string[],
+  questionWords: readonly string[],
+  fillers: readonly string[],
+): Analyzer {
   const filler = new Set(fillers);
-  const stop = new Set(stopwords.flatMap((w) => tokenize(w).length === 1 ? tokenize(w) : []));
+  const stop = new Set(stopwords.flatMap((w) => (tokenize(w).length === 1 ? tokenize(w) : [])));
   const queryStop = new Set([...stop, ...questionWords]);
   const expand = language === 'english' ? expandEnglish : (t: string): string => t;
   /** Stems are cached: a conversation repeats its words, and stemming is the costly step. */
@@ -178,7 +237,13 @@ function makeAnalyzer(language: AnalyzerLanguage, stem: (word: string) => string
 }
 
 /** The default analyzer: English, Porter stemmer, Snowball stopwords plus question words for queries. */
-export const ENGLISH_ANALYZER: Analyzer = makeAnalyzer('english', englishStemmer, englishStopwords, ENGLISH_QUESTION_WORDS, ENGLISH_FILLERS);
+export const ENGLISH_ANALYZER: Analyzer = makeAnalyzer(
+  'english',
+  englishStemmer,
+  englishStopwords,
+  ENGLISH_QUESTION_WORDS,
+  ENGLISH_FILLERS,
+);
 
 /**
  * Expands contractions and unifies apostrophes (English); the embedder's input.
@@ -217,7 +282,9 @@ export function queryTextOf(text: string): string {
 }
 
 type Module<K extends string, T> = Promise<Record<K, T>>;
-type Loader = () => Promise<[Awaited<Module<'stemmer', (w: string) => string>>, Awaited<Module<'stopwords', string[]>>]>;
+type Loader = () => Promise<
+  [Awaited<Module<'stemmer', (w: string) => string>>, Awaited<Module<'stopwords', string[]>>]
+>;
 
 /** Each language's stemmer and stopwords, loaded on demand (literal specifiers, so bundlers split them). */
 const LOADERS: Record<Exclude<AnalyzerLanguage, 'english'>, Loader> = {

@@ -5,7 +5,15 @@
  */
 import { ValidationError } from '../errors.js';
 import { TIERS, type Json, type MemoryRow, type Tier } from '../store/rows.js';
-import { isPlainObject, optionalId, rejectUnknownKeys, requireJson, requireOneOf, requireOptions, requireTime } from '../util/validate.js';
+import {
+  isPlainObject,
+  optionalId,
+  rejectUnknownKeys,
+  requireJson,
+  requireOneOf,
+  requireOptions,
+  requireTime,
+} from '../util/validate.js';
 
 /** A date range; either end may be open. Dates, ISO strings or epoch ms. */
 export interface DateRange {
@@ -99,7 +107,8 @@ export function compileFilters(filters: unknown, callScope: Scope = {}, field = 
   const conditions: [string, (v: Json | undefined) => boolean][] = [];
   if (f['metadata'] !== undefined) {
     const meta = f['metadata'];
-    if (!isPlainObject(meta)) throw new ValidationError(`${field}.metadata`, 'must be an object of key -> value or { in: [...] }');
+    if (!isPlainObject(meta))
+      throw new ValidationError(`${field}.metadata`, 'must be an object of key -> value or { in: [...] }');
     for (const [key, cond] of Object.entries(meta)) {
       const cf = `${field}.metadata.${key}`;
       if (isPlainObject(cond)) {
@@ -116,7 +125,12 @@ export function compileFilters(filters: unknown, callScope: Scope = {}, field = 
   const created = compileRange(`${field}.createdAt`, f['createdAt']);
   const updated = compileRange(`${field}.updatedAt`, f['updatedAt']);
   const scopeEntries = Object.entries(scope) as [ScopeField, string][];
-  const empty = scopeEntries.length === 0 && tiers === undefined && conditions.length === 0 && created === undefined && updated === undefined;
+  const empty =
+    scopeEntries.length === 0 &&
+    tiers === undefined &&
+    conditions.length === 0 &&
+    created === undefined &&
+    updated === undefined;
   const matchesEntry = (row: ScopeEntry, now: number): boolean => {
     if (row.deletedAt !== undefined) return false;
     if (row.expiresAt !== undefined && row.expiresAt <= now) return false;
@@ -136,7 +150,8 @@ export function compileFilters(filters: unknown, callScope: Scope = {}, field = 
     matches(row, now) {
       if (!matchesEntry(row, now)) return false;
       // Own properties only: `__proto__`, `constructor`… name no metadata a row does not hold.
-      for (const [k, test] of conditions) if (!test(Object.hasOwn(row.metadata, k) ? row.metadata[k] : undefined)) return false;
+      for (const [k, test] of conditions)
+        if (!test(Object.hasOwn(row.metadata, k) ? row.metadata[k] : undefined)) return false;
       return true;
     },
   };

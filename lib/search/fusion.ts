@@ -76,8 +76,15 @@ export function keywordRelevance(score: number, bound: number): number {
  * hybridRelevance(0.5, 1) // 0.95 with the default weights (1, 0.9)
  * hybridRelevance(0.5, 1, { vector: 0.25, keyword: 1 }) // 1
  */
-export function hybridRelevance(similarity: number | undefined, keyword: number | undefined, weights: FusionWeights = DEFAULT_FUSION_WEIGHTS): number {
-  return 1 - (1 - clamp(weights.vector) * vectorRelevance(similarity ?? 0)) * (1 - clamp(weights.keyword) * clamp(keyword ?? 0));
+export function hybridRelevance(
+  similarity: number | undefined,
+  keyword: number | undefined,
+  weights: FusionWeights = DEFAULT_FUSION_WEIGHTS,
+): number {
+  return (
+    1 -
+    (1 - clamp(weights.vector) * vectorRelevance(similarity ?? 0)) * (1 - clamp(weights.keyword) * clamp(keyword ?? 0))
+  );
 }
 
 /**

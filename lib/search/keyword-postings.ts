@@ -232,17 +232,26 @@ export class KeywordPostings {
     const { within } = options;
     const depth = options.depth ?? Infinity;
     // A term's BM25 contribution to document d holding it f times (as keywordSearch computes it).
-    const gain = (idf: number, f: number, d: number): number => (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.#lengths[d]!) / avgLength));
+    const gain = (idf: number, f: number, d: number): number =>
+      (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.#lengths[d]!) / avgLength));
     if (within !== undefined) {
       const strategy = options.scopeStrategy ?? 'cost';
-      if (strategy === 'lookup' || (strategy === 'cost' && scopeLookupWins(within.size, weighted.map((w) => this.#postDocs[w.term]!.length)))) {
+      if (
+        strategy === 'lookup' ||
+        (strategy === 'cost' &&
+          scopeLookupWins(
+            within.size,
+            weighted.map((w) => this.#postDocs[w.term]!.length),
+          ))
+      ) {
         return this.#lookUp(within, weighted, gain, depth, options.accept, bound);
       }
     }
     const accept =
       within === undefined
         ? options.accept
-        : (id: string, fields: MessageTermsFields): boolean => within.has(id) && (options.accept === undefined || options.accept(id, fields));
+        : (id: string, fields: MessageTermsFields): boolean =>
+            within.has(id) && (options.accept === undefined || options.accept(id, fields));
     const scores = this.#scores;
     const state = this.#state;
     const touched: number[] = [];
@@ -378,7 +387,18 @@ export class KeywordPostings {
       }
     });
     offsets[terms.length] = at;
-    return { version: 1, stats: { ...this.stats }, ids, lengths, fieldValues: [...this.#fieldValues], fieldCodes, terms, offsets, docs, counts };
+    return {
+      version: 1,
+      stats: { ...this.stats },
+      ids,
+      lengths,
+      fieldValues: [...this.#fieldValues],
+      fieldCodes,
+      terms,
+      offsets,
+      docs,
+      counts,
+    };
   }
 
   /** The postings a snapshot was taken of. Throws IndexError on a malformed snapshot. */
@@ -390,7 +410,13 @@ export class KeywordPostings {
 
   #load(s: PostingsSnapshot): void {
     const n = s.ids.length;
-    if ((s.version as number) !== 1 || s.lengths.length !== n || s.fieldCodes.length !== n * FIELDS || s.offsets.length !== s.terms.length + 1 || s.docs.length !== s.counts.length) {
+    if (
+      (s.version as number) !== 1 ||
+      s.lengths.length !== n ||
+      s.fieldCodes.length !== n * FIELDS ||
+      s.offsets.length !== s.terms.length + 1 ||
+      s.docs.length !== s.counts.length
+    ) {
       throw new IndexError('malformed keyword postings snapshot');
     }
     this.stats = { docs: s.stats.docs, length: s.stats.length };
@@ -525,7 +551,7 @@ function kthLargest(scores: Float64Array, docs: readonly number[], k: number): n
       }
     } else if (x > heap[0]!) {
       heap[0] = x;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;

@@ -5,7 +5,14 @@
  * stays fast as the conversation log grows.
  */
 import type { Table } from 'dexie';
-import { readTermsRow, statsKey, termKey, type Corpus, type CorpusStats, type TermsEntry } from '../store/keyword-terms.js';
+import {
+  readTermsRow,
+  statsKey,
+  termKey,
+  type Corpus,
+  type CorpusStats,
+  type TermsEntry,
+} from '../store/keyword-terms.js';
 import type { MetaRow, TermsRow } from '../store/rows.js';
 import { ENGLISH_ANALYZER, type Analyzer } from './analyze.js';
 import { rarestTerms } from './query-terms.js';
@@ -68,7 +75,10 @@ export async function keywordSearch(
 ): Promise<{ hits: KeywordHit[]; total: number; bound: number }> {
   const asked = [...new Set((options.analyzer ?? ENGLISH_ANALYZER).query(query).map((t) => termKey(corpus, t)))];
   if (asked.length === 0) return { hits: [], total: 0, bound: 0 };
-  const [statsRow, ...askedDfs] = await Promise.all([meta.get(statsKey(corpus)), ...asked.map((k) => terms.where('k').equals(k).count())]);
+  const [statsRow, ...askedDfs] = await Promise.all([
+    meta.get(statsKey(corpus)),
+    ...asked.map((k) => terms.where('k').equals(k).count()),
+  ]);
   // Bounded like the in-memory search: the rarest MAX_QUERY_TERMS terms.
   const dfOf = new Map(asked.map((k, i) => [k, askedDfs[i] ?? 0]));
   const keys = rarestTerms(asked, (k) => dfOf.get(k) ?? 0);
@@ -112,7 +122,8 @@ export async function keywordSearch(
   let total = scores.size;
   if (skipped.length > 0) {
     // Every document read so far gets the skipped terms' share from its own row: no further reads.
-    for (const [d, row] of rows) scores.set(d, scores.get(d)! + skipped.reduce((sum, t) => sum + contribution(t, row), 0));
+    for (const [d, row] of rows)
+      scores.set(d, scores.get(d)! + skipped.reduce((sum, t) => sum + contribution(t, row), 0));
     total = await unionSize(terms, skipped, rows);
   }
   const hits = [...scores].map(([id, score]) => ({ id, score, relevance: bound > 0 ? Math.min(1, score / bound) : 0 }));

@@ -14,7 +14,11 @@ export const MAX_QUERY_TERMS = 64;
  * @example
  * rarestTerms(['m:the', 'm:quokka', 'm:the'], (k) => (k === 'm:the' ? 900 : 1), 1) // ['m:quokka']
  */
-export function rarestTerms(keys: readonly string[], documentFrequency: (key: string) => number, max = MAX_QUERY_TERMS): string[] {
+export function rarestTerms(
+  keys: readonly string[],
+  documentFrequency: (key: string) => number,
+  max = MAX_QUERY_TERMS,
+): string[] {
   const distinct = [...new Set(keys)];
   if (distinct.length <= max) return distinct;
   const ranked = distinct.map((key, at) => ({ key, at, df: documentFrequency(key) }));

@@ -67,12 +67,24 @@ const PROFILES: ReadonlyMap<string, RetrievalProfile> = new Map<string, Retrieva
     // fusion's scale for a memory only the vector side finds (0.25 × 0.35); a precision-aware
     // rule (questions about facts never told) is left to the next tuning round.
     'engram-glove-100d',
-    Object.freeze({ vectorQuery: 'content-words', hybridQuery: 'content-words', vectorWeight: 0.25, keywordWeight: 1, minRelevance: 0.0875 }),
+    Object.freeze({
+      vectorQuery: 'content-words',
+      hybridQuery: 'content-words',
+      vectorWeight: 0.25,
+      keywordWeight: 1,
+      minRelevance: 0.0875,
+    }),
   ],
   [
     // all-MiniLM-L6-v2, as Xenova/all-MiniLM-L6-v2 or sentence-transformers/all-MiniLM-L6-v2.
     'all-minilm-l6-v2',
-    Object.freeze({ vectorQuery: 'question', hybridQuery: 'question', vectorWeight: 0.6, keywordWeight: 0.9, minRelevance: 0.15 }),
+    Object.freeze({
+      vectorQuery: 'question',
+      hybridQuery: 'question',
+      vectorWeight: 0.6,
+      keywordWeight: 0.9,
+      minRelevance: 0.15,
+    }),
   ],
 ]);
 
@@ -83,6 +95,11 @@ const PROFILES: ReadonlyMap<string, RetrievalProfile> = new Map<string, Retrieva
  * retrievalProfile('Xenova/all-MiniLM-L6-v2').vectorQuery // 'question'
  */
 export function retrievalProfile(embedderId: string): RetrievalProfile {
-  const name = embedderId.split(/[\\/]/).filter((s) => s !== '').pop()?.toLowerCase() ?? '';
+  const name =
+    embedderId
+      .split(/[\\/]/)
+      .filter((s) => s !== '')
+      .pop()
+      ?.toLowerCase() ?? '';
   return PROFILES.get(name) ?? DEFAULT_RETRIEVAL_PROFILE;
 }

@@ -77,7 +77,11 @@ export interface Compaction {
  * log's end and still be kept replayable; `keepAfter`: the lowest position of
  * the calling instance's own caches (they keep every entry after it).
  */
-export async function compactChangeLog(db: EngramDb, lagLimit: number, keepAfter = Number.MAX_SAFE_INTEGER): Promise<Compaction> {
+export async function compactChangeLog(
+  db: EngramDb,
+  lagLimit: number,
+  keepAfter = Number.MAX_SAFE_INTEGER,
+): Promise<Compaction> {
   return db.transaction('rw', [db.changes, db.meta], async () => {
     const last = await readLastSeq(db);
     const floor = await readLogFloor(db);
@@ -92,7 +96,9 @@ export async function compactChangeLog(db: EngramDb, lagLimit: number, keepAfter
     const positions = await db.meta.bulkGet(positionKeys);
     // A snapshot written before position rows existed: its record says where it stands.
     const unplaced = SOFT_KEYS.filter((_, i) => positions[i] === undefined);
-    const records = new Map(unplaced.length === 0 ? [] : (await db.meta.bulkGet(unplaced)).map((row, i) => [unplaced[i]!, row] as const));
+    const records = new Map(
+      unplaced.length === 0 ? [] : (await db.meta.bulkGet(unplaced)).map((row, i) => [unplaced[i]!, row] as const),
+    );
     for (const [i, key] of SOFT_KEYS.entries()) {
       const row = positions[i] ?? records.get(key);
       if (row === undefined) continue;

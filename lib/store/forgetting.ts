@@ -16,12 +16,30 @@ import type { HistoryRow, MemoryRow, TableName } from './rows.js';
 export const TEXT_SNAPSHOT_KEYS: readonly string[] = ['keywordSnapshot'];
 
 /** Fields of a memory that hold or reveal nothing of what was said. */
-const MEMORY_KEEPS = ['id', 'tier', 'userId', 'agentId', 'runId', 'projectId', 'sessionId', 'createdAt', 'updatedAt', 'deletedAt', 'version', 'origin'] as const;
+const MEMORY_KEEPS = [
+  'id',
+  'tier',
+  'userId',
+  'agentId',
+  'runId',
+  'projectId',
+  'sessionId',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
+  'version',
+  'origin',
+] as const;
 const MESSAGE_KEEPS = ['id', 'threadId', 'agentId', 'userId', 'role', 'createdAt', 'position'] as const;
 const BLOCK_KEEPS = ['agentId', 'userId', 'label', 'limit', 'version', 'updatedAt'] as const;
 const TRACE_KEEPS = ['id', 'sessionId', 'projectId', 'at'] as const;
 
-const KEEPS: Record<TableName, readonly string[]> = { memories: MEMORY_KEEPS, messages: MESSAGE_KEEPS, blocks: BLOCK_KEEPS, traces: TRACE_KEEPS };
+const KEEPS: Record<TableName, readonly string[]> = {
+  memories: MEMORY_KEEPS,
+  messages: MESSAGE_KEEPS,
+  blocks: BLOCK_KEEPS,
+  traces: TRACE_KEEPS,
+};
 
 function pick(row: object, keys: readonly string[]): Record<string, unknown> {
   const source = row as Record<string, unknown>;
@@ -37,13 +55,23 @@ function pick(row: object, keys: readonly string[]): Record<string, unknown> {
  * @example textFreeTombstone({ ...row, deletedAt: now }).text // ''
  */
 export function textFreeTombstone(row: MemoryRow): MemoryRow {
-  const kept = pick(row, MEMORY_KEEPS) as Pick<MemoryRow, 'id' | 'tier' | 'createdAt' | 'updatedAt' | 'version' | 'origin'>;
+  const kept = pick(row, MEMORY_KEEPS) as Pick<
+    MemoryRow,
+    'id' | 'tier' | 'createdAt' | 'updatedAt' | 'version' | 'origin'
+  >;
   return { ...kept, text: '', metadata: {}, hash: '', accessCount: 0 };
 }
 
 /** Whether a memory row is a tombstone that still carries something of its text. */
 export function tombstoneHoldsText(row: MemoryRow): boolean {
-  return row.deletedAt !== undefined && (row.text !== '' || row.hash !== '' || Object.keys(row.metadata).length > 0 || row.key !== undefined || row.value !== undefined);
+  return (
+    row.deletedAt !== undefined &&
+    (row.text !== '' ||
+      row.hash !== '' ||
+      Object.keys(row.metadata).length > 0 ||
+      row.key !== undefined ||
+      row.value !== undefined)
+  );
 }
 
 /** A row of `table` as history keeps it once the record is deleted: no text, metadata or value. */

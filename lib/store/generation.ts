@@ -28,4 +28,3 @@ export async function bumpGeneration(db: EngramDb): Promise<number> {
   await db.meta.put({ key: GENERATION_KEY, value: next });
   return next;
 }
-

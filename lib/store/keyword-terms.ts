@@ -62,14 +62,24 @@ export function termKey(corpus: Corpus, term: string): string {
 
 /** The filterable fields of a message, as its terms row keeps them. */
 export function messageTermsFields(m: MessageRow): MessageTermsFields {
-  return { threadId: m.threadId, role: m.role, ...(m.agentId === undefined ? {} : { agentId: m.agentId }), ...(m.userId === undefined ? {} : { userId: m.userId }) };
+  return {
+    threadId: m.threadId,
+    role: m.role,
+    ...(m.agentId === undefined ? {} : { agentId: m.agentId }),
+    ...(m.userId === undefined ? {} : { userId: m.userId }),
+  };
 }
 
 /**
  * The terms row of one document, or undefined when the text has no indexable
  * term (only stopwords or punctuation).
  */
-export function termsRowOf(corpus: Corpus, id: string, counts: TermCounts, fields: MessageTermsFields = {}): TermsRow | undefined {
+export function termsRowOf(
+  corpus: Corpus,
+  id: string,
+  counts: TermCounts,
+  fields: MessageTermsFields = {},
+): TermsRow | undefined {
   if (counts.terms.size === 0) return undefined;
   return {
     c: corpus,

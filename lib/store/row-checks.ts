@@ -2,7 +2,15 @@
  * Shape checks for rows that come from outside (an import file). Each returns
  * a problem description, or undefined when the row is well formed.
  */
-import { ROLES, TIERS, type BlockRow, type HistoryRow, type MemoryRow, type MessageRow, type TraceRow } from './rows.js';
+import {
+  ROLES,
+  TIERS,
+  type BlockRow,
+  type HistoryRow,
+  type MemoryRow,
+  type MessageRow,
+  type TraceRow,
+} from './rows.js';
 
 type Check = (row: Record<string, unknown>) => string | undefined;
 
@@ -60,11 +68,27 @@ const checkMemory: Check = (r) =>
   });
 
 const checkBlock: Check = (r) =>
-  fields(r, { agentId: nonEmpty, label: nonEmpty, value: str, limit: int, version: int, updatedAt: num, userId: (v) => optional(v, nonEmpty), shared: (v) => v === undefined || v === true }) ??
-  ((r['value'] as string).length > (r['limit'] as number) ? 'block value is longer than its limit' : undefined);
+  fields(r, {
+    agentId: nonEmpty,
+    label: nonEmpty,
+    value: str,
+    limit: int,
+    version: int,
+    updatedAt: num,
+    userId: (v) => optional(v, nonEmpty),
+    shared: (v) => v === undefined || v === true,
+  }) ?? ((r['value'] as string).length > (r['limit'] as number) ? 'block value is longer than its limit' : undefined);
 
 const checkTrace: Check = (r) =>
-  fields(r, { id: nonEmpty, sessionId: nonEmpty, step: str, thinking: str, at: num, projectId: (v) => optional(v, nonEmpty), confidence: (v) => optional(v, num) });
+  fields(r, {
+    id: nonEmpty,
+    sessionId: nonEmpty,
+    step: str,
+    thinking: str,
+    at: num,
+    projectId: (v) => optional(v, nonEmpty),
+    confidence: (v) => optional(v, num),
+  });
 
 const checkHistory: Check = (r) =>
   fields(r, {
@@ -85,7 +109,15 @@ export const ROW_CHECKS = {
 } as const;
 
 export type RowKind = keyof typeof ROW_CHECKS;
-export type RowOf<K extends RowKind> = K extends 'message' ? MessageRow : K extends 'memory' ? MemoryRow : K extends 'block' ? BlockRow : K extends 'trace' ? TraceRow : HistoryRow;
+export type RowOf<K extends RowKind> = K extends 'message'
+  ? MessageRow
+  : K extends 'memory'
+    ? MemoryRow
+    : K extends 'block'
+      ? BlockRow
+      : K extends 'trace'
+        ? TraceRow
+        : HistoryRow;
 
 /** Checks a row of a kind; returns a problem or undefined. */
 export function checkRow(kind: RowKind, row: unknown): string | undefined {

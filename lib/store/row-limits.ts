@@ -29,7 +29,8 @@ function check(kind: LimitedRowKind, row: Record<string, unknown>, limits: RowLi
     for (const k of MEMORY_IDS) optionalId(k, row[k]);
     requireMetadata('metadata', row['metadata'], max);
     // A keyed memory's value is held to the limit as JSON, as remember() does.
-    if (row['value'] !== undefined && utf8Length(JSON.stringify(row['value'])) > max) requireText('value', JSON.stringify(row['value']), max);
+    if (row['value'] !== undefined && utf8Length(JSON.stringify(row['value'])) > max)
+      requireText('value', JSON.stringify(row['value']), max);
     return;
   }
   if (kind === 'message') {
@@ -76,7 +77,11 @@ function check(kind: LimitedRowKind, row: Record<string, unknown>, limits: RowLi
  * @example
  * rowLimitProblem('memory', row, { maxContentBytes: 1_048_576 }); // 'text is 3145728 bytes, over the maximum of 1048576'
  */
-export function rowLimitProblem(kind: LimitedRowKind, row: Record<string, unknown>, limits: RowLimits): string | undefined {
+export function rowLimitProblem(
+  kind: LimitedRowKind,
+  row: Record<string, unknown>,
+  limits: RowLimits,
+): string | undefined {
   try {
     check(kind, row, limits);
     return undefined;

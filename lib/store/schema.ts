@@ -61,18 +61,26 @@ async function rekeyBlocks(tx: Transaction): Promise<void> {
   if (moves.size === 0) return;
   const entryKey = (entry: HistoryRow, fallback: string): string => {
     const row = (entry.after ?? entry.before) as Partial<BlockRow> | null | undefined;
-    const owned = typeof row?.agentId === 'string' && typeof row.label === 'string' && (row.userId === undefined || typeof row.userId === 'string');
+    const owned =
+      typeof row?.agentId === 'string' &&
+      typeof row.label === 'string' &&
+      (row.userId === undefined || typeof row.userId === 'string');
     return owned ? blockKey(row.agentId!, row.label!, row.userId) : fallback;
   };
   // Every entry is read before any is written: one block's new key may be another's old one.
   const changes: ChangeRow[] = [];
   const history: HistoryRow[] = [];
   for (const [old, { key }] of moves) {
-    for (const c of await tx.table<ChangeRow, number>('changes').where('recordId').equals(old).toArray()) if (c.table === 'blocks') changes.push({ ...c, recordId: key });
-    for (const h of await tx.table<HistoryRow, number>('history').where('recordId').equals(old).toArray()) if (h.table === 'blocks') history.push({ ...h, recordId: entryKey(h, key) });
+    for (const c of await tx.table<ChangeRow, number>('changes').where('recordId').equals(old).toArray())
+      if (c.table === 'blocks') changes.push({ ...c, recordId: key });
+    for (const h of await tx.table<HistoryRow, number>('history').where('recordId').equals(old).toArray())
+      if (h.table === 'blocks') history.push({ ...h, recordId: entryKey(h, key) });
   }
   await table.bulkDelete([...moves.keys()]);
-  await table.bulkPut([...moves.values()].map((m) => m.row), [...moves.values()].map((m) => m.key));
+  await table.bulkPut(
+    [...moves.values()].map((m) => m.row),
+    [...moves.values()].map((m) => m.key),
+  );
   if (changes.length > 0) await tx.table('changes').bulkPut(changes);
   if (history.length > 0) await tx.table('history').bulkPut(history);
 }
@@ -94,7 +102,8 @@ export class EngramDb extends Dexie {
     super(name);
     // v1: the first schema (never edit a version once released; add one).
     this.version(1).stores({
-      messages: 'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
+      messages:
+        'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
       memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
       vectors: 'id',
       history: '++seq, recordId',
@@ -111,9 +120,14 @@ export class EngramDb extends Dexie {
       .stores({ [BLOCKS_TABLE]: ', agentId, userId' })
       .upgrade(async (tx) => {
         const old = (await tx.table('blocks').toArray()) as BlockRow[];
-        await tx.table(BLOCKS_TABLE).bulkPut(old, old.map((row) => blockKey(row.agentId, row.label, undefined)));
+        await tx.table(BLOCKS_TABLE).bulkPut(
+          old,
+          old.map((row) => blockKey(row.agentId, row.label, undefined)),
+        );
         // Deletion means forgotten from v2 on: older tombstones and the history of deleted records lose their text.
-        const tombstones = ((await tx.table('memories').toArray()) as MemoryRow[]).filter((m) => m.deletedAt !== undefined);
+        const tombstones = ((await tx.table('memories').toArray()) as MemoryRow[]).filter(
+          (m) => m.deletedAt !== undefined,
+        );
         if (tombstones.length > 0) await tx.table('memories').bulkPut(tombstones.map(textFreeTombstone));
         const history = (await tx.table('history').toArray()) as HistoryRow[];
         const deleted = new Set(history.filter((h) => h.op === 'delete').map((h) => `${h.table}\u0000${h.recordId}`));

@@ -48,7 +48,12 @@ async function deleteChunks(db: EngramDb, key: string): Promise<void> {
  * @example
  * await putSnapshot(db, 'indexSnapshot', { bytes, seq: 12 });
  */
-export async function putSnapshot(db: EngramDb, key: string, record: { bytes: Uint8Array } & Record<string, unknown>, chunkBytes = SNAPSHOT_CHUNK_BYTES): Promise<void> {
+export async function putSnapshot(
+  db: EngramDb,
+  key: string,
+  record: { bytes: Uint8Array } & Record<string, unknown>,
+  chunkBytes = SNAPSHOT_CHUNK_BYTES,
+): Promise<void> {
   await db.transaction('rw', db.meta, async () => {
     await deleteChunks(db, key);
     if (typeof record['seq'] === 'number') await db.meta.put(snapshotPositionRow(key, record['seq']));
@@ -92,7 +97,11 @@ function allocate(byteLength: number, chunks: number, chunkLength: number): Uint
  * @example
  * const row = await getSnapshot(db, 'indexSnapshot', (fields) => prepare(fields));
  */
-export async function getSnapshot(db: EngramDb, key: string, whileReading?: (fields: Readonly<Record<string, unknown>>) => void): Promise<{ value: unknown } | undefined> {
+export async function getSnapshot(
+  db: EngramDb,
+  key: string,
+  whileReading?: (fields: Readonly<Record<string, unknown>>) => void,
+): Promise<{ value: unknown } | undefined> {
   return db.transaction('r', db.meta, async () => {
     const row = await db.meta.get(key);
     if (row === undefined) return undefined;
@@ -101,7 +110,8 @@ export async function getSnapshot(db: EngramDb, key: string, whileReading?: (fie
     const { chunks, byteLength, ...rest } = value as ChunkedRecord & Record<string, unknown>;
     // Every chunk holds at least one byte, and every one is a row beside the record: a head that claims more
     // (400,000 chunks of a 40 KB snapshot) is damaged, found by counting keys, before a chunk is asked for.
-    if (!Number.isSafeInteger(chunks) || chunks < 1 || !Number.isSafeInteger(byteLength) || chunks > byteLength) return { value: rest };
+    if (!Number.isSafeInteger(chunks) || chunks < 1 || !Number.isSafeInteger(byteLength) || chunks > byteLength)
+      return { value: rest };
     if ((await db.meta.where('key').between(`${key}:`, `${key}:\uffff`).count()) < chunks) return { value: rest };
     // Allocated when the first chunk arrives: its length is the chunk size, which with `chunks` bounds byteLength.
     let bytes: Uint8Array | undefined;
@@ -112,7 +122,12 @@ export async function getSnapshot(db: EngramDb, key: string, whileReading?: (fie
       chunkKeys(key, chunks).map((chunkKey, i) =>
         db.meta.get(chunkKey).then((part) => {
           const chunk = part?.value;
-          if (!filled.whole || i !== filled.arrived++ || !(chunk instanceof Uint8Array) || filled.offset + chunk.length > byteLength) {
+          if (
+            !filled.whole ||
+            i !== filled.arrived++ ||
+            !(chunk instanceof Uint8Array) ||
+            filled.offset + chunk.length > byteLength
+          ) {
             filled.whole = false;
             return;
           }
@@ -132,7 +147,9 @@ export async function getSnapshot(db: EngramDb, key: string, whileReading?: (fie
     );
     whileReading?.(rest);
     await reading;
-    return filled.whole && bytes !== undefined && filled.offset === byteLength ? { value: { ...rest, bytes } } : { value: rest };
+    return filled.whole && bytes !== undefined && filled.offset === byteLength
+      ? { value: { ...rest, bytes } }
+      : { value: rest };
   });
 }
 

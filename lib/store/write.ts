@@ -6,7 +6,16 @@
  */
 import { Dexie, type IndexableType } from 'dexie';
 import { ClosedError, EngramError, QuotaExceededError, StoreError, ValidationError } from '../errors.js';
-import { MEMORY_CORPUS, MESSAGE_CORPUS, messageTermsFields, statsKey, termsRowOf, type Analyzer, type Corpus, type CorpusStats } from './keyword-terms.js';
+import {
+  MEMORY_CORPUS,
+  MESSAGE_CORPUS,
+  messageTermsFields,
+  statsKey,
+  termsRowOf,
+  type Analyzer,
+  type Corpus,
+  type CorpusStats,
+} from './keyword-terms.js';
 import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TermsRow, TraceRow, VectorRow } from './rows.js';
 import { blockKey } from './block-key.js';
 import { TEXT_SNAPSHOT_KEYS, textFreeHistory, textFreeTombstone } from './forgetting.js';
@@ -85,7 +94,10 @@ export function blockRecordId(agentId: string, label: string, userId?: string): 
 }
 
 /** The text a row is keyword-indexed under, or undefined when it is not indexed. */
-function indexedText(change: RowChange, row: MessageRow | MemoryRow | BlockRow | TraceRow | undefined): string | undefined {
+function indexedText(
+  change: RowChange,
+  row: MessageRow | MemoryRow | BlockRow | TraceRow | undefined,
+): string | undefined {
   if (row === undefined) return undefined;
   if (change.table === 'messages') return (row as MessageRow).content;
   if (change.table === 'memories') {
@@ -148,8 +160,16 @@ export async function writeTransaction<R>(
   try {
     result = await db.transaction('rw', [...ALL_TABLES], async () => {
       const planned = await plan();
-      logged = await applyChanges(db, planned.changes.map(withoutDeletedText), now(), analyze, planned.withoutHistory === true, policy.historyLimit ?? DEFAULT_HISTORY_LIMIT);
-      if (planned.logAfter !== undefined && !(await logFollows(db, logged, planned.logAfter))) throw new LogMovedError();
+      logged = await applyChanges(
+        db,
+        planned.changes.map(withoutDeletedText),
+        now(),
+        analyze,
+        planned.withoutHistory === true,
+        policy.historyLimit ?? DEFAULT_HISTORY_LIMIT,
+      );
+      if (planned.logAfter !== undefined && !(await logFollows(db, logged, planned.logAfter)))
+        throw new LogMovedError();
       if (planned.vectorsLater !== undefined) logged = await writeLateVectors(db, logged, planned.vectorsLater);
       return planned.result;
     });
@@ -182,17 +202,33 @@ export function waitInTransaction<T>(work: Promise<T>): Promise<T> {
 }
 
 /** Writes a plan's late vectors (see {@link WritePlan.vectorsLater}) and attaches each to its logged change. */
-async function writeLateVectors(db: EngramDb, logged: LoggedWrite | undefined, later: Promise<() => VectorRow[]>): Promise<LoggedWrite | undefined> {
+async function writeLateVectors(
+  db: EngramDb,
+  logged: LoggedWrite | undefined,
+  later: Promise<() => VectorRow[]>,
+): Promise<LoggedWrite | undefined> {
   const rows = (await waitInTransaction(later))();
   if (rows.length === 0) return logged;
-  const awaiting = new Set((logged?.changes ?? []).flatMap((c) => (c.table === 'memories' && c.after !== undefined && c.after.deletedAt === undefined && c.vector === undefined ? [c.id] : [])));
+  const awaiting = new Set(
+    (logged?.changes ?? []).flatMap((c) =>
+      c.table === 'memories' && c.after !== undefined && c.after.deletedAt === undefined && c.vector === undefined
+        ? [c.id]
+        : [],
+    ),
+  );
   const byId = new Map<string, VectorRow>();
   for (const row of rows) {
-    if (!awaiting.has(row.id) || byId.has(row.id)) throw new ValidationError('vectorsLater', `vector ${row.id} belongs to no memory of this write that awaits one`);
+    if (!awaiting.has(row.id) || byId.has(row.id))
+      throw new ValidationError('vectorsLater', `vector ${row.id} belongs to no memory of this write that awaits one`);
     byId.set(row.id, row);
   }
   await db.vectors.bulkPut(rows);
-  return { ...logged!, changes: logged!.changes.map((c) => (c.table === 'memories' && byId.has(c.id) ? { ...c, vector: byId.get(c.id)! } : c)) };
+  return {
+    ...logged!,
+    changes: logged!.changes.map((c) =>
+      c.table === 'memories' && byId.has(c.id) ? { ...c, vector: byId.get(c.id)! } : c,
+    ),
+  };
 }
 
 /** A memory tombstone carries no text, whoever planned it (a delete, a pulled deletion, an import). */
@@ -201,7 +237,14 @@ function withoutDeletedText(change: RowChange): RowChange {
   return { ...change, after: textFreeTombstone(change.after) };
 }
 
-async function applyChanges(db: EngramDb, changes: RowChange[], at: number, analyze: Analyzer, withoutHistory: boolean, historyLimit: number): Promise<LoggedWrite | undefined> {
+async function applyChanges(
+  db: EngramDb,
+  changes: RowChange[],
+  at: number,
+  analyze: Analyzer,
+  withoutHistory: boolean,
+  historyLimit: number,
+): Promise<LoggedWrite | undefined> {
   if (changes.length === 0) return undefined;
   const statDelta = new Map<Corpus, CorpusStats>();
   const bump = (corpus: Corpus, docs: number, length: number): void => {
@@ -215,7 +258,8 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, anal
   const rows = new RowBatch();
 
   for (const change of changes) {
-    const corpus: Corpus | undefined = change.table === 'messages' ? MESSAGE_CORPUS : change.table === 'memories' ? MEMORY_CORPUS : undefined;
+    const corpus: Corpus | undefined =
+      change.table === 'messages' ? MESSAGE_CORPUS : change.table === 'memories' ? MEMORY_CORPUS : undefined;
     const beforeText = indexedText(change, change.before);
     const afterText = indexedText(change, change.after);
     const fieldsChanged =
@@ -224,7 +268,15 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, anal
         : false;
     if (corpus !== undefined && (beforeText !== afterText || fieldsChanged)) {
       if (beforeText !== undefined) bump(corpus, -1, -analyze(beforeText).length);
-      const after = afterText === undefined ? undefined : termsRowOf(corpus, change.id, analyze(afterText), change.table === 'messages' ? messageTermsFields(change.after!) : {});
+      const after =
+        afterText === undefined
+          ? undefined
+          : termsRowOf(
+              corpus,
+              change.id,
+              analyze(afterText),
+              change.table === 'messages' ? messageTermsFields(change.after!) : {},
+            );
       if (afterText !== undefined) bump(corpus, 1, after?.n ?? 0);
       termsOps.set(`${corpus}:${change.id}`, { key: [corpus, change.id], row: after });
     }
@@ -240,18 +292,41 @@ async function applyChanges(db: EngramDb, changes: RowChange[], at: number, anal
   // requests in order): one wait instead of one per table (bench/ingest).
   const [, , seqs, generation] = await Promise.all([
     rows.flush(db),
-    withoutHistory ? undefined : db.history.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, before: c.before ?? null, after: c.after ?? null, at }))),
-    db.changes.bulkAdd(logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at })), { allKeys: true }),
+    withoutHistory
+      ? undefined
+      : db.history.bulkAdd(
+          logged.map((c) => ({
+            table: c.table,
+            recordId: c.id,
+            op: c.op,
+            before: c.before ?? null,
+            after: c.after ?? null,
+            at,
+          })),
+        ),
+    db.changes.bulkAdd(
+      logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at })),
+      { allKeys: true },
+    ),
     readGeneration(db),
     termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
     termsPuts.length > 0 ? db.terms.bulkPut(termsPuts) : undefined,
     ...deltas.map(([corpus, delta], i) => {
       const stats = (current[i]?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
-      return db.meta.put({ key: statsKey(corpus), value: { docs: stats.docs + delta.docs, length: stats.length + delta.length } });
+      return db.meta.put({
+        key: statsKey(corpus),
+        value: { docs: stats.docs + delta.docs, length: stats.length + delta.length },
+      });
     }),
   ]);
   // After the history entries landed: bound each record's history, and strip deleted records' of their text.
-  await Promise.all([withoutHistory ? undefined : trimHistory(db, logged, historyLimit), forgetHistoryText(db, logged.filter((c) => c.op === 'delete'))]);
+  await Promise.all([
+    withoutHistory ? undefined : trimHistory(db, logged, historyLimit),
+    forgetHistoryText(
+      db,
+      logged.filter((c) => c.op === 'delete'),
+    ),
+  ]);
   return { changes: logged, seqs, generation };
 }
 
@@ -273,9 +348,13 @@ async function trimHistory(db: EngramDb, changes: readonly RowChange[], limit: n
  */
 async function forgetHistoryText(db: EngramDb, deletes: readonly RowChange[]): Promise<void> {
   if (deletes.length === 0) return;
-  if (deletes.some((c) => c.table === 'messages' || c.table === 'memories')) for (const key of TEXT_SNAPSHOT_KEYS) await deleteSnapshot(db, key);
+  if (deletes.some((c) => c.table === 'messages' || c.table === 'memories'))
+    for (const key of TEXT_SNAPSHOT_KEYS) await deleteSnapshot(db, key);
   const tables = new Map(deletes.map((c) => [c.id, c.table]));
-  const entries = await db.history.where('recordId').anyOf([...tables.keys()]).toArray();
+  const entries = await db.history
+    .where('recordId')
+    .anyOf([...tables.keys()])
+    .toArray();
   const mine = entries.filter((e) => tables.get(e.recordId) === e.table);
   if (mine.length > 0) await db.history.bulkPut(mine.map(textFreeHistory));
 }
@@ -295,12 +374,14 @@ class RowBatch {
         return;
       case 'memories':
         this.#write('memories', change.id, change.after);
-        if (change.after === undefined || change.after.deletedAt !== undefined) this.#write('vectors', change.id, undefined);
+        if (change.after === undefined || change.after.deletedAt !== undefined)
+          this.#write('vectors', change.id, undefined);
         else if (change.vector !== undefined) this.#write('vectors', change.id, change.vector);
         return;
       case 'blocks': {
         const row = change.after ?? change.before;
-        if (row !== undefined) this.#write(BLOCKS_TABLE, change.id, change.after, blockKey(row.agentId, row.label, row.userId));
+        if (row !== undefined)
+          this.#write(BLOCKS_TABLE, change.id, change.after, blockKey(row.agentId, row.label, row.userId));
         return;
       }
       case 'traces':
@@ -324,12 +405,17 @@ class RowBatch {
   }
 
   async flush(db: EngramDb): Promise<void> {
-    for (const [table, deletes] of this.#deletes) if (deletes.size > 0) await db.table(table).bulkDelete([...deletes.values()]);
+    for (const [table, deletes] of this.#deletes)
+      if (deletes.size > 0) await db.table(table).bulkDelete([...deletes.values()]);
     for (const [table, puts] of this.#puts) {
       if (puts.size === 0) continue;
       const entries = [...puts.values()];
       // The blocks table keeps its key outside the row.
-      if (table === BLOCKS_TABLE) await db.blocks.bulkPut(entries.map((e) => e.row as BlockRow), entries.map((e) => e.key as string));
+      if (table === BLOCKS_TABLE)
+        await db.blocks.bulkPut(
+          entries.map((e) => e.row as BlockRow),
+          entries.map((e) => e.key as string),
+        );
       else await db.table(table).bulkPut(entries.map((e) => e.row));
     }
   }

@@ -55,7 +55,10 @@ export type HeaderEncryption = NonNullable<CollectionHeader['encryption']>;
 
 function subtle(): SubtleCrypto {
   const s = (globalThis.crypto as Crypto | undefined)?.subtle;
-  if (s === undefined) throw new SyncError('encryption needs WebCrypto (crypto.subtle), which this runtime lacks', { reason: 'encryption' });
+  if (s === undefined)
+    throw new SyncError('encryption needs WebCrypto (crypto.subtle), which this runtime lacks', {
+      reason: 'encryption',
+    });
   return s;
 }
 
@@ -105,8 +108,12 @@ function remember(cache: KeyCache, key: string, keys: SyncKeys): void {
 }
 
 async function deriveKeys(passphrase: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<SyncKeys> {
-  const material = await subtle().importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, ['deriveBits']);
-  const bits = new Uint8Array(await subtle().deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, material, 512));
+  const material = await subtle().importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, [
+    'deriveBits',
+  ]);
+  const bits = new Uint8Array(
+    await subtle().deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, material, 512),
+  );
   const [seal, name] = await Promise.all([
     subtle().importKey('raw', bits.subarray(0, 32), { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']),
     subtle().importKey('raw', bits.subarray(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
@@ -122,21 +129,42 @@ async function deriveKeys(passphrase: string, salt: Uint8Array<ArrayBuffer>, ite
  * not write is refused before any key is derived from it.
  */
 export function checkHeaderEncryption(value: Record<string, unknown>): HeaderEncryption {
-  const bad = (detail: string): SyncError => new SyncError(`the collection header is not one engram wrote: ${detail}`, { reason: 'incompatible' });
+  const bad = (detail: string): SyncError =>
+    new SyncError(`the collection header is not one engram wrote: ${detail}`, { reason: 'incompatible' });
   const { kdf, iterations, salt, check, encryptVectors } = value;
   if (kdf !== 'PBKDF2-SHA256') throw bad(`unknown key derivation ${JSON.stringify(kdf ?? null)}`);
-  if (typeof iterations !== 'number' || !Number.isInteger(iterations) || iterations < MIN_KDF_ITERATIONS || iterations > MAX_KDF_ITERATIONS) {
-    throw bad(`KDF iterations must be an integer from ${MIN_KDF_ITERATIONS} to ${MAX_KDF_ITERATIONS}, got ${JSON.stringify(iterations ?? null)}`);
+  if (
+    typeof iterations !== 'number' ||
+    !Number.isInteger(iterations) ||
+    iterations < MIN_KDF_ITERATIONS ||
+    iterations > MAX_KDF_ITERATIONS
+  ) {
+    throw bad(
+      `KDF iterations must be an integer from ${MIN_KDF_ITERATIONS} to ${MAX_KDF_ITERATIONS}, got ${JSON.stringify(iterations ?? null)}`,
+    );
   }
-  if (typeof salt !== 'string' || fromBase64(salt)?.length !== SALT_BYTES) throw bad(`the salt must be ${SALT_BYTES} bytes in base64`);
-  if (typeof check !== 'string' || (fromBase64(check)?.length ?? 0) < IV_BYTES + TAG_BYTES) throw bad('the key check is not a sealed text in base64');
+  if (typeof salt !== 'string' || fromBase64(salt)?.length !== SALT_BYTES)
+    throw bad(`the salt must be ${SALT_BYTES} bytes in base64`);
+  if (typeof check !== 'string' || (fromBase64(check)?.length ?? 0) < IV_BYTES + TAG_BYTES)
+    throw bad('the key check is not a sealed text in base64');
   if (typeof encryptVectors !== 'boolean') throw bad('encryptVectors is not a boolean');
   return { kdf, iterations, salt, check, encryptVectors };
 }
 
 /** What the key check seals besides its text: every setting of the header but the check itself. */
-function headerSettings(header: Omit<CollectionHeader, 'encryption'>, encryption: Omit<HeaderEncryption, 'check'>): string {
-  return JSON.stringify([header.format, header.embedderId, header.dimensions, encryption.kdf, encryption.iterations, encryption.salt, encryption.encryptVectors]);
+function headerSettings(
+  header: Omit<CollectionHeader, 'encryption'>,
+  encryption: Omit<HeaderEncryption, 'check'>,
+): string {
+  return JSON.stringify([
+    header.format,
+    header.embedderId,
+    header.dimensions,
+    encryption.kdf,
+    encryption.iterations,
+    encryption.salt,
+    encryption.encryptVectors,
+  ]);
 }
 
 /** Seals and opens point contents, and names points, with the keys of one collection. */
@@ -190,7 +218,10 @@ export class PayloadCipher {
     try {
       text = await cipher.open(encryption.check, CHECK_AAD);
     } catch (e) {
-      throw new SyncError('wrong passphrase: it does not open this collection (nothing was changed)', { cause: e, reason: 'wrong-passphrase' });
+      throw new SyncError('wrong passphrase: it does not open this collection (nothing was changed)', {
+        cause: e,
+        reason: 'wrong-passphrase',
+      });
     }
     let sealed: unknown;
     try {
@@ -198,7 +229,10 @@ export class PayloadCipher {
     } catch {
       sealed = undefined;
     }
-    if (!Array.isArray(sealed) || sealed[0] !== CHECK_TEXT) throw new SyncError('wrong passphrase: the key check does not match (nothing was changed)', { reason: 'wrong-passphrase' });
+    if (!Array.isArray(sealed) || sealed[0] !== CHECK_TEXT)
+      throw new SyncError('wrong passphrase: the key check does not match (nothing was changed)', {
+        reason: 'wrong-passphrase',
+      });
     if (sealed[1] !== headerSettings(header, encryption)) {
       throw new SyncError(
         'the collection header was changed after it was made: its settings (embedder, key derivation, encryptVectors) differ from those its key check sealed. Nothing was read or written',
@@ -212,7 +246,13 @@ export class PayloadCipher {
   async seal(plain: string | Uint8Array<ArrayBuffer>, aad: string): Promise<string> {
     const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
     const data = typeof plain === 'string' ? new TextEncoder().encode(plain) : plain;
-    const sealed = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(aad) }, this.#keys.seal, data));
+    const sealed = new Uint8Array(
+      await subtle().encrypt(
+        { name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(aad) },
+        this.#keys.seal,
+        data,
+      ),
+    );
     const out = new Uint8Array(IV_BYTES + sealed.length);
     out.set(iv);
     out.set(sealed, IV_BYTES);
@@ -227,12 +267,20 @@ export class PayloadCipher {
   async open(sealed: string, aad: string): Promise<string> {
     const bytes = fromBase64(sealed);
     if (bytes === undefined) throw new SyncError('the encrypted payload is not base64', { reason: 'encryption' });
-    if (bytes.length < IV_BYTES + TAG_BYTES) throw new SyncError('the encrypted payload is too short', { reason: 'encryption' });
+    if (bytes.length < IV_BYTES + TAG_BYTES)
+      throw new SyncError('the encrypted payload is too short', { reason: 'encryption' });
     try {
-      const plain = await subtle().decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, IV_BYTES), additionalData: new TextEncoder().encode(aad) }, this.#keys.seal, bytes.subarray(IV_BYTES));
+      const plain = await subtle().decrypt(
+        { name: 'AES-GCM', iv: bytes.subarray(0, IV_BYTES), additionalData: new TextEncoder().encode(aad) },
+        this.#keys.seal,
+        bytes.subarray(IV_BYTES),
+      );
       return new TextDecoder().decode(plain);
     } catch (e) {
-      throw new SyncError('the encrypted payload does not open with this key and these fields (tampered, or another key)', { cause: e, reason: 'encryption' });
+      throw new SyncError(
+        'the encrypted payload does not open with this key and these fields (tampered, or another key)',
+        { cause: e, reason: 'encryption' },
+      );
     }
   }
 
@@ -242,7 +290,9 @@ export class PayloadCipher {
    * reveals nothing of the record (a memory id would carry its creation time).
    */
   async pointId(kind: string, rid: string): Promise<string> {
-    const mac = new Uint8Array(await subtle().sign('HMAC', this.#keys.name, new TextEncoder().encode(JSON.stringify([kind, rid]))));
+    const mac = new Uint8Array(
+      await subtle().sign('HMAC', this.#keys.name, new TextEncoder().encode(JSON.stringify([kind, rid]))),
+    );
     return uuidOf(mac);
   }
 }
@@ -259,11 +309,14 @@ export function uuidOf(digest: Uint8Array): string {
 /** Validates encryption options at the door. */
 export function parseEncryption(value: unknown, field: string): EncryptionOptions | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ValidationError(field, 'must be an object with a passphrase');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ValidationError(field, 'must be an object with a passphrase');
   const { passphrase, encryptVectors, ...rest } = value as Record<string, unknown>;
   const unknown = Object.keys(rest);
   if (unknown.length > 0) throw new ValidationError(field, `unknown option ${unknown[0]!}`);
-  if (typeof passphrase !== 'string' || passphrase.length < 8) throw new ValidationError(`${field}.passphrase`, 'must be a string of at least 8 characters');
-  if (encryptVectors !== undefined && typeof encryptVectors !== 'boolean') throw new ValidationError(`${field}.encryptVectors`, 'must be a boolean');
+  if (typeof passphrase !== 'string' || passphrase.length < 8)
+    throw new ValidationError(`${field}.passphrase`, 'must be a string of at least 8 characters');
+  if (encryptVectors !== undefined && typeof encryptVectors !== 'boolean')
+    throw new ValidationError(`${field}.encryptVectors`, 'must be a boolean');
   return { passphrase, ...(encryptVectors === undefined ? {} : { encryptVectors }) };
 }

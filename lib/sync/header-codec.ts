@@ -11,7 +11,12 @@ export const HEADER_KIND = 'header';
 
 /** The payload that stores `header`. */
 export function headerPayload(header: CollectionHeader): Payload {
-  const payload: Payload = { kind: HEADER_KIND, format: header.format, embedderId: header.embedderId, dimensions: header.dimensions };
+  const payload: Payload = {
+    kind: HEADER_KIND,
+    format: header.format,
+    embedderId: header.embedderId,
+    dimensions: header.dimensions,
+  };
   if (header.encryption !== undefined) payload['encryption'] = { ...header.encryption };
   return payload;
 }
@@ -26,12 +31,19 @@ export function readHeaderPayload(payload: Payload): CollectionHeader {
   const format = payload['format'];
   if (format !== 1 && format !== 2) throw bad(`unknown format ${JSON.stringify(format ?? null)}`);
   const { embedderId, dimensions, encryption } = payload;
-  if (typeof embedderId !== 'string' || typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1) throw bad('embedderId or dimensions missing');
+  if (
+    typeof embedderId !== 'string' ||
+    typeof dimensions !== 'number' ||
+    !Number.isInteger(dimensions) ||
+    dimensions < 1
+  )
+    throw bad('embedderId or dimensions missing');
   const header: CollectionHeader = { format, embedderId, dimensions };
   if (encryption !== undefined && encryption !== null) {
     if (typeof encryption !== 'object' || Array.isArray(encryption)) throw bad('encryption is not an object');
     header.encryption = checkHeaderEncryption(encryption);
   }
-  if (format === 2 && header.encryption === undefined) throw bad('format 2 is for end-to-end encrypted collections, and this header has no encryption');
+  if (format === 2 && header.encryption === undefined)
+    throw bad('format 2 is for end-to-end encrypted collections, and this header has no encryption');
   return header;
 }

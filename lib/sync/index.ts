@@ -13,7 +13,16 @@ export { QdrantTarget } from './qdrant-target.js';
 export type { QdrantTargetOptions } from './qdrant-target.js';
 export { MemoryTarget } from './memory-target.js';
 export { FIELD, HEADER_POINT_ID, POINT_KINDS, VECTOR_NAME } from './sync-target.js';
-export type { CollectionHeader, Payload, PointKind, PullCursors, ScrollOptions, SyncPoint, SyncTarget, TargetCallOptions } from './sync-target.js';
+export type {
+  CollectionHeader,
+  Payload,
+  PointKind,
+  PullCursors,
+  ScrollOptions,
+  SyncPoint,
+  SyncTarget,
+  TargetCallOptions,
+} from './sync-target.js';
 export { DEFAULT_KDF_ITERATIONS, MAX_KDF_ITERATIONS, MIN_KDF_ITERATIONS } from './encryption.js';
 export { REFUSAL_REASONS } from './refusals.js';
 export type { RefusalReason, SyncRefusal, SyncRefusals } from './refusals.js';

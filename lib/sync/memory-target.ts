@@ -46,7 +46,11 @@ export class MemoryTarget implements SyncTarget {
       return Promise.resolve({ created: true });
     }
     if (this.#dimensions !== dimensions) {
-      return Promise.reject(new SyncError(`collection holds vectors of ${this.#dimensions} dimensions, engram needs ${dimensions}`, { reason: 'incompatible' }));
+      return Promise.reject(
+        new SyncError(`collection holds vectors of ${this.#dimensions} dimensions, engram needs ${dimensions}`, {
+          reason: 'incompatible',
+        }),
+      );
     }
     return Promise.resolve({ created: false });
   }
@@ -59,7 +63,8 @@ export class MemoryTarget implements SyncTarget {
 
   writeHeader(header: CollectionHeader): Promise<CollectionHeader> {
     this.#count('writeHeader');
-    if (!this.#points.has(HEADER_POINT_ID)) this.#points.set(HEADER_POINT_ID, { id: HEADER_POINT_ID, payload: headerPayload(header) });
+    if (!this.#points.has(HEADER_POINT_ID))
+      this.#points.set(HEADER_POINT_ID, { id: HEADER_POINT_ID, payload: headerPayload(header) });
     return Promise.resolve(readHeaderPayload(this.#points.get(HEADER_POINT_ID)!.payload));
   }
 
@@ -67,14 +72,19 @@ export class MemoryTarget implements SyncTarget {
     this.#count('upsert');
     for (const point of points) {
       if (point.vector !== undefined && point.vector.length !== this.#dimensions) {
-        return Promise.reject(new SyncError(`upsert: vector of ${point.vector.length} dimensions, the collection has ${this.#dimensions}`, { reason: 'rejected' }));
+        return Promise.reject(
+          new SyncError(`upsert: vector of ${point.vector.length} dimensions, the collection has ${this.#dimensions}`, {
+            reason: 'rejected',
+          }),
+        );
       }
     }
     for (const point of points) {
       const stored = this.#points.get(point.id);
       if (stored !== undefined) {
         const older = stampOf(stored) < stampOf(point);
-        const retry = stampOf(stored) === stampOf(point) && stored.payload[FIELD.origin] === point.payload[FIELD.origin];
+        const retry =
+          stampOf(stored) === stampOf(point) && stored.payload[FIELD.origin] === point.payload[FIELD.origin];
         if (!older && !retry) continue;
       }
       this.#points.set(point.id, copy(point));
@@ -100,7 +110,8 @@ export class MemoryTarget implements SyncTarget {
   maxPushSeq(origin: string): Promise<number> {
     this.#count('scroll');
     let max = 0;
-    for (const p of this.#points.values()) if (p.payload[FIELD.origin] === origin) max = Math.max(max, Number(p.payload[FIELD.pushSeq]));
+    for (const p of this.#points.values())
+      if (p.payload[FIELD.origin] === origin) max = Math.max(max, Number(p.payload[FIELD.pushSeq]));
     return Promise.resolve(max);
   }
 

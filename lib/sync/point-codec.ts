@@ -53,8 +53,28 @@ export type DecodedPoint =
   | { refused: RefusalReason; detail: string; kind?: PointKind; position?: PushPosition };
 
 const SEALED = 'sealed';
-const PLAIN_KEYS = new Set<string>([FIELD.kind, FIELD.stamp, FIELD.origin, FIELD.pushSeq, 'updatedAt', 'version', 'deleted', 'rid', 'body', 'vector']);
-const SEALED_KEYS = new Set<string>([FIELD.kind, FIELD.stamp, FIELD.origin, FIELD.pushSeq, 'updatedAt', 'version', 'deleted', SEALED]);
+const PLAIN_KEYS = new Set<string>([
+  FIELD.kind,
+  FIELD.stamp,
+  FIELD.origin,
+  FIELD.pushSeq,
+  'updatedAt',
+  'version',
+  'deleted',
+  'rid',
+  'body',
+  'vector',
+]);
+const SEALED_KEYS = new Set<string>([
+  FIELD.kind,
+  FIELD.stamp,
+  FIELD.origin,
+  FIELD.pushSeq,
+  'updatedAt',
+  'version',
+  'deleted',
+  SEALED,
+]);
 
 /** Longest origin (device id) accepted, as for any id given to `add()`. */
 const MAX_ORIGIN_CHARS = 512;
@@ -65,12 +85,24 @@ const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 /** The point id of a record in a plain collection: the UUID form of an engram id, or a name-based UUID for other ids. */
 export async function pointIdOf(kind: PointKind, rid: string): Promise<string> {
   if (kind !== 'block' && ULID.test(rid)) return idToUuid(rid);
-  return uuidOf(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`engram:${kind}:${rid}`))));
+  return uuidOf(
+    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`engram:${kind}:${rid}`))),
+  );
 }
 
 /** The additional data of a sealed point: the format, its id and every readable field the client acts on. */
 function additionalData(id: string, payload: Payload): string {
-  return JSON.stringify([SEALED_FORMAT, id, payload[FIELD.kind], payload[FIELD.stamp], payload[FIELD.origin], payload[FIELD.pushSeq], payload['updatedAt'], payload['version'], payload['deleted']]);
+  return JSON.stringify([
+    SEALED_FORMAT,
+    id,
+    payload[FIELD.kind],
+    payload[FIELD.stamp],
+    payload[FIELD.origin],
+    payload[FIELD.pushSeq],
+    payload['updatedAt'],
+    payload['version'],
+    payload['deleted'],
+  ]);
 }
 
 /** A vector as base64 of its float32 values, little-endian (exact: vectors are float32 on the device). */
@@ -91,8 +123,13 @@ function vectorFromBase64(text: string): number[] | undefined {
 }
 
 /** The point that carries `record`, pushed as number `pushSeq` of its device, sealed when a cipher is given. */
-export async function encodePoint(record: SyncRecord, pushSeq: number, cipher: PayloadCipher | undefined): Promise<SyncPoint> {
-  const id = cipher === undefined ? await pointIdOf(record.kind, record.rid) : await cipher.pointId(record.kind, record.rid);
+export async function encodePoint(
+  record: SyncRecord,
+  pushSeq: number,
+  cipher: PayloadCipher | undefined,
+): Promise<SyncPoint> {
+  const id =
+    cipher === undefined ? await pointIdOf(record.kind, record.rid) : await cipher.pointId(record.kind, record.rid);
   const payload: Payload = {
     [FIELD.kind]: record.kind,
     [FIELD.stamp]: stampOf(record.updatedAt, record.origin),
@@ -134,7 +171,10 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
 export async function decodePoint(point: SyncPoint, cipher: PayloadCipher | undefined): Promise<DecodedPoint> {
   const p = point.payload;
   const kindValue = p[FIELD.kind];
-  const kind = typeof kindValue === 'string' && (POINT_KINDS as readonly string[]).includes(kindValue) ? (kindValue as PointKind) : undefined;
+  const kind =
+    typeof kindValue === 'string' && (POINT_KINDS as readonly string[]).includes(kindValue)
+      ? (kindValue as PointKind)
+      : undefined;
   const refuse = (reason: RefusalReason, detail: string, position?: PushPosition): DecodedPoint => ({
     refused: reason,
     detail,
@@ -145,15 +185,20 @@ export async function decodePoint(point: SyncPoint, cipher: PayloadCipher | unde
   const { updatedAt, version, deleted } = p;
   const origin = p[FIELD.origin];
   const pushSeq = p[FIELD.pushSeq];
-  if (typeof origin !== 'string' || origin === '' || origin.length > MAX_ORIGIN_CHARS) return refuse('malformed', 'origin missing or not a device id');
+  if (typeof origin !== 'string' || origin === '' || origin.length > MAX_ORIGIN_CHARS)
+    return refuse('malformed', 'origin missing or not a device id');
   if (!isCount(pushSeq) || pushSeq < 1) return refuse('malformed', 'pushSeq is not a positive integer');
-  if (!isCount(updatedAt) || updatedAt > MAX_UPDATED_AT) return refuse('malformed', `updatedAt is not a time in the stamps' range (integer ms up to ${MAX_UPDATED_AT})`);
+  if (!isCount(updatedAt) || updatedAt > MAX_UPDATED_AT)
+    return refuse('malformed', `updatedAt is not a time in the stamps' range (integer ms up to ${MAX_UPDATED_AT})`);
   if (!isCount(version) || typeof deleted !== 'boolean') return refuse('malformed', 'version or deleted missing');
-  if (p[FIELD.stamp] !== stampOf(updatedAt, origin)) return refuse('malformed', 'stamp does not match updatedAt and origin');
+  if (p[FIELD.stamp] !== stampOf(updatedAt, origin))
+    return refuse('malformed', 'stamp does not match updatedAt and origin');
   const position: PushPosition = { origin, pushSeq };
   let secret: Record<string, unknown>;
   if (cipher !== undefined) {
-    for (const k of Object.keys(p)) if (!SEALED_KEYS.has(k)) return refuse('malformed', `unexpected readable field ${k.slice(0, 40)} in an encrypted collection`);
+    for (const k of Object.keys(p))
+      if (!SEALED_KEYS.has(k))
+        return refuse('malformed', `unexpected readable field ${k.slice(0, 40)} in an encrypted collection`);
     const sealed = p[SEALED];
     if (typeof sealed !== 'string') return refuse('malformed', 'the collection is encrypted but this point is not');
     let plain: string;
@@ -161,7 +206,10 @@ export async function decodePoint(point: SyncPoint, cipher: PayloadCipher | unde
       plain = await cipher.open(sealed, additionalData(point.id, p));
     } catch {
       // Nothing readable is trustworthy now, its position included.
-      return refuse('unauthenticated', 'the seal does not open with the key and the readable fields (a field was changed, or the point forged)');
+      return refuse(
+        'unauthenticated',
+        'the seal does not open with the key and the readable fields (a field was changed, or the point forged)',
+      );
     }
     let parsed: unknown;
     try {
@@ -171,11 +219,19 @@ export async function decodePoint(point: SyncPoint, cipher: PayloadCipher | unde
     }
     if (!isRecordObject(parsed)) return refuse('malformed', 'sealed content is not an object', position);
     secret = parsed;
-    if (typeof secret['rid'] !== 'string' || (await cipher.pointId(kind, secret['rid'])) !== point.id) return refuse('malformed', 'the sealed record id does not name this point', position);
+    if (typeof secret['rid'] !== 'string' || (await cipher.pointId(kind, secret['rid'])) !== point.id)
+      return refuse('malformed', 'the sealed record id does not name this point', position);
   } else {
-    for (const k of Object.keys(p)) if (!PLAIN_KEYS.has(k)) return refuse('malformed', `unexpected payload field ${k.slice(0, 40)} (a sealed point in a plain collection?)`, position);
+    for (const k of Object.keys(p))
+      if (!PLAIN_KEYS.has(k))
+        return refuse(
+          'malformed',
+          `unexpected payload field ${k.slice(0, 40)} (a sealed point in a plain collection?)`,
+          position,
+        );
     secret = p;
-    if (typeof secret['rid'] !== 'string' || (await pointIdOf(kind, secret['rid'])) !== point.id) return refuse('malformed', 'the record id does not match the point id', position);
+    if (typeof secret['rid'] !== 'string' || (await pointIdOf(kind, secret['rid'])) !== point.id)
+      return refuse('malformed', 'the record id does not match the point id', position);
   }
   const rid = secret['rid'];
   const record: SyncRecord = { kind, rid, updatedAt, origin, version, deleted };
@@ -185,7 +241,12 @@ export async function decodePoint(point: SyncPoint, cipher: PayloadCipher | unde
     record.body = body;
     const vector = cipher === undefined ? point.vector : secret['vector'];
     if (vector !== undefined) {
-      const numbers = typeof vector === 'string' ? vectorFromBase64(vector) : Array.isArray(vector) ? (vector as number[]) : undefined;
+      const numbers =
+        typeof vector === 'string'
+          ? vectorFromBase64(vector)
+          : Array.isArray(vector)
+            ? (vector as number[])
+            : undefined;
       if (numbers === undefined) return refuse('malformed', 'the vector is not a list of numbers', position);
       record.vector = numbers;
     }

@@ -3,7 +3,12 @@
  * It speaks Qdrant's REST API (the same for one node or a cluster) and turns
  * every failure of the client into a `SyncError` with the original in `cause`.
  */
-import { QdrantClient, QdrantClientResourceExhaustedError, QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from '@qdrant/js-client-rest';
+import {
+  QdrantClient,
+  QdrantClientResourceExhaustedError,
+  QdrantClientTimeoutError,
+  QdrantClientUnexpectedResponseError,
+} from '@qdrant/js-client-rest';
 import { AbortError, EngramError, SyncError, type SyncFailure } from '../errors.js';
 import {
   FIELD,
@@ -78,7 +83,8 @@ export function toSyncError(e: unknown, what: string): EngramError {
   const fail = (reason: SyncFailure, detail: string, retryAfterMs?: number): SyncError =>
     new SyncError(`${what}: ${detail}`, { cause: e, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
   if (e instanceof QdrantClientTimeoutError) return fail('timeout', 'the server did not answer in time');
-  if (e instanceof QdrantClientResourceExhaustedError) return fail('rate-limited', 'the server asked to slow down', e.retry_after * 1000);
+  if (e instanceof QdrantClientResourceExhaustedError)
+    return fail('rate-limited', 'the server asked to slow down', e.retry_after * 1000);
   if (e instanceof QdrantClientUnexpectedResponseError) return fail('bad-response', e.message);
   const status = statusOf(e);
   if (status !== undefined) {
@@ -122,7 +128,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** A record from the wire as a SyncPoint; rejects shapes engram never writes. */
 function toPoint(record: unknown, what: string): SyncPoint {
   if (!isObject(record) || typeof record['id'] !== 'string' || !isObject(record['payload'])) {
-    throw new SyncError(`${what}: the server returned a point without a UUID id or payload`, { reason: 'bad-response' });
+    throw new SyncError(`${what}: the server returned a point without a UUID id or payload`, {
+      reason: 'bad-response',
+    });
   }
   const point: SyncPoint = { id: record['id'], payload: record['payload'] as Payload };
   const vector = record['vector'];
@@ -149,7 +157,8 @@ function httpFailure(status: number, headers: Headers, data: unknown): Error {
  * or as it streams in) is cancelled, never held whole, and is a SyncError ('too-large').
  */
 async function boundedText(response: Response, maxBytes: number, what: string): Promise<string> {
-  const tooLarge = (): SyncError => new SyncError(`${what}: the answer is larger than ${maxBytes} bytes`, { reason: 'too-large' });
+  const tooLarge = (): SyncError =>
+    new SyncError(`${what}: the answer is larger than ${maxBytes} bytes`, { reason: 'too-large' });
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) {
     await response.body?.cancel();
@@ -218,7 +227,8 @@ export class QdrantTarget implements SyncTarget {
   async ensureCollection(dimensions: number, options: TargetCallOptions = {}): Promise<{ created: boolean }> {
     const name = this.collection;
     const exists = await this.#call('collection exists', options.signal, () => this.#client.collectionExists(name));
-    if (!isObject(exists) || typeof exists['exists'] !== 'boolean') throw new SyncError('collection exists: unexpected answer', { reason: 'bad-response' });
+    if (!isObject(exists) || typeof exists['exists'] !== 'boolean')
+      throw new SyncError('collection exists: unexpected answer', { reason: 'bad-response' });
     let created = false;
     if (!exists['exists']) {
       try {
@@ -247,19 +257,31 @@ export class QdrantTarget implements SyncTarget {
     for (const field of [FIELD.pushSeq, FIELD.stamp]) {
       if (indexed[field] !== undefined) continue;
       await this.#call(`create ${field} index`, options.signal, () =>
-        this.#client.createPayloadIndex(name, { field_name: field, field_schema: { type: 'integer', lookup: true, range: true }, wait: true }),
+        this.#client.createPayloadIndex(name, {
+          field_name: field,
+          field_schema: { type: 'integer', lookup: true, range: true },
+          wait: true,
+        }),
       );
     }
     for (const field of [FIELD.kind, FIELD.origin]) {
       if (indexed[field] !== undefined) continue;
-      await this.#call(`create ${field} index`, options.signal, () => this.#client.createPayloadIndex(name, { field_name: field, field_schema: 'keyword', wait: true }));
+      await this.#call(`create ${field} index`, options.signal, () =>
+        this.#client.createPayloadIndex(name, { field_name: field, field_schema: 'keyword', wait: true }),
+      );
     }
     return { created };
   }
 
   async readHeader(options: TargetCallOptions = {}): Promise<CollectionHeader | undefined> {
     const records = await this.#call('read header', options.signal, () =>
-      this.#boundedPost(`/collections/${encodeURIComponent(this.collection)}/points`, { ids: [HEADER_POINT_ID], with_payload: true, with_vector: false }, SMALL_ANSWER_BYTES, 'read header', options.signal),
+      this.#boundedPost(
+        `/collections/${encodeURIComponent(this.collection)}/points`,
+        { ids: [HEADER_POINT_ID], with_payload: true, with_vector: false },
+        SMALL_ANSWER_BYTES,
+        'read header',
+        options.signal,
+      ),
     );
     const first: unknown = Array.isArray(records) ? records[0] : undefined;
     if (first === undefined) return undefined;
@@ -275,7 +297,8 @@ export class QdrantTarget implements SyncTarget {
       }),
     );
     const stored = await this.readHeader(options);
-    if (stored === undefined) throw new SyncError('write header: the header is missing after writing it', { reason: 'bad-response' });
+    if (stored === undefined)
+      throw new SyncError('write header: the header is missing after writing it', { reason: 'bad-response' });
     return stored;
   }
 
@@ -289,33 +312,65 @@ export class QdrantTarget implements SyncTarget {
           {
             should: [
               { key: FIELD.stamp, range: { lt: p.payload[FIELD.stamp] } },
-              { must: [{ key: FIELD.stamp, match: { value: p.payload[FIELD.stamp] } }, { key: FIELD.origin, match: { value: p.payload[FIELD.origin] } }] },
+              {
+                must: [
+                  { key: FIELD.stamp, match: { value: p.payload[FIELD.stamp] } },
+                  { key: FIELD.origin, match: { value: p.payload[FIELD.origin] } },
+                ],
+              },
             ],
           },
         ],
       })),
     };
-    const body = points.map((p) => ({ id: p.id, vector: p.vector === undefined ? {} : { [VECTOR_NAME]: p.vector }, payload: p.payload }));
+    const body = points.map((p) => ({
+      id: p.id,
+      vector: p.vector === undefined ? {} : { [VECTOR_NAME]: p.vector },
+      payload: p.payload,
+    }));
     const result = await this.#call('upsert', options.signal, () =>
       this.#client.upsert(this.collection, { wait: true, points: body, update_filter: update_filter as never }),
     );
-    if (!isObject(result) || typeof result['status'] !== 'string') throw new SyncError('upsert: unexpected answer', { reason: 'bad-response' });
+    if (!isObject(result) || typeof result['status'] !== 'string')
+      throw new SyncError('upsert: unexpected answer', { reason: 'bad-response' });
   }
 
-  async scrollSince(cursors: PullCursors, kinds: readonly PointKind[], limit: number, options: ScrollOptions = {}): Promise<SyncPoint[]> {
+  async scrollSince(
+    cursors: PullCursors,
+    kinds: readonly PointKind[],
+    limit: number,
+    options: ScrollOptions = {},
+  ): Promise<SyncPoint[]> {
     const known = Object.keys(cursors);
     const must: QdrantFilter[] = [kindsFilter(kinds)];
     if (known.length > 0) {
       must.push({
         should: [
-          ...known.map((origin) => ({ must: [{ key: FIELD.origin, match: { value: origin } }, { key: FIELD.pushSeq, range: { gt: cursors[origin] } }] })),
+          ...known.map((origin) => ({
+            must: [
+              { key: FIELD.origin, match: { value: origin } },
+              { key: FIELD.pushSeq, range: { gt: cursors[origin] } },
+            ],
+          })),
           { must_not: [{ key: FIELD.origin, match: { any: known } }] },
         ],
       });
     }
-    const body = { filter: { must }, order_by: { key: FIELD.pushSeq, direction: 'asc' }, limit, with_payload: true, with_vector: [VECTOR_NAME] };
+    const body = {
+      filter: { must },
+      order_by: { key: FIELD.pushSeq, direction: 'asc' },
+      limit,
+      with_payload: true,
+      with_vector: [VECTOR_NAME],
+    };
     const result = await this.#call('scroll', options.signal, () =>
-      this.#boundedPost(`/collections/${encodeURIComponent(this.collection)}/points/scroll`, body, options.maxBytes ?? DEFAULT_MAX_SCROLL_BYTES, 'scroll', options.signal),
+      this.#boundedPost(
+        `/collections/${encodeURIComponent(this.collection)}/points/scroll`,
+        body,
+        options.maxBytes ?? DEFAULT_MAX_SCROLL_BYTES,
+        'scroll',
+        options.signal,
+      ),
     );
     const points = (result as { points?: unknown } | null)?.points;
     if (!Array.isArray(points)) throw new SyncError('scroll: unexpected answer', { reason: 'bad-response' });
@@ -327,7 +382,13 @@ export class QdrantTarget implements SyncTarget {
    * so a server could send gigabytes): what the client does for one request, with
    * the same headers, timeout and errors (toSyncError reads status, headers and data).
    */
-  async #boundedPost(path: string, body: unknown, maxBytes: number, what: string, signal: AbortSignal | undefined): Promise<unknown> {
+  async #boundedPost(
+    path: string,
+    body: unknown,
+    maxBytes: number,
+    what: string,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.#apiKey !== undefined) headers['api-key'] = this.#apiKey;
     const timeout = new AbortController();
@@ -336,7 +397,12 @@ export class QdrantTarget implements SyncTarget {
     }, this.#timeoutMs);
     try {
       const stop = signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, signal]);
-      const response = await fetch(`${this.#url}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: stop });
+      const response = await fetch(`${this.#url}${path}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: stop,
+      });
       const text = await boundedText(response, maxBytes, what);
       if (response.status !== 200) {
         let data: unknown = text;
@@ -349,7 +415,8 @@ export class QdrantTarget implements SyncTarget {
       }
       return (JSON.parse(text) as { result?: unknown } | null)?.result;
     } catch (e) {
-      if (timeout.signal.aborted) throw new SyncError(`${what}: the server did not answer in time`, { cause: e, reason: 'timeout' });
+      if (timeout.signal.aborted)
+        throw new SyncError(`${what}: the server did not answer in time`, { cause: e, reason: 'timeout' });
       throw e;
     } finally {
       clearTimeout(timer);
@@ -357,13 +424,27 @@ export class QdrantTarget implements SyncTarget {
   }
 
   async maxPushSeq(origin: string, options: TargetCallOptions = {}): Promise<number> {
-    const body = { filter: { must: [{ key: FIELD.origin, match: { value: origin } }] }, order_by: { key: FIELD.pushSeq, direction: 'desc' }, limit: 1, with_payload: [FIELD.pushSeq], with_vector: false };
+    const body = {
+      filter: { must: [{ key: FIELD.origin, match: { value: origin } }] },
+      order_by: { key: FIELD.pushSeq, direction: 'desc' },
+      limit: 1,
+      with_payload: [FIELD.pushSeq],
+      with_vector: false,
+    };
     const result = await this.#call('scroll', options.signal, () =>
-      this.#boundedPost(`/collections/${encodeURIComponent(this.collection)}/points/scroll`, body, SMALL_ANSWER_BYTES, 'scroll', options.signal),
+      this.#boundedPost(
+        `/collections/${encodeURIComponent(this.collection)}/points/scroll`,
+        body,
+        SMALL_ANSWER_BYTES,
+        'scroll',
+        options.signal,
+      ),
     );
     const points = (result as { points?: unknown } | null)?.points;
     if (!Array.isArray(points)) throw new SyncError('scroll: unexpected answer', { reason: 'bad-response' });
-    const seq = ((points[0] as { payload?: unknown } | undefined)?.payload as Record<string, unknown> | null | undefined)?.[FIELD.pushSeq];
+    const seq = (
+      (points[0] as { payload?: unknown } | undefined)?.payload as Record<string, unknown> | null | undefined
+    )?.[FIELD.pushSeq];
     return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : 0;
   }
 
@@ -378,14 +459,17 @@ export class QdrantTarget implements SyncTarget {
 
   async delete(ids: readonly string[], options: TargetCallOptions = {}): Promise<void> {
     if (ids.length === 0) return;
-    await this.#call('delete', options.signal, () => this.#client.delete(this.collection, { wait: true, points: [...ids] }));
+    await this.#call('delete', options.signal, () =>
+      this.#client.delete(this.collection, { wait: true, points: [...ids] }),
+    );
   }
 
   async count(options: TargetCallOptions = {}): Promise<number> {
     const result = await this.#call('count', options.signal, () =>
       this.#client.count(this.collection, { exact: true, filter: { must: [{ key: FIELD.stamp, range: { gte: 0 } }] } }),
     );
-    if (typeof (result as { count?: unknown } | null)?.count !== 'number') throw new SyncError('count: unexpected answer', { reason: 'bad-response' });
+    if (typeof (result as { count?: unknown } | null)?.count !== 'number')
+      throw new SyncError('count: unexpected answer', { reason: 'bad-response' });
     return result.count;
   }
 

@@ -22,7 +22,13 @@ import type { PointKind } from './sync-target.js';
 export type RefusalReason = 'unauthenticated' | 'malformed' | 'over-limit' | 'rollback' | 'unrequested';
 
 /** Every refusal reason, in a fixed order. */
-export const REFUSAL_REASONS: readonly RefusalReason[] = ['unauthenticated', 'malformed', 'over-limit', 'rollback', 'unrequested'];
+export const REFUSAL_REASONS: readonly RefusalReason[] = [
+  'unauthenticated',
+  'malformed',
+  'over-limit',
+  'rollback',
+  'unrequested',
+];
 
 /** One refused point. The detail never holds the record's text. */
 export interface SyncRefusal {

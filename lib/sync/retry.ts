@@ -57,7 +57,12 @@ export function retryDelay(policy: RetryPolicy, retry: number, error: SyncError)
  * @example
  * await withRetry(() => target.upsert(points), DEFAULT_RETRY, signal)
  */
-export async function withRetry<T>(work: () => Promise<T>, policy: RetryPolicy, signal?: AbortSignal, onRetry?: (error: SyncError, delayMs: number) => void): Promise<T> {
+export async function withRetry<T>(
+  work: () => Promise<T>,
+  policy: RetryPolicy,
+  signal?: AbortSignal,
+  onRetry?: (error: SyncError, delayMs: number) => void,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     throwIfAborted(signal);
     try {

@@ -41,7 +41,11 @@ export interface VersionStamp {
 
 /** True when two versions are the same one. */
 export function sameVersion(a: VersionStamp, b: VersionStamp): boolean {
-  return a.origin === b.origin && a.version === b.version && stampOf(a.updatedAt, a.origin) === stampOf(b.updatedAt, b.origin);
+  return (
+    a.origin === b.origin &&
+    a.version === b.version &&
+    stampOf(a.updatedAt, a.origin) === stampOf(b.updatedAt, b.origin)
+  );
 }
 
 /**

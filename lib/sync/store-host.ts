@@ -82,9 +82,36 @@ export function syncMetaKeysOf(table: TableName, rid: string): string[] {
 
 /** Row fields that travel in a point's body; the rest is the point's own (id, version) or stays on the device. */
 const BODY_FIELDS: Record<PointKind, readonly string[]> = {
-  memory: ['text', 'tier', 'userId', 'agentId', 'runId', 'projectId', 'sessionId', 'key', 'value', 'metadata', 'hash', 'createdAt', 'expiresAt'],
+  memory: [
+    'text',
+    'tier',
+    'userId',
+    'agentId',
+    'runId',
+    'projectId',
+    'sessionId',
+    'key',
+    'value',
+    'metadata',
+    'hash',
+    'createdAt',
+    'expiresAt',
+  ],
   block: ['agentId', 'userId', 'shared', 'label', 'value', 'limit'],
-  message: ['threadId', 'agentId', 'userId', 'role', 'content', 'name', 'toolCallId', 'createdAt', 'position', 'hash', 'inContext', 'metadata'],
+  message: [
+    'threadId',
+    'agentId',
+    'userId',
+    'role',
+    'content',
+    'name',
+    'toolCallId',
+    'createdAt',
+    'position',
+    'hash',
+    'inContext',
+    'metadata',
+  ],
 };
 
 function bodyOf(kind: PointKind, row: LocalRow): Record<string, Json> {
@@ -105,9 +132,7 @@ function blockRid(row: BlockRow): string {
 
 /** A pulled record that cannot be applied, and why (see refusals.ts). */
 class Refused extends SyncError {
-  constructor(
-    readonly refusal: Omit<ApplyRefusal, 'index'>,
-  ) {
+  constructor(readonly refusal: Omit<ApplyRefusal, 'index'>) {
     super(refusal.detail, { reason: 'incompatible' });
   }
 }
@@ -135,7 +160,14 @@ function rowOf(record: SyncRecord, local: LocalRow | undefined, maxContentBytes:
   let row: LocalRow;
   if (record.kind === 'memory') {
     const before = local as MemoryRow | undefined;
-    row = { ...body, id: record.rid, updatedAt: record.updatedAt, version: record.version, origin: record.origin, accessCount: before?.accessCount ?? 0 } as unknown as MemoryRow;
+    row = {
+      ...body,
+      id: record.rid,
+      updatedAt: record.updatedAt,
+      version: record.version,
+      origin: record.origin,
+      accessCount: before?.accessCount ?? 0,
+    } as unknown as MemoryRow;
     if (before?.lastAccessedAt !== undefined) row.lastAccessedAt = before.lastAccessedAt;
   } else if (record.kind === 'block') {
     row = { ...body, version: record.version, updatedAt: record.updatedAt } as unknown as BlockRow;
@@ -145,7 +177,8 @@ function rowOf(record: SyncRecord, local: LocalRow | undefined, maxContentBytes:
   const fields = row as unknown as Record<string, unknown>;
   const problem = ROW_CHECKS[record.kind](fields);
   if (problem !== undefined) throw refuse('malformed', record, problem);
-  if (record.kind === 'block' && blockRid(row as BlockRow) !== record.rid) throw refuse('malformed', record, 'agentId, label and userId do not match the record id');
+  if (record.kind === 'block' && blockRid(row as BlockRow) !== record.rid)
+    throw refuse('malformed', record, 'agentId, label and userId do not match the record id');
   const over = rowLimitProblem(record.kind, fields, { maxContentBytes });
   if (over !== undefined) throw refuse('over-limit', record, over);
   return row;
@@ -155,10 +188,12 @@ function rowOf(record: SyncRecord, local: LocalRow | undefined, maxContentBytes:
 function vectorOf(record: SyncRecord, dimensions: number): Float32Array {
   const v = record.vector;
   if (v === undefined) throw refuse('malformed', record, 'a live memory without a vector');
-  if (v.length !== dimensions) throw refuse('malformed', record, `a vector of ${v.length} dimensions, this store's embedder has ${dimensions}`);
+  if (v.length !== dimensions)
+    throw refuse('malformed', record, `a vector of ${v.length} dimensions, this store's embedder has ${dimensions}`);
   const vector = Float32Array.from(v);
   const defect = vectorDefect(vector, dimensions);
-  if (defect !== undefined || v.some((x) => typeof x !== 'number')) throw refuse('malformed', record, `the vector is not finite numbers (${defect ?? 'not numbers'})`);
+  if (defect !== undefined || v.some((x) => typeof x !== 'number'))
+    throw refuse('malformed', record, `the vector is not finite numbers (${defect ?? 'not numbers'})`);
   return vector;
 }
 
@@ -188,16 +223,39 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
 
   /** Which device made the local version of a row, and when. */
   const versionOf = (kind: PointKind, row: LocalRow, mark: RemoteMark | undefined, fallbackAt: number): Version => {
-    if (kind === 'memory') return { updatedAt: (row as MemoryRow).updatedAt, origin: (row as MemoryRow).origin, version: (row as MemoryRow).version };
-    const pulled = mark !== undefined && mark.deleted !== true && mark.content === contentOf(kind, row) && (kind === 'message' || mark.updatedAt === (row as BlockRow).updatedAt);
+    if (kind === 'memory')
+      return {
+        updatedAt: (row as MemoryRow).updatedAt,
+        origin: (row as MemoryRow).origin,
+        version: (row as MemoryRow).version,
+      };
+    const pulled =
+      mark !== undefined &&
+      mark.deleted !== true &&
+      mark.content === contentOf(kind, row) &&
+      (kind === 'message' || mark.updatedAt === (row as BlockRow).updatedAt);
     if (pulled) return { updatedAt: mark.updatedAt, origin: mark.origin, version: mark.version };
-    if (kind === 'block') return { updatedAt: (row as BlockRow).updatedAt, origin: deviceId, version: (row as BlockRow).version };
+    if (kind === 'block')
+      return { updatedAt: (row as BlockRow).updatedAt, origin: deviceId, version: (row as BlockRow).version };
     return { updatedAt: fallbackAt, origin: deviceId, version: 1 };
   };
 
-  const recordOf = (kind: PointKind, rid: string, row: LocalRow, version: Version, vector: Float32Array | undefined): SyncRecord => {
+  const recordOf = (
+    kind: PointKind,
+    rid: string,
+    row: LocalRow,
+    version: Version,
+    vector: Float32Array | undefined,
+  ): SyncRecord => {
     const deleted = kind === 'memory' && (row as MemoryRow).deletedAt !== undefined;
-    const record: SyncRecord = { kind, rid, updatedAt: version.updatedAt, origin: version.origin, version: version.version, deleted };
+    const record: SyncRecord = {
+      kind,
+      rid,
+      updatedAt: version.updatedAt,
+      origin: version.origin,
+      version: version.version,
+      deleted,
+    };
     if (!deleted) {
       record.body = bodyOf(kind, row);
       if (vector !== undefined) record.vector = Array.from(vector);
@@ -210,7 +268,8 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
     return (await db.vectors.bulkGet([...rids])).map((v) => v?.vector);
   };
 
-  const loadStates = async (): Promise<Record<string, SyncState>> => ((await db.meta.get(SYNC_STATE_KEY))?.value as Record<string, SyncState> | undefined) ?? {};
+  const loadStates = async (): Promise<Record<string, SyncState>> =>
+    ((await db.meta.get(SYNC_STATE_KEY))?.value as Record<string, SyncState> | undefined) ?? {};
 
   return {
     deviceId,
@@ -233,12 +292,23 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
         const mine = entries.filter((e) => e.kind === kind);
         if (mine.length === 0) continue;
         const rids = mine.map((e) => e.rid);
-        const [rows, marks, vectors] = await Promise.all([readRows(kind, rids), readMarks(kind, rids), vectorsOf(kind, rids)]);
+        const [rows, marks, vectors] = await Promise.all([
+          readRows(kind, rids),
+          readMarks(kind, rids),
+          vectorsOf(kind, rids),
+        ]);
         mine.forEach((entry, i) => {
           const row = rows[i];
           if (row === undefined) {
             // Gone for good here (a hard delete): a tombstone made now, by this device.
-            out.push({ kind, rid: entry.rid, updatedAt: entry.at, origin: deviceId, version: GONE_VERSION, deleted: true });
+            out.push({
+              kind,
+              rid: entry.rid,
+              updatedAt: entry.at,
+              origin: deviceId,
+              version: GONE_VERSION,
+              deleted: true,
+            });
             return;
           }
           const version = versionOf(kind, row, marks[i], entry.at);
@@ -263,14 +333,28 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
           rids = rows.map((r) => blockRid(r as BlockRow));
         } else {
           const table = kind === 'memory' ? db.memories : db.messages;
-          rows = await (from === undefined ? table.orderBy('id') : table.where('id').above(from)).limit(limit).toArray();
+          rows = await (from === undefined ? table.orderBy('id') : table.where('id').above(from))
+            .limit(limit)
+            .toArray();
           rids = rows.map((r) => (r as MemoryRow | MessageRow).id);
         }
         if (rows.length === 0) continue;
         const [marks, vectors] = await Promise.all([readMarks(kind, rids), vectorsOf(kind, rids)]);
-        const records = rows.map((row, i) => recordOf(kind, rids[i]!, row, versionOf(kind, row, marks[i], kind === 'message' ? (row as MessageRow).createdAt : 0), vectors[i]));
+        const records = rows.map((row, i) =>
+          recordOf(
+            kind,
+            rids[i]!,
+            row,
+            versionOf(kind, row, marks[i], kind === 'message' ? (row as MessageRow).createdAt : 0),
+            vectors[i],
+          ),
+        );
         const full = kind !== 'block' && rows.length === limit;
-        const next = full ? JSON.stringify([k, rids.at(-1)]) : k + 1 < POINT_KINDS.length ? JSON.stringify([k + 1, null]) : undefined;
+        const next = full
+          ? JSON.stringify([k, rids.at(-1)])
+          : k + 1 < POINT_KINDS.length
+            ? JSON.stringify([k + 1, null])
+            : undefined;
         return { records, next };
       }
       return { records: [], next: undefined };
@@ -287,7 +371,12 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
         const at = engine.now();
 
         /** Decides one pulled record against the local one; throws Refused to skip it. */
-        const applyOne = async (kind: PointKind, remote: SyncRecord, local: LocalRow | undefined, mark: RemoteMark | undefined): Promise<void> => {
+        const applyOne = async (
+          kind: PointKind,
+          remote: SyncRecord,
+          local: LocalRow | undefined,
+          mark: RemoteMark | undefined,
+        ): Promise<void> => {
           const last = await lastChange(kind, remote.rid);
           const pendingHere = last !== undefined && last.seq! > pushedSeq;
           // A row gone here (a block or message is deleted outright) still has the version of
@@ -298,7 +387,8 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
               : last !== undefined && (pendingHere || last.op === 'delete')
                 ? { updatedAt: last.at, origin: deviceId, version: GONE_VERSION }
                 : undefined;
-          const localVersion: Version | undefined = local === undefined ? goneVersion : versionOf(kind, local, mark, last?.at ?? 0);
+          const localVersion: Version | undefined =
+            local === undefined ? goneVersion : versionOf(kind, local, mark, last?.at ?? 0);
           if (localVersion !== undefined && sameVersion(localVersion, remote)) return;
           const table = TABLE_OF[kind];
           const id = kind === 'block' && local !== undefined ? blockRid(local as BlockRow) : remote.rid;
@@ -315,17 +405,40 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
             if (mine) outcome.conflicts += 1;
             const goneHere = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined);
             const loser = after === undefined ? null : goneHere ? textFreeRow(table, after) : after;
-            losers.push({ table, recordId: id, op: remote.deleted ? 'delete' : 'update', before: loser, after: local ?? null, at });
+            losers.push({
+              table,
+              recordId: id,
+              op: remote.deleted ? 'delete' : 'update',
+              before: loser,
+              after: local ?? null,
+              at,
+            });
             return;
           }
           if (mine) outcome.conflicts += 1;
           if (after === undefined) {
-            if (kind !== 'memory') marks.push({ key: markKey(kind, remote.rid), value: { origin: remote.origin, updatedAt: remote.updatedAt, version: remote.version, content: '', deleted: true } });
+            if (kind !== 'memory')
+              marks.push({
+                key: markKey(kind, remote.rid),
+                value: {
+                  origin: remote.origin,
+                  updatedAt: remote.updatedAt,
+                  version: remote.version,
+                  content: '',
+                  deleted: true,
+                },
+              });
             if (local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined)) return;
             outcome.deleted += 1;
             if (kind === 'memory') {
               const before = local as MemoryRow;
-              const gone: MemoryRow = { ...before, deletedAt: remote.updatedAt, updatedAt: remote.updatedAt, version: remote.version, origin: remote.origin };
+              const gone: MemoryRow = {
+                ...before,
+                deletedAt: remote.updatedAt,
+                updatedAt: remote.updatedAt,
+                version: remote.version,
+                origin: remote.origin,
+              };
               changes.push({ table: 'memories', op: 'delete', id, before, after: gone });
               touched.memories = true;
             } else if (kind === 'block') {
@@ -335,27 +448,55 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
             }
             return;
           }
-          const op = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined) ? 'add' : 'update';
+          const op =
+            local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined)
+              ? 'add'
+              : 'update';
           outcome.downloaded += 1;
           if (kind === 'memory') {
             const row = { id, vector: vector!, embedderId: embedder.id };
-            changes.push(local === undefined ? { table: 'memories', op, id, after: after as MemoryRow, vector: row } : { table: 'memories', op, id, before: local as MemoryRow, after: after as MemoryRow, vector: row });
+            changes.push(
+              local === undefined
+                ? { table: 'memories', op, id, after: after as MemoryRow, vector: row }
+                : { table: 'memories', op, id, before: local as MemoryRow, after: after as MemoryRow, vector: row },
+            );
             touched.memories = true;
             return;
           }
           if (kind === 'block') {
-            changes.push(local === undefined ? { table: 'blocks', op, id, after: after as BlockRow } : { table: 'blocks', op, id, before: local as BlockRow, after: after as BlockRow });
+            changes.push(
+              local === undefined
+                ? { table: 'blocks', op, id, after: after as BlockRow }
+                : { table: 'blocks', op, id, before: local as BlockRow, after: after as BlockRow },
+            );
           } else {
-            changes.push(local === undefined ? { table: 'messages', op, id, after: after as MessageRow } : { table: 'messages', op, id, before: local as MessageRow, after: after as MessageRow });
+            changes.push(
+              local === undefined
+                ? { table: 'messages', op, id, after: after as MessageRow }
+                : { table: 'messages', op, id, before: local as MessageRow, after: after as MessageRow },
+            );
           }
-          marks.push({ key: markKey(kind, remote.rid), value: { origin: remote.origin, updatedAt: remote.updatedAt, version: remote.version, content: contentOf(kind, after) } });
+          marks.push({
+            key: markKey(kind, remote.rid),
+            value: {
+              origin: remote.origin,
+              updatedAt: remote.updatedAt,
+              version: remote.version,
+              content: contentOf(kind, after),
+            },
+          });
         };
 
         for (const kind of POINT_KINDS) {
           const indexes: number[] = [];
           records.forEach((r, index) => {
             if (r.kind !== kind) return;
-            if (r.rid.length > MAX_RID_CHARS) outcome.refused.push({ index, reason: 'over-limit', detail: `pulled ${r.kind}: a record id of ${r.rid.length} characters` });
+            if (r.rid.length > MAX_RID_CHARS)
+              outcome.refused.push({
+                index,
+                reason: 'over-limit',
+                detail: `pulled ${r.kind}: a record id of ${r.rid.length} characters`,
+              });
             else indexes.push(index);
           });
           if (indexes.length === 0) continue;
@@ -396,4 +537,3 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
     },
   };
 }
-

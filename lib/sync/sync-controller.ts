@@ -9,7 +9,14 @@
  */
 import { AbortError, SyncError, isEngramError } from '../errors.js';
 import { SYNC_STATE_KEY, storeHost, type SyncEngineAccess } from './store-host.js';
-import { parseAutoSyncOptions, parseSyncOptions, type AutoSyncOptions, type ParsedAutoSyncOptions, type ParsedSyncOptions, type SyncOptions } from './sync-options.js';
+import {
+  parseAutoSyncOptions,
+  parseSyncOptions,
+  type AutoSyncOptions,
+  type ParsedAutoSyncOptions,
+  type ParsedSyncOptions,
+  type SyncOptions,
+} from './sync-options.js';
 import type { KeyCache } from './encryption.js';
 import { RefusalLog, type SyncRefusals } from './refusals.js';
 import { runSync, type SyncResult } from './sync-run.js';
@@ -60,7 +67,12 @@ async function makeTarget(o: ParsedSyncOptions): Promise<{ target: SyncTarget; o
   if (o.target !== undefined) return { target: o.target, owned: false };
   const { QdrantTarget } = await import('./qdrant-target.js');
   return {
-    target: new QdrantTarget({ url: o.url!, collection: o.collection, timeoutMs: o.timeoutMs, ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }) }),
+    target: new QdrantTarget({
+      url: o.url!,
+      collection: o.collection,
+      timeoutMs: o.timeoutMs,
+      ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }),
+    }),
     owned: true,
   };
 }
@@ -204,4 +216,3 @@ export class SyncController {
     await this.#chain;
   }
 }
-

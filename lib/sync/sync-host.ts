@@ -73,7 +73,11 @@ export interface SyncHost {
    */
   records(entries: readonly ChangeEntry[], skipEchoes: boolean): Promise<SyncRecord[]>;
   /** Every live record of `kinds`, a page at a time after `after` (a position the previous page returned). */
-  allRecords(kinds: readonly PointKind[], after: string | undefined, limit: number): Promise<{ records: SyncRecord[]; next: string | undefined }>;
+  allRecords(
+    kinds: readonly PointKind[],
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ records: SyncRecord[]; next: string | undefined }>;
   /**
    * Applies pulled records through the one write path, last writer wins; a record
    * with an entry after `pushedSeq` in the change log counts as changed here too.
@@ -81,7 +85,11 @@ export interface SyncHost {
    * sizes, ids, the vector's length and numbers for `embedder`), and refused when it
    * breaks them, or when it is older than the version held with nothing pending here.
    */
-  apply(records: readonly SyncRecord[], embedder: { id: string; dimensions: number }, pushedSeq: number): Promise<ApplyResult>;
+  apply(
+    records: readonly SyncRecord[],
+    embedder: { id: string; dimensions: number },
+    pushedSeq: number,
+  ): Promise<ApplyResult>;
   /** Reads sync's state for one collection. */
   loadState(key: string): Promise<SyncState | undefined>;
   /** Saves sync's state for one collection (and the change-log position compaction must keep). */

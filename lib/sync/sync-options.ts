@@ -5,7 +5,13 @@
  */
 import { ValidationError } from '../errors.js';
 import { isPlainObject, requireId, requireInt, requireOptions } from '../util/validate.js';
-import { DEFAULT_KDF_ITERATIONS, MAX_KDF_ITERATIONS, MIN_KDF_ITERATIONS, parseEncryption, type EncryptionOptions } from './encryption.js';
+import {
+  DEFAULT_KDF_ITERATIONS,
+  MAX_KDF_ITERATIONS,
+  MIN_KDF_ITERATIONS,
+  parseEncryption,
+  type EncryptionOptions,
+} from './encryption.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { SyncProgress, SyncResult } from './sync-run.js';
 import type { PointKind, SyncTarget } from './sync-target.js';
@@ -112,8 +118,27 @@ export interface ParsedSyncOptions {
   kdfIterations: number;
 }
 
-const SYNC_KEYS = ['url', 'apiKey', 'collection', 'include', 'encryption', 'signal', 'onProgress', 'timeoutMs', 'batchSize', 'target', 'retry', 'kdfIterations'] as const;
-const AUTO_KEYS = [...SYNC_KEYS.filter((k) => k !== 'signal' && k !== 'onProgress'), 'intervalMs', 'maxBackoffMs', 'onSync', 'onError'] as const;
+const SYNC_KEYS = [
+  'url',
+  'apiKey',
+  'collection',
+  'include',
+  'encryption',
+  'signal',
+  'onProgress',
+  'timeoutMs',
+  'batchSize',
+  'target',
+  'retry',
+  'kdfIterations',
+] as const;
+const AUTO_KEYS = [
+  ...SYNC_KEYS.filter((k) => k !== 'signal' && k !== 'onProgress'),
+  'intervalMs',
+  'maxBackoffMs',
+  'onSync',
+  'onError',
+] as const;
 
 /** Qdrant collection names: letters, digits, `_` and `-` (a safe subset of what Qdrant allows). */
 const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,255}$/;
@@ -126,29 +151,50 @@ function parseRetry(value: unknown): RetryPolicy {
   if (value === undefined) return DEFAULT_RETRY;
   requireOptions('options.retry', value, ['attempts', 'baseDelayMs', 'maxDelayMs']);
   return {
-    attempts: value['attempts'] === undefined ? DEFAULT_RETRY.attempts : requireInt('options.retry.attempts', value['attempts'], 1, 20),
-    baseDelayMs: value['baseDelayMs'] === undefined ? DEFAULT_RETRY.baseDelayMs : requireInt('options.retry.baseDelayMs', value['baseDelayMs'], 0, 600_000),
-    maxDelayMs: value['maxDelayMs'] === undefined ? DEFAULT_RETRY.maxDelayMs : requireInt('options.retry.maxDelayMs', value['maxDelayMs'], 0, 3_600_000),
+    attempts:
+      value['attempts'] === undefined
+        ? DEFAULT_RETRY.attempts
+        : requireInt('options.retry.attempts', value['attempts'], 1, 20),
+    baseDelayMs:
+      value['baseDelayMs'] === undefined
+        ? DEFAULT_RETRY.baseDelayMs
+        : requireInt('options.retry.baseDelayMs', value['baseDelayMs'], 0, 600_000),
+    maxDelayMs:
+      value['maxDelayMs'] === undefined
+        ? DEFAULT_RETRY.maxDelayMs
+        : requireInt('options.retry.maxDelayMs', value['maxDelayMs'], 0, 3_600_000),
   };
 }
 
 function parseCommon(o: Record<string, unknown>): ParsedSyncOptions {
   const target = o['target'];
-  if (target !== undefined && (!isPlainObject(target) && typeof target !== 'object')) throw new ValidationError('options.target', 'must be a SyncTarget');
-  if (target !== undefined && typeof (target as { upsert?: unknown }).upsert !== 'function') throw new ValidationError('options.target', 'must be a SyncTarget');
+  if (target !== undefined && !isPlainObject(target) && typeof target !== 'object')
+    throw new ValidationError('options.target', 'must be a SyncTarget');
+  if (target !== undefined && typeof (target as { upsert?: unknown }).upsert !== 'function')
+    throw new ValidationError('options.target', 'must be a SyncTarget');
   const url = o['url'];
-  if (target === undefined && url === undefined) throw new ValidationError('options.url', 'is required (the Qdrant REST URL, e.g. http://127.0.0.1:6333)');
-  if (target !== undefined && url !== undefined) throw new ValidationError('options.url', 'give either url or target, not both');
-  if (url !== undefined && (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url) || !URL.canParse(url))) throw new ValidationError('options.url', 'must be an http(s) URL');
+  if (target === undefined && url === undefined)
+    throw new ValidationError('options.url', 'is required (the Qdrant REST URL, e.g. http://127.0.0.1:6333)');
+  if (target !== undefined && url !== undefined)
+    throw new ValidationError('options.url', 'give either url or target, not both');
+  if (url !== undefined && (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url) || !URL.canParse(url)))
+    throw new ValidationError('options.url', 'must be an http(s) URL');
   const apiKey = o['apiKey'];
-  if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === '')) throw new ValidationError('options.apiKey', 'must be a non-empty string');
+  if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === ''))
+    throw new ValidationError('options.apiKey', 'must be a non-empty string');
   const collection = o['collection'] === undefined ? 'engram' : requireId('options.collection', o['collection']);
-  if (!COLLECTION_NAME.test(collection)) throw new ValidationError('options.collection', 'may hold letters, digits, _ and - only');
+  if (!COLLECTION_NAME.test(collection))
+    throw new ValidationError('options.collection', 'may hold letters, digits, _ and - only');
   const include = o['include'] ?? ['memories', 'blocks'];
-  if (!Array.isArray(include) || include.length === 0) throw new ValidationError('options.include', "must be a non-empty array of 'memories', 'blocks', 'messages'");
+  if (!Array.isArray(include) || include.length === 0)
+    throw new ValidationError('options.include', "must be a non-empty array of 'memories', 'blocks', 'messages'");
   const kinds: PointKind[] = [];
   for (const item of include as unknown[]) {
-    if (typeof item !== 'string' || !(item in INCLUDE_KIND)) throw new ValidationError('options.include', `unknown entry ${JSON.stringify(item)}; use 'memories', 'blocks' or 'messages'`);
+    if (typeof item !== 'string' || !(item in INCLUDE_KIND))
+      throw new ValidationError(
+        'options.include',
+        `unknown entry ${JSON.stringify(item)}; use 'memories', 'blocks' or 'messages'`,
+      );
     const kind = INCLUDE_KIND[item as SyncInclude];
     if (!kinds.includes(kind)) kinds.push(kind);
   }
@@ -164,7 +210,10 @@ function parseCommon(o: Record<string, unknown>): ParsedSyncOptions {
     batchSize: o['batchSize'] === undefined ? 128 : requireInt('options.batchSize', o['batchSize'], 1, 256),
     target: target as SyncTarget | undefined,
     retry: parseRetry(o['retry']),
-    kdfIterations: o['kdfIterations'] === undefined ? DEFAULT_KDF_ITERATIONS : requireInt('options.kdfIterations', o['kdfIterations'], MIN_KDF_ITERATIONS, MAX_KDF_ITERATIONS),
+    kdfIterations:
+      o['kdfIterations'] === undefined
+        ? DEFAULT_KDF_ITERATIONS
+        : requireInt('options.kdfIterations', o['kdfIterations'], MIN_KDF_ITERATIONS, MAX_KDF_ITERATIONS),
   };
 }
 
@@ -173,7 +222,8 @@ export function parseSyncOptions(options: unknown): ParsedSyncOptions {
   requireOptions('options', options, SYNC_KEYS, 'must be an object with a url');
   const parsed = parseCommon(options);
   const signal = options['signal'];
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new ValidationError('options.signal', 'must be an AbortSignal');
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new ValidationError('options.signal', 'must be an AbortSignal');
   parsed.signal = signal;
   checkFunction('options.onProgress', options['onProgress']);
   parsed.onProgress = options['onProgress'] as ParsedSyncOptions['onProgress'];
@@ -198,7 +248,10 @@ export function parseAutoSyncOptions(options: unknown): ParsedAutoSyncOptions {
   return {
     sync: parseCommon(options),
     intervalMs,
-    maxBackoffMs: options['maxBackoffMs'] === undefined ? Math.max(300_000, intervalMs) : requireInt('options.maxBackoffMs', options['maxBackoffMs'], intervalMs, 86_400_000),
+    maxBackoffMs:
+      options['maxBackoffMs'] === undefined
+        ? Math.max(300_000, intervalMs)
+        : requireInt('options.maxBackoffMs', options['maxBackoffMs'], intervalMs, 86_400_000),
     onSync: options['onSync'] as ParsedAutoSyncOptions['onSync'],
     onError: options['onError'] as ParsedAutoSyncOptions['onError'],
   };

@@ -114,12 +114,21 @@ export async function runSync(host: SyncHost, options: SyncRunOptions): Promise<
 type Call = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** Reads (or writes, for a new collection) the header and checks this device agrees with it. */
-async function agree(host: SyncHost, options: SyncRunOptions, embedder: { id: string; dimensions: number }, call: Call): Promise<PayloadCipher | undefined> {
+async function agree(
+  host: SyncHost,
+  options: SyncRunOptions,
+  embedder: { id: string; dimensions: number },
+  call: Call,
+): Promise<PayloadCipher | undefined> {
   const { target, signal, encryption } = options;
   let header = await call(() => target.readHeader({ signal }));
   let created: PayloadCipher | undefined;
   if (header === undefined) {
-    const fresh: CollectionHeader = { format: encryption === undefined ? 1 : SEALED_FORMAT, embedderId: embedder.id, dimensions: embedder.dimensions };
+    const fresh: CollectionHeader = {
+      format: encryption === undefined ? 1 : SEALED_FORMAT,
+      embedderId: embedder.id,
+      dimensions: embedder.dimensions,
+    };
     if (encryption !== undefined) {
       const made = await PayloadCipher.create(encryption, fresh, options.kdfIterations, options.keys);
       created = made.cipher;
@@ -138,11 +147,17 @@ async function agree(host: SyncHost, options: SyncRunOptions, embedder: { id: st
   }
   if (header.encryption === undefined) {
     if (encryption !== undefined) {
-      throw new SyncError('the collection is not encrypted: sync it without encryption, or choose a new collection for end-to-end encryption', { reason: 'incompatible' });
+      throw new SyncError(
+        'the collection is not encrypted: sync it without encryption, or choose a new collection for end-to-end encryption',
+        { reason: 'incompatible' },
+      );
     }
     return undefined;
   }
-  if (encryption === undefined) throw new SyncError('the collection is end-to-end encrypted: pass encryption: { passphrase }', { reason: 'wrong-passphrase' });
+  if (encryption === undefined)
+    throw new SyncError('the collection is end-to-end encrypted: pass encryption: { passphrase }', {
+      reason: 'wrong-passphrase',
+    });
   if (header.format !== SEALED_FORMAT) {
     // Format 1 sealed only the record, not the fields beside it: its server could delete
     // or roll back records. Its points cannot be told from forged ones, so it is refused.
@@ -153,7 +168,10 @@ async function agree(host: SyncHost, options: SyncRunOptions, embedder: { id: st
   }
   const cipher = created ?? (await PayloadCipher.open(encryption.passphrase, header, options.keys));
   if (encryption.encryptVectors === true && !cipher.encryptVectors) {
-    throw new SyncError('this device asks for sealed vectors (encryptVectors), and the collection keeps vectors in clear: use a new collection', { reason: 'incompatible' });
+    throw new SyncError(
+      'this device asks for sealed vectors (encryptVectors), and the collection keeps vectors in clear: use a new collection',
+      { reason: 'incompatible' },
+    );
   }
   return cipher;
 }
@@ -190,7 +208,9 @@ async function pull(
   const groups: { kinds: PointKind[]; cursors: Record<string, number> }[] = state.pull
     .map((g) => ({ kinds: g.kinds.filter((k) => wanted.includes(k)), cursors: { ...g.cursors } }))
     .filter((g) => g.kinds.length > 0);
-  const others = state.pull.map((g) => ({ kinds: g.kinds.filter((k) => !wanted.includes(k)), cursors: g.cursors })).filter((g) => g.kinds.length > 0);
+  const others = state.pull
+    .map((g) => ({ kinds: g.kinds.filter((k) => !wanted.includes(k)), cursors: g.cursors }))
+    .filter((g) => g.kinds.length > 0);
   const fresh = wanted.filter((k) => !groups.some((g) => g.kinds.includes(k)));
   if (fresh.length > 0) {
     // Kinds this sync just seeded: this device's own points of them are the ones it sent.
@@ -201,8 +221,19 @@ async function pull(
     state.pull = [...groups.map((g) => ({ kinds: g.kinds, cursors: { ...g.cursors } })), ...others];
     await host.saveState(options.key, state);
   };
-  const refused = (point: SyncPoint, reason: Parameters<RefusalLog['add']>[0]['reason'], detail: string, kind: PointKind | undefined): void => {
-    options.refusals?.add({ reason, pointId: point.id.slice(0, 64), ...(kind === undefined ? {} : { kind }), detail, at: Date.now() });
+  const refused = (
+    point: SyncPoint,
+    reason: Parameters<RefusalLog['add']>[0]['reason'],
+    detail: string,
+    kind: PointKind | undefined,
+  ): void => {
+    options.refusals?.add({
+      reason,
+      pointId: point.id.slice(0, 64),
+      ...(kind === undefined ? {} : { kind }),
+      detail,
+      at: Date.now(),
+    });
   };
   const maxBytes = Math.max(MIN_PAGE_BYTES, maxPointBytes(host.maxContentBytes));
   let done = 0;
@@ -210,7 +241,10 @@ async function pull(
     const { cursors } = group;
     // The first page looks back a little on other devices' cursors (see PULL_LOOKBACK).
     let query: Record<string, number> = Object.fromEntries(
-      Object.entries(cursors).map(([origin, seq]) => [origin, origin === host.deviceId ? seq : Math.max(0, seq - PULL_LOOKBACK)]),
+      Object.entries(cursors).map(([origin, seq]) => [
+        origin,
+        origin === host.deviceId ? seq : Math.max(0, seq - PULL_LOOKBACK),
+      ]),
     );
     let limit = options.pageSize;
     for (let page = 0; page < MAX_PAGES; page++) {
@@ -219,7 +253,9 @@ async function pull(
       const asking = limit;
       let points: SyncPoint[];
       try {
-        points = await call(() => options.target.scrollSince(asked, group.kinds, asking, { signal: options.signal, maxBytes }));
+        points = await call(() =>
+          options.target.scrollSince(asked, group.kinds, asking, { signal: options.signal, maxBytes }),
+        );
       } catch (e) {
         // An answer too large to read: ask for fewer points. One point that large breaks this
         // store's limits whatever it holds; it cannot be read to be refused, so the pull stops.
@@ -230,7 +266,9 @@ async function pull(
         throw e;
       }
       if (points.length > asking) {
-        throw new SyncError(`scroll: the server sent ${points.length} points for a page of ${asking}`, { reason: 'bad-response' });
+        throw new SyncError(`scroll: the server sent ${points.length} points for a page of ${asking}`, {
+          reason: 'bad-response',
+        });
       }
       const records: SyncRecord[] = [];
       const pointOf: SyncPoint[] = [];
@@ -243,7 +281,12 @@ async function pull(
         }
         advance(cursors, decoded.position);
         if (!group.kinds.includes(decoded.record.kind)) {
-          refused(point, 'unrequested', `a ${decoded.record.kind} point, and this pull asked for ${group.kinds.join(', ')}`, decoded.record.kind);
+          refused(
+            point,
+            'unrequested',
+            `a ${decoded.record.kind} point, and this pull asked for ${group.kinds.join(', ')}`,
+            decoded.record.kind,
+          );
           continue;
         }
         records.push(decoded.record);
@@ -279,7 +322,15 @@ async function pull(
 type Progress = (phase: SyncProgress['phase'], done: number) => void;
 
 /** Sends records in batches, each point with the next push counter of this device. */
-function sender(host: SyncHost, options: SyncRunOptions, state: SyncState, cipher: PayloadCipher | undefined, result: SyncResult, call: Call, progress: Progress): (records: readonly SyncRecord[]) => Promise<void> {
+function sender(
+  host: SyncHost,
+  options: SyncRunOptions,
+  state: SyncState,
+  cipher: PayloadCipher | undefined,
+  result: SyncResult,
+  call: Call,
+  progress: Progress,
+): (records: readonly SyncRecord[]) => Promise<void> {
   const { signal } = options;
   return async (records) => {
     for (let i = 0; i < records.length; i += options.batchSize) {
@@ -302,7 +353,15 @@ function sender(host: SyncHost, options: SyncRunOptions, state: SyncState, ciphe
 }
 
 /** Pushes every record of the kinds not yet seeded to this collection; returns those kinds. */
-async function seed(host: SyncHost, options: SyncRunOptions, state: SyncState, cipher: PayloadCipher | undefined, result: SyncResult, call: Call, progress: Progress): Promise<PointKind[]> {
+async function seed(
+  host: SyncHost,
+  options: SyncRunOptions,
+  state: SyncState,
+  cipher: PayloadCipher | undefined,
+  result: SyncResult,
+  call: Call,
+  progress: Progress,
+): Promise<PointKind[]> {
   const unseeded = options.kinds.filter((k) => !state.seeded.includes(k));
   if (unseeded.length === 0) return [];
   // First push of these kinds to this collection: every record, not the change log
@@ -323,7 +382,15 @@ async function seed(host: SyncHost, options: SyncRunOptions, state: SyncState, c
   return unseeded;
 }
 
-async function push(host: SyncHost, options: SyncRunOptions, state: SyncState, cipher: PayloadCipher | undefined, result: SyncResult, call: Call, progress: Progress): Promise<void> {
+async function push(
+  host: SyncHost,
+  options: SyncRunOptions,
+  state: SyncState,
+  cipher: PayloadCipher | undefined,
+  result: SyncResult,
+  call: Call,
+  progress: Progress,
+): Promise<void> {
   const send = sender(host, options, state, cipher, result, call, progress);
   for (let page = 0; page < MAX_PAGES; page++) {
     throwIfAborted(options.signal);

@@ -113,7 +113,12 @@ export interface SyncTarget {
    * with a larger push counter, or any point of an origin not in `cursors`), in push
    * counter order. Reading every page until one comes back short misses no point.
    */
-  scrollSince(cursors: PullCursors, kinds: readonly PointKind[], limit: number, options?: ScrollOptions): Promise<SyncPoint[]>;
+  scrollSince(
+    cursors: PullCursors,
+    kinds: readonly PointKind[],
+    limit: number,
+    options?: ScrollOptions,
+  ): Promise<SyncPoint[]>;
   /** The largest push counter of `origin` on the server (0 when it has pushed nothing). */
   maxPushSeq(origin: string, options?: TargetCallOptions): Promise<number>;
   /** The points with these ids that exist. */

@@ -17,7 +17,8 @@ export function requireText(field: string, value: unknown, maxBytes: number): st
 
 /** A non-empty identifier string (thread, agent, user, label…). */
 export function requireId(field: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw new ValidationError(field, `must be a non-empty string, got ${describe(value)}`);
+  if (typeof value !== 'string' || value === '')
+    throw new ValidationError(field, `must be a non-empty string, got ${describe(value)}`);
   if (value.length > 512) throw new ValidationError(field, 'must be at most 512 characters');
   return value;
 }
@@ -29,7 +30,8 @@ export function optionalId(field: string, value: unknown): string | undefined {
 
 /** An integer within [min, max]. */
 export function requireInt(field: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new ValidationError(field, `must be an integer, got ${describe(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw new ValidationError(field, `must be an integer, got ${describe(value)}`);
   if (value < min || value > max) throw new ValidationError(field, `must be between ${min} and ${max}, got ${value}`);
   return value;
 }
@@ -40,7 +42,11 @@ export function requireTime(field: string, value: unknown): number {
   if (value instanceof Date) ms = value.getTime();
   else if (typeof value === 'number') ms = value;
   else if (typeof value === 'string' && value.trim() !== '') ms = Date.parse(value);
-  else throw new ValidationError(field, `must be a Date, an ISO date string or epoch milliseconds, got ${describe(value)}`);
+  else
+    throw new ValidationError(
+      field,
+      `must be a Date, an ISO date string or epoch milliseconds, got ${describe(value)}`,
+    );
   if (!Number.isFinite(ms)) throw new ValidationError(field, `is not a valid date: ${String(value)}`);
   return ms;
 }
@@ -94,7 +100,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * @example
  * requireOptions('options', options, ['limit', 'offset'])
  */
-export function requireOptions<T>(field: string, value: T, known: readonly string[], hint = 'must be an object'): asserts value is T & Record<string, unknown> {
+export function requireOptions<T>(
+  field: string,
+  value: T,
+  known: readonly string[],
+  hint = 'must be an object',
+): asserts value is T & Record<string, unknown> {
   if (!isPlainObject(value)) throw new ValidationError(field, hint);
   rejectUnknownKeys(field, value, known);
 }
@@ -102,7 +113,8 @@ export function requireOptions<T>(field: string, value: T, known: readonly strin
 /** Rejects option keys the callee does not know, naming the first unknown one. */
 export function rejectUnknownKeys(field: string, value: object, known: readonly string[]): void {
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new ValidationError(`${field}.${key}`, `is not a known option (known: ${known.join(', ')})`);
+    if (!known.includes(key))
+      throw new ValidationError(`${field}.${key}`, `is not a known option (known: ${known.join(', ')})`);
   }
 }
 

@@ -74,8 +74,10 @@ export class BufferedIndex implements VectorIndex {
    */
   rebuildBehind(next: VectorIndex): void {
     const old = this.#main;
-    if (!(old instanceof ExactIndex)) throw new ValidationError('main', 'only an exact main index is rebuilt behind the buffer');
-    if (next === old || next.size !== 0 || next.dimensions !== old.dimensions) throw new ValidationError('next', `must be a new empty index of ${old.dimensions} dimensions`);
+    if (!(old instanceof ExactIndex))
+      throw new ValidationError('main', 'only an exact main index is rebuilt behind the buffer');
+    if (next === old || next.size !== 0 || next.dimensions !== old.dimensions)
+      throw new ValidationError('next', `must be a new empty index of ${old.dimensions} dimensions`);
     old.addMany([...this.#order].map((id) => ({ id, vector: this.#buffer.vectorOf(id)! })));
     this.#buffer.dispose();
     this.#buffer = old;
@@ -133,7 +135,9 @@ export class BufferedIndex implements VectorIndex {
   search(vector: Float32Array, k: number, filter?: (id: string) => boolean): VectorHit[] {
     const main = this.#main.search(vector, k, filter);
     if (this.#buffer.size === 0) return main;
-    return [...main, ...this.#buffer.search(vector, k, filter)].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
+    return [...main, ...this.#buffer.search(vector, k, filter)]
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+      .slice(0, k);
   }
 
   searchAmong(vector: Float32Array, k: number, ids: Iterable<string>): VectorHit[] {
@@ -151,7 +155,10 @@ export class BufferedIndex implements VectorIndex {
   /** `main`'s hits merged with the scan of the buffered members of `scope`. */
   #withBuffered(main: VectorHit[], vector: Float32Array, k: number, scope: ReadonlySet<string>): VectorHit[] {
     // The buffer (at most a few thousand rows) is scanned whole when that is shorter than the scope.
-    const buffered = this.#buffer.size <= scope.size ? this.#buffer.search(vector, k, (id) => scope.has(id)) : this.#buffer.searchAmong(vector, k, scope);
+    const buffered =
+      this.#buffer.size <= scope.size
+        ? this.#buffer.search(vector, k, (id) => scope.has(id))
+        : this.#buffer.searchAmong(vector, k, scope);
     return [...main, ...buffered].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
   }
 

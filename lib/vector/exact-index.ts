@@ -96,7 +96,8 @@ export class ExactIndex implements VectorIndex {
     // decodeSnapshot returns a 4-byte aligned payload, so it can be viewed as floats directly.
     index.#rows.set(new Float32Array(payload.buffer, payload.byteOffset, payload.length / 4));
     ids.forEach((entry, slot) => {
-      if (entry.label !== slot || index.#slots.has(entry.id) || entry.id === '') throw new IndexError('exact snapshot id table is corrupt');
+      if (entry.label !== slot || index.#slots.has(entry.id) || entry.id === '')
+        throw new IndexError('exact snapshot id table is corrupt');
       index.#ids.push(entry.id);
       index.#slots.set(entry.id, slot);
     });

@@ -124,7 +124,14 @@ export class HnswIndex implements VectorIndex {
 
   private constructor(
     native: NativeHnsw,
-    params: { dimensions: number; m: number; efConstruction: number; efSearch: number; capacity: number; nextLabel: number },
+    params: {
+      dimensions: number;
+      m: number;
+      efConstruction: number;
+      efSearch: number;
+      capacity: number;
+      nextLabel: number;
+    },
     live: readonly { id: string; label: number; flags: number }[],
     tombstones: number,
   ) {
@@ -161,7 +168,10 @@ export class HnswIndex implements VectorIndex {
     assertIntegerIn(efConstruction, 'efConstruction', 1, 1_000_000);
     assertIntegerIn(efSearch, 'efSearch', 1, 1_000_000);
     if (capacity * slotBytes(dimensions, m) > HEAP_BUDGET) {
-      throw new ValidationError('capacity', `${capacity} slots of ${dimensions} dimensions do not fit in the hnswlib module's 2 GiB heap`);
+      throw new ValidationError(
+        'capacity',
+        `${capacity} slots of ${dimensions} dimensions do not fit in the hnswlib module's 2 GiB heap`,
+      );
     }
     const native = new NativeHnsw(await loadRuntime(), dimensions);
     try {
@@ -191,7 +201,14 @@ export class HnswIndex implements VectorIndex {
   static async restore(bytes: Uint8Array, options: DecodeOptions = {}): Promise<HnswIndex> {
     const parts = decodeSnapshot(bytes, 'hnsw', options);
     const [m, efConstruction, efSearch, capacity, nextLabel] = parts.params;
-    if (parts.params.length !== 5 || m === undefined || efConstruction === undefined || efSearch === undefined || capacity === undefined || nextLabel === undefined) {
+    if (
+      parts.params.length !== 5 ||
+      m === undefined ||
+      efConstruction === undefined ||
+      efSearch === undefined ||
+      capacity === undefined ||
+      nextLabel === undefined
+    ) {
       throw new IndexError('hnsw snapshot parameters are missing');
     }
     const file = inspectHnswlibFile(parts.payload, parts.dimensions);
@@ -460,7 +477,9 @@ export class HnswIndex implements VectorIndex {
     this.#usable();
     assertVector(vector, this.dimensions, 'vector');
     assertK(k);
-    return scopeScanWins(scope.size, Math.max(this.#efSearch, k), this.size) ? this.searchAmong(vector, k, scope) : this.searchWalk(vector, k, scope);
+    return scopeScanWins(scope.size, Math.max(this.#efSearch, k), this.size)
+      ? this.searchAmong(vector, k, scope)
+      : this.searchWalk(vector, k, scope);
   }
 
   /**
@@ -531,7 +550,9 @@ export class HnswIndex implements VectorIndex {
     const ids = [...this.#labelOf].map(([id, label]) => ({ id, label, flags: this.#hashOf.get(label) ?? 0 }));
     const params = [this.#m, this.#efConstruction, this.#efSearch, this.#capacity, this.#nextLabel];
     // The file is a view of WASM memory: encoded (copied) before it is freed.
-    return this.#native.withIndexFile((payload) => encodeSnapshot({ kind: 'hnsw', dimensions: this.dimensions, params, ids, payload }));
+    return this.#native.withIndexFile((payload) =>
+      encodeSnapshot({ kind: 'hnsw', dimensions: this.dimensions, params, ids, payload }),
+    );
   }
 
   /**
@@ -634,7 +655,8 @@ export class HnswIndex implements VectorIndex {
     const query = new Float32Array(this.dimensions);
     normalizeInto(vector, query, 0);
     const stored = wasmCall('getPoint', () => this.#native.getPoint(label));
-    for (let i = 0; i < query.length; i++) if (Math.abs(query[i]! - (stored[i] ?? Number.NaN)) > SAME_VECTOR_TOLERANCE) return false;
+    for (let i = 0; i < query.length; i++)
+      if (Math.abs(query[i]! - (stored[i] ?? Number.NaN)) > SAME_VECTOR_TOLERANCE) return false;
     return true;
   }
 
@@ -658,7 +680,11 @@ export class HnswIndex implements VectorIndex {
   }
 
   /** Hits from hnswlib's labels, best first: each label's ids (those that pass `filter`), up to `want`. */
-  #expand(result: { neighbors: number[]; distances: number[] }, want: number, filter?: (id: string) => boolean): VectorHit[] {
+  #expand(
+    result: { neighbors: number[]; distances: number[] },
+    want: number,
+    filter?: (id: string) => boolean,
+  ): VectorHit[] {
     const hits: VectorHit[] = [];
     for (let i = 0; i < result.neighbors.length && hits.length < want; i++) {
       const label = result.neighbors[i]!;
@@ -686,7 +712,10 @@ export class HnswIndex implements VectorIndex {
     const needed = this.#slots + Math.max(0, extra - this.#tombstones);
     if (needed <= this.#capacity) return;
     const limit = Math.floor(HEAP_BUDGET / slotBytes(this.dimensions, this.#m));
-    if (needed > limit) throw new IndexError(`${needed} vectors of ${this.dimensions} dimensions do not fit in the hnswlib module's 2 GiB heap`);
+    if (needed > limit)
+      throw new IndexError(
+        `${needed} vectors of ${this.dimensions} dimensions do not fit in the hnswlib module's 2 GiB heap`,
+      );
     let capacity = this.#capacity;
     while (capacity < needed) capacity *= 2;
     capacity = Math.min(capacity, limit);

@@ -37,7 +37,9 @@ export function loadRuntime(): Promise<HnswModule> {
   if (pending === undefined) {
     pending = startRuntime().catch((cause: unknown) => {
       slot[RUNTIME_KEY] = undefined;
-      throw cause instanceof IndexError ? cause : new IndexError('could not load hnswlib (WebAssembly with SIMD and exception handling is needed)', { cause });
+      throw cause instanceof IndexError
+        ? cause
+        : new IndexError('could not load hnswlib (WebAssembly with SIMD and exception handling is needed)', { cause });
     });
     slot[RUNTIME_KEY] = pending;
   }
@@ -90,7 +92,8 @@ export class NativeHnsw {
     module.HEAPU8.set(file.subarray(HNSWLIB_HEADER_BYTES, level0End), level0);
     const links = file.subarray(level0End);
     const linksAt = links.length === 0 ? 0 : module._malloc(links.length);
-    if (links.length > 0 && linksAt === 0) throw new IndexError(`hnswlib could not allocate ${links.length} bytes of WASM memory`);
+    if (links.length > 0 && linksAt === 0)
+      throw new IndexError(`hnswlib could not allocate ${links.length} bytes of WASM memory`);
     try {
       module.HEAPU8.set(links, linksAt);
       this.#check('readIndex', this.#binding.finishLoad(linksAt, links.length));
@@ -144,7 +147,11 @@ export class NativeHnsw {
   }
 
   /** Up to k nearest labels, closest first, with their cosine distances; `filter` runs inside the graph walk. */
-  searchKnn(query: Float32Array, k: number, filter: ((label: number) => boolean) | undefined): { distances: number[]; neighbors: number[] } {
+  searchKnn(
+    query: Float32Array,
+    k: number,
+    filter: ((label: number) => boolean) | undefined,
+  ): { distances: number[]; neighbors: number[] } {
     const vectorBytes = this.#dimensions * 4;
     const base = this.#reserve(vectorBytes + k * 8);
     const labelsAt = base + vectorBytes;

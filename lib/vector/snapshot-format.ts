@@ -128,7 +128,11 @@ export interface DecodeOptions {
  * @example
  * const parts = decodeSnapshot(bytes, 'hnsw');
  */
-export function decodeSnapshot(input: Uint8Array, expectedKind: SnapshotKind, options: DecodeOptions = {}): SnapshotParts {
+export function decodeSnapshot(
+  input: Uint8Array,
+  expectedKind: SnapshotKind,
+  options: DecodeOptions = {},
+): SnapshotParts {
   if (!(input instanceof Uint8Array)) throw new IndexError('snapshot must be a Uint8Array');
   if (input.length < HEADER_BYTES) throw new IndexError(`snapshot is truncated: ${input.length} bytes`);
   // Word access needs 4-byte alignment; copy once if the caller's view is unaligned.
@@ -151,7 +155,8 @@ export function decodeSnapshot(input: Uint8Array, expectedKind: SnapshotKind, op
   if (idBytes % 4 !== 0 || idBytes < 4 || expectedTotal !== bytes.length) {
     throw new IndexError(`snapshot is truncated or corrupt: expected ${expectedTotal} bytes, got ${bytes.length}`);
   }
-  if (options.checksum !== false && !snapshotChecksumHolds(bytes)) throw new IndexError('snapshot checksum mismatch: the bytes are corrupt');
+  if (options.checksum !== false && !snapshotChecksumHolds(bytes))
+    throw new IndexError('snapshot checksum mismatch: the bytes are corrupt');
 
   let at = HEADER_BYTES;
   const params: number[] = [];
@@ -188,7 +193,10 @@ export function decodeSnapshot(input: Uint8Array, expectedKind: SnapshotKind, op
  */
 export function snapshotChecksumHolds(bytes: Uint8Array): boolean {
   if (!(bytes instanceof Uint8Array) || bytes.length < HEADER_BYTES) return false;
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(28, true) === checksum32(bytes, HEADER_BYTES);
+  return (
+    new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(28, true) ===
+    checksum32(bytes, HEADER_BYTES)
+  );
 }
 
 /**
@@ -198,7 +206,8 @@ export function snapshotChecksumHolds(bytes: Uint8Array): boolean {
  * const index = snapshotKind(bytes) === 'hnsw' ? await HnswIndex.restore(bytes) : ExactIndex.restore(bytes);
  */
 export function snapshotKind(bytes: Uint8Array): SnapshotKind {
-  if (!(bytes instanceof Uint8Array) || bytes.length < HEADER_BYTES) throw new IndexError('not an engram vector index snapshot (too short)');
+  if (!(bytes instanceof Uint8Array) || bytes.length < HEADER_BYTES)
+    throw new IndexError('not an engram vector index snapshot (too short)');
   for (let i = 0; i < MAGIC.length; i++) {
     if (bytes[i] !== MAGIC.charCodeAt(i)) throw new IndexError('not an engram vector index snapshot (bad magic)');
   }

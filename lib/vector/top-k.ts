@@ -66,9 +66,7 @@ export class TopK {
 
   sorted(): VectorHit[] {
     const order = Array.from({ length: this.#size }, (_, i) => i);
-    order.sort((a, b) =>
-      this.#worse(this.#scores[a]!, this.#slots[a]!, this.#scores[b]!, this.#slots[b]!) ? 1 : -1,
-    );
+    order.sort((a, b) => (this.#worse(this.#scores[a]!, this.#slots[a]!, this.#scores[b]!, this.#slots[b]!) ? 1 : -1));
     return order.map((i) => ({ id: this.#ids[this.#slots[i]!]!, score: this.#scores[i]! }));
   }
 }

@@ -14,7 +14,8 @@ export function assertVector(vector: unknown, dimensions: number, field: string)
   if (!(vector instanceof Float32Array)) throw new ValidationError(field, 'must be a Float32Array');
   if (vector.length !== dimensions) throw new DimensionMismatchError(dimensions, vector.length, field);
   for (let i = 0; i < vector.length; i++) {
-    if (!Number.isFinite(vector[i])) throw new ValidationError(field, `element ${i} is ${String(vector[i])}; vectors must be finite`);
+    if (!Number.isFinite(vector[i]))
+      throw new ValidationError(field, `element ${i} is ${String(vector[i])}; vectors must be finite`);
   }
 }
 
@@ -33,7 +34,8 @@ export function assertId(id: unknown, field: string): asserts id is string {
  * assertK(10);
  */
 export function assertK(k: unknown): asserts k is number {
-  if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0) throw new ValidationError('k', 'must be a non-negative integer');
+  if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0)
+    throw new ValidationError('k', 'must be a non-negative integer');
 }
 
 /**

@@ -39,7 +39,11 @@ describe('Assistant', () => {
     expect(second.stored).toEqual([]); // a question is not a memory
     const log = await engram.conversation('t1').getMessages();
     expect(log.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
-    const turn = log[4]!.metadata!['turn'] as { recalled: { memory: string }[]; stored: unknown[]; timings: { totalMs: number } };
+    const turn = log[4]!.metadata!['turn'] as {
+      recalled: { memory: string }[];
+      stored: unknown[];
+      timings: { totalMs: number };
+    };
     expect(turn.recalled.map((r) => r.memory)).toContain('My name is Ana and I live in Porto');
     expect(turn.stored).toEqual([]);
     expect(turn.timings.totalMs).toBeGreaterThan(0);
@@ -49,16 +53,33 @@ describe('Assistant', () => {
 
   it('send() lets the model call memory tools against an OpenAI-compatible server (hybrid)', async () => {
     const server = await startScriptedServer([
-      { content: '', toolCalls: [{ id: 'c1', name: 'core_memory_append', arguments: '{"label":"human","content":"Name: Ana"}' }] },
+      {
+        content: '',
+        toolCalls: [{ id: 'c1', name: 'core_memory_append', arguments: '{"label":"human","content":"Name: Ana"}' }],
+      },
       { content: 'Nice to meet you, Ana!' },
     ]);
-    const bot = new Assistant(engram, { threadId: 't', agentId: 'helper', tools: true, model: { baseUrl: server.baseUrl, model: 'scripted' } });
+    const bot = new Assistant(engram, {
+      threadId: 't',
+      agentId: 'helper',
+      tools: true,
+      model: { baseUrl: server.baseUrl, model: 'scripted' },
+    });
     const turn = await bot.send('Hi, I am Ana');
     expect(turn.reply).toBe('Nice to meet you, Ana!');
-    expect(turn.toolUses).toEqual([{ name: 'core_memory_append', arguments: '{"label":"human","content":"Name: Ana"}', result: 'Block "human" now reads:\nName: Ana' }]);
+    expect(turn.toolUses).toEqual([
+      {
+        name: 'core_memory_append',
+        arguments: '{"label":"human","content":"Name: Ana"}',
+        result: 'Block "human" now reads:\nName: Ana',
+      },
+    ]);
     expect((await engram.blocks('helper').get('human'))!.value).toBe('Name: Ana');
     expect(server.requests[0]!.tools).toHaveLength(8);
-    expect(server.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Block "human" now reads:\nName: Ana' });
+    expect(server.requests[1]!.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: 'Block "human" now reads:\nName: Ana',
+    });
     await server.close();
   });
 });
@@ -68,7 +89,11 @@ describe('contextWindow', () => {
     await engram.blocks('helper').set('human', 'Name: Ana');
     const chat = engram.conversation('t', { agentId: 'helper' });
     await chat.add({ role: 'system', content: 'You are helpful.' });
-    const ids = (await chat.add(Array.from({ length: 10 }, (_, i) => ({ role: 'user' as const, content: `message ${i} `.repeat(10) })))).map((m) => m.id);
+    const ids = (
+      await chat.add(
+        Array.from({ length: 10 }, (_, i) => ({ role: 'user' as const, content: `message ${i} `.repeat(10) })),
+      )
+    ).map((m) => m.id);
     const window = await chat.contextWindow({ maxTokens: 120 });
     expect(window.messages[0]).toEqual({ role: 'system', content: 'You are helpful.' });
     expect(window.messages[1]!.content).toContain('<human characters="9/2000">\nName: Ana\n</human>');
@@ -86,7 +111,11 @@ describe('contextWindow', () => {
 
 describe('Assistant against a hostile model', () => {
   it(`send() runs at most MAX_TOOL_CALLS_PER_ROUND tool calls of one reply and answers the rest with an error`, async () => {
-    const calls = Array.from({ length: MAX_TOOL_CALLS_PER_ROUND + 3 }, (_, i) => ({ id: `c${i}`, name: 'archival_memory_insert', arguments: JSON.stringify({ content: `Passage number ${i}` }) }));
+    const calls = Array.from({ length: MAX_TOOL_CALLS_PER_ROUND + 3 }, (_, i) => ({
+      id: `c${i}`,
+      name: 'archival_memory_insert',
+      arguments: JSON.stringify({ content: `Passage number ${i}` }),
+    }));
     const seen: ChatTurn[][] = [];
     const bot = new Assistant(engram, {
       threadId: 't',
@@ -100,13 +129,24 @@ describe('Assistant against a hostile model', () => {
     const turn = await bot.send('Remember all of this');
     expect(turn.reply).toBe('done');
     expect(turn.toolUses).toHaveLength(calls.length);
-    expect(turn.toolUses.slice(0, MAX_TOOL_CALLS_PER_ROUND).every((u) => u.result === 'Inserted into archival memory.')).toBe(true);
+    expect(
+      turn.toolUses.slice(0, MAX_TOOL_CALLS_PER_ROUND).every((u) => u.result === 'Inserted into archival memory.'),
+    ).toBe(true);
     for (const use of turn.toolUses.slice(MAX_TOOL_CALLS_PER_ROUND)) {
-      expect(use.result).toBe(`Error: archival_memory_insert: not run: one reply may call at most ${MAX_TOOL_CALLS_PER_ROUND} tools and this one called ${calls.length}; call it again in your next reply if it is still needed.`);
+      expect(use.result).toBe(
+        `Error: archival_memory_insert: not run: one reply may call at most ${MAX_TOOL_CALLS_PER_ROUND} tools and this one called ${calls.length}; call it again in your next reply if it is still needed.`,
+      );
     }
     // Every call id gets its answer, as chat APIs require.
     expect(seen[1]!.filter((m) => m.role === 'tool').map((m) => m.toolCallId)).toEqual(calls.map((c) => c.id));
-    const passages = (await engram.getAll({ agentId: 'helper' })).results.filter((m) => m.memory.startsWith('Passage number'));
-    expect(passages.map((m) => m.memory).sort()).toEqual(calls.slice(0, MAX_TOOL_CALLS_PER_ROUND).map((_, i) => `Passage number ${i}`).sort());
+    const passages = (await engram.getAll({ agentId: 'helper' })).results.filter((m) =>
+      m.memory.startsWith('Passage number'),
+    );
+    expect(passages.map((m) => m.memory).sort()).toEqual(
+      calls
+        .slice(0, MAX_TOOL_CALLS_PER_ROUND)
+        .map((_, i) => `Passage number ${i}`)
+        .sort(),
+    );
   });
 });

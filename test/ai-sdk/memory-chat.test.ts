@@ -17,12 +17,21 @@ afterEach(async () => {
   await engram.close();
 });
 
-const USAGE = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
+const USAGE = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
 const STOP = { unified: 'stop', raw: undefined } as const;
 
 /** The prompt as plain role/text pairs. */
 function plain(prompt: LanguageModelV3Prompt): { role: string; text: string }[] {
-  return prompt.map((m) => ({ role: m.role, text: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('') }));
+  return prompt.map((m) => ({
+    role: m.role,
+    text:
+      typeof m.content === 'string'
+        ? m.content
+        : m.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join(''),
+  }));
 }
 
 describe('MemoryChat', () => {
@@ -31,7 +40,12 @@ describe('MemoryChat', () => {
     const chat = new MemoryChat(engram, { threadId: 't1', agentId: 'helper', userId: 'ana', minSimilarity: 0.2 });
     const first = await chat.begin('I live in Porto, by the river');
     expect(first.recalledMemories).toEqual([]);
-    const one = await generateText({ model: new MockLanguageModelV3({ doGenerate: { content: [{ type: 'text', text: 'Noted.' }], finishReason: STOP, usage: USAGE, warnings: [] } }), messages: first.messages });
+    const one = await generateText({
+      model: new MockLanguageModelV3({
+        doGenerate: { content: [{ type: 'text', text: 'Noted.' }], finishReason: STOP, usage: USAGE, warnings: [] },
+      }),
+      messages: first.messages,
+    });
     const firstReport = await first.end(one);
     expect(firstReport.reply).toBe('Noted.');
     expect(firstReport.stored.map((s) => s.memory)).toEqual(['I live in Porto, by the river']);
@@ -45,7 +59,19 @@ describe('MemoryChat', () => {
         prompts.push(options.prompt);
         step += 1;
         return step === 1
-          ? { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'recall_from_memory', input: '{"keywords":["where I live, Porto"],"limit":null}' }], finishReason: { unified: 'tool-calls', raw: undefined }, usage: USAGE, warnings: [] }
+          ? {
+              content: [
+                {
+                  type: 'tool-call',
+                  toolCallId: 'c1',
+                  toolName: 'recall_from_memory',
+                  input: '{"keywords":["where I live, Porto"],"limit":null}',
+                },
+              ],
+              finishReason: { unified: 'tool-calls', raw: undefined },
+              usage: USAGE,
+              warnings: [],
+            }
           : { content: [{ type: 'text', text: 'You live in Porto.' }], finishReason: STOP, usage: USAGE, warnings: [] };
       },
     });
@@ -62,7 +88,17 @@ describe('MemoryChat', () => {
     ]);
     expect(JSON.stringify(prompts)).not.toContain('Lisbon"'); // Ben's memory is not there (only Ana's question names Lisbon)
     expect(JSON.stringify(prompts)).not.toContain('Ben');
-    expect(report).toMatchObject({ reply: 'You live in Porto.', stored: [], toolUses: [{ name: 'recall_from_memory', arguments: '{"keywords":["where I live, Porto"],"limit":null}', result: '- I live in Porto, by the river' }] });
+    expect(report).toMatchObject({
+      reply: 'You live in Porto.',
+      stored: [],
+      toolUses: [
+        {
+          name: 'recall_from_memory',
+          arguments: '{"keywords":["where I live, Porto"],"limit":null}',
+          result: '- I live in Porto, by the river',
+        },
+      ],
+    });
     expect(report.timings.totalMs).toBeGreaterThanOrEqual(report.timings.recallMs);
     // The thread holds the turn, the reply carrying what the turn did; a second end() changes nothing.
     expect(await second.end({ text: 'again' })).toBe(report);
@@ -74,7 +110,9 @@ describe('MemoryChat', () => {
       ['user', 'Where do I live, Porto or Lisbon?'],
       ['assistant', 'You live in Porto.'],
     ]);
-    expect(log.at(-1)?.metadata).toMatchObject({ turn: { recalled: [{ memory: 'I live in Porto, by the river' }], toolUses: [{ name: 'recall_from_memory' }] } });
+    expect(log.at(-1)?.metadata).toMatchObject({
+      turn: { recalled: [{ memory: 'I live in Porto, by the river' }], toolUses: [{ name: 'recall_from_memory' }] },
+    });
     expect((await engram.getAll({ userId: 'ben' })).results.map((m) => m.memory)).toEqual(['Ben lives in Lisbon']);
   });
 

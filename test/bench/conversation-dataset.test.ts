@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { generateConversations } from '../../bench/eval/conversation-dataset.js';
-import { HELD_OUT_EVENTS, HELD_OUT_NAMES, TUNING_EVENTS, TUNING_NAMES, WHEN } from '../../bench/eval/conversation-events.js';
+import {
+  HELD_OUT_EVENTS,
+  HELD_OUT_NAMES,
+  TUNING_EVENTS,
+  TUNING_NAMES,
+  WHEN,
+} from '../../bench/eval/conversation-events.js';
 import { allTurns } from '../../bench/eval/dataset.js';
 
 const small = { conversations: 3, sessions: 14, eventsPerSpeaker: 4, chatter: [2, 3] as [number, number] };
@@ -19,7 +25,8 @@ describe('conversation eval dataset', () => {
     expect(HELD_OUT_NAMES.filter((n) => TUNING_NAMES.includes(n))).toEqual([]);
     const held = generateConversations('held-out', small);
     expect(held.questions.every((q) => !events.has(q.factId))).toBe(true);
-    for (const name of TUNING_NAMES) expect(allTurns(held).some((t) => new RegExp(`\\b${name}\\b`).test(t.text))).toBe(false);
+    for (const name of TUNING_NAMES)
+      expect(allTurns(held).some((t) => new RegExp(`\\b${name}\\b`).test(t.text))).toBe(false);
   });
 
   it('every answerable question has evidence that states a value the question never quotes', () => {
@@ -50,7 +57,8 @@ describe('conversation eval dataset', () => {
     for (const q of answerable) {
       expect(TUNING_NAMES.some((n) => q.text.includes(n))).toBe(true);
       const evidence = q.evidence.map((id) => text.get(id)!).join(' ');
-      if (words(q.text).some((w) => !TUNING_NAMES.some((n) => n.toLowerCase() === w) && evidence.includes(w))) reusing += 1;
+      if (words(q.text).some((w) => !TUNING_NAMES.some((n) => n.toLowerCase() === w) && evidence.includes(w)))
+        reusing += 1;
     }
     expect(reusing / answerable.length).toBeGreaterThan(0.6);
   });

@@ -6,7 +6,9 @@ describe('cpuBound', () => {
 
   it('is undefined without CPU figures or a stage', () => {
     expect(cpuBound(stages)).toBeUndefined();
-    expect(cpuBound({ ...stages, writePerSecond: undefined, cpu: { cores: 2, embedder: 1, write: 1, index: 1, add: 1 } })).toBeUndefined();
+    expect(
+      cpuBound({ ...stages, writePerSecond: undefined, cpu: { cores: 2, embedder: 1, write: 1, index: 1, add: 1 } }),
+    ).toBeUndefined();
   });
 
   it('adds up the stages’ core-seconds over the cores: past the slowest stage’s time, the ceiling drops below 1', () => {

@@ -14,7 +14,9 @@ function turnsById(d: EvalDataset): Map<string, string> {
 describe('eval dataset', () => {
   it('generateDataset() is deterministic for a seed and differs between splits', () => {
     expect(generateDataset('tuning', small)).toEqual(generateDataset('tuning', small));
-    expect(allTurns(generateDataset('tuning', small)).map((t) => t.text)).not.toEqual(allTurns(generateDataset('held-out', small)).map((t) => t.text));
+    expect(allTurns(generateDataset('tuning', small)).map((t) => t.text)).not.toEqual(
+      allTurns(generateDataset('held-out', small)).map((t) => t.text),
+    );
   });
 
   it('the tuning and held-out fact libraries share no fact', () => {
@@ -36,7 +38,9 @@ describe('eval dataset', () => {
       expect(q.evidence.length).toBeGreaterThan(0);
       const stated = q.evidence.map((id) => text.get(id)!);
       // The value the question asks for appears in every evidence turn and in no question.
-      const value = library.get(q.factId)!.values.find((v) => stated.every((s) => s.toLowerCase().includes(v.toLowerCase())));
+      const value = library
+        .get(q.factId)!
+        .values.find((v) => stated.every((s) => s.toLowerCase().includes(v.toLowerCase())));
       expect(value, `${q.text} -> ${stated.join(' | ')}`).toBeDefined();
       expect(q.text.toLowerCase()).not.toContain(value!.toLowerCase());
     }
@@ -44,7 +48,8 @@ describe('eval dataset', () => {
 
   it('surfaceVariant() changes the surface of a sentence', () => {
     const rng = mulberry32(3);
-    for (const s of ["I'm allergic to peanuts.", 'I live in Porto.', 'My birthday is on May 30th.']) expect(surfaceVariant(rng, s)).not.toBe(s);
+    for (const s of ["I'm allergic to peanuts.", 'I live in Porto.', 'My birthday is on May 30th.'])
+      expect(surfaceVariant(rng, s)).not.toBe(s);
   });
 });
 

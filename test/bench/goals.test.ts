@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formatMeasured, goalsOf, goalsTable, markdownTable, meetsTarget, metMark, prettyTarget, tally } from '../../bench/report/goals.js';
+import {
+  formatMeasured,
+  goalsOf,
+  goalsTable,
+  markdownTable,
+  meetsTarget,
+  metMark,
+  prettyTarget,
+  tally,
+} from '../../bench/report/goals.js';
 
 describe('goalsOf', () => {
   it('reads the list shape of recall-search, ingest and cold-open', () => {
@@ -30,7 +39,12 @@ describe('goalsOf', () => {
       },
     });
     expect(rows).toHaveLength(3);
-    expect(rows[0]).toMatchObject({ goal: 'clustered-10k×384: HNSW recall@10 (efSearch 64)', target: '≥ 0.95', unit: '', met: false });
+    expect(rows[0]).toMatchObject({
+      goal: 'clustered-10k×384: HNSW recall@10 (efSearch 64)',
+      target: '≥ 0.95',
+      unit: '',
+      met: false,
+    });
     expect(rows[1]).toMatchObject({ met: null, note: 'goal set at 100k', target: 'reported only' });
     expect(rows[2]).toMatchObject({ target: '≥ 10x', unit: 'x', met: true, measured: 46.8 });
   });

@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { adversarialQuestions, countedQuestions, evidenceIds, loadLocomo, locomoDir, LOCOMO_SPLITS } from '../../bench/eval/locomo.js';
+import {
+  adversarialQuestions,
+  countedQuestions,
+  evidenceIds,
+  loadLocomo,
+  locomoDir,
+  LOCOMO_SPLITS,
+} from '../../bench/eval/locomo.js';
 
 /** A made-up conversation in LoCoMo's format (the real data is never in the repository). */
 function conversation(id: string): { conversation: Record<string, unknown>; qa: unknown[] } {
@@ -13,7 +20,13 @@ function conversation(id: string): { conversation: Record<string, unknown>; qa: 
       session_1_date_time: '1:00 pm on 8 May, 2023',
       session_1: [
         { speaker: 'Ada', dia_id: 'D1:1', text: `Hi Bo! I adopted a puppy in town ${id}.` },
-        { speaker: 'Bo', dia_id: 'D1:2', text: 'Congrats! What is its name?', img_url: ['x'], blip_caption: 'a photo of a dog' },
+        {
+          speaker: 'Bo',
+          dia_id: 'D1:2',
+          text: 'Congrats! What is its name?',
+          img_url: ['x'],
+          blip_caption: 'a photo of a dog',
+        },
       ],
       session_2_date_time: '2:00 pm on 9 May, 2023',
       session_2: [
@@ -41,14 +54,20 @@ afterAll(() => {
 
 describe('LoCoMo loader', () => {
   it('evidenceIds() reads mistyped labels as the turn ids they mean and reports what it cannot read', () => {
-    expect(evidenceIds(['D8:6; D9:17', 'D:11:26', 'D30:05', 'D', 'D4:4 D4:6'])).toEqual({ ids: ['D8:6', 'D9:17', 'D11:26', 'D30:5', 'D4:4', 'D4:6'], unreadable: ['D'] });
+    expect(evidenceIds(['D8:6; D9:17', 'D:11:26', 'D30:05', 'D', 'D4:4 D4:6'])).toEqual({
+      ids: ['D8:6', 'D9:17', 'D11:26', 'D30:5', 'D4:4', 'D4:6'],
+      unreadable: ['D'],
+    });
     expect(evidenceIds(undefined)).toEqual({ ids: [], unreadable: [] });
   });
 
   it('loadLocomo() reads the release file: one scope per conversation, each turn "Speaker: text", questions with existing evidence only', () => {
     const dir = join(root, 'release');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'locomo10.json'), JSON.stringify(ids.map((id) => ({ sample_id: `conv-${id}`, ...conversation(id) }))));
+    writeFileSync(
+      join(dir, 'locomo10.json'),
+      JSON.stringify(ids.map((id) => ({ sample_id: `conv-${id}`, ...conversation(id) }))),
+    );
     const { dataset, audit } = loadLocomo(locomoDir(dir)!, 'held-out');
     expect(dataset.users.map((u) => u.userId)).toEqual(LOCOMO_SPLITS['held-out'].map((id) => `locomo-${id}`));
     const first = dataset.users[0]!;
@@ -61,7 +80,11 @@ describe('LoCoMo loader', () => {
     expect(first.sessions[1]!.turns[1]!.meaning).toBe('bo gotta run bye');
     const questions = dataset.questions.filter((q) => q.userId === 'locomo-44');
     expect(questions.map((q) => q.evidence)).toEqual([['44/D1:1'], ['44/D1:1', '44/D2:1'], ['44/D1:1'], ['44/D1:1']]);
-    expect(countedQuestions(questions).map((q) => q.text)).toEqual(['What did Ada adopt?', 'What is the puppy called?', 'When did Ada adopt?']);
+    expect(countedQuestions(questions).map((q) => q.text)).toEqual([
+      'What did Ada adopt?',
+      'What is the puppy called?',
+      'When did Ada adopt?',
+    ]);
     expect(adversarialQuestions(questions).map((q) => q.text)).toEqual(['What did Bo adopt?']);
     expect(audit).toMatchObject({ questions: 25, withoutEvidence: 5 });
     expect(audit.unknownLabels.filter((l) => l.startsWith('44/'))).toEqual(['44/D', '44/D9:9']);

@@ -22,6 +22,10 @@ describe('rootCgroupCpuNs: the CPU time of every process, in nanoseconds', () =>
 
   it('is undefined where neither can be read, or what is there is not a count', () => {
     expect(rootCgroupCpuNs(files({}))).toBeUndefined();
-    expect(rootCgroupCpuNs(files({ '/sys/fs/cgroup/cpuacct/cpuacct.usage': 'max\n', '/sys/fs/cgroup/cpu.stat': 'nr_periods 0\n' }))).toBeUndefined();
+    expect(
+      rootCgroupCpuNs(
+        files({ '/sys/fs/cgroup/cpuacct/cpuacct.usage': 'max\n', '/sys/fs/cgroup/cpu.stat': 'nr_periods 0\n' }),
+      ),
+    ).toBeUndefined();
   });
 });

@@ -1,9 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { documentOfText, peerCorpus, PEER_DIMS } from '../../bench/util/peer-corpus.js';
-import { peerFigures, peerGoals, peerTable, peerWins, ratioTo, rotated, type PeerFigures, type PeerRound } from '../../bench/util/peer-table.js';
+import {
+  peerFigures,
+  peerGoals,
+  peerTable,
+  peerWins,
+  ratioTo,
+  rotated,
+  type PeerFigures,
+  type PeerRound,
+} from '../../bench/util/peer-table.js';
 import { PLANS, argumentsFor } from '../../bench/run.js';
 
-const round = (over: { ingestMs: number; openMs: number; vectorMs: number[]; hits: number[][]; hybridMs?: number[]; firstHybridMs?: number; heap: number; buffers: number; wasm?: number }): PeerRound => ({
+const round = (over: {
+  ingestMs: number;
+  openMs: number;
+  vectorMs: number[];
+  hits: number[][];
+  hybridMs?: number[];
+  firstHybridMs?: number;
+  heap: number;
+  buffers: number;
+  wasm?: number;
+}): PeerRound => ({
   ingest: { config: 'cfg', ingestMs: over.ingestMs },
   open: {
     config: 'cfg',
@@ -52,8 +71,34 @@ describe('peerFigures()', () => {
     const f = peerFigures(
       'orama',
       [
-        round({ ingestMs: 1000, openMs: 100, vectorMs: [1, 3], hits: [[1, 2], [3, 9]], hybridMs: [5, 7], firstHybridMs: 50, heap: 2 ** 20, buffers: 2 * 2 ** 20, wasm: 4 * 2 ** 20 }),
-        round({ ingestMs: 3000, openMs: 300, vectorMs: [2, 4], hits: [[1, 9], [3, 4]], hybridMs: [6, 8], firstHybridMs: 70, heap: 3 * 2 ** 20, buffers: 4 * 2 ** 20, wasm: 6 * 2 ** 20 }),
+        round({
+          ingestMs: 1000,
+          openMs: 100,
+          vectorMs: [1, 3],
+          hits: [
+            [1, 2],
+            [3, 9],
+          ],
+          hybridMs: [5, 7],
+          firstHybridMs: 50,
+          heap: 2 ** 20,
+          buffers: 2 * 2 ** 20,
+          wasm: 4 * 2 ** 20,
+        }),
+        round({
+          ingestMs: 3000,
+          openMs: 300,
+          vectorMs: [2, 4],
+          hits: [
+            [1, 9],
+            [3, 4],
+          ],
+          hybridMs: [6, 8],
+          firstHybridMs: 70,
+          heap: 3 * 2 ** 20,
+          buffers: 4 * 2 ** 20,
+          wasm: 6 * 2 ** 20,
+        }),
       ],
       truth,
       2,
@@ -72,7 +117,15 @@ describe('peerFigures()', () => {
   });
 
   it('scores recall only on the queries a system answered and leaves hybrid out where it has none', () => {
-    const f = peerFigures('entitydb', [round({ ingestMs: 1, openMs: 1, vectorMs: [1], hits: [[7, 8]], heap: 0, buffers: 0 })], [[7, 8], [1, 2]], 2);
+    const f = peerFigures(
+      'entitydb',
+      [round({ ingestMs: 1, openMs: 1, vectorMs: [1], hits: [[7, 8]], heap: 0, buffers: 0 })],
+      [
+        [7, 8],
+        [1, 2],
+      ],
+      2,
+    );
     expect(f.recall).toBe(1);
     expect(f.hybridP50).toBeUndefined();
     expect(f.firstHybridMs).toBeUndefined();
@@ -94,10 +147,22 @@ describe('ratioTo()', () => {
 
 describe('peerTable()', () => {
   it('puts engram first and each peer with its ratio, a dash where a peer has no such figure', () => {
-    const rows = peerTable([figures('orama', { vectorP50: 19, hybridP50: 31 }), figures('engram', { vectorP50: 2.85, hybridP50: 5 }), figures('hnswlib-wasm', { vectorP50: 0.55 })], 50_000);
+    const rows = peerTable(
+      [
+        figures('orama', { vectorP50: 19, hybridP50: 31 }),
+        figures('engram', { vectorP50: 2.85, hybridP50: 5 }),
+        figures('hnswlib-wasm', { vectorP50: 0.55 }),
+      ],
+      50_000,
+    );
     expect(Object.keys(rows[0]!)).toEqual(['N = 50,000', 'engram', 'orama', 'hnswlib-wasm']);
     const p50 = rows.find((r) => r['N = 50,000'] === 'vector top-10 p50, ms')!;
-    expect(p50).toEqual({ 'N = 50,000': 'vector top-10 p50, ms', engram: '2.85', orama: '19.0 (6.67x)', 'hnswlib-wasm': '0.55 (0.19x)' });
+    expect(p50).toEqual({
+      'N = 50,000': 'vector top-10 p50, ms',
+      engram: '2.85',
+      orama: '19.0 (6.67x)',
+      'hnswlib-wasm': '0.55 (0.19x)',
+    });
     const hybrid = rows.find((r) => r['N = 50,000'] === 'hybrid top-10 p50, ms')!;
     expect(hybrid['hnswlib-wasm']).toBe('–');
     expect(hybrid['orama']).toBe('31.0 (6.20x)');
@@ -106,7 +171,10 @@ describe('peerTable()', () => {
 
 describe('peerWins()', () => {
   it('lists the rows where a peer is better: lower times and memory, higher recall', () => {
-    const wins = peerWins([figures('engram', {}), figures('hnswlib-wasm', { vectorP50: 0.5, recall: 0.995, memoryMiB: 200 })]);
+    const wins = peerWins([
+      figures('engram', {}),
+      figures('hnswlib-wasm', { vectorP50: 0.5, recall: 0.995, memoryMiB: 200 }),
+    ]);
     expect(wins.map((w) => [w.metric, w.factor])).toEqual([
       ['vector top-10 p50, ms', 4],
       ['recall@10 against exact', 0.995 / 0.99],
@@ -144,7 +212,12 @@ describe('the peers benchmark in the runner', () => {
     const plan = PLANS.find((p) => p.name === 'peers')!;
     expect(plan.browser).toBe(true);
     expect(argumentsFor(plan, true, () => undefined)).toEqual(['--sizes', '2000', '--queries', '30', '--rounds', '1']);
-    expect(argumentsFor(plan, false, (name) => ({ systems: 'engram,orama', rounds: '3' })[name])).toEqual(['--rounds', '3', '--systems', 'engram,orama']);
+    expect(argumentsFor(plan, false, (name) => ({ systems: 'engram,orama', rounds: '3' })[name])).toEqual([
+      '--rounds',
+      '3',
+      '--systems',
+      'engram,orama',
+    ]);
   });
 });
 
@@ -160,15 +233,26 @@ describe('peerGoals()', () => {
       50_000,
     );
     const byName = new Map(goals.map((g) => [g.goal, g]));
-    expect(byName.get('engram recall@10 at 50k')).toEqual({ goal: 'engram recall@10 at 50k', target: '>= 0.95', measured: 0.97, met: true });
+    expect(byName.get('engram recall@10 at 50k')).toEqual({
+      goal: 'engram recall@10 at 50k',
+      target: '>= 0.95',
+      measured: 0.97,
+      met: true,
+    });
     expect(byName.get('engram / orama: insert N to a durable state at 50k')).toMatchObject({ measured: 5, met: false });
     expect(byName.get('engram / orama: vector top-10 p50 at 50k')).toMatchObject({ measured: 2.5 / 20, met: true });
     expect([...byName.keys()].some((g) => g.includes('orama: recall'))).toBe(false);
     // Only one side has a hybrid figure: no goal; EntityDB's memory is not the same work.
     expect([...byName.keys()].some((g) => g.includes('orama: hybrid'))).toBe(false);
     expect([...byName.keys()].some((g) => g.includes('entitydb: JS heap'))).toBe(false);
-    expect(byName.get('engram insert throughput / bare hnswlib-wasm index at 50k')).toMatchObject({ measured: 0.6, met: false });
-    expect(byName.get('engram vector p50 over the bare hnswlib-wasm index at 50k, ms')).toMatchObject({ measured: 2, met: false });
+    expect(byName.get('engram insert throughput / bare hnswlib-wasm index at 50k')).toMatchObject({
+      measured: 0.6,
+      met: false,
+    });
+    expect(byName.get('engram vector p50 over the bare hnswlib-wasm index at 50k, ms')).toMatchObject({
+      measured: 2,
+      met: false,
+    });
     expect(goals.some((g) => g.goal.includes('engram / hnswlib-wasm'))).toBe(false);
   });
 });

@@ -24,17 +24,29 @@ describe('peersSection()', () => {
     const text = peersSection({
       rounds: 2,
       entityQueries: 20,
-      sizes: [{ n: 10_000, queries: 200, figures: [figures('engram', {}), figures('orama', { ingestSeconds: 2.5, vectorP50: 19 })] }],
+      sizes: [
+        {
+          n: 10_000,
+          queries: 200,
+          figures: [figures('engram', {}), figures('orama', { ingestSeconds: 2.5, vectorP50: 19 })],
+        },
+      ],
     }).join('\n');
     expect(text).toContain('- **orama**: orama configured');
     expect(text).toContain('| N = 10,000 | engram | orama |');
     expect(text).toContain('| vector top-10 p50, ms | 2.00 | 19.0 (9.50x) |');
-    expect(text).toMatch(/N = 10,000, \*\*orama\*\*, insert N to a durable state, s: 2\.50 against engram's 10\.0, 4\.00x better\. Why: Orama inserts into in-memory structures/);
+    expect(text).toMatch(
+      /N = 10,000, \*\*orama\*\*, insert N to a durable state, s: 2\.50 against engram's 10\.0, 4\.00x better\. Why: Orama inserts into in-memory structures/,
+    );
     expect(text).toContain('EntityDB answers 20');
   });
 
   it('says so when no peer wins, and when the file has another shape', () => {
-    expect(peersSection({ sizes: [{ n: 10_000, queries: 5, figures: [figures('engram', {}), figures('orama', { ingestSeconds: 20 })] }] }).join('\n')).toContain('No peer beats engram on any row.');
+    expect(
+      peersSection({
+        sizes: [{ n: 10_000, queries: 5, figures: [figures('engram', {}), figures('orama', { ingestSeconds: 20 })] }],
+      }).join('\n'),
+    ).toContain('No peer beats engram on any row.');
     expect(peersSection({ results: [] })).toEqual(['_The result file has a shape this report does not know._']);
   });
 });

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { drawable, escapeXml, formatTick, linearTicks, logTicks, paddedDomain, placeLabel, renderChart, scale, type ChartSpec } from '../../bench/report/svg.js';
+import {
+  drawable,
+  escapeXml,
+  formatTick,
+  linearTicks,
+  logTicks,
+  paddedDomain,
+  placeLabel,
+  renderChart,
+  scale,
+  type ChartSpec,
+} from '../../bench/report/svg.js';
 import { checkXml, countPoints } from './xml.js';
 
 describe('ticks', () => {
@@ -14,7 +25,19 @@ describe('ticks', () => {
   it('log ticks thin out as the range widens', () => {
     expect(logTicks(0.3, 120).map((t) => t.label)).toEqual(['0.5', '1', '2', '5', '10', '20', '50', '100']);
     expect(logTicks(1000, 1e10).map((t) => t.label)).toEqual(['1k', '10k', '100k', '1M', '10M', '100M', '1G', '10G']);
-    expect(logTicks(1, 1e5).map((t) => t.label)).toEqual(['1', '3', '10', '30', '100', '300', '1k', '3k', '10k', '30k', '100k']);
+    expect(logTicks(1, 1e5).map((t) => t.label)).toEqual([
+      '1',
+      '3',
+      '10',
+      '30',
+      '100',
+      '300',
+      '1k',
+      '3k',
+      '10k',
+      '30k',
+      '100k',
+    ]);
     expect(logTicks(12, 80).length).toBeGreaterThanOrEqual(3);
     expect(logTicks(0, 10)).toEqual([]);
   });
@@ -75,10 +98,37 @@ describe('renderChart', () => {
     yLabel: 'recall@10',
     xLog: true,
     series: [
-      { name: 'a', color: '#0072B2', marker: 'circle', points: [{ x: 0.5, y: 0.95, label: '16' }, { x: 1, y: 0.99, label: '32' }, { x: 2, y: 1 }] },
-      { name: 'b', color: '#D55E00', marker: 'triangle', line: false, points: [{ x: 0.3, y: 0.95 }, { x: 0, y: 0.99 }] },
+      {
+        name: 'a',
+        color: '#0072B2',
+        marker: 'circle',
+        points: [
+          { x: 0.5, y: 0.95, label: '16' },
+          { x: 1, y: 0.99, label: '32' },
+          { x: 2, y: 1 },
+        ],
+      },
+      {
+        name: 'b',
+        color: '#D55E00',
+        marker: 'triangle',
+        line: false,
+        points: [
+          { x: 0.3, y: 0.95 },
+          { x: 0, y: 0.99 },
+        ],
+      },
       { name: 'c', color: '#009E73', marker: 'square', line: false, hollow: true, points: [{ x: 100, y: 1 }] },
-      { name: 'd', color: '#CC79A7', marker: 'diamond', dashed: true, points: [{ x: 3, y: 0.97 }, { x: 4, y: 0.98 }] },
+      {
+        name: 'd',
+        color: '#CC79A7',
+        marker: 'diamond',
+        dashed: true,
+        points: [
+          { x: 3, y: 0.97 },
+          { x: 4, y: 0.98 },
+        ],
+      },
     ],
   };
 

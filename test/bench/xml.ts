@@ -10,7 +10,8 @@ export function checkXml(text: string): string[] {
   let last = 0;
   for (let m = tag.exec(text); m !== null; m = tag.exec(text)) {
     const between = text.slice(last, m.index);
-    if (between.includes('<') || between.includes('>')) problems.push(`stray angle bracket near offset ${last}: ${between.slice(0, 40)}`);
+    if (between.includes('<') || between.includes('>'))
+      problems.push(`stray angle bracket near offset ${last}: ${between.slice(0, 40)}`);
     last = tag.lastIndex;
     const [, closing, name, , selfClosing] = m;
     if (closing === '/') {

@@ -19,15 +19,38 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
-import { ROOT, createApp, packLibrary, repoVersion, run, runOk, start, type Packed, type Started } from './packed-app.js';
+import {
+  ROOT,
+  createApp,
+  packLibrary,
+  repoVersion,
+  run,
+  runOk,
+  start,
+  type Packed,
+  type Started,
+} from './packed-app.js';
 import { serveFolder, type StaticServer } from './static-server.js';
 
 const MODEL = 'engram-glove-100d';
-const MEMORIES = ['Ana is allergic to peanuts', 'The train to Porto leaves at nine in the morning', 'Pixel the dog loves running on the beach'];
+const MEMORIES = [
+  'Ana is allergic to peanuts',
+  'The train to Porto leaves at nine in the morning',
+  'Pixel the dog loves running on the beach',
+];
 /** What both apps search for: no word in common with the memory it should find. */
 const EXPECTED_TOP = 'Ana is allergic to peanuts';
 /** The files the package ships besides dist/. */
-const SHIPPED_OUTSIDE_DIST = ['LICENSE', 'README.md', 'package.json', 'scripts/build-offline-model.mjs', 'scripts/download-model.mjs', 'scripts/ensure-model.mjs', 'scripts/minilm-model.mjs', 'scripts/model-folder.mjs'];
+const SHIPPED_OUTSIDE_DIST = [
+  'LICENSE',
+  'README.md',
+  'package.json',
+  'scripts/build-offline-model.mjs',
+  'scripts/download-model.mjs',
+  'scripts/ensure-model.mjs',
+  'scripts/minilm-model.mjs',
+  'scripts/model-folder.mjs',
+];
 const PAGE_WAIT = 90_000;
 /**
  * An in-browser library that brings another ONNX Runtime Web (1.14, through @xenova/transformers 2):
@@ -60,15 +83,23 @@ beforeAll(async () => {
   // Both installs at once: they mostly wait on the disk.
   const version = async (p: string): Promise<string> => `${p}@${await repoVersion(p)}`;
   const [node, vite, readme] = await Promise.all([
-    Promise.all(['fake-indexeddb', 'typescript', '@types/node'].map(version)).then((packages) => createApp(parent, 'node-app', packed.tarball, packages)),
-    Promise.all(['vite', 'typescript', OTHER_ORT_LIBRARY].map(version)).then((packages) => createApp(parent, 'vite-app', packed.tarball, packages)),
-    Promise.all(['fake-indexeddb', 'typescript', '@types/node', 'ai', '@langchain/core'].map(version)).then((packages) => createApp(parent, 'readme-app', packed.tarball, packages)),
+    Promise.all(['fake-indexeddb', 'typescript', '@types/node'].map(version)).then((packages) =>
+      createApp(parent, 'node-app', packed.tarball, packages),
+    ),
+    Promise.all(['vite', 'typescript', OTHER_ORT_LIBRARY].map(version)).then((packages) =>
+      createApp(parent, 'vite-app', packed.tarball, packages),
+    ),
+    Promise.all(['fake-indexeddb', 'typescript', '@types/node', 'ai', '@langchain/core'].map(version)).then(
+      (packages) => createApp(parent, 'readme-app', packed.tarball, packages),
+    ),
   ]);
   nodeApp = node.dir;
   viteApp = vite.dir;
   readmeApp = readme.dir;
   const offline = node.offline && vite.offline && readme.offline;
-  timings[`installs, in parallel (${offline ? 'offline' : 'registry'})`] = Math.round(Math.max(node.install.ms, vite.install.ms, readme.install.ms));
+  timings[`installs, in parallel (${offline ? 'offline' : 'registry'})`] = Math.round(
+    Math.max(node.install.ms, vite.install.ms, readme.install.ms),
+  );
 }, 500_000);
 
 afterAll(async () => {
@@ -92,11 +123,19 @@ describe('npm pack', () => {
     for (const folder of ['lib/', 'test/', 'bench/', 'demo/', 'desktop/', 'models/', 'dist/types/test/']) {
       expect(files.filter((f) => f.startsWith(folder))).toEqual([]);
     }
-    for (const entry of ['dist/sync.js', 'dist/ai-sdk.js', 'dist/langchain.js', 'dist/types/ai-sdk/index.d.ts', 'dist/types/langchain/index.d.ts']) expect(packed.entryPoints).toContain(entry);
+    for (const entry of [
+      'dist/sync.js',
+      'dist/ai-sdk.js',
+      'dist/langchain.js',
+      'dist/types/ai-sdk/index.d.ts',
+      'dist/types/langchain/index.d.ts',
+    ])
+      expect(packed.entryPoints).toContain(entry);
   });
 
   it('package.json declares onnxruntime-web, which engram imports, at the version its transformers.js pins', async () => {
-    const read = async (path: string): Promise<{ dependencies?: Record<string, string> }> => JSON.parse(await readFile(path, 'utf8')) as { dependencies?: Record<string, string> };
+    const read = async (path: string): Promise<{ dependencies?: Record<string, string> }> =>
+      JSON.parse(await readFile(path, 'utf8')) as { dependencies?: Record<string, string> };
     const own = await read(join(ROOT, 'package.json'));
     const transformers = await read(join(ROOT, 'node_modules/@huggingface/transformers/package.json'));
     expect(own.dependencies?.['onnxruntime-web']).toBeDefined();
@@ -126,14 +165,22 @@ describe('npm pack', () => {
     };
     const core = await closure('engram.js');
     timings['core entry + static chunks (bytes)'] = core.bytes;
-    const frameworks = (bare: Set<string>): string[] => [...bare].filter((b) => /^(ai|@ai-sdk\/|@langchain\/|zod)/.test(b)).sort();
+    const frameworks = (bare: Set<string>): string[] =>
+      [...bare].filter((b) => /^(ai|@ai-sdk\/|@langchain\/|zod)/.test(b)).sort();
     expect(frameworks(core.bare)).toEqual([]);
     expect(frameworks((await closure('ai-sdk.js')).bare)).toEqual(['ai']);
     expect(frameworks((await closure('langchain.js')).bare).every((b) => b.startsWith('@langchain/core/'))).toBe(true);
     // The core's declarations do not name the frameworks either (an app without them type-checks).
     const types = await readdir(join(ROOT, 'dist', 'types'), { recursive: true });
-    for (const file of types.filter((f) => f.endsWith('.d.ts') && !f.startsWith('ai-sdk') && !f.startsWith('langchain'))) {
-      expect({ file, framework: /from ['"](ai|@ai-sdk\/[^'"]+|@langchain\/[^'"]+)['"]/.exec(await readFile(join(ROOT, 'dist', 'types', file), 'utf8'))?.[1] }).toEqual({ file, framework: undefined });
+    for (const file of types.filter(
+      (f) => f.endsWith('.d.ts') && !f.startsWith('ai-sdk') && !f.startsWith('langchain'),
+    )) {
+      expect({
+        file,
+        framework: /from ['"](ai|@ai-sdk\/[^'"]+|@langchain\/[^'"]+)['"]/.exec(
+          await readFile(join(ROOT, 'dist', 'types', file), 'utf8'),
+        )?.[1],
+      }).toEqual({ file, framework: undefined });
     }
   });
 });
@@ -150,7 +197,12 @@ describe('a Node script app (fake-indexeddb)', () => {
     // The app skips library checks as apps do; engram's own declarations must pass without that.
     const [, strict] = await Promise.all([
       timed('node-app tsc', runOk('npx', ['--no', '--', 'tsc', '-p', 'tsconfig.json'], app, 120_000)),
-      run('npx', ['--no', '--', 'tsc', '-p', 'tsconfig.json', '--noEmit', '--skipLibCheck', 'false', '--listFiles'], app, 120_000),
+      run(
+        'npx',
+        ['--no', '--', 'tsc', '-p', 'tsconfig.json', '--noEmit', '--skipLibCheck', 'false', '--listFiles'],
+        app,
+        120_000,
+      ),
     ]);
     const lines = strict.stdout.split('\n');
     expect(lines).toContain(join(app, 'node_modules/engram/dist/types/index.d.ts'));
@@ -160,7 +212,16 @@ describe('a Node script app (fake-indexeddb)', () => {
   it('without ai and @langchain/core installed, engram imports as usual and each adapter names its missing peer', async () => {
     await expect(stat(join(app, 'node_modules', 'ai'))).rejects.toThrow();
     await expect(stat(join(app, 'node_modules', '@langchain', 'core'))).rejects.toThrow();
-    const core = await runOk('node', ['--input-type=module', '-e', "const m = await import('engram'); console.log(typeof m.Engram, typeof m.AgentTools)"], app, 60_000);
+    const core = await runOk(
+      'node',
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('engram'); console.log(typeof m.Engram, typeof m.AgentTools)",
+      ],
+      app,
+      60_000,
+    );
     expect(core.stdout.trim()).toBe('function function');
     const aiSdk = await run('node', ['--input-type=module', '-e', "await import('engram/ai-sdk')"], app, 60_000);
     expect(aiSdk.code).toBe(1);
@@ -284,9 +345,11 @@ async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
   const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((done) => probe.close(() => {
-    done();
-  }));
+  await new Promise<void>((done) =>
+    probe.close(() => {
+      done();
+    }),
+  );
   return port;
 }
 
@@ -317,7 +380,12 @@ describe('a Vite app in Chromium, offline', () => {
     const built = await runOk('npx', ['--no', '--', 'engram-model', '--out', 'public/engram-models'], app, 120_000);
     expect(built.stdout).toContain(`[model] wrote ${publicModelDir()}`);
     expect(built.stdout).toContain('localModelPath');
-    const forced = await runOk('npx', ['--no', '--', 'engram-model', '--force', '--out', 'public/engram-models'], app, 120_000);
+    const forced = await runOk(
+      'npx',
+      ['--no', '--', 'engram-model', '--force', '--out', 'public/engram-models'],
+      app,
+      120_000,
+    );
     expect(forced.stdout).toContain(`[model] building ${publicModelDir()}: rebuild forced`);
     expect(forced.stdout).toContain(`[model] wrote ${publicModelDir()}`);
     const bad = await run('npx', ['--no', '--', 'engram-model', '--outt', 'x'], app, 60_000);
@@ -331,7 +399,8 @@ describe('a Vite app in Chromium, offline', () => {
   it('beside a library that brings onnxruntime-web 1.14, engram resolves the onnxruntime-web its transformers.js expects', async () => {
     const versionAt = async (dir: string): Promise<string | undefined> => {
       try {
-        return (JSON.parse(await readFile(join(dir, 'onnxruntime-web', 'package.json'), 'utf8')) as { version: string }).version;
+        return (JSON.parse(await readFile(join(dir, 'onnxruntime-web', 'package.json'), 'utf8')) as { version: string })
+          .version;
       } catch {
         return undefined;
       }
@@ -339,8 +408,15 @@ describe('a Vite app in Chromium, offline', () => {
     const nm = join(app, 'node_modules');
     // What a bundler finds from node_modules/engram/dist: engram's own node_modules first, then the app's.
     const seenByEngram = (await versionAt(join(nm, 'engram', 'node_modules'))) ?? (await versionAt(nm));
-    const seenByTransformers = (await versionAt(join(nm, '@huggingface', 'transformers', 'node_modules'))) ?? (await versionAt(join(nm, 'engram', 'node_modules'))) ?? (await versionAt(nm));
-    const pinned = (JSON.parse(await readFile(join(nm, '@huggingface', 'transformers', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['onnxruntime-web'];
+    const seenByTransformers =
+      (await versionAt(join(nm, '@huggingface', 'transformers', 'node_modules'))) ??
+      (await versionAt(join(nm, 'engram', 'node_modules'))) ??
+      (await versionAt(nm));
+    const pinned = (
+      JSON.parse(await readFile(join(nm, '@huggingface', 'transformers', 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      }
+    ).dependencies['onnxruntime-web'];
     expect(seenByEngram).toBe(pinned);
     expect(seenByTransformers).toBe(pinned);
     const other = (await versionAt(join(nm, '@xenova', 'transformers', 'node_modules'))) ?? (await versionAt(nm));
@@ -366,14 +442,23 @@ describe('a Vite app in Chromium, offline', () => {
     expect(served.some((p) => /^\/assets\/embed-worker-.*\.js$/.test(p))).toBe(true);
     expect(served.some((p) => /^\/assets\/ort-wasm-simd-threaded\.asyncify-.*\.wasm$/.test(p))).toBe(true);
     expect(served.some((p) => /^\/assets\/ort-wasm-simd-threaded\.asyncify-.*\.mjs$/.test(p))).toBe(true);
-    for (const file of ['config.json', 'tokenizer.json', 'onnx/model.onnx']) expect(served).toContain(`/engram-models/${MODEL}/${file}`);
+    for (const file of ['config.json', 'tokenizer.json', 'onnx/model.onnx'])
+      expect(served).toContain(`/engram-models/${MODEL}/${file}`);
   }, 150_000);
 
   it('the dev server (vite) serves the same page working offline', async () => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    dev = start(process.execPath, [join(app, 'node_modules/vite/bin/vite.js'), '--host', '127.0.0.1', '--port', String(port), '--strictPort'], app);
-    const answers = (): Promise<number> => fetch(`${origin}/`).then((r) => r.status, () => 0);
+    dev = start(
+      process.execPath,
+      [join(app, 'node_modules/vite/bin/vite.js'), '--host', '127.0.0.1', '--port', String(port), '--strictPort'],
+      app,
+    );
+    const answers = (): Promise<number> =>
+      fetch(`${origin}/`).then(
+        (r) => r.status,
+        () => 0,
+      );
     const running = dev;
     await expect
       .poll(answers, { timeout: 30_000, interval: 250 })
@@ -432,7 +517,7 @@ describe("the README's TypeScript, in an app with ai and @langchain/core", () =>
     expect(result.stderr).toBe('');
   }, 200_000);
 
-  it('the AI SDK and LangChain examples run as written with the frameworks\' test models', async () => {
+  it("the AI SDK and LangChain examples run as written with the frameworks' test models", async () => {
     const result = await runOk('node', ['build/run-adapters.js'], app, 60_000);
     const report = JSON.parse(result.stdout) as {
       aiSdk: { first: string; second: string; thread: string[] };
@@ -442,9 +527,15 @@ describe("the README's TypeScript, in an app with ai and @langchain/core", () =>
     // MemoryChat: the first turn recalls nothing and stores the statement; the tools then find it.
     expect(report.aiSdk.first).toBe('From memory: No memories found.');
     expect(report.aiSdk.second).toBe('From memory: - I live in Porto');
-    expect(report.aiSdk.thread).toEqual(['system: You are a helpful assistant with long-term memory.', 'user: I live in Porto', 'assistant: From memory: No memories found.']);
+    expect(report.aiSdk.thread).toEqual([
+      'system: You are a helpful assistant with long-term memory.',
+      'user: I live in Porto',
+      'assistant: From memory: No memories found.',
+    ]);
     // LangChain: the retrieved memory reached the model (FakeChatModel answers with its prompt); the history holds the turn.
-    expect(report.langchain.reply).toBe('What you know about the user:\nAna is allergic to peanuts\nWhat must I not eat?');
+    expect(report.langchain.reply).toBe(
+      'What you know about the user:\nAna is allergic to peanuts\nWhat must I not eat?',
+    );
     expect(report.langchain.history).toEqual(['user: What must I not eat?', `assistant: ${report.langchain.reply}`]);
     expect(report.memories).toEqual(['Ana is allergic to peanuts', 'I live in Porto']);
   }, 90_000);

@@ -28,7 +28,8 @@ function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     const k = key.toLowerCase();
-    if (k.startsWith('npm_') || k === 'init_cwd' || k === 'node_env' || k.startsWith('vitest') || k === 'node_options') continue;
+    if (k.startsWith('npm_') || k === 'init_cwd' || k === 'node_env' || k.startsWith('vitest') || k === 'node_options')
+      continue;
     env[key] = value;
   }
   return env;
@@ -96,10 +97,17 @@ export function start(command: string, args: readonly string[], cwd: string): St
 }
 
 /** Like {@link run}, but rejects with the output when the exit code is not 0. */
-export async function runOk(command: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<RunResult> {
+export async function runOk(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs: number,
+): Promise<RunResult> {
   const result = await run(command, args, cwd, timeoutMs);
   if (result.code !== 0) {
-    throw new RangeError(`${command} ${args.join(' ')} exited with ${String(result.code)} in ${cwd}\n${result.stdout}\n${result.stderr}`);
+    throw new RangeError(
+      `${command} ${args.join(' ')} exited with ${String(result.code)} in ${cwd}\n${result.stdout}\n${result.stderr}`,
+    );
   }
   return result;
 }
@@ -121,7 +129,12 @@ function targets(value: unknown): string[] {
 
 /** `npm pack` of the repository (which must be built) into `destination`. */
 export async function packLibrary(destination: string): Promise<Packed> {
-  const { stdout } = await runOk('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], ROOT, 60_000);
+  const { stdout } = await runOk(
+    'npm',
+    ['pack', '--json', '--ignore-scripts', '--pack-destination', destination],
+    ROOT,
+    60_000,
+  );
   const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   if (info === undefined) throw new RangeError(`npm pack printed no package: ${stdout}`);
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { exports?: unknown; bin?: unknown };
@@ -149,7 +162,12 @@ export async function repoVersion(name: string): Promise<string> {
  * can (`--offline`), else from the registry, preferring the cache.
  * @returns the app's folder and how the install went
  */
-export async function createApp(parent: string, name: string, tarball: string, packages: readonly string[]): Promise<{ dir: string; install: RunResult; offline: boolean }> {
+export async function createApp(
+  parent: string,
+  name: string,
+  tarball: string,
+  packages: readonly string[],
+): Promise<{ dir: string; install: RunResult; offline: boolean }> {
   const dir = join(parent, name);
   await cp(join(import.meta.dirname, 'fixtures', name), dir, { recursive: true });
   const args = ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...packages];

@@ -43,7 +43,10 @@ export async function serveFolder(root: string): Promise<StaticServer> {
           res.writeHead(404).end();
           return;
         }
-        res.writeHead(200, { 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': info.size });
+        res.writeHead(200, {
+          'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+          'content-length': info.size,
+        });
         createReadStream(file).pipe(res);
       },
       () => {

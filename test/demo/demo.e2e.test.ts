@@ -36,9 +36,15 @@ interface CompletionRequest {
  * A minimal OpenAI-compatible chat-completions endpoint on loopback, with CORS so the
  * page (another origin) may call it, standing in for a local model server.
  */
-async function startEndpoint(reply: string): Promise<{ baseUrl: string; requests: CompletionRequest[]; server: Server }> {
+async function startEndpoint(
+  reply: string,
+): Promise<{ baseUrl: string; requests: CompletionRequest[]; server: Server }> {
   const requests: CompletionRequest[] = [];
-  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'content-type, authorization', 'access-control-allow-methods': 'POST' };
+  const cors = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-headers': 'content-type, authorization',
+    'access-control-allow-methods': 'POST',
+  };
   const http = createHttpServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -53,7 +59,15 @@ async function startEndpoint(reply: string): Promise<{ baseUrl: string; requests
       }
       requests.push({ authorization: req.headers.authorization, body: JSON.parse(body) as CompletionRequest['body'] });
       const message = { role: 'assistant', content: reply };
-      res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'stop' }] }));
+      res
+        .writeHead(200, { ...cors, 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            choices: [{ index: 0, message, finish_reason: 'stop' }],
+          }),
+        );
     });
   });
   await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
@@ -84,7 +98,9 @@ async function chat(text: string): Promise<void> {
   await page.fill('[data-testid="chat-input"]', text);
   await page.press('[data-testid="chat-input"]', 'Enter');
   await page.waitForFunction(
-    (n) => document.querySelectorAll('[data-testid="turn"]').length === n && !(document.querySelector('[data-testid="chat-input"]') as HTMLInputElement).disabled,
+    (n) =>
+      document.querySelectorAll('[data-testid="turn"]').length === n &&
+      !(document.querySelector('[data-testid="chat-input"]') as HTMLInputElement).disabled,
     before + 1,
     { timeout: STEP_WAIT },
   );
@@ -92,7 +108,11 @@ async function chat(text: string): Promise<void> {
 
 /** Waits until the memories card shows `scope` ("user/agent"): it renders beside the chat title, not with it. */
 async function memoriesOf(scope: string): Promise<void> {
-  await page.waitForFunction((s) => document.querySelector('[data-testid="memory-list"]')?.getAttribute('data-scope') === s, scope, { timeout: STEP_WAIT });
+  await page.waitForFunction(
+    (s) => document.querySelector('[data-testid="memory-list"]')?.getAttribute('data-scope') === s,
+    scope,
+    { timeout: STEP_WAIT },
+  );
 }
 
 /** The last turn's sections. */
@@ -104,9 +124,13 @@ async function search(mode: 'vector' | 'keyword' | 'hybrid' | 'log', query: stri
   await page.click(`[data-testid="mode-${mode}"]`);
   await page.fill('[data-testid="search-input"]', query);
   await page.click('[data-testid="search-button"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="search-results"]')?.getAttribute('data-state') === 'done', undefined, {
-    timeout: STEP_WAIT,
-  });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="search-results"]')?.getAttribute('data-state') === 'done',
+    undefined,
+    {
+      timeout: STEP_WAIT,
+    },
+  );
   return texts('[data-testid="search-results"] .result .text');
 }
 
@@ -128,7 +152,13 @@ beforeAll(async () => {
   const context = await browser.newContext({ viewport: { width: 1360, height: 1100 } });
   await context.route('**/*', async (route) => {
     const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith(`${endpointOrigin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
+    if (
+      url.startsWith(`${origin}/`) ||
+      url.startsWith(`${endpointOrigin}/`) ||
+      url.startsWith('data:') ||
+      url.startsWith('blob:')
+    )
+      await route.continue();
     else {
       offsite.push(url);
       await route.abort();
@@ -155,7 +185,9 @@ describe('demo page', () => {
     expect(await status.getAttribute('data-embedder')).toBe('engram-glove-100d');
     expect(await status.getAttribute('data-index')).toBe('empty');
     expect(await status.getAttribute('data-memories')).toBe('0');
-    expect(await status.innerText()).toMatch(/engram-glove-100d \(100-d\) · ready in .* · index: 0 vectors, started empty at load · 0 memories/);
+    expect(await status.innerText()).toMatch(
+      /engram-glove-100d \(100-d\) · ready in .* · index: 0 vectors, started empty at load · 0 memories/,
+    );
     expect(await page.locator('[data-testid="loading"]').isHidden()).toBe(true);
   }, 120_000);
 
@@ -171,7 +203,9 @@ describe('demo page', () => {
     expect(recalled).toContain('My name is Ana and I live in Porto');
     expect(recalled).not.toContain('peanuts');
     expect(recalled).toMatch(/0\.\d\d/); // the similarity score
-    expect(await page.locator('.msg.assistant .bubble').last().innerText()).toBe('I remember that your name is Ana and you live in Porto.');
+    expect(await page.locator('.msg.assistant .bubble').last().innerText()).toBe(
+      'I remember that your name is Ana and you live in Porto.',
+    );
     expect(await lastTurn('stored')).toContain('Nothing'); // a question is not stored as a memory
     const timings = page.locator('[data-testid="turn"]').last().locator('[data-testid="timings"]');
     for (const step of ['recall', 'model', 'store', 'total']) {
@@ -196,7 +230,11 @@ describe('demo page', () => {
 
   it('another user sees none of Ana\u2019s memories, in the list, the search or the chat', async () => {
     await page.click('[data-testid="user-ben"]');
-    await page.waitForFunction(() => document.getElementById('chat-title')?.textContent.includes('Ben') === true, undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.getElementById('chat-title')?.textContent.includes('Ben') === true,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await memoriesOf('ben/helper');
     expect(await page.innerText('[data-testid="memory-count"]')).toBe('0');
     expect(await texts('[data-testid="memory-list"] .memory .text')).toEqual([]);
@@ -205,18 +243,28 @@ describe('demo page', () => {
     expect(await search('keyword', 'porto')).toEqual([]);
     await chat('Where do I live?');
     expect(await lastTurn('recalled')).not.toContain('Porto');
-    expect(await page.locator('.msg.assistant .bubble').last().innerText()).toBe("I don't know that yet. Tell me, and I'll remember it.");
+    expect(await page.locator('.msg.assistant .bubble').last().innerText()).toBe(
+      "I don't know that yet. Tell me, and I'll remember it.",
+    );
     await chat('I live in Oslo');
     expect(await page.innerText('[data-testid="count-ana-helper"]')).toBe('2');
     expect(await page.innerText('[data-testid="count-ben-helper"]')).toBe('1');
     // Ana's memories with another agent are isolated too.
     await page.click('[data-testid="user-ana"]');
     await page.click('[data-testid="agent-planner"]');
-    await page.waitForFunction(() => document.getElementById('chat-title')?.textContent.startsWith('Planner') === true, undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.getElementById('chat-title')?.textContent.startsWith('Planner') === true,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await memoriesOf('ana/planner');
     expect(await page.innerText('[data-testid="memory-count"]')).toBe('0');
     await page.click('[data-testid="agent-helper"]');
-    await page.waitForFunction(() => document.getElementById('chat-title')?.textContent === 'Helper talking with Ana', undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.getElementById('chat-title')?.textContent === 'Helper talking with Ana',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await memoriesOf('ana/helper');
   }, 60_000);
 
@@ -227,10 +275,15 @@ describe('demo page', () => {
     expect(await status.getAttribute('data-index')).toBe('snapshot');
     expect(await status.getAttribute('data-memories')).toBe('3');
     expect(await page.innerText('#chat-title')).toBe('Helper talking with Ana');
-    expect((await texts('[data-testid="memory-list"] .memory .text')).sort()).toEqual(
-      ['I am allergic to peanuts', 'My name is Ana and I live in Porto'],
-    );
-    expect(await texts('.msg.user .bubble')).toEqual(['My name is Ana and I live in Porto', 'I am allergic to peanuts', 'Where do I live?']);
+    expect((await texts('[data-testid="memory-list"] .memory .text')).sort()).toEqual([
+      'I am allergic to peanuts',
+      'My name is Ana and I live in Porto',
+    ]);
+    expect(await texts('.msg.user .bubble')).toEqual([
+      'My name is Ana and I live in Porto',
+      'I am allergic to peanuts',
+      'Where do I live?',
+    ]);
     expect(await page.locator('[data-testid="turn"]').count()).toBe(3);
     expect(await lastTurn('recalled')).toContain('My name is Ana and I live in Porto');
     expect(await search('vector', 'nut allergy')).toContain('I am allergic to peanuts');
@@ -247,17 +300,25 @@ describe('demo page', () => {
     await page.fill('#llm-model', 'local-test-model');
     await page.fill('#llm-api-key', 'sk-local');
     await page.click('#settings button[type="submit"]');
-    await page.waitForFunction(() => document.getElementById('chat-subtitle')?.textContent.includes('local-test-model') === true, undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.getElementById('chat-subtitle')?.textContent.includes('local-test-model') === true,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await chat('What is my name?');
 
     expect(await page.locator('.msg.assistant .bubble').last().innerText()).toBe('Your name is Ana.');
-    expect(await page.locator('.msg.assistant .meta').last().innerText()).toContain(`local-test-model at ${local.baseUrl}`);
+    expect(await page.locator('.msg.assistant .meta').last().innerText()).toContain(
+      `local-test-model at ${local.baseUrl}`,
+    );
     expect(local.requests).toHaveLength(1);
     const [request] = local.requests;
     expect(request?.authorization).toBe('Bearer sk-local');
     expect(request?.body.model).toBe('local-test-model');
     const messages = request?.body.messages ?? [];
-    expect(messages.find((m) => m.role === 'system' && m.content.startsWith('Relevant memories:'))?.content).toContain('My name is Ana and I live in Porto');
+    expect(messages.find((m) => m.role === 'system' && m.content.startsWith('Relevant memories:'))?.content).toContain(
+      'My name is Ana and I live in Porto',
+    );
     expect(messages[messages.length - 1]).toEqual({ role: 'user', content: 'What is my name?' });
     expect(await lastTurn('recalled')).toContain('My name is Ana and I live in Porto');
 

@@ -2,7 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { isQuestion, recalledFrom, scriptedReply, secondPerson } from '../../demo/scripted-agent.js';
 
-const memories = (...lines: string[]) => ({ role: 'system' as const, content: ['Relevant memories:', ...lines.map((l) => `- ${l}`)].join('\n') });
+const memories = (...lines: string[]) => ({
+  role: 'system' as const,
+  content: ['Relevant memories:', ...lines.map((l) => `- ${l}`)].join('\n'),
+});
 const user = (content: string) => ({ role: 'user' as const, content });
 const system = { role: 'system' as const, content: 'You are a helpful assistant with long-term memory.' };
 
@@ -20,17 +23,26 @@ describe('scripted agent', () => {
   });
 
   it('recalledFrom() reads the memories of the "Relevant memories:" block only', () => {
-    expect(recalledFrom([system, memories('I live in Porto', 'I am allergic to peanuts'), user('hi')])).toEqual(['I live in Porto', 'I am allergic to peanuts']);
+    expect(recalledFrom([system, memories('I live in Porto', 'I am allergic to peanuts'), user('hi')])).toEqual([
+      'I live in Porto',
+      'I am allergic to peanuts',
+    ]);
     expect(recalledFrom([system, user('hi')])).toEqual([]);
   });
 
   it('scriptedReply() answers a question from the recalled memories, skipping stored questions', () => {
-    const prompt = [system, memories('Where do I live?', 'My name is Ana and I live in Porto'), user('Where do I live?')];
+    const prompt = [
+      system,
+      memories('Where do I live?', 'My name is Ana and I live in Porto'),
+      user('Where do I live?'),
+    ];
     expect(scriptedReply(prompt)).toBe('I remember that your name is Ana and you live in Porto.');
   });
 
   it('scriptedReply() says so when nothing relevant was recalled', () => {
-    expect(scriptedReply([system, user('Where do I live?')])).toBe("I don't know that yet. Tell me, and I'll remember it.");
+    expect(scriptedReply([system, user('Where do I live?')])).toBe(
+      "I don't know that yet. Tell me, and I'll remember it.",
+    );
   });
 
   it('scriptedReply() acknowledges a statement and is deterministic', () => {
@@ -41,6 +53,8 @@ describe('scripted agent', () => {
 
   it('scriptedReply() greets, mentioning a recalled fact when there is one', () => {
     expect(scriptedReply([system, user('Hello!')])).toMatch(/^Hello! Tell me something about yourself/);
-    expect(scriptedReply([system, memories('I live in Porto'), user('hi')])).toBe('Hello again! I remember that you live in Porto.');
+    expect(scriptedReply([system, memories('I live in Porto'), user('hi')])).toBe(
+      'Hello again! I remember that you live in Porto.',
+    );
   });
 });

@@ -30,14 +30,23 @@ describe('demo suggestion chips', () => {
       it(`each question chip of ${userId} recalls the statement it asks about (${phrasing})`, async () => {
         // The real offline model, as the demo loads it.
         engram = await openTemp();
-        const assistant = new Assistant(engram, { threadId: `t-${userId}`, agentId: 'helper', userId, model: scriptedAgent, recallLimit: RECALL_LIMIT });
+        const assistant = new Assistant(engram, {
+          threadId: `t-${userId}`,
+          agentId: 'helper',
+          userId,
+          model: scriptedAgent,
+          recallLimit: RECALL_LIMIT,
+        });
         const said = (text: string): string => (phrasing === 'as offered' ? text : otherPhrasing(text));
         const questions = chips.filter((c) => c.answer !== undefined);
         expect(questions.length).toBeGreaterThan(0);
         for (const statement of chips.filter((c) => c.answer === undefined)) await assistant.send(said(statement.text));
         for (const question of questions) {
           const turn = await assistant.send(question.text);
-          expect(turn.recalledMemories.map((m) => m.memory), question.text).toContain(said(question.answer!));
+          expect(
+            turn.recalledMemories.map((m) => m.memory),
+            question.text,
+          ).toContain(said(question.answer!));
           expect(turn.reply).toMatch(/^I remember that /);
         }
       });

@@ -12,7 +12,9 @@ const CORS = {
 };
 
 /** Starts the proxy in front of `target` (an http://127.0.0.1:PORT base URL); counts forwarded requests. */
-export async function startCorsProxy(target: string): Promise<{ url: string; forwarded: () => number; apiKeys: Set<string>; close: () => Promise<void> }> {
+export async function startCorsProxy(
+  target: string,
+): Promise<{ url: string; forwarded: () => number; apiKeys: Set<string>; close: () => Promise<void> }> {
   const to = new URL(target);
   let forwarded = 0;
   const apiKeys = new Set<string>();
@@ -24,10 +26,19 @@ export async function startCorsProxy(target: string): Promise<{ url: string; for
     forwarded++;
     const key = req.headers['api-key'];
     if (typeof key === 'string') apiKeys.add(key);
-    const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...CORS });
-      answer.pipe(res);
-    });
+    const upstream = request(
+      {
+        host: to.hostname,
+        port: to.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: to.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...CORS });
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => {
       res.writeHead(502, CORS).end();
     });

@@ -38,9 +38,18 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Runs a script to its end (or, with `until`, until its output matches, then stops its process group). */
-function runScript(script: string, env: NodeJS.ProcessEnv, until?: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runScript(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  until?: RegExp,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [resolve(ROOT, script)], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [resolve(ROOT, script)], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -74,48 +83,79 @@ afterAll(async () => {
 
 describe('npm run desktop:electron', () => {
   it('is a script of package.json', async () => {
-    const manifest = JSON.parse(await readFile(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const manifest = JSON.parse(await readFile(resolve(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(manifest.scripts['desktop:electron']).toBe('node scripts/get-electron.mjs');
   });
 
-  it.skipIf(installed)('says plainly why the download failed and what to try, exits 1 and installs nothing', async () => {
-    const { code, stdout, stderr } = await runScript('scripts/get-electron.mjs', cleanEnv({ ELECTRON_MIRROR: mirrorUrl }));
-    expect(code).toBe(1);
-    expect(stdout).toContain(`Downloading Electron ${version} for ${process.platform}-${process.arch} from ${mirrorUrl}`);
-    // The electron package's own installer asked the mirror for this version's archive.
-    expect(asked).toContain(`/v${version}/electron-v${version}-${process.platform}-${process.arch}.zip`);
-    expect(stderr).toContain(`engram: Electron's binary was not installed: the download from ${mirrorUrl} failed (HTTPError: Response code 404 (Not Found)`);
-    expect(stderr).toContain('ELECTRON_MIRROR=');
-    expect(stderr).toContain('Then run `npm run desktop:electron` again.');
-    expect(stderr).not.toMatch(/^\s+at /m);
-    expect(binaryInstalled()).toBe(false);
-    expect(existsSync(resolve(ROOT, 'node_modules/electron/path.txt'))).toBe(false);
-  }, 60_000);
+  it.skipIf(installed)(
+    'says plainly why the download failed and what to try, exits 1 and installs nothing',
+    async () => {
+      const { code, stdout, stderr } = await runScript(
+        'scripts/get-electron.mjs',
+        cleanEnv({ ELECTRON_MIRROR: mirrorUrl }),
+      );
+      expect(code).toBe(1);
+      expect(stdout).toContain(
+        `Downloading Electron ${version} for ${process.platform}-${process.arch} from ${mirrorUrl}`,
+      );
+      // The electron package's own installer asked the mirror for this version's archive.
+      expect(asked).toContain(`/v${version}/electron-v${version}-${process.platform}-${process.arch}.zip`);
+      expect(stderr).toContain(
+        `engram: Electron's binary was not installed: the download from ${mirrorUrl} failed (HTTPError: Response code 404 (Not Found)`,
+      );
+      expect(stderr).toContain('ELECTRON_MIRROR=');
+      expect(stderr).toContain('Then run `npm run desktop:electron` again.');
+      expect(stderr).not.toMatch(/^\s+at /m);
+      expect(binaryInstalled()).toBe(false);
+      expect(existsSync(resolve(ROOT, 'node_modules/electron/path.txt'))).toBe(false);
+    },
+    60_000,
+  );
 
-  it.skipIf(installed)('says when the address cannot be reached at all', async () => {
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((r) => closed.close(r));
-    const { code, stderr } = await runScript('scripts/get-electron.mjs', cleanEnv({ ELECTRON_MIRROR: `http://127.0.0.1:${port}/` }));
-    expect(code).toBe(1);
-    expect(stderr).toContain('fetch failed: the address could not be reached');
-  }, 60_000);
+  it.skipIf(installed)(
+    'says when the address cannot be reached at all',
+    async () => {
+      const closed = createServer();
+      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise((r) => closed.close(r));
+      const { code, stderr } = await runScript(
+        'scripts/get-electron.mjs',
+        cleanEnv({ ELECTRON_MIRROR: `http://127.0.0.1:${port}/` }),
+      );
+      expect(code).toBe(1);
+      expect(stderr).toContain('fetch failed: the address could not be reached');
+    },
+    60_000,
+  );
 
-  it.skipIf(installed)('refuses at once when ELECTRON_SKIP_BINARY_DOWNLOAD is set, naming it', async () => {
-    const before = asked.length;
-    const { code, stderr } = await runScript('scripts/get-electron.mjs', cleanEnv({ ELECTRON_MIRROR: mirrorUrl, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' }));
-    expect(code).toBe(1);
-    expect(stderr).toContain('ELECTRON_SKIP_BINARY_DOWNLOAD is set');
-    expect(asked.length).toBe(before);
-  }, 60_000);
+  it.skipIf(installed)(
+    'refuses at once when ELECTRON_SKIP_BINARY_DOWNLOAD is set, naming it',
+    async () => {
+      const before = asked.length;
+      const { code, stderr } = await runScript(
+        'scripts/get-electron.mjs',
+        cleanEnv({ ELECTRON_MIRROR: mirrorUrl, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' }),
+      );
+      expect(code).toBe(1);
+      expect(stderr).toContain('ELECTRON_SKIP_BINARY_DOWNLOAD is set');
+      expect(asked.length).toBe(before);
+    },
+    60_000,
+  );
 });
 
 describe('npm start without the binary', () => {
-  it.skipIf(installed)('names the command that fetches it, then serves the app in the browser', async () => {
-    const { stdout } = await runScript('scripts/start.mjs', cleanEnv({}), /desktop:electron/);
-    expect(stdout.split('\n')[0]).toBe(
-      "Electron's binary is not installed (`npm install` does not download it: install scripts are off). `npm run desktop:electron` fetches it; meanwhile the same app is served in your browser.",
-    );
-  }, 60_000);
+  it.skipIf(installed)(
+    'names the command that fetches it, then serves the app in the browser',
+    async () => {
+      const { stdout } = await runScript('scripts/start.mjs', cleanEnv({}), /desktop:electron/);
+      expect(stdout.split('\n')[0]).toBe(
+        "Electron's binary is not installed (`npm install` does not download it: install scripts are off). `npm run desktop:electron` fetches it; meanwhile the same app is served in your browser.",
+      );
+    },
+    60_000,
+  );
 });

@@ -28,7 +28,16 @@ beforeAll(async () => {
   const out = join(work, 'release');
   await run(
     process.execPath,
-    [resolve(ROOT, 'node_modules/electron-builder/cli.js'), '--dir', '--linux', '--x64', '--config', 'electron-builder.yml', `-c.electronDist=${electronDist}`, `-c.directories.output=${out}`],
+    [
+      resolve(ROOT, 'node_modules/electron-builder/cli.js'),
+      '--dir',
+      '--linux',
+      '--x64',
+      '--config',
+      'electron-builder.yml',
+      `-c.electronDist=${electronDist}`,
+      `-c.directories.output=${out}`,
+    ],
     { cwd: ROOT, timeout: 300_000, env: { ...process.env, CI: 'true' } },
   );
   unpacked = join(out, 'linux-unpacked');
@@ -55,7 +64,10 @@ describe('electron-builder --dir', () => {
   it('packs an index.html that carries the policy itself, first in its head (for a server that sends no header)', () => {
     const html = extractFile(join(unpacked, 'resources/app.asar'), 'renderer/index.html').toString('utf8');
     const first = /<head>\s*<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1];
-    const decoded = first?.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+    const decoded = first
+      ?.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
+      .replaceAll('&quot;', '"')
+      .replaceAll('&amp;', '&');
     expect(decoded).toBe(CONTENT_SECURITY_POLICY_META);
     // The charset declaration must still come within the first 1024 bytes.
     expect(Buffer.byteLength(html.slice(0, html.indexOf('<meta charset="utf-8"')))).toBeLessThan(1024);
@@ -72,9 +84,15 @@ describe('electron-builder --dir', () => {
 
   it('leaves out tests, TypeScript sources, source maps and node_modules', () => {
     expect(files.filter((f) => /\.(ts|tsx|map)$/.test(f))).toEqual([]);
-    expect(files.filter((f) => /\/(test|tests|__tests__|__screenshots__|node_modules|lib|desktop|bench|scripts)(\/|$)/.test(f))).toEqual([]);
+    expect(
+      files.filter((f) =>
+        /\/(test|tests|__tests__|__screenshots__|node_modules|lib|desktop|bench|scripts)(\/|$)/.test(f),
+      ),
+    ).toEqual([]);
     expect(files.filter((f) => f.includes('.test.') || f.includes('.e2e.'))).toEqual([]);
     // Only what build-app.mjs writes is at the top.
-    expect(new Set(files.map((f) => f.split('/')[1]))).toEqual(new Set(['main', 'preload', 'renderer', 'package.json']));
+    expect(new Set(files.map((f) => f.split('/')[1]))).toEqual(
+      new Set(['main', 'preload', 'renderer', 'package.json']),
+    );
   });
 });

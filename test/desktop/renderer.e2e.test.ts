@@ -47,7 +47,13 @@ async function newContext(): Promise<{ context: BrowserContext; page: Page }> {
   const ctx = await browser!.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
   await ctx.route('**/*', async (route) => {
     const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || (proxy !== undefined && url.startsWith(`${proxy.url}/`)) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
+    if (
+      url.startsWith(`${origin}/`) ||
+      (proxy !== undefined && url.startsWith(`${proxy.url}/`)) ||
+      url.startsWith('data:') ||
+      url.startsWith('blob:')
+    )
+      await route.continue();
     else {
       offsite.push(url);
       await route.abort();
@@ -93,16 +99,32 @@ async function addMemory(text: string, scope: { user?: string; agent?: string } 
   await page.fill('[data-testid="add-user"]', scope.user ?? '');
   await page.fill('[data-testid="add-agent"]', scope.agent ?? '');
   await page.click('[data-testid="add-submit"]');
-  await page.waitForFunction((t) => document.querySelector<HTMLTextAreaElement>('[data-testid="detail-text"]')?.value === t, text, { timeout: STEP_WAIT });
-  await page.waitForFunction((n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n), before + 1, { timeout: STEP_WAIT });
+  await page.waitForFunction(
+    (t) => document.querySelector<HTMLTextAreaElement>('[data-testid="detail-text"]')?.value === t,
+    text,
+    { timeout: STEP_WAIT },
+  );
+  await page.waitForFunction(
+    (n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n),
+    before + 1,
+    { timeout: STEP_WAIT },
+  );
 }
 
-async function search(mode: 'vector' | 'keyword' | 'hybrid', query: string, p: Page = page): Promise<{ texts: string[]; scores: string[] }> {
+async function search(
+  mode: 'vector' | 'keyword' | 'hybrid',
+  query: string,
+  p: Page = page,
+): Promise<{ texts: string[]; scores: string[] }> {
   await p.click(`[data-testid="mode-${mode}"]`);
   await p.fill('[data-testid="search-input"]', query);
   await p.evaluate(() => document.querySelector('[data-testid="search-results"]')?.setAttribute('data-state', 'stale'));
   await p.click('[data-testid="search-button"]');
-  await p.waitForFunction(() => document.querySelector('[data-testid="search-results"]')?.getAttribute('data-state') === 'done', undefined, { timeout: STEP_WAIT });
+  await p.waitForFunction(
+    () => document.querySelector('[data-testid="search-results"]')?.getAttribute('data-state') === 'done',
+    undefined,
+    { timeout: STEP_WAIT },
+  );
   return {
     texts: await p.locator('[data-testid="search-results"] .result .text').allInnerTexts(),
     scores: await p.locator('[data-testid="search-results"] .result .score').allInnerTexts(),
@@ -111,16 +133,26 @@ async function search(mode: 'vector' | 'keyword' | 'hybrid', query: string, p: P
 
 async function clearSearch(): Promise<void> {
   await page.click('[data-testid="search-clear"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="search-results"]')?.getAttribute('data-state') === 'idle', undefined, { timeout: STEP_WAIT });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="search-results"]')?.getAttribute('data-state') === 'idle',
+    undefined,
+    { timeout: STEP_WAIT },
+  );
 }
 
 async function openFromList(text: string): Promise<void> {
   await page.locator('[data-testid="memory-list"] .memory-row', { hasText: text }).first().click();
-  await page.waitForFunction((t) => document.querySelector<HTMLTextAreaElement>('[data-testid="detail-text"]')?.value === t, text, { timeout: STEP_WAIT });
+  await page.waitForFunction(
+    (t) => document.querySelector<HTMLTextAreaElement>('[data-testid="detail-text"]')?.value === t,
+    text,
+    { timeout: STEP_WAIT },
+  );
 }
 
 async function history(): Promise<string[]> {
-  return page.locator('[data-testid="memory-history"] .history-entry').evaluateAll((els) => els.map((e) => e.getAttribute('data-op') ?? ''));
+  return page
+    .locator('[data-testid="memory-history"] .history-entry')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-op') ?? ''));
 }
 
 /**
@@ -128,7 +160,10 @@ async function history(): Promise<string[]> {
  * conversation of two threads, core memory, and BULK memories of another user.
  */
 async function makeFixture(path: string): Promise<void> {
-  const engram = await Engram.open({ name: `desktop-fixture-${Date.now()}`, embedder: await TransformersEmbedder.create() });
+  const engram = await Engram.open({
+    name: `desktop-fixture-${Date.now()}`,
+    embedder: await TransformersEmbedder.create(),
+  });
   const trip = engram.conversation('trip-planning', { userId: 'ana', agentId: 'assistant' });
   await trip.add({ role: 'user', content: 'Can you find trains from Porto to Lisbon on Saturday?' });
   await trip.add({ role: 'assistant', content: 'The 9:05 Alfa Pendular arrives in Lisbon at 11:59.' });
@@ -137,11 +172,36 @@ async function makeFixture(path: string): Promise<void> {
   await engram.blocks('assistant').set('human', 'Ana, lives in Porto, allergic to peanuts.', { limit: 200 });
   // Varied sentences (who × what × topic), so the map shows a spread rather than a few stacks.
   const who = ['Zoe', 'My brother', 'The neighbour', 'Our team', 'The teacher', 'Grandma', 'The doctor', 'A friend'];
-  const what = ['likes', 'talked about', 'is learning', 'recommended', 'wrote about', 'dislikes', 'asked about', 'is planning'];
-  const topics = ['gardening', 'chess openings', 'sourdough baking', 'marathon training', 'jazz piano', 'birdwatching', 'astronomy', 'pottery'];
-  const texts = Array.from({ length: BULK }, (_, i) => `${who[i % 8]!} ${what[Math.floor(i / 8) % 8]!} ${topics[Math.floor(i / 64) % 8]!}${i >= 512 ? ` (${i})` : ''}`);
+  const what = [
+    'likes',
+    'talked about',
+    'is learning',
+    'recommended',
+    'wrote about',
+    'dislikes',
+    'asked about',
+    'is planning',
+  ];
+  const topics = [
+    'gardening',
+    'chess openings',
+    'sourdough baking',
+    'marathon training',
+    'jazz piano',
+    'birdwatching',
+    'astronomy',
+    'pottery',
+  ];
+  const texts = Array.from(
+    { length: BULK },
+    (_, i) =>
+      `${who[i % 8]!} ${what[Math.floor(i / 8) % 8]!} ${topics[Math.floor(i / 64) % 8]!}${i >= 512 ? ` (${i})` : ''}`,
+  );
   for (let i = 0; i < texts.length; i += 50) {
-    await engram.add(texts.slice(i, i + 50).map((content) => ({ role: 'user', content })), { userId: 'zoe', agentId: 'archivist' });
+    await engram.add(
+      texts.slice(i, i + 50).map((content) => ({ role: 'user', content })),
+      { userId: 'zoe', agentId: 'archivist' },
+    );
   }
   await writeFile(path, await (await engram.export()).text());
   await engram.close();
@@ -187,7 +247,7 @@ describe('desktop renderer', () => {
     await view('memories');
   }, 120_000);
 
-  it('carries its policy in index.html too: the header policy as the head\'s first element, enforced when a server sends no header', async () => {
+  it("carries its policy in index.html too: the header policy as the head's first element, enforced when a server sends no header", async () => {
     const context = await browser!.newContext();
     try {
       const bare = await context.newPage();
@@ -197,18 +257,26 @@ describe('desktop renderer', () => {
         if (!url.startsWith(`${origin}/`)) return route.abort();
         if (route.request().resourceType() !== 'document') return route.continue();
         const response = await route.fetch();
-        const headers = Object.fromEntries(Object.entries(response.headers()).filter(([name]) => name !== 'content-security-policy'));
+        const headers = Object.fromEntries(
+          Object.entries(response.headers()).filter(([name]) => name !== 'content-security-policy'),
+        );
         return route.fulfill({ response, headers });
       });
       const response = await bare.goto(`${origin}/`);
       expect(response?.headers()['content-security-policy']).toBeUndefined();
       const meta = await bare.evaluate(() => {
         const element = document.head.firstElementChild;
-        return element?.getAttribute('http-equiv') === 'Content-Security-Policy' ? element.getAttribute('content') : null;
+        return element?.getAttribute('http-equiv') === 'Content-Security-Policy'
+          ? element.getAttribute('content')
+          : null;
       });
       expect(meta).toBe(CONTENT_SECURITY_POLICY_META);
       // The meta policy is the header's, less frame-ancestors (which only a header can carry).
-      expect(meta).toBe(CONTENT_SECURITY_POLICY.split('; ').filter((d) => !d.startsWith('frame-ancestors ')).join('; '));
+      expect(meta).toBe(
+        CONTENT_SECURITY_POLICY.split('; ')
+          .filter((d) => !d.startsWith('frame-ancestors '))
+          .join('; '),
+      );
       // Enforced: no inline script, no remote image (DevTools-protocol evaluation itself is exempt, so eval is not tried here).
       const violations = await bare.evaluate(
         () =>
@@ -264,7 +332,11 @@ describe('desktop renderer', () => {
     await openFromList('I am allergic to peanuts');
     await page.fill('[data-testid="detail-text"]', 'I am allergic to peanuts and shellfish');
     await page.click('[data-testid="detail-save"]');
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="memory-history"] .history-entry').length === 2, undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid="memory-history"] .history-entry').length === 2,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     expect(await history()).toEqual(['ADD', 'UPDATE']);
     const update = page.locator('[data-testid="memory-history"] .history-entry[data-op="UPDATE"]');
     expect(await update.locator('.before').innerText()).toBe('I am allergic to peanuts');
@@ -278,33 +350,72 @@ describe('desktop renderer', () => {
 
   it('filters the list by user, agent, tier and date', async () => {
     await page.fill('[data-testid="filter-user"]', 'ana');
-    await page.waitForFunction(() => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith('2 of 3') === true, undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith('2 of 3') === true,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await page.fill('[data-testid="filter-user"]', '');
     await page.fill('[data-testid="filter-agent"]', 'planner');
-    await page.waitForFunction(() => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith('1 of 3') === true, undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith('1 of 3') === true,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     // The virtualised rows are drawn in the frame after the heading changes.
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="memory-list"] .memory-row .text')].map((e) => e.textContent).join('|') === 'The project deadline is next Friday', undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('[data-testid="memory-list"] .memory-row .text')]
+          .map((e) => e.textContent)
+          .join('|') === 'The project deadline is next Friday',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await page.fill('[data-testid="filter-agent"]', '');
     await page.selectOption('[data-testid="filter-tier"]', 'project');
-    await page.waitForFunction(() => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith('0 of 3') === true, undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith('0 of 3') === true,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await page.selectOption('[data-testid="filter-tier"]', 'long_term');
     await page.fill('[data-testid="filter-from"]', '2001-01-01');
     await page.fill('[data-testid="filter-to"]', '2001-12-31');
-    await page.waitForFunction(() => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith('0 of 3') === true, undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith('0 of 3') === true,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await page.fill('[data-testid="filter-to"]', '');
-    await page.waitForFunction(() => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith('3 of 3') === true, undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith('3 of 3') === true,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await page.selectOption('[data-testid="filter-tier"]', '');
     await page.fill('[data-testid="filter-from"]', '');
-    await page.waitForFunction(() => document.querySelector('[data-testid="list-heading"]')?.textContent === '3 memories · newest first', undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="list-heading"]')?.textContent === '3 memories · newest first',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
   }, 60_000);
 
   it('deletes a memory after confirmation; it leaves the list and search, its history ends in DELETE', async () => {
     await openFromList('The project deadline is next Friday');
     await page.click('[data-testid="detail-delete"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="memory-total"]')?.textContent === '2', undefined, { timeout: STEP_WAIT });
-    await page.waitForSelector('[data-testid="memory-history"] .history-entry[data-op="DELETE"]', { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="memory-total"]')?.textContent === '2',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    await page.waitForSelector('[data-testid="memory-history"] .history-entry[data-op="DELETE"]', {
+      timeout: STEP_WAIT,
+    });
     expect(await history()).toEqual(['ADD', 'DELETE']);
-    expect(await page.locator('[data-testid="memory-list"] .memory-row .text').allInnerTexts()).not.toContain('The project deadline is next Friday');
+    expect(await page.locator('[data-testid="memory-list"] .memory-row .text').allInnerTexts()).not.toContain(
+      'The project deadline is next Friday',
+    );
     expect((await search('keyword', 'deadline')).texts).toEqual([]);
     await clearSearch();
   }, 60_000);
@@ -319,8 +430,16 @@ describe('desktop renderer', () => {
     expect(await page.locator('[data-testid="map-legend"] li').allInnerTexts()).toEqual(['ana (2)']);
     const porto = page.locator('[data-testid="map"] circle.dot', { has: page.locator('title', { hasText: 'Porto' }) });
     await porto.click();
-    await page.waitForFunction(() => document.body.dataset['current'] === 'memories', undefined, { timeout: STEP_WAIT });
-    await page.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('[data-testid="detail-text"]')?.value === 'My sister Ana lives in Porto', undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(() => document.body.dataset['current'] === 'memories', undefined, {
+      timeout: STEP_WAIT,
+    });
+    await page.waitForFunction(
+      () =>
+        document.querySelector<HTMLTextAreaElement>('[data-testid="detail-text"]')?.value ===
+        'My sister Ana lives in Porto',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
   }, 60_000);
 
   it('edits core memory blocks within their limits', async () => {
@@ -332,7 +451,11 @@ describe('desktop renderer', () => {
     await page.fill('[data-testid="block-value-persona"]', 'A careful, brief assistant.');
     expect(await page.innerText('[data-testid="block-count-persona"]')).toBe('27 / 40');
     await page.click('[data-testid="block-save-persona"]');
-    await page.waitForFunction(() => document.querySelector('[data-block="persona"]')?.textContent.includes('v2') === true, undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-block="persona"]')?.textContent.includes('v2') === true,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     expect(await page.inputValue('[data-testid="block-value-persona"]')).toBe('A careful, brief assistant.');
     await page.fill('[data-testid="block-value-persona"]', 'A careful, brief assistant who never rambles on and on.');
     expect(await page.innerText('[data-testid="block-count-persona"]')).toBe('55 / 40 · over the limit');
@@ -345,14 +468,24 @@ describe('desktop renderer', () => {
     const chooser = page.waitForEvent('filechooser');
     await page.click('[data-testid="import-button"]');
     await (await chooser).setFiles(fixtureFile);
-    await page.waitForFunction(() => document.querySelector('[data-testid="transfer-result"]')?.getAttribute('data-state') === 'done', undefined, { timeout: 60_000 });
-    expect(await page.innerText('[data-testid="transfer-result"]')).toBe(`Imported fixture.jsonl (merge). The store now holds ${BULK + 2} memories.`);
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="transfer-result"]')?.getAttribute('data-state') === 'done',
+      undefined,
+      { timeout: 60_000 },
+    );
+    expect(await page.innerText('[data-testid="transfer-result"]')).toBe(
+      `Imported fixture.jsonl (merge). The store now holds ${BULK + 2} memories.`,
+    );
     expect(await page.getAttribute('[data-testid="transfer-progress"]', 'value')).toBe('1');
     expect(await page.innerText('[data-testid="transfer-label"]')).toBe('Done');
     await shot('transfer');
 
     await view('memories');
-    await page.waitForFunction((n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n), BULK + 2, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n),
+      BULK + 2,
+      { timeout: STEP_WAIT },
+    );
     // Only the rows in view are in the DOM.
     const rendered = await page.locator('[data-testid="memory-list"] .vlist-row').count();
     expect(rendered).toBeGreaterThan(5);
@@ -360,51 +493,98 @@ describe('desktop renderer', () => {
     await page.locator('[data-testid="memory-list"]').evaluate((el) => {
       el.scrollTop = el.scrollHeight;
     });
-    await page.waitForSelector(`[data-testid="memory-list"] .vlist-row[data-index="${BULK + 1}"] .text`, { timeout: STEP_WAIT });
+    await page.waitForSelector(`[data-testid="memory-list"] .vlist-row[data-index="${BULK + 1}"] .text`, {
+      timeout: STEP_WAIT,
+    });
     expect(await page.locator('[data-testid="memory-list"] .vlist-row').count()).toBeLessThan(40);
     await page.locator('[data-testid="memory-list"]').evaluate((el) => {
       el.scrollTop = 0;
     });
     await page.fill('[data-testid="filter-user"]', 'zoe');
-    await page.waitForFunction((n) => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith(`${n} of`) === true, BULK, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="list-heading"]')?.textContent.startsWith(`${n} of`) === true,
+      BULK,
+      { timeout: STEP_WAIT },
+    );
     await page.fill('[data-testid="filter-user"]', '');
-    await page.waitForFunction((n) => document.querySelector('[data-testid="list-heading"]')?.textContent === `${n} memories · newest first`, BULK + 2, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="list-heading"]')?.textContent === `${n} memories · newest first`,
+      BULK + 2,
+      { timeout: STEP_WAIT },
+    );
     await shot('memories');
 
     await view('map');
-    await page.waitForFunction((n) => document.querySelector('section[data-view="map"]')?.getAttribute('data-state') === 'ready' && document.querySelectorAll('[data-testid="map"] circle.dot').length === n, BULK + 2, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      (n) =>
+        document.querySelector('section[data-view="map"]')?.getAttribute('data-state') === 'ready' &&
+        document.querySelectorAll('[data-testid="map"] circle.dot').length === n,
+      BULK + 2,
+      { timeout: STEP_WAIT },
+    );
     expect(await page.locator('[data-testid="map-legend"] li').allInnerTexts()).toEqual(['ana (2)', 'zoe (400)']);
     await shot('map');
 
     await view('conversations');
     await page.waitForSelector('[data-testid="threads"] .thread', { timeout: STEP_WAIT });
-    expect(await page.locator('[data-testid="threads"] .thread .name').allInnerTexts()).toEqual(['dinner-ideas', 'trip-planning']);
+    expect(await page.locator('[data-testid="threads"] .thread .name').allInnerTexts()).toEqual([
+      'dinner-ideas',
+      'trip-planning',
+    ]);
     await page.click('[data-thread="trip-planning"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="recall-results"]')?.getAttribute('data-total') === '2', undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="recall-results"]')?.getAttribute('data-total') === '2',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     expect(await page.locator('[data-testid="recall-results"] .message .text').allInnerTexts()).toEqual([
       'Can you find trains from Porto to Lisbon on Saturday?',
       'The 9:05 Alfa Pendular arrives in Lisbon at 11:59.',
     ]);
     await page.fill('[data-testid="recall-text"]', 'peanuts');
     await page.click('[data-testid="recall-text-button"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="messages-title"]')?.textContent === 'Messages matching “peanuts”' && document.querySelector('[data-testid="recall-results"]')?.getAttribute('data-state') === 'done', undefined, { timeout: STEP_WAIT });
-    expect(await page.locator('[data-testid="recall-results"] .message .text').allInnerTexts()).toEqual(['Suggest a dinner without peanuts.']);
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="messages-title"]')?.textContent === 'Messages matching “peanuts”' &&
+        document.querySelector('[data-testid="recall-results"]')?.getAttribute('data-state') === 'done',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    expect(await page.locator('[data-testid="recall-results"] .message .text').allInnerTexts()).toEqual([
+      'Suggest a dinner without peanuts.',
+    ]);
     const today = new Date().toISOString().slice(0, 10);
     await page.fill('[data-testid="recall-from"]', today);
     await page.fill('[data-testid="recall-to"]', today);
     await page.click('[data-testid="recall-date-button"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="messages-title"]')?.textContent.startsWith('Messages from') === true && document.querySelector('[data-testid="recall-results"]')?.getAttribute('data-state') === 'done', undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="messages-title"]')?.textContent.startsWith('Messages from') === true &&
+        document.querySelector('[data-testid="recall-results"]')?.getAttribute('data-state') === 'done',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     expect(await page.getAttribute('[data-testid="recall-results"]', 'data-total')).toBe('3');
     await page.fill('[data-testid="recall-from"]', '2001-01-01');
     await page.fill('[data-testid="recall-to"]', '2001-12-31');
     await page.click('[data-testid="recall-date-button"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="recall-results"]')?.getAttribute('data-total') === '0', undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="recall-results"]')?.getAttribute('data-total') === '0',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await page.click('[data-thread="trip-planning"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="recall-results"]')?.getAttribute('data-total') === '2', undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="recall-results"]')?.getAttribute('data-total') === '2',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await shot('conversations');
 
     await view('blocks');
-    expect(await page.inputValue('[data-testid="block-value-human"]')).toBe('Ana, lives in Porto, allergic to peanuts.');
+    expect(await page.inputValue('[data-testid="block-value-human"]')).toBe(
+      'Ana, lives in Porto, allergic to peanuts.',
+    );
   }, 120_000);
 
   it('exports the store, and importing the file into a fresh store gives the same records', async () => {
@@ -413,8 +593,14 @@ describe('desktop renderer', () => {
     await page.click('[data-testid="export-button"]');
     const file = join(work, 'export-a.jsonl');
     await (await download).saveAs(file);
-    await page.waitForFunction(() => document.querySelector('[data-testid="transfer-result"]')?.getAttribute('data-state') === 'done', undefined, { timeout: STEP_WAIT });
-    expect(await page.innerText('[data-testid="transfer-result"]')).toMatch(/^Exported [\d,]+ bytes to engram-\d{4}-\d\d-\d\d\.jsonl\.$/);
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="transfer-result"]')?.getAttribute('data-state') === 'done',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    expect(await page.innerText('[data-testid="transfer-result"]')).toMatch(
+      /^Exported [\d,]+ bytes to engram-\d{4}-\d\d-\d\d\.jsonl\.$/,
+    );
 
     // A fresh browser profile is a fresh IndexedDB.
     const fresh = await newContext();
@@ -425,7 +611,11 @@ describe('desktop renderer', () => {
     const chooser = fresh.page.waitForEvent('filechooser');
     await fresh.page.click('[data-testid="import-button"]');
     await (await chooser).setFiles(file);
-    await fresh.page.waitForFunction(() => document.querySelector('[data-testid="transfer-result"]')?.getAttribute('data-state') === 'done', undefined, { timeout: 60_000 });
+    await fresh.page.waitForFunction(
+      () => document.querySelector('[data-testid="transfer-result"]')?.getAttribute('data-state') === 'done',
+      undefined,
+      { timeout: 60_000 },
+    );
     const download2 = fresh.page.waitForEvent('download');
     await fresh.page.click('[data-testid="export-button"]');
     const file2 = join(work, 'export-b.jsonl');
@@ -442,14 +632,22 @@ describe('desktop renderer', () => {
     expect(b).toEqual(a);
 
     await view('memories', fresh.page);
-    await fresh.page.waitForFunction((n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n), BULK + 2, { timeout: STEP_WAIT });
+    await fresh.page.waitForFunction(
+      (n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n),
+      BULK + 2,
+      { timeout: STEP_WAIT },
+    );
     expect((await search('vector', 'nut allergy', fresh.page)).texts[0]).toBe('I am allergic to peanuts and shellfish');
     await view('status', fresh.page);
     await fresh.page.waitForSelector('[data-view="status"][data-state="ready"]', { timeout: STEP_WAIT });
     expect(await fresh.page.innerText('[data-fact="memories"]')).toBe(String(BULK + 2));
     expect(await fresh.page.innerText('[data-fact="messages"]')).toBe('3');
-    expect(await fresh.page.innerText('[data-fact="index"]')).toMatch(new RegExp(`^${BULK + 2} vectors \\(157 KB of vector data\\) · rebuilt at open$`));
-    expect(await fresh.page.innerText('[data-fact="storage"]')).toMatch(/^[\d.]+ (B|KB|MB|GB) of [\d.]+ (KB|MB|GB|TB) available to this app/);
+    expect(await fresh.page.innerText('[data-fact="index"]')).toMatch(
+      new RegExp(`^${BULK + 2} vectors \\(157 KB of vector data\\) · rebuilt at open$`),
+    );
+    expect(await fresh.page.innerText('[data-fact="storage"]')).toMatch(
+      /^[\d.]+ (B|KB|MB|GB) of [\d.]+ (KB|MB|GB|TB) available to this app/,
+    );
     await shot('status', fresh.page);
     await fresh.context.close();
   }, 180_000);
@@ -465,7 +663,14 @@ describe('desktop renderer', () => {
       await p.check('[data-testid="sync-encrypt"]');
       await p.fill('[data-testid="sync-passphrase"]', 'correct horse battery staple');
       await p.click('[data-testid="sync-now"]');
-      await p.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('[data-testid="sync-status"]')?.getAttribute('data-state') ?? ''), undefined, { timeout: 90_000 });
+      await p.waitForFunction(
+        () =>
+          ['done', 'failed'].includes(
+            document.querySelector('[data-testid="sync-status"]')?.getAttribute('data-state') ?? '',
+          ),
+        undefined,
+        { timeout: 90_000 },
+      );
       expect(await p.innerText('[data-fact="error"]')).toBe('none');
       expect(await p.innerText('[data-fact="result"]')).toMatch(expected);
       expect(await p.innerText('[data-fact="refused"]')).toBe('none');
@@ -486,27 +691,53 @@ describe('desktop renderer', () => {
     await open(other.page);
     await syncOnce(other.page, /^\d+ uploaded · \d+ downloaded · 0 deleted · 0 conflicts$/);
     await view('memories', other.page);
-    await other.page.waitForFunction((n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n), BULK + 2, { timeout: STEP_WAIT });
-    expect((await search('keyword', 'shellfish', other.page)).texts).toEqual(['I am allergic to peanuts and shellfish']);
+    await other.page.waitForFunction(
+      (n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n),
+      BULK + 2,
+      { timeout: STEP_WAIT },
+    );
+    expect((await search('keyword', 'shellfish', other.page)).texts).toEqual([
+      'I am allergic to peanuts and shellfish',
+    ]);
     await other.context.close();
   }, 240_000);
 
   it('forgets a user after confirmation: their memories and conversations go, other users stay', async () => {
     await view('forget');
     await page.fill('[data-testid="forget-user"]', 'ana');
-    await page.waitForFunction(() => document.querySelector('[data-testid="forget-preview"]')?.getAttribute('data-state') === 'ready', undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="forget-preview"]')?.getAttribute('data-state') === 'ready',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     expect(await page.innerText('[data-testid="forget-preview"]')).toBe('Stored about ana: 2 memories and 3 messages.');
     const confirmed: string[] = [];
     page.once('dialog', (d) => confirmed.push(d.message()));
     await page.click('[data-testid="forget-button"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid="forget-result"]')?.getAttribute('data-state') === 'done', undefined, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="forget-result"]')?.getAttribute('data-state') === 'done',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     expect(confirmed[0]).toContain('Forget everything stored about “ana”?');
-    expect(await page.innerText('[data-testid="forget-result"]')).toMatch(/^Forgot ana: 2 memories, 3 messages, \d+ core memory blocks, 0 traces, \d+ history entries, 2 vectors\.$/);
-    await page.waitForFunction(() => document.querySelector('[data-testid="forget-preview"]')?.textContent === 'Stored about ana: 0 memories and 0 messages.', undefined, { timeout: STEP_WAIT });
+    expect(await page.innerText('[data-testid="forget-result"]')).toMatch(
+      /^Forgot ana: 2 memories, 3 messages, \d+ core memory blocks, 0 traces, \d+ history entries, 2 vectors\.$/,
+    );
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="forget-preview"]')?.textContent ===
+        'Stored about ana: 0 memories and 0 messages.',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
     await shot('forget');
 
     await view('memories');
-    await page.waitForFunction((n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n), BULK, { timeout: STEP_WAIT });
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="memory-total"]')?.textContent === String(n),
+      BULK,
+      { timeout: STEP_WAIT },
+    );
     expect((await search('keyword', 'porto')).texts).toEqual([]);
     expect((await search('vector', 'nut allergy')).texts).not.toContain('I am allergic to peanuts and shellfish');
     await clearSearch();

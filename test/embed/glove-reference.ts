@@ -57,7 +57,12 @@ export function readTable(onnx: Uint8Array, dims: number): Float32Array {
 }
 
 /** Embeds `texts` by direct table lookup. */
-export function referenceEmbed(tokenizer: unknown, onnx: Uint8Array, texts: readonly string[], dims = 100): Float32Array[] {
+export function referenceEmbed(
+  tokenizer: unknown,
+  onnx: Uint8Array,
+  texts: readonly string[],
+  dims = 100,
+): Float32Array[] {
   const vocab = (tokenizer as { model: { vocab: Record<string, number> } }).model.vocab;
   const table = readTable(onnx, dims);
   const unk = vocab['[UNK]']!;

@@ -5,8 +5,20 @@ import { validateEmbeddings } from '../../lib/embed/embedder.js';
 import { rng } from '../helpers.js';
 import { cosine } from './paraphrases.js';
 
-
-const WORDS = ['apple', 'river', 'blue', 'engine', 'quiet', 'market', 'seven', 'cloud', 'paper', 'garden', 'north', 'salt'];
+const WORDS = [
+  'apple',
+  'river',
+  'blue',
+  'engine',
+  'quiet',
+  'market',
+  'seven',
+  'cloud',
+  'paper',
+  'garden',
+  'north',
+  'salt',
+];
 
 function randomTexts(n: number, seed: number): string[] {
   const next = rng(seed);

@@ -25,7 +25,10 @@ describe('meanPooledUnit: transformers.js mean pooling and L2 normalisation, bit
         const kept = 1 + Math.floor(random() * tokens);
         for (let j = 0; j < kept; j++) mask[i * tokens + j] = 1n;
       }
-      const expected = mean_pooling(new Tensor('float32', states, [batch, tokens, dims]), new Tensor('int64', mask, [batch, tokens])).normalize(2, -1);
+      const expected = mean_pooling(
+        new Tensor('float32', states, [batch, tokens, dims]),
+        new Tensor('int64', mask, [batch, tokens]),
+      ).normalize(2, -1);
       const got = meanPooledUnit(states, batch, tokens, dims, mask);
       expect(got).toHaveLength(batch * dims);
       expect(bits(got)).toEqual(bits(expected.data as Float32Array));
@@ -36,7 +39,14 @@ describe('meanPooledUnit: transformers.js mean pooling and L2 normalisation, bit
 describe('TransformersEmbedder with its own pooling', () => {
   it('embeds exactly as the feature-extraction pipeline with mean pooling and normalisation (offline model, Node)', async () => {
     const embedder = await TransformersEmbedder.create();
-    const texts = [...PARAPHRASES.flat(), '', '   ', 'Unknown zzqxv words, mostly!', 'Numbers like 1990 and 42 count too.', 'a '.repeat(600)];
+    const texts = [
+      ...PARAPHRASES.flat(),
+      '',
+      '   ',
+      'Unknown zzqxv words, mostly!',
+      'Numbers like 1990 and 42 count too.',
+      'a '.repeat(600),
+    ];
     try {
       const ours = await embedder.embed(texts);
       // The pipeline as transformers.js runs it, on the same files (the embedder left env pointing at them).
@@ -49,7 +59,9 @@ describe('TransformersEmbedder with its own pooling', () => {
           const theirs = await extractor(slice, { pooling: 'mean', normalize: true });
           const flat = theirs.data as Float32Array;
           slice.forEach((_, j) => {
-            expect(bits(ours[i + j]!)).toEqual(bits(flat.subarray(j * embedder.dimensions, (j + 1) * embedder.dimensions)));
+            expect(bits(ours[i + j]!)).toEqual(
+              bits(flat.subarray(j * embedder.dimensions, (j + 1) * embedder.dimensions)),
+            );
           });
           theirs.dispose();
         }

@@ -34,7 +34,9 @@ function cosineOf(a: ArrayLike<number>, b: ArrayLike<number>): number {
  * reference vector: all sentences in one call (batched as the embedder
  * batches), and each alone.
  */
-export async function cosinesToReference(embedder: Embedder): Promise<{ text: string; batched: number; alone: number }[]> {
+export async function cosinesToReference(
+  embedder: Embedder,
+): Promise<{ text: string; batched: number; alone: number }[]> {
   const texts = MINILM_REFERENCE.map((r) => r.text);
   const batched = await embedder.embed(texts);
   const out: { text: string; batched: number; alone: number }[] = [];

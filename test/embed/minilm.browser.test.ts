@@ -10,7 +10,11 @@ describe('TransformersEmbedder (browser worker, MiniLM)', () => {
   let q8: TransformersEmbedder;
 
   beforeAll(async () => {
-    q8 = await TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL, localModelPath: '/models/', batchSize: 64 });
+    q8 = await TransformersEmbedder.create({
+      model: MINILM_EMBEDDING_MODEL,
+      localModelPath: '/models/',
+      batchSize: 64,
+    });
   });
 
   afterAll(async () => {
@@ -23,18 +27,25 @@ describe('TransformersEmbedder (browser worker, MiniLM)', () => {
     expect(q8.inWorker).toBe(true);
   });
 
-  it('embed() ranks each sentence\'s paraphrase above every unrelated sentence', async () => {
+  it("embed() ranks each sentence's paraphrase above every unrelated sentence", async () => {
     const a = await q8.embed(PARAPHRASES.map((p) => p[0]));
     const b = await q8.embed(PARAPHRASES.map((p) => p[1]));
     for (let i = 0; i < a.length; i++) {
       const own = cosine(a[i]!, b[i]!);
-      for (let j = 0; j < b.length; j++) if (j !== i) expect(own, `${PARAPHRASES[i]![0]} vs ${PARAPHRASES[j]![1]}`).toBeGreaterThan(cosine(a[i]!, b[j]!));
+      for (let j = 0; j < b.length; j++)
+        if (j !== i)
+          expect(own, `${PARAPHRASES[i]![0]} vs ${PARAPHRASES[j]![1]}`).toBeGreaterThan(cosine(a[i]!, b[j]!));
     }
   });
 
-  it('embed() with the float32 weights gives sentence-transformers\' vectors in the worker (cosine >= 0.9999 each)', async () => {
+  it("embed() with the float32 weights gives sentence-transformers' vectors in the worker (cosine >= 0.9999 each)", async () => {
     expect(MINILM_REFERENCE.some((r) => r.tokens === 256)).toBe(true);
-    const fp32 = await TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL, localModelPath: '/models/', dtype: 'fp32', batchSize: 64 });
+    const fp32 = await TransformersEmbedder.create({
+      model: MINILM_EMBEDDING_MODEL,
+      localModelPath: '/models/',
+      dtype: 'fp32',
+      batchSize: 64,
+    });
     try {
       expect(fp32.inWorker).toBe(true);
       for (const { text, batched, alone } of await cosinesToReference(fp32)) {

@@ -36,12 +36,14 @@ describe('TransformersEmbedder (node, MiniLM)', () => {
     }
   });
 
-  it('embed() ranks each sentence\'s paraphrase above every unrelated sentence', async () => {
+  it("embed() ranks each sentence's paraphrase above every unrelated sentence", async () => {
     const a = await embedder.embed(PARAPHRASES.map((p) => p[0]));
     const b = await embedder.embed(PARAPHRASES.map((p) => p[1]));
     for (let i = 0; i < a.length; i++) {
       const own = cosine(a[i]!, b[i]!);
-      for (let j = 0; j < b.length; j++) if (j !== i) expect(own, `${PARAPHRASES[i]![0]} vs ${PARAPHRASES[j]![1]}`).toBeGreaterThan(cosine(a[i]!, b[j]!));
+      for (let j = 0; j < b.length; j++)
+        if (j !== i)
+          expect(own, `${PARAPHRASES[i]![0]} vs ${PARAPHRASES[j]![1]}`).toBeGreaterThan(cosine(a[i]!, b[j]!));
     }
     const own = a.map((v, i) => cosine(v, b[i]!));
     const others = a.flatMap((v, i) => b.flatMap((w, j) => (i === j ? [] : [cosine(v, w)])));
@@ -54,13 +56,16 @@ describe('TransformersEmbedder (node, MiniLM)', () => {
     // (and the padding) move each text's vector a little. Measured: cosine 0.994 here.
     const text = 'She has a peanut allergy.';
     const [alone] = await embedder.embed([text]);
-    const batch = await embedder.embed(['a much longer sentence that forces padding of the shorter ones in the batch', text]);
+    const batch = await embedder.embed([
+      'a much longer sentence that forces padding of the shorter ones in the batch',
+      text,
+    ]);
     expect(cosine(alone!, batch[1]!)).toBeGreaterThan(0.99);
   });
 });
 
 describe('TransformersEmbedder (node, MiniLM) against sentence-transformers', () => {
-  it('embed() with the float32 weights gives sentence-transformers\' vectors (cosine >= 0.9999 each)', async () => {
+  it("embed() with the float32 weights gives sentence-transformers' vectors (cosine >= 0.9999 each)", async () => {
     // The goal is 0.999; float32 reaches 1.0000000 to 7 decimals, so a tighter bound catches drift:
     // before engram kept [SEP] at the end of a truncated text, the 256-token sentence was at 0.99960.
     expect(MINILM_REFERENCE.some((r) => r.tokens === 256)).toBe(true);

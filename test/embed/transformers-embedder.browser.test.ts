@@ -66,7 +66,8 @@ describe('TransformersEmbedder (browser worker, offline model)', () => {
       const texts = PARAPHRASES.flat();
       const a = await embedder.embed(texts);
       const b = await inPage.embed(texts);
-      for (let i = 0; i < texts.length; i++) for (let d = 0; d < 100; d++) expect(Math.abs(a[i]![d]! - b[i]![d]!)).toBeLessThan(1e-6);
+      for (let i = 0; i < texts.length; i++)
+        for (let d = 0; d < 100; d++) expect(Math.abs(a[i]![d]! - b[i]![d]!)).toBeLessThan(1e-6);
     } finally {
       await inPage.dispose();
     }
@@ -85,7 +86,9 @@ describe('TransformersEmbedder (browser worker, offline model)', () => {
   });
 
   it('create() rejects with ModelLoadError when the model is not served', async () => {
-    await expect(TransformersEmbedder.create({ model: 'no-such-model', localModelPath: '/models/' })).rejects.toThrow(ModelLoadError);
+    await expect(TransformersEmbedder.create({ model: 'no-such-model', localModelPath: '/models/' })).rejects.toThrow(
+      ModelLoadError,
+    );
   });
 
   it('dispose() terminates the worker; later embed() calls reject with ClosedError', async () => {

@@ -56,7 +56,9 @@ describe('TransformersEmbedder (node, offline model)', () => {
 
   it('embed() matches a direct lookup in the model table within 1e-5', async () => {
     const texts = [...PARAPHRASES.flat(), '', 'Unknown zzqxv words, mostly!', 'Numbers like 1990 and 42 count too.'];
-    const tokenizer: unknown = JSON.parse(new TextDecoder().decode(await readRepoFile('models/engram-glove-100d/tokenizer.json')));
+    const tokenizer: unknown = JSON.parse(
+      new TextDecoder().decode(await readRepoFile('models/engram-glove-100d/tokenizer.json')),
+    );
     const onnx = await readRepoFile('models/engram-glove-100d/onnx/model.onnx');
     const expected = referenceEmbed(tokenizer, onnx, texts);
     const got = await embedder.embed(texts);
@@ -154,7 +156,10 @@ describe('TransformersEmbedder (node, offline model)', () => {
   });
 
   it('create() rejects with ModelLoadError, with a cause, when the model is missing', async () => {
-    const attempt = TransformersEmbedder.create({ model: 'no-such-model', localModelPath: '/nonexistent/engram-models/' });
+    const attempt = TransformersEmbedder.create({
+      model: 'no-such-model',
+      localModelPath: '/nonexistent/engram-models/',
+    });
     await expect(attempt).rejects.toThrow(ModelLoadError);
     const error: unknown = await attempt.catch((e: unknown) => e);
     expect((error as ModelLoadError).cause).toBeDefined();

@@ -17,7 +17,12 @@ import type { VectorState } from '../../lib/engine/vector-state.js';
 import { held } from './held-snapshots.js';
 
 const embedder = new HashEmbedder({ dimensions: 64 });
-const input = (text: string, userId = 'u'): MemoryInput => ({ text, tier: 'long_term', scope: { userId }, metadata: {} });
+const input = (text: string, userId = 'u'): MemoryInput => ({
+  text,
+  tier: 'long_term',
+  scope: { userId },
+  metadata: {},
+});
 
 async function openCore(): Promise<{ core: EngineStore; semantic: SemanticIndex; state: VectorState }> {
   const { db, deviceId } = await openStore(`add-while-indexing-${Math.random().toString(36).slice(2)}`);
@@ -60,14 +65,24 @@ export async function addDoesNotWaitForTheQueue(): Promise<void> {
     await state.idle();
     const applied = state.seq;
     release = holdQueue(state);
-    const first = await within(addMemories(core, semantic, [input('I play the cello on Sundays'), input('I keep bees in the garden')]), 2_000);
+    const first = await within(
+      addMemories(core, semantic, [input('I play the cello on Sundays'), input('I keep bees in the garden')]),
+      2_000,
+    );
     expect(first).not.toBe('pending');
     if (first === 'pending') return;
     expect(first.map((r) => r.added)).toEqual([true, false]);
     // The queue is held: the index has not applied that write.
     expect(state.seq).toBe(applied);
     const cello = first[0]!.item.id;
-    const again = await within(addMemories(core, semantic, [input('I play the cello on Sundays'), input('Oh, I play the cello on Sundays!'), input('I sing in a choir')]), 2_000);
+    const again = await within(
+      addMemories(core, semantic, [
+        input('I play the cello on Sundays'),
+        input('Oh, I play the cello on Sundays!'),
+        input('I sing in a choir'),
+      ]),
+      2_000,
+    );
     expect(again).not.toBe('pending');
     if (again === 'pending') return;
     expect(again.map((r) => [r.item.id === cello, r.added])).toEqual([

@@ -14,7 +14,12 @@ import { openStore } from '../../lib/engine/open-store.js';
 import { SemanticIndex } from '../../lib/engine/semantic-index.js';
 
 const embedder = new HashEmbedder({ dimensions: 64 });
-const input = (text: string, userId = 'u'): MemoryInput => ({ text, tier: 'long_term', scope: { userId }, metadata: {} });
+const input = (text: string, userId = 'u'): MemoryInput => ({
+  text,
+  tier: 'long_term',
+  scope: { userId },
+  metadata: {},
+});
 
 async function openCore(name: string): Promise<{ core: EngineStore; semantic: SemanticIndex }> {
   const { db, deviceId } = await openStore(name);
@@ -63,7 +68,11 @@ export async function ownWritesNeedNoReads(): Promise<void> {
     });
     expect(reads).toBe(0);
     // Sayings of standing statements (the check reads their rows), in their scope only.
-    const again = await addMemories(a.core, a.semantic, [input('I keep bees in the garden'), input('Oh, I keep bees in the garden!'), input('I keep bees in the garden', 'bo')]);
+    const again = await addMemories(a.core, a.semantic, [
+      input('I keep bees in the garden'),
+      input('Oh, I keep bees in the garden!'),
+      input('I keep bees in the garden', 'bo'),
+    ]);
     expect(again.map((r) => [r.item.id === first[0]!.item.id, r.added])).toEqual([
       [true, false],
       [true, false],
@@ -88,7 +97,10 @@ export async function anotherInstanceMovesTheLog(): Promise<void> {
     await addMemories(a.core, a.semantic, [input('I keep bees in the garden')]);
     const theirs = await addMemories(b.core, b.semantic, [input('I play the cello on Sundays')]);
     // a's index has not seen b's write, and a's own memory holds nothing of it.
-    const mine = await addMemories(a.core, a.semantic, [input('I play the cello on Sundays'), input('I sing in a choir')]);
+    const mine = await addMemories(a.core, a.semantic, [
+      input('I play the cello on Sundays'),
+      input('I sing in a choir'),
+    ]);
     expect(mine.map((r) => r.added)).toEqual([false, true]);
     expect(mine[0]!.item.id).toBe(theirs[0]!.item.id);
     // Nothing new to write, only a duplicate of what b logged meanwhile: found the same way.
@@ -96,7 +108,12 @@ export async function anotherInstanceMovesTheLog(): Promise<void> {
     const dup = await addMemories(a.core, a.semantic, [input('Oh, I read before bed!')]);
     expect(dup[0]!.added).toBe(false);
     const rows = (await a.core.db.memories.toArray()).filter((r) => r.deletedAt === undefined);
-    expect(rows.map((r) => r.text).sort()).toEqual(['I keep bees in the garden', 'I play the cello on Sundays', 'I read before bed', 'I sing in a choir']);
+    expect(rows.map((r) => r.text).sort()).toEqual([
+      'I keep bees in the garden',
+      'I play the cello on Sundays',
+      'I read before bed',
+      'I sing in a choir',
+    ]);
   } finally {
     await close(a, b);
   }

@@ -13,7 +13,10 @@ const open = (): Promise<Engram> => openTemp({ embedder: new HashEmbedder({ dime
 describe('forgetting', () => {
   it('delete() leaves no text, metadata or hash in any table, history() or export()', async () => {
     const engram = await open();
-    const { results } = await engram.add('Ana hides her quokka under the stairs', { userId: 'ana', metadata: { topic: 'mdsecret' } });
+    const { results } = await engram.add('Ana hides her quokka under the stairs', {
+      userId: 'ana',
+      metadata: { topic: 'mdsecret' },
+    });
     const id = results[0]!.id;
     await engram.update(id, 'Ana hides her quokka in the zeppelin');
     await engram.update(id, { metadata: { topic: 'mdsecret2' } });
@@ -26,10 +29,12 @@ describe('forgetting', () => {
     expect(await engram.delete(id)).toBe(true);
     // Gone at once, not only after close().
     let raw = await rawStore(engram.name);
-    for (const word of ['quokka', 'zeppelin', 'stairs', 'mdsecret', hash]) expect(tablesHolding(raw, word), word).toEqual([]);
+    for (const word of ['quokka', 'zeppelin', 'stairs', 'mdsecret', hash])
+      expect(tablesHolding(raw, word), word).toEqual([]);
     await engram.close();
     raw = await rawStore(engram.name);
-    for (const word of ['quokka', 'zeppelin', 'stairs', 'mdsecret', hash]) expect(tablesHolding(raw, word), word).toEqual([]);
+    for (const word of ['quokka', 'zeppelin', 'stairs', 'mdsecret', hash])
+      expect(tablesHolding(raw, word), word).toEqual([]);
     expect(tablesHolding(raw, 'parrot')).toEqual(expect.arrayContaining(['memories', 'terms', 'history']));
 
     const again = await openTemp({ name: engram.name, embedder: new HashEmbedder({ dimensions: 32 }) });
@@ -45,7 +50,9 @@ describe('forgetting', () => {
     db.close();
     expect(tomb).toMatchObject({ id, userId: 'ana', version: 4, text: '', hash: '', metadata: {} });
     expect(tomb!.deletedAt).toBeTypeOf('number');
-    expect((await again.search('parrot', { userId: 'ben' })).results.map((r) => r.memory)).toEqual(['Ben keeps a parrot']);
+    expect((await again.search('parrot', { userId: 'ben' })).results.map((r) => r.memory)).toEqual([
+      'Ben keeps a parrot',
+    ]);
     await again.close();
   });
 
@@ -66,7 +73,8 @@ describe('forgetting', () => {
     expect(await chat.delete(2)).toBe(1);
     await chat.clear();
     const raw = await rawStore(engram.name);
-    for (const word of ['narwhal', 'theremin', 'mdhidden', 'armadillo', 'gondola', 'mdgrumpy']) expect(tablesHolding(raw, word), word).toEqual([]);
+    for (const word of ['narwhal', 'theremin', 'mdhidden', 'armadillo', 'gondola', 'mdgrumpy'])
+      expect(tablesHolding(raw, word), word).toEqual([]);
     expect(tablesHolding(raw, 'heron')).toEqual(expect.arrayContaining(['memories', 'messages', 'terms']));
     expect((await engram.recall.textSearch('heron')).total).toBe(1);
     await engram.close();
@@ -81,7 +89,10 @@ describe('forgetting', () => {
     await engram.delete(gone);
     await engram.update((await engram.add('Ana likes tea', ana)).results[0]!.id, 'Ana likes armadillo tea');
     await engram.add('Ben keeps a heron', { userId: 'ben', agentId: 'a1' });
-    await engram.conversation('ta', ana).add([{ role: 'user', content: 'my quokka sneezes' }, { role: 'assistant', content: 'bless the quokka' }]);
+    await engram.conversation('ta', ana).add([
+      { role: 'user', content: 'my quokka sneezes' },
+      { role: 'assistant', content: 'bless the quokka' },
+    ]);
     await engram.conversation('tb', { userId: 'ben', agentId: 'a1' }).add({ role: 'user', content: 'my heron sings' });
     await engram.blocks('a1', { userId: 'ana' }).set('human', 'Ana, narwhal fan');
     await engram.blocks('a1', { userId: 'ben' }).set('human', 'Ben, heron fan');
@@ -89,33 +100,72 @@ describe('forgetting', () => {
     await engram.flush();
     // An older store's tombstone that still holds its text, and a sync mark of Ana's block.
     const db = new EngramDb(engram.name);
-    await db.memories.put({ id: '01OLDTOMBSTONE', text: 'Ana gondola secret', tier: 'long_term', userId: 'ana', metadata: { m: 'mdold' }, hash: 'h', createdAt: 1, updatedAt: 2, accessCount: 0, version: 2, deletedAt: 2, origin: 'x' });
-    await db.meta.put({ key: `sync.remote/block/${JSON.stringify(['a1', 'human', 'ana'])}`, value: { origin: 'd', updatedAt: 1, version: 1, content: 'Ana, narwhal fan' } });
+    await db.memories.put({
+      id: '01OLDTOMBSTONE',
+      text: 'Ana gondola secret',
+      tier: 'long_term',
+      userId: 'ana',
+      metadata: { m: 'mdold' },
+      hash: 'h',
+      createdAt: 1,
+      updatedAt: 2,
+      accessCount: 0,
+      version: 2,
+      deletedAt: 2,
+      origin: 'x',
+    });
+    await db.meta.put({
+      key: `sync.remote/block/${JSON.stringify(['a1', 'human', 'ana'])}`,
+      value: { origin: 'd', updatedAt: 1, version: 1, content: 'Ana, narwhal fan' },
+    });
     db.close();
     const liveBefore = (await engram.ready()).size;
 
     const removed = await engram.forget({ userId: 'ana' });
-    expect(removed).toEqual({ memories: 3, tombstones: 1, messages: 2, blocks: 1, traces: 0, history: expect.any(Number) as number, vectors: 3, terms: 5 });
+    expect(removed).toEqual({
+      memories: 3,
+      tombstones: 1,
+      messages: 2,
+      blocks: 1,
+      traces: 0,
+      history: expect.any(Number) as number,
+      vectors: 3,
+      terms: 5,
+    });
     expect(removed.history).toBeGreaterThanOrEqual(3 + 2 + 2 + 1 + 1);
     const raw = await rawStore(engram.name);
-    for (const word of ['quokka', 'zeppelin', 'gecko', 'armadillo', 'narwhal', 'gondola', 'mdold']) expect(tablesHolding(raw, word), word).toEqual([]);
+    for (const word of ['quokka', 'zeppelin', 'gecko', 'armadillo', 'narwhal', 'gondola', 'mdold'])
+      expect(tablesHolding(raw, word), word).toEqual([]);
     // Tombstones only, text-free, for sync.
     const check = new EngramDb(engram.name);
     const anaRows = await check.memories.where('userId').equals('ana').toArray();
     expect(anaRows.length).toBe(5);
-    for (const row of anaRows) expect(row).toMatchObject({ text: '', hash: '', metadata: {}, deletedAt: expect.any(Number) as number });
+    for (const row of anaRows)
+      expect(row).toMatchObject({ text: '', hash: '', metadata: {}, deletedAt: expect.any(Number) as number });
     expect(await check.vectors.bulkGet(anaRows.map((r) => r.id))).toEqual(anaRows.map(() => undefined));
-    expect(await check.history.where('recordId').anyOf(anaRows.map((r) => r.id)).count()).toBe(0);
+    expect(
+      await check.history
+        .where('recordId')
+        .anyOf(anaRows.map((r) => r.id))
+        .count(),
+    ).toBe(0);
     expect(await check.blocks.where('userId').equals('ana').count()).toBe(0);
     check.close();
     // Everyone else is untouched and still found.
-    expect((await engram.search('heron', { userId: 'ben' })).results.map((r) => r.memory)).toEqual(['Ben keeps a heron']);
+    expect((await engram.search('heron', { userId: 'ben' })).results.map((r) => r.memory)).toEqual([
+      'Ben keeps a heron',
+    ]);
     expect((await engram.recall.textSearch('heron')).total).toBe(1);
     expect((await engram.blocks('a1', { userId: 'ben' }).get('human'))!.value).toBe('Ben, heron fan');
     expect((await engram.blocks('a1').get('persona'))!.value).toBe('Kind helper');
     expect((await engram.search('quokka zeppelin armadillo', { mode: 'keyword' })).results).toEqual([]);
     expect((await engram.ready()).size).toBe(liveBefore - 3);
-    expect(await engram.forget({ userId: 'ana' })).toMatchObject({ memories: 0, tombstones: 0, messages: 0, blocks: 0 });
+    expect(await engram.forget({ userId: 'ana' })).toMatchObject({
+      memories: 0,
+      tombstones: 0,
+      messages: 0,
+      blocks: 0,
+    });
     await engram.close();
   });
 
@@ -145,7 +195,8 @@ describe('forgetting', () => {
     const name = `forget-v1-${Math.random().toString(36).slice(2)}`;
     const old = new Dexie(name);
     old.version(1).stores({
-      messages: 'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
+      messages:
+        'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
       memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
       vectors: 'id',
       history: '++seq, recordId',
@@ -156,15 +207,68 @@ describe('forgetting', () => {
       terms: '[c+d], *k',
     });
     await old.open();
-    const live = { id: '01LIVE', text: 'Ben keeps a heron', tier: 'long_term', userId: 'ben', metadata: {}, hash: 'h1', createdAt: 1, updatedAt: 1, accessCount: 0, version: 1, origin: 'd' };
-    const dead = { id: '01DEAD', text: 'Ana hides a quokka', tier: 'long_term', userId: 'ana', metadata: { m: 'mdsecret' }, hash: 'h2', createdAt: 1, updatedAt: 2, accessCount: 0, version: 2, deletedAt: 2, origin: 'd' };
+    const live = {
+      id: '01LIVE',
+      text: 'Ben keeps a heron',
+      tier: 'long_term',
+      userId: 'ben',
+      metadata: {},
+      hash: 'h1',
+      createdAt: 1,
+      updatedAt: 1,
+      accessCount: 0,
+      version: 1,
+      origin: 'd',
+    };
+    const dead = {
+      id: '01DEAD',
+      text: 'Ana hides a quokka',
+      tier: 'long_term',
+      userId: 'ana',
+      metadata: { m: 'mdsecret' },
+      hash: 'h2',
+      createdAt: 1,
+      updatedAt: 2,
+      accessCount: 0,
+      version: 2,
+      deletedAt: 2,
+      origin: 'd',
+    };
     await old.table('memories').bulkPut([live, dead]);
     await old.table('history').bulkAdd([
       { table: 'memories', recordId: '01LIVE', op: 'add', before: null, after: live, at: 1 },
-      { table: 'memories', recordId: '01DEAD', op: 'add', before: null, after: { ...dead, deletedAt: undefined, version: 1 }, at: 1 },
-      { table: 'memories', recordId: '01DEAD', op: 'delete', before: { ...dead, deletedAt: undefined, version: 1 }, after: dead, at: 2 },
-      { table: 'messages', recordId: 'm1', op: 'add', before: null, after: { id: 'm1', content: 'my gondola', threadId: 't' }, at: 1 },
-      { table: 'messages', recordId: 'm1', op: 'delete', before: { id: 'm1', content: 'my gondola', threadId: 't' }, after: null, at: 2 },
+      {
+        table: 'memories',
+        recordId: '01DEAD',
+        op: 'add',
+        before: null,
+        after: { ...dead, deletedAt: undefined, version: 1 },
+        at: 1,
+      },
+      {
+        table: 'memories',
+        recordId: '01DEAD',
+        op: 'delete',
+        before: { ...dead, deletedAt: undefined, version: 1 },
+        after: dead,
+        at: 2,
+      },
+      {
+        table: 'messages',
+        recordId: 'm1',
+        op: 'add',
+        before: null,
+        after: { id: 'm1', content: 'my gondola', threadId: 't' },
+        at: 1,
+      },
+      {
+        table: 'messages',
+        recordId: 'm1',
+        op: 'delete',
+        before: { id: 'm1', content: 'my gondola', threadId: 't' },
+        after: null,
+        at: 2,
+      },
     ]);
     old.close();
     const upgraded = await Engram.open({ name, embedder: new HashEmbedder({ dimensions: 32 }) });

@@ -28,7 +28,10 @@ async function counts(name: string): Promise<{ live: number; history: number; ch
 async function fill(engram: Engram, n: number, tag: string): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i += 250) {
-    const batch = Array.from({ length: Math.min(250, n - i) }, (_, j) => ({ role: 'user' as const, content: `${tag} ${i + j} sits in crate ${(i + j) % 31}` }));
+    const batch = Array.from({ length: Math.min(250, n - i) }, (_, j) => ({
+      role: 'user' as const,
+      content: `${tag} ${i + j} sits in crate ${(i + j) % 31}`,
+    }));
     ids.push(...(await engram.add(batch, { userId: 'u', infer: false, dedupe: 'off' })).results.map((r) => r.id));
   }
   return ids;
@@ -60,7 +63,9 @@ describe('bounded growth', () => {
     // Reopening restores from the snapshots and replays what the log still has.
     const again = await Engram.open({ name: engram.name, embedder: embedder() });
     expect(await again.ready()).toMatchObject({ index: 'snapshot', size: 2200 });
-    expect((await again.search('hot note version 199', { userId: 'u', mode: 'keyword', limit: 1 })).results[0]!.id).toBe(hot);
+    expect(
+      (await again.search('hot note version 199', { userId: 'u', mode: 'keyword', limit: 1 })).results[0]!.id,
+    ).toBe(hot);
     await again.close();
   });
 
@@ -102,7 +107,9 @@ describe('bounded growth', () => {
     expect((await b.getAll({ userId: 'u', limit: 1 })).total).toBe(3510);
     expect((await b.search('later crate', { userId: 'u', mode: 'vector', limit: 3 })).results).toHaveLength(3);
     expect((await b.ready()).size).toBe(3510);
-    expect((await b.search('more 999', { userId: 'u', mode: 'keyword', limit: 3 })).results.map((r) => r.memory)).toContain('more 999 sits in crate 7');
+    expect(
+      (await b.search('more 999', { userId: 'u', mode: 'keyword', limit: 3 })).results.map((r) => r.memory),
+    ).toContain('more 999 sits in crate 7');
     await a.close();
     await b.close();
   });

@@ -12,7 +12,10 @@ type Line = Record<string, unknown> & { type: string; row?: Record<string, unkno
 
 /** The file's lines (header and records), edited by `edit`, with the end line and its digest made anew. */
 async function rewrite(file: Blob, edit: (lines: Line[]) => Line[]): Promise<string> {
-  const lines = (await file.text()).trim().split('\n').map((l) => JSON.parse(l) as Line);
+  const lines = (await file.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
   const body = edit(lines.filter((l) => l.type !== 'end')).map((l) => JSON.stringify(l));
   const end = { type: 'end', records: body.length - 1, digest: await digestOf(body) };
   return [...body, JSON.stringify(end)].map((l) => `${l}\n`).join('');
@@ -61,7 +64,11 @@ describe('import() holds a file to the store’s limits', () => {
 
   it('import() refuses a memory text over maxContentBytes (2 MiB against the default 1 MiB), naming the line', async () => {
     const { file, id } = await oneMemory();
-    const big = await rewrite(file, (lines) => lines.map((l) => (l.type === 'memory' && l.row!['id'] === id ? { ...l, row: { ...l.row, text: 'x'.repeat(2 * 1024 * 1024) } } : l)));
+    const big = await rewrite(file, (lines) =>
+      lines.map((l) =>
+        l.type === 'memory' && l.row!['id'] === id ? { ...l, row: { ...l.row, text: 'x'.repeat(2 * 1024 * 1024) } } : l,
+      ),
+    );
     const err = await refusal(big);
     expect(err.line).toBe(lineOf(big, 'xxxxxxxx'));
     expect(err.message).toMatch(/memory: text: is 2097152 bytes, over the maximum of 1048576/);
@@ -75,9 +82,19 @@ describe('import() holds a file to the store’s limits', () => {
 
   it('import() refuses a userId of 100,000 characters and an oversized history entry', async () => {
     const { file, id } = await oneMemory();
-    const longId = await rewrite(file, (lines) => lines.map((l) => (l.type === 'memory' && l.row!['id'] === id ? { ...l, row: { ...l.row, userId: 'u'.repeat(100_000) } } : l)));
+    const longId = await rewrite(file, (lines) =>
+      lines.map((l) =>
+        l.type === 'memory' && l.row!['id'] === id ? { ...l, row: { ...l.row, userId: 'u'.repeat(100_000) } } : l,
+      ),
+    );
     expect((await refusal(longId)).message).toMatch(/memory: userId: must be at most 512 characters/);
-    const bigHistory = await rewrite(file, (lines) => lines.map((l) => (l.type === 'history' ? { ...l, row: { ...l.row, after: { ...(l.row!['after'] as object), text: 'y'.repeat(2 * 1024 * 1024) } } } : l)));
+    const bigHistory = await rewrite(file, (lines) =>
+      lines.map((l) =>
+        l.type === 'history'
+          ? { ...l, row: { ...l.row, after: { ...(l.row!['after'] as object), text: 'y'.repeat(2 * 1024 * 1024) } } }
+          : l,
+      ),
+    );
     expect((await refusal(bigHistory)).message).toMatch(/history: after.text: is 2097152 bytes/);
   });
 });
@@ -90,7 +107,11 @@ describe('import() keeps forgetting', () => {
     await a.update(id, 'Secret plan beta');
     // A tombstone whose history still has text (an older engram's file, or a crafted one).
     const file = await rewrite(await a.export(), (lines) =>
-      lines.map((l) => (l.type === 'memory' && l.row!['id'] === id ? { ...l, row: { ...l.row, deletedAt: 99, text: '', hash: '', metadata: {} }, vector: null } : l)),
+      lines.map((l) =>
+        l.type === 'memory' && l.row!['id'] === id
+          ? { ...l, row: { ...l.row, deletedAt: 99, text: '', hash: '', metadata: {} }, vector: null }
+          : l,
+      ),
     );
     expect(file).toMatch(/Secret plan alpha/);
     await a.close();
@@ -136,7 +157,11 @@ describe('import(merge) of known ids', () => {
 
   it('import(merge) refuses a file that moves a known memory to another scope, naming the line, and writes nothing', async () => {
     const { name, id, file } = await storeWithAna();
-    const moved = await rewrite(file, (lines) => lines.map((l) => (l.type === 'memory' && l.row!['id'] === id ? { ...l, row: { ...l.row, userId: 'mallory', version: 9 } } : l)));
+    const moved = await rewrite(file, (lines) =>
+      lines.map((l) =>
+        l.type === 'memory' && l.row!['id'] === id ? { ...l, row: { ...l.row, userId: 'mallory', version: 9 } } : l,
+      ),
+    );
     const line = moved.split('\n').findIndex((l) => l.includes('"mallory"')) + 1;
     const err = await Engram.import(moved, { name, mode: 'merge', embedder: embedder() }).then(
       () => undefined,
@@ -154,7 +179,21 @@ describe('import(merge) of known ids', () => {
   it('import(merge) that overwrites a known memory records the change in its history', async () => {
     const { name, id, file } = await storeWithAna();
     const newer = await rewrite(file, (lines) =>
-      lines.filter((l) => l.type !== 'history').map((l) => (l.type === 'memory' && l.row!['id'] === id ? { ...l, row: { ...l.row, text: 'Ana lives in Lisbon', version: 2, updatedAt: (l.row!['updatedAt'] as number) + 1 } } : l)),
+      lines
+        .filter((l) => l.type !== 'history')
+        .map((l) =>
+          l.type === 'memory' && l.row!['id'] === id
+            ? {
+                ...l,
+                row: {
+                  ...l.row,
+                  text: 'Ana lives in Lisbon',
+                  version: 2,
+                  updatedAt: (l.row!['updatedAt'] as number) + 1,
+                },
+              }
+            : l,
+        ),
     );
     const b = await Engram.import(newer, { name, mode: 'merge', embedder: embedder() });
     expect(await b.get(id)).toMatchObject({ memory: 'Ana lives in Lisbon' });

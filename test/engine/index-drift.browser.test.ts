@@ -23,7 +23,10 @@ describe('two instances on one store in Chromium', () => {
     await a.add('the one memory after the reset', { userId: 'u' });
     for (const mode of ['vector', 'hybrid'] as const) {
       const { results } = await b.search('memory number 7 about topic7', { mode, limit: 50 });
-      expect(results.map((r) => r.memory), mode).toEqual(['the one memory after the reset']);
+      expect(
+        results.map((r) => r.memory),
+        mode,
+      ).toEqual(['the one memory after the reset']);
     }
     await b.close();
     await a.close();
@@ -71,10 +74,16 @@ describe('damaged rows in Chromium', () => {
     const ready = await b.ready();
     expect(ready.size).toBe(5);
     const stats = await b.stats();
-    expect(stats.damagedRows.map((d) => `${d.table}:${d.key}`).sort()).toEqual(['meta:embedder', 'meta:indexSnapshot', `vectors:${victim.id}`].sort());
+    expect(stats.damagedRows.map((d) => `${d.table}:${d.key}`).sort()).toEqual(
+      ['meta:embedder', 'meta:indexSnapshot', `vectors:${victim.id}`].sort(),
+    );
     expect((await b.get(victim.id))?.memory).toBe(victim.memory);
-    expect((await b.conversation('t').getMessages()).map((m) => m.content)).toEqual(['a message that must stay readable']);
-    expect((await b.search('memory number 2 about topic2', { userId: 'u', mode: 'vector', limit: 1 })).results[0]?.memory).toBe('memory number 2 about topic2');
+    expect((await b.conversation('t').getMessages()).map((m) => m.content)).toEqual([
+      'a message that must stay readable',
+    ]);
+    expect(
+      (await b.search('memory number 2 about topic2', { userId: 'u', mode: 'vector', limit: 1 })).results[0]?.memory,
+    ).toBe('memory number 2 about topic2');
     await b.close();
   });
 });

@@ -93,7 +93,9 @@ describe('the vector index never drifts from the store', () => {
     await a.add('harbour memory after the reset', { userId: 'u' });
     const recall = await b.recall.textSearch('harbour');
     expect([recall.total, recall.results.map((m) => m.content)]).toEqual([1, ['harbour after the reset']]);
-    expect((await b.search('harbour', { mode: 'keyword', limit: 50 })).results.map((r) => r.memory)).toEqual(['harbour memory after the reset']);
+    expect((await b.search('harbour', { mode: 'keyword', limit: 50 })).results.map((r) => r.memory)).toEqual([
+      'harbour memory after the reset',
+    ]);
     await b.close();
     await a.close();
   });
@@ -144,12 +146,22 @@ describe('the vector index never drifts from the store', () => {
       await tamper(name, async (db) => {
         const record = (await db.meta.get('indexSnapshot'))!.value as { scopeColumns: ScopeColumns };
         const tuples = ScopeTable.fromColumns(record.scopeColumns)!.toTuples();
-        const scopes = damage === 'empty' ? [] : damage === 'short' ? tuples.slice(1) : tuples.map((t): ScopeTuple => [`x${t[0]}`, ...t.slice(1)] as ScopeTuple);
-        await db.meta.put({ key: 'indexSnapshot', value: { ...record, scopeColumns: ScopeTable.fromTuples(scopes).toColumns() } });
+        const scopes =
+          damage === 'empty'
+            ? []
+            : damage === 'short'
+              ? tuples.slice(1)
+              : tuples.map((t): ScopeTuple => [`x${t[0]}`, ...t.slice(1)] as ScopeTuple);
+        await db.meta.put({
+          key: 'indexSnapshot',
+          value: { ...record, scopeColumns: ScopeTable.fromTuples(scopes).toColumns() },
+        });
       });
       const b = await Engram.open({ name, embedder: embedder() });
       expect((await b.ready()).index).toBe('rebuild');
-      expect((await b.search('memory number 2 about topic2', { userId: 'ana', mode: 'vector', limit: 10 })).results).toHaveLength(6);
+      expect(
+        (await b.search('memory number 2 about topic2', { userId: 'ana', mode: 'vector', limit: 10 })).results,
+      ).toHaveLength(6);
       await b.close();
     }
   });
@@ -168,8 +180,13 @@ describe('the vector index never drifts from the store', () => {
         } else {
           // A snapshot missing an entry the store has: drop it from the saved scope table and index by re-saving an older one.
           const record = (await db.meta.get('indexSnapshot'))!.value as { scopeColumns: ScopeColumns };
-          const tuples = ScopeTable.fromColumns(record.scopeColumns)!.toTuples().filter((t) => t[0] !== victim);
-          await db.meta.put({ key: 'indexSnapshot', value: { ...record, scopeColumns: ScopeTable.fromTuples(tuples).toColumns() } });
+          const tuples = ScopeTable.fromColumns(record.scopeColumns)!
+            .toTuples()
+            .filter((t) => t[0] !== victim);
+          await db.meta.put({
+            key: 'indexSnapshot',
+            value: { ...record, scopeColumns: ScopeTable.fromTuples(tuples).toColumns() },
+          });
         }
       });
       const b = await Engram.open({ name, embedder: embedder() });
@@ -184,7 +201,7 @@ describe('the vector index never drifts from the store', () => {
 });
 
 describe('a restored index whose counts match the store is still checked id by id', () => {
-  it('a vector replaced behind the log\'s back (same counts) is found right after open, reported, and the index rebuilt', async () => {
+  it("a vector replaced behind the log's back (same counts) is found right after open, reported, and the index rebuilt", async () => {
     const name = await storeOfEight('swap');
     let victim = '';
     await tamper(name, async (db) => {
@@ -200,9 +217,13 @@ describe('a restored index whose counts match the store is still checked id by i
       await db.vectors.put({ ...vector, id: 'swapped', vector: (await embedder().embed([text]))[0]! });
     });
     const damaged: string[] = [];
-    const b = await Engram.open({ name, embedder: embedder(), onProgress: (p) => {
-      if (p.phase === 'damaged' && p.damaged !== undefined) damaged.push(p.damaged.key);
-    } });
+    const b = await Engram.open({
+      name,
+      embedder: embedder(),
+      onProgress: (p) => {
+        if (p.phase === 'damaged' && p.damaged !== undefined) damaged.push(p.damaged.key);
+      },
+    });
     expect((await b.ready()).index).toBe('snapshot');
     let ids: string[] = [];
     for (let i = 0; i < 100; i++) {
@@ -243,14 +264,20 @@ describe('damaged rows are skipped and reported, the rest opens', () => {
       await tamper(name, (db) => db.meta.put({ key, value: null }));
       const progress: IndexProgress[] = [];
       const e = await Engram.open({ name, embedder: embedder(), onProgress: (p) => progress.push(p) });
-      expect((await e.conversation('t').getMessages()).map((m) => m.content), key).toEqual(['hello about the harbour']);
+      expect(
+        (await e.conversation('t').getMessages()).map((m) => m.content),
+        key,
+      ).toEqual(['hello about the harbour']);
       expect((await e.recall.textSearch('harbour')).results, key).toHaveLength(1);
       const { results } = await e.search('memory number 2 about topic2', { mode: 'vector', limit: 1 });
       expect(results[0]?.memory, key).toBe('memory number 2 about topic2');
       if (key === 'embedder' || key === 'indexSnapshot') {
         const stats = await e.stats();
         expect(stats.damagedRows, key).toContainEqual(expect.objectContaining({ table: 'meta', key }));
-        expect(progress.some((p) => p.phase === 'damaged' && p.damaged?.key === key), key).toBe(true);
+        expect(
+          progress.some((p) => p.phase === 'damaged' && p.damaged?.key === key),
+          key,
+        ).toBe(true);
       }
       await e.close();
     }
@@ -268,7 +295,12 @@ describe('damaged rows are skipped and reported, the rest opens', () => {
         await a.close();
         await tamper(name, async (db) => {
           const row = (await db.vectors.get(victim.id))!;
-          const vector = damage === 'short' ? row.vector.slice(0, 10) : damage === 'nan' ? row.vector.map((x, i) => (i === 3 ? Number.NaN : x)) : 'garbage';
+          const vector =
+            damage === 'short'
+              ? row.vector.slice(0, 10)
+              : damage === 'nan'
+                ? row.vector.map((x, i) => (i === 3 ? Number.NaN : x))
+                : 'garbage';
           await db.vectors.put({ ...row, vector: vector as Float32Array });
           if (!snapshot) await db.meta.delete('indexSnapshot');
         });
@@ -278,7 +310,9 @@ describe('damaged rows are skipped and reported, the rest opens', () => {
         // From a snapshot the index keeps its own good copy, and search scores from it without reading the stored row.
         expect(ready.size, `${damage} ${snapshot}`).toBe(snapshot ? 6 : 5);
         expect((await b.get(victim.id))?.memory).toBe(victim.memory);
-        expect((await b.conversation('t').getMessages()).map((m) => m.content)).toEqual(['a message that must stay readable']);
+        expect((await b.conversation('t').getMessages()).map((m) => m.content)).toEqual([
+          'a message that must stay readable',
+        ]);
         for (const mode of ['vector', 'hybrid', 'keyword'] as const) {
           for (const scope of [{}, { userId: 'u' }]) {
             const { results } = await b.search('memory number 4 about topic4', { ...scope, mode, limit: 10 });
@@ -298,7 +332,9 @@ describe('damaged rows are skipped and reported, the rest opens', () => {
         expect(stats.damaged).toBe(1);
         expect(stats.damagedRows).toEqual([expect.objectContaining({ table: 'vectors', key: victim.id })]);
         expect(progress.filter((p) => p.phase === 'damaged').map((p) => p.damaged?.key)).toEqual([victim.id]);
-        expect((await b.search('memory number 4 about topic4', { mode: 'keyword', limit: 1 })).results[0]?.id).toBe(victim.id);
+        expect((await b.search('memory number 4 about topic4', { mode: 'keyword', limit: 1 })).results[0]?.id).toBe(
+          victim.id,
+        );
         await b.close();
       }
     }

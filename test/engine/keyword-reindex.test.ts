@@ -8,7 +8,11 @@ import { EngramDb } from '../../lib/store/schema.js';
 let counter = 0;
 const unique = (): string => `reindex-${Date.now()}-${++counter}`;
 const open = (name: string, language?: 'english' | 'german'): Promise<Engram> =>
-  Engram.open({ name, embedder: new HashEmbedder({ dimensions: 32 }), ...(language === undefined ? {} : { language }) });
+  Engram.open({
+    name,
+    embedder: new HashEmbedder({ dimensions: 32 }),
+    ...(language === undefined ? {} : { language }),
+  });
 
 async function seed(name: string): Promise<void> {
   const e = await open(name);
@@ -73,7 +77,9 @@ describe('Engram.open({ language })', () => {
     expect(found.results.map((r) => r.content)).toEqual(['Die Häuser sind groß']);
     await german.close();
     const english = await open(name, 'english');
-    expect((await english.recall.textSearch('running')).results.map((r) => r.content)).toEqual(['She runs every morning']);
+    expect((await english.recall.textSearch('running')).results.map((r) => r.content)).toEqual([
+      'She runs every morning',
+    ]);
     const { results } = await english.search('runs', { userId: 'ana', mode: 'keyword' });
     expect(results.map((r) => r.memory)).toEqual(['I am running a marathon']);
     await english.close();

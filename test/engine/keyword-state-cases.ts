@@ -16,7 +16,9 @@ import { newId } from '../../lib/util/id.js';
 import { rng } from '../helpers.js';
 
 /** A fresh engine store over a new database. */
-export async function freshCore(name = `kw-state-${Date.now()}-${Math.random().toString(36).slice(2)}`): Promise<EngineStore> {
+export async function freshCore(
+  name = `kw-state-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+): Promise<EngineStore> {
   const { db, deviceId } = await openStore(name);
   return new EngineStore(db, { maxContentBytes: 1_000_000, now: Date.now, deviceId });
 }
@@ -47,7 +49,10 @@ export function messageMaker(seed: number, vocabulary: number): () => MessageRow
 
 /** Writes message rows through the store's write path (one transaction). */
 export async function addMessages(core: EngineStore, rows: MessageRow[]): Promise<void> {
-  await core.write(async () => ({ changes: rows.map((after): RowChange => ({ table: 'messages', op: 'add', id: after.id, after })), result: null }));
+  await core.write(async () => ({
+    changes: rows.map((after): RowChange => ({ table: 'messages', op: 'add', id: after.id, after })),
+    result: null,
+  }));
 }
 
 /** Rewrites some messages (new words, another user) and deletes others, through the write path. */
@@ -74,7 +79,9 @@ export async function churn(core: EngineStore, rows: MessageRow[], seed: number)
 /** Seeded queries of one to four words, common words more often. */
 export function queries(seed: number, count: number, vocabulary: number): string[] {
   const random = rng(seed);
-  return Array.from({ length: count }, () => Array.from({ length: 1 + Math.floor(random() * 4) }, () => `w${Math.floor(random() ** 2 * vocabulary)}`).join(' '));
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 1 + Math.floor(random() * 4) }, () => `w${Math.floor(random() ** 2 * vocabulary)}`).join(' '),
+  );
 }
 
 /** Filters that scope a message search, as terms-entry predicates. */
@@ -96,11 +103,17 @@ export async function expectSameAsStored(
   search: () => Promise<KeywordResult>,
   filter?: (e: TermsEntry) => boolean,
 ): Promise<void> {
-  const stored = await keywordSearch(core.db.terms, core.db.meta, corpus, query, { analyzer: core.analyzer, ...(filter === undefined ? { depth } : { filter }) });
+  const stored = await keywordSearch(core.db.terms, core.db.meta, corpus, query, {
+    analyzer: core.analyzer,
+    ...(filter === undefined ? { depth } : { filter }),
+  });
   const memory = await search();
   expect(memory.total, query).toBe(stored.total);
   const want = stored.hits.slice(0, depth);
-  expect(memory.hits.map((h) => h.id), query).toEqual(want.map((h) => h.id));
+  expect(
+    memory.hits.map((h) => h.id),
+    query,
+  ).toEqual(want.map((h) => h.id));
   memory.hits.forEach((h, i) => {
     expect(h.score).toBeCloseTo(want[i]!.score, 9);
     expect(h.relevance).toBeCloseTo(want[i]!.relevance, 9);

@@ -4,7 +4,15 @@
 import { describe, expect, it } from 'vitest';
 import { KeywordState } from '../../lib/engine/keyword-state.js';
 import { MESSAGE_CORPUS } from '../../lib/store/keyword-terms.js';
-import { MESSAGE_SCOPES, addMessages, churn, expectSameAsStored, freshCore, messageMaker, queries } from './keyword-state-cases.js';
+import {
+  MESSAGE_SCOPES,
+  addMessages,
+  churn,
+  expectSameAsStored,
+  freshCore,
+  messageMaker,
+  queries,
+} from './keyword-state-cases.js';
 
 describe('KeywordState in Chromium', () => {
   it('search() ranks like the IndexedDB keyword search on two corpora, through writes, a snapshot and a reopen', async () => {
@@ -29,7 +37,14 @@ describe('KeywordState in Chromium', () => {
       for (const q of queries(seed + 2, 20, vocabulary)) {
         await expectSameAsStored(c, MESSAGE_CORPUS, q, 10, () => state.search(MESSAGE_CORPUS, q, { depth: 10 }));
         for (const scope of MESSAGE_SCOPES) {
-          await expectSameAsStored(c, MESSAGE_CORPUS, q, 10, () => state.search(MESSAGE_CORPUS, q, { depth: 10, accept: (_, f) => scope(f) }), scope);
+          await expectSameAsStored(
+            c,
+            MESSAGE_CORPUS,
+            q,
+            10,
+            () => state.search(MESSAGE_CORPUS, q, { depth: 10, accept: (_, f) => scope(f) }),
+            scope,
+          );
         }
       }
       c.db.close();
@@ -37,7 +52,9 @@ describe('KeywordState in Chromium', () => {
       const restored = await KeywordState.load(reopened);
       expect(restored.origin).toBe('snapshot');
       for (const q of queries(seed + 3, 10, vocabulary)) {
-        await expectSameAsStored(reopened, MESSAGE_CORPUS, q, 10, () => restored.search(MESSAGE_CORPUS, q, { depth: 10 }));
+        await expectSameAsStored(reopened, MESSAGE_CORPUS, q, 10, () =>
+          restored.search(MESSAGE_CORPUS, q, { depth: 10 }),
+        );
       }
       reopened.db.close();
       indexedDB.deleteDatabase(name);

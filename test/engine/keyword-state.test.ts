@@ -4,7 +4,15 @@ import { KeywordState } from '../../lib/engine/keyword-state.js';
 import { resetStore } from '../../lib/engine/open-store.js';
 import { MESSAGE_CORPUS } from '../../lib/store/keyword-terms.js';
 import { Engram, HashEmbedder } from '../../lib/index.js';
-import { MESSAGE_SCOPES, addMessages, churn, expectSameAsStored, freshCore, messageMaker, queries } from './keyword-state-cases.js';
+import {
+  MESSAGE_SCOPES,
+  addMessages,
+  churn,
+  expectSameAsStored,
+  freshCore,
+  messageMaker,
+  queries,
+} from './keyword-state-cases.js';
 
 const cores: EngineStore[] = [];
 afterEach(() => {
@@ -38,7 +46,14 @@ describe('KeywordState', () => {
       for (const q of queries(seed + 2, 25, vocabulary)) {
         await expectSameAsStored(c, MESSAGE_CORPUS, q, 10, () => state.search(MESSAGE_CORPUS, q, { depth: 10 }));
         for (const scope of MESSAGE_SCOPES) {
-          await expectSameAsStored(c, MESSAGE_CORPUS, q, 10, () => state.search(MESSAGE_CORPUS, q, { depth: 10, accept: (_, f) => scope(f) }), scope);
+          await expectSameAsStored(
+            c,
+            MESSAGE_CORPUS,
+            q,
+            10,
+            () => state.search(MESSAGE_CORPUS, q, { depth: 10, accept: (_, f) => scope(f) }),
+            scope,
+          );
         }
       }
       expect(state.postings(MESSAGE_CORPUS).size).toBe(await c.db.terms.count());
@@ -64,7 +79,9 @@ describe('KeywordState', () => {
     const rebuilt = await KeywordState.rebuild(c);
     expect(restored.seq).toBe(rebuilt.seq);
     for (const q of queries(23, 30, 300)) {
-      expect(await restored.search(MESSAGE_CORPUS, q, { depth: 10 })).toEqual(await rebuilt.search(MESSAGE_CORPUS, q, { depth: 10 }));
+      expect(await restored.search(MESSAGE_CORPUS, q, { depth: 10 })).toEqual(
+        await rebuilt.search(MESSAGE_CORPUS, q, { depth: 10 }),
+      );
       await expectSameAsStored(c, MESSAGE_CORPUS, q, 10, () => restored.search(MESSAGE_CORPUS, q, { depth: 10 }));
     }
   });
@@ -83,7 +100,10 @@ describe('KeywordState', () => {
     expect((await KeywordState.load(c)).origin).toBe('snapshot');
     await c.db.meta.put({ key: 'analyzer', value: { id: 'another/9' } });
     expect((await KeywordState.load(c)).origin).toBe('rebuild');
-    await c.db.meta.put({ key: 'keywordSnapshot', value: { seq: 1, analyzerId: 'another/9', messages: { version: 1, ids: ['x'] }, memories: {}, at: 0 } });
+    await c.db.meta.put({
+      key: 'keywordSnapshot',
+      value: { seq: 1, analyzerId: 'another/9', messages: { version: 1, ids: ['x'] }, memories: {}, at: 0 },
+    });
     const rebuilt = await KeywordState.load(c);
     expect(rebuilt.origin).toBe('rebuild');
     expect(rebuilt.postings(MESSAGE_CORPUS).size).toBe(await c.db.terms.count());
@@ -98,7 +118,10 @@ describe('KeywordState', () => {
     await state.catchUp();
     // The copy is taken at the current seq; a deletion commits before it is written.
     const pending = state.snapshot();
-    await c.write(async () => ({ changes: [{ table: 'messages', op: 'delete', id: rows[0]!.id, before: rows[0]! }], result: undefined }));
+    await c.write(async () => ({
+      changes: [{ table: 'messages', op: 'delete', id: rows[0]!.id, before: rows[0]! }],
+      result: undefined,
+    }));
     await pending;
     expect(await c.db.meta.get('keywordSnapshot')).toBeUndefined();
     expect(state.unsnapshotted).toBe(Infinity);
@@ -111,7 +134,11 @@ describe('KeywordState', () => {
     expect((await state.search(MESSAGE_CORPUS, 'w0')).total).toBeGreaterThan(0);
     await resetStore(c.db);
     await state.reset();
-    expect(await state.search(MESSAGE_CORPUS, 'w0')).toEqual({ hits: [], total: 0, bound: expect.any(Number) as number });
+    expect(await state.search(MESSAGE_CORPUS, 'w0')).toEqual({
+      hits: [],
+      total: 0,
+      bound: expect.any(Number) as number,
+    });
     await addMessages(c, [{ ...messageMaker(42, 5)(), content: 'w0 w0' }]);
     expect((await state.search(MESSAGE_CORPUS, 'w0')).total).toBe(1);
   });
@@ -129,8 +156,12 @@ describe('KeywordState', () => {
     await b.conversation('t2', { userId: 'bo' }).add([{ role: 'user', content: 'Another ferry, to Paros' }]);
     await b.add('Bo keeps bees too', { userId: 'bo' });
     expect((await b.recall.textSearch('ferry')).results).toHaveLength(2);
-    expect((await b.recall.textSearch('ferry', { userId: 'bo' })).results.map((m) => m.content)).toEqual(['Another ferry, to Paros']);
-    expect((await b.search('bees', { userId: 'bo', mode: 'keyword' })).results.map((r) => r.memory)).toEqual(['Bo keeps bees too']);
+    expect((await b.recall.textSearch('ferry', { userId: 'bo' })).results.map((m) => m.content)).toEqual([
+      'Another ferry, to Paros',
+    ]);
+    expect((await b.search('bees', { userId: 'bo', mode: 'keyword' })).results.map((r) => r.memory)).toEqual([
+      'Bo keeps bees too',
+    ]);
     await b.delete((await b.search('bees', { userId: 'ana', mode: 'keyword' })).results[0]!.id);
     expect((await b.search('bees', { mode: 'keyword' })).results.map((r) => r.memory)).toEqual(['Bo keeps bees too']);
     await b.close();

@@ -8,7 +8,13 @@ let engram: Engram;
 const clock = manualClock();
 
 beforeEach(async () => {
-  engram = await openTemp({ embedder: new HashEmbedder({ dimensions: 64 }), now: () => { clock.advance(1); return clock.now(); } });
+  engram = await openTemp({
+    embedder: new HashEmbedder({ dimensions: 64 }),
+    now: () => {
+      clock.advance(1);
+      return clock.now();
+    },
+  });
 });
 afterEach(async () => {
   await engram.close();
@@ -18,7 +24,13 @@ describe('long-term memory (mem0 API)', () => {
   it('add() stores a memory once per scope and returns the standing one', async () => {
     const first = await engram.add('Ana is allergic to peanuts', { userId: 'ana', metadata: { topic: 'health' } });
     expect(first.results).toHaveLength(1);
-    expect(first.results[0]).toMatchObject({ memory: 'Ana is allergic to peanuts', userId: 'ana', event: 'ADD', version: 1, metadata: { topic: 'health' } });
+    expect(first.results[0]).toMatchObject({
+      memory: 'Ana is allergic to peanuts',
+      userId: 'ana',
+      event: 'ADD',
+      version: 1,
+      metadata: { topic: 'health' },
+    });
     const again = await engram.add('Ana is allergic to peanuts', { userId: 'ana' });
     expect(again.results[0]).toMatchObject({ id: first.results[0]!.id, event: 'NONE' });
     const otherUser = await engram.add('Ana is allergic to peanuts', { userId: 'bo' });
@@ -65,7 +77,10 @@ describe('long-term memory (mem0 API)', () => {
     await engram.add('carrots are orange', { userId: 'u', metadata: { kind: 'vegetable' } });
     const fruit = await engram.search('are', { userId: 'u', filters: { metadata: { kind: 'fruit' } }, mode: 'vector' });
     expect(fruit.results.map((r) => r.memory).sort()).toEqual(['apples are red', 'bananas are yellow']);
-    const some = await engram.search('colour', { filters: { userId: 'u', metadata: { n: { in: [2, 3] } } }, mode: 'vector' });
+    const some = await engram.search('colour', {
+      filters: { userId: 'u', metadata: { n: { in: [2, 3] } } },
+      mode: 'vector',
+    });
     expect(some.results.map((r) => r.memory)).toEqual(['bananas are yellow']);
     const late = await engram.search('are', { userId: 'u', filters: { createdAt: { from: t0 } }, mode: 'vector' });
     expect(late.results.map((r) => r.memory)).toEqual(['carrots are orange']);
@@ -142,7 +157,12 @@ describe('long-term memory (mem0 API)', () => {
     await expect(engram.add('')).rejects.toThrow(/text/);
     await expect(engram.add('   ')).rejects.toThrow(/text/);
     await expect(engram.add([])).rejects.toThrow(/messages/);
-    await expect(engram.add([{ role: 'user', content: 'ok' }, { role: 'user', content: '' }])).rejects.toThrow(/messages\[1\].content/);
+    await expect(
+      engram.add([
+        { role: 'user', content: 'ok' },
+        { role: 'user', content: '' },
+      ]),
+    ).rejects.toThrow(/messages\[1\].content/);
     await expect(engram.add('x', { metadata: { f: () => 1 } as never })).rejects.toThrow(/metadata/);
     await expect(engram.add('x', { metadata: { n: Number.NaN } })).rejects.toThrow(/metadata/);
     await expect(engram.add('x', { userId: '' })).rejects.toThrow(/userId/);
@@ -176,7 +196,12 @@ describe('a failing embedder', () => {
     await e.add('first memory', { userId: 'u' });
     for (const mode of ['throw', 'short', 'nan', 'count'] as const) {
       faulty.mode = mode;
-      await expect(e.add(['second entry', 'third entry'].map((content) => ({ role: 'user', content })), { userId: 'u' })).rejects.toThrow(EmbeddingError);
+      await expect(
+        e.add(
+          ['second entry', 'third entry'].map((content) => ({ role: 'user', content })),
+          { userId: 'u' },
+        ),
+      ).rejects.toThrow(EmbeddingError);
     }
     faulty.mode = 'ok';
     expect((await e.getAll()).results.map((r) => r.memory)).toEqual(['first memory']);
@@ -184,7 +209,10 @@ describe('a failing embedder', () => {
     const ready = await e.ready();
     expect(ready.size).toBe(1);
     // Nothing bad was cached: the same texts embed correctly once the embedder recovers.
-    await e.add(['second entry', 'third entry'].map((content) => ({ role: 'user', content })), { userId: 'u' });
+    await e.add(
+      ['second entry', 'third entry'].map((content) => ({ role: 'user', content })),
+      { userId: 'u' },
+    );
     expect((await e.getAll()).total).toBe(3);
     await e.close();
   });

@@ -17,7 +17,8 @@ afterEach(async () => {
   await engram.close();
 });
 
-const add = async (text: string, options: Parameters<Engram['add']>[1] = { userId: 'ana' }) => (await engram.add(text, options)).results[0]!;
+const add = async (text: string, options: Parameters<Engram['add']>[1] = { userId: 'ana' }) =>
+  (await engram.add(text, options)).results[0]!;
 
 describe('add() near-duplicate handling', () => {
   it('add() returns the standing memory as NONE for the same statement phrased differently', async () => {
@@ -53,7 +54,10 @@ describe('add() near-duplicate handling', () => {
     for (const r of [bo, anaHelper, anaRun]) expect(r.event).toBe('ADD');
     // Within each scope, the near duplicate still folds into that scope's memory.
     expect(await add("I'm allergic to peanuts!", { userId: 'bo' })).toMatchObject({ id: bo.id, event: 'NONE' });
-    expect(await add("I'm allergic to peanuts!", { userId: 'ana', agentId: 'helper' })).toMatchObject({ id: anaHelper.id, event: 'NONE' });
+    expect(await add("I'm allergic to peanuts!", { userId: 'ana', agentId: 'helper' })).toMatchObject({
+      id: anaHelper.id,
+      event: 'NONE',
+    });
   });
 
   it('add() folds near duplicates within one batch of messages', async () => {
@@ -72,7 +76,10 @@ describe('add() near-duplicate handling', () => {
   it("add() with dedupe 'exact' stores rephrasings, with 'off' even the same text", async () => {
     const first = await add("I'm allergic to peanuts");
     expect((await add('I am allergic to peanuts', { userId: 'ana', dedupe: 'exact' })).event).toBe('ADD');
-    expect(await add("I'm allergic to peanuts", { userId: 'ana', dedupe: 'exact' })).toMatchObject({ id: first.id, event: 'NONE' });
+    expect(await add("I'm allergic to peanuts", { userId: 'ana', dedupe: 'exact' })).toMatchObject({
+      id: first.id,
+      event: 'NONE',
+    });
     const copy = await add("I'm allergic to peanuts", { userId: 'ana', dedupe: 'off' });
     expect(copy.event).toBe('ADD');
     expect(copy.id).not.toBe(first.id);
@@ -97,7 +104,10 @@ describe('add() near-duplicate handling', () => {
   it('add() finds the standing statement among hundreds of close memories of its scope', async () => {
     // Hundreds of standing texts that share most words: the one saying the same is found however many neighbours it has.
     const texts = Array.from({ length: 300 }, (_, i) => `I am allergic to peanuts and item ${i}`);
-    await engram.add(texts.map((content) => ({ role: 'user' as const, content })), { userId: 'ana' });
+    await engram.add(
+      texts.map((content) => ({ role: 'user' as const, content })),
+      { userId: 'ana' },
+    );
     const target = await add('I am allergic to peanuts and item 150');
     expect(target.event).toBe('NONE');
     expect(await add("I'm allergic to peanuts and item 150!")).toMatchObject({ id: target.id, event: 'NONE' });
@@ -114,13 +124,20 @@ describe('add() near-duplicate handling', () => {
 
     const second = await EngramClass.open({ name, embedder });
     expect((await second.ready()).index).toBe('snapshot');
-    expect((await second.add('I am allergic to peanuts', { userId: 'ana' })).results[0]).toMatchObject({ id: standing.id, event: 'NONE' });
+    expect((await second.add('I am allergic to peanuts', { userId: 'ana' })).results[0]).toMatchObject({
+      id: standing.id,
+      event: 'NONE',
+    });
     await second.flush();
     await second.close();
 
     // A snapshot written before statement keys existed: the keys are made again from the stored texts.
     const { db } = await openStore(name);
-    const record = (await db.meta.get('indexSnapshot'))!.value as { scopeColumns?: ScopeColumns; scopes?: unknown[][]; statements?: string };
+    const record = (await db.meta.get('indexSnapshot'))!.value as {
+      scopeColumns?: ScopeColumns;
+      scopes?: unknown[][];
+      statements?: string;
+    };
     delete record.statements;
     record.scopes = ScopeTable.fromColumns(record.scopeColumns)!
       .toTuples()
@@ -129,13 +146,21 @@ describe('add() near-duplicate handling', () => {
     await db.meta.put({ key: 'indexSnapshot', value: record });
     db.close();
     const third = await EngramClass.open({ name, embedder });
-    expect((await third.add('Oh, I am allergic to peanuts!', { userId: 'ana' })).results[0]).toMatchObject({ id: standing.id, event: 'NONE' });
+    expect((await third.add('Oh, I am allergic to peanuts!', { userId: 'ana' })).results[0]).toMatchObject({
+      id: standing.id,
+      event: 'NONE',
+    });
     expect((await third.getAll({ userId: 'ana' })).total).toBe(1);
     await third.close();
   });
 
   it('add() calls in flight at once store each statement once (exact and near), per scope', async () => {
-    const variants = ["I'm allergic to peanuts", 'I am allergic to peanuts', "I'm allergic to peanuts", 'Oh, I am allergic to peanuts!'];
+    const variants = [
+      "I'm allergic to peanuts",
+      'I am allergic to peanuts',
+      "I'm allergic to peanuts",
+      'Oh, I am allergic to peanuts!',
+    ];
     const outcomes = await Promise.all([
       ...variants.map((t) => add(t, { userId: 'ana' })),
       ...variants.map((t) => add(t, { userId: 'bo' })),
@@ -151,7 +176,9 @@ describe('add() near-duplicate handling', () => {
     expect((await engram.getAll({ userId: 'ana' })).total).toBe(3);
     expect((await engram.getAll({ userId: 'bo' })).total).toBe(1);
     // With 'exact', in flight: the same text once, a rephrasing apart.
-    const exact = await Promise.all(['I like tea', 'I like tea', 'i like tea!'].map((t) => add(t, { userId: 'cy', dedupe: 'exact' })));
+    const exact = await Promise.all(
+      ['I like tea', 'I like tea', 'i like tea!'].map((t) => add(t, { userId: 'cy', dedupe: 'exact' })),
+    );
     expect(exact[0]!.id).toBe(exact[1]!.id);
     expect(exact[2]!.id).not.toBe(exact[0]!.id);
     expect((await engram.getAll({ userId: 'cy' })).total).toBe(2);
@@ -166,7 +193,10 @@ describe('add() near-duplicate handling', () => {
     const a = await EngramClass.open({ name, embedder });
     const b = await EngramClass.open({ name, embedder });
     await Promise.all([a.ready(), b.ready()]);
-    const outcomes = await Promise.all([a.add("I'm allergic to peanuts", { userId: 'ana' }), b.add('I am allergic to peanuts', { userId: 'ana' })]);
+    const outcomes = await Promise.all([
+      a.add("I'm allergic to peanuts", { userId: 'ana' }),
+      b.add('I am allergic to peanuts', { userId: 'ana' }),
+    ]);
     expect(outcomes[0].results[0]!.id).toBe(outcomes[1].results[0]!.id);
     expect((await a.getAll({ userId: 'ana' })).total).toBe(1);
     await a.close();
@@ -194,15 +224,23 @@ describe('add() checks duplicates from the index, and its write overlaps a quick
     db.close();
     const b = await EngramClass.open({ name, embedder });
     for (const dedupe of ['exact', 'near'] as const) {
-      expect((await b.add('I like green tea', { userId: 'ana', dedupe })).results[0], dedupe).toMatchObject({ id: first.id, event: 'NONE' });
+      expect((await b.add('I like green tea', { userId: 'ana', dedupe })).results[0], dedupe).toMatchObject({
+        id: first.id,
+        event: 'NONE',
+      });
     }
     expect((await b.getAll({ userId: 'ana' })).total).toBe(2);
     expect((await b.stats()).damagedRows).toContainEqual(expect.objectContaining({ table: 'vectors', key: first.id }));
     await b.close();
   });
 
-  it('add() with a quick embedder writes its rows while the vectors are computed: all of it lands, searchable, duplicates still found', quickEmbedderOverlaps);
+  it(
+    'add() with a quick embedder writes its rows while the vectors are computed: all of it lands, searchable, duplicates still found',
+    quickEmbedderOverlaps,
+  );
 
-  it('add() with a slow embedder waits for its vectors before its write: the store stays readable meanwhile', slowEmbedderWaits);
+  it(
+    'add() with a slow embedder waits for its vectors before its write: the store stays readable meanwhile',
+    slowEmbedderWaits,
+  );
 });
-

@@ -90,14 +90,20 @@ describe('AbortSignal aborts even when the embedder ignores it', () => {
 
 describe('limits', () => {
   it('add(), update() and messages refuse metadata larger than maxContentBytes as JSON', async () => {
-    const e = await Engram.open({ name: unique('meta'), embedder: new HashEmbedder({ dimensions: 32 }), maxContentBytes: 1000 });
+    const e = await Engram.open({
+      name: unique('meta'),
+      embedder: new HashEmbedder({ dimensions: 32 }),
+      maxContentBytes: 1000,
+    });
     const big = { note: 'x'.repeat(2000) };
     await expect(e.add('fits', { metadata: big })).rejects.toThrow(ValidationError);
     const nested = { a: Array.from({ length: 200 }, (_, i) => ({ i })) };
     await expect(e.add('fits', { metadata: nested })).rejects.toThrow(/over the maximum/);
     const { results } = await e.add('fits', { metadata: { note: 'small' } });
     await expect(e.update(results[0]!.id, { metadata: big })).rejects.toThrow(ValidationError);
-    await expect(e.conversation('t').add({ role: 'user', content: 'hi', metadata: big })).rejects.toThrow(ValidationError);
+    await expect(e.conversation('t').add({ role: 'user', content: 'hi', metadata: big })).rejects.toThrow(
+      ValidationError,
+    );
     await expect(e.system({ sessionId: 's' }).remember('k', 'v', { metadata: big })).rejects.toThrow(ValidationError);
     expect((await e.getAll()).total).toBe(1);
     await e.close();
@@ -118,7 +124,10 @@ describe('limits', () => {
     expect(query.length).toBeGreaterThan(500_000);
     for (const mode of ['keyword', 'hybrid'] as const) {
       const { results } = await e.search(query, { userId: 'u', mode, limit: 2 });
-      expect(results.map((r) => r.memory), mode).toContain('the quokka lives on rottnest island');
+      expect(
+        results.map((r) => r.memory),
+        mode,
+      ).toContain('the quokka lives on rottnest island');
     }
     const recall = await e.recall.textSearch(query);
     expect(recall.results).toEqual([]);
@@ -129,7 +138,10 @@ describe('limits', () => {
     const e = await Engram.open({ name: unique('cap'), embedder: new HashEmbedder({ dimensions: 32 }) });
     const chat = e.conversation('t');
     // 80 rare words, one memory and one message each; a common word in all of them.
-    const rare = Array.from({ length: 80 }, (_, i) => `zebra${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+    const rare = Array.from(
+      { length: 80 },
+      (_, i) => `zebra${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`,
+    );
     for (const word of rare) {
       await e.add(`note ${word} harbour`, { userId: 'u', dedupe: 'off' });
       await chat.add({ role: 'user', content: `note ${word} harbour` });
@@ -160,13 +172,22 @@ describe('limits', () => {
     ];
     for (const metadata of cases) {
       for (const mode of ['vector', 'keyword', 'hybrid'] as const) {
-        const { results } = await e.search('plain memory', { userId: 'u', mode, filters: { metadata: metadata as never } });
-        expect(results.map((r) => r.memory), `${JSON.stringify(metadata)} ${mode}`).toEqual([]);
+        const { results } = await e.search('plain memory', {
+          userId: 'u',
+          mode,
+          filters: { metadata: metadata as never },
+        });
+        expect(
+          results.map((r) => r.memory),
+          `${JSON.stringify(metadata)} ${mode}`,
+        ).toEqual([]);
       }
       expect((await e.getAll({ filters: { metadata: metadata as never } })).total).toBe(0);
       await expect(e.deleteAll({ filters: { metadata: metadata as never } })).resolves.toBe(0);
     }
-    const ownMatch = await e.getAll({ filters: { metadata: JSON.parse('{"__proto__": {"in": [{"x": 1}]}}') as never } });
+    const ownMatch = await e.getAll({
+      filters: { metadata: JSON.parse('{"__proto__": {"in": [{"x": 1}]}}') as never },
+    });
     expect(ownMatch.results.map((r) => r.memory)).toEqual(['memory with an own __proto__ key']);
     expect((await e.getAll()).total).toBe(3);
     await e.close();

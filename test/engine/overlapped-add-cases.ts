@@ -12,15 +12,15 @@ import { openTemp } from '../helpers.js';
 function timedEmbedder(delay: () => number): Embedder & { gate: Promise<void> | undefined } {
   const inner = new HashEmbedder({ dimensions: 64 });
   return {
-  id: 'timed',
-  dimensions: 64,
-  gate: undefined,
-  async embed(texts) {
-    await new Promise((r) => setTimeout(r, delay()));
-    await this.gate;
-    return inner.embed(texts);
-  },
-  async dispose() {},
+    id: 'timed',
+    dimensions: 64,
+    gate: undefined,
+    async embed(texts) {
+      await new Promise((r) => setTimeout(r, delay()));
+      await this.gate;
+      return inner.embed(texts);
+    },
+    async dispose() {},
   };
 }
 
@@ -46,7 +46,10 @@ export async function quickEmbedderOverlaps(): Promise<void> {
   for (const { texts, events } of batches) {
     const gate = opened();
     embedder.gate = gate.promise;
-    const adding = e.add(texts.map((content) => ({ role: 'user', content })), { userId: 'ana' });
+    const adding = e.add(
+      texts.map((content) => ({ role: 'user', content })),
+      { userId: 'ana' },
+    );
     await new Promise((r) => setTimeout(r, 30));
     gate.open();
     const { results } = await adding;

@@ -4,6 +4,9 @@ import { describe, it } from 'vitest';
 import { quickEmbedderOverlaps, slowEmbedderWaits } from './overlapped-add-cases.js';
 
 describe('add() in Chromium, its write overlapping the embedding', () => {
-  it('a quick embedder: rows written while the vectors are computed, all of it lands, searchable, duplicates found', quickEmbedderOverlaps);
+  it(
+    'a quick embedder: rows written while the vectors are computed, all of it lands, searchable, duplicates found',
+    quickEmbedderOverlaps,
+  );
   it('a slow embedder: add() waits for its vectors first, and the store stays readable meanwhile', slowEmbedderWaits);
 });

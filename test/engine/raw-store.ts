@@ -9,7 +9,9 @@ export async function rawStore(name: string): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const table of ALL_TABLES) {
       const rows = await db.table(table).toArray();
-      out[table] = JSON.stringify(rows, (_k, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Float32Array) : v));
+      out[table] = JSON.stringify(rows, (_k, v: unknown) =>
+        ArrayBuffer.isView(v) ? Array.from(v as Float32Array) : v,
+      );
     }
     return out;
   } finally {

@@ -5,8 +5,20 @@ import type { MemoryRow } from '../../lib/store/rows.js';
 import { rng } from '../helpers.js';
 
 function row(id: string, random: () => number): MemoryRow {
-  const pick = (p: string, n: number): string | undefined => (random() < 0.8 ? `${p}${Math.floor(random() * n)}` : undefined);
-  const r: MemoryRow = { id, text: id, tier: random() < 0.5 ? 'long_term' : 'project', metadata: {}, hash: id, createdAt: 1, updatedAt: 1, accessCount: 0, version: 1, origin: 'd' };
+  const pick = (p: string, n: number): string | undefined =>
+    random() < 0.8 ? `${p}${Math.floor(random() * n)}` : undefined;
+  const r: MemoryRow = {
+    id,
+    text: id,
+    tier: random() < 0.5 ? 'long_term' : 'project',
+    metadata: {},
+    hash: id,
+    createdAt: 1,
+    updatedAt: 1,
+    accessCount: 0,
+    version: 1,
+    origin: 'd',
+  };
   const userId = pick('u', 4);
   const agentId = pick('a', 3);
   const runId = pick('r', 2);
@@ -28,7 +40,13 @@ describe('ScopeTable', () => {
     const random = rng(8);
     const table = new ScopeTable();
     const rows = new Map<string, MemoryRow>();
-    const scopes: Record<string, string>[] = [{}, { userId: 'u1' }, { userId: 'u2', agentId: 'a0' }, { agentId: 'a2', runId: 'r1' }, { userId: 'nobody' }];
+    const scopes: Record<string, string>[] = [
+      {},
+      { userId: 'u1' },
+      { userId: 'u2', agentId: 'a0' },
+      { agentId: 'a2', runId: 'r1' },
+      { userId: 'nobody' },
+    ];
     for (let round = 0; round < 4; round++) {
       for (let i = 0; i < 400; i++) {
         const r = row(`m${Math.floor(random() * 600)}`, random);
@@ -40,7 +58,10 @@ describe('ScopeTable', () => {
         table.delete(id);
       }
       for (const scope of scopes) {
-        for (const now of [10, 100]) expect(table.matching(compileFilters({}, scope), now), JSON.stringify(scope)).toEqual(brute(rows, scope, now));
+        for (const now of [10, 100])
+          expect(table.matching(compileFilters({}, scope), now), JSON.stringify(scope)).toEqual(
+            brute(rows, scope, now),
+          );
       }
     }
     const copy = ScopeTable.fromTuples(table.toTuples());
@@ -59,7 +80,19 @@ describe('ScopeTable', () => {
 
   it('matching() of one scope value leaves out expired entries and applies tier and date conditions beside it', () => {
     const table = new ScopeTable();
-    const base: MemoryRow = { id: '', text: '', tier: 'long_term', metadata: {}, hash: '', createdAt: 1, updatedAt: 1, accessCount: 0, version: 1, origin: 'd', userId: 'ana' };
+    const base: MemoryRow = {
+      id: '',
+      text: '',
+      tier: 'long_term',
+      metadata: {},
+      hash: '',
+      createdAt: 1,
+      updatedAt: 1,
+      accessCount: 0,
+      version: 1,
+      origin: 'd',
+      userId: 'ana',
+    };
     table.set({ ...base, id: 'a' });
     table.set({ ...base, id: 'b', tier: 'project', createdAt: 5 });
     table.set({ ...base, id: 'c', expiresAt: 50 });
@@ -91,7 +124,8 @@ describe('ScopeTable', () => {
       table.set(row(id, random), statement);
       statements.set(id, statement);
     }
-    const expected = (key: number): Set<string> => new Set([...statements].filter(([, s]) => s === key).map(([id]) => id));
+    const expected = (key: number): Set<string> =>
+      new Set([...statements].filter(([, s]) => s === key).map(([id]) => id));
     const copy = ScopeTable.fromTuples(table.toTuples());
     const columns = ScopeTable.fromColumns(table.toColumns())!;
     for (let k = 0; k < 41; k++) {

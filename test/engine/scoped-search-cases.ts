@@ -21,9 +21,18 @@ import { scopeScanWins } from '../../lib/vector/hnsw-index.js';
 
 const DIMS = 48;
 const embedder = new HashEmbedder({ dimensions: DIMS });
-const WORDS = 'harbour violin garden pepper comet lantern meadow glacier saffron walnut orchid falcon copper thistle canyon pebble'.split(' ');
-const textOf = (i: number): string => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} ${WORDS[(i * 5 + 1) % WORDS.length]} note ${i}`;
-const input = (i: number, userId: string): MemoryInput => ({ text: textOf(i), tier: 'long_term', scope: { userId }, metadata: {} });
+const WORDS =
+  'harbour violin garden pepper comet lantern meadow glacier saffron walnut orchid falcon copper thistle canyon pebble'.split(
+    ' ',
+  );
+const textOf = (i: number): string =>
+  `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} ${WORDS[(i * 5 + 1) % WORDS.length]} note ${i}`;
+const input = (i: number, userId: string): MemoryInput => ({
+  text: textOf(i),
+  tier: 'long_term',
+  scope: { userId },
+  metadata: {},
+});
 const QUERIES = ['harbour violin', 'garden pepper comet', 'lantern', 'glacier saffron walnut', 'falcon copper note'];
 
 interface Core {
@@ -49,7 +58,10 @@ export async function vectorReads<T>(work: () => Promise<T>): Promise<{ reads: n
   let reads = 0;
   const names = ['get', 'getAll', 'getAllKeys', 'getKey', 'openCursor', 'openKeyCursor', 'count'] as const;
   const patched: [Record<string, (...args: unknown[]) => unknown>, string, (...args: unknown[]) => unknown][] = [];
-  for (const proto of [IDBObjectStore.prototype, IDBIndex.prototype] as unknown as Record<string, (...args: unknown[]) => unknown>[]) {
+  for (const proto of [IDBObjectStore.prototype, IDBIndex.prototype] as unknown as Record<
+    string,
+    (...args: unknown[]) => unknown
+  >[]) {
     for (const n of names) {
       const real = proto[n]!;
       patched.push([proto, n, real]);
@@ -105,7 +117,10 @@ async function expectExactScoped({ core, semantic }: Core, userId: string, label
       const label2 = `${label}: ${userId} "${query}"`;
       expect(got.length, label2).toBe(want.length);
       expect(new Set(got.map((h) => h.row.id)).size, label2).toBe(got.length);
-      const exactOf = truth.similarities(q, got.map((h) => h.row.id));
+      const exactOf = truth.similarities(
+        q,
+        got.map((h) => h.row.id),
+      );
       got.forEach((h, r) => {
         expect(h.similarity!, `${label2} ${h.row.id}`).toBeCloseTo(exactOf.get(h.row.id)!, 5);
         if (scanned) expect(h.similarity!, `${label2} rank ${r}`).toBeCloseTo(want[r]!.score, 5);
@@ -119,7 +134,11 @@ async function expectExactScoped({ core, semantic }: Core, userId: string, label
       }
       for (const mode of SEARCH_MODES) {
         const hits = await searchMemories(core, semantic, query, { filter, limit: 50, mode });
-        for (const h of hits) expect(scope.has(h.row.id) && h.row.userId === userId, `${label}: ${mode} "${query}" returned ${h.row.id} of ${h.row.userId ?? 'no user'}`).toBe(true);
+        for (const h of hits)
+          expect(
+            scope.has(h.row.id) && h.row.userId === userId,
+            `${label}: ${mode} "${query}" returned ${h.row.id} of ${h.row.userId ?? 'no user'}`,
+          ).toBe(true);
       }
     }
   });
@@ -137,15 +156,29 @@ export async function exactIndexScopes(): Promise<void> {
   const c = await openCore();
   try {
     const { state } = await c.semantic.ready();
-    await addMemories(c.core, c.semantic, Array.from({ length: 240 }, (_, i) => input(i, i % 8 === 0 ? 'ana' : i % 3 === 0 ? 'bo' : 'cy')), undefined, 'off');
+    await addMemories(
+      c.core,
+      c.semantic,
+      Array.from({ length: 240 }, (_, i) => input(i, i % 8 === 0 ? 'ana' : i % 3 === 0 ? 'bo' : 'cy')),
+      undefined,
+      'off',
+    );
     await state.idle();
     expect(state.index.kind).toBe('exact');
     for (const user of ['ana', 'bo', 'cy']) await expectExactScoped(c, user, 'exact index');
     const anas = (await c.core.db.memories.toArray()).filter((r) => r.userId === 'ana');
-    await deleteMemories(c.core, c.semantic, anas.slice(0, 5).map((r) => r.id));
+    await deleteMemories(
+      c.core,
+      c.semantic,
+      anas.slice(0, 5).map((r) => r.id),
+    );
     await updateMemory(c.core, c.semantic, anas[6]!.id, { text: 'harbour violin lantern, rewritten' });
     expect(await expectExactScoped(c, 'ana', 'exact index, after deletes and an update')).toBe(anas.length - 5);
-    const hits = await searchMemories(c.core, c.semantic, 'harbour violin', { filter: compileFilters({ userId: 'ana' }), limit: 40, mode: 'vector' });
+    const hits = await searchMemories(c.core, c.semantic, 'harbour violin', {
+      filter: compileFilters({ userId: 'ana' }),
+      limit: 40,
+      mode: 'vector',
+    });
     for (const gone of anas.slice(0, 5)) expect(hits.some((h) => h.row.id === gone.id)).toBe(false);
   } finally {
     await close(c);
@@ -163,7 +196,13 @@ export async function hnswIndexScopes(): Promise<void> {
   try {
     const { state } = await c.semantic.ready();
     const userOf = (i: number): string => (i % 20 === 0 ? 'ana' : i % 5 === 0 ? 'cy' : 'bo');
-    await addMemories(c.core, c.semantic, Array.from({ length: 1200 }, (_, i) => input(i, userOf(i))), undefined, 'off');
+    await addMemories(
+      c.core,
+      c.semantic,
+      Array.from({ length: 1200 }, (_, i) => input(i, userOf(i))),
+      undefined,
+      'off',
+    );
     await state.idle();
     expect(state.index.kind).toBe('hnsw');
     const sizes = new Map<string, number>();
@@ -180,9 +219,19 @@ export async function hnswIndexScopes(): Promise<void> {
     for (const user of ['ana', 'bo', 'cy']) await expectExactScoped(c, user, 'hnsw, merged');
 
     // New memories of ana wait in the buffer beside her merged ones; some merged ones go, one changes its text.
-    await addMemories(c.core, c.semantic, Array.from({ length: 30 }, (_, i) => input(5000 + i, 'ana')), undefined, 'off');
+    await addMemories(
+      c.core,
+      c.semantic,
+      Array.from({ length: 30 }, (_, i) => input(5000 + i, 'ana')),
+      undefined,
+      'off',
+    );
     const anas = (await c.core.db.memories.toArray()).filter((r) => r.userId === 'ana');
-    await deleteMemories(c.core, c.semantic, anas.slice(0, 8).map((r) => r.id));
+    await deleteMemories(
+      c.core,
+      c.semantic,
+      anas.slice(0, 8).map((r) => r.id),
+    );
     await updateMemory(c.core, c.semantic, anas[10]!.id, { text: 'glacier saffron walnut, said differently' });
     await updateMemory(c.core, c.semantic, anas[anas.length - 1]!.id, { text: 'falcon copper note, a new one' });
     await state.idle();
@@ -194,8 +243,18 @@ export async function hnswIndexScopes(): Promise<void> {
     const cys = new Set((await c.core.db.memories.toArray()).filter((r) => r.userId === 'cy').map((r) => r.id));
     await forgetScope(c.core, { userId: 'cy' });
     for (const mode of SEARCH_MODES) {
-      expect(await searchMemories(c.core, c.semantic, 'harbour violin', { filter: compileFilters({ userId: 'cy' }), limit: 50, mode })).toEqual([]);
-      const all = await searchMemories(c.core, c.semantic, 'harbour violin note', { filter: compileFilters({}), limit: 200, mode });
+      expect(
+        await searchMemories(c.core, c.semantic, 'harbour violin', {
+          filter: compileFilters({ userId: 'cy' }),
+          limit: 50,
+          mode,
+        }),
+      ).toEqual([]);
+      const all = await searchMemories(c.core, c.semantic, 'harbour violin note', {
+        filter: compileFilters({}),
+        limit: 200,
+        mode,
+      });
       for (const h of all) expect(cys.has(h.row.id), `${mode}: forgotten ${h.row.id}`).toBe(false);
     }
     for (const user of ['ana', 'bo']) await expectExactScoped(c, user, 'hnsw, after forgetting cy');

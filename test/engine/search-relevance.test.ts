@@ -39,13 +39,19 @@ describe('search() relevance', () => {
     const { results } = await engram.search('peanuts allergic', { userId: 'ana' });
     expect(results[0]!.memory).toBe('I am allergic to peanuts');
     for (const r of results) expect(r.score).toBeGreaterThanOrEqual(Math.max(0, r.similarity!) - 1e-12);
-    expect(results[0]).toMatchObject({ keywordScore: expect.any(Number) as number, keywordRelevance: expect.any(Number) as number });
+    expect(results[0]).toMatchObject({
+      keywordScore: expect.any(Number) as number,
+      keywordRelevance: expect.any(Number) as number,
+    });
     expect(results[0]!.score).toBeGreaterThan(results[0]!.similarity!);
   });
 
   it('search() in keyword mode scores a document with every query term above one with some', async () => {
     const { results } = await engram.search('allergic peanuts', { userId: 'ana', mode: 'keyword' });
-    expect(results.map((r) => r.memory)).toEqual(['I am allergic to peanuts', 'We watched a film about peanuts farming']);
+    expect(results.map((r) => r.memory)).toEqual([
+      'I am allergic to peanuts',
+      'We watched a film about peanuts farming',
+    ]);
     expect(results[0]!.score).toBeGreaterThan(0.5);
     expect(results[1]!.score).toBeLessThan(results[0]!.score);
     expect(results[0]!.keywordRelevance).toBe(results[0]!.score);
@@ -66,7 +72,8 @@ describe('search() relevance', () => {
 describe('search() hybrid ranking', () => {
   it('search() in hybrid mode ranks first the memory keyword and vector search both rank first', async () => {
     for (const query of ['allergic peanuts', 'flat Porto tiny', 'weather grey rainy']) {
-      const top = async (mode: SearchMode): Promise<string | undefined> => (await engram.search(query, { userId: 'ana', mode })).results[0]?.memory;
+      const top = async (mode: SearchMode): Promise<string | undefined> =>
+        (await engram.search(query, { userId: 'ana', mode })).results[0]?.memory;
       const [vector, keyword, hybrid] = [await top('vector'), await top('keyword'), await top('hybrid')];
       expect(keyword).toBe(vector);
       expect(hybrid).toBe(vector);
@@ -78,8 +85,14 @@ describe('search() hybrid over many close memories', () => {
   it('every hybrid result carries its true similarity and keyword relevance, fused; none better is left out of the pools', async () => {
     const many = await openTemp({ embedder: new HashEmbedder({ dimensions: 64 }) });
     const words = ['harbour', 'boat', 'dawn', 'sail', 'rope', 'net', 'fish', 'gull', 'tide', 'pier', 'rain', 'wind'];
-    const texts = Array.from({ length: 400 }, (_, i) => `${words[i % 12]} ${words[(i * 7) % 12]} ${words[(i * 5 + 3) % 12]} note ${i}`);
-    await many.add(texts.map((content) => ({ role: 'user' as const, content })), { userId: 'ana', dedupe: 'off' });
+    const texts = Array.from(
+      { length: 400 },
+      (_, i) => `${words[i % 12]} ${words[(i * 7) % 12]} ${words[(i * 5 + 3) % 12]} note ${i}`,
+    );
+    await many.add(
+      texts.map((content) => ({ role: 'user' as const, content })),
+      { userId: 'ana', dedupe: 'off' },
+    );
     for (const query of ['harbour boat', 'tide pier rain', 'gull fish net wind', 'sail']) {
       const limit = 10;
       const hybrid = (await many.search(query, { userId: 'ana', limit })).results;
@@ -97,7 +110,9 @@ describe('search() hybrid over many close memories', () => {
       const pool = 40;
       const vectorPool = new Set(byVector.slice(0, pool).map((r) => r.id));
       const keywordPool = new Map(byKeyword.slice(0, pool).map((r) => [r.id, r.keywordRelevance!]));
-      const fused = [...new Set([...vectorPool, ...keywordPool.keys()])].map((id) => hybridRelevance(vector.get(id), keywordPool.get(id))).sort((x, y) => y - x);
+      const fused = [...new Set([...vectorPool, ...keywordPool.keys()])]
+        .map((id) => hybridRelevance(vector.get(id), keywordPool.get(id)))
+        .sort((x, y) => y - x);
       expect(hybrid[limit - 1]!.score, query).toBeCloseTo(fused[limit - 1]!, 9);
     }
     await many.close();

@@ -14,7 +14,13 @@ describe('search() reads rows for the best ranked only', () => {
     const { db, deviceId } = await openStore(`search-rows-${Math.random().toString(36).slice(2)}`);
     const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: clock.now, deviceId });
     const semantic = new SemanticIndex(core, new HashEmbedder({ dimensions: 128 }), undefined);
-    const memory = (text: string, expiresAt?: number): MemoryInput => ({ text, tier: 'long_term', scope: { userId: 'ana' }, metadata: {}, ...(expiresAt === undefined ? {} : { expiresAt }) });
+    const memory = (text: string, expiresAt?: number): MemoryInput => ({
+      text,
+      tier: 'long_term',
+      scope: { userId: 'ana' },
+      metadata: {},
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+    });
     // Twelve close matches that expire, then five lasting ones further from the query.
     await addMemories(core, semantic, [
       ...Array.from({ length: 12 }, (_, i) => memory(`harbour boats sail at dawn ${i}`, clock.now() + 1000)),
@@ -22,8 +28,15 @@ describe('search() reads rows for the best ranked only', () => {
     ]);
     clock.advance(5000);
     for (const mode of ['hybrid', 'vector', 'keyword'] as const) {
-      const hits = await searchMemories(core, semantic, 'harbour boats sail at dawn', { filter: compileFilters({}), limit: 3, mode });
-      expect(hits.map((h) => h.row.text), mode).toHaveLength(3);
+      const hits = await searchMemories(core, semantic, 'harbour boats sail at dawn', {
+        filter: compileFilters({}),
+        limit: 3,
+        mode,
+      });
+      expect(
+        hits.map((h) => h.row.text),
+        mode,
+      ).toHaveLength(3);
       for (const h of hits) expect(h.row.text, mode).toMatch(/^harbour boats rest/);
     }
     await semantic.close();

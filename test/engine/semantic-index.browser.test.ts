@@ -26,7 +26,9 @@ describe('semantic memory in Chromium', () => {
     expect(await b.ready()).toMatchObject({ index: 'snapshot', size: 4 });
     const again = await b.search('instrument', { userId: 'ana', mode: 'vector', limit: 1 });
     expect(again.results[0]!.memory).toContain('violin');
-    const context = await b.persistent({ userId: 'ana' }).retrieve('any allergies I should know about before cooking dinner?');
+    const context = await b
+      .persistent({ userId: 'ana' })
+      .retrieve('any allergies I should know about before cooking dinner?');
     expect(context).toContain('peanuts');
     await b.close();
   });
@@ -38,7 +40,9 @@ describe('semantic memory in Chromium', () => {
     await mem.remember('goal', 'ship the beta', { tier: 'project' });
     await mem.addTrace('plan', 'start with tests');
     expect(await mem.recall('goal')).toBe('ship the beta');
-    expect(await new AgentTools(e, { agentId: 'a' }).call('core_memory_append', { label: 'human', content: 'Likes tea' })).toContain('Likes tea');
+    expect(
+      await new AgentTools(e, { agentId: 'a' }).call('core_memory_append', { label: 'human', content: 'Likes tea' }),
+    ).toContain('Likes tea');
     const file = await e.export();
     await e.close();
     const copy = await Engram.import(file, { name: unique('copy'), mode: 'replace', embedder: embedder() });
@@ -55,12 +59,30 @@ describe('semantic memory in Chromium', () => {
       JSON.stringify({ facts: ['Moved to Lisbon'] }),
       JSON.stringify({ memory: [{ id: '0', text: 'Lives in Lisbon', event: 'UPDATE', old_memory: 'Lives in Porto' }] }),
     ];
-    const e = await Engram.open({ name: unique('llm'), embedder: new HashEmbedder({ dimensions: 128 }), llm: async () => replies.shift() ?? '{}' });
-    const first = await e.add([{ role: 'user', content: 'I live in Porto' }], { userId: 'ana', agentId: 'helper', infer: true });
+    const e = await Engram.open({
+      name: unique('llm'),
+      embedder: new HashEmbedder({ dimensions: 128 }),
+      llm: async () => replies.shift() ?? '{}',
+    });
+    const first = await e.add([{ role: 'user', content: 'I live in Porto' }], {
+      userId: 'ana',
+      agentId: 'helper',
+      infer: true,
+    });
     expect(first.results.map((r) => r.event)).toEqual(['ADD']);
-    const second = await e.add([{ role: 'user', content: 'I moved to Lisbon' }], { userId: 'ana', agentId: 'helper', infer: true });
+    const second = await e.add([{ role: 'user', content: 'I moved to Lisbon' }], {
+      userId: 'ana',
+      agentId: 'helper',
+      infer: true,
+    });
     expect(second.results[0]).toMatchObject({ event: 'UPDATE', memory: 'Lives in Lisbon', previous: 'Lives in Porto' });
-    const bot = new Assistant(e, { threadId: 't', agentId: 'helper', userId: 'ana', minSimilarity: 0.2, model: async (messages) => `seen ${messages.length} messages` });
+    const bot = new Assistant(e, {
+      threadId: 't',
+      agentId: 'helper',
+      userId: 'ana',
+      minSimilarity: 0.2,
+      model: async (messages) => `seen ${messages.length} messages`,
+    });
     await e.blocks('helper').set('human', 'Name: Ana');
     const turn = await bot.send('Tell me where Ana lives in Lisbon');
     expect(turn.recalledMemories.map((m) => m.memory)).toContain('Lives in Lisbon');

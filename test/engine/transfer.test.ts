@@ -10,7 +10,14 @@ const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2
 /** A store with every kind of record: messages (trimmed too), memories (updated, deleted, keyed, expiring), blocks, traces. */
 async function richStore(name: string): Promise<Engram> {
   const clock = manualClock();
-  const e = await Engram.open({ name, embedder: embedder(), now: () => { clock.advance(7); return clock.now(); } });
+  const e = await Engram.open({
+    name,
+    embedder: embedder(),
+    now: () => {
+      clock.advance(7);
+      return clock.now();
+    },
+  });
   const chat = e.conversation('t1', { agentId: 'helper', userId: 'ana' });
   await chat.add([
     { role: 'system', content: 'persona' },
@@ -34,7 +41,8 @@ async function tables(name: string): Promise<Record<string, unknown[]>> {
   const db = new EngramDb(name);
   await db.open();
   const out: Record<string, unknown[]> = {};
-  for (const t of ['messages', 'memories', 'vectors', 'history', BLOCKS_TABLE, 'traces', 'terms'] as const) out[t] = await db.table(t).toArray();
+  for (const t of ['messages', 'memories', 'vectors', 'history', BLOCKS_TABLE, 'traces', 'terms'] as const)
+    out[t] = await db.table(t).toArray();
   out['embedder'] = [(await db.meta.get('embedder'))?.value];
   out['stats'] = [(await db.meta.get('stats:m'))?.value, (await db.meta.get('stats:v'))?.value];
   db.close();
@@ -48,9 +56,20 @@ describe('export / import', () => {
     const file = await a.export({ onProgress: (p) => progress.push(p) });
     expect(progress.at(-1)).toMatchObject({ phase: 'export' });
     expect(progress.at(-1)!.done).toBe(progress.at(-1)!.total);
-    const lines = (await file.text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string });
-    expect(lines[0]).toMatchObject({ type: 'header', format: 'engram-export', version: 2, schemaVersion: SCHEMA_VERSION, embedder: { id: 'hash-64', dimensions: 64 } });
-    expect(new Set(lines.map((l) => l.type))).toEqual(new Set(['header', 'message', 'memory', 'history', 'block', 'trace', 'end']));
+    const lines = (await file.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
+    expect(lines[0]).toMatchObject({
+      type: 'header',
+      format: 'engram-export',
+      version: 2,
+      schemaVersion: SCHEMA_VERSION,
+      embedder: { id: 'hash-64', dimensions: 64 },
+    });
+    expect(new Set(lines.map((l) => l.type))).toEqual(
+      new Set(['header', 'message', 'memory', 'history', 'block', 'trace', 'end']),
+    );
     await a.close();
 
     const target = unique('dst');
@@ -62,7 +81,9 @@ describe('export / import', () => {
     // Every record line again (the header's time and so the end line's digest differ).
     const again = (await (await c.export()).text()).split('\n').slice(1, -2);
     expect(again).toEqual((await file.text()).split('\n').slice(1, -2));
-    expect((await c.search('Lisbon', { userId: 'ana', mode: 'vector', limit: 1 })).results[0]!.memory).toBe('Lives in Lisbon');
+    expect((await c.search('Lisbon', { userId: 'ana', mode: 'vector', limit: 1 })).results[0]!.memory).toBe(
+      'Lives in Lisbon',
+    );
     expect((await c.recall.textSearch('porto')).total).toBe(1);
     expect(await c.system({ sessionId: 's1', projectId: 'p1' }).recall('goal')).toEqual({ text: 'ship', n: 2 });
     await c.close();
@@ -79,7 +100,9 @@ describe('export / import', () => {
     const merged = await Engram.import(file, { name, mode: 'merge', embedder: embedder() });
     expect((await merged.getAll({ userId: 'bo' })).results.map((r) => r.memory)).toEqual(['Already here']);
     expect((await merged.getAll({ userId: 'ana' })).results.map((r) => r.memory)).toEqual(['Lives in Lisbon']);
-    expect((await merged.search('Lisbon', { userId: 'ana', mode: 'vector', limit: 1 })).results[0]!.memory).toBe('Lives in Lisbon');
+    expect((await merged.search('Lisbon', { userId: 'ana', mode: 'vector', limit: 1 })).results[0]!.memory).toBe(
+      'Lives in Lisbon',
+    );
     await merged.close();
     // merging the same file twice changes nothing
     const before = await tables(name);
@@ -99,7 +122,8 @@ describe('export / import', () => {
     await v.add('precious memory', { userId: 'x' });
     await v.close();
     const snapshot = await tables(name);
-    const mutate = (i: number, f: (o: Record<string, unknown>) => unknown): string => good.map((l, j) => (j === i ? JSON.stringify(f(JSON.parse(l) as Record<string, unknown>)) : l)).join('\n');
+    const mutate = (i: number, f: (o: Record<string, unknown>) => unknown): string =>
+      good.map((l, j) => (j === i ? JSON.stringify(f(JSON.parse(l) as Record<string, unknown>)) : l)).join('\n');
     const memoryLine = good.findIndex((l) => l.includes('"type":"memory"'));
     const cases: [string, number, RegExp][] = [
       ['', 1, /empty|header/],
@@ -108,7 +132,11 @@ describe('export / import', () => {
       [mutate(0, (o) => ({ ...o, version: 99 })), 1, /format version 99/],
       [mutate(2, (o) => ({ ...o, type: 'alien' })), 3, /unknown record type/],
       [mutate(1, (o) => ({ ...o, row: { ...(o['row'] as object), role: 'robot' } })), 2, /role/],
-      [mutate(memoryLine, (o) => ({ ...o, vector: { embedderId: 'hash-64', data: 'AAAA' } })), memoryLine + 1, /finite 32-bit floats/],
+      [
+        mutate(memoryLine, (o) => ({ ...o, vector: { embedderId: 'hash-64', data: 'AAAA' } })),
+        memoryLine + 1,
+        /finite 32-bit floats/,
+      ],
       [good.slice(0, 2).concat([good[1]!], good.slice(2)).join('\n'), 3, /duplicate message|end line counts/],
     ];
     for (const [text, line, message] of cases) {
@@ -128,7 +156,9 @@ describe('export / import', () => {
     const o = await Engram.open({ name, embedder: new HashEmbedder({ dimensions: 32 }) });
     await o.add('mine', {});
     await o.close();
-    await expect(Engram.import(file, { name, mode: 'merge', embedder: new HashEmbedder({ dimensions: 32 }) })).rejects.toThrow(/hash-64/);
+    await expect(
+      Engram.import(file, { name, mode: 'merge', embedder: new HashEmbedder({ dimensions: 32 }) }),
+    ).rejects.toThrow(/hash-64/);
   });
 });
 
@@ -138,7 +168,8 @@ describe('export / import integrity', () => {
     const a = await Engram.open({ name, embedder: embedder() });
     const chat = a.conversation('t');
     const N = 2400;
-    for (let i = 0; i < N; i += 400) await chat.add(Array.from({ length: 400 }, (_, j) => ({ role: 'user' as const, content: `message ${i + j}` })));
+    for (let i = 0; i < N; i += 400)
+      await chat.add(Array.from({ length: 400 }, (_, j) => ({ role: 'user' as const, content: `message ${i + j}` })));
     const ids = (await chat.getMessages()).map((m) => m.id);
     const b = await Engram.open({ name, embedder: embedder() });
     const doomed = ids.filter((_, i) => i % 3 === 0);
@@ -147,7 +178,10 @@ describe('export / import integrity', () => {
     })();
     const file = await a.export();
     await deleting;
-    const lines = (await file.text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string; counts?: Record<string, number>; row?: { id: string } });
+    const lines = (await file.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; counts?: Record<string, number>; row?: { id: string } });
     const exported = new Set(lines.filter((l) => l.type === 'message').map((l) => l.row!.id));
     // The header's counts and the lines agree, and every message never deleted is in the file.
     expect(exported.size).toBe(lines[0]!.counts!['message']);
@@ -163,7 +197,10 @@ describe('export / import integrity', () => {
     const a = await richStore(unique('src'));
     const good = (await (await a.export()).text()).trim().split('\n');
     await a.close();
-    const end = JSON.parse(good.at(-1)!) as { records: number; digest: { algorithm: string; lines: string[]; body: string } };
+    const end = JSON.parse(good.at(-1)!) as {
+      records: number;
+      digest: { algorithm: string; lines: string[]; body: string };
+    };
     expect(end.digest.algorithm).toBe('SHA-256');
     expect(end.digest.lines).toHaveLength(good.length - 1);
     const name = unique('victim');
@@ -180,12 +217,20 @@ describe('export / import integrity', () => {
       ...good.slice(1, -1).filter((_, i) => i + 1 !== messageLine),
       JSON.stringify({ ...end, records: end.records - 1 }),
     ];
-    const forged = good.map((l, i) => (i === good.length - 1 ? JSON.stringify({ ...end, digest: { ...end.digest, body: '0'.repeat(64) } }) : l));
+    const forged = good.map((l, i) =>
+      i === good.length - 1 ? JSON.stringify({ ...end, digest: { ...end.digest, body: '0'.repeat(64) } }) : l,
+    );
     const cases: [string, number, RegExp][] = [
       [edited.join('\n'), memoryLine + 1, /does not match its SHA-256 digest/],
       [removed.join('\n'), 1, /does not match its SHA-256 digest/],
       [forged.join('\n'), good.length, /SHA-256 of the file body/],
-      [good.map((l, i) => (i === good.length - 1 ? JSON.stringify({ type: 'end', records: end.records }) : l)).join('\n'), good.length, /no valid SHA-256 digest/],
+      [
+        good
+          .map((l, i) => (i === good.length - 1 ? JSON.stringify({ type: 'end', records: end.records }) : l))
+          .join('\n'),
+        good.length,
+        /no valid SHA-256 digest/,
+      ],
     ];
     for (const [text, line, message] of cases) {
       const attempt = Engram.import(text, { name, mode: 'merge', embedder: embedder() });
@@ -194,8 +239,14 @@ describe('export / import integrity', () => {
       await expect(attempt).rejects.toThrow(message);
     }
     // With the header left as it was, the removed record is named by the line that took its place.
-    const cut = [...good.slice(0, messageLine), ...good.slice(messageLine + 1, -1), JSON.stringify({ ...end, records: end.records - 1 })];
-    await expect(Engram.import(cut.join('\n'), { name, mode: 'merge', embedder: embedder() })).rejects.toMatchObject({ line: messageLine + 1 });
+    const cut = [
+      ...good.slice(0, messageLine),
+      ...good.slice(messageLine + 1, -1),
+      JSON.stringify({ ...end, records: end.records - 1 }),
+    ];
+    await expect(Engram.import(cut.join('\n'), { name, mode: 'merge', embedder: embedder() })).rejects.toMatchObject({
+      line: messageLine + 1,
+    });
     expect(await tables(name)).toEqual(snapshot);
     // The untouched file imports.
     const ok = await Engram.import(good.join('\n'), { name: unique('ok'), mode: 'replace', embedder: embedder() });

@@ -9,7 +9,12 @@ import { VectorState } from '../../lib/engine/vector-state.js';
 import { waitUntil } from '../helpers.js';
 
 const embedder = new HashEmbedder({ dimensions: 64 });
-const input = (i: number, userId = 'u'): MemoryInput => ({ text: `memory number ${i} about topic${i}`, tier: 'long_term', scope: { userId }, metadata: {} });
+const input = (i: number, userId = 'u'): MemoryInput => ({
+  text: `memory number ${i} about topic${i}`,
+  tier: 'long_term',
+  scope: { userId },
+  metadata: {},
+});
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 /** Waits for what a write left to the vector state (afterWrite runs once the caller has its result). */
 async function settled(state: VectorState): Promise<void> {
@@ -30,7 +35,13 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const { state } = await semantic.ready();
     // The instance reports a write under way until the assertions below: a loaded machine may otherwise pause 50 ms and merge.
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
-    await addMemories(core, semantic, range(0, 1200).map((i) => input(i)), undefined, 'off');
+    await addMemories(
+      core,
+      semantic,
+      range(0, 1200).map((i) => input(i)),
+      undefined,
+      'off',
+    );
     await state.idle();
     // 1200 ≥ the crossover: an empty HNSW index behind the buffer, which holds all 1200, searchable.
     expect(state.index.kind).toBe('hnsw');
@@ -46,13 +57,21 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(state.index.main.size).toBe(1200);
     expect(state.index.search(early, 1)[0]!.id).toBe(id700);
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
-    const [added] = await addMemories(core, semantic, range(1200, 1250).map((i) => input(i)), undefined, 'off');
+    const [added] = await addMemories(
+      core,
+      semantic,
+      range(1200, 1250).map((i) => input(i)),
+      undefined,
+      'off',
+    );
     await state.idle();
     expect(state.index.pending).toBe(50);
     expect(state.index.size).toBe(1250);
     expect(state.seq).toBe((await core.db.changes.orderBy(':id').last())!.seq);
     const probe = (await embedder.embed([core.analyzer.normalize(input(1210).text)]))[0]!;
-    expect(state.index.search(probe, 1)[0]!.id).toBe((await core.db.memories.toArray()).find((r) => r.text === input(1210).text)!.id);
+    expect(state.index.search(probe, 1)[0]!.id).toBe(
+      (await core.db.memories.toArray()).find((r) => r.text === input(1210).text)!.id,
+    );
     // Deletions and text changes of buffered and merged memories, applied from this instance's own writes.
     await deleteMemories(core, semantic, [added!.item.id]);
     const oldOne = (await core.db.memories.toArray()).find((r) => r.text === input(3).text)!;
@@ -65,7 +84,13 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(state.scopes.size).toBe(1249);
 
     // Written right before the snapshot, so that the buffer still holds them: it merges once writing has paused for 50 ms.
-    await addMemories(core, semantic, range(1300, 1310).map((i) => input(i)), undefined, 'off');
+    await addMemories(
+      core,
+      semantic,
+      range(1300, 1310).map((i) => input(i)),
+      undefined,
+      'off',
+    );
     await state.snapshot();
     const pendingAtSnapshot = state.index.pending;
     expect(pendingAtSnapshot).toBeGreaterThan(0);
@@ -83,7 +108,13 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(state.index.main.size).toBe(1259);
     expect(state.index.search(moved, 1)[0]).toMatchObject({ id: oldOne.id });
     // flush()'s merge: everything at once, whatever the writer does.
-    await addMemories(core, semantic, range(2000, 2040).map((i) => input(i)), undefined, 'off');
+    await addMemories(
+      core,
+      semantic,
+      range(2000, 2040).map((i) => input(i)),
+      undefined,
+      'off',
+    );
     await state.idle();
     expect(state.index.pending).toBe(40);
     await state.mergeAll();
@@ -93,7 +124,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     core.closeDb();
   });
 
-  it("the memories an instance keeps of its own writes hold no text once deleted, and nothing of other tables", async () => {
+  it('the memories an instance keeps of its own writes hold no text once deleted, and nothing of other tables', async () => {
     const { core, semantic } = await openCore(`own-${Math.random().toString(36).slice(2)}`);
     const [added] = await addMemories(core, semantic, [input(1)]);
     const seqOf = async (): Promise<number> => (await core.db.changes.orderBy(':id').last())!.seq!;
@@ -111,11 +142,18 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     // IDBDatabase.transaction when it opens, so the counter goes in first.
     let catchUpReads = 0;
     let counting = false;
-    const real = Object.getOwnPropertyDescriptor(IDBDatabase.prototype, 'transaction')!.value as (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) => IDBTransaction;
-    IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>): IDBTransaction {
+    const real = Object.getOwnPropertyDescriptor(IDBDatabase.prototype, 'transaction')!.value as (
+      this: IDBDatabase,
+      ...args: Parameters<IDBDatabase['transaction']>
+    ) => IDBTransaction;
+    IDBDatabase.prototype.transaction = function (
+      this: IDBDatabase,
+      ...args: Parameters<IDBDatabase['transaction']>
+    ): IDBTransaction {
       const [stores, mode] = args;
       const names = typeof stores === 'string' ? [stores] : [...stores];
-      if (counting && (mode ?? 'readonly') === 'readonly' && names.every((n) => n === 'changes' || n === 'meta')) catchUpReads += 1;
+      if (counting && (mode ?? 'readonly') === 'readonly' && names.every((n) => n === 'changes' || n === 'meta'))
+        catchUpReads += 1;
       return real.apply(this, args);
     };
     const name = `own-reads-${Math.random().toString(36).slice(2)}`;
@@ -134,7 +172,11 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
       expect(catchUpReads).toBe(0);
       expect(stateA.index.size).toBe(6);
       // Another instance writes: this instance's next write does not directly follow its position, so it catches up.
-      await addMemories(b.core, b.semantic, range(10, 13).map((i) => input(i, 'bo')));
+      await addMemories(
+        b.core,
+        b.semantic,
+        range(10, 13).map((i) => input(i, 'bo')),
+      );
       await addMemories(a.core, a.semantic, [input(6)]);
       await settled(stateA);
       expect(catchUpReads).toBeGreaterThan(0);
@@ -155,7 +197,11 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const b = await openCore(name);
     const stateA = (await a.semantic.ready()).state;
     await (await b.semantic.ready()).state.idle();
-    await addMemories(b.core, b.semantic, range(0, 5).map((i) => input(i, 'bo')));
+    await addMemories(
+      b.core,
+      b.semantic,
+      range(0, 5).map((i) => input(i, 'bo')),
+    );
     await stateA.idle();
     expect(stateA.index.size).toBe(0);
     await stateA.catchUp();
@@ -172,7 +218,13 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const { state } = await semantic.ready();
     // Held as writing until the gated write below takes over, so that no pause merges the buffer first.
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
-    await addMemories(core, semantic, range(0, 1100).map((i) => input(i)), undefined, 'off');
+    await addMemories(
+      core,
+      semantic,
+      range(0, 1100).map((i) => input(i)),
+      undefined,
+      'off',
+    );
     // The first snapshot now, so that none waits for the write below and holds the queue.
     await settled(state);
     await state.snapshot();
@@ -203,7 +255,13 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const { state } = await semantic.ready();
     // Writes back to back: the instance reports one under way all along (a held IndexedDB write would hold the snapshot too).
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
-    await addMemories(core, semantic, range(0, 4500).map((i) => input(i)), undefined, 'off');
+    await addMemories(
+      core,
+      semantic,
+      range(0, 4500).map((i) => input(i)),
+      undefined,
+      'off',
+    );
     await waitUntil(() => state.index.pending <= 4096);
     // The slice that crossed the limit ran its time out (12 ms); after it, nothing more moves while writing goes on.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -228,22 +286,47 @@ describe('vector state: snapshots while this instance writes', () => {
     const name = `buffer-snapshot-${Math.random().toString(36).slice(2)}`;
     const { core, semantic } = await openCore(name);
     const { state } = await semantic.ready();
-    await addMemories(core, semantic, range(0, 100).map((i) => input(i)), undefined, 'off');
+    await addMemories(
+      core,
+      semantic,
+      range(0, 100).map((i) => input(i)),
+      undefined,
+      'off',
+    );
     await settled(state);
     await state.snapshot();
     expect(state.unsnapshotted).toBe(0);
     // Writes back to back: the instance reports one under way all along.
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
-    await addMemories(core, semantic, range(100, 1300).map((i) => input(i)), undefined, 'off');
+    await addMemories(
+      core,
+      semantic,
+      range(100, 1300).map((i) => input(i)),
+      undefined,
+      'off',
+    );
     await settled(state);
     // 1200 changes are due a snapshot (1000), but not while writing goes on, however long (well past the 50 ms pause).
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(state.unsnapshotted).toBe(1200);
-    for (let from = 1300; from < 5200; from += 1300) await addMemories(core, semantic, range(from, Math.min(from + 1300, 5200)).map((i) => input(i)), undefined, 'off');
+    for (let from = 1300; from < 5200; from += 1300)
+      await addMemories(
+        core,
+        semantic,
+        range(from, Math.min(from + 1300, 5200)).map((i) => input(i)),
+        undefined,
+        'off',
+      );
     // 5100 unsnapshotted: the replay a crash would cost is no longer small, so it is taken, writing or not.
     await waitUntil(() => state.unsnapshotted === 0);
     expect(state.unsnapshotted).toBe(0);
-    await addMemories(core, semantic, range(5200, 6400).map((i) => input(i)), undefined, 'off');
+    await addMemories(
+      core,
+      semantic,
+      range(5200, 6400).map((i) => input(i)),
+      undefined,
+      'off',
+    );
     await settled(state);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(state.unsnapshotted).toBe(1200);

@@ -72,8 +72,12 @@ describe('vector index persistence', () => {
     db.close();
     const b = await Engram.open({ name, embedder: embedder() });
     expect((await b.ready()).index).toBe('snapshot');
-    expect((await b.search('lighthouse', { userId: 'ana', mode: 'vector', limit: 10 })).results.map((r) => r.userId)).toEqual(['ana']);
-    expect((await b.search('lighthouse', { agentId: 'helper', mode: 'vector', limit: 10 })).results.map((r) => r.userId)).toEqual(['bo']);
+    expect(
+      (await b.search('lighthouse', { userId: 'ana', mode: 'vector', limit: 10 })).results.map((r) => r.userId),
+    ).toEqual(['ana']);
+    expect(
+      (await b.search('lighthouse', { agentId: 'helper', mode: 'vector', limit: 10 })).results.map((r) => r.userId),
+    ).toEqual(['bo']);
     await b.close();
   });
 
@@ -91,7 +95,9 @@ describe('vector index persistence', () => {
     expect(ready.index).toBe('snapshot');
     expect(ready.size).toBe(34);
     expect(await allFound(b, 34)).toBe(true);
-    expect((await b.search(deleted.memory, { mode: 'vector', limit: 50 })).results.some((r) => r.id === deleted.id)).toBe(false);
+    expect(
+      (await b.search(deleted.memory, { mode: 'vector', limit: 50 })).results.some((r) => r.id === deleted.id),
+    ).toBe(false);
     await b.close();
     await a.close();
   });
@@ -106,8 +112,16 @@ describe('vector index persistence', () => {
       await db.open();
       const record = (await db.meta.get('indexSnapshot'))!.value as { bytes: Uint8Array };
       if (damage === 'missing') await db.meta.delete('indexSnapshot');
-      if (damage === 'corrupt') await db.meta.put({ key: 'indexSnapshot', value: { ...record, bytes: new Uint8Array(record.bytes.length).fill(7) } });
-      if (damage === 'truncated') await db.meta.put({ key: 'indexSnapshot', value: { ...record, bytes: record.bytes.slice(0, record.bytes.length >> 1) } });
+      if (damage === 'corrupt')
+        await db.meta.put({
+          key: 'indexSnapshot',
+          value: { ...record, bytes: new Uint8Array(record.bytes.length).fill(7) },
+        });
+      if (damage === 'truncated')
+        await db.meta.put({
+          key: 'indexSnapshot',
+          value: { ...record, bytes: record.bytes.slice(0, record.bytes.length >> 1) },
+        });
       db.close();
       const progress: IndexProgress[] = [];
       const b = await Engram.open({ name, embedder: embedder(), onProgress: (p) => progress.push(p) });
@@ -120,7 +134,7 @@ describe('vector index persistence', () => {
     }
   });
 
-  it('two instances on one store see each other\'s memories in search', async () => {
+  it("two instances on one store see each other's memories in search", async () => {
     const name = unique('tabs');
     const a = await Engram.open({ name, embedder: embedder() });
     const b = await Engram.open({ name, embedder: embedder() });
@@ -159,7 +173,12 @@ describe('vector index persistence', () => {
     const opening = Engram.open({
       name,
       embedder: embedder(128),
-      reembed: { signal: controller.signal, onProgress: (p) => { if (p.done >= 64) controller.abort(); } },
+      reembed: {
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.done >= 64) controller.abort();
+        },
+      },
     });
     await expect(opening).rejects.toThrow(/aborted/);
     const b = await Engram.open({ name, embedder: embedder(128), reembed: true });
@@ -175,9 +194,13 @@ describe('vector index snapshots while writing', () => {
     const e = await Engram.open({ name, embedder: embedder(32) });
     const db = new EngramDb(name);
     await db.open();
-    const snapshotSeq = async (): Promise<number | undefined> => ((await db.meta.get('indexSnapshot'))?.value as { seq?: number } | undefined)?.seq;
+    const snapshotSeq = async (): Promise<number | undefined> =>
+      ((await db.meta.get('indexSnapshot'))?.value as { seq?: number } | undefined)?.seq;
     const batch = (from: number, n: number): { role: 'user'; content: string }[] =>
-      Array.from({ length: n }, (_, i) => ({ role: 'user' as const, content: `note ${from + i} about subject${from + i}` }));
+      Array.from({ length: n }, (_, i) => ({
+        role: 'user' as const,
+        content: `note ${from + i} about subject${from + i}`,
+      }));
     const chat = e.conversation('t1', { userId: 'u' });
     await e.add(batch(0, 100), { userId: 'u', dedupe: 'off' });
     await e.search('note', { mode: 'vector' }); // the background snapshot work is queued before the search
@@ -205,7 +228,10 @@ describe('a restored HNSW snapshot whose vector bytes are corrupt', () => {
     const dims = 16;
     const a = await Engram.open({ name, embedder: embedder(dims) });
     const texts = Array.from({ length: 1200 }, (_, i) => `entry ${i} on theme${i}`);
-    await a.add(texts.map((content) => ({ role: 'user' as const, content })), { userId: 'u', dedupe: 'off' });
+    await a.add(
+      texts.map((content) => ({ role: 'user' as const, content })),
+      { userId: 'u', dedupe: 'off' },
+    );
     // Every vector into HNSW before the snapshot (past the crossover they wait in the exact buffer first).
     await a.flush();
     await a.close();
@@ -216,15 +242,20 @@ describe('a restored HNSW snapshot whose vector bytes are corrupt', () => {
     expect(kind).toBe('hnsw');
     // A byte inside element 7's vector (hnswlib's 56-byte header, then per element 2m+1 link words, the vector, the label): the structure stays valid.
     const element = (2 * 16 + 1) * 4 + dims * 4 + 4;
-    const at = record.bytes.length - payload.length - ((4 - (payload.length % 4)) % 4) + 56 + 7 * element + (2 * 16 + 1) * 4 + 2;
+    const at =
+      record.bytes.length - payload.length - ((4 - (payload.length % 4)) % 4) + 56 + 7 * element + (2 * 16 + 1) * 4 + 2;
     const bytes = record.bytes.slice();
     bytes[at] = bytes[at]! ^ 0x40;
     await db.meta.put({ key: 'indexSnapshot', value: { ...record, bytes } });
     db.close();
     const damaged: string[] = [];
-    const b = await Engram.open({ name, embedder: embedder(dims), onProgress: (p) => {
-      if (p.phase === 'damaged' && p.damaged !== undefined) damaged.push(p.damaged.reason);
-    } });
+    const b = await Engram.open({
+      name,
+      embedder: embedder(dims),
+      onProgress: (p) => {
+        if (p.phase === 'damaged' && p.damaged !== undefined) damaged.push(p.damaged.reason);
+      },
+    });
     expect((await b.ready()).index).toBe('snapshot');
     await waitUntil(() => damaged.length > 0, 20_000, 50);
     expect(damaged.some((reason) => reason.includes('checksum'))).toBe(true);

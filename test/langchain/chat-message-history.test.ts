@@ -26,14 +26,21 @@ describe('EngramChatMessageHistory', () => {
     await history.addMessage(new SystemMessage('You are helpful.'));
     await history.addUserMessage('What is the weather in Porto?');
     await history.addMessages([
-      new AIMessage({ content: '', tool_calls: [{ id: 'call-1', name: 'weather', args: { city: 'Porto' }, type: 'tool_call' }] }),
+      new AIMessage({
+        content: '',
+        tool_calls: [{ id: 'call-1', name: 'weather', args: { city: 'Porto' }, type: 'tool_call' }],
+      }),
       new ToolMessage({ content: 'Sunny, 24°C', tool_call_id: 'call-1', name: 'weather' }),
       new AIMessage('Sunny and 24°C in Porto.'),
     ]);
     await history.addUserMessage('Thanks');
     await history.addUserMessage('Thanks'); // said twice: kept twice
 
-    const back = await new EngramChatMessageHistory(engram, { threadId: 't1', agentId: 'helper', userId: 'ana' }).getMessages();
+    const back = await new EngramChatMessageHistory(engram, {
+      threadId: 't1',
+      agentId: 'helper',
+      userId: 'ana',
+    }).getMessages();
     expect(plain(back)).toEqual([
       ['system', 'You are helpful.'],
       ['human', 'What is the weather in Porto?'],
@@ -61,7 +68,11 @@ describe('EngramChatMessageHistory', () => {
 
   it('RunnableWithMessageHistory keeps each session in its own thread and scope', async () => {
     const model = new FakeListChatModel({ responses: ['Hello Ana!', 'You are Ana.', 'Hello Ben!'] });
-    const prompt = ChatPromptTemplate.fromMessages([['system', 'You are helpful.'], new MessagesPlaceholder('history'), ['human', '{input}']]);
+    const prompt = ChatPromptTemplate.fromMessages([
+      ['system', 'You are helpful.'],
+      new MessagesPlaceholder('history'),
+      ['human', '{input}'],
+    ]);
     const histories = new Map<string, EngramChatMessageHistory>();
     // Deprecated in favour of LangGraph's persistence (another package), but still @langchain/core's
     // way to put a message history around a chain, and what BaseListChatMessageHistory serves.
@@ -69,7 +80,9 @@ describe('EngramChatMessageHistory', () => {
     const chain = new RunnableWithMessageHistory({
       runnable: prompt.pipe(model),
       getMessageHistory: (sessionId: string) => {
-        const history = histories.get(sessionId) ?? new EngramChatMessageHistory(engram, { threadId: sessionId, userId: sessionId.split(':')[0]! });
+        const history =
+          histories.get(sessionId) ??
+          new EngramChatMessageHistory(engram, { threadId: sessionId, userId: sessionId.split(':')[0]! });
         histories.set(sessionId, history);
         return history;
       },
@@ -80,13 +93,17 @@ describe('EngramChatMessageHistory', () => {
     await chain.invoke({ input: 'Who am I?' }, { configurable: { sessionId: 'ana:1' } });
     await chain.invoke({ input: 'Hi, I am Ben' }, { configurable: { sessionId: 'ben:1' } });
 
-    expect(plain(await new EngramChatMessageHistory(engram, { threadId: 'ana:1', userId: 'ana' }).getMessages())).toEqual([
+    expect(
+      plain(await new EngramChatMessageHistory(engram, { threadId: 'ana:1', userId: 'ana' }).getMessages()),
+    ).toEqual([
       ['human', 'Hi, I am Ana'],
       ['ai', 'Hello Ana!'],
       ['human', 'Who am I?'],
       ['ai', 'You are Ana.'],
     ]);
-    expect(plain(await new EngramChatMessageHistory(engram, { threadId: 'ben:1', userId: 'ben' }).getMessages())).toEqual([
+    expect(
+      plain(await new EngramChatMessageHistory(engram, { threadId: 'ben:1', userId: 'ben' }).getMessages()),
+    ).toEqual([
       ['human', 'Hi, I am Ben'],
       ['ai', 'Hello Ben!'],
     ]);
@@ -97,10 +114,26 @@ describe('EngramChatMessageHistory', () => {
 
   it('refuses what engram cannot store with typed errors, writing nothing', async () => {
     const history = new EngramChatMessageHistory(engram, { threadId: 't2' });
-    await expect(history.addMessage(new HumanMessage({ content: [{ type: 'image_url', image_url: 'data:image/png;base64,AAAA' }] }))).rejects.toMatchObject({ code: 'VALIDATION', field: 'message.content[0]' });
-    await expect(history.addMessages([new HumanMessage('ok'), new HumanMessage({ content: [{ type: 'image_url', image_url: 'x' }] })])).rejects.toMatchObject({ code: 'VALIDATION', field: 'messages[1].content[0]' });
+    await expect(
+      history.addMessage(
+        new HumanMessage({ content: [{ type: 'image_url', image_url: 'data:image/png;base64,AAAA' }] }),
+      ),
+    ).rejects.toMatchObject({ code: 'VALIDATION', field: 'message.content[0]' });
+    await expect(
+      history.addMessages([
+        new HumanMessage('ok'),
+        new HumanMessage({ content: [{ type: 'image_url', image_url: 'x' }] }),
+      ]),
+    ).rejects.toMatchObject({ code: 'VALIDATION', field: 'messages[1].content[0]' });
     expect(await history.getMessages()).toEqual([]);
-    await history.addMessage(new HumanMessage({ content: [{ type: 'text', text: 'two ' }, { type: 'text', text: 'parts' }] }));
+    await history.addMessage(
+      new HumanMessage({
+        content: [
+          { type: 'text', text: 'two ' },
+          { type: 'text', text: 'parts' },
+        ],
+      }),
+    );
     expect(plain(await history.getMessages())).toEqual([['human', 'two parts']]);
     expect(() => new EngramChatMessageHistory(engram, { threadId: '' })).toThrow(/options.threadId/);
   });

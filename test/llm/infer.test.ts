@@ -21,12 +21,23 @@ afterEach(async () => {
 });
 
 const facts = (...f: string[]): { content: string } => ({ content: JSON.stringify({ facts: f }) });
-const decide = (...m: object[]): { content: string } => ({ content: `\`\`\`json\n${JSON.stringify({ memory: m })}\n\`\`\`` });
+const decide = (...m: object[]): { content: string } => ({
+  content: `\`\`\`json\n${JSON.stringify({ memory: m })}\n\`\`\``,
+});
 
 describe('add(messages, { infer: true })', () => {
   it('extracts facts and adds them', async () => {
-    server.script.push(facts('Lives in Lisbon', 'Has a dog named Pixel'), decide({ id: 'new', text: 'Lives in Lisbon', event: 'ADD' }, { id: 'new', text: 'Has a dog named Pixel', event: 'ADD' }));
-    const out = await engram.add([{ role: 'user', content: 'Hi! I live in Lisbon with my dog Pixel.' }], { userId: 'ana', infer: true });
+    server.script.push(
+      facts('Lives in Lisbon', 'Has a dog named Pixel'),
+      decide(
+        { id: 'new', text: 'Lives in Lisbon', event: 'ADD' },
+        { id: 'new', text: 'Has a dog named Pixel', event: 'ADD' },
+      ),
+    );
+    const out = await engram.add([{ role: 'user', content: 'Hi! I live in Lisbon with my dog Pixel.' }], {
+      userId: 'ana',
+      infer: true,
+    });
     expect(out.error).toBeUndefined();
     expect(out.results.map((r) => [r.event, r.memory])).toEqual([
       ['ADD', 'Lives in Lisbon'],
@@ -41,9 +52,23 @@ describe('add(messages, { infer: true })', () => {
     server.script.push(facts('Lives in Lisbon'), decide({ id: 'new', text: 'Lives in Lisbon', event: 'ADD' }));
     const first = await engram.add([{ role: 'user', content: 'I live in Lisbon' }], { userId: 'ana', infer: true });
     const id = first.results[0]!.id;
-    server.script.push(facts('Moved to Porto'), decide({ id: '0', text: 'Lives in Porto', event: 'UPDATE', old_memory: 'Lives in Lisbon' }));
-    const second = await engram.add([{ role: 'user', content: 'I moved to Porto last month' }], { userId: 'ana', infer: true });
-    expect(second.results).toEqual([expect.objectContaining({ id, event: 'UPDATE', memory: 'Lives in Porto', previous: 'Lives in Lisbon', version: 2 })]);
+    server.script.push(
+      facts('Moved to Porto'),
+      decide({ id: '0', text: 'Lives in Porto', event: 'UPDATE', old_memory: 'Lives in Lisbon' }),
+    );
+    const second = await engram.add([{ role: 'user', content: 'I moved to Porto last month' }], {
+      userId: 'ana',
+      infer: true,
+    });
+    expect(second.results).toEqual([
+      expect.objectContaining({
+        id,
+        event: 'UPDATE',
+        memory: 'Lives in Porto',
+        previous: 'Lives in Lisbon',
+        version: 2,
+      }),
+    ]);
     expect(server.requests[3]!.messages[1]!.content).toContain('Lives in Lisbon'); // the similar memory was shown
     expect((await engram.getAll({ userId: 'ana' })).results.map((r) => r.memory)).toEqual(['Lives in Porto']);
     expect((await engram.history(id)).map((h) => [h.op, h.memory])).toEqual([
@@ -53,11 +78,20 @@ describe('add(messages, { infer: true })', () => {
   });
 
   it('deletes with a tombstone and history, and NONE changes nothing', async () => {
-    server.script.push(facts('Likes coffee', 'Works at Acme'), decide({ id: 'new', text: 'Likes coffee', event: 'ADD' }, { id: 'new', text: 'Works at Acme', event: 'ADD' }));
+    server.script.push(
+      facts('Likes coffee', 'Works at Acme'),
+      decide({ id: 'new', text: 'Likes coffee', event: 'ADD' }, { id: 'new', text: 'Works at Acme', event: 'ADD' }),
+    );
     await engram.add([{ role: 'user', content: 'I like coffee and work at Acme' }], { userId: 'u', infer: true });
-    server.script.push(facts('No longer works at Acme', 'Likes coffee'), decide({ id: '0', text: 'Works at Acme', event: 'DELETE' }, { id: '1', text: 'Likes coffee', event: 'NONE' }));
+    server.script.push(
+      facts('No longer works at Acme', 'Likes coffee'),
+      decide({ id: '0', text: 'Works at Acme', event: 'DELETE' }, { id: '1', text: 'Likes coffee', event: 'NONE' }),
+    );
     const shown = (): string => server.requests.at(-1)!.messages[1]!.content!;
-    const out = await engram.add([{ role: 'user', content: 'I quit Acme. Still love coffee.' }], { userId: 'u', infer: true });
+    const out = await engram.add([{ role: 'user', content: 'I quit Acme. Still love coffee.' }], {
+      userId: 'u',
+      infer: true,
+    });
     const existing = JSON.parse(shown().split('\n')[1]!) as { id: string; text: string }[];
     expect(existing.map((e) => e.text).sort()).toEqual(['Likes coffee', 'Works at Acme']);
     const deleted = out.results.find((r) => r.event === 'DELETE');
@@ -98,11 +132,18 @@ describe('add(messages, { infer: true })', () => {
 
 describe('openAiCompatible', () => {
   it('openAiCompatible() sends model, messages and tools, and parses tool calls', async () => {
-    server.script.push({ content: '', toolCalls: [{ id: 'c1', name: 'recall_from_memory', arguments: '{"keywords":["x"]}' }] });
+    server.script.push({
+      content: '',
+      toolCalls: [{ id: 'c1', name: 'recall_from_memory', arguments: '{"keywords":["x"]}' }],
+    });
     const model = openAiCompatible({ baseUrl: server.baseUrl, model: 'm1', apiKey: 'k' });
     const reply = await model([{ role: 'user', content: 'hi' }], { tools: [{ type: 'function' }] });
     expect(reply.toolCalls).toEqual([{ id: 'c1', name: 'recall_from_memory', arguments: '{"keywords":["x"]}' }]);
-    expect(server.requests[0]).toMatchObject({ model: 'm1', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function' }] });
+    expect(server.requests[0]).toMatchObject({
+      model: 'm1',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ type: 'function' }],
+    });
     server.script.push({ status: 401, text: 'bad key' });
     await expect(model([{ role: 'user', content: 'hi' }])).rejects.toThrow(LlmError);
     expect(() => openAiCompatible({ baseUrl: 'ftp://x', model: 'm' })).toThrow(ValidationError);

@@ -55,11 +55,27 @@ export async function startScriptedServer(script: Scripted[] = []): Promise<Scri
       const message = {
         role: 'assistant',
         content: next.content,
-        ...(next.toolCalls === undefined ? {} : { tool_calls: next.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }),
+        ...(next.toolCalls === undefined
+          ? {}
+          : {
+              tool_calls: next.toolCalls.map((c) => ({
+                id: c.id,
+                type: 'function',
+                function: { name: c.name, arguments: c.arguments },
+              })),
+            }),
       };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 0, model: 'scripted', choices: [{ index: 0, message, finish_reason: 'stop' }] }),
-      );
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            id: 'chatcmpl-1',
+            object: 'chat.completion',
+            created: 0,
+            model: 'scripted',
+            choices: [{ index: 0, message, finish_reason: 'stop' }],
+          }),
+        );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

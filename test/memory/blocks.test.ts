@@ -66,7 +66,10 @@ describe('Blocks of a user', () => {
     expect((await ben.get('human'))!.value).toBe('Name: Ben');
     expect(await ana.get('notes')).toBeUndefined();
     expect(await engram.blocks('helper').get('human')).toBeUndefined();
-    expect((await ana.list()).map((b) => [b.label, b.userId ?? null, b.shared])).toEqual([['human', 'ana', false], ['persona', null, true]]);
+    expect((await ana.list()).map((b) => [b.label, b.userId ?? null, b.shared])).toEqual([
+      ['human', 'ana', false],
+      ['persona', null, true],
+    ]);
     // A user's edit of a shared block becomes that user's own copy; the shared one is unchanged.
     const edited = await ben.replace('persona', 'brief', 'thorough');
     expect(edited).toMatchObject({ value: 'Patient and thorough.', userId: 'ben', shared: false });
@@ -75,7 +78,7 @@ describe('Blocks of a user', () => {
     // shared: false stops sharing the agent's block.
     await ana.set('persona', 'Quiet.', { shared: false });
     expect(await ana.get('persona')).toBeUndefined();
-    expect((await engram.blocks('helper').get('persona'))).toMatchObject({ value: 'Quiet.', shared: false });
+    expect(await engram.blocks('helper').get('persona')).toMatchObject({ value: 'Quiet.', shared: false });
     expect(() => engram.blocks('helper', { userId: '' })).toThrow(ValidationError);
     expect(() => engram.blocks('helper', { user: 'ana' } as never)).toThrow(ValidationError);
     await expect(ana.set('x', 'y', { shared: 'yes' as never })).rejects.toThrow(ValidationError);
@@ -85,7 +88,8 @@ describe('Blocks of a user', () => {
     const name = `blocks-v1-${Math.random().toString(36).slice(2)}`;
     const old = new Dexie(name);
     old.version(1).stores({
-      messages: 'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
+      messages:
+        'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
       memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
       vectors: 'id',
       history: '++seq, recordId',
@@ -102,7 +106,12 @@ describe('Blocks of a user', () => {
     ]);
     old.close();
     const upgraded = await Engram.open({ name });
-    expect(await upgraded.blocks('helper').get('persona')).toMatchObject({ value: 'Old persona', limit: 100, version: 3, shared: false });
+    expect(await upgraded.blocks('helper').get('persona')).toMatchObject({
+      value: 'Old persona',
+      limit: 100,
+      version: 3,
+      shared: false,
+    });
     expect((await upgraded.blocks('other').list()).map((b) => b.value)).toEqual(['Old human']);
     expect(await upgraded.blocks('helper', { userId: 'ana' }).get('persona')).toBeUndefined();
     await upgraded.blocks('helper').append('persona', 'and new');

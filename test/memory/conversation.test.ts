@@ -6,7 +6,12 @@ let engram: Engram;
 const clock = manualClock();
 
 beforeEach(async () => {
-  engram = await openTemp({ now: () => { clock.advance(1); return clock.now(); } });
+  engram = await openTemp({
+    now: () => {
+      clock.advance(1);
+      return clock.now();
+    },
+  });
 });
 afterEach(async () => {
   await engram.close();
@@ -18,7 +23,10 @@ describe('Conversation', () => {
     const one = await chat.add({ role: 'user', content: 'hello' });
     expect(one.id).toMatch(/^[0-9A-Z]{26}$/);
     expect(typeof one.createdAt).toBe('number');
-    await chat.add([{ role: 'assistant', content: 'hi there' }, { role: 'user', content: 'how are you?' }]);
+    await chat.add([
+      { role: 'assistant', content: 'hi there' },
+      { role: 'user', content: 'how are you?' },
+    ]);
     const msgs = await chat.getMessages();
     expect(msgs.map((m) => m.content)).toEqual(['hello', 'hi there', 'how are you?']);
     expect(await chat.size()).toBe(3);
@@ -35,7 +43,10 @@ describe('Conversation', () => {
     expect(otherRole.id).not.toBe(first.id);
     const named = await chat.add({ role: 'user', content: 'same', name: 'bob' });
     expect(named.id).not.toBe(first.id);
-    const batch = await chat.add([{ role: 'user', content: 'twice' }, { role: 'user', content: 'twice' }]);
+    const batch = await chat.add([
+      { role: 'user', content: 'twice' },
+      { role: 'user', content: 'twice' },
+    ]);
     expect(batch[0]!.id).toBe(batch[1]!.id);
     expect(await chat.size()).toBe(4);
 
@@ -139,7 +150,9 @@ describe('Conversation', () => {
     await fork.loadStateDict(JSON.parse(JSON.stringify(before)) as unknown);
     const copy = await fork.stateDict();
     expect(copy.threadId).toBe('fork');
-    expect(copy.messages.map((m) => [m.role, m.content, m.inContext, m.position])).toEqual(before.messages.map((m) => [m.role, m.content, m.inContext, m.position]));
+    expect(copy.messages.map((m) => [m.role, m.content, m.inContext, m.position])).toEqual(
+      before.messages.map((m) => [m.role, m.content, m.inContext, m.position]),
+    );
     const sourceIds = new Set(before.messages.map((m) => m.id));
     expect(copy.messages.some((m) => sourceIds.has(m.id))).toBe(false);
     expect(copy.messages.every((m) => m.threadId === 'fork')).toBe(true);
@@ -156,7 +169,9 @@ describe('Conversation', () => {
     const target = engram.conversation('b-thread', { userId: 'bo' });
     await target.loadStateDict(await source.stateDict());
     expect((await target.retrieve()).map((m) => m.userId)).toEqual(['bo']);
-    expect((await engram.recall.textSearch('recipe', { userId: 'ana' })).results.map((r) => r.threadId)).toEqual(['a-thread']);
+    expect((await engram.recall.textSearch('recipe', { userId: 'ana' })).results.map((r) => r.threadId)).toEqual([
+      'a-thread',
+    ]);
   });
 
   it('loadStateDict() rejects malformed state and leaves the thread as it was', async () => {
@@ -188,8 +203,14 @@ describe('Conversation', () => {
 
   it('prependToMessages() inserts after the system message; appendToMessages() at the end', async () => {
     const chat = engram.conversation('t1');
-    await chat.add([{ role: 'system', content: 'sys' }, { role: 'user', content: 'later' }]);
-    await chat.prependToMessages([{ role: 'user', content: 'p1' }, { role: 'assistant', content: 'p2' }]);
+    await chat.add([
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'later' },
+    ]);
+    await chat.prependToMessages([
+      { role: 'user', content: 'p1' },
+      { role: 'assistant', content: 'p2' },
+    ]);
     await chat.prependToMessages([{ role: 'user', content: 'p0' }]);
     await chat.appendToMessages([{ role: 'user', content: 'end' }]);
     expect((await chat.getMessages()).map((m) => m.content)).toEqual(['sys', 'p0', 'p1', 'p2', 'later', 'end']);
@@ -197,7 +218,10 @@ describe('Conversation', () => {
 
   it('swapSystemMessage() replaces the leading system message and keeps the old one in the log', async () => {
     const chat = engram.conversation('t1');
-    await chat.add([{ role: 'system', content: 'old persona' }, { role: 'user', content: 'hi' }]);
+    await chat.add([
+      { role: 'system', content: 'old persona' },
+      { role: 'user', content: 'hi' },
+    ]);
     await chat.swapSystemMessage({ role: 'system', content: 'new persona' });
     expect((await chat.getMessages()).map((m) => m.content)).toEqual(['new persona', 'hi']);
     expect((await engram.recall.textSearch('persona')).total).toBe(2);
@@ -209,7 +233,12 @@ describe('Conversation', () => {
     await expect(chat.add({ role: 'robot' as 'user', content: 'x' })).rejects.toThrow(/message\.role/);
     await expect(chat.add({ role: 'user', content: '' })).rejects.toThrow(/message\.content/);
     await expect(chat.add({ role: 'user', content: 42 as unknown as string })).rejects.toThrow(/message\.content/);
-    await expect(chat.add([{ role: 'user', content: 'fine' }, { role: 'user', content: '   ' }])).rejects.toThrow(/messages\[1\]\.content/);
+    await expect(
+      chat.add([
+        { role: 'user', content: 'fine' },
+        { role: 'user', content: '   ' },
+      ]),
+    ).rejects.toThrow(/messages\[1\]\.content/);
     await expect(chat.add({ role: 'user', content: 'x', createdAt: 'not a date' })).rejects.toThrow(/createdAt/);
     await expect(chat.add({ role: 'user', content: 'x', extra: 1 } as never)).rejects.toThrow(/message\.extra/);
     expect(await chat.size()).toBe(0);

@@ -96,7 +96,11 @@ describe('MemorySystem', () => {
     await a.remember('note', 'database migration tonight');
     await a.remember('pref', 'prefers database dumps gzipped', { tier: 'long_term' });
     const hits = await a.search('database');
-    expect(hits.map((h) => h.memory).sort()).toEqual(['db: alpha uses postgres database', 'note: database migration tonight', 'pref: prefers database dumps gzipped']);
+    expect(hits.map((h) => h.memory).sort()).toEqual([
+      'db: alpha uses postgres database',
+      'note: database migration tonight',
+      'pref: prefers database dumps gzipped',
+    ]);
     expect((await a.searchProject('database')).map((h) => h.memory)).toEqual(['db: alpha uses postgres database']);
     expect(await a.deleteProject()).toBe(1);
     expect(await a.retrieveAllProject()).toEqual([]);

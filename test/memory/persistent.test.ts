@@ -14,28 +14,37 @@ afterEach(async () => {
 describe('PersistentMemory', () => {
   it('record() stores turns and retrieve() returns a context block of relevant ones', async () => {
     const memory = engram.persistent({ agentId: 'helper', userId: 'ana' });
-    expect(await memory.record([
-      { role: 'system', content: 'be nice' },
-      { role: 'user', content: 'I am vegetarian and love spicy food' },
-      { role: 'assistant', content: 'Noted: vegetarian, spicy food' },
-    ])).toBe(2);
+    expect(
+      await memory.record([
+        { role: 'system', content: 'be nice' },
+        { role: 'user', content: 'I am vegetarian and love spicy food' },
+        { role: 'assistant', content: 'Noted: vegetarian, spicy food' },
+      ]),
+    ).toBe(2);
     const context = await memory.retrieve('vegetarian spicy food ideas', { minSimilarity: 0.2 });
     expect(context.startsWith('Relevant memories:\n- ')).toBe(true);
     expect(context).toContain('I am vegetarian and love spicy food');
     expect(await memory.retrieve('quantum chromodynamics lecture', { minSimilarity: 0.2 })).toBe('');
-    const fromMessages = await memory.retrieve([{ role: 'user', content: 'any vegetarian spicy food tonight?' }], { minSimilarity: 0.2 });
+    const fromMessages = await memory.retrieve([{ role: 'user', content: 'any vegetarian spicy food tonight?' }], {
+      minSimilarity: 0.2,
+    });
     expect(fromMessages).toContain('vegetarian');
   });
 
   it('retrieve() is scoped: another user never sees these memories', async () => {
     await engram.persistent({ userId: 'ana' }).record([{ role: 'user', content: 'my bank pin is 1234' }]);
     expect(await engram.persistent({ userId: 'bo' }).retrieve('my bank pin is 1234', { minSimilarity: 0 })).toBe('');
-    expect(await engram.persistent({ userId: 'ana' }).retrieve('my bank pin is 1234', { minSimilarity: 0 })).toContain('1234');
+    expect(await engram.persistent({ userId: 'ana' }).retrieve('my bank pin is 1234', { minSimilarity: 0 })).toContain(
+      '1234',
+    );
   });
 
   it('saveToMemory() and recallFromMemory() work as agent tools', async () => {
     const memory = engram.persistent({ agentId: 'helper' });
-    const saved = await memory.saveToMemory({ thinking: 'worth keeping', content: ['User prefers metric units', 'User birthday is 4 May'] });
+    const saved = await memory.saveToMemory({
+      thinking: 'worth keeping',
+      content: ['User prefers metric units', 'User birthday is 4 May'],
+    });
     expect(saved).toMatchObject({ success: true, message: 'Saved 2 new memories (0 already known).' });
     const again = await memory.saveToMemory({ thinking: '', content: ['User prefers metric units'] });
     expect(again.message).toBe('Saved 0 new memories (1 already known).');
@@ -59,8 +68,16 @@ describe('Archival', () => {
     expect(page1.total).toBe(12);
     expect(page1.results).toHaveLength(5);
     expect(page3.results).toHaveLength(2);
-    expect(page1.results[0]).toEqual({ id: expect.any(String) as string, timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string, content: expect.stringContaining('lighthouse') as string });
-    const all = [...page1.results, ...(await archive.search('lighthouse keeper', { count: 5, start: 5 })).results, ...page3.results];
+    expect(page1.results[0]).toEqual({
+      id: expect.any(String) as string,
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
+      content: expect.stringContaining('lighthouse') as string,
+    });
+    const all = [
+      ...page1.results,
+      ...(await archive.search('lighthouse keeper', { count: 5, start: 5 })).results,
+      ...page3.results,
+    ];
     expect(new Set(all.map((r) => r.id))).toEqual(new Set(ids));
     await expect(archive.search('x', { count: 0 })).rejects.toThrow(ValidationError);
   });

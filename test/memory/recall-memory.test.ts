@@ -26,14 +26,18 @@ describe('Recall', () => {
     expect(results[1]!.content).toMatch(/sister/);
     expect(results[0]).toMatchObject({ role: 'user', threadId: 't1' });
     expect(new Date(results[0]!.timestamp).toISOString()).toBe(results[0]!.timestamp);
-    expect((await engram.recall.textSearch('MILK')).results.map((r) => r.content)).toEqual(['Shopping list: milk, eggs.']);
+    expect((await engram.recall.textSearch('MILK')).results.map((r) => r.content)).toEqual([
+      'Shopping list: milk, eggs.',
+    ]);
     expect((await engram.recall.textSearch('nothing-matches-this')).total).toBe(0);
     expect((await engram.recall.textSearch('   ')).total).toBe(0);
   });
 
   it('textSearch() pages with start and count and reports the total', async () => {
     const chat = engram.conversation('t1');
-    await chat.add(Array.from({ length: 25 }, (_, i) => ({ role: 'user' as const, content: `note number ${i} about gardening` })));
+    await chat.add(
+      Array.from({ length: 25 }, (_, i) => ({ role: 'user' as const, content: `note number ${i} about gardening` })),
+    );
     const page1 = await engram.recall.textSearch('gardening', { count: 10 });
     const page3 = await engram.recall.textSearch('gardening', { count: 10, start: 20 });
     expect(page1.total).toBe(25);
@@ -48,13 +52,19 @@ describe('Recall', () => {
       { role: 'user', content: 'budget meeting monday' },
       { role: 'assistant', content: 'noted the budget meeting' },
     ]);
-    await engram.conversation('t2', { agentId: 'a2', userId: 'u2' }).add({ role: 'user', content: 'budget for the trip' });
+    await engram
+      .conversation('t2', { agentId: 'a2', userId: 'u2' })
+      .add({ role: 'user', content: 'budget for the trip' });
     const r = engram.recall;
     expect((await r.textSearch('budget')).total).toBe(3);
-    expect((await r.textSearch('budget', { threadId: 't2' })).results.map((x) => x.content)).toEqual(['budget for the trip']);
+    expect((await r.textSearch('budget', { threadId: 't2' })).results.map((x) => x.content)).toEqual([
+      'budget for the trip',
+    ]);
     expect((await r.textSearch('budget', { agentId: 'a1' })).total).toBe(2);
     expect((await r.textSearch('budget', { userId: 'u2' })).total).toBe(1);
-    expect((await r.textSearch('budget', { agentId: 'a1', role: 'assistant' })).results.map((x) => x.content)).toEqual(['noted the budget meeting']);
+    expect((await r.textSearch('budget', { agentId: 'a1', role: 'assistant' })).results.map((x) => x.content)).toEqual([
+      'noted the budget meeting',
+    ]);
   });
 
   it('textSearch() forgets deleted messages', async () => {
@@ -78,10 +88,16 @@ describe('Recall', () => {
     const r = await engram.recall.dateSearch(day + 86_400_000, new Date(day + 2 * 86_400_000));
     expect(r.results.map((x) => x.content)).toEqual(['d1', 'other', 'd2']);
     expect(r.total).toBe(3);
-    const t1 = await engram.recall.dateSearch(new Date(day).toISOString(), day + 3 * 86_400_000, { threadId: 't1', start: 1, count: 2 });
+    const t1 = await engram.recall.dateSearch(new Date(day).toISOString(), day + 3 * 86_400_000, {
+      threadId: 't1',
+      start: 1,
+      count: 2,
+    });
     expect(t1.results.map((x) => x.content)).toEqual(['d1', 'd2']);
     expect(t1.total).toBe(4);
-    expect((await engram.recall.dateSearch(day, day + 10 * 86_400_000, { role: 'assistant' })).results.map((x) => x.content)).toEqual(['d2']);
+    expect(
+      (await engram.recall.dateSearch(day, day + 10 * 86_400_000, { role: 'assistant' })).results.map((x) => x.content),
+    ).toEqual(['d2']);
     expect((await engram.recall.dateSearch(day + 5, day)).total).toBe(0);
   });
 

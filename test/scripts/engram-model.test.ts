@@ -30,7 +30,10 @@ interface Run {
 
 async function engramModel(...args: string[]): Promise<Run> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, HF_ENDPOINT: '' } });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, HF_ENDPOINT: '' },
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const failed = e as { code?: number; stdout?: string; stderr?: string };
@@ -39,7 +42,9 @@ async function engramModel(...args: string[]): Promise<Run> {
 }
 
 async function sha256(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -68,7 +73,8 @@ describe('engram-model --model minilm (loopback hub)', () => {
     const run = await engramModel('--model', 'minilm', '--out', out, '--endpoint', hub.endpoint);
     expect(run.code, run.stderr).toBe(0);
     const dir = join(out, REPO);
-    for (const path of [...DOWNLOADED, ...WRITTEN]) expect(await sha256(join(dir, path)), path).toBe(await sha256(join(SOURCE, path)));
+    for (const path of [...DOWNLOADED, ...WRITTEN])
+      expect(await sha256(join(dir, path)), path).toBe(await sha256(join(SOURCE, path)));
     expect(await readdir(join(out, 'Xenova'))).toEqual(['all-MiniLM-L6-v2']);
     // The hub's layout: each file asked for at the pinned revision, the model redirected to the content host.
     expect(hub.requests.filter((r) => r.method === 'GET').map((r) => r.url)).toEqual([
@@ -76,7 +82,11 @@ describe('engram-model --model minilm (loopback hub)', () => {
       `/cdn/${MODEL}`,
       `/${REPO}/resolve/${REVISION}/tokenizer.json`,
     ]);
-    expect(hub.requests).toContainEqual({ method: 'HEAD', url: `/${REPO}/resolve/${REVISION}/${MODEL}`, range: undefined });
+    expect(hub.requests).toContainEqual({
+      method: 'HEAD',
+      url: `/${REPO}/resolve/${REVISION}/${MODEL}`,
+      range: undefined,
+    });
 
     const again = await engramModel('--model', 'minilm', '--out', out, '--endpoint', hub.endpoint);
     expect(again.stdout).toContain('is complete');
@@ -98,7 +108,10 @@ describe('engram-model --model minilm (loopback hub)', () => {
     const second = await engramModel('--model', 'minilm', '--out', out, '--endpoint', hub.endpoint);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain(`resuming at ${part} of 22972370 bytes`);
-    expect(hub.requests.filter((r) => r.url === `/cdn/${MODEL}` && r.method === 'GET').map((r) => r.range)).toEqual([undefined, `bytes=${part}-`]);
+    expect(hub.requests.filter((r) => r.url === `/cdn/${MODEL}` && r.method === 'GET').map((r) => r.range)).toEqual([
+      undefined,
+      `bytes=${part}-`,
+    ]);
     expect(await sha256(join(out, REPO, MODEL))).toBe(await sha256(join(SOURCE, MODEL)));
     expect(await exists(join(out, `${REPO}.download`))).toBe(false);
   });
@@ -115,7 +128,9 @@ describe('engram-model --model minilm (loopback hub)', () => {
     await start({ corrupt: new Set([MODEL]) });
     const run = await engramModel('--model', 'minilm', '--out', out, '--endpoint', hub.endpoint);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/SHA-256 [0-9a-f]{64}, expected afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1; the file was discarded/);
+    expect(run.stderr).toMatch(
+      /SHA-256 [0-9a-f]{64}, expected afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1; the file was discarded/,
+    );
     expect(await exists(join(out, REPO))).toBe(false);
     expect(await exists(join(out, `${REPO}.download`, `${MODEL}.part`))).toBe(false);
   });

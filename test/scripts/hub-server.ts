@@ -43,7 +43,12 @@ const LFS_SIZE = 1_000_000;
  * Serves `files` (path in the repository → file on disk) as `repo` at `revision`.
  * @example const hub = await startHub('Xenova/all-MiniLM-L6-v2', rev, new Map([['tokenizer.json', '/…/tokenizer.json']]))
  */
-export async function startHub(repo: string, revision: string, files: ReadonlyMap<string, string>, faults: HubFaults = {}): Promise<LoopbackHub> {
+export async function startHub(
+  repo: string,
+  revision: string,
+  files: ReadonlyMap<string, string>,
+  faults: HubFaults = {},
+): Promise<LoopbackHub> {
   const contents = new Map<string, { data: Buffer; sha256: string }>();
   for (const [path, file] of files) {
     const data = await readFile(file);
@@ -73,8 +78,14 @@ export async function startHub(repo: string, revision: string, files: ReadonlyMa
       }
     }
     const body = data.subarray(start);
-    const headers = { 'content-length': String(body.length), 'accept-ranges': 'bytes', 'content-type': 'application/octet-stream', ...extra };
-    if (range !== null) res.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${data.length - 1}/${data.length}` });
+    const headers = {
+      'content-length': String(body.length),
+      'accept-ranges': 'bytes',
+      'content-type': 'application/octet-stream',
+      ...extra,
+    };
+    if (range !== null)
+      res.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${data.length - 1}/${data.length}` });
     else res.writeHead(200, headers);
     if (req.method === 'HEAD') {
       res.end();
@@ -105,15 +116,24 @@ export async function startHub(repo: string, revision: string, files: ReadonlyMa
     const path = url.slice(prefix.length);
     const entry = contents.get(path);
     if (entry !== undefined && entry.data.length >= LFS_SIZE && faults.missing?.has(path) !== true) {
-      res.writeHead(302, {
-        location: `/cdn/${path}`,
-        'x-linked-size': String(entry.data.length),
-        'x-linked-etag': `"${faults.declare?.get(path) ?? entry.sha256}"`,
-        'x-repo-commit': revision,
-      }).end();
+      res
+        .writeHead(302, {
+          location: `/cdn/${path}`,
+          'x-linked-size': String(entry.data.length),
+          'x-linked-etag': `"${faults.declare?.get(path) ?? entry.sha256}"`,
+          'x-repo-commit': revision,
+        })
+        .end();
       return;
     }
-    serveBytes(req, res, path, entry === undefined ? {} : { etag: `"${createHash('sha1').update(entry.data).digest('hex')}"`, 'x-repo-commit': revision });
+    serveBytes(
+      req,
+      res,
+      path,
+      entry === undefined
+        ? {}
+        : { etag: `"${createHash('sha1').update(entry.data).digest('hex')}"`, 'x-repo-commit': revision },
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -124,7 +144,9 @@ export async function startHub(repo: string, revision: string, files: ReadonlyMa
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => { resolve(); });
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }

@@ -1,12 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/errors.js';
-import { ANALYZER_ID, ANALYZER_LANGUAGES, ENGLISH_ANALYZER, analyzeDocument, analyzeQuery, analyzerId, loadAnalyzer, normalizeText, queryTextOf, tokenize } from '../../lib/search/analyze.js';
+import {
+  ANALYZER_ID,
+  ANALYZER_LANGUAGES,
+  ENGLISH_ANALYZER,
+  analyzeDocument,
+  analyzeQuery,
+  analyzerId,
+  loadAnalyzer,
+  normalizeText,
+  queryTextOf,
+  tokenize,
+} from '../../lib/search/analyze.js';
 
 describe('normalizeText()', () => {
   it('normalizeText() expands English contractions and keeps the case of the word head', () => {
     expect(normalizeText("I'm allergic to peanuts")).toBe('I am allergic to peanuts');
-    expect(normalizeText("Don't forget, we'll be late and they've left")).toBe('Do not forget, we will be late and they have left');
-    expect(normalizeText("Won't you come? I can't. It's fine, let's go")).toBe('Will not you come? I can not. It is fine, let us go');
+    expect(normalizeText("Don't forget, we'll be late and they've left")).toBe(
+      'Do not forget, we will be late and they have left',
+    );
+    expect(normalizeText("Won't you come? I can't. It's fine, let's go")).toBe(
+      'Will not you come? I can not. It is fine, let us go',
+    );
     expect(normalizeText("you're, I'd, isn't, shan't, y'all")).toBe('you are, I would, is not, shall not, you all');
   });
 
@@ -74,7 +89,7 @@ describe('queryTextOf()', () => {
   });
 
   it('queryTextOf() falls back to the normalized question when no content word is left', () => {
-    expect(queryTextOf("Who am I?")).toBe('Who am I?');
+    expect(queryTextOf('Who am I?')).toBe('Who am I?');
     expect(queryTextOf("What's it?")).toBe('What is it?');
   });
 });

@@ -3,12 +3,29 @@ import { compileFilters } from '../../lib/search/filters.js';
 import type { MemoryRow } from '../../lib/store/rows.js';
 
 const row = (over: Partial<MemoryRow>): MemoryRow => ({
-  id: 'm', text: 't', tier: 'long_term', metadata: {}, hash: 'h', createdAt: 100, updatedAt: 100, accessCount: 0, version: 1, origin: 'd', ...over,
+  id: 'm',
+  text: 't',
+  tier: 'long_term',
+  metadata: {},
+  hash: 'h',
+  createdAt: 100,
+  updatedAt: 100,
+  accessCount: 0,
+  version: 1,
+  origin: 'd',
+  ...over,
 });
 
 describe('compileFilters', () => {
   it('compileFilters() matches scope, tier, metadata and dates', () => {
-    const f = compileFilters({ tier: ['project', 'long_term'], metadata: { a: 1, tags: { in: [['x'], 'y'] } }, createdAt: { from: 50, to: 150 } }, { userId: 'u' });
+    const f = compileFilters(
+      {
+        tier: ['project', 'long_term'],
+        metadata: { a: 1, tags: { in: [['x'], 'y'] } },
+        createdAt: { from: 50, to: 150 },
+      },
+      { userId: 'u' },
+    );
     expect(f.empty).toBe(false);
     expect(f.matches(row({ userId: 'u', metadata: { a: 1, tags: ['x'] } }), 0)).toBe(true);
     expect(f.matches(row({ userId: 'u', metadata: { a: 1, tags: 'y' } }), 0)).toBe(true);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FUSION_WEIGHTS, fuse, hybridRelevance, keywordRelevance, vectorRelevance } from '../../lib/search/fusion.js';
+import {
+  DEFAULT_FUSION_WEIGHTS,
+  fuse,
+  hybridRelevance,
+  keywordRelevance,
+  vectorRelevance,
+} from '../../lib/search/fusion.js';
 
 describe('relevance', () => {
   it('vectorRelevance() clamps cosine similarity to [0, 1]', () => {
@@ -29,7 +35,9 @@ describe('relevance', () => {
     expect(hybridRelevance(0.8, undefined, { vector: 0.25, keyword: 1 })).toBeCloseTo(0.2, 12);
     expect(hybridRelevance(0.8, 0.5, { vector: 0.25, keyword: 1 })).toBeCloseTo(1 - 0.8 * 0.5, 12);
     // A keyword match worth 0.5 outranks a similarity of 0.9 alone when the model's similarity is worth a quarter.
-    expect(hybridRelevance(0.3, 0.5, { vector: 0.25, keyword: 1 })).toBeGreaterThan(hybridRelevance(0.9, 0, { vector: 0.25, keyword: 1 }));
+    expect(hybridRelevance(0.3, 0.5, { vector: 0.25, keyword: 1 })).toBeGreaterThan(
+      hybridRelevance(0.9, 0, { vector: 0.25, keyword: 1 }),
+    );
     expect(hybridRelevance(0.3, 0.5)).toBeLessThan(hybridRelevance(0.9, 0));
   });
 });
@@ -55,7 +63,13 @@ describe('fuse()', () => {
   });
 
   it('fuse() gives every result a relevance in [0, 1] and breaks ties by id', () => {
-    const fused = fuse([{ id: 'y', score: -0.2 }, { id: 'x', score: -0.5 }], [{ id: 'z', score: 9, relevance: 1 }]);
+    const fused = fuse(
+      [
+        { id: 'y', score: -0.2 },
+        { id: 'x', score: -0.5 },
+      ],
+      [{ id: 'z', score: 9, relevance: 1 }],
+    );
     for (const h of fused) {
       expect(h.relevance).toBeGreaterThanOrEqual(0);
       expect(h.relevance).toBeLessThanOrEqual(1);
@@ -64,7 +78,14 @@ describe('fuse()', () => {
   });
 
   it('fuse() with keyword weight 0 keeps the vector order', () => {
-    const fused = fuse([{ id: 'a', score: 0.3 }, { id: 'b', score: 0.2 }], [{ id: 'b', score: 5, relevance: 1 }], { weights: { vector: 1, keyword: 0 } });
+    const fused = fuse(
+      [
+        { id: 'a', score: 0.3 },
+        { id: 'b', score: 0.2 },
+      ],
+      [{ id: 'b', score: 5, relevance: 1 }],
+      { weights: { vector: 1, keyword: 0 } },
+    );
     expect(fused.map((h) => h.id)).toEqual(['a', 'b']);
   });
 });
@@ -73,7 +94,7 @@ describe('fuse() never buries a result both inputs rank high', () => {
   /** Deterministic pseudo-random numbers (a test must see the same lists every run). */
   function lcg(seed: number): () => number {
     let x = seed >>> 0;
-    return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296);
+    return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296;
   }
 
   it('hybridRelevance() is at least each weighted input, and grows with each', () => {

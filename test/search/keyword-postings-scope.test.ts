@@ -42,8 +42,11 @@ function corpusOf(seed: number, size: number, vocabulary: number, removals: numb
   for (let i = 0; i < size; i++) {
     const id = `d${String(i).padStart(6, '0')}`;
     // One in ten a copy of an earlier document under another id: equal scores, ordered by id.
-    const copyOf = i > 0 && random() < 0.1 ? docs.get(`d${String(Math.floor(random() * i)).padStart(6, '0')}`) : undefined;
-    put(copyOf === undefined ? entry(random, id, vocabulary, `u${Math.floor(random() * 20)}`) : { ...copyOf, docId: id });
+    const copyOf =
+      i > 0 && random() < 0.1 ? docs.get(`d${String(Math.floor(random() * i)).padStart(6, '0')}`) : undefined;
+    put(
+      copyOf === undefined ? entry(random, id, vocabulary, `u${Math.floor(random() * 20)}`) : { ...copyOf, docId: id },
+    );
   }
   // Updates: a new version of a tenth of the documents (a new document number, the old postings left dead).
   const ids = [...docs.keys()];
@@ -67,7 +70,8 @@ function queryKeys(random: Random, vocabulary: number): string[] {
 /** A random scope: `size` of the live documents, plus removed ids and ids never indexed (which must not match). */
 function scopeOf(random: Random, corpus: Corpus, size: number): Set<string> {
   const scope = new Set<string>();
-  while (scope.size < Math.min(size, corpus.live.length)) scope.add(corpus.live[Math.floor(random() * corpus.live.length)]!);
+  while (scope.size < Math.min(size, corpus.live.length))
+    scope.add(corpus.live[Math.floor(random() * corpus.live.length)]!);
   for (const id of corpus.removed.slice(0, 3)) scope.add(id);
   scope.add('never-indexed');
   return scope;
@@ -102,13 +106,24 @@ describe('KeywordPostings: a scope looked up, not walked', () => {
             // Bit-exact: the same objects, scores compared with toEqual (Object.is on numbers).
             expect(lookup, `${keys.join(' ')} @${depth} in ${scope.size}`).toEqual(walk);
             // The way memory search asked before (a filter inside the walk), and with pruning: the same hits.
-            const filtered = corpus.postings.search(keys, { depth, accept: (id, f) => scope.has(id) && (accept === undefined || accept(id, f)) });
+            const filtered = corpus.postings.search(keys, {
+              depth,
+              accept: (id, f) => scope.has(id) && (accept === undefined || accept(id, f)),
+            });
             expect(lookup).toEqual(filtered);
-            expect(corpus.postings.search(keys, { ...base, within: scope, prune: true, scopeStrategy: 'walk' }).hits).toEqual(lookup.hits);
+            expect(
+              corpus.postings.search(keys, { ...base, within: scope, prune: true, scopeStrategy: 'walk' }).hits,
+            ).toEqual(lookup.hits);
             // The default (by cost) picks one of the two: the same answer.
             const chosen = corpus.postings.search(keys, { ...base, within: scope, prune: true });
             expect(chosen.hits).toEqual(lookup.hits);
-            if (scopeLookupWins(scope.size, keys.map((k) => corpus.postings.documentFrequency(k)))) lookups++;
+            if (
+              scopeLookupWins(
+                scope.size,
+                keys.map((k) => corpus.postings.documentFrequency(k)),
+              )
+            )
+              lookups++;
             expectInScope(lookup, scope);
             expect(lookup.hits.filter((h) => gone.has(h.id))).toEqual([]);
           }
@@ -121,7 +136,8 @@ describe('KeywordPostings: a scope looked up, not walked', () => {
 
   it('has exact ties ranked by id, as the walk does', () => {
     const postings = new KeywordPostings();
-    for (const id of ['c', 'a', 'd', 'b']) postings.upsert({ corpus: 'm', docId: id, keys: ['m:x'], counts: [1], length: 2 });
+    for (const id of ['c', 'a', 'd', 'b'])
+      postings.upsert({ corpus: 'm', docId: id, keys: ['m:x'], counts: [1], length: 2 });
     postings.upsert({ corpus: 'm', docId: 'e', keys: ['m:x'], counts: [2], length: 2 });
     postings.stats = { docs: 5, length: 10 };
     const scope = new Set(['d', 'e', 'b', 'c']);
@@ -136,7 +152,9 @@ describe('KeywordPostings: a scope looked up, not walked', () => {
     const keys = ['m:w0', 'm:w1', 'm:w2'];
     for (const scopeStrategy of ['lookup', 'walk', 'cost'] as const) {
       expect(corpus.postings.search(keys, { within: new Set(), scopeStrategy })).toMatchObject({ hits: [], total: 0 });
-      expect(corpus.postings.search(keys, { within: new Set([...corpus.removed, 'nope']), scopeStrategy })).toMatchObject({ hits: [], total: 0 });
+      expect(
+        corpus.postings.search(keys, { within: new Set([...corpus.removed, 'nope']), scopeStrategy }),
+      ).toMatchObject({ hits: [], total: 0 });
       // Two disjoint scopes: each answers only its own documents, and together all the matches.
       const one = new Set(corpus.live.filter((_, i) => i % 2 === 0).slice(0, 50));
       const two = new Set(corpus.live.filter((_, i) => i % 2 === 1).slice(0, 50));
@@ -144,7 +162,9 @@ describe('KeywordPostings: a scope looked up, not walked', () => {
       const b = corpus.postings.search(keys, { within: two, scopeStrategy });
       expectInScope(a, one);
       expectInScope(b, two);
-      expect(a.total + b.total).toBe(corpus.postings.search(keys, { within: new Set([...one, ...two]), scopeStrategy }).total);
+      expect(a.total + b.total).toBe(
+        corpus.postings.search(keys, { within: new Set([...one, ...two]), scopeStrategy }).total,
+      );
     }
   });
 
@@ -152,7 +172,11 @@ describe('KeywordPostings: a scope looked up, not walked', () => {
     const corpus = corpusOf(10, 1000, 20, 0);
     const scope = new Set(corpus.live.slice(0, 40));
     const asked: string[] = [];
-    corpus.postings.search(['m:w0', 'm:w1'], { within: scope, scopeStrategy: 'lookup', accept: (id) => (asked.push(id), true) });
+    corpus.postings.search(['m:w0', 'm:w1'], {
+      within: scope,
+      scopeStrategy: 'lookup',
+      accept: (id) => (asked.push(id), true),
+    });
     expect(new Set(asked).size).toBe(asked.length);
     for (const id of asked) expect(scope.has(id)).toBe(true);
   });

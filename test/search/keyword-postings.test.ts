@@ -4,7 +4,14 @@ import { openStore } from '../../lib/engine/open-store.js';
 import { analyzeDocument, analyzeQuery } from '../../lib/search/analyze.js';
 import { KeywordPostings, type PostingsResult } from '../../lib/search/keyword-postings.js';
 import { keywordSearch } from '../../lib/search/keyword-search.js';
-import { readTermsRow, statsKey, termKey, type CorpusStats, type MessageTermsFields, type TermsEntry } from '../../lib/store/keyword-terms.js';
+import {
+  readTermsRow,
+  statsKey,
+  termKey,
+  type CorpusStats,
+  type MessageTermsFields,
+  type TermsEntry,
+} from '../../lib/store/keyword-terms.js';
 import type { MessageRow } from '../../lib/store/rows.js';
 import type { EngramDb } from '../../lib/store/schema.js';
 import { writeTransaction } from '../../lib/store/write.js';
@@ -43,7 +50,15 @@ function corpus(seed: number, size: number, vocabulary: number): MessageRow[] {
 async function storeOf(rows: MessageRow[]): Promise<EngramDb> {
   const { db } = await openStore(`postings-${Math.random()}`);
   dbs.push(db);
-  await writeTransaction(db, () => 1, analyzeDocument, async () => ({ changes: rows.map((after) => ({ table: 'messages', op: 'add', id: after.id, after })), result: null }));
+  await writeTransaction(
+    db,
+    () => 1,
+    analyzeDocument,
+    async () => ({
+      changes: rows.map((after) => ({ table: 'messages', op: 'add', id: after.id, after })),
+      result: null,
+    }),
+  );
   return db;
 }
 
@@ -59,15 +74,23 @@ const keysOf = (query: string): string[] => analyzeQuery(query).map((t) => termK
 
 function queries(seed: number, count: number, vocabulary: number): string[] {
   const random = rng(seed);
-  return Array.from({ length: count }, () => Array.from({ length: 1 + Math.floor(random() * 4) }, () => `w${Math.floor(random() ** 2 * vocabulary)}`).join(' '));
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 1 + Math.floor(random() * 4) }, () => `w${Math.floor(random() ** 2 * vocabulary)}`).join(' '),
+  );
 }
 
 /** Same ids in the same order, same scores (to rounding), same total. */
-function expectSameRanking(memory: PostingsResult, stored: { hits: { id: string; score: number }[]; total: number }, depth: number): void {
+function expectSameRanking(
+  memory: PostingsResult,
+  stored: { hits: { id: string; score: number }[]; total: number },
+  depth: number,
+): void {
   expect(memory.total).toBe(stored.total);
   const want = stored.hits.slice(0, depth);
   expect(memory.hits.map((h) => h.id)).toEqual(want.map((h) => h.id));
-  memory.hits.forEach((h, i) => { expect(h.score).toBeCloseTo(want[i]!.score, 9); });
+  memory.hits.forEach((h, i) => {
+    expect(h.score).toBeCloseTo(want[i]!.score, 9);
+  });
 }
 
 describe('KeywordPostings', () => {
@@ -80,14 +103,25 @@ describe('KeywordPostings', () => {
       const postings = await postingsOf(db);
       const scopes: { accept: (id: string, f: MessageTermsFields) => boolean; filter: (e: TermsEntry) => boolean }[] = [
         { accept: (_, f) => f.userId === 'u1', filter: (e) => e.userId === 'u1' },
-        { accept: (_, f) => f.threadId === 't2' && f.role === 'user', filter: (e) => e.threadId === 't2' && e.role === 'user' },
+        {
+          accept: (_, f) => f.threadId === 't2' && f.role === 'user',
+          filter: (e) => e.threadId === 't2' && e.role === 'user',
+        },
       ];
       for (const q of queries(seed + 10, 40, vocabulary)) {
         for (const depth of [10, 40]) {
-          expectSameRanking(postings.search(keysOf(q), { depth }), await keywordSearch(db.terms, db.meta, 'm', q, { depth }), depth);
+          expectSameRanking(
+            postings.search(keysOf(q), { depth }),
+            await keywordSearch(db.terms, db.meta, 'm', q, { depth }),
+            depth,
+          );
         }
         for (const scope of scopes) {
-          expectSameRanking(postings.search(keysOf(q), { depth: 10, accept: scope.accept }), await keywordSearch(db.terms, db.meta, 'm', q, { filter: scope.filter }), 10);
+          expectSameRanking(
+            postings.search(keysOf(q), { depth: 10, accept: scope.accept }),
+            await keywordSearch(db.terms, db.meta, 'm', q, { filter: scope.filter }),
+            10,
+          );
         }
       }
     }
@@ -101,9 +135,16 @@ describe('KeywordPostings', () => {
       [8, 12],
     ] as const) {
       const postings = await postingsOf(await storeOf(corpus(seed, 2500, vocabulary)));
-      const accepts = [undefined, (_: string, f: MessageTermsFields) => f.userId === 'u1', (_: string, f: MessageTermsFields) => f.threadId === 't2'];
+      const accepts = [
+        undefined,
+        (_: string, f: MessageTermsFields) => f.userId === 'u1',
+        (_: string, f: MessageTermsFields) => f.threadId === 't2',
+      ];
       // Longer queries too: more terms, more chances to prune.
-      const all = [...queries(seed + 20, 40, vocabulary), ...queries(seed + 30, 20, vocabulary).map((q, i) => `${q} w0 w1 w${i % vocabulary}`)];
+      const all = [
+        ...queries(seed + 20, 40, vocabulary),
+        ...queries(seed + 30, 20, vocabulary).map((q, i) => `${q} w0 w1 w${i % vocabulary}`),
+      ];
       for (const q of all) {
         for (const depth of [1, 10, 40]) {
           for (const accept of accepts) {
@@ -128,16 +169,29 @@ describe('KeywordPostings', () => {
     const postings = await postingsOf(db);
     const random = rng(4);
     // Rewrite a third and delete a half of the rest: enough removals to trigger a compaction.
-    const changed = rows.filter(() => random() < 0.33).map((r) => ({ ...r, content: `${r.content} w1 w299`, userId: 'u9' }));
+    const changed = rows
+      .filter(() => random() < 0.33)
+      .map((r) => ({ ...r, content: `${r.content} w1 w299`, userId: 'u9' }));
     const changedIds = new Set(changed.map((r) => r.id));
     const deleted = rows.filter((r) => !changedIds.has(r.id) && random() < 0.5);
-    await writeTransaction(db, () => 2, analyzeDocument, async () => ({
-      changes: [
-        ...changed.map((after) => ({ table: 'messages' as const, op: 'update' as const, id: after.id, before: rows.find((r) => r.id === after.id)!, after })),
-        ...deleted.map((before) => ({ table: 'messages' as const, op: 'delete' as const, id: before.id, before })),
-      ],
-      result: null,
-    }));
+    await writeTransaction(
+      db,
+      () => 2,
+      analyzeDocument,
+      async () => ({
+        changes: [
+          ...changed.map((after) => ({
+            table: 'messages' as const,
+            op: 'update' as const,
+            id: after.id,
+            before: rows.find((r) => r.id === after.id)!,
+            after,
+          })),
+          ...deleted.map((before) => ({ table: 'messages' as const, op: 'delete' as const, id: before.id, before })),
+        ],
+        result: null,
+      }),
+    );
     for (const r of changed) {
       const row = await db.terms.get(['m', r.id]);
       if (row === undefined) postings.remove(r.id);
@@ -146,10 +200,20 @@ describe('KeywordPostings', () => {
     for (const r of deleted) postings.remove(r.id);
     postings.stats = (await db.meta.get(statsKey('m')))!.value as CorpusStats;
     expect(postings.size).toBe(await db.terms.count());
-    expect(postings.documentFrequency(termKey('m', 'w299'))).toBe(await db.terms.where('k').equals(termKey('m', 'w299')).count());
+    expect(postings.documentFrequency(termKey('m', 'w299'))).toBe(
+      await db.terms.where('k').equals(termKey('m', 'w299')).count(),
+    );
     for (const q of [...queries(5, 30, 300), 'w1 w299', 'w299']) {
-      expectSameRanking(postings.search(keysOf(q), { depth: 20 }), await keywordSearch(db.terms, db.meta, 'm', q, { depth: 20 }), 20);
-      expectSameRanking(postings.search(keysOf(q), { depth: 20, accept: (_, f) => f.userId === 'u9' }), await keywordSearch(db.terms, db.meta, 'm', q, { filter: (e) => e.userId === 'u9' }), 20);
+      expectSameRanking(
+        postings.search(keysOf(q), { depth: 20 }),
+        await keywordSearch(db.terms, db.meta, 'm', q, { depth: 20 }),
+        20,
+      );
+      expectSameRanking(
+        postings.search(keysOf(q), { depth: 20, accept: (_, f) => f.userId === 'u9' }),
+        await keywordSearch(db.terms, db.meta, 'm', q, { filter: (e) => e.userId === 'u9' }),
+        20,
+      );
     }
   });
 

@@ -32,7 +32,15 @@ beforeAll(async () => {
     hash: String(i),
     inContext: 1,
   }));
-  await writeTransaction(db, () => 1, termFrequencies, async () => ({ changes: rows.map((after) => ({ table: 'messages', op: 'add', id: after.id, after })), result: null }));
+  await writeTransaction(
+    db,
+    () => 1,
+    termFrequencies,
+    async () => ({
+      changes: rows.map((after) => ({ table: 'messages', op: 'add', id: after.id, after })),
+      result: null,
+    }),
+  );
 });
 afterAll(() => {
   db.close();

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RETRIEVAL_PROFILE, DEFAULT_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL, TransformersEmbedder, retrievalProfile, type Engram, type SearchMode } from '../../lib/index.js';
+import {
+  DEFAULT_RETRIEVAL_PROFILE,
+  DEFAULT_EMBEDDING_MODEL,
+  MINILM_EMBEDDING_MODEL,
+  TransformersEmbedder,
+  retrievalProfile,
+  type Engram,
+  type SearchMode,
+} from '../../lib/index.js';
 import { hybridRelevance } from '../../lib/search/fusion.js';
 import { openTemp } from '../helpers.js';
 
@@ -53,7 +61,8 @@ describe('search() with the offline model uses its profile', () => {
     // A memory only the vector side found scores no more than its weighted similarity.
     const vectorOnly = results.filter((r) => r.keywordRelevance === undefined);
     expect(vectorOnly.length).toBeGreaterThan(0);
-    for (const r of vectorOnly) expect(r.score).toBeLessThanOrEqual(profile.vectorWeight * Math.max(0, r.similarity!) + 1e-9);
+    for (const r of vectorOnly)
+      expect(r.score).toBeLessThanOrEqual(profile.vectorWeight * Math.max(0, r.similarity!) + 1e-9);
   });
 
   it('PersistentMemory.retrieve() applies the model’s threshold by default', async () => {

@@ -42,7 +42,12 @@ describe('core memory blocks with / in ids and labels', () => {
     try {
       await engram.blocks('team/reviewer').set('persona', 'I review code carefully.');
       const team = new AgentTools(engram, { agentId: 'team' });
-      expect(await team.call('core_memory_replace', JSON.stringify({ label: 'reviewer/persona', old_content: 'carefully', new_content: 'never' }))).toMatch(/not found|no block/i);
+      expect(
+        await team.call(
+          'core_memory_replace',
+          JSON.stringify({ label: 'reviewer/persona', old_content: 'carefully', new_content: 'never' }),
+        ),
+      ).toMatch(/not found|no block/i);
       await team.call('core_memory_append', JSON.stringify({ label: 'reviewer/persona', content: 'I am the team.' }));
       expect((await engram.blocks('team/reviewer').get('persona'))!.value).toBe('I review code carefully.');
       expect((await engram.blocks('team').get('reviewer/persona'))!.value).toBe('I am the team.');
@@ -55,10 +60,16 @@ describe('core memory blocks with / in ids and labels', () => {
 });
 
 /** A store in the schema v3 layout: blocks under `agentId/label` whatever their ids hold. */
-async function writeV3Store(name: string, blocks: [string, BlockRow][], changes: ChangeRow[], history: HistoryRow[]): Promise<void> {
+async function writeV3Store(
+  name: string,
+  blocks: [string, BlockRow][],
+  changes: ChangeRow[],
+  history: HistoryRow[],
+): Promise<void> {
   const old = new Dexie(name);
   old.version(3).stores({
-    messages: 'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
+    messages:
+      'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
     memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
     vectors: 'id',
     history: '++seq, recordId',
@@ -69,7 +80,10 @@ async function writeV3Store(name: string, blocks: [string, BlockRow][], changes:
     terms: '[c+d], *k',
   });
   await old.open();
-  await old.table(BLOCKS_TABLE).bulkPut(blocks.map(([, row]) => row), blocks.map(([key]) => key));
+  await old.table(BLOCKS_TABLE).bulkPut(
+    blocks.map(([, row]) => row),
+    blocks.map(([key]) => key),
+  );
   await old.table('changes').bulkAdd(changes);
   await old.table('history').bulkAdd(history);
   await old.table('meta').put({ key: 'schemaVersion', value: 3 });
@@ -79,7 +93,15 @@ async function writeV3Store(name: string, blocks: [string, BlockRow][], changes:
 describe('schema v4 upgrade', () => {
   it('open() moves a v3 store’s blocks under ambiguous keys to their own keys, with their log and history', async () => {
     const name = `blocks-v3-${Math.random().toString(36).slice(2)}`;
-    const block = (agentId: string, label: string, value: string, version: number, userId?: string): BlockRow => ({ agentId, label, value, limit: 2000, version, updatedAt: version, ...(userId === undefined ? {} : { userId }) });
+    const block = (agentId: string, label: string, value: string, version: number, userId?: string): BlockRow => ({
+      agentId,
+      label,
+      value,
+      limit: 2000,
+      version,
+      updatedAt: version,
+      ...(userId === undefined ? {} : { userId }),
+    });
     const teams = block('team', 'reviewer/persona', 'Team text', 2);
     const reviewers = block('team/reviewer', 'persona', 'Reviewer text', 1);
     await writeV3Store(
@@ -98,7 +120,14 @@ describe('schema v4 upgrade', () => {
       [
         { table: 'blocks', recordId: 'team/reviewer/persona', op: 'add', before: null, after: reviewers, at: 1 },
         { table: 'blocks', recordId: 'team/reviewer/persona', op: 'update', before: reviewers, after: teams, at: 2 },
-        { table: 'blocks', recordId: 'helper/human', op: 'add', before: null, after: block('helper', 'human', 'Name: Ana', 1), at: 3 },
+        {
+          table: 'blocks',
+          recordId: 'helper/human',
+          op: 'add',
+          before: null,
+          after: block('helper', 'human', 'Name: Ana', 1),
+          at: 3,
+        },
       ],
     );
 
@@ -117,7 +146,14 @@ describe('schema v4 upgrade', () => {
     const db = new EngramDb(name);
     await db.open();
     try {
-      expect((await db.blocks.toCollection().primaryKeys()).sort()).toEqual(['["helper","human","ana"]', '["team","reviewer/persona"]', '["team/reviewer","persona"]', 'helper/human'].sort());
+      expect((await db.blocks.toCollection().primaryKeys()).sort()).toEqual(
+        [
+          '["helper","human","ana"]',
+          '["team","reviewer/persona"]',
+          '["team/reviewer","persona"]',
+          'helper/human',
+        ].sort(),
+      );
       const changes = await db.changes.toArray();
       expect(changes.filter((c) => c.at <= 4).map((c) => [c.table, c.recordId])).toEqual([
         ['blocks', '["team","reviewer/persona"]'],
@@ -127,7 +163,11 @@ describe('schema v4 upgrade', () => {
       ]);
       // Each history entry goes to the owner its row names.
       const history = await db.history.toArray();
-      expect(history.filter((h) => h.at <= 3).map((h) => h.recordId)).toEqual(['["team/reviewer","persona"]', '["team","reviewer/persona"]', 'helper/human']);
+      expect(history.filter((h) => h.at <= 3).map((h) => h.recordId)).toEqual([
+        '["team/reviewer","persona"]',
+        '["team","reviewer/persona"]',
+        'helper/human',
+      ]);
       expect(await db.meta.get('schemaVersion')).toEqual({ key: 'schemaVersion', value: 4 });
     } finally {
       db.close();
@@ -138,7 +178,8 @@ describe('schema v4 upgrade', () => {
     const name = `blocks-v1-both-${Math.random().toString(36).slice(2)}`;
     const old = new Dexie(name);
     old.version(1).stores({
-      messages: 'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
+      messages:
+        'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
       memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
       vectors: 'id',
       history: '++seq, recordId',

@@ -16,7 +16,9 @@ afterEach(() => {
 
 /** `n` change-log entries (seq 1…n). */
 async function logEntries(n: number): Promise<void> {
-  await db.changes.bulkAdd(Array.from({ length: n }, (_, i) => ({ table: 'messages' as const, recordId: `m${i}`, op: 'add' as const, at: i })));
+  await db.changes.bulkAdd(
+    Array.from({ length: n }, (_, i) => ({ table: 'messages' as const, recordId: `m${i}`, op: 'add' as const, at: i })),
+  );
 }
 
 describe('compactChangeLog', () => {

@@ -12,8 +12,10 @@ afterEach(() => {
   db.close();
 });
 
-const bytesOf = (n: number, seed: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
-const chunkRows = async (): Promise<string[]> => (await db.meta.toCollection().primaryKeys()).filter((k) => k.startsWith('snap:') && k !== 'snap:seq').sort();
+const bytesOf = (n: number, seed: number): Uint8Array =>
+  Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
+const chunkRows = async (): Promise<string[]> =>
+  (await db.meta.toCollection().primaryKeys()).filter((k) => k.startsWith('snap:') && k !== 'snap:seq').sort();
 /** The log position written beside the record (read by log compaction). */
 const position = async (): Promise<unknown> => (await db.meta.get('snap:seq'))?.value;
 
@@ -44,7 +46,14 @@ describe('snapshot chunks', () => {
         return row;
       })) as typeof db.meta.get;
     const row = await getSnapshot(db, 'snap', (fields) => events.push(fields));
-    expect(events).toEqual([{ seq: 9, scopeColumns: { ids: ['a'] } }, 'snap:0 arrived', 'snap:1 arrived', 'snap:2 arrived', 'snap:3 arrived', 'snap:4 arrived']);
+    expect(events).toEqual([
+      { seq: 9, scopeColumns: { ids: ['a'] } },
+      'snap:0 arrived',
+      'snap:1 arrived',
+      'snap:2 arrived',
+      'snap:3 arrived',
+      'snap:4 arrived',
+    ]);
     expect(row).toEqual({ value: { bytes: bytesOf(4500, 2), seq: 9, scopeColumns: { ids: ['a'] } } });
     // An inline record has no read to overlap: the callback is not called.
     await putSnapshot(db, 'inline', { bytes: bytesOf(10, 1), seq: 1 }, 1000);

@@ -23,7 +23,15 @@ function row(id: string, content: string): MessageRow {
 
 describe('writeTransaction', () => {
   it('writes the row, a history entry, a change-log entry and its terms together', async () => {
-    await writeTransaction(db, () => 5, termFrequencies, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: row('m1', 'blue whale') }], result: null }));
+    await writeTransaction(
+      db,
+      () => 5,
+      termFrequencies,
+      async () => ({
+        changes: [{ table: 'messages', op: 'add', id: 'm1', after: row('m1', 'blue whale') }],
+        result: null,
+      }),
+    );
     expect(await db.messages.get('m1')).toBeDefined();
     expect(await db.history.where('recordId').equals('m1').toArray()).toEqual([
       expect.objectContaining({ table: 'messages', op: 'add', before: null, at: 5 }),
@@ -45,15 +53,30 @@ describe('writeTransaction', () => {
   });
 
   it('rolls back every change of a batch when one fails', async () => {
-    await writeTransaction(db, () => 1, termFrequencies, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: row('m1', 'one') }], result: null }));
+    await writeTransaction(
+      db,
+      () => 1,
+      termFrequencies,
+      async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: row('m1', 'one') }], result: null }),
+    );
     await expect(
-      writeTransaction(db, () => 2, termFrequencies, async () => ({
-        changes: [
-          { table: 'messages', op: 'add', id: 'm2', after: row('m2', 'two') },
-          { table: 'messages', op: 'add', id: 'bad', after: { ...row('bad', 'x'), id: undefined as unknown as string } },
-        ],
-        result: null,
-      })),
+      writeTransaction(
+        db,
+        () => 2,
+        termFrequencies,
+        async () => ({
+          changes: [
+            { table: 'messages', op: 'add', id: 'm2', after: row('m2', 'two') },
+            {
+              table: 'messages',
+              op: 'add',
+              id: 'bad',
+              after: { ...row('bad', 'x'), id: undefined as unknown as string },
+            },
+          ],
+          result: null,
+        }),
+      ),
     ).rejects.toThrow();
     expect((await db.messages.toArray()).map((m) => m.id)).toEqual(['m1']);
     expect(await db.history.count()).toBe(1);
@@ -64,10 +87,25 @@ describe('writeTransaction', () => {
   it('updates the terms when content changes and removes them on delete', async () => {
     const before = row('m1', 'red apple');
     const after = { ...before, content: 'green pear' };
-    await writeTransaction(db, () => 1, termFrequencies, async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: before }], result: null }));
-    await writeTransaction(db, () => 2, termFrequencies, async () => ({ changes: [{ table: 'messages', op: 'update', id: 'm1', before, after }], result: null }));
+    await writeTransaction(
+      db,
+      () => 1,
+      termFrequencies,
+      async () => ({ changes: [{ table: 'messages', op: 'add', id: 'm1', after: before }], result: null }),
+    );
+    await writeTransaction(
+      db,
+      () => 2,
+      termFrequencies,
+      async () => ({ changes: [{ table: 'messages', op: 'update', id: 'm1', before, after }], result: null }),
+    );
     expect((await db.terms.toArray()).map((t) => t.k)).toEqual([['m:green', 'm:pear']]);
-    await writeTransaction(db, () => 3, termFrequencies, async () => ({ changes: [{ table: 'messages', op: 'delete', id: 'm1', before: after }], result: null }));
+    await writeTransaction(
+      db,
+      () => 3,
+      termFrequencies,
+      async () => ({ changes: [{ table: 'messages', op: 'delete', id: 'm1', before: after }], result: null }),
+    );
     expect(await db.terms.count()).toBe(0);
     expect((await db.meta.get('stats:m'))!.value).toEqual({ docs: 0, length: 0 });
     expect((await db.changes.toArray()).map((c) => c.op)).toEqual(['add', 'update', 'delete']);
@@ -75,7 +113,19 @@ describe('writeTransaction', () => {
 });
 
 function memory(id: string, text: string): MemoryRow {
-  return { id, text, tier: 'long_term', userId: 'u', metadata: {}, hash: `h-${id}`, createdAt: 1, updatedAt: 1, accessCount: 0, version: 1, origin: 'dev' };
+  return {
+    id,
+    text,
+    tier: 'long_term',
+    userId: 'u',
+    metadata: {},
+    hash: `h-${id}`,
+    createdAt: 1,
+    updatedAt: 1,
+    accessCount: 0,
+    version: 1,
+    origin: 'dev',
+  };
 }
 
 function vectorRow(id: string, x: number): VectorRow {
@@ -90,7 +140,8 @@ function later(): { promise: Promise<() => VectorRow[]>; give: (rows: () => Vect
 }
 
 describe('writeTransaction with vectors computed during the write (vectorsLater)', () => {
-  const adds = (...ids: string[]): RowChange[] => ids.map((id) => ({ table: 'memories', op: 'add', id, after: memory(id, `text of ${id}`) }));
+  const adds = (...ids: string[]): RowChange[] =>
+    ids.map((id) => ({ table: 'memories', op: 'add', id, after: memory(id, `text of ${id}`) }));
 
   it('writes the rows first and the vectors when they come, in the same transaction, and logs each with its vector', async () => {
     const seen: LoggedWrite[] = [];

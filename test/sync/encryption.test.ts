@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { SyncError, ValidationError } from '../../lib/errors.js';
-import { MAX_KDF_ITERATIONS, PayloadCipher, fromBase64, parseEncryption, toBase64, type KeyCache } from '../../lib/sync/encryption.js';
+import {
+  MAX_KDF_ITERATIONS,
+  PayloadCipher,
+  fromBase64,
+  parseEncryption,
+  toBase64,
+  type KeyCache,
+} from '../../lib/sync/encryption.js';
 import { readHeaderPayload, headerPayload } from '../../lib/sync/header-codec.js';
 import { decodePoint, encodePoint, pointIdOf, type SyncRecord } from '../../lib/sync/point-codec.js';
 import type { CollectionHeader, SyncPoint } from '../../lib/sync/sync-target.js';
@@ -23,7 +30,11 @@ const record: SyncRecord = {
 };
 
 async function made(encryptVectors = false): Promise<{ cipher: PayloadCipher; header: CollectionHeader }> {
-  const { cipher, encryption } = await PayloadCipher.create({ passphrase: 'correct horse battery', encryptVectors }, BASE, FAST);
+  const { cipher, encryption } = await PayloadCipher.create(
+    { passphrase: 'correct horse battery', encryptVectors },
+    BASE,
+    FAST,
+  );
   return { cipher, header: { ...BASE, encryption } };
 }
 
@@ -67,19 +78,29 @@ describe('encryption', () => {
     ]) {
       const e = await PayloadCipher.open('correct horse battery', changed).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(SyncError);
-      expect(e).toMatchObject({ reason: 'incompatible', message: expect.stringMatching(/header was changed/) as unknown });
+      expect(e).toMatchObject({
+        reason: 'incompatible',
+        message: expect.stringMatching(/header was changed/) as unknown,
+      });
     }
   });
 
   it('create() and open() share derived keys through a KeyCache, and open() still checks the header each time', async () => {
     const cache: KeyCache = new Map();
-    const { cipher, encryption } = await PayloadCipher.create({ passphrase: 'correct horse battery' }, BASE, FAST, cache);
+    const { cipher, encryption } = await PayloadCipher.create(
+      { passphrase: 'correct horse battery' },
+      BASE,
+      FAST,
+      cache,
+    );
     expect(cache.size).toBe(1);
     const header = { ...BASE, encryption };
     const again = await PayloadCipher.open('correct horse battery', header, cache);
     expect(cache.size).toBe(1);
     expect(await again.open(await cipher.seal('x', 'p'), 'p')).toBe('x');
-    await expect(PayloadCipher.open('correct horse battery', { ...header, embedderId: 'other' }, cache)).rejects.toMatchObject({ reason: 'incompatible' });
+    await expect(
+      PayloadCipher.open('correct horse battery', { ...header, embedderId: 'other' }, cache),
+    ).rejects.toMatchObject({ reason: 'incompatible' });
   });
 
   it('two collections made with one passphrase get different salts and keys', async () => {
@@ -143,24 +164,51 @@ describe('encryption', () => {
     expect(await decodePoint(await encodePoint(record, 1, undefined), cipher)).toMatchObject({ refused: 'malformed' });
   });
 
-  it('decodePoint() refuses readable fields out of range: a push counter that is not a positive integer, updatedAt past the stamps\' exact range', async () => {
+  it("decodePoint() refuses readable fields out of range: a push counter that is not a positive integer, updatedAt past the stamps' exact range", async () => {
     const plain = await encodePoint(record, 3, undefined);
     expect(await decodePoint(edited(plain, 'pushSeq', 'x'), undefined)).toMatchObject({ refused: 'malformed' });
     expect(await decodePoint(edited(plain, 'pushSeq', 1.5), undefined)).toMatchObject({ refused: 'malformed' });
     const far = 2 ** 50;
-    expect(await decodePoint({ ...plain, payload: { ...plain.payload, updatedAt: far, stamp: far * 1024 } }, undefined)).toMatchObject({ refused: 'malformed' });
+    expect(
+      await decodePoint({ ...plain, payload: { ...plain.payload, updatedAt: far, stamp: far * 1024 } }, undefined),
+    ).toMatchObject({ refused: 'malformed' });
     expect(await decodePoint(edited(plain, 'stamp', 1), undefined)).toMatchObject({ refused: 'malformed' });
   });
 
   it('a tombstone carries no text, in plain or sealed form', async () => {
-    const tombstone: SyncRecord = { kind: 'memory', rid: record.rid, updatedAt: record.updatedAt + 5, origin: 'device-b', version: 4, deleted: true };
+    const tombstone: SyncRecord = {
+      kind: 'memory',
+      rid: record.rid,
+      updatedAt: record.updatedAt + 5,
+      origin: 'device-b',
+      version: 4,
+      deleted: true,
+    };
     const plain = await encodePoint(tombstone, 2, undefined);
-    expect(Object.keys(plain.payload).sort()).toEqual(['deleted', 'kind', 'origin', 'pushSeq', 'rid', 'stamp', 'updatedAt', 'version']);
+    expect(Object.keys(plain.payload).sort()).toEqual([
+      'deleted',
+      'kind',
+      'origin',
+      'pushSeq',
+      'rid',
+      'stamp',
+      'updatedAt',
+      'version',
+    ]);
     expect(plain.vector).toBeUndefined();
     expect(await decodePoint(plain, undefined)).toMatchObject({ record: tombstone });
     const { cipher } = await made();
     const sealed = await encodePoint(tombstone, 2, cipher);
-    expect(Object.keys(sealed.payload).sort()).toEqual(['deleted', 'kind', 'origin', 'pushSeq', 'sealed', 'stamp', 'updatedAt', 'version']);
+    expect(Object.keys(sealed.payload).sort()).toEqual([
+      'deleted',
+      'kind',
+      'origin',
+      'pushSeq',
+      'sealed',
+      'stamp',
+      'updatedAt',
+      'version',
+    ]);
     expect(await decodePoint(sealed, cipher)).toMatchObject({ record: tombstone });
   });
 
@@ -176,7 +224,10 @@ describe('encryption', () => {
     const { header } = await made();
     expect(readHeaderPayload(headerPayload(header))).toEqual(header);
     for (const iterations of [0, -5, 1.5, 1e12, MAX_KDF_ITERATIONS + 1, '600000']) {
-      const payload = headerPayload({ ...header, encryption: { ...header.encryption!, iterations: iterations as number } });
+      const payload = headerPayload({
+        ...header,
+        encryption: { ...header.encryption!, iterations: iterations as number },
+      });
       expect(() => readHeaderPayload(payload)).toThrow(SyncError);
       expect(() => readHeaderPayload(payload)).toThrow(/KDF iterations/);
     }
@@ -196,9 +247,14 @@ describe('encryption', () => {
 
   it('parseEncryption() validates at the door', () => {
     expect(parseEncryption(undefined, 'encryption')).toBeUndefined();
-    expect(parseEncryption({ passphrase: 'long enough', encryptVectors: true }, 'encryption')).toEqual({ passphrase: 'long enough', encryptVectors: true });
+    expect(parseEncryption({ passphrase: 'long enough', encryptVectors: true }, 'encryption')).toEqual({
+      passphrase: 'long enough',
+      encryptVectors: true,
+    });
     expect(() => parseEncryption({ passphrase: 'short' }, 'encryption')).toThrow(ValidationError);
-    expect(() => parseEncryption({ passphrase: 'long enough', extra: 1 }, 'encryption')).toThrow(/unknown option extra/);
+    expect(() => parseEncryption({ passphrase: 'long enough', extra: 1 }, 'encryption')).toThrow(
+      /unknown option extra/,
+    );
     expect(() => parseEncryption('pw', 'encryption')).toThrow(ValidationError);
   });
 });

@@ -214,6 +214,8 @@ describe('engram.sync()', () => {
     await expect(a.engram.sync({ url: fixture.url, include: ['notes'] as never })).rejects.toThrow(/options.include/);
     await expect(a.engram.sync({ url: fixture.url, batchSize: 1000 })).rejects.toThrow(/options.batchSize/);
     await expect(a.engram.sync({ url: fixture.url, collection: 'a b' })).rejects.toThrow(/options.collection/);
-    await expect(a.engram.sync({ url: fixture.url, encryption: { passphrase: 'short' } })).rejects.toThrow(/passphrase/);
+    await expect(a.engram.sync({ url: fixture.url, encryption: { passphrase: 'short' } })).rejects.toThrow(
+      /passphrase/,
+    );
   });
 });

@@ -65,7 +65,14 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('faults', () => {
     expect(e.retryAfterMs).toBe(1000);
     server.fail({ kind: 'rate-limit', retryAfterS: 1 }, { op: 'count' });
     const delays: number[] = [];
-    expect(await withRetry(() => target.count(), { attempts: 3, baseDelayMs: 10, maxDelayMs: 2000 }, undefined, (_e, ms) => delays.push(ms))).toBe(0);
+    expect(
+      await withRetry(
+        () => target.count(),
+        { attempts: 3, baseDelayMs: 10, maxDelayMs: 2000 },
+        undefined,
+        (_e, ms) => delays.push(ms),
+      ),
+    ).toBe(0);
     expect(delays).toEqual([1000]);
   });
 
@@ -119,7 +126,9 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('faults', () => {
     expect(await target.count()).toBe(3);
     const before = server.requests.get('count') ?? 0;
     server.fail({ kind: 'status', status: 500 }, { op: 'count', times: 5 });
-    await expect(withRetry(() => target.count(), { attempts: 3, baseDelayMs: 5, maxDelayMs: 10 })).rejects.toThrow(SyncError);
+    await expect(withRetry(() => target.count(), { attempts: 3, baseDelayMs: 5, maxDelayMs: 10 })).rejects.toThrow(
+      SyncError,
+    );
     expect((server.requests.get('count') ?? 0) - before).toBe(3);
     server.clearFaults();
   });
@@ -127,10 +136,13 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('faults', () => {
   it('a rejected request is not retried', async () => {
     let tries = 0;
     const e = await failure(
-      withRetry(() => {
-        tries += 1;
-        return target.upsert([{ ...points(1)[0]!, vector: [1, 2] }]);
-      }, { ...DEFAULT_RETRY, baseDelayMs: 5 }),
+      withRetry(
+        () => {
+          tries += 1;
+          return target.upsert([{ ...points(1)[0]!, vector: [1, 2] }]);
+        },
+        { ...DEFAULT_RETRY, baseDelayMs: 5 },
+      ),
     );
     expect(e.reason).toBe('rejected');
     expect(tries).toBe(1);

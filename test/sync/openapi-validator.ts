@@ -31,7 +31,8 @@ function rebase(node: Json): Json {
   if (Array.isArray(node)) return node.map(rebase);
   if (node === null || typeof node !== 'object') return node;
   const out: { [key: string]: Json } = {};
-  for (const [k, v] of Object.entries(node)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOC_ID}${v}` : rebase(v);
+  for (const [k, v] of Object.entries(node))
+    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOC_ID}${v}` : rebase(v);
   return out;
 }
 
@@ -86,13 +87,21 @@ export class OpenApiValidator {
     const known = this.#ops.get(key);
     if (known !== undefined) return known;
     const op = this.#doc.paths[path]?.[method] as
-      | { requestBody?: { content: { 'application/json': { schema: Json } } }; parameters?: { name: string; in: string; schema: Json }[]; responses: Record<string, { content: { 'application/json': { schema: Json } } }> }
+      | {
+          requestBody?: { content: { 'application/json': { schema: Json } } };
+          parameters?: { name: string; in: string; schema: Json }[];
+          responses: Record<string, { content: { 'application/json': { schema: Json } } }>;
+        }
       | undefined;
     if (op === undefined) throw new TypeError(`the OpenAPI document has no ${key}`);
     const query = new Map<string, ValidateFunction>();
-    for (const p of op.parameters ?? []) if (p.in === 'query') query.set(p.name, this.#ajv.compile(rebase(p.schema) as object));
+    for (const p of op.parameters ?? [])
+      if (p.in === 'query') query.set(p.name, this.#ajv.compile(rebase(p.schema) as object));
     const requestSchema = op.requestBody?.content['application/json'].schema;
-    const operation: Operation = { query, ok: this.#ajv.compile(rebase(op.responses['200']!.content['application/json'].schema) as object) };
+    const operation: Operation = {
+      query,
+      ok: this.#ajv.compile(rebase(op.responses['200']!.content['application/json'].schema) as object),
+    };
     if (requestSchema !== undefined) {
       operation.request = this.#ajv.compile(rebase(requestSchema) as object);
       const keys = this.#topLevelKeys(requestSchema);
@@ -104,7 +113,8 @@ export class OpenApiValidator {
 
   #topLevelKeys(schema: Json): Set<string> | undefined {
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return undefined;
-    if (typeof schema['$ref'] === 'string') return this.#topLevelKeys(this.#doc.components.schemas[schema['$ref'].split('/').pop()!] ?? null);
+    if (typeof schema['$ref'] === 'string')
+      return this.#topLevelKeys(this.#doc.components.schemas[schema['$ref'].split('/').pop()!] ?? null);
     const branches = schema['anyOf'] ?? schema['oneOf'];
     if (Array.isArray(branches)) {
       const keys = new Set<string>();
@@ -116,7 +126,9 @@ export class OpenApiValidator {
       return keys;
     }
     const props = schema['properties'];
-    return props !== null && typeof props === 'object' && !Array.isArray(props) ? new Set(Object.keys(props)) : undefined;
+    return props !== null && typeof props === 'object' && !Array.isArray(props)
+      ? new Set(Object.keys(props))
+      : undefined;
   }
 
   /** Problems with a request (empty when valid): body schema, unknown top-level fields, query parameters. */

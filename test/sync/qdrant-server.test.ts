@@ -2,7 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OpenApiValidator } from './openapi-validator.js';
 import { startQdrantServer, type QdrantServer } from './qdrant-server.js';
 
-async function call(server: QdrantServer, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function call(
+  server: QdrantServer,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${server.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json' },
@@ -23,18 +28,30 @@ describe('qdrant test server', () => {
   });
 
   it('answers valid requests with bodies that match the OpenAPI document', async () => {
-    const up = await call(server, 'PUT', '/collections/c/points?wait=true', { points: [{ id: '00000000-0000-4000-8000-000000000001', vector: { text: [3, 4] }, payload: { a: 1 } }] });
+    const up = await call(server, 'PUT', '/collections/c/points?wait=true', {
+      points: [{ id: '00000000-0000-4000-8000-000000000001', vector: { text: [3, 4] }, payload: { a: 1 } }],
+    });
     expect(up.status).toBe(200);
-    const got = await call(server, 'POST', '/collections/c/points', { ids: ['00000000-0000-4000-8000-000000000001'], with_vector: true });
+    const got = await call(server, 'POST', '/collections/c/points', {
+      ids: ['00000000-0000-4000-8000-000000000001'],
+      with_vector: true,
+    });
     // Cosine collections store normalized vectors, as Qdrant does.
-    expect(got.json).toMatchObject({ status: 'ok', result: [{ payload: { a: 1 }, vector: { text: [0.6000000238418579, 0.800000011920929] } }] });
+    expect(got.json).toMatchObject({
+      status: 'ok',
+      result: [{ payload: { a: 1 }, vector: { text: [0.6000000238418579, 0.800000011920929] } }],
+    });
     const info = await call(server, 'GET', '/collections/c');
-    expect(info.json).toMatchObject({ result: { points_count: 1, config: { params: { vectors: { text: { size: 2 } } } } } });
+    expect(info.json).toMatchObject({
+      result: { points_count: 1, config: { params: { vectors: { text: { size: 2 } } } } },
+    });
     expect(server.violations).toEqual([]);
   });
 
   it('rejects a request the OpenAPI document does not allow, and records the violation', async () => {
-    const bad = await call(server, 'PUT', '/collections/c/points', { points: [{ id: 'not-a-uuid', vector: { text: [1, 0] } }] });
+    const bad = await call(server, 'PUT', '/collections/c/points', {
+      points: [{ id: 'not-a-uuid', vector: { text: [1, 0] } }],
+    });
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ status: { error: expect.stringContaining('request body') as unknown } });
     const typo = await call(server, 'POST', '/collections/c/points/scroll', { limit: 2, orderBy: 'x' });
@@ -52,8 +69,13 @@ describe('qdrant test server', () => {
     const refused = await call(server, 'POST', '/collections/c/points/scroll', { order_by: { key: 'n' }, limit: 2 });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.json)).toMatch(/No range index/);
-    await call(server, 'PUT', '/collections/c/index?wait=true', { field_name: 'n', field_schema: { type: 'integer', range: true } });
-    expect((await call(server, 'POST', '/collections/c/points/scroll', { order_by: { key: 'n' }, limit: 2 })).status).toBe(200);
+    await call(server, 'PUT', '/collections/c/index?wait=true', {
+      field_name: 'n',
+      field_schema: { type: 'integer', range: true },
+    });
+    expect(
+      (await call(server, 'POST', '/collections/c/points/scroll', { order_by: { key: 'n' }, limit: 2 })).status,
+    ).toBe(200);
     expect(server.violations).toEqual([]);
   });
 
@@ -68,7 +90,9 @@ describe('qdrant test server', () => {
   it('checkResponse() catches a response body that breaks the document', () => {
     const validator = new OpenApiValidator();
     const path = '/collections/{collection_name}';
-    expect(validator.checkResponse(path, 'get', 200, { result: { status: 'green' }, status: 'ok', time: 0 })).not.toEqual([]);
+    expect(
+      validator.checkResponse(path, 'get', 200, { result: { status: 'green' }, status: 'ok', time: 0 }),
+    ).not.toEqual([]);
     expect(validator.checkResponse(path, 'get', 404, { status: { error: 'x' }, time: 0, result: null })).toEqual([]);
   });
 

@@ -9,7 +9,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 /** Operations the server answers, as named in faults and request counts. */
-export type QdrantOp = 'exists' | 'create' | 'info' | 'drop' | 'index' | 'upsert' | 'scroll' | 'retrieve' | 'delete' | 'count';
+export type QdrantOp =
+  'exists' | 'create' | 'info' | 'drop' | 'index' | 'upsert' | 'scroll' | 'retrieve' | 'delete' | 'count';
 
 /** A fault to inject into the next matching request. */
 export type Fault =
@@ -51,16 +52,51 @@ interface Collection {
 
 /** Routes: the document's path template, the operation, and a matcher. */
 const ROUTES: { method: string; template: string; op: QdrantOp; re: RegExp }[] = [
-  { method: 'get', template: '/collections/{collection_name}/exists', op: 'exists', re: /^\/collections\/([^/]+)\/exists$/ },
+  {
+    method: 'get',
+    template: '/collections/{collection_name}/exists',
+    op: 'exists',
+    re: /^\/collections\/([^/]+)\/exists$/,
+  },
   { method: 'put', template: '/collections/{collection_name}', op: 'create', re: /^\/collections\/([^/]+)$/ },
   { method: 'get', template: '/collections/{collection_name}', op: 'info', re: /^\/collections\/([^/]+)$/ },
   { method: 'delete', template: '/collections/{collection_name}', op: 'drop', re: /^\/collections\/([^/]+)$/ },
-  { method: 'put', template: '/collections/{collection_name}/index', op: 'index', re: /^\/collections\/([^/]+)\/index$/ },
-  { method: 'put', template: '/collections/{collection_name}/points', op: 'upsert', re: /^\/collections\/([^/]+)\/points$/ },
-  { method: 'post', template: '/collections/{collection_name}/points/scroll', op: 'scroll', re: /^\/collections\/([^/]+)\/points\/scroll$/ },
-  { method: 'post', template: '/collections/{collection_name}/points', op: 'retrieve', re: /^\/collections\/([^/]+)\/points$/ },
-  { method: 'post', template: '/collections/{collection_name}/points/delete', op: 'delete', re: /^\/collections\/([^/]+)\/points\/delete$/ },
-  { method: 'post', template: '/collections/{collection_name}/points/count', op: 'count', re: /^\/collections\/([^/]+)\/points\/count$/ },
+  {
+    method: 'put',
+    template: '/collections/{collection_name}/index',
+    op: 'index',
+    re: /^\/collections\/([^/]+)\/index$/,
+  },
+  {
+    method: 'put',
+    template: '/collections/{collection_name}/points',
+    op: 'upsert',
+    re: /^\/collections\/([^/]+)\/points$/,
+  },
+  {
+    method: 'post',
+    template: '/collections/{collection_name}/points/scroll',
+    op: 'scroll',
+    re: /^\/collections\/([^/]+)\/points\/scroll$/,
+  },
+  {
+    method: 'post',
+    template: '/collections/{collection_name}/points',
+    op: 'retrieve',
+    re: /^\/collections\/([^/]+)\/points$/,
+  },
+  {
+    method: 'post',
+    template: '/collections/{collection_name}/points/delete',
+    op: 'delete',
+    re: /^\/collections\/([^/]+)\/points\/delete$/,
+  },
+  {
+    method: 'post',
+    template: '/collections/{collection_name}/points/count',
+    op: 'count',
+    re: /^\/collections\/([^/]+)\/points\/count$/,
+  },
 ];
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -206,11 +242,23 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
   const sockets = new Set<Socket>();
   let operationId = 0;
 
-  const send = (res: ServerResponse, route: (typeof ROUTES)[number] | undefined, status: number, body: Json, headers: Record<string, string> = {}): void => {
-    const envelope: Json = status === 200 ? { result: body, status: 'ok', time: 0.0001 } : { status: { error: text(body) }, time: 0.0001, result: null };
-    if (validator !== undefined && route !== undefined) violations.push(...validator.checkResponse(route.template, route.method, status, envelope));
+  const send = (
+    res: ServerResponse,
+    route: (typeof ROUTES)[number] | undefined,
+    status: number,
+    body: Json,
+    headers: Record<string, string> = {},
+  ): void => {
+    const envelope: Json =
+      status === 200
+        ? { result: body, status: 'ok', time: 0.0001 }
+        : { status: { error: text(body) }, time: 0.0001, result: null };
+    if (validator !== undefined && route !== undefined)
+      violations.push(...validator.checkResponse(route.template, route.method, status, envelope));
     const json = JSON.stringify(envelope);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...headers }).end(json);
+    res
+      .writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), ...headers })
+      .end(json);
   };
 
   const collectionOf = (name: string): Collection => {
@@ -219,14 +267,23 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
     return c;
   };
 
-  const recordOf = (p: { id: string; vector: Record<string, number[]>; payload: JsonObject }, withVector: Json | undefined): JsonObject => {
+  const recordOf = (
+    p: { id: string; vector: Record<string, number[]>; payload: JsonObject },
+    withVector: Json | undefined,
+  ): JsonObject => {
     const out: JsonObject = { id: p.id, payload: p.payload };
     if (withVector === true) out['vector'] = p.vector;
-    else if (Array.isArray(withVector)) out['vector'] = Object.fromEntries(Object.entries(p.vector).filter(([k]) => withVector.includes(k)));
+    else if (Array.isArray(withVector))
+      out['vector'] = Object.fromEntries(Object.entries(p.vector).filter(([k]) => withVector.includes(k)));
     return out;
   };
 
-  const handle = (route: (typeof ROUTES)[number], name: string, body: Json | undefined, fault: Fault | undefined): Json => {
+  const handle = (
+    route: (typeof ROUTES)[number],
+    name: string,
+    body: Json | undefined,
+    fault: Fault | undefined,
+  ): Json => {
     switch (route.op) {
       case 'exists':
         return { exists: collections.has(name) };
@@ -251,7 +308,10 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
         for (const [k, size] of c.dimensions) vectors[k] = { size, distance: c.distance.get(k)! };
         const payloadSchema: JsonObject = {};
         for (const [k, idx] of c.indexes) {
-          payloadSchema[k] = { data_type: idx.type, points: [...c.points.values()].filter((p) => valuesAt(p.payload, k).length > 0).length };
+          payloadSchema[k] = {
+            data_type: idx.type,
+            points: [...c.points.values()].filter((p) => valuesAt(p.payload, k).length > 0).length,
+          };
         }
         return {
           status: 'green',
@@ -260,7 +320,13 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
           indexed_vectors_count: 0,
           segments_count: 1,
           config: {
-            params: { vectors: c.dimensions.has('') ? vectors[''] ?? null : vectors, shard_number: 1, replication_factor: 1, write_consistency_factor: 1, on_disk_payload: true },
+            params: {
+              vectors: c.dimensions.has('') ? (vectors[''] ?? null) : vectors,
+              shard_number: 1,
+              replication_factor: 1,
+              write_consistency_factor: 1,
+              on_disk_payload: true,
+            },
             hnsw_config: { m: 16, ef_construct: 100, full_scan_threshold: 10000 },
             optimizer_config: { default_segment_number: 0, flush_interval_sec: 5 },
             wal_config: { wal_capacity_mb: 32, wal_segments_ahead: 0 },
@@ -273,14 +339,16 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
         const b = body as JsonObject;
         const schema = b['field_schema'];
         const type = typeof schema === 'string' ? schema : isObject(schema) ? text(schema['type']) : 'keyword';
-        const range = type === 'integer' ? !isObject(schema) || schema['range'] !== false : type === 'float' || type === 'datetime';
+        const range =
+          type === 'integer' ? !isObject(schema) || schema['range'] !== false : type === 'float' || type === 'datetime';
         c.indexes.set(text(b['field_name']), { type, range });
         return { operation_id: ++operationId, status: 'completed' };
       }
       case 'upsert': {
         const c = collectionOf(name);
         const b = body as JsonObject;
-        if (!Array.isArray(b['points'])) throw new HttpProblem(400, 'the test server only implements the points list form of upsert');
+        if (!Array.isArray(b['points']))
+          throw new HttpProblem(400, 'the test server only implements the points list form of upsert');
         const mode = b['update_mode'] ?? 'upsert';
         const incoming = b['points'].map((raw) => {
           const p = raw as JsonObject;
@@ -291,7 +359,8 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
           for (const [k, x] of Object.entries(vector)) {
             const dim = c.dimensions.get(k);
             if (dim === undefined) throw new HttpProblem(400, `Wrong input: Not existing vector name error: ${k}`);
-            if (x.length !== dim) throw new HttpProblem(400, `Wrong input: Vector dimension error: expected dim: ${dim}, got ${x.length}`);
+            if (x.length !== dim)
+              throw new HttpProblem(400, `Wrong input: Vector dimension error: expected dim: ${dim}, got ${x.length}`);
             vector[k] = c.distance.get(k) === 'Cosine' ? normalize(x) : x;
           }
           return { id: text(p['id']).toLowerCase(), vector, payload: isObject(p['payload']) ? p['payload'] : {} };
@@ -305,7 +374,8 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
           } else if (mode === 'update_only') continue;
           c.points.set(p.id, p);
         }
-        if (fault?.kind === 'half-batch') throw new HttpProblem(500, 'Service internal error: the batch failed halfway');
+        if (fault?.kind === 'half-batch')
+          throw new HttpProblem(500, 'Service internal error: the batch failed halfway');
         return { operation_id: ++operationId, status: 'completed' };
       }
       case 'scroll': {
@@ -314,15 +384,25 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
         const limit = typeof b['limit'] === 'number' ? b['limit'] : 10;
         if (limit > MAX_SCROLL) throw new HttpProblem(400, `the test server caps scroll pages at ${MAX_SCROLL}`);
         const selected = [...c.points.values()].filter((p) => matches(b['filter'], p));
-        const orderBy = typeof b['order_by'] === 'string' ? { key: b['order_by'] } : (b['order_by'] as JsonObject | undefined | null);
+        const orderBy =
+          typeof b['order_by'] === 'string' ? { key: b['order_by'] } : (b['order_by'] as JsonObject | undefined | null);
         const withVector = b['with_vector'] ?? false;
         if (orderBy !== undefined && orderBy !== null) {
           const key = text(orderBy['key']);
-          if (c.indexes.get(key)?.range !== true) throw new HttpProblem(400, `Bad request: No range index for \`order_by\` key: \`${key}\`. Please create one to use \`order_by\`.`);
-          if (b['offset'] !== undefined && b['offset'] !== null) throw new HttpProblem(400, 'Bad request: Cannot use an `offset` when using `order_by`');
+          if (c.indexes.get(key)?.range !== true)
+            throw new HttpProblem(
+              400,
+              `Bad request: No range index for \`order_by\` key: \`${key}\`. Please create one to use \`order_by\`.`,
+            );
+          if (b['offset'] !== undefined && b['offset'] !== null)
+            throw new HttpProblem(400, 'Bad request: Cannot use an `offset` when using `order_by`');
           const desc = orderBy['direction'] === 'desc';
           const rows = selected
-            .flatMap((p) => valuesAt(p.payload, key).filter((v): v is number => typeof v === 'number').map((v) => ({ p, v })))
+            .flatMap((p) =>
+              valuesAt(p.payload, key)
+                .filter((v): v is number => typeof v === 'number')
+                .map((v) => ({ p, v })),
+            )
             .sort((x, y) => (desc ? y.v - x.v : x.v - y.v) || byId(x.p, y.p));
           const page = rows.slice(0, limit).map(({ p, v }) => ({ ...recordOf(p, withVector), order_value: v }));
           return { points: page, next_page_offset: null };
@@ -330,7 +410,10 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
         selected.sort(byId);
         const offset = typeof b['offset'] === 'string' ? b['offset'].toLowerCase() : undefined;
         const from = offset === undefined ? selected : selected.filter((p) => p.id >= offset);
-        return { points: from.slice(0, limit).map((p) => recordOf(p, withVector)), next_page_offset: from[limit]?.id ?? null };
+        return {
+          points: from.slice(0, limit).map((p) => recordOf(p, withVector)),
+          next_page_offset: from[limit]?.id ?? null,
+        };
       }
       case 'retrieve': {
         const c = collectionOf(name);
@@ -349,7 +432,8 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
           : [...c.points.values()].filter((p) => matches(b['filter'], p)).map((p) => p.id);
         const upTo = fault?.kind === 'half-batch' ? Math.floor(ids.length / 2) : ids.length;
         for (const id of ids.slice(0, upTo)) c.points.delete(id);
-        if (fault?.kind === 'half-batch') throw new HttpProblem(500, 'Service internal error: the batch failed halfway');
+        if (fault?.kind === 'half-batch')
+          throw new HttpProblem(500, 'Service internal error: the batch failed halfway');
         return { operation_id: ++operationId, status: 'completed' };
       }
       case 'count': {
@@ -448,7 +532,10 @@ export async function startQdrantServer(options: QdrantServerOptions = {}): Prom
       if (fault?.kind === 'oversized') {
         const full = JSON.stringify({ result, status: 'ok', time: 0.0001 });
         const total = Buffer.byteLength(full) + fault.bytes;
-        res.writeHead(200, { 'content-type': 'application/json', ...(fault.declared ? { 'content-length': String(total) } : {}) });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          ...(fault.declared ? { 'content-length': String(total) } : {}),
+        });
         res.write(full);
         const chunk = ' '.repeat(1024 * 1024);
         let left = fault.bytes;

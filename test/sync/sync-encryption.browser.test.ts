@@ -28,7 +28,12 @@ function serving(inner: MemoryTarget, over: Partial<SyncTarget>): SyncTarget {
   };
 }
 
-const options = (target: SyncTarget) => ({ target, encryption: { passphrase: 'correct horse battery staple' }, kdfIterations: 1_000, retry: { attempts: 1 } });
+const options = (target: SyncTarget) => ({
+  target,
+  encryption: { passphrase: 'correct horse battery staple' },
+  kdfIterations: 1_000,
+  retry: { attempts: 1 },
+});
 
 describe('encrypted sync in Chromium', () => {
   let a: Engram;
@@ -58,7 +63,16 @@ describe('encrypted sync in Chromium', () => {
       scrollSince: async (_cursors, kinds, limit) =>
         (await server.scrollSince({}, kinds, limit)).map((p) => {
           const updatedAt = (p.payload['updatedAt'] as number) + 60_000;
-          return { ...p, payload: { ...p.payload, deleted: true, updatedAt, stamp: stampOf(updatedAt, p.payload['origin'] as string), pushSeq: 99 } };
+          return {
+            ...p,
+            payload: {
+              ...p.payload,
+              deleted: true,
+              updatedAt,
+              stamp: stampOf(updatedAt, p.payload['origin'] as string),
+              pushSeq: 99,
+            },
+          };
         }),
     });
     await b.sync(options(forged));
@@ -67,7 +81,11 @@ describe('encrypted sync in Chromium', () => {
 
     const header = (await server.readHeader())!;
     const flipped = serving(server, {
-      readHeader: () => Promise.resolve({ ...header, encryption: { ...header.encryption!, encryptVectors: !header.encryption!.encryptVectors } }),
+      readHeader: () =>
+        Promise.resolve({
+          ...header,
+          encryption: { ...header.encryption!, encryptVectors: !header.encryption!.encryptVectors },
+        }),
     });
     const e = await b.sync(options(flipped)).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(SyncError);

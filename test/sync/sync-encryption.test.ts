@@ -24,17 +24,36 @@ describe('engram.sync() with encryption', () => {
   });
 
   it('the server never holds text, scope, metadata or block values in plain text', async () => {
-    await a.engram.add('Ana takes lithium for her bipolar disorder', { userId: 'ana-private', metadata: { topic: 'health-secret' } });
+    await a.engram.add('Ana takes lithium for her bipolar disorder', {
+      userId: 'ana-private',
+      metadata: { topic: 'health-secret' },
+    });
     await a.engram.blocks('helper').set('human', 'Name: Ana Quaresma');
     await a.engram.conversation('t1').add({ role: 'user', content: 'my bank PIN is 4321' });
-    await a.engram.sync(on(fixture, { encryption: { passphrase: PASSPHRASE }, include: ['memories', 'blocks', 'messages'] }));
-    await b.engram.sync(on(fixture, { encryption: { passphrase: PASSPHRASE }, include: ['memories', 'blocks', 'messages'] }));
-    expect((await b.engram.getAll({ userId: 'ana-private' })).results[0]?.memory).toBe('Ana takes lithium for her bipolar disorder');
+    await a.engram.sync(
+      on(fixture, { encryption: { passphrase: PASSPHRASE }, include: ['memories', 'blocks', 'messages'] }),
+    );
+    await b.engram.sync(
+      on(fixture, { encryption: { passphrase: PASSPHRASE }, include: ['memories', 'blocks', 'messages'] }),
+    );
+    expect((await b.engram.getAll({ userId: 'ana-private' })).results[0]?.memory).toBe(
+      'Ana takes lithium for her bipolar disorder',
+    );
     expect((await b.engram.blocks('helper').get('human'))?.value).toBe('Name: Ana Quaresma');
     expect((await b.engram.conversation('t1').getMessages())[0]?.content).toBe('my bank PIN is 4321');
     if (fixture.server !== undefined) {
       const stored = unsealedWire(fixture.server.points(fixture.collection).map((p) => p.payload));
-      for (const secret of ['lithium', 'bipolar', 'ana-private', 'health-secret', 'Quaresma', 'helper', 'PIN', '4321', 'long_term']) {
+      for (const secret of [
+        'lithium',
+        'bipolar',
+        'ana-private',
+        'health-secret',
+        'Quaresma',
+        'helper',
+        'PIN',
+        '4321',
+        'long_term',
+      ]) {
         expect(stored).not.toContain(secret);
       }
       expect(stored).toContain('"sealed":"<ciphertext>"');
@@ -46,7 +65,9 @@ describe('engram.sync() with encryption', () => {
     await a.engram.sync(on(fixture, { encryption: { passphrase: PASSPHRASE } }));
     await b.engram.add('b has its own note', { userId: 'u' });
     const before = fixture.server?.points(fixture.collection);
-    const e = await b.engram.sync(on(fixture, { encryption: { passphrase: 'not the passphrase' } })).catch((x: unknown) => x);
+    const e = await b.engram
+      .sync(on(fixture, { encryption: { passphrase: 'not the passphrase' } }))
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(SyncError);
     expect((e as SyncError).reason).toBe('wrong-passphrase');
     expect((e as SyncError).message).toMatch(/wrong passphrase/);
@@ -61,7 +82,9 @@ describe('engram.sync() with encryption', () => {
   it('a plain collection refuses encryption rather than mixing the two', async () => {
     await a.engram.add('plain', { userId: 'u' });
     await a.engram.sync(on(fixture));
-    await expect(b.engram.sync(on(fixture, { encryption: { passphrase: PASSPHRASE } }))).rejects.toMatchObject({ reason: 'incompatible' });
+    await expect(b.engram.sync(on(fixture, { encryption: { passphrase: PASSPHRASE } }))).rejects.toMatchObject({
+      reason: 'incompatible',
+    });
   });
 
   it('encryptVectors: the server holds no vectors; the other device still searches', async () => {

@@ -18,7 +18,10 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() under faults', () 
     fixture = await httpTarget();
     a = await device();
     b = await device();
-    await a.engram.add(Array.from({ length: N }, (_, i) => ({ role: 'user' as const, content: `fact number ${i}` })), { userId: 'u', infer: false });
+    await a.engram.add(
+      Array.from({ length: N }, (_, i) => ({ role: 'user' as const, content: `fact number ${i}` })),
+      { userId: 'u', infer: false },
+    );
   });
   afterEach(async () => {
     await a.engram.close();
@@ -34,7 +37,11 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() under faults', () 
     const theirs = (await b.engram.getAll({ userId: 'u', limit: 1000 })).results;
     expect(theirs).toHaveLength(N);
     expect(theirs).toEqual(mine);
-    expect(server().points(fixture.collection).filter((p) => p.payload['kind'] === 'memory')).toHaveLength(N);
+    expect(
+      server()
+        .points(fixture.collection)
+        .filter((p) => p.payload['kind'] === 'memory'),
+    ).toHaveLength(N);
   }
 
   it('server down: sync() reports unreachable, keeps its cursors, and the next sync completes', async () => {
@@ -66,7 +73,9 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() under faults', () 
 
   it('a batch failing halfway: the sync fails, the next one completes without duplicates', async () => {
     server().fail({ kind: 'half-batch' }, { op: 'upsert' });
-    await expect(a.engram.sync(on(fixture, { batchSize: 16, retry: { attempts: 1 } }))).rejects.toMatchObject({ reason: 'server' });
+    await expect(a.engram.sync(on(fixture, { batchSize: 16, retry: { attempts: 1 } }))).rejects.toMatchObject({
+      reason: 'server',
+    });
     expect(server().points(fixture.collection).length).toBeLessThan(N);
     expect((await a.engram.sync(on(fixture, { batchSize: 16 }))).uploaded).toBe(N);
     await converged();
@@ -86,7 +95,9 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() under faults', () 
       )
       .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(AbortError);
-    const partial = server().points(fixture.collection).filter((p) => p.payload['kind'] === 'memory').length;
+    const partial = server()
+      .points(fixture.collection)
+      .filter((p) => p.payload['kind'] === 'memory').length;
     expect(partial).toBeGreaterThanOrEqual(16);
     expect(partial).toBeLessThan(N);
     // b pulls the partial state, then everything once a finishes.
@@ -112,7 +123,13 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() under faults', () 
     await server().stop();
     const errors: unknown[] = [];
     let synced = 0;
-    await a.engram.startAutoSync({ ...on(fixture, { retry: { attempts: 1 } }), intervalMs: 20, maxBackoffMs: 200, onError: (e) => errors.push(e), onSync: () => (synced += 1) });
+    await a.engram.startAutoSync({
+      ...on(fixture, { retry: { attempts: 1 } }),
+      intervalMs: 20,
+      maxBackoffMs: 200,
+      onError: (e) => errors.push(e),
+      onSync: () => (synced += 1),
+    });
     for (let i = 0; i < 100 && errors.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
     const status = await a.engram.syncStatus();
     expect(status.auto).toBe(true);
@@ -132,7 +149,11 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() under faults', () 
   it('startAutoSync() stops on a failure that does not mend itself (wrong passphrase)', async () => {
     await a.engram.sync(on(fixture, { encryption: { passphrase: 'the first passphrase' } }));
     const errors: unknown[] = [];
-    await b.engram.startAutoSync({ ...on(fixture, { encryption: { passphrase: 'another passphrase' } }), intervalMs: 20, onError: (e) => errors.push(e) });
+    await b.engram.startAutoSync({
+      ...on(fixture, { encryption: { passphrase: 'another passphrase' } }),
+      intervalMs: 20,
+      onError: (e) => errors.push(e),
+    });
     for (let i = 0; i < 100 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(errors[0]).toMatchObject({ reason: 'wrong-passphrase' });
     expect((await b.engram.syncStatus()).auto).toBe(false);

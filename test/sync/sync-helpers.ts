@@ -21,7 +21,11 @@ export async function device(start = Date.UTC(2026, 0, 1), options: Partial<Engr
 }
 
 /** Fast retries and a fast key derivation, for tests. */
-export const FAST: Pick<SyncOptions, 'retry' | 'kdfIterations' | 'timeoutMs'> = { retry: { attempts: 4, baseDelayMs: 5, maxDelayMs: 50 }, kdfIterations: 1_000, timeoutMs: 2_000 };
+export const FAST: Pick<SyncOptions, 'retry' | 'kdfIterations' | 'timeoutMs'> = {
+  retry: { attempts: 4, baseDelayMs: 5, maxDelayMs: 50 },
+  kdfIterations: 1_000,
+  timeoutMs: 2_000,
+};
 
 /** Sync options for a collection of the fixture. */
 export function on(fixture: TargetFixture, extra: Partial<SyncOptions> = {}): SyncOptions {
@@ -40,7 +44,8 @@ export function unsealedWire(payloads: readonly (Record<string, unknown> | null 
     payloads.map((payload) => {
       if (payload === null || payload === undefined || !('sealed' in payload)) return payload;
       const sealed = payload['sealed'];
-      if (typeof sealed !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(sealed)) throw new TypeError(`sealed field is not base64: ${String(sealed)}`);
+      if (typeof sealed !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(sealed))
+        throw new TypeError(`sealed field is not base64: ${String(sealed)}`);
       return { ...payload, sealed: '<ciphertext>' };
     }),
   );

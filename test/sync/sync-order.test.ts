@@ -33,7 +33,10 @@ describe('engram.sync({ target }) ordering', () => {
   it('after reset() a device keeps counting its pushes from where the server has them, so others still pull it', async () => {
     const [a, b] = devices as [Device, Device, Device];
     // More than the pull lookback (256), so a restarted counter would hide the new push.
-    await a.engram.add(Array.from({ length: 300 }, (_, i) => ({ role: 'user' as const, content: `old ${i}` })), { userId: 'u', infer: false });
+    await a.engram.add(
+      Array.from({ length: 300 }, (_, i) => ({ role: 'user' as const, content: `old ${i}` })),
+      { userId: 'u', infer: false },
+    );
     await a.engram.sync(on());
     await b.engram.sync(on());
     await a.engram.reset();
@@ -55,7 +58,8 @@ describe('engram.sync({ target }) ordering', () => {
     await a.engram.sync(on());
     expect((await b.engram.sync(on())).conflicts).toBe(1);
     await a.engram.sync(on());
-    for (const d of [a, b]) expect((await d.engram.blocks('helper').get('human'))?.value).toBe('Name: Ana. Lives in Lisbon');
+    for (const d of [a, b])
+      expect((await d.engram.blocks('helper').get('human'))?.value).toBe('Name: Ana. Lives in Lisbon');
     // Nothing more to do on either side: a pulled block is not echoed back.
     expect(await a.engram.sync(on())).toEqual({ uploaded: 0, downloaded: 0, deleted: 0, conflicts: 0 });
     expect(await b.engram.sync(on())).toEqual({ uploaded: 0, downloaded: 0, deleted: 0, conflicts: 0 });
@@ -63,7 +67,10 @@ describe('engram.sync({ target }) ordering', () => {
 
   it('an incremental sync sends one upsert per batch of changes, whatever the store size', async () => {
     const [a] = devices as [Device, Device, Device];
-    await a.engram.add(Array.from({ length: 300 }, (_, i) => ({ role: 'user' as const, content: `memory ${i}` })), { userId: 'u', infer: false });
+    await a.engram.add(
+      Array.from({ length: 300 }, (_, i) => ({ role: 'user' as const, content: `memory ${i}` })),
+      { userId: 'u', infer: false },
+    );
     await a.engram.sync({ ...on(), batchSize: 100 });
     expect(target.calls.get('upsert')).toBe(3);
     target.calls.clear();

@@ -16,13 +16,17 @@ import { REAL_QDRANT_URL, type TargetFixture } from './targets.js';
 import { DIM, FAST, device, httpTarget, on, type Device } from './sync-helpers.js';
 
 /** `inner` with its scroll answers rewritten by `rewrite`. */
-function rewriting(inner: SyncTarget, rewrite: (points: SyncPoint[], kinds: readonly PointKind[], limit: number) => SyncPoint[]): SyncTarget {
+function rewriting(
+  inner: SyncTarget,
+  rewrite: (points: SyncPoint[], kinds: readonly PointKind[], limit: number) => SyncPoint[],
+): SyncTarget {
   return {
     ensureCollection: (d, o) => inner.ensureCollection(d, o),
     readHeader: (o) => inner.readHeader(o),
     writeHeader: (h, o) => inner.writeHeader(h, o),
     upsert: (p, o) => inner.upsert(p, o),
-    scrollSince: async (cursors: PullCursors, kinds, limit, o) => rewrite(await inner.scrollSince(cursors, kinds, limit, o), kinds, limit),
+    scrollSince: async (cursors: PullCursors, kinds, limit, o) =>
+      rewrite(await inner.scrollSince(cursors, kinds, limit, o), kinds, limit),
     maxPushSeq: (origin, o) => inner.maxPushSeq(origin, o),
     retrieve: (ids, o) => inner.retrieve(ids, o),
     delete: (ids, o) => inner.delete(ids, o),
@@ -48,7 +52,7 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() pulls only what ad
     await fixture.dispose();
   });
 
-  it('a pulled memory over the store\'s maxContentBytes is refused, the rest applied', async () => {
+  it("a pulled memory over the store's maxContentBytes is refused, the rest applied", async () => {
     const big = await a.engram.add(`big ${'x'.repeat(3 * 1024 * 1024)}`, { userId: 'u' });
     const small = await a.engram.add('a small memory', { userId: 'u' });
     await a.engram.sync(on(fixture));
@@ -64,8 +68,13 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() pulls only what ad
   it('a pulled vector of another length is refused, not stored to be reported as damaged later', async () => {
     const { results } = await a.engram.add('the vector will be swapped', { userId: 'u' });
     await a.engram.sync(on(fixture));
-    const [point] = server().points(fixture.collection).filter((p) => p.payload['kind'] === 'memory');
-    server().replace(fixture.collection, { ...point!, vector: { text: Array.from({ length: 16_003 }, (_, i) => i / 16_003) } });
+    const [point] = server()
+      .points(fixture.collection)
+      .filter((p) => p.payload['kind'] === 'memory');
+    server().replace(fixture.collection, {
+      ...point!,
+      vector: { text: Array.from({ length: 16_003 }, (_, i) => i / 16_003) },
+    });
     await b.engram.sync(on(fixture));
     expect(await b.engram.get(results[0]!.id)).toBeUndefined();
     expect((await b.engram.syncStatus()).refused.byReason.malformed).toBe(1);
@@ -75,9 +84,14 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() pulls only what ad
   it('a pulled body cannot add fields a record does not have (a tombstone date on a live memory, foreign keys)', async () => {
     const { results } = await a.engram.add('a live memory', { userId: 'u' });
     await a.engram.sync(on(fixture));
-    const [point] = server().points(fixture.collection).filter((p) => p.payload['kind'] === 'memory');
+    const [point] = server()
+      .points(fixture.collection)
+      .filter((p) => p.payload['kind'] === 'memory');
     const body = point!.payload['body'] as Record<string, unknown>;
-    server().replace(fixture.collection, { ...point!, payload: { ...point!.payload, body: { ...body, deletedAt: 5, embedderId: 'x', junk: 'y' } } });
+    server().replace(fixture.collection, {
+      ...point!,
+      payload: { ...point!.payload, body: { ...body, deletedAt: 5, embedderId: 'x', junk: 'y' } },
+    });
     await b.engram.sync(on(fixture));
     expect((await b.engram.get(results[0]!.id))?.memory).toBe('a live memory');
     expect((await b.engram.getAll({ userId: 'u' })).total).toBe(1);
@@ -87,12 +101,20 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() pulls only what ad
     const { results } = await a.engram.add('meeting at 10', { userId: 'u' });
     await a.engram.sync(on(fixture));
     await b.engram.sync(on(fixture));
-    const [point] = server().points(fixture.collection).filter((p) => p.payload['kind'] === 'memory');
+    const [point] = server()
+      .points(fixture.collection)
+      .filter((p) => p.payload['kind'] === 'memory');
     const far = 2 ** 50;
     const body = point!.payload['body'] as Record<string, unknown>;
     server().replace(fixture.collection, {
       ...point!,
-      payload: { ...point!.payload, body: { ...body, text: 'meeting cancelled' }, updatedAt: far, stamp: stampOf(far, point!.payload['origin'] as string), pushSeq: 1000 },
+      payload: {
+        ...point!.payload,
+        body: { ...body, text: 'meeting cancelled' },
+        updatedAt: far,
+        stamp: stampOf(far, point!.payload['origin'] as string),
+        pushSeq: 1000,
+      },
     });
     await b.engram.sync(on(fixture));
     expect((await b.engram.get(results[0]!.id))?.memory).toBe('meeting at 10');
@@ -100,18 +122,27 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() pulls only what ad
   });
 
   it('an answer larger than a pull reads is asked again for fewer points; one that stays too large ends the sync with a typed error', async () => {
-    await a.engram.add(Array.from({ length: 5 }, (_, i) => ({ role: 'user' as const, content: `fact ${i}` })), { userId: 'u', infer: false });
+    await a.engram.add(
+      Array.from({ length: 5 }, (_, i) => ({ role: 'user' as const, content: `fact ${i}` })),
+      { userId: 'u', infer: false },
+    );
     await a.engram.sync(on(fixture));
     // 40 MiB, streamed without a Content-Length: more than any page of this store may take (32 MiB).
     const pull = (body: unknown): boolean => (body as { with_payload?: unknown }).with_payload === true; // not maxPushSeq's scroll
-    server().fail({ kind: 'oversized', bytes: 40 * 1024 * 1024, declared: false }, { op: 'scroll', times: 1, when: pull });
+    server().fail(
+      { kind: 'oversized', bytes: 40 * 1024 * 1024, declared: false },
+      { op: 'scroll', times: 1, when: pull },
+    );
     const before = server().requests.get('scroll') ?? 0;
     expect((await b.engram.sync(on(fixture))).downloaded).toBe(5);
     expect((server().requests.get('scroll') ?? 0) - before).toBeGreaterThanOrEqual(3); // maxPushSeq, the refused page, the page again
     // A server that always answers too large: pages halve down to one point, then the sync stops.
     const c = await device();
     try {
-      server().fail({ kind: 'oversized', bytes: 40 * 1024 * 1024, declared: true }, { op: 'scroll', times: 100, when: pull });
+      server().fail(
+        { kind: 'oversized', bytes: 40 * 1024 * 1024, declared: true },
+        { op: 'scroll', times: 100, when: pull },
+      );
       const e = await c.engram.sync(on(fixture, { signal: AbortSignal.timeout(20_000) })).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(SyncError);
       expect((e as SyncError).reason).toBe('too-large');
@@ -129,13 +160,25 @@ describe.skipIf(REAL_QDRANT_URL !== undefined)('engram.sync() pulls only what ad
     await a.engram.sync(on(fixture)); // makes the collection and its header
     for (let i = 0; i < count; i++) {
       const rid = `01KA${String(i).padStart(22, '0')}`;
-      const body = { text: `from a device named __proto__, note ${i}`, tier: 'long_term', metadata: {}, hash: `h${i}`, createdAt: at };
-      const point = await encodePoint({ kind: 'memory', rid, updatedAt: at, origin: '__proto__', version: 1, deleted: false, body, vector }, i + 1, undefined);
+      const body = {
+        text: `from a device named __proto__, note ${i}`,
+        tier: 'long_term',
+        metadata: {},
+        hash: `h${i}`,
+        createdAt: at,
+      };
+      const point = await encodePoint(
+        { kind: 'memory', rid, updatedAt: at, origin: '__proto__', version: 1, deleted: false, body, vector },
+        i + 1,
+        undefined,
+      );
       server().replace(fixture.collection, { id: point.id, vector: { text: vector }, payload: point.payload });
     }
     const first = await b.engram.sync(on(fixture, { signal: AbortSignal.timeout(20_000) }));
     expect(first.downloaded).toBe(count);
-    expect((await b.engram.get(`01KA${String(7).padStart(22, '0')}`))?.memory).toBe('from a device named __proto__, note 7');
+    expect((await b.engram.get(`01KA${String(7).padStart(22, '0')}`))?.memory).toBe(
+      'from a device named __proto__, note 7',
+    );
     expect((await b.engram.sync(on(fixture, { signal: AbortSignal.timeout(20_000) }))).downloaded).toBe(0);
     const [state] = Object.values((await b.engram.syncStatus()).cursors);
     expect(Object.hasOwn(state!.pull[0]!.cursors, '__proto__')).toBe(true);
@@ -164,7 +207,9 @@ describe('engram.sync({ target }) against answers no Qdrant gives', () => {
     await a.engram.sync(plain(inner));
     let tamper = true;
     const hostile = rewriting(inner, (points) =>
-      points.map((p) => (tamper && p.payload['pushSeq'] === 2 ? { ...p, payload: { ...p.payload, pushSeq: 'two' } } : p)),
+      points.map((p) =>
+        tamper && p.payload['pushSeq'] === 2 ? { ...p, payload: { ...p.payload, pushSeq: 'two' } } : p,
+      ),
     );
     expect((await b.engram.sync(plain(hostile))).downloaded).toBe(1);
     expect((await b.engram.syncStatus()).refused.byReason.malformed).toBe(1);
@@ -172,14 +217,21 @@ describe('engram.sync({ target }) against answers no Qdrant gives', () => {
     await a.engram.add('third', { userId: 'u' });
     await a.engram.sync(plain(inner));
     await b.engram.sync(plain(hostile));
-    expect((await b.engram.getAll({ userId: 'u' })).results.map((m) => m.memory).sort()).toEqual(['first', 'second', 'third']);
+    expect((await b.engram.getAll({ userId: 'u' })).results.map((m) => m.memory).sort()).toEqual([
+      'first',
+      'second',
+      'third',
+    ]);
   });
 
   it('messages a server sends when include has only memories are refused, not applied', async () => {
     await a.engram.add('a memory', { userId: 'u' });
     await a.engram.conversation('t1').add({ role: 'user', content: 'a private message' });
     await a.engram.sync(plain(inner, { include: ['memories', 'blocks', 'messages'] }));
-    const hostile: SyncTarget = { ...rewriting(inner, (p) => p), scrollSince: (cursors, _kinds, limit) => inner.scrollSince(cursors, ['memory', 'block', 'message'], limit) };
+    const hostile: SyncTarget = {
+      ...rewriting(inner, (p) => p),
+      scrollSince: (cursors, _kinds, limit) => inner.scrollSince(cursors, ['memory', 'block', 'message'], limit),
+    };
     await b.engram.sync(plain(hostile, { include: ['memories'] }));
     expect(await b.engram.conversation('t1').getMessages()).toEqual([]);
     expect((await b.engram.getAll({ userId: 'u' })).total).toBe(1);
@@ -198,7 +250,10 @@ describe('engram.sync({ target }) against answers no Qdrant gives', () => {
 
   it('a server that ignores the cursors and serves one full page of refused points again and again does not keep the pull running', async () => {
     await a.engram.sync(plain(inner));
-    const junk: SyncPoint = { id: '00000000-0000-8000-8000-000000000009', payload: { kind: 'memory', origin: 'x', pushSeq: 'bad', stamp: 0, updatedAt: 0, version: 1, deleted: false } };
+    const junk: SyncPoint = {
+      id: '00000000-0000-8000-8000-000000000009',
+      payload: { kind: 'memory', origin: 'x', pushSeq: 'bad', stamp: 0, updatedAt: 0, version: 1, deleted: false },
+    };
     let scrolls = 0;
     const hostile = rewriting(inner, (_points, _kinds, limit) => {
       scrolls += 1;

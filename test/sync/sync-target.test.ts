@@ -5,9 +5,21 @@ import { TARGET_KINDS, type TargetFixture } from './targets.js';
 
 const DIM = 4;
 
-function point(n: number, fields: { stamp: number; origin: string; pushSeq: number; kind?: string; vector?: number[] | null }): SyncPoint {
+function point(
+  n: number,
+  fields: { stamp: number; origin: string; pushSeq: number; kind?: string; vector?: number[] | null },
+): SyncPoint {
   const id = `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
-  const p: SyncPoint = { id, payload: { [FIELD.kind]: fields.kind ?? 'memory', [FIELD.stamp]: fields.stamp, [FIELD.origin]: fields.origin, [FIELD.pushSeq]: fields.pushSeq, n } };
+  const p: SyncPoint = {
+    id,
+    payload: {
+      [FIELD.kind]: fields.kind ?? 'memory',
+      [FIELD.stamp]: fields.stamp,
+      [FIELD.origin]: fields.origin,
+      [FIELD.pushSeq]: fields.pushSeq,
+      n,
+    },
+  };
   if (fields.vector !== null) p.vector = fields.vector ?? [1, 0, 0, 0];
   return p;
 }
@@ -49,11 +61,17 @@ describe.each(TARGET_KINDS)('SyncTarget contract: $name', ({ make }) => {
     const { target } = await ready();
     await target.upsert([point(1, { stamp: 100, origin: 'a', pushSeq: 1 })]);
     await target.upsert([point(1, { stamp: 90, origin: 'b', pushSeq: 1 })]); // older: ignored
-    expect((await target.retrieve([point(1, { stamp: 0, origin: '', pushSeq: 0 }).id]))[0]!.payload[FIELD.origin]).toBe('a');
+    expect((await target.retrieve([point(1, { stamp: 0, origin: '', pushSeq: 0 }).id]))[0]!.payload[FIELD.origin]).toBe(
+      'a',
+    );
     await target.upsert([point(1, { stamp: 100, origin: 'b', pushSeq: 2 })]); // same stamp, other origin: ignored
-    expect((await target.retrieve([point(1, { stamp: 0, origin: '', pushSeq: 0 }).id]))[0]!.payload[FIELD.pushSeq]).toBe(1);
+    expect(
+      (await target.retrieve([point(1, { stamp: 0, origin: '', pushSeq: 0 }).id]))[0]!.payload[FIELD.pushSeq],
+    ).toBe(1);
     await target.upsert([point(1, { stamp: 100, origin: 'a', pushSeq: 3 })]); // a retry by its origin
-    expect((await target.retrieve([point(1, { stamp: 0, origin: '', pushSeq: 0 }).id]))[0]!.payload[FIELD.pushSeq]).toBe(3);
+    expect(
+      (await target.retrieve([point(1, { stamp: 0, origin: '', pushSeq: 0 }).id]))[0]!.payload[FIELD.pushSeq],
+    ).toBe(3);
     await target.upsert([point(1, { stamp: 101, origin: 'b', pushSeq: 4 })]); // newer: wins
     const [stored] = await target.retrieve([point(1, { stamp: 0, origin: '', pushSeq: 0 }).id]);
     expect(stored!.payload[FIELD.origin]).toBe('b');
@@ -71,7 +89,8 @@ describe.each(TARGET_KINDS)('SyncTarget contract: $name', ({ make }) => {
   it('scrollSince() pages by push counter per origin and misses nothing', async () => {
     const { target } = await ready();
     const points: SyncPoint[] = [];
-    for (let i = 0; i < 25; i++) points.push(point(10 + i, { stamp: 1000 + i, origin: i % 2 === 0 ? 'a' : 'b', pushSeq: Math.floor(i / 2) + 1 }));
+    for (let i = 0; i < 25; i++)
+      points.push(point(10 + i, { stamp: 1000 + i, origin: i % 2 === 0 ? 'a' : 'b', pushSeq: Math.floor(i / 2) + 1 }));
     await target.upsert(points);
     const seen = new Set<string>();
     const cursors: Record<string, number> = {};
@@ -89,7 +108,10 @@ describe.each(TARGET_KINDS)('SyncTarget contract: $name', ({ make }) => {
     }
     expect(seen.size).toBe(25);
     // A point pushed later by a known origin shows up after its cursor; other kinds stay out.
-    await target.upsert([point(99, { stamp: 5000, origin: 'a', pushSeq: 50 }), point(98, { stamp: 5000, origin: 'a', pushSeq: 51, kind: 'message', vector: null })]);
+    await target.upsert([
+      point(99, { stamp: 5000, origin: 'a', pushSeq: 50 }),
+      point(98, { stamp: 5000, origin: 'a', pushSeq: 51, kind: 'message', vector: null }),
+    ]);
     const later = await target.scrollSince(cursors, ['memory', 'block'], 10);
     expect(later.map((p) => p.payload['n'])).toEqual([99]);
     expect((await target.scrollSince(cursors, ['message'], 10)).map((p) => p.payload['n'])).toEqual([98]);
@@ -98,16 +120,24 @@ describe.each(TARGET_KINDS)('SyncTarget contract: $name', ({ make }) => {
   it('delete() removes points and ignores absent ones; count() leaves out the header', async () => {
     const { target } = await ready();
     await target.writeHeader({ format: 1, embedderId: 'e', dimensions: DIM });
-    await target.upsert([point(1, { stamp: 1, origin: 'a', pushSeq: 1 }), point(2, { stamp: 1, origin: 'a', pushSeq: 2 })]);
+    await target.upsert([
+      point(1, { stamp: 1, origin: 'a', pushSeq: 1 }),
+      point(2, { stamp: 1, origin: 'a', pushSeq: 2 }),
+    ]);
     expect(await target.count()).toBe(2);
-    await target.delete([point(1, { stamp: 0, origin: '', pushSeq: 0 }).id, point(77, { stamp: 0, origin: '', pushSeq: 0 }).id]);
+    await target.delete([
+      point(1, { stamp: 0, origin: '', pushSeq: 0 }).id,
+      point(77, { stamp: 0, origin: '', pushSeq: 0 }).id,
+    ]);
     expect(await target.count()).toBe(1);
     expect((await target.retrieve([HEADER_POINT_ID])).length).toBe(1);
   });
 
   it('upsert() refuses a vector of the wrong size with a SyncError', async () => {
     const { target } = await ready();
-    const e = await target.upsert([point(3, { stamp: 1, origin: 'a', pushSeq: 1, vector: [1, 0] })]).catch((x: unknown) => x);
+    const e = await target
+      .upsert([point(3, { stamp: 1, origin: 'a', pushSeq: 1, vector: [1, 0] })])
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(SyncError);
     expect((e as SyncError).reason).toBe('rejected');
   });

@@ -6,7 +6,8 @@ import type { SyncTarget } from '../../lib/sync/sync-target.js';
 import { startQdrantServer, type QdrantServer } from './qdrant-server.js';
 
 /** A real Qdrant to run the suite against, e.g. QDRANT_URL=http://127.0.0.1:6333. */
-export const REAL_QDRANT_URL: string | undefined = process.env['QDRANT_URL'] === '' ? undefined : process.env['QDRANT_URL'];
+export const REAL_QDRANT_URL: string | undefined =
+  process.env['QDRANT_URL'] === '' ? undefined : process.env['QDRANT_URL'];
 
 let counter = 0;
 
@@ -48,7 +49,16 @@ export async function httpTarget(options: { timeoutMs?: number } = {}): Promise<
 export const TARGET_KINDS: { name: string; make: () => Promise<TargetFixture> }[] = [
   {
     name: 'MemoryTarget',
-    make: () => Promise.resolve({ target: new MemoryTarget(), url: 'memory:', collection: 'memory', dispose: () => Promise.resolve() }),
+    make: () =>
+      Promise.resolve({
+        target: new MemoryTarget(),
+        url: 'memory:',
+        collection: 'memory',
+        dispose: () => Promise.resolve(),
+      }),
   },
-  { name: REAL_QDRANT_URL === undefined ? 'QdrantTarget (test server)' : 'QdrantTarget (real Qdrant)', make: () => httpTarget() },
+  {
+    name: REAL_QDRANT_URL === undefined ? 'QdrantTarget (test server)' : 'QdrantTarget (real Qdrant)',
+    make: () => httpTarget(),
+  },
 ];

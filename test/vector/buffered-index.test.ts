@@ -59,7 +59,10 @@ describe('BufferedIndex', () => {
     expect(index.similarities(vectors[10]!, ['v10']).get('v10')).toBeLessThan(0.99);
     // A bad item anywhere in the batch changes neither part.
     expect(() => {
-      index.addMany([{ id: 'new', vector: vectors[0]! }, { id: 'v11', vector: new Float32Array(3) }]);
+      index.addMany([
+        { id: 'new', vector: vectors[0]! },
+        { id: 'v11', vector: new Float32Array(3) },
+      ]);
     }).toThrow();
     expect(index.has('new')).toBe(false);
     expect(index.similarities(vectors[11]!, ['v11']).get('v11')).toBeCloseTo(1, 5);
@@ -81,7 +84,10 @@ describe('BufferedIndex', () => {
     index.add('v1', vectors[50]!);
     const mergedAfter = (count: number): string[] => {
       index.merge(count);
-      return items.slice(0, 10).map((i) => i.id).filter((id) => index.main.has(id));
+      return items
+        .slice(0, 10)
+        .map((i) => i.id)
+        .filter((id) => index.main.has(id));
     };
     expect(mergedAfter(3)).toEqual(['v2', 'v3', 'v5']);
     expect(mergedAfter(4)).toEqual(['v2', 'v3', 'v5', 'v6', 'v7', 'v8', 'v9']);
@@ -94,7 +100,10 @@ describe('BufferedIndex', () => {
   it('rejects a bad vector before anything changes', async () => {
     const index = await buffered();
     expect(() => {
-      index.addMany([{ id: 'v1', vector: vectors[2]! }, { id: 'bad', vector: new Float32Array(DIMS - 1) }]);
+      index.addMany([
+        { id: 'v1', vector: vectors[2]! },
+        { id: 'bad', vector: new Float32Array(DIMS - 1) },
+      ]);
     }).toThrow();
     expect(index.main.has('v1')).toBe(true);
     expect(index.size).toBe(400);

@@ -72,9 +72,17 @@ describe('ExactIndex', () => {
     const hits = index.search(query, 10, even);
     expect(hits).toHaveLength(10);
     expect(hits.every((h) => even(h.id))).toBe(true);
-    const unfiltered = index.search(query, 500).filter((h) => even(h.id)).slice(0, 10);
+    const unfiltered = index
+      .search(query, 500)
+      .filter((h) => even(h.id))
+      .slice(0, 10);
     expect(hits.map((h) => h.id)).toEqual(unfiltered.map((h) => h.id));
-    expect(index.search(query, 10, (id) => id === 'v7' || id === 'v9').map((h) => h.id).sort()).toEqual(['v7', 'v9']);
+    expect(
+      index
+        .search(query, 10, (id) => id === 'v7' || id === 'v9')
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual(['v7', 'v9']);
   });
 
   it('search() breaks score ties by id and scores a zero vector 0', () => {
@@ -98,22 +106,33 @@ describe('ExactIndex', () => {
 
   it('add() throws DimensionMismatchError or ValidationError and leaves the index unchanged', () => {
     const index = ExactIndex.create({ dimensions: 3 });
-    expect(() => { index.add('a', v(1, 2)); }).toThrow(DimensionMismatchError);
-    expect(() => { index.add('a', v(1, Number.NaN, 0)); }).toThrow(ValidationError);
-    expect(() => { index.add('a', v(1, Number.POSITIVE_INFINITY, 0)); }).toThrow(ValidationError);
-    expect(() => { index.add('', v(1, 0, 0)); }).toThrow(ValidationError);
-    expect(() => { index.add('a', [1, 0, 0] as unknown as Float32Array); }).toThrow(ValidationError);
+    expect(() => {
+      index.add('a', v(1, 2));
+    }).toThrow(DimensionMismatchError);
+    expect(() => {
+      index.add('a', v(1, Number.NaN, 0));
+    }).toThrow(ValidationError);
+    expect(() => {
+      index.add('a', v(1, Number.POSITIVE_INFINITY, 0));
+    }).toThrow(ValidationError);
+    expect(() => {
+      index.add('', v(1, 0, 0));
+    }).toThrow(ValidationError);
+    expect(() => {
+      index.add('a', [1, 0, 0] as unknown as Float32Array);
+    }).toThrow(ValidationError);
     expect(index.size).toBe(0);
     expect(index.has('a')).toBe(false);
   });
 
   it('addMany() validates every item before adding any; the last duplicate wins', () => {
     const index = ExactIndex.create({ dimensions: 2 });
-    expect(() => { index.addMany([
+    expect(() => {
+      index.addMany([
         { id: 'a', vector: v(1, 0) },
         { id: 'b', vector: v(1, 0, 0) },
-      ]); },
-    ).toThrow(DimensionMismatchError);
+      ]);
+    }).toThrow(DimensionMismatchError);
     expect(index.size).toBe(0);
     index.addMany([
       { id: 'a', vector: v(1, 0) },
@@ -172,10 +191,14 @@ describe('ExactIndex', () => {
     expect(() => ExactIndex.restore(flipped)).toThrow(IndexError);
     expect(() => ExactIndex.restore(bytes.subarray(0, bytes.length - 8))).toThrow(IndexError);
     expect(() => ExactIndex.restore(new Uint8Array(10))).toThrow(IndexError);
-    expect(() => ExactIndex.restore(new TextEncoder().encode('definitely not a snapshot, but long enough'))).toThrow(IndexError);
+    expect(() => ExactIndex.restore(new TextEncoder().encode('definitely not a snapshot, but long enough'))).toThrow(
+      IndexError,
+    );
     const parts = decodeSnapshot(bytes, 'exact');
     expect(() => ExactIndex.restore(encodeSnapshot({ ...parts, kind: 'hnsw' }))).toThrow(IndexError);
-    expect(() => ExactIndex.restore(encodeSnapshot({ ...parts, payload: parts.payload.subarray(0, 64) }))).toThrow(IndexError);
+    expect(() => ExactIndex.restore(encodeSnapshot({ ...parts, payload: parts.payload.subarray(0, 64) }))).toThrow(
+      IndexError,
+    );
   });
 
   it('restore() accepts bytes at an unaligned offset', () => {
@@ -192,7 +215,9 @@ describe('ExactIndex', () => {
     index.dispose();
     index.dispose();
     expect(index.size).toBe(0);
-    expect(() => { index.add('b', v(0, 1)); }).toThrow(ClosedError);
+    expect(() => {
+      index.add('b', v(0, 1));
+    }).toThrow(ClosedError);
     expect(() => index.search(v(1, 0), 1)).toThrow(ClosedError);
     expect(() => index.snapshot()).toThrow(ClosedError);
   });

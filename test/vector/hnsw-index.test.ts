@@ -172,9 +172,16 @@ describe('HnswIndex', () => {
   });
 
   it('add() and search() reject a wrong dimension with DimensionMismatchError before touching WASM', () => {
-    expect(() => { built.add('bad', new Float32Array(DIMS + 1)); }).toThrow(DimensionMismatchError);
+    expect(() => {
+      built.add('bad', new Float32Array(DIMS + 1));
+    }).toThrow(DimensionMismatchError);
     expect(() => built.search(new Float32Array(DIMS - 1), 10)).toThrow(DimensionMismatchError);
-    expect(() => { built.addMany([{ id: 'x', vector: data[0]! }, { id: 'bad', vector: new Float32Array(3) }]); }).toThrow(DimensionMismatchError);
+    expect(() => {
+      built.addMany([
+        { id: 'x', vector: data[0]! },
+        { id: 'bad', vector: new Float32Array(3) },
+      ]);
+    }).toThrow(DimensionMismatchError);
     expect(built.has('x')).toBe(false);
     expect(built.size).toBe(2000);
   });
@@ -184,8 +191,12 @@ describe('HnswIndex', () => {
     nan[3] = Number.NaN;
     const inf = data[0]!.slice();
     inf[0] = Number.NEGATIVE_INFINITY;
-    expect(() => { built.add('nan', nan); }).toThrow(ValidationError);
-    expect(() => { built.add('inf', inf); }).toThrow(ValidationError);
+    expect(() => {
+      built.add('nan', nan);
+    }).toThrow(ValidationError);
+    expect(() => {
+      built.add('inf', inf);
+    }).toThrow(ValidationError);
     expect(() => built.search(nan, 10)).toThrow(ValidationError);
     expect(() => built.search(queries[0]!, -1)).toThrow(ValidationError);
     expect(built.has('nan')).toBe(false);
@@ -255,15 +266,21 @@ describe('HnswIndex', () => {
     const badLink = parts.payload.slice();
     // First neighbour of element 0 at level 0 (header 56 bytes, then the link count word): point it out of range.
     new DataView(badLink.buffer).setUint32(56 + 4, 0x7fffffff, true);
-    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, payload: badLink }))).rejects.toThrow(/link to a missing element/);
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, payload: badLink }))).rejects.toThrow(
+      /link to a missing element/,
+    );
     const cut = parts.payload.subarray(0, parts.payload.length - 4);
     await expect(HnswIndex.restore(encodeSnapshot({ ...parts, payload: cut }))).rejects.toThrow(IndexError);
     await expect(HnswIndex.restore(encodeSnapshot({ ...parts, dimensions: DIMS + 1 }))).rejects.toThrow(IndexError);
-    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, ids: parts.ids.slice(1) }))).rejects.toThrow(/does not match/);
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, ids: parts.ids.slice(1) }))).rejects.toThrow(
+      /does not match/,
+    );
     const relabelled = parts.ids.map((entry, i) => (i === 1 ? { ...entry, label: parts.ids[0]!.label } : entry));
     await expect(HnswIndex.restore(encodeSnapshot({ ...parts, ids: relabelled }))).rejects.toThrow(/does not match/);
     await expect(HnswIndex.restore(encodeSnapshot({ ...parts, dimensions: 0 }))).rejects.toThrow(IndexError);
-    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, params: parts.params.slice(0, 2) }))).rejects.toThrow(IndexError);
+    await expect(HnswIndex.restore(encodeSnapshot({ ...parts, params: parts.params.slice(0, 2) }))).rejects.toThrow(
+      IndexError,
+    );
     // The module is unharmed: the real snapshot still opens.
     const ok = await HnswIndex.restore(encodeSnapshot(parts));
     expect(ok.size).toBe(2000);
@@ -274,7 +291,8 @@ describe('HnswIndex', () => {
     // Made by HnswIndex on hnswlib-wasm: 60 vectors of 16 dimensions (vector i: sin(7.1 i + 1.3 j), plus 2 at j = i mod 16),
     // 'twin' added with m5's vector, then m3, m17 and m42 removed.
     const dims = 16;
-    const vec = (i: number): Float32Array => Float32Array.from({ length: dims }, (_, j) => Math.sin(i * 7.1 + j * 1.3) + (j === i % dims ? 2 : 0));
+    const vec = (i: number): Float32Array =>
+      Float32Array.from({ length: dims }, (_, j) => Math.sin(i * 7.1 + j * 1.3) + (j === i % dims ? 2 : 0));
     const fixture = new Uint8Array(readFileSync(new URL('./fixtures/hnswlib-wasm-0.8.2.snapshot', import.meta.url)));
     const index = await HnswIndex.restore(fixture);
     // snapshot() writes hnswlib's file itself (not through saveIndex): byte for byte what hnswlib-wasm's saveIndex wrote.
@@ -285,7 +303,12 @@ describe('HnswIndex', () => {
     const top = index.search(vec(10), 3);
     expect(top.map((h) => h.id)).toEqual(['m10', 'm26', 'm25']);
     expect(top[1]!.score).toBeCloseTo(0.93115, 4);
-    expect(index.search(vec(5), 2).map((h) => h.id).sort()).toEqual(['m5', 'twin']);
+    expect(
+      index
+        .search(vec(5), 2)
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual(['m5', 'twin']);
     for (const gone of ['m3', 'm17', 'm42']) expect(index.has(gone)).toBe(false);
     expect(index.search(vec(3), 58).some((h) => h.id === 'm3')).toBe(false);
     // New vectors take over the three deleted slots: no growth.
@@ -317,7 +340,9 @@ describe('HnswIndex', () => {
     index.dispose();
     index.dispose();
     expect(index.size).toBe(0);
-    expect(() => { index.add('b', v(0, 1)); }).toThrow(ClosedError);
+    expect(() => {
+      index.add('b', v(0, 1));
+    }).toThrow(ClosedError);
     expect(() => index.search(v(1, 0), 1)).toThrow(ClosedError);
     expect(() => index.snapshot()).toThrow(ClosedError);
   });
@@ -332,7 +357,7 @@ describe('HnswIndex with many identical vectors', () => {
   const distinct = others.map((vector, i) => ({ id: `d${i}`, vector }));
   const userOf = (id: string): number => Number(id.slice(1)) % 10;
 
-  it('share one node: a search filtered to one user finds that user\'s copies first', async () => {
+  it("share one node: a search filtered to one user finds that user's copies first", async () => {
     const index = await HnswIndex.create({ dimensions: DIM, capacity: 1024 });
     index.addMany([...copies.slice(0, 700), ...distinct]);
     for (const item of copies.slice(700)) index.add(item.id, item.vector);
@@ -357,7 +382,10 @@ describe('HnswIndex with many identical vectors', () => {
     found.forEach((hit, i) => {
       expect(hit.score).toBeCloseTo(truth[i]!.score, 5);
     });
-    expect(index.similarities(others[5]!, ['c3', 'c13', 'd5']).get('c13')).toBeCloseTo(index.similarities(others[5]!, ['c3']).get('c3')!, 6);
+    expect(index.similarities(others[5]!, ['c3', 'c13', 'd5']).get('c13')).toBeCloseTo(
+      index.similarities(others[5]!, ['c3']).get('c3')!,
+      6,
+    );
     index.dispose();
   });
 
@@ -367,11 +395,26 @@ describe('HnswIndex with many identical vectors', () => {
     expect(index.remove('c0')).toBe(true);
     expect(index.has('c0')).toBe(false);
     expect(index.tombstones).toBe(0);
-    expect(index.search(shared, 19).map((h) => h.id).sort()).toEqual(copies.slice(1, 20).map((c) => c.id).sort());
+    expect(
+      index
+        .search(shared, 19)
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual(
+      copies
+        .slice(1, 20)
+        .map((c) => c.id)
+        .sort(),
+    );
     // A copy given another vector leaves the node and is found at its new place.
     index.add('c1', others[300]!);
     expect(index.search(others[300]!, 1)[0]!.id).toBe('c1');
-    expect(index.search(shared, 40).filter((h) => h.score > 0.9999).map((h) => h.id)).not.toContain('c1');
+    expect(
+      index
+        .search(shared, 40)
+        .filter((h) => h.score > 0.9999)
+        .map((h) => h.id),
+    ).not.toContain('c1');
     // Re-adding an unchanged vector changes nothing.
     index.add('d3', distinct[3]!.vector);
     expect(index.tombstones).toBe(0);

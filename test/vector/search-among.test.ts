@@ -13,7 +13,12 @@ const items = vectors.map((vector, i) => ({ id: `v${i}`, vector }));
 const queries = clusteredVectors({ count: 12, dimensions: DIMS, seed: 24 });
 
 /** The ground truth: a fresh exact index of the scope's current vectors, scanned whole. */
-function scanOf(current: ReadonlyMap<string, Float32Array>, scope: Iterable<string>, query: Float32Array, k: number): VectorHit[] {
+function scanOf(
+  current: ReadonlyMap<string, Float32Array>,
+  scope: Iterable<string>,
+  query: Float32Array,
+  k: number,
+): VectorHit[] {
   const truth = ExactIndex.create({ dimensions: DIMS });
   for (const id of scope) {
     const v = current.get(id);
@@ -25,8 +30,13 @@ function scanOf(current: ReadonlyMap<string, Float32Array>, scope: Iterable<stri
 }
 
 function expectSame(got: VectorHit[], want: VectorHit[], label: string): void {
-  expect(got.map((h) => h.id), label).toEqual(want.map((h) => h.id));
-  got.forEach((h, i) => { expect(h.score, `${label} ${h.id}`).toBeCloseTo(want[i]!.score, 5); });
+  expect(
+    got.map((h) => h.id),
+    label,
+  ).toEqual(want.map((h) => h.id));
+  got.forEach((h, i) => {
+    expect(h.score, `${label} ${h.id}`).toBeCloseTo(want[i]!.score, 5);
+  });
 }
 
 /** A random scope of `size` ids of the first `of`, some of them never added. */
@@ -69,7 +79,11 @@ describe('VectorIndex.searchAmong', () => {
       if (index instanceof BufferedIndex) {
         index.merge();
         const scope = scopeOf(7, 200);
-        expectSame(index.searchAmong(queries[0]!, 10, scope), scanOf(current, scope, queries[0]!, 10), `${name} merged`);
+        expectSame(
+          index.searchAmong(queries[0]!, 10, scope),
+          scanOf(current, scope, queries[0]!, 10),
+          `${name} merged`,
+        );
       }
       index.dispose();
     }
@@ -101,7 +115,13 @@ describe('VectorIndex.searchAmong', () => {
 
   it('searchAmong() clamps k to the scope, answers an empty scope with nothing, and checks its input', async () => {
     for (const { name, index } of await indexes()) {
-      expect(index.searchAmong(queries[0]!, 10, ['v1', 'v2', 'gone']).map((h) => h.id).sort(), name).toEqual(['v1', 'v2']);
+      expect(
+        index
+          .searchAmong(queries[0]!, 10, ['v1', 'v2', 'gone'])
+          .map((h) => h.id)
+          .sort(),
+        name,
+      ).toEqual(['v1', 'v2']);
       expect(index.searchAmong(queries[0]!, 10, []), name).toEqual([]);
       expect(index.searchAmong(queries[0]!, 10, new Set(['nope'])), name).toEqual([]);
       expect(() => index.searchAmong(new Float32Array(DIMS + 1), 10, ['v1']), name).toThrow(DimensionMismatchError);
@@ -176,7 +196,12 @@ describe('VectorIndex.searchAmong', () => {
     }
     // A scope of a few members the walk cannot gather: widened, then the exact scan of the scope.
     const few = new Set(['v1', 'v2', 'outside']);
-    expect(hnsw.searchWalk(queries[0]!, 10, few).map((h) => h.id).sort()).toEqual(['outside', 'v1', 'v2']);
+    expect(
+      hnsw
+        .searchWalk(queries[0]!, 10, few)
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual(['outside', 'v1', 'v2']);
     hnsw.dispose();
   });
 });

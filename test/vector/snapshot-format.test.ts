@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { IndexError } from '../../lib/errors.js';
-import { checksum32, decodeSnapshot, encodeSnapshot, snapshotChecksumHolds, snapshotKind, type SnapshotParts } from '../../lib/vector/snapshot-format.js';
+import {
+  checksum32,
+  decodeSnapshot,
+  encodeSnapshot,
+  snapshotChecksumHolds,
+  snapshotKind,
+  type SnapshotParts,
+} from '../../lib/vector/snapshot-format.js';
 
 const parts: SnapshotParts = {
   kind: 'hnsw',

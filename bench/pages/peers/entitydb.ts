@@ -16,7 +16,9 @@ interface Row {
 
 /** Waits until every insert before it has committed: a later transaction over the same store runs after them. */
 async function settled(db: EntityDB): Promise<void> {
-  const idb = await (db as unknown as { dbPromise: Promise<{ transaction: (s: string, m: string) => { done: Promise<void> } }> }).dbPromise;
+  const idb = await (
+    db as unknown as { dbPromise: Promise<{ transaction: (s: string, m: string) => { done: Promise<void> } }> }
+  ).dbPromise;
   await idb.transaction('vectors', 'readwrite').done;
 }
 
@@ -24,7 +26,8 @@ async function settled(db: EntityDB): Promise<void> {
 export function entityDbPeer(): PeerSystem {
   let db: EntityDB | undefined;
   return {
-    config: 'EntityDB 1.0.11 (@babycommando/entity-db): insertManualVectors() per document (one IndexedDB transaction each, Float32Array vectors), queryManualVectors() scans every row (getAll + JavaScript cosine); its transformers.js model never loaded (remote and local models off)',
+    config:
+      'EntityDB 1.0.11 (@babycommando/entity-db): insertManualVectors() per document (one IndexedDB transaction each, Float32Array vectors), queryManualVectors() scans every row (getAll + JavaScript cosine); its transformers.js model never loaded (remote and local models off)',
     async ingest(corpus, log) {
       const entity = new EntityDB({ vectorPath: 'vector' });
       for (let n = 0; n < corpus.texts.length; n++) {

@@ -23,7 +23,11 @@ export function hnswlibPeer(): PeerSystem {
       built.initIndex(corpus.vectors.length, HNSW.m, HNSW.efConstruction, SEED);
       for (let i = 0; i < corpus.vectors.length; i += BATCH) {
         const end = Math.min(corpus.vectors.length, i + BATCH);
-        built.addPoints(corpus.vectors.slice(i, end), Array.from({ length: end - i }, (_, j) => i + j), false);
+        built.addPoints(
+          corpus.vectors.slice(i, end),
+          Array.from({ length: end - i }, (_, j) => i + j),
+          false,
+        );
         if ((i / BATCH) % 10 === 9) log(`hnswlib-wasm: ${end} added`);
       }
       await built.writeIndex(FILE);

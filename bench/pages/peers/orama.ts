@@ -24,7 +24,11 @@ export function oramaPeer(): PeerSystem {
     config: `@orama/orama 3.1.18: insertMultiple() in batches of ${BATCH}, save() written to IndexedDB (structured clone, one put); open = get + load(); vector search is a brute-force scan (similarity threshold 0, so it always returns k); hybrid = its BM25 + vector fusion (default weights)`,
     async ingest(corpus) {
       const orama = fresh();
-      await insertMultiple(orama, corpus.texts.map((text, n) => ({ text, n, embedding: Array.from(corpus.vectors[n]!) })), BATCH);
+      await insertMultiple(
+        orama,
+        corpus.texts.map((text, n) => ({ text, n, embedding: Array.from(corpus.vectors[n]!) })),
+        BATCH,
+      );
       await idbPut(STORE, save(orama));
     },
     async open() {
@@ -33,11 +37,24 @@ export function oramaPeer(): PeerSystem {
       load(db, raw);
     },
     async vector(query, _text, k) {
-      const r = await search(db!, { mode: 'vector', vector: { value: Array.from(query), property: 'embedding' }, similarity: 0, limit: k, includeVectors: false });
+      const r = await search(db!, {
+        mode: 'vector',
+        vector: { value: Array.from(query), property: 'embedding' },
+        similarity: 0,
+        limit: k,
+        includeVectors: false,
+      });
       return ns(r.hits);
     },
     async hybrid(query, text, k) {
-      const r = await search(db!, { mode: 'hybrid', term: text, vector: { value: Array.from(query), property: 'embedding' }, similarity: 0, limit: k, includeVectors: false });
+      const r = await search(db!, {
+        mode: 'hybrid',
+        term: text,
+        vector: { value: Array.from(query), property: 'embedding' },
+        similarity: 0,
+        limit: k,
+        includeVectors: false,
+      });
       return ns(r.hits);
     },
   };

@@ -20,7 +20,11 @@ const RRF_K = 60;
 
 const literal = (v: Float32Array): string => `[${Array.from(v).join(',')}]`;
 /** Any of the query's words (the corpus' words are [a-z0-9]); an empty query matches nothing. */
-const anyWord = (text: string): string => text.toLowerCase().match(/[a-z0-9]+/g)?.join(' | ') ?? '';
+const anyWord = (text: string): string =>
+  text
+    .toLowerCase()
+    .match(/[a-z0-9]+/g)
+    ?.join(' | ') ?? '';
 
 const VECTOR_SQL = 'SELECT id FROM docs ORDER BY embedding <=> $1::vector LIMIT $2';
 const HYBRID_SQL = `

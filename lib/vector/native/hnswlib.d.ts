@@ -14,11 +14,24 @@ export interface HnswBinding {
   resize(maxElements: number): string;
   addPoints(vectors: number, labels: number, count: number, replaceDeleted: boolean): string;
   markDelete(label: number): string;
-  search(query: number, k: number, filter: ((label: number) => boolean) | undefined, outLabels: number, outDistances: number): number;
+  search(
+    query: number,
+    k: number,
+    filter: ((label: number) => boolean) | undefined,
+    outLabels: number,
+    outDistances: number,
+  ): number;
   /** Cosine distances of the query with the vectors under `count` labels into `outDistances` (NaN: not live); "" or an error message. */
   distances(query: number, labels: number, count: number, outDistances: number): string;
   /** search() with the allowed labels as a bitmap of `words` uint32 words (bit l of word l / 32) instead of a JS filter. */
-  searchAllowed(query: number, k: number, bitmap: number, words: number, outLabels: number, outDistances: number): number;
+  searchAllowed(
+    query: number,
+    k: number,
+    bitmap: number,
+    words: number,
+    outLabels: number,
+    outDistances: number,
+  ): number;
   point(label: number): number;
   setEf(ef: number): string;
   lastError(): string;

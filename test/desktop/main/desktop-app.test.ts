@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ENTRY, fileForUrl } from '../../../desktop/main/app-protocol.js';
-import { CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_META } from '../../../desktop/main/content-security-policy.js';
+import {
+  CONTENT_SECURITY_POLICY,
+  CONTENT_SECURITY_POLICY_META,
+} from '../../../desktop/main/content-security-policy.js';
 import { startDesktop } from '../../../desktop/main/desktop-app.js';
 import { windowOptions } from '../../../desktop/main/window-options.js';
 import { CHANNELS } from '../../../desktop/preload/bridge-api.js';
@@ -65,7 +68,12 @@ describe('startDesktop()', () => {
     expect(window.options.webPreferences.sandbox).toBe(true);
     expect(window.webContents.getURL()).toBe(APP_ENTRY);
     expect(window.shown).toBe(true);
-    expect(electron.schemes).toEqual([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: false, stream: true } }]);
+    expect(electron.schemes).toEqual([
+      {
+        scheme: 'app',
+        privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: false, stream: true },
+      },
+    ]);
   });
 
   it('startDesktop() quits at once when another instance holds the lock, and focuses the first on a second launch', async () => {
@@ -115,7 +123,12 @@ describe('startDesktop()', () => {
       contents.emit(event, inApp, 'app://engram/index.html');
       expect(inApp.prevented).toBe(false);
       // DevTools' pages are not the app: the window is never sent there.
-      for (const other of ['devtools://devtools/bundled/inspector.html', 'chrome://settings', 'app://engramx/index.html', 'app://other/index.html']) {
+      for (const other of [
+        'devtools://devtools/bundled/inspector.html',
+        'chrome://settings',
+        'app://engramx/index.html',
+        'app://other/index.html',
+      ]) {
         const elsewhere = new FakeEvent();
         contents.emit(event, elsewhere, other);
         expect(elsewhere.prevented, other).toBe(true);
@@ -151,8 +164,13 @@ describe('startDesktop()', () => {
 
   it('startDesktop() builds a menu whose commands reach the renderer', async () => {
     const { window } = await started();
-    const labels = (electron.menuTemplate ?? []).flatMap((m) => m.submenu ?? []).map((i) => i.label).filter((l) => l !== undefined);
-    expect(labels).toEqual(expect.arrayContaining(['Import…', 'Export…', 'Memories', 'Conversations', 'Core memory', 'Map', 'Status']));
+    const labels = (electron.menuTemplate ?? [])
+      .flatMap((m) => m.submenu ?? [])
+      .map((i) => i.label)
+      .filter((l) => l !== undefined);
+    expect(labels).toEqual(
+      expect.arrayContaining(['Import…', 'Export…', 'Memories', 'Conversations', 'Core memory', 'Map', 'Status']),
+    );
     const exportItem = (electron.menuTemplate ?? []).flatMap((m) => m.submenu ?? []).find((i) => i.label === 'Export…');
     exportItem?.click?.();
     expect(window.webContents.sent).toEqual([{ channel: CHANNELS.menuCommand, args: ['export'] }]);
@@ -227,6 +245,10 @@ describe('CONTENT_SECURITY_POLICY', () => {
   });
 
   it('CONTENT_SECURITY_POLICY_META is the same policy, less frame-ancestors, which a meta element cannot carry', () => {
-    expect(CONTENT_SECURITY_POLICY_META).toBe(CONTENT_SECURITY_POLICY.split('; ').filter((d) => !d.startsWith('frame-ancestors ')).join('; '));
+    expect(CONTENT_SECURITY_POLICY_META).toBe(
+      CONTENT_SECURITY_POLICY.split('; ')
+        .filter((d) => !d.startsWith('frame-ancestors '))
+        .join('; '),
+    );
   });
 });

@@ -93,7 +93,8 @@ export class FakeWindow extends Emitter implements WindowSurface {
 }
 
 export class FakeSession implements SessionSurface {
-  permissionRequest: ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | null = null;
+  permissionRequest: ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | null =
+    null;
   permissionCheck: ((contents: unknown, permission: string) => boolean) | null = null;
   beforeRequest: ((details: { url: string }, callback: (response: { cancel?: boolean }) => void) => void) | null = null;
   setPermissionRequestHandler(handler: FakeSession['permissionRequest']): void {
@@ -114,7 +115,9 @@ export class FakeSession implements SessionSurface {
  * plain text. `backend` is what Linux's `getSelectedStorageBackend()` answers
  * (`basic_text`: no keyring, encryption still "available").
  */
-export function fakeSafeStorage(available = true): ElectronSurface['safeStorage'] & { available: boolean; backend: string; calls: string[] } {
+export function fakeSafeStorage(
+  available = true,
+): ElectronSurface['safeStorage'] & { available: boolean; backend: string; calls: string[] } {
   const state = {
     available,
     backend: 'gnome_libsecret',
@@ -150,13 +153,19 @@ export interface FakeElectron extends ElectronSurface<FakeWindow> {
   openAnswers: OpenDialogAnswer[];
   /** Button indexes the message boxes answer, in order; none queued answers the cancel button. */
   messageAnswers: number[];
-  dialogCalls: { kind: 'save' | 'open' | 'message'; window: FakeWindow; options: { title: string; filters?: FileFilter[]; defaultPath?: string; message?: string } }[];
+  dialogCalls: {
+    kind: 'save' | 'open' | 'message';
+    window: FakeWindow;
+    options: { title: string; filters?: FileFilter[]; defaultPath?: string; message?: string };
+  }[];
   session: { defaultSession: FakeSession };
   safeStorage: ReturnType<typeof fakeSafeStorage>;
 }
 
 /** A fresh fake; `lock: false` simulates a second instance. */
-export function fakeElectron(options: { lock?: boolean; userData?: string; files?: Map<string, Uint8Array> } = {}): FakeElectron {
+export function fakeElectron(
+  options: { lock?: boolean; userData?: string; files?: Map<string, Uint8Array> } = {},
+): FakeElectron {
   FakeWindow.created.length = 0;
   let resolveReady!: () => void;
   const ready = new Promise<void>((r) => (resolveReady = r));
@@ -232,7 +241,9 @@ export function fakeElectron(options: { lock?: boolean; userData?: string; files
         const path = fileURLToPath(input);
         if ((await stat(path)).isDirectory()) {
           const entries = (await readdir(path)).map((name) => `<a href="${name}">${name}</a>`).join('\n');
-          return new Response(`<!doctype html><title>Index of ${path}</title>\n${entries}`, { headers: { 'content-type': 'text/html' } });
+          return new Response(`<!doctype html><title>Index of ${path}</title>\n${entries}`, {
+            headers: { 'content-type': 'text/html' },
+          });
         }
         return new Response(await readFile(path));
       },

@@ -40,12 +40,24 @@ afterEach(async () => {
 
 describe('IPC handlers', () => {
   it('registers one handler per bridge channel except the menu push', () => {
-    expect([...electron.handlers.keys()].sort()).toEqual(Object.values(CHANNELS).filter((c) => c !== CHANNELS.menuCommand && c !== CHANNELS.hubCall).sort());
+    expect([...electron.handlers.keys()].sort()).toEqual(
+      Object.values(CHANNELS)
+        .filter((c) => c !== CHANNELS.menuCommand && c !== CHANNELS.hubCall)
+        .sort(),
+    );
   });
 
   it('refuses calls from any frame that is not the app page, before reading arguments', async () => {
-    for (const senderFrame of [{ url: 'https://evil.example/' }, { url: 'file:///tmp/x.html' }, { url: 'devtools://devtools/x' }, null]) {
-      const answer = (await electron.handlers.get(CHANNELS.secretGet)!({ senderFrame }, 'sync-api-key')) as BridgeResult<unknown>;
+    for (const senderFrame of [
+      { url: 'https://evil.example/' },
+      { url: 'file:///tmp/x.html' },
+      { url: 'devtools://devtools/x' },
+      null,
+    ]) {
+      const answer = (await electron.handlers.get(CHANNELS.secretGet)!(
+        { senderFrame },
+        'sync-api-key',
+      )) as BridgeResult<unknown>;
       expect(answer).toMatchObject({ ok: false, error: { code: 'VALIDATION', name: 'ValidationError' } });
     }
     expect(electron.safeStorage.calls).toEqual([]);
@@ -55,14 +67,24 @@ describe('IPC handlers', () => {
     const target = join(dir, 'out.jsonl');
     electron.saveAnswers.push({ canceled: false, filePath: target });
     const bytes = new TextEncoder().encode('{"type":"header"}\n');
-    expect(await call(CHANNELS.saveFile, { suggestedName: 'engram-2026.jsonl', bytes })).toEqual({ ok: true, value: { saved: true, location: target } });
+    expect(await call(CHANNELS.saveFile, { suggestedName: 'engram-2026.jsonl', bytes })).toEqual({
+      ok: true,
+      value: { saved: true, location: target },
+    });
     expect(await readFile(target, 'utf8')).toBe('{"type":"header"}\n');
-    expect(electron.dialogCalls[0]).toMatchObject({ kind: 'save', window, options: { defaultPath: 'engram-2026.jsonl', filters: [{ name: 'engram export', extensions: ['jsonl'] }] } });
+    expect(electron.dialogCalls[0]).toMatchObject({
+      kind: 'save',
+      window,
+      options: { defaultPath: 'engram-2026.jsonl', filters: [{ name: 'engram export', extensions: ['jsonl'] }] },
+    });
   });
 
   it('saveFile answers saved: false and writes nothing when the dialog is cancelled', async () => {
     electron.saveAnswers.push({ canceled: true });
-    expect(await call(CHANNELS.saveFile, { suggestedName: 'a.jsonl', bytes: new Uint8Array([1]) })).toEqual({ ok: true, value: { saved: false } });
+    expect(await call(CHANNELS.saveFile, { suggestedName: 'a.jsonl', bytes: new Uint8Array([1]) })).toEqual({
+      ok: true,
+      value: { saved: false },
+    });
     expect(await readdir(dir)).toEqual([]);
   });
 
@@ -127,7 +149,9 @@ describe('IPC handlers', () => {
   it('secrets refuse unknown names, empty or oversized values, and store nothing without OS encryption', async () => {
     expect((await failure(CHANNELS.secretGet, 'password')).code).toBe('VALIDATION');
     expect((await failure(CHANNELS.secretSet, 'sync-api-key', '')).code).toBe('VALIDATION');
-    expect((await failure(CHANNELS.secretSet, 'sync-api-key', 'k'.repeat(MAX_SECRET_CHARS + 1))).code).toBe('VALIDATION');
+    expect((await failure(CHANNELS.secretSet, 'sync-api-key', 'k'.repeat(MAX_SECRET_CHARS + 1))).code).toBe(
+      'VALIDATION',
+    );
     expect((await failure(CHANNELS.secretSet, 'sync-api-key', 42)).code).toBe('VALIDATION');
     expect((await failure(CHANNELS.secretSet, 'sync-api-key')).code).toBe('VALIDATION');
   });
@@ -138,7 +162,13 @@ describe('IPC handlers', () => {
     expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'k-session' });
     await expect(readdir(join(dir, 'user-data/secrets'))).rejects.toMatchObject({ code: 'ENOENT' });
     expect(electron.safeStorage.calls).not.toContain('encrypt');
-    expect(await call(CHANNELS.appInfo)).toMatchObject({ ok: true, value: { secretsPersist: false, secretsUnprotectedReason: expect.stringContaining('safeStorage is unavailable') as string } });
+    expect(await call(CHANNELS.appInfo)).toMatchObject({
+      ok: true,
+      value: {
+        secretsPersist: false,
+        secretsUnprotectedReason: expect.stringContaining('safeStorage is unavailable') as string,
+      },
+    });
     expect(await call(CHANNELS.secretDelete, 'sync-api-key')).toEqual({ ok: true, value: null });
     expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: null });
   });
@@ -160,7 +190,10 @@ describe('IPC handlers', () => {
     }
     for (const backend of ['gnome_libsecret', 'kwallet', 'kwallet5', 'kwallet6']) {
       electron.safeStorage.backend = backend;
-      expect(await call(CHANNELS.appInfo), backend).toEqual({ ok: true, value: { shell: 'electron', version: '0.1.0-test', platform: 'linux', secretsPersist: true } });
+      expect(await call(CHANNELS.appInfo), backend).toEqual({
+        ok: true,
+        value: { shell: 'electron', version: '0.1.0-test', platform: 'linux', secretsPersist: true },
+      });
     }
   });
 
@@ -170,7 +203,10 @@ describe('IPC handlers', () => {
     electron.safeStorage.backend = 'basic_text';
     expect(await call(CHANNELS.secretSet, 'sync-api-key', 'new-key')).toEqual({ ok: true, value: null });
     expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'new-key' });
-    const onDisk = JSON.parse(await readFile(join(dir, 'user-data/secrets', SECRETS_FILE), 'utf8')) as Record<string, string>;
+    const onDisk = JSON.parse(await readFile(join(dir, 'user-data/secrets', SECRETS_FILE), 'utf8')) as Record<
+      string,
+      string
+    >;
     expect(Object.keys(onDisk)).toEqual(['sync-passphrase']);
   });
 
@@ -181,7 +217,9 @@ describe('IPC handlers', () => {
     const weak = electron.safeStorage.encryptString('written-by-basic-text').toString('base64');
     await writeFile(join(secretsDir, SECRETS_FILE), JSON.stringify({ 'sync-api-key': weak, 'sync-passphrase': weak }));
     expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'written-by-basic-text' });
-    expect(Object.keys(JSON.parse(await readFile(join(secretsDir, SECRETS_FILE), 'utf8')) as object)).toEqual(['sync-passphrase']);
+    expect(Object.keys(JSON.parse(await readFile(join(secretsDir, SECRETS_FILE), 'utf8')) as object)).toEqual([
+      'sync-passphrase',
+    ]);
     expect(await call(CHANNELS.secretGet, 'sync-api-key')).toEqual({ ok: true, value: 'written-by-basic-text' });
     expect(await call(CHANNELS.secretGet, 'sync-passphrase')).toEqual({ ok: true, value: 'written-by-basic-text' });
     expect(JSON.parse(await readFile(join(secretsDir, SECRETS_FILE), 'utf8'))).toEqual({});
@@ -229,7 +267,10 @@ describe('IPC handlers', () => {
     };
     expect(decide('https://qdrant.example.net:6333/collections/engram')).toEqual({ cancel: true });
     electron.messageAnswers.push(0, 0);
-    expect(await call(CHANNELS.syncServer, 'https://qdrant.example.net:6333/some/path')).toEqual({ ok: true, value: null });
+    expect(await call(CHANNELS.syncServer, 'https://qdrant.example.net:6333/some/path')).toEqual({
+      ok: true,
+      value: null,
+    });
     expect(decide('https://qdrant.example.net:6333/collections/engram')).toEqual({});
     expect(decide('https://qdrant.example.net:6334/collections/engram')).toEqual({ cancel: true });
     expect(decide('https://qdrant.example.net.evil.com:6333/')).toEqual({ cancel: true });
@@ -237,7 +278,15 @@ describe('IPC handlers', () => {
     expect(await call(CHANNELS.syncServer, 'http://127.0.0.1:6333')).toEqual({ ok: true, value: null });
     expect(decide('http://127.0.0.1:6333/collections')).toEqual({});
     expect(decide('https://qdrant.example.net:6333/collections/engram')).toEqual({ cancel: true });
-    for (const bad of ['http://qdrant.example.net:6333', 'https://user:pw@qdrant.example.net', 'ftp://127.0.0.1', 'file:///etc', 'not a url', 42, undefined]) {
+    for (const bad of [
+      'http://qdrant.example.net:6333',
+      'https://user:pw@qdrant.example.net',
+      'ftp://127.0.0.1',
+      'file:///etc',
+      'not a url',
+      42,
+      undefined,
+    ]) {
       expect((await failure(CHANNELS.syncServer, bad)).code).toBe('VALIDATION');
     }
     expect(decide('http://127.0.0.1:6333/collections')).toEqual({});
@@ -254,9 +303,16 @@ describe('IPC handlers', () => {
     };
     // Refused (the default button, and what Escape gives): the filter stays closed.
     electron.messageAnswers.push(1);
-    expect(await failure(CHANNELS.syncServer, 'https://attacker.example/collect')).toMatchObject({ code: 'ABORTED', message: expect.stringContaining('https://attacker.example') as string });
+    expect(await failure(CHANNELS.syncServer, 'https://attacker.example/collect')).toMatchObject({
+      code: 'ABORTED',
+      message: expect.stringContaining('https://attacker.example') as string,
+    });
     expect(electron.dialogCalls).toHaveLength(1);
-    expect(electron.dialogCalls[0]).toMatchObject({ kind: 'message', window, options: { message: 'Let engram connect to https://attacker.example?' } });
+    expect(electron.dialogCalls[0]).toMatchObject({
+      kind: 'message',
+      window,
+      options: { message: 'Let engram connect to https://attacker.example?' },
+    });
     expect(decide('https://attacker.example/collect')).toEqual({ cancel: true });
     // No answer queued: the fake answers the cancel button, as Escape does.
     expect((await failure(CHANNELS.syncServer, 'http://127.0.0.1:8080/admin')).code).toBe('ABORTED');
@@ -309,6 +365,9 @@ describe('IPC handlers', () => {
   });
 
   it('appInfo reports the shell, version and whether secrets persist', async () => {
-    expect(await call(CHANNELS.appInfo)).toEqual({ ok: true, value: { shell: 'electron', version: '0.1.0-test', platform: 'linux', secretsPersist: true } });
+    expect(await call(CHANNELS.appInfo)).toEqual({
+      ok: true,
+      value: { shell: 'electron', version: '0.1.0-test', platform: 'linux', secretsPersist: true },
+    });
   });
 });

@@ -19,7 +19,14 @@ import { HUB_FILES, startDesktop, type DesktopApp } from '../../../desktop/main/
 import { HubCalls } from '../../../desktop/main/hub-calls.js';
 import { HubClients } from '../../../desktop/main/hub-clients.js';
 import { MAX_MCP_BODY_BYTES, MEMORIES_URI } from '../../../desktop/main/mcp-server.js';
-import { CHANNELS, type BridgeResult, type HubCall, type HubClientInfo, type HubNewClient, type HubScope } from '../../../desktop/preload/bridge-api.js';
+import {
+  CHANNELS,
+  type BridgeResult,
+  type HubCall,
+  type HubClientInfo,
+  type HubNewClient,
+  type HubScope,
+} from '../../../desktop/preload/bridge-api.js';
 import { answerHubCall, forgetHubClient } from '../../../desktop/renderer/hub-answer.js';
 import { openTemp } from '../../helpers.js';
 import { FakeContents, fakeElectron, type FakeElectron, type FakeWindow } from './fake-electron.js';
@@ -48,7 +55,9 @@ async function createClient(name: string, scope: HubScope): Promise<HubNewClient
 async function connect(token: string): Promise<Client> {
   const client = new Client({ name: 'engram-test', version: '1.0.0' });
   clients.push(client);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   return client;
 }
 
@@ -58,14 +67,21 @@ async function callText(client: Client, name: string, args: Record<string, unkno
   return content.map((c) => c.text).join('\n');
 }
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 const POST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'engram-mcp-'));
   await mkdir(join(dir, 'user-data'));
   electron = fakeElectron({ userData: join(dir, 'user-data') });
-  desktop = startDesktop(electron, { renderer: join(dir, 'renderer'), preload: join(dir, 'preload.cjs') }, 'linux', { mcp: { port: 0, timeoutMs: 10_000 } });
+  desktop = startDesktop(electron, { renderer: join(dir, 'renderer'), preload: join(dir, 'preload.cjs') }, 'linux', {
+    mcp: { port: 0, timeoutMs: 10_000 },
+  });
   electron.app.ready();
   await desktop.started;
   engram = await openTemp({ embedder: new HashEmbedder({ dimensions: 64 }) });
@@ -104,7 +120,10 @@ describe('MCP server (Streamable HTTP, SDK client)', () => {
     const client = await connect(token);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_DEFINITIONS.map((d) => d.name));
-    expect(tools.find((t) => t.name === 'save_to_memory')?.inputSchema).toMatchObject({ type: 'object', required: ['thinking', 'content'] });
+    expect(tools.find((t) => t.name === 'save_to_memory')?.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['thinking', 'content'],
+    });
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual([MEMORIES_URI]);
   });
@@ -115,19 +134,32 @@ describe('MCP server (Streamable HTTP, SDK client)', () => {
     const clientA = await connect(ana.token);
     const clientB = await connect(bob.token);
 
-    expect(await callText(clientA, 'save_to_memory', { thinking: 'a preference', content: ['Ana drinks green tea every morning'] })).toMatch(/sav/i);
-    expect(await callText(clientA, 'recall_from_memory', { keywords: ['green tea'], limit: null })).toContain('Ana drinks green tea every morning');
+    expect(
+      await callText(clientA, 'save_to_memory', {
+        thinking: 'a preference',
+        content: ['Ana drinks green tea every morning'],
+      }),
+    ).toMatch(/sav/i);
+    expect(await callText(clientA, 'recall_from_memory', { keywords: ['green tea'], limit: null })).toContain(
+      'Ana drinks green tea every morning',
+    );
     // The write went through the one write path, tagged with the token's scope (not one the request named).
     const stored = await engram.getAll({ userId: 'ana' });
-    expect(stored.results.map((m) => [m.memory, m.agentId])).toEqual([['Ana drinks green tea every morning', 'claude']]);
+    expect(stored.results.map((m) => [m.memory, m.agentId])).toEqual([
+      ['Ana drinks green tea every morning', 'claude'],
+    ]);
 
     const resourceA = await clientA.readResource({ uri: MEMORIES_URI });
     expect(JSON.stringify(resourceA.contents)).toContain('Ana drinks green tea every morning');
 
-    expect(await callText(clientB, 'recall_from_memory', { keywords: ['green tea'], limit: null })).toBe('No memories found.');
+    expect(await callText(clientB, 'recall_from_memory', { keywords: ['green tea'], limit: null })).toBe(
+      'No memories found.',
+    );
     const resourceB = await clientB.readResource({ uri: MEMORIES_URI });
     expect(JSON.stringify(resourceB.contents)).not.toContain('green tea');
-    expect(await callText(clientB, 'archival_memory_search', { query: 'green tea', page: null })).not.toContain('green tea');
+    expect(await callText(clientB, 'archival_memory_search', { query: 'green tea', page: null })).not.toContain(
+      'green tea',
+    );
 
     // Bad arguments come back as a tool error the model can read, not a crash.
     const bad = await clientA.callTool({ name: 'save_to_memory', arguments: { content: 'not a list' } });
@@ -138,8 +170,17 @@ describe('MCP server (Streamable HTTP, SDK client)', () => {
     expect(list.ok).toBe(true);
     if (!list.ok) return;
     const infoA = list.value.find((c) => c.id === ana.client.id);
-    expect(infoA?.lastCalls.map((c) => [c.what, c.ok])).toEqual([['save_to_memory', false], ['memories', true], ['recall_from_memory', true], ['save_to_memory', true]]);
-    expect(list.value.find((c) => c.id === bob.client.id)?.lastCalls.map((c) => c.what)).toEqual(['archival_memory_search', 'memories', 'recall_from_memory']);
+    expect(infoA?.lastCalls.map((c) => [c.what, c.ok])).toEqual([
+      ['save_to_memory', false],
+      ['memories', true],
+      ['recall_from_memory', true],
+      ['save_to_memory', true],
+    ]);
+    expect(list.value.find((c) => c.id === bob.client.id)?.lastCalls.map((c) => c.what)).toEqual([
+      'archival_memory_search',
+      'memories',
+      'recall_from_memory',
+    ]);
   });
 
   it('forgetting a client removes what it wrote, and only that', async () => {
@@ -150,7 +191,9 @@ describe('MCP server (Streamable HTTP, SDK client)', () => {
     await engram.add('Ana likes jazz', { userId: 'ana' });
     const result = await forgetHubClient(engram, ana.client.scope);
     expect(result.memories).toBeGreaterThanOrEqual(2);
-    expect(await callText(clientA, 'recall_from_memory', { keywords: ['Porto', 'lighthouses'], limit: null })).toBe('No memories found.');
+    expect(await callText(clientA, 'recall_from_memory', { keywords: ['Porto', 'lighthouses'], limit: null })).toBe(
+      'No memories found.',
+    );
     expect((await engram.getAll({ userId: 'ana' })).results.map((m) => m.memory)).toEqual(['Ana likes jazz']);
   });
 
@@ -158,7 +201,11 @@ describe('MCP server (Streamable HTTP, SDK client)', () => {
     const noToken = await fetch(url, { method: 'POST', headers: POST_HEADERS, body: INITIALIZE });
     expect(noToken.status).toBe(401);
     expect(noToken.headers.get('www-authenticate')).toContain('Bearer');
-    const unknown = await fetch(url, { method: 'POST', headers: { ...POST_HEADERS, authorization: 'Bearer engram_not-a-real-token' }, body: INITIALIZE });
+    const unknown = await fetch(url, {
+      method: 'POST',
+      headers: { ...POST_HEADERS, authorization: 'Bearer engram_not-a-real-token' },
+      body: INITIALIZE,
+    });
     expect(unknown.status).toBe(401);
     await expect(connect('engram_not-a-real-token')).rejects.toThrow(/401|token/i);
 
@@ -167,26 +214,45 @@ describe('MCP server (Streamable HTTP, SDK client)', () => {
     await callText(client, 'save_to_memory', { thinking: 'fact', content: ['Ana owns a cat'] });
     const revoked = await ipc(CHANNELS.hubRevokeClient, ana.client.id);
     expect(revoked.ok).toBe(true);
-    await expect(client.callTool({ name: 'recall_from_memory', arguments: { keywords: ['cat'], limit: null } })).rejects.toThrow(/401|not valid/i);
-    const after = await fetch(url, { method: 'POST', headers: { ...POST_HEADERS, authorization: `Bearer ${ana.token}` }, body: INITIALIZE });
+    await expect(
+      client.callTool({ name: 'recall_from_memory', arguments: { keywords: ['cat'], limit: null } }),
+    ).rejects.toThrow(/401|not valid/i);
+    const after = await fetch(url, {
+      method: 'POST',
+      headers: { ...POST_HEADERS, authorization: `Bearer ${ana.token}` },
+      body: INITIALIZE,
+    });
     expect(after.status).toBe(401);
   });
 
   it('refuses a foreign Origin or Host (DNS rebinding) and accepts its own loopback origin', async () => {
     const { token } = await createClient('Script', { agentId: 'script' });
     const auth = { ...POST_HEADERS, authorization: `Bearer ${token}` };
-    for (const origin of ['http://evil.example', 'null', 'https://127.0.0.1:1', `http://127.0.0.1:${new URL(url).port}.evil.example`]) {
+    for (const origin of [
+      'http://evil.example',
+      'null',
+      'https://127.0.0.1:1',
+      `http://127.0.0.1:${new URL(url).port}.evil.example`,
+    ]) {
       const r = await fetch(url, { method: 'POST', headers: { ...auth, origin }, body: INITIALIZE });
       expect(r.status, origin).toBe(403);
     }
-    const own = await fetch(url, { method: 'POST', headers: { ...auth, origin: new URL(url).origin }, body: INITIALIZE });
+    const own = await fetch(url, {
+      method: 'POST',
+      headers: { ...auth, origin: new URL(url).origin },
+      body: INITIALIZE,
+    });
     expect(own.status).toBe(200);
     // A rebound name reaches 127.0.0.1 with its own Host header.
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(url, { method: 'POST', headers: { ...auth, host: `evil.example:${new URL(url).port}` } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        url,
+        { method: 'POST', headers: { ...auth, host: `evil.example:${new URL(url).port}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(INITIALIZE);
     });
@@ -247,7 +313,10 @@ describe('HubCalls (the IPC round trip)', () => {
     const contents = new FakeContents();
     const calls = new HubCalls(() => contents);
     const failing = calls.call(scope, op);
-    calls.answer((contents.sent[0]?.args[0] as HubCall).id, { ok: false, error: { name: 'QuotaExceededError', code: 'QUOTA_EXCEEDED', message: 'full' } });
+    calls.answer((contents.sent[0]?.args[0] as HubCall).id, {
+      ok: false,
+      error: { name: 'QuotaExceededError', code: 'QUOTA_EXCEEDED', message: 'full' },
+    });
     const e1: unknown = await failing.catch((e: unknown) => e);
     expect(isEngramError(e1) && e1.code).toBe('QUOTA_EXCEEDED');
     const odd = calls.call(scope, op);
@@ -266,7 +335,12 @@ describe('engram-mcp (stdio bridge, SDK client over stdio)', () => {
   async function stdioClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
     const client = new Client({ name: 'engram-stdio-test', version: '1.0.0' });
     clients.push(client);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], env: { PATH: process.env['PATH'] ?? '', ...env }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bridge],
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stderr: 'pipe',
+    });
     let err = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       err += chunk.toString('utf8');
@@ -280,8 +354,12 @@ describe('engram-mcp (stdio bridge, SDK client over stdio)', () => {
     const { client } = await stdioClient({ ENGRAM_MCP_URL: url, ENGRAM_MCP_TOKEN: ana.token });
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOL_DEFINITIONS.map((d) => d.name));
     await callText(client, 'save_to_memory', { thinking: 'fact', content: ['Ana plays the cello'] });
-    expect(await callText(client, 'recall_from_memory', { keywords: ['cello'], limit: null })).toContain('Ana plays the cello');
-    expect((await engram.getAll({ userId: 'ana', agentId: 'goose' })).results.map((m) => m.memory)).toEqual(['Ana plays the cello']);
+    expect(await callText(client, 'recall_from_memory', { keywords: ['cello'], limit: null })).toContain(
+      'Ana plays the cello',
+    );
+    expect((await engram.getAll({ userId: 'ana', agentId: 'goose' })).results.map((m) => m.memory)).toEqual([
+      'Ana plays the cello',
+    ]);
   });
 
   it('says clearly that the app is not running', async () => {
@@ -290,7 +368,12 @@ describe('engram-mcp (stdio bridge, SDK client over stdio)', () => {
     await desktop.stop();
     const client = new Client({ name: 'engram-stdio-test', version: '1.0.0' });
     clients.push(client);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], env: { PATH: process.env['PATH'] ?? '', ENGRAM_MCP_URL: `http://127.0.0.1:${port}/mcp`, ENGRAM_MCP_TOKEN: token }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bridge],
+      env: { PATH: process.env['PATH'] ?? '', ENGRAM_MCP_URL: `http://127.0.0.1:${port}/mcp`, ENGRAM_MCP_TOKEN: token },
+      stderr: 'pipe',
+    });
     await expect(client.connect(transport)).rejects.toThrow(/engram app is not running/);
   });
 });

@@ -49,26 +49,43 @@ describe('toMemoryFilters()', () => {
     const to = dayBound('2026-03-31', true)!;
     expect(new Date(from).getHours()).toBe(0);
     expect(to - dayBound('2026-03-31', false)!).toBe(86_400_000 - 1);
-    expect(toMemoryFilters({ tier: 'project', userId: ' ana ', agentId: 'helper', projectId: 'apollo', from: '2026-03-01', to: '2026-03-31' })).toEqual({
+    expect(
+      toMemoryFilters({
+        tier: 'project',
+        userId: ' ana ',
+        agentId: 'helper',
+        projectId: 'apollo',
+        from: '2026-03-01',
+        to: '2026-03-31',
+      }),
+    ).toEqual({
       tier: 'project',
       userId: 'ana',
       agentId: 'helper',
       projectId: 'apollo',
       createdAt: { from, to },
     });
-    expect(toMemoryFilters({ tier: '', userId: '', agentId: '', projectId: '', from: '', to: '2026-03-31' })).toEqual({ createdAt: { to } });
+    expect(toMemoryFilters({ tier: '', userId: '', agentId: '', projectId: '', from: '', to: '2026-03-31' })).toEqual({
+      createdAt: { to },
+    });
     expect(dayBound('not a day', false)).toBeUndefined();
   });
 });
 
 describe('memoryVectors()', () => {
   it('memoryVectors() reads the live memories and their vectors from a real export, without tombstones', async () => {
-    const engram = await Engram.open({ name: `desktop-vectors-${Date.now()}`, embedder: new HashEmbedder({ dimensions: 16 }) });
-    const { results } = await engram.add([
-      { role: 'user', content: 'first memory' },
-      { role: 'user', content: 'second memory' },
-      { role: 'user', content: 'third memory' },
-    ], { userId: 'ana', agentId: 'helper' });
+    const engram = await Engram.open({
+      name: `desktop-vectors-${Date.now()}`,
+      embedder: new HashEmbedder({ dimensions: 16 }),
+    });
+    const { results } = await engram.add(
+      [
+        { role: 'user', content: 'first memory' },
+        { role: 'user', content: 'second memory' },
+        { role: 'user', content: 'third memory' },
+      ],
+      { userId: 'ana', agentId: 'helper' },
+    );
     await engram.delete(results[1]!.id);
     await engram.conversation('t1').add({ role: 'user', content: 'a message, not a memory' });
     const text = await (await engram.export()).text();
@@ -86,7 +103,8 @@ describe('memoryVectors()', () => {
 
 describe('project2d()', () => {
   it('project2d() puts two separated clusters apart, inside the unit square, the same way every time', () => {
-    const at = (base: number[], jitter: number): Float32Array => Float32Array.from(base.map((v, i) => v + Math.sin(i * 7 + jitter) * 0.01));
+    const at = (base: number[], jitter: number): Float32Array =>
+      Float32Array.from(base.map((v, i) => v + Math.sin(i * 7 + jitter) * 0.01));
     const a = [1, 0, 0, 0, 0, 0];
     const b = [0, 0, 0, 0, 0, 1];
     const vectors = [at(a, 1), at(a, 2), at(a, 3), at(b, 4), at(b, 5), at(b, 6)];
@@ -107,13 +125,22 @@ describe('project2d()', () => {
   it('project2d() places one or two vectors without PCA', () => {
     expect(project2d([])).toEqual([]);
     expect(project2d([new Float32Array([1, 2])])).toEqual([{ x: 0.5, y: 0.5 }]);
-    expect(project2d([new Float32Array([1, 2]), new Float32Array([2, 1])])).toEqual([{ x: 0, y: 0.5 }, { x: 1, y: 0.5 }]);
+    expect(project2d([new Float32Array([1, 2]), new Float32Array([2, 1])])).toEqual([
+      { x: 0, y: 0.5 },
+      { x: 1, y: 0.5 },
+    ]);
   });
 });
 
 describe('summarizeThreads()', () => {
   it('summarizeThreads() counts messages per thread and orders threads by their newest message', () => {
-    const m = (threadId: string, minute: number, content: string) => ({ id: `${threadId}-${minute}`, threadId, role: 'user' as const, content, timestamp: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString() });
+    const m = (threadId: string, minute: number, content: string) => ({
+      id: `${threadId}-${minute}`,
+      threadId,
+      role: 'user' as const,
+      content,
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString(),
+    });
     const threads = summarizeThreads([m('a', 1, 'a1'), m('b', 2, 'b1'), m('a', 3, 'a2'), m('c', 0, 'c1')]);
     expect(threads.map((t) => [t.threadId, t.messages, t.last.content])).toEqual([
       ['a', 2, 'a2'],
@@ -126,16 +153,40 @@ describe('summarizeThreads()', () => {
 describe('sync settings', () => {
   it('loadSyncSettings() falls back to defaults for missing or damaged fields, and saveSyncSettings() stores no secret', () => {
     const store = new Map<string, string>();
-    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) };
-    expect(loadSyncSettings(storage)).toEqual({ url: '', collection: 'engram', encrypt: true, messages: false, auto: false, intervalMinutes: 5 });
+    const storage = {
+      getItem: (k: string) => store.get(k) ?? null,
+      setItem: (k: string, v: string) => void store.set(k, v),
+    };
+    expect(loadSyncSettings(storage)).toEqual({
+      url: '',
+      collection: 'engram',
+      encrypt: true,
+      messages: false,
+      auto: false,
+      intervalMinutes: 5,
+    });
     store.set('engram-desktop-sync', '{not json');
     expect(loadSyncSettings(storage).collection).toBe('engram');
     store.set('engram-desktop-sync', JSON.stringify({ url: 'https://q.example', intervalMinutes: -3, auto: 'yes' }));
     expect(loadSyncSettings(storage)).toMatchObject({ url: 'https://q.example', intervalMinutes: 5, auto: false });
-    const settings = { url: 'http://127.0.0.1:6333', collection: 'mine', encrypt: true, messages: true, auto: true, intervalMinutes: 10 };
+    const settings = {
+      url: 'http://127.0.0.1:6333',
+      collection: 'mine',
+      encrypt: true,
+      messages: true,
+      auto: true,
+      intervalMinutes: 10,
+    };
     saveSyncSettings(storage, settings);
     expect(loadSyncSettings(storage)).toEqual(settings);
-    expect(Object.keys(JSON.parse(store.get('engram-desktop-sync')!) as object).sort()).toEqual(['auto', 'collection', 'encrypt', 'intervalMinutes', 'messages', 'url']);
+    expect(Object.keys(JSON.parse(store.get('engram-desktop-sync')!) as object).sort()).toEqual([
+      'auto',
+      'collection',
+      'encrypt',
+      'intervalMinutes',
+      'messages',
+      'url',
+    ]);
     expect(includeOf(settings)).toEqual(['memories', 'blocks', 'messages']);
     expect(includeOf({ ...settings, messages: false })).toEqual(['memories', 'blocks']);
   });
@@ -159,26 +210,49 @@ describe('refusedText()', () => {
   it('refusedText() says none, or the count and each reason that occurred', () => {
     const byReason = { unauthenticated: 0, malformed: 0, 'over-limit': 0, rollback: 0, unrequested: 0 };
     expect(refusedText({ total: 0, byReason, recent: [] })).toBe('none');
-    expect(refusedText({ total: 3, byReason: { ...byReason, unauthenticated: 2, rollback: 1 }, recent: [] })).toBe('3: unauthenticated 2 · rollback 1');
+    expect(refusedText({ total: 3, byReason: { ...byReason, unauthenticated: 2, rollback: 1 }, recent: [] })).toBe(
+      '3: unauthenticated 2 · rollback 1',
+    );
   });
 });
 
 describe('secretsNote()', () => {
   it('secretsNote() says where the keys are kept, and plainly that they are not protected when the desktop has no keyring', () => {
     const base = { shell: 'electron' as const, version: '1', platform: 'linux' };
-    expect(secretsNote({ ...base, secretsPersist: true })).toBe('The API key and the passphrase are encrypted by your operating system’s keychain.');
-    expect(secretsNote({ ...base, shell: 'web', secretsPersist: false })).toBe('The API key and the passphrase are kept in memory for this session only.');
-    const unprotected = secretsNote({ ...base, secretsPersist: false, secretsUnprotectedReason: 'no keyring was found, basic_text' });
-    expect(unprotected).toBe('The API key and the passphrase are kept in memory for this session only. They are not protected on this computer: no keyring was found, basic_text, so they are never written to disk.');
+    expect(secretsNote({ ...base, secretsPersist: true })).toBe(
+      'The API key and the passphrase are encrypted by your operating system’s keychain.',
+    );
+    expect(secretsNote({ ...base, shell: 'web', secretsPersist: false })).toBe(
+      'The API key and the passphrase are kept in memory for this session only.',
+    );
+    const unprotected = secretsNote({
+      ...base,
+      secretsPersist: false,
+      secretsUnprotectedReason: 'no keyring was found, basic_text',
+    });
+    expect(unprotected).toBe(
+      'The API key and the passphrase are kept in memory for this session only. They are not protected on this computer: no keyring was found, basic_text, so they are never written to disk.',
+    );
   });
 });
 
 describe('unwrap()', () => {
   it('unwrap() returns the value or throws an engram error with the code that crossed the bridge', async () => {
     expect(await unwrap(Promise.resolve({ ok: true as const, value: 42 }))).toBe(42);
-    const failure = unwrap(Promise.resolve({ ok: false as const, error: { name: 'ValidationError', code: 'VALIDATION', message: 'name: must be one of …' } }));
-    await expect(failure).rejects.toMatchObject({ name: 'ValidationError', code: 'VALIDATION', message: 'name: must be one of …' });
-    const unknown = await unwrap(Promise.resolve({ ok: false as const, error: { name: 'Error', code: 'WHAT', message: 'odd' } })).catch((e: unknown) => e);
+    const failure = unwrap(
+      Promise.resolve({
+        ok: false as const,
+        error: { name: 'ValidationError', code: 'VALIDATION', message: 'name: must be one of …' },
+      }),
+    );
+    await expect(failure).rejects.toMatchObject({
+      name: 'ValidationError',
+      code: 'VALIDATION',
+      message: 'name: must be one of …',
+    });
+    const unknown = await unwrap(
+      Promise.resolve({ ok: false as const, error: { name: 'Error', code: 'WHAT', message: 'odd' } }),
+    ).catch((e: unknown) => e);
     expect(isEngramError(unknown)).toBe(true);
     expect(unknown).toMatchObject({ code: 'STORE' });
   });
@@ -190,8 +264,17 @@ describe('small formats', () => {
     expect(formatBytes(160_800)).toBe('157 KB');
     expect(formatBytes(3.4 * 1024 * 1024)).toBe('3.4 MB');
     expect(exportFileName(new Date(Date.UTC(2026, 11, 1, 3)))).toBe('engram-2026-12-01.jsonl');
-    expect(forgetSummary('ana', { memories: 2, tombstones: 0, messages: 3, blocks: 1, traces: 0, history: 5, vectors: 2, terms: 9 })).toBe(
-      'Forgot ana: 2 memories, 3 messages, 1 core memory blocks, 0 traces, 5 history entries, 2 vectors.',
-    );
+    expect(
+      forgetSummary('ana', {
+        memories: 2,
+        tombstones: 0,
+        messages: 3,
+        blocks: 1,
+        traces: 0,
+        history: 5,
+        vectors: 2,
+        terms: 9,
+      }),
+    ).toBe('Forgot ana: 2 memories, 3 messages, 1 core memory blocks, 0 traces, 5 history entries, 2 vectors.');
   });
 });
