@@ -15,7 +15,7 @@ import { blockRecordId, type RowChange, type WritePlan } from '../store/write.js
 import { vectorDefect } from '../vector/vector-checks.js';
 import type { SyncRecord } from './point-codec.js';
 import { remoteWins, sameVersion, type VersionStamp } from './stamp.js';
-import type { ApplyRefusal, ApplyResult, SyncHost, SyncState } from './sync-host.js';
+import type { ApplyRefusal, ApplyResult, ChangeEntry, SyncHost, SyncState } from './sync-host.js';
 import { POINT_KINDS, type PointKind } from './sync-target.js';
 
 /** What sync needs from an open engine; the facade builds it. */
@@ -197,32 +197,310 @@ function vectorOf(record: SyncRecord, dimensions: number): Float32Array {
   return vector;
 }
 
+/** A pulled version of a block or message, to remember in `meta` once the write is planned. */
+interface MarkWrite {
+  key: string;
+  value: RemoteMark;
+}
+
+/** What applying one page of pulled records plans: the row changes, the losing versions and the marks. */
+interface ApplyPlan {
+  readonly outcome: ApplyResult;
+  readonly changes: RowChange[];
+  readonly losers: HistoryRow[];
+  readonly marks: MarkWrite[];
+  /** When the page is applied (the losers' history time). */
+  readonly at: number;
+  readonly embedder: { id: string; dimensions: number };
+  readonly pushedSeq: number;
+  /** A memory changed: the vector index must catch up after the write. */
+  memoriesTouched: boolean;
+}
+
 /** The store of an open engine as a SyncHost. */
-export function storeHost(engine: SyncEngineAccess): SyncHost {
-  const { db, deviceId } = engine;
+export class StoreHost implements SyncHost {
+  readonly deviceId: string;
+  readonly maxContentBytes: number;
+  readonly #engine: SyncEngineAccess;
+  readonly #db: EngramDb;
 
-  const readBlock = (rid: string): Promise<BlockRow | undefined> => db.blocks.get(rid);
+  constructor(engine: SyncEngineAccess) {
+    this.#engine = engine;
+    this.#db = engine.db;
+    this.deviceId = engine.deviceId;
+    this.maxContentBytes = engine.maxContentBytes;
+  }
 
-  const readRows = async (kind: PointKind, rids: readonly string[]): Promise<(LocalRow | undefined)[]> => {
+  embedder(): Promise<{ id: string; dimensions: number }> {
+    return this.#engine.embedder();
+  }
+
+  async lastSeq(): Promise<number> {
+    return (await this.#db.changes.orderBy('seq').last())?.seq ?? 0;
+  }
+
+  async changesAfter(seq: number, limit: number): Promise<ChangeEntry[]> {
+    const rows = await this.#db.changes.where('seq').above(seq).limit(limit).toArray();
+    return rows.map((c) => ({ seq: c.seq!, kind: KIND_OF[c.table], rid: c.recordId, at: c.at }));
+  }
+
+  async records(entries: readonly ChangeEntry[], skipEchoes: boolean): Promise<SyncRecord[]> {
+    const { deviceId } = this;
+    const out: SyncRecord[] = [];
+    for (const kind of POINT_KINDS) {
+      const mine = entries.filter((e) => e.kind === kind);
+      if (mine.length === 0) continue;
+      const rids = mine.map((e) => e.rid);
+      const [rows, marks, vectors] = await Promise.all([
+        this.#readRows(kind, rids),
+        this.#readMarks(kind, rids),
+        this.#vectorsOf(kind, rids),
+      ]);
+      mine.forEach((entry, i) => {
+        const row = rows[i];
+        if (row === undefined) {
+          // Gone for good here (a hard delete): a tombstone made now, by this device.
+          out.push({
+            kind,
+            rid: entry.rid,
+            updatedAt: entry.at,
+            origin: deviceId,
+            version: GONE_VERSION,
+            deleted: true,
+          });
+          return;
+        }
+        const version = this.#versionOf(kind, row, marks[i], entry.at);
+        if (skipEchoes && version.origin !== deviceId) return; // pulled from the server: already there
+        out.push(recordOf(kind, entry.rid, row, version, vectors[i]));
+      });
+    }
+    return out;
+  }
+
+  async allRecords(
+    kinds: readonly PointKind[],
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ records: SyncRecord[]; next: string | undefined }> {
+    const db = this.#db;
+    const [startKind, startKey] = after === undefined ? [0, null] : (JSON.parse(after) as [number, string | null]);
+    for (let k = startKind; k < POINT_KINDS.length; k++) {
+      const kind = POINT_KINDS[k]!;
+      if (!kinds.includes(kind)) continue;
+      const from = k === startKind && startKey !== null ? startKey : undefined;
+      let rows: LocalRow[];
+      let rids: string[];
+      if (kind === 'block') {
+        if (from !== undefined) continue; // blocks fit one page
+        rows = await db.blocks.toArray();
+        rids = rows.map((r) => blockRid(r as BlockRow));
+      } else {
+        const table = kind === 'memory' ? db.memories : db.messages;
+        rows = await (from === undefined ? table.orderBy('id') : table.where('id').above(from)).limit(limit).toArray();
+        rids = rows.map((r) => (r as MemoryRow | MessageRow).id);
+      }
+      if (rows.length === 0) continue;
+      const [marks, vectors] = await Promise.all([this.#readMarks(kind, rids), this.#vectorsOf(kind, rids)]);
+      const records = rows.map((row, i) =>
+        recordOf(
+          kind,
+          rids[i]!,
+          row,
+          this.#versionOf(kind, row, marks[i], kind === 'message' ? (row as MessageRow).createdAt : 0),
+          vectors[i],
+        ),
+      );
+      const full = kind !== 'block' && rows.length === limit;
+      const next = full
+        ? JSON.stringify([k, rids.at(-1)])
+        : k + 1 < POINT_KINDS.length
+          ? JSON.stringify([k + 1, null])
+          : undefined;
+      return { records, next };
+    }
+    return { records: [], next: undefined };
+  }
+
+  async apply(
+    records: readonly SyncRecord[],
+    embedder: { id: string; dimensions: number },
+    pushedSeq: number,
+  ): Promise<ApplyResult> {
+    if (records.length === 0) return { downloaded: 0, deleted: 0, conflicts: 0, refused: [] };
+    const touched = { memories: false };
+    const result = await this.#engine.write(async (): Promise<WritePlan<ApplyResult>> => {
+      const plan: ApplyPlan = {
+        outcome: { downloaded: 0, deleted: 0, conflicts: 0, refused: [] },
+        changes: [],
+        losers: [],
+        marks: [],
+        at: this.#engine.now(),
+        embedder,
+        pushedSeq,
+        memoriesTouched: false,
+      };
+      for (const kind of POINT_KINDS) {
+        const indexes: number[] = [];
+        records.forEach((r, index) => {
+          if (r.kind !== kind) return;
+          if (r.rid.length > MAX_RID_CHARS)
+            plan.outcome.refused.push({
+              index,
+              reason: 'over-limit',
+              detail: `pulled ${r.kind}: a record id of ${r.rid.length} characters`,
+            });
+          else indexes.push(index);
+        });
+        if (indexes.length === 0) continue;
+        const rids = indexes.map((i) => records[i]!.rid);
+        const [rows, stored] = await Promise.all([this.#readRows(kind, rids), this.#readMarks(kind, rids)]);
+        for (const [i, index] of indexes.entries()) {
+          try {
+            await this.#applyOne(plan, kind, records[index]!, rows[i], stored[i]);
+          } catch (e) {
+            if (!(e instanceof Refused)) throw e;
+            plan.outcome.refused.push({ index, ...e.refusal });
+          }
+        }
+      }
+      // Bookkeeping in the same transaction: the losing versions and the marks of pulled versions.
+      if (plan.losers.length > 0) await this.#db.history.bulkAdd(plan.losers);
+      if (plan.marks.length > 0) await this.#db.meta.bulkPut(plan.marks);
+      touched.memories = plan.memoriesTouched;
+      return { changes: plan.changes, result: plan.outcome };
+    });
+    if (touched.memories) await this.#engine.afterWrite();
+    return result;
+  }
+
+  async loadState(key: string): Promise<SyncState | undefined> {
+    return (await this.#loadStates())[key];
+  }
+
+  async saveState(key: string, state: SyncState): Promise<void> {
+    const db = this.#db;
+    await db.transaction('rw', db.meta, async () => {
+      const states = await this.#loadStates();
+      states[key] = state;
+      const pushed = Math.min(...Object.values(states).map((s) => s.pushedSeq));
+      await db.meta.bulkPut([
+        { key: SYNC_STATE_KEY, value: states },
+        { key: SYNC_PUSHED_SEQ_KEY, value: pushed },
+      ]);
+    });
+  }
+
+  /** Decides one pulled record against the local one, adding to `plan`; throws Refused to skip it. */
+  async #applyOne(
+    plan: ApplyPlan,
+    kind: PointKind,
+    remote: SyncRecord,
+    local: LocalRow | undefined,
+    mark: RemoteMark | undefined,
+  ): Promise<void> {
+    const { deviceId } = this;
+    const { outcome, embedder } = plan;
+    const last = await this.#lastChange(kind, remote.rid);
+    const pendingHere = last !== undefined && last.seq! > plan.pushedSeq;
+    // A row gone here (a block or message is deleted outright) still has the version of
+    // its deletion: the mark of a pulled deletion, or the deletion logged here.
+    const goneVersion: Version | undefined =
+      mark?.deleted === true
+        ? { updatedAt: mark.updatedAt, origin: mark.origin, version: mark.version }
+        : last !== undefined && (pendingHere || last.op === 'delete')
+          ? { updatedAt: last.at, origin: deviceId, version: GONE_VERSION }
+          : undefined;
+    const localVersion: Version | undefined =
+      local === undefined ? goneVersion : this.#versionOf(kind, local, mark, last?.at ?? 0);
+    if (localVersion !== undefined && sameVersion(localVersion, remote)) return;
+    const table = TABLE_OF[kind];
+    const id = kind === 'block' && local !== undefined ? blockRid(local as BlockRow) : remote.rid;
+    // Checked before it can count or be kept: a record add() would refuse is never applied, nor kept in history.
+    const after = remote.deleted ? undefined : rowOf(remote, local, this.maxContentBytes);
+    const vector = after !== undefined && kind === 'memory' ? vectorOf(remote, embedder.dimensions) : undefined;
+    const mine = pendingHere && localVersion?.origin === deviceId;
+    const goneHere = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined);
+    if (localVersion !== undefined && !remoteWins(remote, localVersion)) {
+      // Older than the version held, with nothing changed here since the last push: an
+      // honest server never serves it (it keeps the newest), so it is a rollback, refused.
+      if (!pendingHere) throw refuse('rollback', remote, 'a version older than the one held here');
+      // A concurrent edit: this device's version wins and will be pushed; the server's is kept
+      // in history, without its text when the record is deleted here (deletions are text-free).
+      if (mine) outcome.conflicts += 1;
+      const loser = after === undefined ? null : goneHere ? textFreeRow(table, after) : after;
+      plan.losers.push({
+        table,
+        recordId: id,
+        op: remote.deleted ? 'delete' : 'update',
+        before: loser,
+        after: local ?? null,
+        at: plan.at,
+      });
+      return;
+    }
+    if (mine) outcome.conflicts += 1;
+    if (after === undefined) {
+      applyDeletion(plan, kind, remote, id, goneHere ? undefined : local);
+      return;
+    }
+    const op = goneHere ? 'add' : 'update';
+    outcome.downloaded += 1;
+    if (kind === 'memory') {
+      const row = { id, vector: vector!, embedderId: embedder.id };
+      plan.changes.push(
+        local === undefined
+          ? { table: 'memories', op, id, after: after as MemoryRow, vector: row }
+          : { table: 'memories', op, id, before: local as MemoryRow, after: after as MemoryRow, vector: row },
+      );
+      plan.memoriesTouched = true;
+      return;
+    }
+    if (kind === 'block') {
+      plan.changes.push(
+        local === undefined
+          ? { table: 'blocks', op, id, after: after as BlockRow }
+          : { table: 'blocks', op, id, before: local as BlockRow, after: after as BlockRow },
+      );
+    } else {
+      plan.changes.push(
+        local === undefined
+          ? { table: 'messages', op, id, after: after as MessageRow }
+          : { table: 'messages', op, id, before: local as MessageRow, after: after as MessageRow },
+      );
+    }
+    plan.marks.push({
+      key: markKey(kind, remote.rid),
+      value: {
+        origin: remote.origin,
+        updatedAt: remote.updatedAt,
+        version: remote.version,
+        content: contentOf(kind, after),
+      },
+    });
+  }
+
+  #readRows(kind: PointKind, rids: readonly string[]): Promise<(LocalRow | undefined)[]> {
+    const db = this.#db;
     if (kind === 'memory') return db.memories.bulkGet([...rids]);
     if (kind === 'message') return db.messages.bulkGet([...rids]);
-    return Promise.all(rids.map(readBlock));
-  };
+    return Promise.all(rids.map((rid) => db.blocks.get(rid)));
+  }
 
-  const readMarks = async (kind: PointKind, rids: readonly string[]): Promise<(RemoteMark | undefined)[]> => {
+  async #readMarks(kind: PointKind, rids: readonly string[]): Promise<(RemoteMark | undefined)[]> {
     if (kind === 'memory') return rids.map(() => undefined);
-    const rows = await db.meta.bulkGet(rids.map((rid) => markKey(kind, rid)));
+    const rows = await this.#db.meta.bulkGet(rids.map((rid) => markKey(kind, rid)));
     return rows.map((r) => r?.value as RemoteMark | undefined);
-  };
+  }
 
   /** The last change-log entry of a record, if any. */
-  const lastChange = async (kind: PointKind, rid: string): Promise<ChangeRow | undefined> => {
-    const entries = await db.changes.where('recordId').equals(rid).toArray();
+  async #lastChange(kind: PointKind, rid: string): Promise<ChangeRow | undefined> {
+    const entries = await this.#db.changes.where('recordId').equals(rid).toArray();
     return entries.filter((c) => c.table === TABLE_OF[kind]).at(-1);
-  };
+  }
 
   /** Which device made the local version of a row, and when. */
-  const versionOf = (kind: PointKind, row: LocalRow, mark: RemoteMark | undefined, fallbackAt: number): Version => {
+  #versionOf(kind: PointKind, row: LocalRow, mark: RemoteMark | undefined, fallbackAt: number): Version {
     if (kind === 'memory')
       return {
         updatedAt: (row as MemoryRow).updatedAt,
@@ -236,304 +514,82 @@ export function storeHost(engine: SyncEngineAccess): SyncHost {
       (kind === 'message' || mark.updatedAt === (row as BlockRow).updatedAt);
     if (pulled) return { updatedAt: mark.updatedAt, origin: mark.origin, version: mark.version };
     if (kind === 'block')
-      return { updatedAt: (row as BlockRow).updatedAt, origin: deviceId, version: (row as BlockRow).version };
-    return { updatedAt: fallbackAt, origin: deviceId, version: 1 };
-  };
+      return { updatedAt: (row as BlockRow).updatedAt, origin: this.deviceId, version: (row as BlockRow).version };
+    return { updatedAt: fallbackAt, origin: this.deviceId, version: 1 };
+  }
 
-  const recordOf = (
-    kind: PointKind,
-    rid: string,
-    row: LocalRow,
-    version: Version,
-    vector: Float32Array | undefined,
-  ): SyncRecord => {
-    const deleted = kind === 'memory' && (row as MemoryRow).deletedAt !== undefined;
-    const record: SyncRecord = {
-      kind,
-      rid,
-      updatedAt: version.updatedAt,
-      origin: version.origin,
-      version: version.version,
-      deleted,
-    };
-    if (!deleted) {
-      record.body = bodyOf(kind, row);
-      if (vector !== undefined) record.vector = Array.from(vector);
-    }
-    return record;
-  };
-
-  const vectorsOf = async (kind: PointKind, rids: readonly string[]): Promise<(Float32Array | undefined)[]> => {
+  async #vectorsOf(kind: PointKind, rids: readonly string[]): Promise<(Float32Array | undefined)[]> {
     if (kind !== 'memory') return rids.map(() => undefined);
-    return (await db.vectors.bulkGet([...rids])).map((v) => v?.vector);
+    return (await this.#db.vectors.bulkGet([...rids])).map((v) => v?.vector);
+  }
+
+  async #loadStates(): Promise<Record<string, SyncState>> {
+    return ((await this.#db.meta.get(SYNC_STATE_KEY))?.value as Record<string, SyncState> | undefined) ?? {};
+  }
+}
+
+/**
+ * A pulled deletion: a block's or message's mark keeps its version (the row itself goes);
+ * `live`, the local row when it is still live here, is deleted (a memory becomes a tombstone).
+ */
+function applyDeletion(
+  plan: ApplyPlan,
+  kind: PointKind,
+  remote: SyncRecord,
+  id: string,
+  live: LocalRow | undefined,
+): void {
+  if (kind !== 'memory')
+    plan.marks.push({
+      key: markKey(kind, remote.rid),
+      value: {
+        origin: remote.origin,
+        updatedAt: remote.updatedAt,
+        version: remote.version,
+        content: '',
+        deleted: true,
+      },
+    });
+  if (live === undefined) return;
+  plan.outcome.deleted += 1;
+  if (kind === 'memory') {
+    const before = live as MemoryRow;
+    const gone: MemoryRow = {
+      ...before,
+      deletedAt: remote.updatedAt,
+      updatedAt: remote.updatedAt,
+      version: remote.version,
+      origin: remote.origin,
+    };
+    plan.changes.push({ table: 'memories', op: 'delete', id, before, after: gone });
+    plan.memoriesTouched = true;
+  } else if (kind === 'block') {
+    plan.changes.push({ table: 'blocks', op: 'delete', id, before: live as BlockRow });
+  } else {
+    plan.changes.push({ table: 'messages', op: 'delete', id, before: live as MessageRow });
+  }
+}
+
+/** The record a local row's version becomes: a tombstone for a deleted memory, else its body (and vector). */
+function recordOf(
+  kind: PointKind,
+  rid: string,
+  row: LocalRow,
+  version: Version,
+  vector: Float32Array | undefined,
+): SyncRecord {
+  const deleted = kind === 'memory' && (row as MemoryRow).deletedAt !== undefined;
+  const record: SyncRecord = {
+    kind,
+    rid,
+    updatedAt: version.updatedAt,
+    origin: version.origin,
+    version: version.version,
+    deleted,
   };
-
-  const loadStates = async (): Promise<Record<string, SyncState>> =>
-    ((await db.meta.get(SYNC_STATE_KEY))?.value as Record<string, SyncState> | undefined) ?? {};
-
-  return {
-    deviceId,
-    maxContentBytes: engine.maxContentBytes,
-
-    embedder: () => engine.embedder(),
-
-    async lastSeq() {
-      return (await db.changes.orderBy('seq').last())?.seq ?? 0;
-    },
-
-    async changesAfter(seq, limit) {
-      const rows = await db.changes.where('seq').above(seq).limit(limit).toArray();
-      return rows.map((c) => ({ seq: c.seq!, kind: KIND_OF[c.table], rid: c.recordId, at: c.at }));
-    },
-
-    async records(entries, skipEchoes) {
-      const out: SyncRecord[] = [];
-      for (const kind of POINT_KINDS) {
-        const mine = entries.filter((e) => e.kind === kind);
-        if (mine.length === 0) continue;
-        const rids = mine.map((e) => e.rid);
-        const [rows, marks, vectors] = await Promise.all([
-          readRows(kind, rids),
-          readMarks(kind, rids),
-          vectorsOf(kind, rids),
-        ]);
-        mine.forEach((entry, i) => {
-          const row = rows[i];
-          if (row === undefined) {
-            // Gone for good here (a hard delete): a tombstone made now, by this device.
-            out.push({
-              kind,
-              rid: entry.rid,
-              updatedAt: entry.at,
-              origin: deviceId,
-              version: GONE_VERSION,
-              deleted: true,
-            });
-            return;
-          }
-          const version = versionOf(kind, row, marks[i], entry.at);
-          if (skipEchoes && version.origin !== deviceId) return; // pulled from the server: already there
-          out.push(recordOf(kind, entry.rid, row, version, vectors[i]));
-        });
-      }
-      return out;
-    },
-
-    async allRecords(kinds, after, limit) {
-      const [startKind, startKey] = after === undefined ? [0, null] : (JSON.parse(after) as [number, string | null]);
-      for (let k = startKind; k < POINT_KINDS.length; k++) {
-        const kind = POINT_KINDS[k]!;
-        if (!kinds.includes(kind)) continue;
-        const from = k === startKind && startKey !== null ? startKey : undefined;
-        let rows: LocalRow[];
-        let rids: string[];
-        if (kind === 'block') {
-          if (from !== undefined) continue; // blocks fit one page
-          rows = await db.blocks.toArray();
-          rids = rows.map((r) => blockRid(r as BlockRow));
-        } else {
-          const table = kind === 'memory' ? db.memories : db.messages;
-          rows = await (from === undefined ? table.orderBy('id') : table.where('id').above(from))
-            .limit(limit)
-            .toArray();
-          rids = rows.map((r) => (r as MemoryRow | MessageRow).id);
-        }
-        if (rows.length === 0) continue;
-        const [marks, vectors] = await Promise.all([readMarks(kind, rids), vectorsOf(kind, rids)]);
-        const records = rows.map((row, i) =>
-          recordOf(
-            kind,
-            rids[i]!,
-            row,
-            versionOf(kind, row, marks[i], kind === 'message' ? (row as MessageRow).createdAt : 0),
-            vectors[i],
-          ),
-        );
-        const full = kind !== 'block' && rows.length === limit;
-        const next = full
-          ? JSON.stringify([k, rids.at(-1)])
-          : k + 1 < POINT_KINDS.length
-            ? JSON.stringify([k + 1, null])
-            : undefined;
-        return { records, next };
-      }
-      return { records: [], next: undefined };
-    },
-
-    async apply(records, embedder, pushedSeq) {
-      if (records.length === 0) return { downloaded: 0, deleted: 0, conflicts: 0, refused: [] };
-      const touched = { memories: false };
-      const result = await engine.write(async (): Promise<WritePlan<ApplyResult>> => {
-        const outcome: ApplyResult = { downloaded: 0, deleted: 0, conflicts: 0, refused: [] };
-        const changes: RowChange[] = [];
-        const losers: HistoryRow[] = [];
-        const marks: { key: string; value: RemoteMark }[] = [];
-        const at = engine.now();
-
-        /** Decides one pulled record against the local one; throws Refused to skip it. */
-        const applyOne = async (
-          kind: PointKind,
-          remote: SyncRecord,
-          local: LocalRow | undefined,
-          mark: RemoteMark | undefined,
-        ): Promise<void> => {
-          const last = await lastChange(kind, remote.rid);
-          const pendingHere = last !== undefined && last.seq! > pushedSeq;
-          // A row gone here (a block or message is deleted outright) still has the version of
-          // its deletion: the mark of a pulled deletion, or the deletion logged here.
-          const goneVersion: Version | undefined =
-            mark?.deleted === true
-              ? { updatedAt: mark.updatedAt, origin: mark.origin, version: mark.version }
-              : last !== undefined && (pendingHere || last.op === 'delete')
-                ? { updatedAt: last.at, origin: deviceId, version: GONE_VERSION }
-                : undefined;
-          const localVersion: Version | undefined =
-            local === undefined ? goneVersion : versionOf(kind, local, mark, last?.at ?? 0);
-          if (localVersion !== undefined && sameVersion(localVersion, remote)) return;
-          const table = TABLE_OF[kind];
-          const id = kind === 'block' && local !== undefined ? blockRid(local as BlockRow) : remote.rid;
-          // Checked before it can count or be kept: a record add() would refuse is never applied, nor kept in history.
-          const after = remote.deleted ? undefined : rowOf(remote, local, engine.maxContentBytes);
-          const vector = after !== undefined && kind === 'memory' ? vectorOf(remote, embedder.dimensions) : undefined;
-          const mine = pendingHere && localVersion?.origin === deviceId;
-          if (localVersion !== undefined && !remoteWins(remote, localVersion)) {
-            // Older than the version held, with nothing changed here since the last push: an
-            // honest server never serves it (it keeps the newest), so it is a rollback, refused.
-            if (!pendingHere) throw refuse('rollback', remote, 'a version older than the one held here');
-            // A concurrent edit: this device's version wins and will be pushed; the server's is kept
-            // in history, without its text when the record is deleted here (deletions are text-free).
-            if (mine) outcome.conflicts += 1;
-            const goneHere = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined);
-            const loser = after === undefined ? null : goneHere ? textFreeRow(table, after) : after;
-            losers.push({
-              table,
-              recordId: id,
-              op: remote.deleted ? 'delete' : 'update',
-              before: loser,
-              after: local ?? null,
-              at,
-            });
-            return;
-          }
-          if (mine) outcome.conflicts += 1;
-          if (after === undefined) {
-            if (kind !== 'memory')
-              marks.push({
-                key: markKey(kind, remote.rid),
-                value: {
-                  origin: remote.origin,
-                  updatedAt: remote.updatedAt,
-                  version: remote.version,
-                  content: '',
-                  deleted: true,
-                },
-              });
-            if (local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined)) return;
-            outcome.deleted += 1;
-            if (kind === 'memory') {
-              const before = local as MemoryRow;
-              const gone: MemoryRow = {
-                ...before,
-                deletedAt: remote.updatedAt,
-                updatedAt: remote.updatedAt,
-                version: remote.version,
-                origin: remote.origin,
-              };
-              changes.push({ table: 'memories', op: 'delete', id, before, after: gone });
-              touched.memories = true;
-            } else if (kind === 'block') {
-              changes.push({ table: 'blocks', op: 'delete', id, before: local as BlockRow });
-            } else {
-              changes.push({ table: 'messages', op: 'delete', id, before: local as MessageRow });
-            }
-            return;
-          }
-          const op =
-            local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined)
-              ? 'add'
-              : 'update';
-          outcome.downloaded += 1;
-          if (kind === 'memory') {
-            const row = { id, vector: vector!, embedderId: embedder.id };
-            changes.push(
-              local === undefined
-                ? { table: 'memories', op, id, after: after as MemoryRow, vector: row }
-                : { table: 'memories', op, id, before: local as MemoryRow, after: after as MemoryRow, vector: row },
-            );
-            touched.memories = true;
-            return;
-          }
-          if (kind === 'block') {
-            changes.push(
-              local === undefined
-                ? { table: 'blocks', op, id, after: after as BlockRow }
-                : { table: 'blocks', op, id, before: local as BlockRow, after: after as BlockRow },
-            );
-          } else {
-            changes.push(
-              local === undefined
-                ? { table: 'messages', op, id, after: after as MessageRow }
-                : { table: 'messages', op, id, before: local as MessageRow, after: after as MessageRow },
-            );
-          }
-          marks.push({
-            key: markKey(kind, remote.rid),
-            value: {
-              origin: remote.origin,
-              updatedAt: remote.updatedAt,
-              version: remote.version,
-              content: contentOf(kind, after),
-            },
-          });
-        };
-
-        for (const kind of POINT_KINDS) {
-          const indexes: number[] = [];
-          records.forEach((r, index) => {
-            if (r.kind !== kind) return;
-            if (r.rid.length > MAX_RID_CHARS)
-              outcome.refused.push({
-                index,
-                reason: 'over-limit',
-                detail: `pulled ${r.kind}: a record id of ${r.rid.length} characters`,
-              });
-            else indexes.push(index);
-          });
-          if (indexes.length === 0) continue;
-          const rids = indexes.map((i) => records[i]!.rid);
-          const [rows, stored] = await Promise.all([readRows(kind, rids), readMarks(kind, rids)]);
-          for (const [i, index] of indexes.entries()) {
-            try {
-              await applyOne(kind, records[index]!, rows[i], stored[i]);
-            } catch (e) {
-              if (!(e instanceof Refused)) throw e;
-              outcome.refused.push({ index, ...e.refusal });
-            }
-          }
-        }
-        // Bookkeeping in the same transaction: the losing versions and the marks of pulled versions.
-        if (losers.length > 0) await db.history.bulkAdd(losers);
-        if (marks.length > 0) await db.meta.bulkPut(marks);
-        return { changes, result: outcome };
-      });
-      if (touched.memories) await engine.afterWrite();
-      return result;
-    },
-
-    async loadState(key) {
-      return (await loadStates())[key];
-    },
-
-    async saveState(key, state) {
-      await db.transaction('rw', db.meta, async () => {
-        const states = await loadStates();
-        states[key] = state;
-        const pushed = Math.min(...Object.values(states).map((s) => s.pushedSeq));
-        await db.meta.bulkPut([
-          { key: SYNC_STATE_KEY, value: states },
-          { key: SYNC_PUSHED_SEQ_KEY, value: pushed },
-        ]);
-      });
-    },
-  };
+  if (!deleted) {
+    record.body = bodyOf(kind, row);
+    if (vector !== undefined) record.vector = Array.from(vector);
+  }
+  return record;
 }

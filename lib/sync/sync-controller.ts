@@ -8,7 +8,7 @@
  * client is loaded only when a sync with a URL first runs.
  */
 import { AbortError, SyncError, isEngramError } from '../errors.js';
-import { SYNC_STATE_KEY, storeHost, type SyncEngineAccess } from './store-host.js';
+import { SYNC_STATE_KEY, StoreHost, type SyncEngineAccess } from './store-host.js';
 import {
   parseAutoSyncOptions,
   parseSyncOptions,
@@ -96,7 +96,7 @@ export class SyncController {
 
   constructor(engine: SyncEngineAccess) {
     this.#engine = engine;
-    this.#host = storeHost(engine);
+    this.#host = new StoreHost(engine);
   }
 
   /** One sync now; waits for a running one first. */

@@ -2,7 +2,7 @@
  * What sync needs from the engine, and nothing more: the device id, the
  * embedder's identity, the change log, the records it names, the one write
  * path (to apply what was pulled) and a place to keep its cursors. The engine
- * hands sync an implementation (`storeHost`); sync never reaches further in.
+ * hands sync an implementation (`StoreHost`); sync never reaches further in.
  */
 import type { SyncRecord } from './point-codec.js';
 import type { RefusalReason } from './refusals.js';

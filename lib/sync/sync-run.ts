@@ -8,7 +8,7 @@
 import { SyncError, throwIfAborted } from '../errors.js';
 import { PayloadCipher, SEALED_FORMAT, type EncryptionOptions, type KeyCache } from './encryption.js';
 import { decodePoint, encodePoint, type PushPosition, type SyncRecord } from './point-codec.js';
-import type { RefusalLog } from './refusals.js';
+import type { RefusalLog, RefusalReason } from './refusals.js';
 import { withRetry, type RetryPolicy } from './retry.js';
 import type { ApplyResult, ChangeEntry, SyncHost, SyncState } from './sync-host.js';
 import type { CollectionHeader, PointKind, SyncPoint, SyncTarget } from './sync-target.js';
@@ -85,10 +85,9 @@ const FRESH: SyncState = { pushedSeq: 0, seeded: [], pushCounter: 0, pull: [] };
 /** Runs one sync of `host` with `options.target`. */
 export async function runSync(host: SyncHost, options: SyncRunOptions): Promise<SyncResult> {
   const { target, signal } = options;
-  const call = <T>(work: () => Promise<T>): Promise<T> => withRetry(work, options.retry, signal);
-  const progress = (phase: SyncProgress['phase'], done: number): void => options.onProgress?.({ phase, done });
+  const call: Call = (work) => withRetry(work, options.retry, signal);
 
-  progress('connect', 0);
+  options.onProgress?.({ phase: 'connect', done: 0 });
   const embedder = await host.embedder();
   await call(() => target.ensureCollection(embedder.dimensions, { signal }));
   const cipher = await agree(host, options, embedder, call);
@@ -96,28 +95,34 @@ export async function runSync(host: SyncHost, options: SyncRunOptions): Promise<
 
   const stored = await host.loadState(options.key);
   const state: SyncState = structuredClone(stored ?? FRESH);
-  const result: SyncResult = { uploaded: 0, downloaded: 0, deleted: 0, conflicts: 0 };
   // The push counter only grows, even when this store's state was lost (reset(), another
   // URL for the same collection): other devices pull this one by it.
   const onServer = await call(() => target.maxPushSeq(host.deviceId, { signal }));
   state.pushCounter = Math.max(state.pushCounter, onServer);
 
+  const run = new SyncRun(host, options, state, cipher, embedder, call);
   // Kinds this collection has not had from this store yet go first, every record of them;
   // then pull, so that a change made here that lost to a newer one elsewhere counts as a
   // conflict (the server's conditional upsert would refuse it anyway); then push the changes.
-  const seeded = await seed(host, options, state, cipher, result, call, progress);
-  await pull(host, options, state, cipher, embedder, result, call, progress, seeded);
-  await push(host, options, state, cipher, result, call, progress);
-  return result;
+  const seeded = await run.seed();
+  await run.pull(seeded);
+  await run.push();
+  return run.result;
 }
 
 type Call = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** The embedder's identity, as the collection header records it. */
+interface EmbedderIdentity {
+  id: string;
+  dimensions: number;
+}
 
 /** Reads (or writes, for a new collection) the header and checks this device agrees with it. */
 async function agree(
   host: SyncHost,
   options: SyncRunOptions,
-  embedder: { id: string; dimensions: number },
+  embedder: EmbedderIdentity,
   call: Call,
 ): Promise<PayloadCipher | undefined> {
   const { target, signal, encryption } = options;
@@ -192,52 +197,94 @@ function sameCursors(a: Record<string, number>, b: Record<string, number>): bool
   return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
 }
 
-async function pull(
-  host: SyncHost,
-  options: SyncRunOptions,
-  state: SyncState,
-  cipher: PayloadCipher | undefined,
-  embedder: { id: string; dimensions: number },
-  result: SyncResult,
-  call: Call,
-  progress: Progress,
-  seeded: readonly PointKind[],
-): Promise<void> {
-  const wanted = options.kinds;
-  // Groups of kinds pulled together; kinds not yet pulled start a group from the beginning.
-  const groups: { kinds: PointKind[]; cursors: Record<string, number> }[] = state.pull
-    .map((g) => ({ kinds: g.kinds.filter((k) => wanted.includes(k)), cursors: { ...g.cursors } }))
-    .filter((g) => g.kinds.length > 0);
-  const others = state.pull
-    .map((g) => ({ kinds: g.kinds.filter((k) => !wanted.includes(k)), cursors: g.cursors }))
-    .filter((g) => g.kinds.length > 0);
-  const fresh = wanted.filter((k) => !groups.some((g) => g.kinds.includes(k)));
-  if (fresh.length > 0) {
-    // Kinds this sync just seeded: this device's own points of them are the ones it sent.
-    const own = fresh.every((k) => seeded.includes(k)) ? { [host.deviceId]: state.pushCounter } : {};
-    groups.push({ kinds: [...fresh], cursors: own });
+/** Groups of kinds pulled together, each with its cursors per origin device. */
+interface PullGroup {
+  kinds: PointKind[];
+  cursors: Record<string, number>;
+}
+
+/**
+ * The state of one sync while it runs: the host and target, the agreed cipher and
+ * embedder, the cursors (`state`, saved after the work they cover) and the counts so far.
+ */
+class SyncRun {
+  readonly result: SyncResult = { uploaded: 0, downloaded: 0, deleted: 0, conflicts: 0 };
+
+  constructor(
+    private readonly host: SyncHost,
+    private readonly options: SyncRunOptions,
+    private readonly state: SyncState,
+    private readonly cipher: PayloadCipher | undefined,
+    private readonly embedder: EmbedderIdentity,
+    private readonly call: Call,
+  ) {}
+
+  private progress(phase: SyncProgress['phase'], done: number): void {
+    this.options.onProgress?.({ phase, done });
   }
-  const save = async (): Promise<void> => {
-    state.pull = [...groups.map((g) => ({ kinds: g.kinds, cursors: { ...g.cursors } })), ...others];
-    await host.saveState(options.key, state);
-  };
-  const refused = (
-    point: SyncPoint,
-    reason: Parameters<RefusalLog['add']>[0]['reason'],
-    detail: string,
-    kind: PointKind | undefined,
-  ): void => {
-    options.refusals?.add({
-      reason,
-      pointId: point.id.slice(0, 64),
-      ...(kind === undefined ? {} : { kind }),
-      detail,
-      at: Date.now(),
-    });
-  };
-  const maxBytes = Math.max(MIN_PAGE_BYTES, maxPointBytes(host.maxContentBytes));
-  let done = 0;
-  for (const group of groups) {
+
+  private saveState(): Promise<void> {
+    return this.host.saveState(this.options.key, this.state);
+  }
+
+  /** Pushes every record of the kinds not yet seeded to this collection; returns those kinds. */
+  async seed(): Promise<PointKind[]> {
+    const { host, options, state } = this;
+    const unseeded = options.kinds.filter((k) => !state.seeded.includes(k));
+    if (unseeded.length === 0) return [];
+    // First push of these kinds to this collection: every record, not the change log
+    // (which may have been compacted, or skipped them while they were not included).
+    const upTo = await host.lastSeq();
+    let after: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const { records, next } = await host.allRecords(unseeded, after, CHANGE_PAGE);
+      await this.send(records);
+      if (next === undefined) break;
+      after = next;
+    }
+    // Changes made during the scan are pushed again by push(): pushing is idempotent.
+    if (state.seeded.length === 0) state.pushedSeq = Math.max(state.pushedSeq, upTo);
+    state.seeded = [...state.seeded, ...unseeded];
+    await this.saveState();
+    return unseeded;
+  }
+
+  /** Pulls what other devices pushed after this device's cursors; `seeded`: the kinds this run just seeded. */
+  async pull(seeded: readonly PointKind[]): Promise<void> {
+    const { host, state } = this;
+    const wanted = this.options.kinds;
+    // Groups of kinds pulled together; kinds not yet pulled start a group from the beginning.
+    const groups: PullGroup[] = state.pull
+      .map((g) => ({ kinds: g.kinds.filter((k) => wanted.includes(k)), cursors: { ...g.cursors } }))
+      .filter((g) => g.kinds.length > 0);
+    const others = state.pull
+      .map((g) => ({ kinds: g.kinds.filter((k) => !wanted.includes(k)), cursors: g.cursors }))
+      .filter((g) => g.kinds.length > 0);
+    const fresh = wanted.filter((k) => !groups.some((g) => g.kinds.includes(k)));
+    if (fresh.length > 0) {
+      // Kinds this sync just seeded: this device's own points of them are the ones it sent.
+      const own = fresh.every((k) => seeded.includes(k)) ? { [host.deviceId]: state.pushCounter } : {};
+      groups.push({ kinds: [...fresh], cursors: own });
+    }
+    const save = async (): Promise<void> => {
+      state.pull = [...groups.map((g) => ({ kinds: g.kinds, cursors: { ...g.cursors } })), ...others];
+      await this.saveState();
+    };
+    let done = 0;
+    for (const group of groups) done = await this.pullGroup(group, done, save);
+    if (groups.length > 1) {
+      // All caught up: one group again, each origin at the least any group reached (re-reading a little is harmless).
+      const merged: Record<string, number> = {};
+      const origins = Object.keys(groups[0]!.cursors).filter((o) => groups.every((g) => Object.hasOwn(g.cursors, o)));
+      for (const origin of origins) setCursor(merged, origin, Math.min(...groups.map((g) => g.cursors[origin]!)));
+      groups.splice(0, groups.length, { kinds: groups.flatMap((g) => g.kinds), cursors: merged });
+      await save();
+    }
+  }
+
+  /** Pulls one group page by page, saving its cursors after each page; returns the points handled so far. */
+  private async pullGroup(group: PullGroup, done: number, save: () => Promise<void>): Promise<number> {
+    const { host, options } = this;
     const { cursors } = group;
     // The first page looks back a little on other devices' cursors (see PULL_LOOKBACK).
     let query: Record<string, number> = Object.fromEntries(
@@ -251,56 +298,16 @@ async function pull(
       throwIfAborted(options.signal);
       const asked = query;
       const asking = limit;
-      let points: SyncPoint[];
-      try {
-        points = await call(() =>
-          options.target.scrollSince(asked, group.kinds, asking, { signal: options.signal, maxBytes }),
-        );
-      } catch (e) {
-        // An answer too large to read: ask for fewer points. One point that large breaks this
-        // store's limits whatever it holds; it cannot be read to be refused, so the pull stops.
-        if (e instanceof SyncError && e.reason === 'too-large' && asking > 1) {
-          limit = Math.ceil(asking / 2);
-          continue;
-        }
-        throw e;
+      const points = await this.scroll(asked, group.kinds, asking);
+      if (points === undefined) {
+        // An answer too large to read: ask for fewer points.
+        limit = Math.ceil(asking / 2);
+        continue;
       }
-      if (points.length > asking) {
-        throw new SyncError(`scroll: the server sent ${points.length} points for a page of ${asking}`, {
-          reason: 'bad-response',
-        });
-      }
-      const records: SyncRecord[] = [];
-      const pointOf: SyncPoint[] = [];
-      for (const point of points) {
-        const decoded = await decodePoint(point, cipher);
-        if ('refused' in decoded) {
-          refused(point, decoded.refused, decoded.detail, decoded.kind);
-          if (decoded.position !== undefined) advance(cursors, decoded.position);
-          continue;
-        }
-        advance(cursors, decoded.position);
-        if (!group.kinds.includes(decoded.record.kind)) {
-          refused(
-            point,
-            'unrequested',
-            `a ${decoded.record.kind} point, and this pull asked for ${group.kinds.join(', ')}`,
-            decoded.record.kind,
-          );
-          continue;
-        }
-        records.push(decoded.record);
-        pointOf.push(point);
-      }
-      throwIfAborted(options.signal);
-      const applied: ApplyResult = await host.apply(records, embedder, state.pushedSeq);
-      result.downloaded += applied.downloaded;
-      result.deleted += applied.deleted;
-      result.conflicts += applied.conflicts;
-      for (const r of applied.refused) refused(pointOf[r.index]!, r.reason, r.detail, records[r.index]!.kind);
+      await this.applyPage(group, points);
       await save();
       done += points.length;
-      progress('pull', done);
+      this.progress('pull', done);
       if (points.length < asking) break;
       // A full page that moved no cursor would be served again and again: the server is
       // not following the cursors (or serves only refused points); stop here.
@@ -308,31 +315,103 @@ async function pull(
       query = { ...cursors };
       limit = Math.min(options.pageSize, asking * 2);
     }
+    return done;
   }
-  if (groups.length > 1) {
-    // All caught up: one group again, each origin at the least any group reached (re-reading a little is harmless).
-    const merged: Record<string, number> = {};
-    const origins = Object.keys(groups[0]!.cursors).filter((o) => groups.every((g) => Object.hasOwn(g.cursors, o)));
-    for (const origin of origins) setCursor(merged, origin, Math.min(...groups.map((g) => g.cursors[origin]!)));
-    groups.splice(0, groups.length, { kinds: groups.flatMap((g) => g.kinds), cursors: merged });
-    await save();
+
+  /** One scroll page; undefined when the answer was too large to read and a smaller page may be asked. */
+  private async scroll(
+    cursors: Record<string, number>,
+    kinds: readonly PointKind[],
+    limit: number,
+  ): Promise<SyncPoint[] | undefined> {
+    const { options } = this;
+    const maxBytes = Math.max(MIN_PAGE_BYTES, maxPointBytes(this.host.maxContentBytes));
+    let points: SyncPoint[];
+    try {
+      points = await this.call(() =>
+        options.target.scrollSince(cursors, kinds, limit, { signal: options.signal, maxBytes }),
+      );
+    } catch (e) {
+      // One point that large breaks this store's limits whatever it holds; it cannot be
+      // read to be refused, so the pull stops.
+      if (e instanceof SyncError && e.reason === 'too-large' && limit > 1) return undefined;
+      throw e;
+    }
+    if (points.length > limit) {
+      throw new SyncError(`scroll: the server sent ${points.length} points for a page of ${limit}`, {
+        reason: 'bad-response',
+      });
+    }
+    return points;
   }
-}
 
-type Progress = (phase: SyncProgress['phase'], done: number) => void;
+  /** Decodes a page, moves the group's cursors past every point read, and applies the records it may. */
+  private async applyPage(group: PullGroup, points: readonly SyncPoint[]): Promise<void> {
+    const { cursors } = group;
+    const records: SyncRecord[] = [];
+    const pointOf: SyncPoint[] = [];
+    for (const point of points) {
+      const decoded = await decodePoint(point, this.cipher);
+      if ('refused' in decoded) {
+        this.refused(point, decoded.refused, decoded.detail, decoded.kind);
+        if (decoded.position !== undefined) advance(cursors, decoded.position);
+        continue;
+      }
+      advance(cursors, decoded.position);
+      if (!group.kinds.includes(decoded.record.kind)) {
+        this.refused(
+          point,
+          'unrequested',
+          `a ${decoded.record.kind} point, and this pull asked for ${group.kinds.join(', ')}`,
+          decoded.record.kind,
+        );
+        continue;
+      }
+      records.push(decoded.record);
+      pointOf.push(point);
+    }
+    throwIfAborted(this.options.signal);
+    const applied: ApplyResult = await this.host.apply(records, this.embedder, this.state.pushedSeq);
+    this.result.downloaded += applied.downloaded;
+    this.result.deleted += applied.deleted;
+    this.result.conflicts += applied.conflicts;
+    for (const r of applied.refused) this.refused(pointOf[r.index]!, r.reason, r.detail, records[r.index]!.kind);
+  }
 
-/** Sends records in batches, each point with the next push counter of this device. */
-function sender(
-  host: SyncHost,
-  options: SyncRunOptions,
-  state: SyncState,
-  cipher: PayloadCipher | undefined,
-  result: SyncResult,
-  call: Call,
-  progress: Progress,
-): (records: readonly SyncRecord[]) => Promise<void> {
-  const { signal } = options;
-  return async (records) => {
+  private refused(point: SyncPoint, reason: RefusalReason, detail: string, kind: PointKind | undefined): void {
+    this.options.refusals?.add({
+      reason,
+      pointId: point.id.slice(0, 64),
+      ...(kind === undefined ? {} : { kind }),
+      detail,
+      at: Date.now(),
+    });
+  }
+
+  /** Pushes this device's changes logged after `state.pushedSeq`, the latest version of each record. */
+  async push(): Promise<void> {
+    const { host, options, state } = this;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      throwIfAborted(options.signal);
+      const entries = await host.changesAfter(state.pushedSeq, CHANGE_PAGE);
+      if (entries.length === 0) return;
+      const latest = new Map<string, ChangeEntry>();
+      for (const entry of entries) {
+        if (entry.kind === undefined || !options.kinds.includes(entry.kind)) continue;
+        const key = `${entry.kind}:${entry.rid}`;
+        latest.delete(key);
+        latest.set(key, entry);
+      }
+      await this.send(await host.records([...latest.values()], true));
+      state.pushedSeq = entries[entries.length - 1]!.seq;
+      await this.saveState();
+    }
+  }
+
+  /** Sends records in batches, each point with the next push counter of this device. */
+  private async send(records: readonly SyncRecord[]): Promise<void> {
+    const { host, options, state } = this;
+    const { signal } = options;
     for (let i = 0; i < records.length; i += options.batchSize) {
       throwIfAborted(signal);
       const batch = records.slice(i, i + options.batchSize);
@@ -340,71 +419,14 @@ function sender(
       // device that saw part of a failed batch can skip a point of it.
       const first = state.pushCounter + 1;
       state.pushCounter += batch.length;
-      await host.saveState(options.key, state);
+      await this.saveState();
       const points: SyncPoint[] = [];
-      for (const [j, record] of batch.entries()) points.push(await encodePoint(record, first + j, cipher));
-      await call(() => options.target.upsert(points, { signal }));
+      for (const [j, record] of batch.entries()) points.push(await encodePoint(record, first + j, this.cipher));
+      await this.call(() => options.target.upsert(points, { signal }));
       // This device has seen its own points.
-      for (const group of state.pull) group.cursors = { ...group.cursors, [host.deviceId]: state.pushCounter };
-      result.uploaded += batch.length;
-      progress('push', result.uploaded);
+      for (const g of state.pull) g.cursors = { ...g.cursors, [host.deviceId]: state.pushCounter };
+      this.result.uploaded += batch.length;
+      this.progress('push', this.result.uploaded);
     }
-  };
-}
-
-/** Pushes every record of the kinds not yet seeded to this collection; returns those kinds. */
-async function seed(
-  host: SyncHost,
-  options: SyncRunOptions,
-  state: SyncState,
-  cipher: PayloadCipher | undefined,
-  result: SyncResult,
-  call: Call,
-  progress: Progress,
-): Promise<PointKind[]> {
-  const unseeded = options.kinds.filter((k) => !state.seeded.includes(k));
-  if (unseeded.length === 0) return [];
-  // First push of these kinds to this collection: every record, not the change log
-  // (which may have been compacted, or skipped them while they were not included).
-  const send = sender(host, options, state, cipher, result, call, progress);
-  const upTo = await host.lastSeq();
-  let after: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const { records, next } = await host.allRecords(unseeded, after, CHANGE_PAGE);
-    await send(records);
-    if (next === undefined) break;
-    after = next;
-  }
-  // Changes made during the scan are pushed again by push(): pushing is idempotent.
-  if (state.seeded.length === 0) state.pushedSeq = Math.max(state.pushedSeq, upTo);
-  state.seeded = [...state.seeded, ...unseeded];
-  await host.saveState(options.key, state);
-  return unseeded;
-}
-
-async function push(
-  host: SyncHost,
-  options: SyncRunOptions,
-  state: SyncState,
-  cipher: PayloadCipher | undefined,
-  result: SyncResult,
-  call: Call,
-  progress: Progress,
-): Promise<void> {
-  const send = sender(host, options, state, cipher, result, call, progress);
-  for (let page = 0; page < MAX_PAGES; page++) {
-    throwIfAborted(options.signal);
-    const entries = await host.changesAfter(state.pushedSeq, CHANGE_PAGE);
-    if (entries.length === 0) return;
-    const latest = new Map<string, ChangeEntry>();
-    for (const entry of entries) {
-      if (entry.kind === undefined || !options.kinds.includes(entry.kind)) continue;
-      const key = `${entry.kind}:${entry.rid}`;
-      latest.delete(key);
-      latest.set(key, entry);
-    }
-    await send(await host.records([...latest.values()], true));
-    state.pushedSeq = entries[entries.length - 1]!.seq;
-    await host.saveState(options.key, state);
   }
 }
