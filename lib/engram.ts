@@ -37,13 +37,19 @@ import { forgetScope, type ForgetResult, type ForgetScope } from './engine/forge
 import { syncMetaKeysOf } from './sync/store-host.js';
 import { DEFAULT_HISTORY_LIMIT } from './store/write.js';
 import { storeError } from './store/write.js';
-import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories.js';
-import { ensureKeywordIndex } from './engine/keyword-reindex.js';
+import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories/memories.js';
+import { ensureKeywordIndex } from './engine/keywords/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
-import { exportStore, importParsed, parseExport, type ImportMode, type TransferOptions } from './engine/transfer.js';
-import { flushKeywordState, resetKeywordState } from './engine/keyword-state.js';
-import { SemanticIndex, type EmbedderSource } from './engine/semantic-index.js';
-import type { IndexOrigin, LongWorkOptions } from './engine/vector-state.js';
+import {
+  exportStore,
+  importParsed,
+  parseExport,
+  type ImportMode,
+  type TransferOptions,
+} from './engine/transfer/transfer.js';
+import { flushKeywordState, resetKeywordState } from './engine/keywords/keyword-state.js';
+import { SemanticIndex, type EmbedderSource } from './engine/vectors/semantic-index.js';
+import type { IndexOrigin, LongWorkOptions } from './engine/vectors/vector-state.js';
 import { SyncController, type SyncStatus } from './sync/sync-controller.js';
 import type { AutoSyncOptions, SyncOptions } from './sync/sync-options.js';
 import type { SyncResult } from './sync/sync-run.js';

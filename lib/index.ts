@@ -4,15 +4,15 @@
 export { Engram } from './engram.js';
 export type { EngramOptions, EngramStats } from './engram.js';
 export type { DamagedRow } from './engine/engine-store.js';
-export type { Message } from './engine/messages.js';
+export type { Message } from './engine/conversation/messages.js';
 export type { MessageInput } from './memory/message-input.js';
-export type { AddOutcome, AddResult, MemoryItem, MemoryHistoryEntry } from './engine/memories.js';
+export type { AddOutcome, AddResult, MemoryItem, MemoryHistoryEntry } from './engine/memories/memories.js';
 export type { ForgetResult, ForgetScope } from './engine/forget.js';
-export type { SearchMode } from './engine/memory-search.js';
+export type { SearchMode } from './engine/memories/memory-search.js';
 export { DEFAULT_RETRIEVAL_PROFILE, retrievalProfile } from './search/retrieval-profile.js';
 export type { QueryForm, RetrievalProfile } from './search/retrieval-profile.js';
-export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vector-state.js';
-export type { ImportMode, TransferOptions, TransferProgress } from './engine/transfer.js';
+export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vectors/vector-state.js';
+export type { ImportMode, TransferOptions, TransferProgress } from './engine/transfer/transfer.js';
 
 export { Conversation } from './memory/conversation.js';
 export type { ConversationOptions, GetMessagesOptions } from './memory/conversation.js';

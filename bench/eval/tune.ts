@@ -9,7 +9,7 @@
  * Per question it reads, once: the cosine similarity of every memory of the
  * scope with the query embedded in each form (content words, the question),
  * from the same embedder instance engram stored the memories with, and
- * engram's keyword hits. Then, exactly as lib/engine/memory-search.ts ranks
+ * engram's keyword hits. Then, exactly as lib/engine/memories/memory-search.ts ranks
  * (40 best of each side, lib/search/fusion.ts `fuse`), each candidate:
  *
  * 1. vector mode's query form: the one with the best mean recall (@5 and @10) over the sets;
@@ -38,7 +38,7 @@ import { countedQuestions, loadLocomo, locomoDir, LOCOMO_HELP } from './locomo.j
 import { firstHit, scoresOf, type Scores } from './metrics.js';
 import { evalModels } from './models.js';
 
-/** The best of each side that hybrid fuses (lib/engine/memory-search.ts: max(limit × 4, 40) at limit 10). */
+/** The best of each side that hybrid fuses (lib/engine/memories/memory-search.ts: max(limit × 4, 40) at limit 10). */
 const POOL = 40;
 const FORMS: readonly QueryForm[] = ['content-words', 'question'];
 const VECTOR_WEIGHTS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];

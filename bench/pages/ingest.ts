@@ -11,7 +11,7 @@ import { Engram, TransformersEmbedder, type Embedder } from '../../lib/index.js'
 import { normalizeText } from '../../lib/search/analyze.js';
 import { EngineStore } from '../../lib/engine/engine-store.js';
 import { openStore } from '../../lib/engine/open-store.js';
-import { memoryHash } from '../../lib/engine/memories.js';
+import { memoryHash } from '../../lib/engine/memories/memories.js';
 import { createIndex, promote } from '../../lib/vector/choose-index.js';
 import type { MemoryRow } from '../../lib/store/rows.js';
 import type { RowChange } from '../../lib/store/write.js';

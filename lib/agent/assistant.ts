@@ -10,7 +10,7 @@ import { AgentTools } from './tools.js';
 import type { Engram } from '../engram.js';
 import { toChatModel, type ChatModel, type LlmOption } from '../llm/chat-model.js';
 import { requireOptions } from '../util/validate.js';
-import type { AddResult } from '../engine/memories.js';
+import type { AddResult } from '../engine/memories/memories.js';
 import type { SearchResult } from '../memory/long-term.js';
 import {
   beginTurn,

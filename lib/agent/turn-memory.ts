@@ -9,7 +9,7 @@
  */
 import { ValidationError } from '../errors.js';
 import type { Engram } from '../engram.js';
-import type { AddResult } from '../engine/memories.js';
+import type { AddResult } from '../engine/memories/memories.js';
 import type { ChatTurn } from '../llm/chat-model.js';
 import type { Conversation } from '../memory/conversation.js';
 import type { SearchResult } from '../memory/long-term.js';

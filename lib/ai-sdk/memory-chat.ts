@@ -17,7 +17,7 @@ import {
   type TurnSettings,
   type TurnTimings,
 } from '../agent/turn-memory.js';
-import type { AddResult } from '../engine/memories.js';
+import type { AddResult } from '../engine/memories/memories.js';
 import type { Engram } from '../engram.js';
 import { ClosedError } from '../errors.js';
 import type { ChatTurn } from '../llm/chat-model.js';

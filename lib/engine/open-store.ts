@@ -6,7 +6,7 @@ import { bumpGeneration, GENERATION_KEY } from '../store/generation.js';
 import { ALL_TABLES, EngramDb, SCHEMA_VERSION } from '../store/schema.js';
 import { storeError } from '../store/write.js';
 import { newId } from '../util/id.js';
-import { ANALYZER_KEY } from './keyword-reindex.js';
+import { ANALYZER_KEY } from './keywords/keyword-reindex.js';
 
 /** Opens (or creates) the database `name` and returns it with this device's id. */
 export async function openStore(name: string): Promise<{ db: EngramDb; deviceId: string }> {

@@ -7,7 +7,7 @@
 import { BaseListChatMessageHistory } from '@langchain/core/chat_history';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { Engram } from '../engram.js';
-import type { Message } from '../engine/messages.js';
+import type { Message } from '../engine/conversation/messages.js';
 import type { Conversation } from '../memory/conversation.js';
 import type { MessageInput } from '../memory/message-input.js';
 import type { Json, Metadata } from '../store/rows.js';

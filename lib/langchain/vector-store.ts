@@ -8,7 +8,7 @@ import { Document, type DocumentInterface } from '@langchain/core/documents';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 import { VectorStore } from '@langchain/core/vectorstores';
 import type { Engram } from '../engram.js';
-import type { SearchMode } from '../engine/memory-search.js';
+import type { SearchMode } from '../engine/memories/memory-search.js';
 import type { MemoryScope, SearchResult } from '../memory/long-term.js';
 import type { MemoryFilters } from '../search/filters.js';
 import type { Metadata } from '../store/rows.js';

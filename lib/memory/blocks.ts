@@ -11,7 +11,7 @@ import {
   updateBlock,
   type BlockOwner,
   type BlockWrite,
-} from '../engine/block-rows.js';
+} from '../engine/conversation/block-rows.js';
 import type { EngineStore } from '../engine/engine-store.js';
 import type { BlockRow } from '../store/rows.js';
 import { optionalId, requireId, requireInt, requireOptions } from '../util/validate.js';

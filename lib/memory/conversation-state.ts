@@ -4,7 +4,7 @@
  */
 import { ValidationError } from '../errors.js';
 import type { EngineStore } from '../engine/engine-store.js';
-import type { Message, ThreadRef } from '../engine/messages.js';
+import type { Message, ThreadRef } from '../engine/conversation/messages.js';
 import { newId } from '../util/id.js';
 import { validateMessage } from './message-input.js';
 import type { MessageRow } from '../store/rows.js';

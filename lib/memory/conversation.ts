@@ -21,12 +21,12 @@ import {
   type Message,
   type Placement,
   type ThreadRef,
-} from '../engine/messages.js';
+} from '../engine/conversation/messages.js';
 import { validateMessage, type MessageInput } from './message-input.js';
-import { searchMessagesByText } from '../engine/message-search.js';
+import { searchMessagesByText } from '../engine/conversation/message-search.js';
 import { ROLES, type MessageRow, type Role } from '../store/rows.js';
 import { optionalId, requireInt, requireOneOf, requireOptions } from '../util/validate.js';
-import { listBlocks } from '../engine/block-rows.js';
+import { listBlocks } from '../engine/conversation/block-rows.js';
 import { validateState, type ConversationState } from './conversation-state.js';
 import { buildContextWindow, type ContextWindow } from './context-window.js';
 

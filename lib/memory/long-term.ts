@@ -18,11 +18,11 @@ import {
   type MemoryInput,
   type MemoryItem,
   type MemoryPatch,
-} from '../engine/memories.js';
-import { SEARCH_MODES, searchMemories, type SearchMode } from '../engine/memory-search.js';
-import { DEDUPE_MODES, type DedupeMode } from '../engine/near-duplicates.js';
-import type { SemanticIndex } from '../engine/semantic-index.js';
-import { inferAndApply } from '../engine/infer.js';
+} from '../engine/memories/memories.js';
+import { SEARCH_MODES, searchMemories, type SearchMode } from '../engine/memories/memory-search.js';
+import { DEDUPE_MODES, type DedupeMode } from '../engine/memories/near-duplicates.js';
+import type { SemanticIndex } from '../engine/vectors/semantic-index.js';
+import { inferAndApply } from '../engine/memories/infer.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { retrievalProfile } from '../search/retrieval-profile.js';
 import { compileFilters, type MemoryFilters, type Scope } from '../search/filters.js';

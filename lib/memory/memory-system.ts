@@ -5,9 +5,9 @@
  */
 import { ValidationError } from '../errors.js';
 import type { EngineStore } from '../engine/engine-store.js';
-import { deleteMatching, matchingRows, toItem, type MemoryItem } from '../engine/memories.js';
-import { searchMemories, type ScoredMemory } from '../engine/memory-search.js';
-import type { SemanticIndex } from '../engine/semantic-index.js';
+import { deleteMatching, matchingRows, toItem, type MemoryItem } from '../engine/memories/memories.js';
+import { searchMemories, type ScoredMemory } from '../engine/memories/memory-search.js';
+import type { SemanticIndex } from '../engine/vectors/semantic-index.js';
 import {
   addTrace,
   evictShortTerm,
@@ -16,7 +16,7 @@ import {
   listTraces,
   rememberKeyed,
   touch,
-} from '../engine/keyed-memories.js';
+} from '../engine/memories/keyed-memories.js';
 import { compileFilters, type Scope } from '../search/filters.js';
 import { TIERS, type Json, type Metadata, type Tier, type TraceRow } from '../store/rows.js';
 import {

@@ -3,7 +3,7 @@
  * face turns input into a row here, so the engine only ever sees valid rows.
  */
 import type { EngineStore } from '../engine/engine-store.js';
-import { messageHash, type ThreadRef } from '../engine/messages.js';
+import { messageHash, type ThreadRef } from '../engine/conversation/messages.js';
 import { ROLES, type MessageRow, type Metadata, type Role } from '../store/rows.js';
 import { newId } from '../util/id.js';
 import {

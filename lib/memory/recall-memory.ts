@@ -9,7 +9,7 @@ import {
   searchMessagesByText,
   type MessageFilter,
   type MessagePage,
-} from '../engine/message-search.js';
+} from '../engine/conversation/message-search.js';
 import { ROLES, type Role } from '../store/rows.js';
 import { optionalId, requireInt, requireOneOf, requireOptions, requireTime } from '../util/validate.js';
 

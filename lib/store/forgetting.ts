@@ -9,7 +9,7 @@ import type { HistoryRow, MemoryRow, TableName } from './rows.js';
 
 /**
  * `meta` keys of snapshots that hold words of the texts (the keyword postings,
- * SNAPSHOT_KEY of engine/keyword-state.ts). A deletion drops them in its
+ * SNAPSHOT_KEY of engine/keywords/keyword-state.ts). A deletion drops them in its
  * transaction; the open instance writes a fresh one on close, and an instance
  * that crashed first rebuilds its postings from the terms rows.
  */

@@ -9,11 +9,11 @@
 import { expect } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { EngineStore } from '../../lib/engine/engine-store.js';
-import { addMemories, deleteMemories, type MemoryInput } from '../../lib/engine/memories.js';
-import { MAX_UNAPPLIED } from '../../lib/engine/near-duplicates.js';
+import { addMemories, deleteMemories, type MemoryInput } from '../../lib/engine/memories/memories.js';
+import { MAX_UNAPPLIED } from '../../lib/engine/memories/near-duplicates.js';
 import { openStore } from '../../lib/engine/open-store.js';
-import { SemanticIndex } from '../../lib/engine/semantic-index.js';
-import type { VectorState } from '../../lib/engine/vector-state.js';
+import { SemanticIndex } from '../../lib/engine/vectors/semantic-index.js';
+import type { VectorState } from '../../lib/engine/vectors/vector-state.js';
 import { held } from './held-snapshots.js';
 
 const embedder = new HashEmbedder({ dimensions: 64 });

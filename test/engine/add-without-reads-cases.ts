@@ -9,9 +9,9 @@
 import { expect } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { EngineStore } from '../../lib/engine/engine-store.js';
-import { addMemories, deleteMemories, type MemoryInput } from '../../lib/engine/memories.js';
+import { addMemories, deleteMemories, type MemoryInput } from '../../lib/engine/memories/memories.js';
 import { openStore } from '../../lib/engine/open-store.js';
-import { SemanticIndex } from '../../lib/engine/semantic-index.js';
+import { SemanticIndex } from '../../lib/engine/vectors/semantic-index.js';
 
 const embedder = new HashEmbedder({ dimensions: 64 });
 const input = (text: string, userId = 'u'): MemoryInput => ({

@@ -1,7 +1,7 @@
 // Import against a crafted file: the store keeps its limits, its forgetting and its scopes (issue 23).
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import { digestOf } from '../../lib/engine/export-digest.js';
+import { digestOf } from '../../lib/engine/transfer/export-digest.js';
 import { Engram, ImportError } from '../../lib/index.js';
 import { rawStore, tablesHolding } from './raw-store.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import type { IndexProgress } from '../../lib/engine/vector-state.js';
+import type { IndexProgress } from '../../lib/engine/vectors/vector-state.js';
 import { Engram } from '../../lib/index.js';
-import { ScopeTable, type ScopeColumns, type ScopeTuple } from '../../lib/engine/scope-table.js';
+import { ScopeTable, type ScopeColumns, type ScopeTuple } from '../../lib/engine/vectors/scope-table.js';
 import { EngramDb } from '../../lib/store/schema.js';
 
 const embedder = (d = 64): HashEmbedder => new HashEmbedder({ dimensions: d });

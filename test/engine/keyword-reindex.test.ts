@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import { ANALYZER_KEY, ensureKeywordIndex } from '../../lib/engine/keyword-reindex.js';
+import { ANALYZER_KEY, ensureKeywordIndex } from '../../lib/engine/keywords/keyword-reindex.js';
 import { Engram, ValidationError } from '../../lib/index.js';
 import { ANALYZER_ID, analyzerId, loadAnalyzer } from '../../lib/search/analyze.js';
 import { EngramDb } from '../../lib/store/schema.js';

@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest';
 import { EngineStore } from '../../lib/engine/engine-store.js';
-import type { KeywordResult } from '../../lib/engine/keyword-state.js';
+import type { KeywordResult } from '../../lib/engine/keywords/keyword-state.js';
 import { openStore } from '../../lib/engine/open-store.js';
 import { keywordSearch } from '../../lib/search/keyword-search.js';
 import type { Corpus, TermsEntry } from '../../lib/store/keyword-terms.js';

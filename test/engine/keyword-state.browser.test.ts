@@ -2,7 +2,7 @@
 // terms rows, kept current from the change log, restored from its snapshot,
 // and ranking exactly like the IndexedDB keyword search, scoped and unscoped.
 import { describe, expect, it } from 'vitest';
-import { KeywordState } from '../../lib/engine/keyword-state.js';
+import { KeywordState } from '../../lib/engine/keywords/keyword-state.js';
 import { MESSAGE_CORPUS } from '../../lib/store/keyword-terms.js';
 import {
   MESSAGE_SCOPES,

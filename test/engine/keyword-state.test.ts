@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineStore } from '../../lib/engine/engine-store.js';
-import { KeywordState } from '../../lib/engine/keyword-state.js';
+import { KeywordState } from '../../lib/engine/keywords/keyword-state.js';
 import { resetStore } from '../../lib/engine/open-store.js';
 import { MESSAGE_CORPUS } from '../../lib/store/keyword-terms.js';
 import { Engram, HashEmbedder } from '../../lib/index.js';

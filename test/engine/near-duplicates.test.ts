@@ -3,7 +3,7 @@ import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { ValidationError, type Engram } from '../../lib/index.js';
 import { Engram as EngramClass } from '../../lib/index.js';
 import { openStore } from '../../lib/engine/open-store.js';
-import { ScopeTable, type ScopeColumns } from '../../lib/engine/scope-table.js';
+import { ScopeTable, type ScopeColumns } from '../../lib/engine/vectors/scope-table.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { openTemp } from '../helpers.js';
 import { quickEmbedderOverlaps, slowEmbedderWaits } from './overlapped-add-cases.js';

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import { scopesMatchStore } from '../../lib/engine/scope-check.js';
-import { ScopeTable, type ScopeColumns } from '../../lib/engine/scope-table.js';
+import { scopesMatchStore } from '../../lib/engine/vectors/scope-check.js';
+import { ScopeTable, type ScopeColumns } from '../../lib/engine/vectors/scope-table.js';
 import { Engram } from '../../lib/index.js';
 import type { MemoryRow } from '../../lib/store/rows.js';
 import { EngramDb } from '../../lib/store/schema.js';

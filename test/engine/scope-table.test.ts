@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScopeTable } from '../../lib/engine/scope-table.js';
+import { ScopeTable } from '../../lib/engine/vectors/scope-table.js';
 import { compileFilters } from '../../lib/search/filters.js';
 import type { MemoryRow } from '../../lib/store/rows.js';
 import { rng } from '../helpers.js';

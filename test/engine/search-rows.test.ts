@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { EngineStore } from '../../lib/engine/engine-store.js';
-import { addMemories, type MemoryInput } from '../../lib/engine/memories.js';
-import { searchMemories } from '../../lib/engine/memory-search.js';
+import { addMemories, type MemoryInput } from '../../lib/engine/memories/memories.js';
+import { searchMemories } from '../../lib/engine/memories/memory-search.js';
 import { openStore } from '../../lib/engine/open-store.js';
-import { SemanticIndex } from '../../lib/engine/semantic-index.js';
+import { SemanticIndex } from '../../lib/engine/vectors/semantic-index.js';
 import { compileFilters } from '../../lib/search/filters.js';
 import { manualClock } from '../helpers.js';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { EngineStore } from '../../lib/engine/engine-store.js';
-import { addMemories, deleteMemories, updateMemory, type MemoryInput } from '../../lib/engine/memories.js';
+import { addMemories, deleteMemories, updateMemory, type MemoryInput } from '../../lib/engine/memories/memories.js';
 import { openStore } from '../../lib/engine/open-store.js';
 import { waitInTransaction } from '../../lib/store/write.js';
-import { SemanticIndex } from '../../lib/engine/semantic-index.js';
-import { VectorState } from '../../lib/engine/vector-state.js';
+import { SemanticIndex } from '../../lib/engine/vectors/semantic-index.js';
+import { VectorState } from '../../lib/engine/vectors/vector-state.js';
 import { waitUntil } from '../helpers.js';
 
 const embedder = new HashEmbedder({ dimensions: 64 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import type { IndexProgress } from '../../lib/engine/vector-state.js';
+import type { IndexProgress } from '../../lib/engine/vectors/vector-state.js';
 import { DimensionMismatchError, Engram } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { getSnapshot, putSnapshot } from '../../lib/store/snapshot-chunks.js';

@@ -5,14 +5,14 @@
  * in an unusable shape or not in time, the raw input is stored instead and the
  * error is reported: nothing is lost.
  */
-import { isEngramError, LlmError, throwIfAborted } from '../errors.js';
-import { callModel, DEFAULT_MODEL_TIMEOUT_MS, type ChatModel } from '../llm/chat-model.js';
-import { decideUpdates, extractFacts, type MemoryDecision } from '../llm/extract.js';
-import { compileFilters, type Scope } from '../search/filters.js';
-import type { MemoryRow, Metadata } from '../store/rows.js';
-import type { RowChange } from '../store/write.js';
-import { utf8Length } from '../util/hash.js';
-import type { EngineStore } from './engine-store.js';
+import { isEngramError, LlmError, throwIfAborted } from '../../errors.js';
+import { callModel, DEFAULT_MODEL_TIMEOUT_MS, type ChatModel } from '../../llm/chat-model.js';
+import { decideUpdates, extractFacts, type MemoryDecision } from '../../llm/extract.js';
+import { compileFilters, type Scope } from '../../search/filters.js';
+import type { MemoryRow, Metadata } from '../../store/rows.js';
+import type { RowChange } from '../../store/write.js';
+import { utf8Length } from '../../util/hash.js';
+import type { EngineStore } from '../engine-store.js';
 import {
   addMemories,
   afterWrite,
@@ -25,7 +25,7 @@ import {
   type MemoryInput,
 } from './memories.js';
 import { searchMemories } from './memory-search.js';
-import type { SemanticIndex } from './semantic-index.js';
+import type { SemanticIndex } from '../vectors/semantic-index.js';
 
 const SIMILAR_PER_FACT = 5;
 

@@ -4,12 +4,12 @@
  * a message is in the agent's context window. Trimmed messages stay in the log
  * (and in recall search) until deleted.
  */
-import { ValidationError } from '../errors.js';
-import type { MessageRow, Metadata, Role } from '../store/rows.js';
-import type { RowChange } from '../store/write.js';
-import { MAX_KEY, MIN_KEY } from '../store/write.js';
-import { contentHash } from '../util/hash.js';
-import type { EngineStore } from './engine-store.js';
+import { ValidationError } from '../../errors.js';
+import type { MessageRow, Metadata, Role } from '../../store/rows.js';
+import type { RowChange } from '../../store/write.js';
+import { MAX_KEY, MIN_KEY } from '../../store/write.js';
+import { contentHash } from '../../util/hash.js';
+import type { EngineStore } from '../engine-store.js';
 
 /** A stored message as faces return it. */
 export interface Message {

@@ -6,17 +6,17 @@
  * the weights of the fusion, are the embedding model's (lib/search/retrieval-profile.ts);
  * the keyword side uses the store's analyzer.
  */
-import { ExactIndex } from '../vector/exact-index.js';
-import { vectorDefect } from '../vector/vector-checks.js';
-import type { CompiledFilter } from '../search/filters.js';
-import { fuse, hybridRelevance, vectorRelevance, type FusedHit } from '../search/fusion.js';
-import { retrievalProfile } from '../search/retrieval-profile.js';
-import { MEMORY_CORPUS } from '../store/keyword-terms.js';
-import type { MemoryRow } from '../store/rows.js';
-import type { EngineStore } from './engine-store.js';
-import { keywordState } from './keyword-state.js';
+import { ExactIndex } from '../../vector/exact-index.js';
+import { vectorDefect } from '../../vector/vector-checks.js';
+import type { CompiledFilter } from '../../search/filters.js';
+import { fuse, hybridRelevance, vectorRelevance, type FusedHit } from '../../search/fusion.js';
+import { retrievalProfile } from '../../search/retrieval-profile.js';
+import { MEMORY_CORPUS } from '../../store/keyword-terms.js';
+import type { MemoryRow } from '../../store/rows.js';
+import type { EngineStore } from '../engine-store.js';
+import { keywordState } from '../keywords/keyword-state.js';
 import { matchingRows } from './memories.js';
-import type { SemanticIndex } from './semantic-index.js';
+import type { SemanticIndex } from '../vectors/semantic-index.js';
 
 /** How results are found. */
 export type SearchMode = 'hybrid' | 'vector' | 'keyword';
@@ -106,7 +106,7 @@ export async function searchMemories(
 
   let keywordRanked: { id: string; score: number; relevance: number }[] = [];
   if (keywords !== undefined) {
-    // In-memory postings (lib/engine/keyword-state.ts): a scope is filtered inside the walk of the
+    // In-memory postings (lib/engine/keywords/keyword-state.ts): a scope is filtered inside the walk of the
     // query terms' postings or, when small against them (one user of many), its memories alone are
     // scored by binary search in those postings; the ranking is the same either way.
     // Caught up above, with the vector index: not again here.

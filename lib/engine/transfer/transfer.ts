@@ -7,20 +7,20 @@
  * the store as it was.
  */
 import type { IndexableType } from 'dexie';
-import { ImportError, throwIfAborted } from '../errors.js';
-import { checkRow, type RowKind } from '../store/row-checks.js';
-import { rowLimitProblem, type RowLimits } from '../store/row-limits.js';
-import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../store/rows.js';
-import { textFreeHistory } from '../store/forgetting.js';
-import { bumpGeneration } from '../store/generation.js';
-import { SCOPE_FIELDS } from '../search/filters.js';
-import { deleteSnapshot } from '../store/snapshot-chunks.js';
-import { BLOCKS_TABLE, SCHEMA_VERSION, type EngramDb } from '../store/schema.js';
-import { blockRecordId, storeError, type RowChange } from '../store/write.js';
+import { ImportError, throwIfAborted } from '../../errors.js';
+import { checkRow, type RowKind } from '../../store/row-checks.js';
+import { rowLimitProblem, type RowLimits } from '../../store/row-limits.js';
+import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../../store/rows.js';
+import { textFreeHistory } from '../../store/forgetting.js';
+import { bumpGeneration } from '../../store/generation.js';
+import { SCOPE_FIELDS } from '../../search/filters.js';
+import { deleteSnapshot } from '../../store/snapshot-chunks.js';
+import { BLOCKS_TABLE, SCHEMA_VERSION, type EngramDb } from '../../store/schema.js';
+import { blockRecordId, storeError, type RowChange } from '../../store/write.js';
 import { digestOf, verifyDigest } from './export-digest.js';
 import { ImportDuplicates } from './import-duplicates.js';
-import type { EngineStore } from './engine-store.js';
-import type { EmbedderRecord } from './semantic-index.js';
+import type { EngineStore } from '../engine-store.js';
+import type { EmbedderRecord } from '../vectors/semantic-index.js';
 
 /** The format name and version written in every export header. */
 export const EXPORT_FORMAT = 'engram-export';

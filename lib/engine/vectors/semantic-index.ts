@@ -4,14 +4,14 @@
  * embedder refuses another with DimensionMismatchError unless re-embedding is
  * asked for, which re-embeds every live memory and rebuilds the index.
  */
-import { DimensionMismatchError, EmbeddingError, isEngramError, throwIfAborted } from '../errors.js';
-import { CachedEmbedder } from '../embed/cached-embedder.js';
-import { validateEmbeddings, type Embedder } from '../embed/embedder.js';
-import type { VectorRow } from '../store/rows.js';
-import { storeError } from '../store/write.js';
-import { deleteSnapshot } from '../store/snapshot-chunks.js';
-import { untilAborted } from '../util/abort.js';
-import type { EngineStore } from './engine-store.js';
+import { DimensionMismatchError, EmbeddingError, isEngramError, throwIfAborted } from '../../errors.js';
+import { CachedEmbedder } from '../../embed/cached-embedder.js';
+import { validateEmbeddings, type Embedder } from '../../embed/embedder.js';
+import type { VectorRow } from '../../store/rows.js';
+import { storeError } from '../../store/write.js';
+import { deleteSnapshot } from '../../store/snapshot-chunks.js';
+import { untilAborted } from '../../util/abort.js';
+import type { EngineStore } from '../engine-store.js';
 import { VectorState, isLive, type LongWorkOptions } from './vector-state.js';
 
 /** The embedder a store was written with. */

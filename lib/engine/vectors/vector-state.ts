@@ -10,19 +10,19 @@
  * and rebuilt when it does not agree. A stored vector that cannot be indexed
  * (wrong length, NaN) is skipped and reported, never fatal.
  */
-import { isEngramError, throwIfAborted } from '../errors.js';
-import { BufferedIndex } from '../vector/buffered-index.js';
-import { createIndex, EXACT_CROSSOVER, preloadHnsw, promote, restoreIndex } from '../vector/choose-index.js';
-import { snapshotChecksumHolds } from '../vector/snapshot-format.js';
-import { ExactIndex } from '../vector/exact-index.js';
-import type { VectorIndex } from '../vector/vector-index.js';
-import type { MemoryRow, VectorRow } from '../store/rows.js';
-import { readLastSeq, readLogFloor } from '../store/change-log.js';
-import { readGeneration } from '../store/generation.js';
-import { getSnapshot, putSnapshot } from '../store/snapshot-chunks.js';
-import { storeError, type LoggedWrite } from '../store/write.js';
-import { vectorDefect } from '../vector/vector-checks.js';
-import type { DamagedRow, EngineStore } from './engine-store.js';
+import { isEngramError, throwIfAborted } from '../../errors.js';
+import { BufferedIndex } from '../../vector/buffered-index.js';
+import { createIndex, EXACT_CROSSOVER, preloadHnsw, promote, restoreIndex } from '../../vector/choose-index.js';
+import { snapshotChecksumHolds } from '../../vector/snapshot-format.js';
+import { ExactIndex } from '../../vector/exact-index.js';
+import type { VectorIndex } from '../../vector/vector-index.js';
+import type { MemoryRow, VectorRow } from '../../store/rows.js';
+import { readLastSeq, readLogFloor } from '../../store/change-log.js';
+import { readGeneration } from '../../store/generation.js';
+import { getSnapshot, putSnapshot } from '../../store/snapshot-chunks.js';
+import { storeError, type LoggedWrite } from '../../store/write.js';
+import { vectorDefect } from '../../vector/vector-checks.js';
+import type { DamagedRow, EngineStore } from '../engine-store.js';
 import { scopesMatchStore } from './scope-check.js';
 import { ScopeTable, statementOf, type ScopeColumns, type ScopeTuple } from './scope-table.js';
 

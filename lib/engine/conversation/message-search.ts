@@ -2,10 +2,10 @@
  * Search over the whole conversation log (MemGPT recall memory): BM25 over the
  * keyword terms index, and inclusive date ranges over the createdAt index.
  */
-import { MESSAGE_CORPUS, type MessageTermsFields } from '../store/keyword-terms.js';
-import type { MessageRow, Role } from '../store/rows.js';
-import type { EngineStore } from './engine-store.js';
-import { keywordState } from './keyword-state.js';
+import { MESSAGE_CORPUS, type MessageTermsFields } from '../../store/keyword-terms.js';
+import type { MessageRow, Role } from '../../store/rows.js';
+import type { EngineStore } from '../engine-store.js';
+import { keywordState } from '../keywords/keyword-state.js';
 
 /** Which messages a recall search may return. */
 export interface MessageFilter {
@@ -42,7 +42,7 @@ export async function searchMessagesByText(
   count: number,
 ): Promise<MessagePage> {
   const { db } = core;
-  // In-memory postings kept current from the change log (lib/engine/keyword-state.ts); filter inside the walk.
+  // In-memory postings kept current from the change log (lib/engine/keywords/keyword-state.ts); filter inside the walk.
   const accepts = isUnfiltered(filter) ? undefined : messageFilter(filter);
   const { hits, total } = await (
     await keywordState(core)

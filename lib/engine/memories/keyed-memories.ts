@@ -3,14 +3,14 @@
  * key within tier and scope), access bookkeeping, least-recently-used eviction
  * of short-term entries, and bounded reasoning traces.
  */
-import type { Json, MemoryRow, Metadata, Tier, TraceRow } from '../store/rows.js';
-import type { RowChange } from '../store/write.js';
-import { MAX_KEY, MIN_KEY } from '../store/write.js';
-import { compileFilters, type Scope } from '../search/filters.js';
-import { newId } from '../util/id.js';
-import type { EngineStore } from './engine-store.js';
+import type { Json, MemoryRow, Metadata, Tier, TraceRow } from '../../store/rows.js';
+import type { RowChange } from '../../store/write.js';
+import { MAX_KEY, MIN_KEY } from '../../store/write.js';
+import { compileFilters, type Scope } from '../../search/filters.js';
+import { newId } from '../../util/id.js';
+import type { EngineStore } from '../engine-store.js';
 import { addMemories, deleteMemories, matchingRows, memoryHash, updateMemory, type MemoryItem } from './memories.js';
-import type { SemanticIndex } from './semantic-index.js';
+import type { SemanticIndex } from '../vectors/semantic-index.js';
 
 /** The text a key/value memory is searched by. */
 export function keyedText(key: string, value: Json): string {

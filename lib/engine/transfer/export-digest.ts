@@ -7,8 +7,8 @@
  * It detects damage and careless edits, not a forger: anyone can recompute
  * SHA-256 (no key is involved).
  */
-import { ImportError } from '../errors.js';
-import { sha256Hex } from '../util/hash.js';
+import { ImportError } from '../../errors.js';
+import { sha256Hex } from '../../util/hash.js';
 
 /** What the end line's `digest` holds. */
 export interface ExportDigest {

@@ -5,7 +5,7 @@
  * terms rows and corpus statistics are rebuilt from the messages and memories
  * in one transaction, so keyword search never mixes two analyses.
  */
-import type { Analyzer } from '../search/analyze.js';
+import type { Analyzer } from '../../search/analyze.js';
 import {
   MEMORY_CORPUS,
   MESSAGE_CORPUS,
@@ -13,10 +13,10 @@ import {
   statsKey,
   termsRowOf,
   type CorpusStats,
-} from '../store/keyword-terms.js';
-import type { TermsRow } from '../store/rows.js';
-import type { EngramDb } from '../store/schema.js';
-import { storeError } from '../store/write.js';
+} from '../../store/keyword-terms.js';
+import type { TermsRow } from '../../store/rows.js';
+import type { EngramDb } from '../../store/schema.js';
+import { storeError } from '../../store/write.js';
 
 /** The meta key of the analyzer record. */
 export const ANALYZER_KEY = 'analyzer';

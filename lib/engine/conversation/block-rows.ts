@@ -5,10 +5,10 @@
  * block of that label (the user's copy then takes its place, for that user
  * only). A write past a block's limit is rejected and the block is left unchanged.
  */
-import { LimitExceededError, NotFoundError, ValidationError } from '../errors.js';
-import type { BlockRow } from '../store/rows.js';
-import { blockRecordId, type RowChange } from '../store/write.js';
-import type { EngineStore } from './engine-store.js';
+import { LimitExceededError, NotFoundError, ValidationError } from '../../errors.js';
+import type { BlockRow } from '../../store/rows.js';
+import { blockRecordId, type RowChange } from '../../store/write.js';
+import type { EngineStore } from '../engine-store.js';
 
 /** Characters a block may hold unless set otherwise (Letta's default). */
 export const DEFAULT_BLOCK_LIMIT = 2000;

@@ -6,10 +6,10 @@
  * differently: equal comparable text and close vectors (near-duplicates.ts).
  * Such a memory is not stored again under its other id.
  */
-import { SCOPE_FIELDS, type Scope } from '../search/filters.js';
-import type { MemoryRow, VectorRow } from '../store/rows.js';
-import type { EngineStore } from './engine-store.js';
-import { cosine, NEAR_DUPLICATE_SIMILARITY } from './near-duplicates.js';
+import { SCOPE_FIELDS, type Scope } from '../../search/filters.js';
+import type { MemoryRow, VectorRow } from '../../store/rows.js';
+import type { EngineStore } from '../engine-store.js';
+import { cosine, NEAR_DUPLICATE_SIMILARITY } from '../memories/near-duplicates.js';
 
 function scopeOf(row: MemoryRow): Scope {
   const scope: Scope = {};

@@ -6,10 +6,10 @@
  * comparable text), so add()'s near-duplicate check finds the memories that may
  * say the same by lookup, not by a graph search and a read of every neighbour.
  */
-import { SCOPE_FIELDS, type CompiledFilter, type ScopeEntry, type ScopeField } from '../search/filters.js';
-import type { Analyzer } from '../search/analyze.js';
-import { TIERS, type MemoryRow, type Tier } from '../store/rows.js';
-import { contentHash } from '../util/hash.js';
+import { SCOPE_FIELDS, type CompiledFilter, type ScopeEntry, type ScopeField } from '../../search/filters.js';
+import type { Analyzer } from '../../search/analyze.js';
+import { TIERS, type MemoryRow, type Tier } from '../../store/rows.js';
+import { contentHash } from '../../util/hash.js';
 
 /** One entry as stored in a snapshot: id, tier, the scope fields, times, statement key. */
 export type ScopeTuple = [string, Tier, ...(string | number | null)[]];

@@ -10,13 +10,13 @@
  * facts apart; the similarity keeps the text check from matching texts the
  * embedder reads differently.
  */
-import { SCOPE_FIELDS } from '../search/filters.js';
-import type { MemoryRow } from '../store/rows.js';
-import type { EngineStore } from './engine-store.js';
-import type { SemanticIndex } from './semantic-index.js';
-import type { VectorIndex } from '../vector/vector-index.js';
+import { SCOPE_FIELDS } from '../../search/filters.js';
+import type { MemoryRow } from '../../store/rows.js';
+import type { EngineStore } from '../engine-store.js';
+import type { SemanticIndex } from '../vectors/semantic-index.js';
+import type { VectorIndex } from '../../vector/vector-index.js';
 import type { MemoryInput } from './memories.js';
-import { statementKey } from './scope-table.js';
+import { statementKey } from '../vectors/scope-table.js';
 
 /** How add() recognises a memory it already has. */
 export const DEDUPE_MODES = ['exact', 'near', 'off'] as const;

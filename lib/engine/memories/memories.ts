@@ -3,15 +3,15 @@
  * through the single write path with its vector, so a memory is either fully
  * added, vector included, or not at all. Deletion leaves a tombstone for sync.
  */
-import { NotFoundError, throwIfAborted, ValidationError } from '../errors.js';
-import { SCOPE_FIELDS, type CompiledFilter, type Scope } from '../search/filters.js';
-import type { Json, MemoryRow, Metadata, Tier, VectorRow } from '../store/rows.js';
-import { LogMovedError, waitInTransaction, type RowChange } from '../store/write.js';
-import { contentHash } from '../util/hash.js';
-import { newId } from '../util/id.js';
-import type { EngineStore } from './engine-store.js';
-import type { SemanticIndex } from './semantic-index.js';
-import { readLogFloor } from '../store/change-log.js';
+import { NotFoundError, throwIfAborted, ValidationError } from '../../errors.js';
+import { SCOPE_FIELDS, type CompiledFilter, type Scope } from '../../search/filters.js';
+import type { Json, MemoryRow, Metadata, Tier, VectorRow } from '../../store/rows.js';
+import { LogMovedError, waitInTransaction, type RowChange } from '../../store/write.js';
+import { contentHash } from '../../util/hash.js';
+import { newId } from '../../util/id.js';
+import type { EngineStore } from '../engine-store.js';
+import type { SemanticIndex } from '../vectors/semantic-index.js';
+import { readLogFloor } from '../../store/change-log.js';
 import { mayBeSame, nearCandidates, nearDuplicates, sameStatement, type DedupeMode } from './near-duplicates.js';
 
 /** A memory to store. */
@@ -237,9 +237,7 @@ export interface PreparedAdds {
    * `logAfter`, and the write rolls back with LogMovedError if another
    * instance logged meanwhile (the caller plans again without it).
    */
-  plan(
-    withoutReads?: boolean,
-  ): Promise<{
+  plan(withoutReads?: boolean): Promise<{
     changes: RowChange[];
     out: { item: MemoryItem; added: boolean }[];
     vectorsLater?: Promise<() => VectorRow[]>;

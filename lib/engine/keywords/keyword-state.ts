@@ -10,11 +10,11 @@
  * so writes from another tab or instance are seen. Snapshots are written in
  * the background (every max(1000, 10%) changes) and on close.
  */
-import { isEngramError } from '../errors.js';
-import { keywordRelevance } from '../search/fusion.js';
-import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } from '../search/keyword-postings.js';
-import type { KeywordHit } from '../search/keyword-search.js';
-import { rarestTerms } from '../search/query-terms.js';
+import { isEngramError } from '../../errors.js';
+import { keywordRelevance } from '../../search/fusion.js';
+import { KeywordPostings, type PostingsSearchOptions, type PostingsSnapshot } from '../../search/keyword-postings.js';
+import type { KeywordHit } from '../../search/keyword-search.js';
+import { rarestTerms } from '../../search/query-terms.js';
 import {
   MEMORY_CORPUS,
   MESSAGE_CORPUS,
@@ -23,13 +23,13 @@ import {
   termKey,
   type Corpus,
   type CorpusStats,
-} from '../store/keyword-terms.js';
-import { readLastSeq, readLogFloor } from '../store/change-log.js';
-import { snapshotPositionRow } from '../store/snapshot-chunks.js';
-import { readGeneration } from '../store/generation.js';
-import type { ChangeRow, TermsRow } from '../store/rows.js';
-import { MAX_KEY, MIN_KEY, storeError } from '../store/write.js';
-import type { EngineStore } from './engine-store.js';
+} from '../../store/keyword-terms.js';
+import { readLastSeq, readLogFloor } from '../../store/change-log.js';
+import { snapshotPositionRow } from '../../store/snapshot-chunks.js';
+import { readGeneration } from '../../store/generation.js';
+import type { ChangeRow, TermsRow } from '../../store/rows.js';
+import { MAX_KEY, MIN_KEY, storeError } from '../../store/write.js';
+import type { EngineStore } from '../engine-store.js';
 import { ANALYZER_KEY, type AnalyzerRecord } from './keyword-reindex.js';
 
 /** What `meta` keeps of the keyword index. */
