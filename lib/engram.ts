@@ -48,7 +48,12 @@ import {
   type TransferOptions,
 } from './engine/transfer/transfer.js';
 import { flushKeywordState, resetKeywordState } from './engine/keywords/keyword-state.js';
-import { SemanticIndex, type EmbedderSource } from './engine/vectors/semantic-index.js';
+import {
+  SemanticIndex,
+  storedEmbedderRecord,
+  type EmbedderRecord,
+  type EmbedderSource,
+} from './engine/vectors/semantic-index.js';
 import type { IndexOrigin, LongWorkOptions } from './engine/vectors/vector-state.js';
 import { SyncController, type SyncStatus } from './sync/sync-controller.js';
 import type { AutoSyncOptions, SyncOptions } from './sync/sync-options.js';
@@ -246,6 +251,23 @@ export class Engram {
       }
     }
     return engram;
+  }
+
+  /**
+   * The embedder the store `name`'s vectors were made with (its id and dimension), read
+   * without loading a model or an index: an app picks the model to open the store with
+   * (the same one, or another with `reembed`). undefined when the store never embedded
+   * anything (or its record is damaged, which open() then reports).
+   * @example
+   * const stored = await Engram.storedEmbedder('assistant'); // { id: 'engram-glove-100d', dimensions: 100 }
+   */
+  static async storedEmbedder(name: string): Promise<EmbedderRecord | undefined> {
+    const { db } = await openStore(requireId('name', name));
+    try {
+      return await storedEmbedderRecord(db);
+    } finally {
+      db.close();
+    }
   }
 
   /** True after close(). */

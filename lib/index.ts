@@ -12,6 +12,7 @@ export type { SearchMode } from './engine/memories/memory-search.js';
 export { DEFAULT_RETRIEVAL_PROFILE, retrievalProfile } from './search/retrieval-profile.js';
 export type { QueryForm, RetrievalProfile } from './search/retrieval-profile.js';
 export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vectors/vector-state.js';
+export type { EmbedderRecord } from './engine/vectors/semantic-index.js';
 export type { ImportMode, TransferOptions, TransferProgress } from './engine/transfer/transfer.js';
 
 export { Conversation } from './memory/conversation.js';
@@ -68,6 +69,8 @@ export {
   MINILM_EMBEDDING_MODEL,
 } from './embed/transformers-embedder.js';
 export type { ModelLoadProgress, TransformersEmbedderOptions } from './embed/transformers-embedder.js';
+export { KNOWN_EMBEDDING_MODELS, knownEmbeddingModel, pickEmbeddingModel } from './embed/known-models.js';
+export type { KnownEmbeddingModel } from './embed/known-models.js';
 export { HashEmbedder } from './embed/hash-embedder.js';
 export { CachedEmbedder } from './embed/cached-embedder.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import type { IndexProgress } from '../../lib/engine/vectors/vector-state.js';
-import { DimensionMismatchError, Engram } from '../../lib/index.js';
+import { DimensionMismatchError, Engram, ValidationError } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { getSnapshot, putSnapshot } from '../../lib/store/snapshot-chunks.js';
 import { decodeSnapshot } from '../../lib/vector/snapshot-format.js';
@@ -185,6 +185,75 @@ describe('vector index persistence', () => {
     expect(await allFound(b, 20)).toBe(true);
     expect((await b.getAll({ limit: 1 })).total).toBe(200);
     await b.close();
+  });
+});
+
+describe('re-embedding a store', () => {
+  it('reembed stopped by its AbortSignal puts back the vectors it replaced: the old embedder opens a store that is all its own', async () => {
+    const name = unique('rollback');
+    const a = await Engram.open({ name, embedder: embedder(256) });
+    await fill(a, 0, 200);
+    await a.close();
+    const db = new EngramDb(name);
+    await db.open();
+    const before = await db.vectors.toArray();
+    const controller = new AbortController();
+    const progress: IndexProgress[] = [];
+    const opening = Engram.open({
+      name,
+      embedder: embedder(128),
+      reembed: {
+        signal: controller.signal,
+        onProgress: (p) => {
+          progress.push(p);
+          if (p.done >= 128) controller.abort();
+        },
+      },
+    });
+    await expect(opening).rejects.toThrow(/aborted/);
+    expect(progress.map((p) => p.done)).toEqual([0, 64, 128]);
+    expect(await Engram.storedEmbedder(name)).toEqual({ id: embedder(256).id, dimensions: 256 });
+    // Every vector is back, bit for bit: the old embedder's, of its dimension.
+    expect(await db.vectors.toArray()).toEqual(before);
+    db.close();
+    expect(new Set(before.map((v) => v.embedderId))).toEqual(new Set([embedder(256).id]));
+    const b = await Engram.open({ name, embedder: embedder(256) });
+    const ready = await b.ready();
+    expect([ready.index, ready.size]).toEqual(['snapshot', 200]);
+    expect(await allFound(b, 20)).toBe(true);
+    await b.close();
+  });
+
+  it('reembed that fails mid-way (the embedder throws) puts back what it replaced and rethrows', async () => {
+    const name = unique('failing');
+    const a = await Engram.open({ name, embedder: embedder(256) });
+    await fill(a, 0, 100);
+    await a.close();
+    const db = new EngramDb(name);
+    await db.open();
+    const before = await db.vectors.toArray();
+    const failing = embedder(128);
+    let calls = 0;
+    const embed = failing.embed.bind(failing);
+    failing.embed = (texts, options) =>
+      ++calls === 2 ? Promise.reject(new TypeError('model crashed')) : embed(texts, options);
+    await expect(Engram.open({ name, embedder: failing, reembed: true })).rejects.toThrow(/model crashed/);
+    expect(await db.vectors.toArray()).toEqual(before);
+    db.close();
+    const b = await Engram.open({ name, embedder: embedder(256) });
+    expect(await allFound(b, 20)).toBe(true);
+    await b.close();
+  });
+
+  it('Engram.storedEmbedder() reads the recorded embedder, and nothing for a store that never embedded', async () => {
+    const name = unique('stored');
+    expect(await Engram.storedEmbedder(name)).toBeUndefined();
+    const a = await Engram.open({ name, embedder: embedder(64) });
+    expect(await Engram.storedEmbedder(name)).toBeUndefined();
+    await a.add('one memory', { userId: 'u' });
+    expect(await Engram.storedEmbedder(name)).toEqual({ id: embedder(64).id, dimensions: 64 });
+    await a.close();
+    await expect(Engram.storedEmbedder('')).rejects.toThrow(ValidationError);
   });
 });
 

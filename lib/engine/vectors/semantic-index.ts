@@ -8,6 +8,7 @@ import { DimensionMismatchError, EmbeddingError, isEngramError, throwIfAborted }
 import { CachedEmbedder } from '../../embed/cached-embedder.js';
 import { validateEmbeddings, type Embedder } from '../../embed/embedder.js';
 import type { VectorRow } from '../../store/rows.js';
+import type { EngramDb } from '../../store/schema.js';
 import { storeError } from '../../store/write.js';
 import { deleteSnapshot } from '../../store/snapshot-chunks.js';
 import { untilAborted } from '../../util/abort.js';
@@ -28,6 +29,34 @@ const REEMBED_BATCH = 64;
  * own writes take (bench/ingest: 64 texts of the offline model, about 10 ms).
  */
 const QUICK_EMBED_MS = 40;
+
+/** The record's id and dimension when `value` is a well-formed embedder record. */
+function embedderRecordOf(value: unknown): EmbedderRecord | undefined {
+  const record = value as Partial<EmbedderRecord> | null;
+  if (
+    typeof record === 'object' &&
+    record !== null &&
+    typeof record.id === 'string' &&
+    typeof record.dimensions === 'number' &&
+    Number.isInteger(record.dimensions) &&
+    record.dimensions > 0
+  ) {
+    return { id: record.id, dimensions: record.dimensions };
+  }
+  return undefined;
+}
+
+/**
+ * The embedder recorded in an open database, read without loading anything else;
+ * undefined when none is recorded or the record is damaged (open() reports that one).
+ */
+export async function storedEmbedderRecord(db: EngramDb): Promise<EmbedderRecord | undefined> {
+  try {
+    return embedderRecordOf((await db.meta.get(EMBEDDER_KEY))?.value);
+  } catch (e) {
+    throw storeError(e, 'reading the embedder record');
+  }
+}
 
 /** Where the embedder comes from: an instance, or a factory called on first use. */
 export type EmbedderSource = Embedder | (() => Promise<Embedder>);
@@ -55,19 +84,10 @@ export class SemanticIndex {
   static async recorded(core: EngineStore): Promise<EmbedderRecord | undefined> {
     const row = await core.db.meta.get(EMBEDDER_KEY);
     if (row === undefined) return undefined;
-    const value = row.value as Partial<EmbedderRecord> | null;
-    if (
-      typeof value === 'object' &&
-      value !== null &&
-      typeof value.id === 'string' &&
-      typeof value.dimensions === 'number' &&
-      Number.isInteger(value.dimensions) &&
-      value.dimensions > 0
-    ) {
-      return { id: value.id, dimensions: value.dimensions };
-    }
-    core.reportDamaged({ table: 'meta', key: EMBEDDER_KEY, reason: 'not an embedder record' });
-    return undefined;
+    const record = embedderRecordOf(row.value);
+    if (record === undefined)
+      core.reportDamaged({ table: 'meta', key: EMBEDDER_KEY, reason: 'not an embedder record' });
+    return record;
   }
 
   /** Loads the embedder and the index (once); checks the embedder against the store. */
@@ -171,32 +191,78 @@ export class SemanticIndex {
   }
 }
 
-/** Re-embeds every live memory with `embedder`, resumable: vectors already made by it are kept. */
+/**
+ * Re-embeds every live memory with `embedder`. All or nothing when it stops: on an
+ * abort or a failure the vectors this run replaced are put back (the store then holds
+ * the recorded embedder's vectors, searchable as before, its index snapshot still
+ * valid) and the error is rethrown. Only a run killed mid-way (a closed tab) leaves
+ * new vectors behind, and the next re-embed keeps them: vectors already made by
+ * `embedder` are not embedded again.
+ */
 async function reembedAll(core: EngineStore, embedder: Embedder, options: LongWorkOptions): Promise<void> {
   const { db } = core;
   const rows = (await db.memories.toArray()).filter((r) => isLive(r, core.now()));
   const existing = await db.vectors.bulkGet(rows.map((r) => r.id));
-  const todo = rows.filter((_, i) => existing[i]?.embedderId !== embedder.id);
+  const todo = rows.flatMap((r, i) => {
+    const before = existing[i];
+    return before?.embedderId === embedder.id ? [] : [{ row: r, before }];
+  });
   let done = rows.length - todo.length;
   options.onProgress?.({ phase: 'reembed', done, total: rows.length });
-  for (let i = 0; i < todo.length; i += REEMBED_BATCH) {
-    throwIfAborted(options.signal);
-    const batch = todo.slice(i, i + REEMBED_BATCH);
-    const texts = batch.map((r) => core.analyzer.normalize(r.text));
-    const vectors = await untilAborted(
-      embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal }),
-      options.signal,
-    );
-    validateEmbeddings(texts, vectors, embedder.dimensions);
-    const out: VectorRow[] = batch.map((r, j) => ({ id: r.id, vector: vectors[j]!, embedderId: embedder.id }));
-    try {
-      await db.vectors.bulkPut(out);
-    } catch (e) {
-      throw storeError(e, 're-embedding');
+  let replaced = 0;
+  try {
+    for (let i = 0; i < todo.length; i += REEMBED_BATCH) {
+      throwIfAborted(options.signal);
+      const batch = todo.slice(i, i + REEMBED_BATCH);
+      const texts = batch.map((t) => core.analyzer.normalize(t.row.text));
+      const vectors = await untilAborted(
+        embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal }),
+        options.signal,
+      );
+      validateEmbeddings(texts, vectors, embedder.dimensions);
+      const out: VectorRow[] = batch.map((t, j) => ({ id: t.row.id, vector: vectors[j]!, embedderId: embedder.id }));
+      // Counted before the write: a put that lands after an abort is still put back.
+      replaced = i + batch.length;
+      try {
+        await db.vectors.bulkPut(out);
+      } catch (e) {
+        throw storeError(e, 're-embedding');
+      }
+      done += batch.length;
+      options.onProgress?.({ phase: 'reembed', done, total: rows.length });
     }
-    done += batch.length;
-    options.onProgress?.({ phase: 'reembed', done, total: rows.length });
+  } catch (e) {
+    await putBack(db, embedder.id, todo.slice(0, replaced));
+    throw e;
   }
   // The old snapshot indexes old vectors; drop it so the index is rebuilt from the new ones.
   await deleteSnapshot(db, 'indexSnapshot');
+}
+
+/**
+ * Puts back the vectors a stopped re-embed replaced, in one transaction; a vector
+ * written since by someone else (no longer `newId`'s) stays.
+ */
+async function putBack(
+  db: EngramDb,
+  newId: string,
+  replaced: readonly { row: { id: string }; before: VectorRow | undefined }[],
+): Promise<void> {
+  if (replaced.length === 0) return;
+  try {
+    await db.transaction('rw', db.vectors, async () => {
+      const now = await db.vectors.bulkGet(replaced.map((r) => r.row.id));
+      const restore: VectorRow[] = [];
+      const remove: string[] = [];
+      replaced.forEach((r, i) => {
+        if (now[i]?.embedderId !== newId) return;
+        if (r.before === undefined) remove.push(r.row.id);
+        else restore.push(r.before);
+      });
+      await db.vectors.bulkPut(restore);
+      await db.vectors.bulkDelete(remove);
+    });
+  } catch (e) {
+    throw storeError(e, 'putting back the vectors of a stopped re-embed');
+  }
 }

@@ -1,0 +1,68 @@
+/**
+ * The embedding models engram knows, best first: the one ordered list the apps
+ * pick from (the first whose folder is there), the desktop build copies from, and
+ * people read labels in. The offline model is last: always buildable from the npm
+ * registry alone, it is what is left when no better model's folder is present.
+ * Imports only its own folder.
+ */
+import { DEFAULT_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL } from './transformers-embedder.js';
+
+/** A model of {@link KNOWN_EMBEDDING_MODELS}. */
+export interface KnownEmbeddingModel {
+  /** Its folder under `localModelPath` (`/models/<id>/` in browsers), and the embedder id it gets. */
+  readonly id: string;
+  /** What people read: the model and what kind it is. */
+  readonly label: string;
+  /** Length of its vectors. */
+  readonly dimensions: number;
+}
+
+/** The offline default: last in the list, and what is left when nothing better is present. */
+const OFFLINE_MODEL: KnownEmbeddingModel = Object.freeze({
+  id: DEFAULT_EMBEDDING_MODEL,
+  label: 'offline GloVe word vectors',
+  dimensions: 100,
+});
+
+/**
+ * Every model engram knows, best first (by recall on real conversations,
+ * bench/results/REPORT.md), the offline default last.
+ * @example KNOWN_EMBEDDING_MODELS.map((m) => m.id) // ['Xenova/all-MiniLM-L6-v2', 'engram-glove-100d']
+ */
+export const KNOWN_EMBEDDING_MODELS: readonly KnownEmbeddingModel[] = Object.freeze([
+  Object.freeze({ id: MINILM_EMBEDDING_MODEL, label: 'all-MiniLM-L6-v2 sentence model (int8)', dimensions: 384 }),
+  OFFLINE_MODEL,
+]);
+
+/**
+ * The known model of this id, or undefined (an id from storage or another program is untrusted).
+ * @example knownEmbeddingModel('engram-glove-100d')?.label // 'offline GloVe word vectors'
+ */
+export function knownEmbeddingModel(id: unknown): KnownEmbeddingModel | undefined {
+  return typeof id === 'string' ? KNOWN_EMBEDDING_MODELS.find((m) => m.id === id) : undefined;
+}
+
+/**
+ * The model to embed with: `preferred` when it is a known model that is present,
+ * else the first known model present, else the offline default (whose absence
+ * `TransformersEmbedder.create()` then reports). `isPresent` is asked about one
+ * model at a time, best first; a presence check that throws counts as absent.
+ * @example
+ * const model = await pickEmbeddingModel(async (id) => (await fetch(`/models/${id}/config.json`)).ok);
+ */
+export async function pickEmbeddingModel(
+  isPresent: (id: string) => Promise<boolean>,
+  preferred?: string,
+): Promise<KnownEmbeddingModel> {
+  const present = async (model: KnownEmbeddingModel): Promise<boolean> => {
+    try {
+      return await isPresent(model.id);
+    } catch {
+      return false;
+    }
+  };
+  const wanted = knownEmbeddingModel(preferred);
+  if (wanted !== undefined && (await present(wanted))) return wanted;
+  for (const model of KNOWN_EMBEDDING_MODELS) if (model !== wanted && (await present(model))) return model;
+  return OFFLINE_MODEL;
+}
