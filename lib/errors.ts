@@ -145,11 +145,22 @@ export class ImportError extends EngramError {
   }
 }
 
-/** A language-model call failed or answered in an unusable shape. */
+/**
+ * Why a language-model call failed: `unreachable` (no connection), `status` (an HTTP
+ * error), `timeout` (the call's deadline passed), `stalled` (the server stopped sending
+ * for longer than allowed), `malformed` (an answer that is not what the protocol says),
+ * `too-large` (an answer over the size allowed), `failed` (anything else, e.g. a model
+ * function that threw).
+ */
+export type LlmFailure = 'unreachable' | 'status' | 'timeout' | 'stalled' | 'malformed' | 'too-large' | 'failed';
+
+/** A language-model call failed or answered in an unusable shape; `reason` says which. */
 export class LlmError extends EngramError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly reason: LlmFailure;
+  constructor(message: string, options?: { cause?: unknown; reason?: LlmFailure }) {
     super('LLM', message, options);
     this.name = 'LlmError';
+    this.reason = options?.reason ?? 'failed';
   }
 }
 

@@ -47,7 +47,7 @@ export type {
   ToolsScope,
 } from './agent/tools.js';
 export { Assistant, MAX_TOOL_CALLS_PER_ROUND } from './agent/assistant.js';
-export type { AssistantOptions, ToolUse, TurnReport } from './agent/assistant.js';
+export type { AssistantOptions, SendOptions, ToolUse, TurnReport } from './agent/assistant.js';
 export type { TurnMemoryOptions, TurnTimings } from './agent/turn-memory.js';
 
 export { openAiCompatible } from './llm/chat-model.js';
@@ -100,7 +100,7 @@ export {
   ValidationError,
   isEngramError,
 } from './errors.js';
-export type { EngramErrorCode, SyncFailure } from './errors.js';
+export type { EngramErrorCode, LlmFailure, SyncFailure } from './errors.js';
 
 export type { AutoSyncOptions, SyncInclude, SyncOptions } from './sync/sync-options.js';
 export type { SyncProgress, SyncResult } from './sync/sync-run.js';

@@ -34,6 +34,14 @@ export interface AssistantOptions extends TurnMemoryOptions {
   tools?: boolean;
 }
 
+/** Options of {@link Assistant.send}. */
+export interface SendOptions {
+  /** Aborts the turn (AbortError); nothing of it is stored. */
+  signal?: AbortSignal;
+  /** Called with each piece of the reply's text as the model streams it (see `ChatCallOptions.onDelta`). */
+  onDelta?: (text: string) => void;
+}
+
 /** What one turn did, step by step. */
 export interface TurnReport {
   reply: string;
@@ -84,18 +92,24 @@ export class Assistant {
     this.#tools = options.tools ?? false;
   }
 
-  /** Runs one turn for the user's `text`. */
-  async send(text: string, options: { signal?: AbortSignal } = {}): Promise<TurnReport> {
+  /**
+   * Runs one turn for the user's `text`. The user's message and the reply are
+   * stored only once the model has answered: a turn that fails (the model
+   * unreachable, stalled, malformed, or `signal` aborted) stores nothing.
+   * `onDelta` gets the reply's text as the model streams it.
+   */
+  async send(text: string, options: SendOptions = {}): Promise<TurnReport> {
     const begun = await beginTurn(this.#engram, this.#settings, text);
     const { messages, recalledMemories, recalled } = begun;
 
     const tModel = performance.now();
     const toolUses: ToolUse[] = [];
     const tools = this.#tools ? new AgentTools(this.#engram, turnScope(this.#settings)) : undefined;
-    let reply = await this.#model(messages, {
-      ...(tools === undefined ? {} : { tools: tools.openai() }),
+    const call = {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+      ...(options.onDelta === undefined ? {} : { onDelta: options.onDelta }),
+    };
+    let reply = await this.#model(messages, { ...(tools === undefined ? {} : { tools: tools.openai() }), ...call });
     for (
       let round = 0;
       tools !== undefined && reply.toolCalls !== undefined && reply.toolCalls.length > 0 && round < MAX_TOOL_ROUNDS;
@@ -110,10 +124,7 @@ export class Assistant {
         toolUses.push({ name: call.name, arguments: call.arguments, result });
         messages.push({ role: 'tool', content: result, toolCallId: call.id });
       }
-      reply = await this.#model(messages, {
-        tools: tools.openai(),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
+      reply = await this.#model(messages, { tools: tools.openai(), ...call });
     }
     const modelMs = performance.now() - tModel;
 

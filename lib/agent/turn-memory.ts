@@ -1,9 +1,11 @@
 /**
  * The memory work around one chat turn, whoever calls the model: before it, the
- * user's message is stored, the relevant memories are recalled and the prompt is
- * built (system message, core memory, recalled memories, the conversation that
- * fits); after it, the reply is stored with what the turn did, and what the turn
- * taught becomes long-term memory. `Assistant` runs it around its own model;
+ * relevant memories are recalled and the prompt is built (system message, core
+ * memory, recalled memories, the conversation that fits, the user's message);
+ * after it, what the turn taught becomes long-term memory and the user's message
+ * and the reply are stored together, with what the turn did. Nothing is stored
+ * before the model has answered, so a turn whose model fails, stalls or is
+ * aborted leaves the thread as it was and can simply be sent again. `Assistant` runs it around its own model;
  * `engram/ai-sdk` runs it around the AI SDK's `generateText`/`streamText`.
  * Built on the public Engram only.
  */
@@ -13,6 +15,7 @@ import type { AddResult } from '../engine/memories/memories.js';
 import type { ChatTurn } from '../llm/chat-model.js';
 import type { Conversation } from '../memory/conversation.js';
 import type { SearchResult } from '../memory/long-term.js';
+import { estimateTokens } from '../memory/context-window.js';
 import { formatContext } from '../memory/persistent.js';
 import { retrievalProfile } from '../search/retrieval-profile.js';
 import { optionalId, requireId, requireInt } from '../util/validate.js';
@@ -85,6 +88,8 @@ export interface BegunTurn {
   /** When the turn began (performance.now()). */
   startedAt: number;
   recallMs: number;
+  /** The thread had no message yet: its system message is stored with the turn. */
+  newThread: boolean;
 }
 
 /** What {@link endTurn} stored. */
@@ -127,14 +132,17 @@ function thread(engram: Engram, settings: TurnSettings): Conversation {
   return engram.conversation(settings.threadId, { ...turnScope(settings), allowDuplicates: true });
 }
 
-/** Stores the user's `text` in the thread, recalls the memories relevant to it and builds the prompt. */
+/**
+ * Recalls the memories relevant to the user's `text` and builds the prompt: the
+ * thread as stored (within the token budget, less what the new messages take),
+ * then `text` last. Stores nothing.
+ */
 export async function beginTurn(engram: Engram, settings: TurnSettings, text: string): Promise<BegunTurn> {
+  if (typeof text !== 'string' || text.trim() === '') throw new ValidationError('text', 'must be a non-empty string');
   const startedAt = performance.now();
   const scope = turnScope(settings);
   const chat = thread(engram, settings);
-  const existing = await chat.getMessages({ limit: 1 });
-  if (existing.length === 0) await chat.add({ role: 'system', content: settings.systemPrompt });
-  await chat.add({ role: 'user', content: text });
+  const newThread = (await chat.getMessages({ limit: 1 })).length === 0;
 
   const tRecall = performance.now();
   // The model's own threshold unless one was given: what a relevance is worth depends on the model.
@@ -143,16 +151,21 @@ export async function beginTurn(engram: Engram, settings: TurnSettings, text: st
   const recalled = formatContext(recalledMemories);
   const recallMs = performance.now() - tRecall;
 
-  const window = await chat.contextWindow({ maxTokens: settings.maxTokens });
+  // The messages not stored yet take their share of the budget first, as when they were the thread's newest.
+  const pending = estimateTokens(text) + (newThread ? estimateTokens(settings.systemPrompt) : 0);
+  const window = await chat.contextWindow({ maxTokens: Math.max(1, settings.maxTokens - pending) });
   const messages: ChatTurn[] = window.messages.map((m) => ({ role: m.role, content: m.content }));
+  if (newThread) messages.unshift({ role: 'system', content: settings.systemPrompt });
+  messages.push({ role: 'user', content: text });
   if (recalled !== '')
     messages.splice(messages[0]?.role === 'system' ? 1 : 0, 0, { role: 'system', content: recalled });
-  return { messages, recalledMemories, recalled, startedAt, recallMs };
+  return { messages, recalledMemories, recalled, startedAt, recallMs, newThread };
 }
 
 /**
  * Stores what the turn taught as long-term memory (by `settings.remember`), then
- * the reply in the thread, carrying what its turn did so a UI can show it again after a reload.
+ * the user's message and the reply in the thread in one write, the reply carrying
+ * what its turn did so a UI can show it again after a reload.
  */
 export async function endTurn(
   engram: Engram,
@@ -187,7 +200,11 @@ export async function endTurn(
     toolUses: turn.toolUses.map((u) => ({ name: u.name, arguments: u.arguments, result: u.result })),
     timings,
   };
-  await thread(engram, settings).add({ role: 'assistant', content: answer, metadata: { turn: record } });
+  await thread(engram, settings).add([
+    ...(turn.begun.newThread ? [{ role: 'system' as const, content: settings.systemPrompt }] : []),
+    { role: 'user', content: turn.text },
+    { role: 'assistant', content: answer, metadata: { turn: record } },
+  ]);
   return { reply: answer, stored, timings };
 }
 

@@ -136,7 +136,7 @@ export class MemoryChat {
     return memoryTools(this.#engram, turnScope(this.#settings));
   }
 
-  /** Stores the user's `text` (checked by the thread like any message), recalls what is relevant and builds the prompt. */
+  /** Recalls what is relevant to the user's `text` and builds the prompt; `end()` stores the text with the reply (nothing is stored for a turn that never ends). */
   async begin(text: string, options: { signal?: AbortSignal } = {}): Promise<MemoryTurn> {
     const begun: BegunTurn = await beginTurn(this.#engram, this.#settings, text);
     const modelStartedAt = performance.now();

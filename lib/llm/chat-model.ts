@@ -6,6 +6,8 @@
  */
 import { AbortError, LlmError, ValidationError, type EngramError } from '../errors.js';
 import { isPlainObject } from '../util/validate.js';
+import { abortFailure, boundedText, withinIdle } from './bounded-body.js';
+import { readCompletionStream } from './completion-stream.js';
 
 /** A message sent to the model. */
 export interface ChatTurn {
@@ -37,6 +39,12 @@ export interface ChatCallOptions {
   /** Ask for a JSON object answer where the server supports it. */
   json?: boolean;
   signal?: AbortSignal;
+  /**
+   * Called with each piece of the reply's text as it arrives. An OpenAI-compatible
+   * endpoint is then asked to stream (`stream: true`); a server that answers in one
+   * piece, or a model function, gives the whole text at once (or never calls it).
+   */
+  onDelta?: (text: string) => void;
 }
 
 /** Any chat model engram can use. */
@@ -53,10 +61,34 @@ export interface OpenAiCompatibleOptions {
   model: string;
   /** Bearer key, when the server wants one. */
   apiKey?: string;
-  /** Give up after this long. @default 60000 */
+  /** Give up after this long. @default 60000, or 600000 for a streamed answer (tokens keep coming) */
   timeoutMs?: number;
+  /**
+   * Give up when the server sends nothing for this long: before its headers, or
+   * between two pieces of its answer (a server that stalls).
+   * @default 30000
+   */
+  idleTimeoutMs?: number;
+  /** Most bytes an answer may have. @default 8388608 (8 MiB) */
+  maxResponseBytes?: number;
   /** @default 0 */
   temperature?: number;
+}
+
+/** The deadline of one model call when none is given (a streamed answer gets {@link DEFAULT_STREAM_TIMEOUT_MS}). */
+export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+/** A streamed answer's deadline when none is given: the stall bound guards it between tokens. */
+export const DEFAULT_STREAM_TIMEOUT_MS = 600_000;
+/** Longest silence of a model server when none is given. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+/** Largest answer when none is given. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+function optionalPositive(field: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new ValidationError(field, 'must be a positive number');
+  return value;
 }
 
 /** Either kind of LLM option engram accepts. */
@@ -88,17 +120,17 @@ export function parseCompletion(body: unknown): ModelReply {
   const choice: unknown =
     isPlainObject(body) && Array.isArray(body['choices']) ? (body['choices'] as unknown[])[0] : undefined;
   const message = isPlainObject(choice) ? choice['message'] : undefined;
-  if (!isPlainObject(message)) throw new LlmError('the response has no choices[0].message');
+  if (!isPlainObject(message)) throw new LlmError('the response has no choices[0].message', { reason: 'malformed' });
   const content = message['content'];
   if (content !== null && content !== undefined && typeof content !== 'string')
-    throw new LlmError('choices[0].message.content is not text');
+    throw new LlmError('choices[0].message.content is not text', { reason: 'malformed' });
   const reply: ModelReply = { content: content ?? '' };
   const calls = message['tool_calls'];
   if (Array.isArray(calls) && calls.length > 0) {
     reply.toolCalls = calls.map((c: unknown, i) => {
       const fn = isPlainObject(c) ? c['function'] : undefined;
       if (!isPlainObject(c) || !isPlainObject(fn) || typeof fn['name'] !== 'string')
-        throw new LlmError(`tool_calls[${i}] is malformed`);
+        throw new LlmError(`tool_calls[${i}] is malformed`, { reason: 'malformed' });
       const args = fn['arguments'];
       return {
         id: typeof c['id'] === 'string' ? c['id'] : `call_${i}`,
@@ -111,9 +143,14 @@ export function parseCompletion(body: unknown): ModelReply {
 }
 
 /**
- * A ChatModel for an OpenAI-compatible `/chat/completions` endpoint.
+ * A ChatModel for an OpenAI-compatible `/chat/completions` endpoint (Ollama,
+ * llama.cpp's server, LM Studio, vLLM…). With `onDelta` it asks for a stream and
+ * reports the text as it comes. The answer is untrusted: it is read within a
+ * deadline, an idle bound and a size bound, and every way it can fail is an
+ * LlmError with a `reason` (or AbortError when the caller's signal fired).
  * @example
  * const llm = openAiCompatible({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' })
+ * await llm(messages, { onDelta: (text) => output.append(text) })
  */
 export function openAiCompatible(options: OpenAiCompatibleOptions): ChatModel {
   if (!isPlainObject(options)) throw new ValidationError('llm', 'must be { baseUrl, model, apiKey? } or a function');
@@ -122,55 +159,76 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ChatModel {
   if (typeof options.model !== 'string' || options.model === '')
     throw new ValidationError('llm.model', 'must be a non-empty string');
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timeoutMs = optionalPositive('llm.timeoutMs', options.timeoutMs);
+  const idleMs = optionalPositive('llm.idleTimeoutMs', options.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const maxBytes = optionalPositive('llm.maxResponseBytes', options.maxResponseBytes) ?? DEFAULT_MAX_RESPONSE_BYTES;
   return async (messages, call = {}) => {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
+    const stream = call.onDelta !== undefined;
+    const deadlineMs = timeoutMs ?? (stream ? DEFAULT_STREAM_TIMEOUT_MS : DEFAULT_MODEL_TIMEOUT_MS);
+    // The deadline aborts with its own LlmError, so every reader below reports it as a timeout, not an abort.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.abort(new LlmError(`${url} did not finish its answer within ${deadlineMs} ms`, { reason: 'timeout' }));
+    }, deadlineMs);
+    const signal = call.signal === undefined ? deadline.signal : AbortSignal.any([call.signal, deadline.signal]);
     const body: Record<string, unknown> = {
       model: options.model,
       messages: messages.map(toWire),
       temperature: options.temperature ?? 0,
     };
+    if (stream) body['stream'] = true;
     if (call.tools !== undefined && call.tools.length > 0) body['tools'] = call.tools;
     if (call.json === true) body['response_format'] = { type: 'json_object' };
-    let response: Response;
+    const bounds = { idleMs, maxBytes, signal, url };
+    // fetch() itself gets an abort of its own, so a server that never answers is dropped at the idle bound too.
+    const request = new AbortController();
+    const requestSignal = AbortSignal.any([signal, request.signal]);
     try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }),
+      const response = await withinIdle(
+        fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }),
+          },
+          body: JSON.stringify(body),
+          signal: requestSignal,
+        }).catch((e: unknown) => {
+          if (signal.aborted) throw abortFailure(signal, 'the model call');
+          throw new LlmError(`could not reach ${url}: ${e instanceof Error ? e.message : String(e)}`, {
+            cause: e,
+            reason: 'unreachable',
+          });
+        }),
+        bounds,
+        () => {
+          request.abort();
         },
-        body: JSON.stringify(body),
-        signal,
-      });
-    } catch (e) {
-      if (call.signal?.aborted === true) throw new AbortError('the model call was aborted', { cause: e });
-      throw new LlmError(`could not reach ${url}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      );
+      const type = response.headers.get('content-type') ?? '';
+      if (response.ok && stream && type.includes('text/event-stream') && response.body !== null)
+        return await readCompletionStream(response.body, bounds, call.onDelta!);
+      const text = await boundedText(response.body, bounds);
+      if (!response.ok)
+        throw new LlmError(`${url} answered ${response.status}: ${text.slice(0, 200)}`, { reason: 'status' });
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (e) {
+        throw new LlmError(`${url} answered with something that is not JSON: ${text.slice(0, 200)}`, {
+          cause: e,
+          reason: 'malformed',
+        });
+      }
+      const reply = parseCompletion(json);
+      // A server that does not stream answers in one piece.
+      if (reply.content !== '') call.onDelta?.(reply.content);
+      return reply;
+    } finally {
+      clearTimeout(timer);
     }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (e) {
-      // The headers came, the body stalled or broke off (the timeout or the caller's signal ended it).
-      if (call.signal?.aborted === true) throw new AbortError('the model call was aborted', { cause: e });
-      throw new LlmError(`${url} stopped sending its answer: ${e instanceof Error ? e.message : String(e)}`, {
-        cause: e,
-      });
-    }
-    if (!response.ok) throw new LlmError(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      throw new LlmError(`${url} answered with something that is not JSON: ${text.slice(0, 200)}`, { cause: e });
-    }
-    return parseCompletion(json);
   };
 }
-
-/** The deadline of one model call when none is given. */
-export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
 
 /**
  * Calls `model` with a deadline and the caller's signal, and settles as soon as
@@ -191,7 +249,7 @@ export function callModel(
   const failure = (): EngramError =>
     signal?.aborted === true
       ? new AbortError('the model call was aborted', { cause: signal.reason })
-      : new LlmError(`the model did not answer within ${timeoutMs} ms`);
+      : new LlmError(`the model did not answer within ${timeoutMs} ms`, { reason: 'timeout' });
   return new Promise<ModelReply>((resolve, reject) => {
     const timer = setTimeout(() => {
       deadline.abort();

@@ -82,6 +82,59 @@ describe('Assistant', () => {
     });
     await server.close();
   });
+
+  it('send() streams the reply through onDelta; a stalled model stores nothing and the turn can be sent again', async () => {
+    const server = await startScriptedServer([
+      { stream: ['I live'], stallAfter: 1 },
+      { stream: ['Noted', ': you live in Porto.'] },
+    ]);
+    const bot = new Assistant(engram, {
+      threadId: 't',
+      userId: 'ana',
+      model: { baseUrl: server.baseUrl, model: 'scripted', idleTimeoutMs: 200 },
+    });
+    const seen: string[] = [];
+    await expect(bot.send('I live in Porto', { onDelta: (t) => seen.push(t) })).rejects.toMatchObject({
+      name: 'LlmError',
+      reason: 'stalled',
+    });
+    expect(seen).toEqual(['I live']);
+    // Nothing of the failed turn: no message (not even the thread's system message), no memory.
+    expect(await engram.conversation('t').getMessages()).toEqual([]);
+    expect((await engram.getAll({ userId: 'ana' })).total).toBe(0);
+
+    const deltas: string[] = [];
+    const turn = await bot.send('I live in Porto', { onDelta: (t) => deltas.push(t) });
+    expect(deltas).toEqual(['Noted', ': you live in Porto.']);
+    expect(turn.reply).toBe('Noted: you live in Porto.');
+    const log = await engram.conversation('t').getMessages();
+    expect(log.map((m) => [m.role, m.content])).toEqual([
+      ['system', 'You are a helpful assistant with long-term memory.'],
+      ['user', 'I live in Porto'],
+      ['assistant', 'Noted: you live in Porto.'],
+    ]);
+    expect((await engram.getAll({ userId: 'ana' })).results.map((m) => m.memory)).toEqual(['I live in Porto']);
+    // The retry's prompt is the first attempt's: system prompt, then the user's message, once.
+    expect(server.requests[1]!.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    await server.close();
+  });
+
+  it('send() aborted by its signal stores nothing', async () => {
+    const controller = new AbortController();
+    const bot = new Assistant(engram, {
+      threadId: 't',
+      model: (_messages, options) =>
+        new Promise((_resolve, reject) => {
+          options?.signal?.addEventListener('abort', () => {
+            reject(new Error('aborted'));
+          });
+          controller.abort();
+        }),
+    });
+    await expect(bot.send('I like tea', { signal: controller.signal })).rejects.toThrow();
+    expect(await engram.conversation('t').getMessages()).toEqual([]);
+    expect((await engram.getAll()).total).toBe(0);
+  });
 });
 
 describe('contextWindow', () => {
