@@ -47,7 +47,12 @@ import {
   type ImportMode,
   type TransferOptions,
 } from './engine/transfer/transfer.js';
-import { flushKeywordState, resetKeywordState } from './engine/keywords/keyword-state.js';
+import {
+  closeKeywordState,
+  flushKeywordState,
+  keywordState,
+  resetKeywordState,
+} from './engine/keywords/keyword-state.js';
 import {
   SemanticIndex,
   storedEmbedderRecord,
@@ -240,6 +245,10 @@ export class Engram {
       progress.onProgress?.({ phase: 'damaged', done: core.damaged.length, total: core.damaged.length, damaged: row });
     const semantic = new SemanticIndex(core, source, reembed);
     const engram = new Engram(name, core, semantic, progress, model);
+    // The keyword index loads beside the vector index (its snapshot is read while the vector
+    // snapshot's chunks are), so the first keyword or hybrid search does not wait for it.
+    // A failure here is only a later load: the first keyword search tries again and reports it.
+    keywordState(core).catch(() => undefined);
     // A store that already holds memories checks its embedder (and loads its index) now,
     // so a mismatch surfaces at open; an empty one loads the model on first use.
     if ((await SemanticIndex.recorded(core)) !== undefined || core.damaged.length > 0) {
@@ -626,7 +635,7 @@ export class Engram {
       await writesSettled;
       await this.#sync?.close();
       await this.#semantic.close();
-      await flushKeywordState(this.#core);
+      await closeKeywordState(this.#core);
     } finally {
       this.#core.closeDb();
     }

@@ -86,6 +86,16 @@ export interface LoggedWrite {
   changes: readonly RowChange[];
   seqs: readonly number[];
   generation: number;
+  /** What the write did to the keyword terms rows and the corpus statistics (the keyword index applies it). */
+  terms: LoggedTerms;
+}
+
+/** The keyword side of a committed write: terms rows written and deleted, and each touched corpus's statistics after it. */
+export interface LoggedTerms {
+  puts: readonly TermsRow[];
+  /** Keys (corpus, document id) of the terms rows deleted. */
+  deletes: readonly (readonly [Corpus, string])[];
+  stats: readonly (readonly [Corpus, CorpusStats])[];
 }
 
 /** The key of a block in its table, the change log and history (see block-key.ts). */
@@ -254,7 +264,7 @@ async function applyChanges(
     statDelta.set(corpus, s);
   };
   // The last terms row of each document wins, as if the changes were applied in order.
-  const termsOps = new Map<string, { key: [string, string]; row: TermsRow | undefined }>();
+  const termsOps = new Map<string, { key: [Corpus, string]; row: TermsRow | undefined }>();
   const rows = new RowBatch();
 
   for (const change of changes) {
@@ -288,6 +298,10 @@ async function applyChanges(
   const termsPuts = ops.flatMap((o) => (o.row === undefined ? [] : [o.row]));
   const deltas = [...statDelta];
   const current = await Promise.all(deltas.map(([corpus]) => db.meta.get(statsKey(corpus))));
+  const stats = deltas.map(([corpus, delta], i): [Corpus, CorpusStats] => {
+    const was = (current[i]?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
+    return [corpus, { docs: was.docs + delta.docs, length: was.length + delta.length }];
+  });
   // Every write of the transaction in flight at once (IndexedDB applies a transaction's
   // requests in order): one wait instead of one per table (bench/ingest).
   const [, , seqs, generation] = await Promise.all([
@@ -311,13 +325,7 @@ async function applyChanges(
     readGeneration(db),
     termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
     termsPuts.length > 0 ? db.terms.bulkPut(termsPuts) : undefined,
-    ...deltas.map(([corpus, delta], i) => {
-      const stats = (current[i]?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
-      return db.meta.put({
-        key: statsKey(corpus),
-        value: { docs: stats.docs + delta.docs, length: stats.length + delta.length },
-      });
-    }),
+    ...stats.map(([corpus, value]) => db.meta.put({ key: statsKey(corpus), value: { ...value } })),
   ]);
   // After the history entries landed: bound each record's history, and strip deleted records' of their text.
   await Promise.all([
@@ -327,7 +335,7 @@ async function applyChanges(
       logged.filter((c) => c.op === 'delete'),
     ),
   ]);
-  return { changes: logged, seqs, generation };
+  return { changes: logged, seqs, generation, terms: { puts: termsPuts, deletes: termsDeletes, stats } };
 }
 
 /** Keeps the newest `limit` history entries of every record a change touched again. */

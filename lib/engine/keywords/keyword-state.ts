@@ -28,7 +28,7 @@ import { readLastSeq, readLogFloor } from '../../store/change-log.js';
 import { snapshotPositionRow } from '../../store/snapshot-chunks.js';
 import { readGeneration } from '../../store/generation.js';
 import type { ChangeRow, TermsRow } from '../../store/rows.js';
-import { MAX_KEY, MIN_KEY, storeError } from '../../store/write.js';
+import { MAX_KEY, MIN_KEY, storeError, type LoggedWrite } from '../../store/write.js';
 import type { EngineStore } from '../engine-store.js';
 import { ANALYZER_KEY, type AnalyzerRecord } from './keyword-reindex.js';
 
@@ -44,6 +44,12 @@ interface KeywordSnapshotRecord {
 
 const SNAPSHOT_KEY = 'keywordSnapshot';
 const PAGE = 5000;
+/** The writer has paused when no write of this instance was applied for this long (as in vector-state.ts). */
+const IDLE_MS = 50;
+/** Least changes outside the last snapshot for which one is taken while this instance is writing (as in vector-state.ts). */
+const BUSY_SNAPSHOT_MIN = 5000;
+/** A snapshot follows the last one after at least this many times the last one's duration. */
+const SNAPSHOT_SPACING = 10;
 const CORPORA: readonly Corpus[] = [MESSAGE_CORPUS, MEMORY_CORPUS];
 
 /** A keyword search's best hits (BM25 score and relevance in [0, 1]), how many matched, the query's bound. */
@@ -74,6 +80,15 @@ export class KeywordState {
   #generation: number | undefined;
   #chain: Promise<unknown> = Promise.resolve();
   #saving: Promise<unknown> = Promise.resolve();
+  /** When (performance.now()) a write of this instance was last applied from what it logged. */
+  #lastOwnApplied = -Infinity;
+  /** How long the last snapshot took and when it ended (performance.now()), and a held-back snapshot's timer. */
+  #snapshotCost = 0;
+  #snapshotEnded = -Infinity;
+  #snapshotTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A deletion of this instance dropped the snapshot: one is due once the writer pauses. */
+  #snapshotDropped = false;
+  #unwatch: (() => void) | undefined;
 
   private constructor(
     core: EngineStore,
@@ -268,7 +283,9 @@ export class KeywordState {
   async snapshot(): Promise<void> {
     // Taken in the chain (a consistent copy), written outside it: searches need not wait for the write.
     const taken = this.#chain.then(async () => {
-      if (this.seq === this.#lastSnapshotSeq) return undefined;
+      if (this.seq === this.#lastSnapshotSeq && !this.#snapshotDropped) return undefined;
+      const started = performance.now();
+      const generation = this.#generation;
       const record: KeywordSnapshotRecord = {
         seq: this.seq,
         analyzerId: await analyzerId(this.#core),
@@ -277,19 +294,25 @@ export class KeywordState {
         at: this.#core.now(),
       };
       this.#lastSnapshotSeq = record.seq;
-      return record;
+      this.#snapshotDropped = false;
+      return { record, generation, started };
     });
     this.#chain = taken.catch(() => undefined);
-    const record = await taken;
-    if (record === undefined) return;
+    const copy = await taken;
+    if (copy === undefined) return;
+    const { record, generation, started } = copy;
     const write = this.#saving.then(async () => {
       const { db } = this.#core;
       try {
         await db.transaction('rw', [db.meta, db.changes], async () => {
           // A deletion committed after the copy was taken dropped the snapshot on purpose
           // (it holds the deleted text's words): writing this older copy would bring them back.
+          // So would a copy of a generation that is gone (forget, a reset or a replacing import).
           const later = await db.changes.where(':id').above(record.seq).toArray();
-          if (later.some((c) => c.op === 'delete' && (c.table === 'messages' || c.table === 'memories'))) {
+          if (
+            (generation !== undefined && (await readGeneration(db)) !== generation) ||
+            later.some((c) => c.op === 'delete' && (c.table === 'messages' || c.table === 'memories'))
+          ) {
             this.#lastSnapshotSeq = -1;
             return;
           }
@@ -298,10 +321,80 @@ export class KeywordState {
       } catch (e) {
         this.#lastSnapshotSeq = -1;
         throw storeError(e, 'saving the keyword index snapshot');
+      } finally {
+        this.#snapshotEnded = performance.now();
+        this.#snapshotCost = this.#snapshotEnded - started;
       }
     });
     this.#saving = write.catch(() => undefined);
     await write;
+  }
+
+  /**
+   * Applies every later write of this instance from what it logged (its terms
+   * rows and statistics), without reading them back, when it directly follows
+   * `seq` in the same generation; any other write (another tab's, or one after
+   * a gap) is left to the catch-up before the next search, which reads the log.
+   * So the postings stay current while an app only writes, and flush() and
+   * close() snapshot them without reading the store: the first keyword or
+   * hybrid search after the next open restores that snapshot instead of
+   * rebuilding from every terms row. Snapshots are taken in the background when
+   * due (see {@link maybeSnapshot}). Returns the function that stops it.
+   */
+  follow(): () => void {
+    this.#unwatch ??= this.#core.watchWrites((write) => {
+      this.#applyOwn(write);
+    });
+    return () => {
+      this.#unwatch?.();
+      this.#unwatch = undefined;
+      if (this.#snapshotTimer !== undefined) clearTimeout(this.#snapshotTimer);
+      this.#snapshotTimer = undefined;
+    };
+  }
+
+  #applyOwn(write: LoggedWrite): void {
+    const run = this.#chain.then(() => {
+      if (write.generation !== this.#generation || write.seqs[0] !== this.seq + 1) return;
+      const { puts, deletes, stats } = write.terms;
+      for (const [corpus, id] of deletes) this.#postings[corpus].remove(id);
+      for (const row of puts) this.#postings[row.c].upsert(readTermsRow(row));
+      for (const [corpus, s] of stats) this.#postings[corpus].stats = { docs: s.docs, length: s.length };
+      this.seq = write.seqs[write.seqs.length - 1]!;
+      // The store dropped the snapshot in the same transaction (it held the deleted text's words).
+      if (write.changes.some((c) => c.op === 'delete' && (c.table === 'messages' || c.table === 'memories')))
+        this.#snapshotDropped = true;
+      this.#lastOwnApplied = performance.now();
+    });
+    this.#chain = run.catch(() => undefined);
+    void run.then(() => this.maybeSnapshot()).catch(() => undefined);
+  }
+
+  /**
+   * Snapshots when max(1000, 10%) changes are not in the last snapshot (or it
+   * was dropped by a deletion), spaced so that snapshots take at most about a
+   * tenth of the time. While this instance writes (a write under way or
+   * applied within IDLE_MS), a snapshot of fewer than BUSY_SNAPSHOT_MIN changes
+   * waits for the pause. The log stays the source of truth: a crash in between
+   * only means a longer replay on the next open.
+   */
+  async maybeSnapshot(): Promise<void> {
+    if (this.#core.closed) return;
+    const size = this.#postings[MESSAGE_CORPUS].size + this.#postings[MEMORY_CORPUS].size;
+    const unsnapshotted = this.unsnapshotted;
+    if (unsnapshotted < Math.max(1000, size / 10) && !this.#snapshotDropped) return;
+    const spacing = this.#snapshotEnded + SNAPSHOT_SPACING * this.#snapshotCost - performance.now();
+    const writing = this.#core.writing || performance.now() - this.#lastOwnApplied < IDLE_MS;
+    const wait =
+      writing && (this.#snapshotDropped || unsnapshotted < BUSY_SNAPSHOT_MIN) ? Math.max(IDLE_MS, spacing) : spacing;
+    if (wait <= 0) {
+      await this.snapshot();
+      return;
+    }
+    this.#snapshotTimer ??= setTimeout(() => {
+      this.#snapshotTimer = undefined;
+      this.maybeSnapshot().catch(() => undefined);
+    }, wait);
   }
 
   /** Changes applied since the last snapshot; Infinity when there is none yet. */
@@ -338,10 +431,13 @@ async function analyzerId(core: EngineStore): Promise<string | null> {
 }
 
 const states = new WeakMap<EngineStore, Promise<KeywordState>>();
+const unfollow = new WeakMap<EngineStore, () => void>();
 
 /**
- * The keyword state of an open store, loaded on first use (a keyword search)
- * and shared by every face of that store. A failed load is retried next time.
+ * The keyword state of an open store, shared by every face of that store:
+ * loaded on first use (Engram.open() starts it in the background), then kept
+ * current with this instance's writes as they commit (see
+ * {@link KeywordState.follow}). A failed load is retried next time.
  */
 export function keywordState(core: EngineStore): Promise<KeywordState> {
   let state = states.get(core);
@@ -349,6 +445,7 @@ export function keywordState(core: EngineStore): Promise<KeywordState> {
     state = KeywordState.load(core).then((loaded) => {
       // Compaction of the change log keeps what these postings have not applied yet.
       core.addLogReader(() => loaded.seq);
+      if (!core.closed) unfollow.set(core, loaded.follow());
       return loaded;
     });
     states.set(core, state);
@@ -364,6 +461,13 @@ export async function flushKeywordState(core: EngineStore): Promise<void> {
   await state.catchUp();
   await state.snapshot();
   await state.settle();
+}
+
+/** On close: stops following the writes, snapshots the keyword state if it was loaded, and waits for the write. */
+export async function closeKeywordState(core: EngineStore): Promise<void> {
+  unfollow.get(core)?.();
+  unfollow.delete(core);
+  await flushKeywordState(core);
 }
 
 /** Empties the keyword state of a store after the store was reset (if it was loaded). */
