@@ -39,6 +39,7 @@ export function menuTemplate(send: (command: MenuCommand) => void, platform: str
         item('Import and export', 'view-transfer', 'CmdOrCtrl+5'),
         item('Sync', 'view-sync', 'CmdOrCtrl+6'),
         item('Forget a user…', 'view-forget'),
+        item('Agents (MCP)', 'view-agents'),
         item('Status', 'view-status', 'CmdOrCtrl+7'),
         { type: 'separator' },
         { role: 'resetZoom' },

@@ -6,7 +6,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CHANNELS } from '../preload/bridge-api.js';
+import { CHANNELS, type HubStatus } from '../preload/bridge-api.js';
 import { menuTemplate } from './app-menu.js';
 import { APP_ENTRY, registerAppScheme, serveApp } from './app-protocol.js';
 import type { ElectronSurface, WindowSurface } from './electron-surface.js';
@@ -47,7 +47,12 @@ export const HUB_FILES = { clients: 'mcp-clients.json', endpoint: 'mcp-endpoint.
 /** What startDesktop() may turn on besides the window. */
 export interface DesktopOptions {
   /** The MCP server for local agents on 127.0.0.1:`port` (0: any free port). Off when absent. */
-  mcp?: { port: number; timeoutMs?: number };
+  mcp?: {
+    port: number;
+    timeoutMs?: number;
+    /** Absolute path of scripts/engram-mcp.mjs when it exists (a checkout), shown in the Agents view's snippets. */
+    bridgeScript?: string;
+  };
 }
 
 /**
@@ -127,7 +132,7 @@ export function startDesktop<W extends WindowSurface>(
     const hub =
       options.mcp === undefined
         ? undefined
-        : await startHub(app.getPath('userData'), options.mcp.port, calls, app.getVersion());
+        : await startHub(app.getPath('userData'), options.mcp, calls, app.getVersion());
     mcp = hub?.server;
     registerIpcHandlers(electron, {
       window: () => current,
@@ -151,12 +156,14 @@ export function startDesktop<W extends WindowSurface>(
  */
 async function startHub(
   userData: string,
-  port: number,
+  mcp: NonNullable<DesktopOptions['mcp']>,
   calls: HubCalls,
   version: string,
 ): Promise<{ server: McpHttpServer | undefined; context: HubContext }> {
+  const { port, bridgeScript } = mcp;
   const clients = await HubClients.load(join(userData, HUB_FILES.clients));
   let server: McpHttpServer | undefined;
+  let failure: string | undefined;
   try {
     server = await McpHttpServer.start({ port, clients, calls, version });
     // The stdio bridge reads where to forward from here; the file names no secret, but only this user needs it.
@@ -166,7 +173,25 @@ async function startHub(
   } catch (e) {
     await server?.close();
     server = undefined;
-    console.error(`engram: the MCP server could not listen on 127.0.0.1:${port}:`, e);
+    failure = listenFailure(e, port);
+    console.error(`engram: ${failure}`, e);
   }
-  return { server, context: { clients, calls, url: () => server?.url } };
+  const status = (): HubStatus =>
+    server === undefined
+      ? { state: 'failed', port, reason: failure ?? 'the MCP server stopped' }
+      : {
+          state: 'listening',
+          url: server.url,
+          port: Number(new URL(server.url).port),
+          ...(bridgeScript === undefined ? {} : { bridgeScript }),
+        };
+  return { server, context: { clients, calls, url: () => server?.url, status } };
+}
+
+/** Why the server could not listen, as the Agents view tells the user. */
+function listenFailure(e: unknown, port: number): string {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE')
+    return `port ${port} on 127.0.0.1 is taken by another program (another engram?); quit it, or start engram with ENGRAM_MCP_PORT set to a free port`;
+  return `the MCP server could not listen on 127.0.0.1:${port}: ${e instanceof Error ? e.message : String(e)}`;
 }

@@ -19,6 +19,7 @@ import {
   type BridgeResult,
   type HubClientInfo,
   type HubNewClient,
+  type HubStatus,
   type OpenedFile,
   type SaveFileAnswer,
   type SecretName,
@@ -51,6 +52,8 @@ export interface HubContext {
   calls: HubCalls;
   /** The endpoint's URL, once it listens. */
   url(): string | undefined;
+  /** Whether the server listens, and where (or why not). */
+  status(): HubStatus;
 }
 
 function requireHub(ctx: IpcContext): HubContext {
@@ -204,6 +207,14 @@ export function ipcHandlers<W extends WindowSurface>(
       if (typeof args[0] !== 'string') throw new ValidationError('id', 'must be a string');
       await requireHub(ctx).clients.revoke(args[0]);
       return null;
+    },
+    [CHANNELS.hubStatus]: (...args): Promise<HubStatus> => {
+      requireArity(args, 0);
+      return Promise.resolve(
+        ctx.hub === undefined
+          ? { state: 'off', reason: 'this app was started without its MCP server' }
+          : ctx.hub.status(),
+      );
     },
     [CHANNELS.appInfo]: (...args): Promise<AppInfo> => {
       requireArity(args, 0);

@@ -26,6 +26,7 @@ export const CHANNELS = {
   hubClients: 'engram:hub-clients',
   hubCreateClient: 'engram:hub-create-client',
   hubRevokeClient: 'engram:hub-revoke-client',
+  hubStatus: 'engram:hub-status',
 } as const;
 
 /** Secrets the app keeps outside IndexedDB: the sync server's API key and the encryption passphrase. */
@@ -44,6 +45,7 @@ export const MENU_COMMANDS = [
   'view-transfer',
   'view-sync',
   'view-forget',
+  'view-agents',
 ] as const;
 export type MenuCommand = (typeof MENU_COMMANDS)[number];
 
@@ -153,6 +155,22 @@ export interface HubNewClient {
   url: string | undefined;
 }
 
+/**
+ * Whether the MCP server listens: `listening` at `url`; `failed` when it could not
+ * (`reason`, e.g. the port is taken); `off` when this shell has none (the web
+ * fallback has no main process, so no server; `reason` says so).
+ */
+export type HubStatus =
+  | {
+      state: 'listening';
+      url: string;
+      port: number;
+      /** Absolute path of the stdio bridge script when the app runs from a checkout (for the config snippets). */
+      bridgeScript?: string;
+    }
+  | { state: 'failed'; reason: string; port: number }
+  | { state: 'off'; reason: string };
+
 /** How many calls per client the app remembers for the Agents view. */
 export const MAX_HUB_CALL_RECORDS = 20;
 /** Longest client name. */
@@ -196,6 +214,8 @@ export interface DesktopBridge {
   createHubClient(name: string, scope: HubScope): Promise<BridgeResult<HubNewClient>>;
   /** Revokes a client's token: its next call is refused. */
   revokeHubClient(id: string): Promise<BridgeResult<null>>;
+  /** Whether the MCP server listens, and where. */
+  hubStatus(): Promise<BridgeResult<HubStatus>>;
   /** Calls `listener` on each application-menu command; returns the unsubscribe function. */
   onMenuCommand(listener: (command: MenuCommand) => void): () => void;
 }

@@ -39,6 +39,7 @@ const bridge: DesktopBridge = {
   hubClients: () => invoke(CHANNELS.hubClients),
   createHubClient: (name, scope) => invoke(CHANNELS.hubCreateClient, name, scope),
   revokeHubClient: (id) => invoke(CHANNELS.hubRevokeClient, id),
+  hubStatus: () => invoke(CHANNELS.hubStatus),
   onMenuCommand: (listener) => {
     const forward = (_event: unknown, command: unknown): void => {
       if (typeof command === 'string' && (MENU_COMMANDS as readonly string[]).includes(command))

@@ -7,7 +7,17 @@ import { EngramError, isEngramError, type Engram } from '../../lib/index.js';
 import type { BridgeResult, DesktopBridge } from '../preload/bridge-api.js';
 
 /** The app's views, in menu order. */
-export const VIEWS = ['memories', 'conversations', 'blocks', 'map', 'transfer', 'sync', 'forget', 'status'] as const;
+export const VIEWS = [
+  'memories',
+  'conversations',
+  'blocks',
+  'map',
+  'transfer',
+  'sync',
+  'agents',
+  'forget',
+  'status',
+] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 /** The state every view reads. */

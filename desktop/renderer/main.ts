@@ -17,6 +17,7 @@ import { SyncView } from './sync-view.js';
 import { TransferView, type OpenOptions } from './transfer-view.js';
 import { createWebBridge } from './web-bridge.js';
 import { answerHubCall } from './hub-answer.js';
+import { AgentsView } from './agents-view.js';
 
 /** The IndexedDB database of the desktop app. */
 const DB_NAME = 'engram-desktop';
@@ -28,6 +29,7 @@ const LABELS: Readonly<Record<ViewName, string>> = {
   map: 'Map',
   transfer: 'Import / export',
   sync: 'Sync',
+  agents: 'Agents',
   forget: 'Forget a user',
   status: 'Status',
 };
@@ -130,6 +132,7 @@ async function main(): Promise<void> {
     },
   };
   const memories = new MemoriesView(ctx);
+  const agents = new AgentsView(ctx);
   for (const view of [
     memories,
     new ConversationsView(ctx),
@@ -137,6 +140,7 @@ async function main(): Promise<void> {
     new MapView(ctx),
     new TransferView(ctx, openOptions),
     new SyncView(ctx),
+    agents,
     new ForgetView(ctx),
     new StatusView(ctx),
   ]) {
@@ -166,8 +170,12 @@ async function main(): Promise<void> {
     }
   };
   bridge.onMenuCommand(onMenu);
-  // Local agents' MCP calls (desktop): answered by this page's engram, in each client's scope.
-  bridge.onHubCall((call) => answerHubCall(engram, call));
+  // Local agents' MCP calls (desktop): answered by this page's engram (the current one: an import replaces it), in each client's scope.
+  bridge.onHubCall(async (call) => {
+    const answer = await answerHubCall(ctx.engram, call);
+    agents.callAnswered();
+    return answer;
+  });
   window.addEventListener('hashchange', () => {
     const name = location.hash.slice(1);
     void show(isView(name) ? name : 'memories');

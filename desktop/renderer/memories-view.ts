@@ -3,7 +3,7 @@
  * with scores, the virtualised list of every matching memory (newest first),
  * and the detail pane (history, edit, delete, add).
  */
-import type { MemoryItem, SearchMode } from '../../lib/index.js';
+import { retrievalProfile, type MemoryItem, type RetrievalProfile, type SearchMode } from '../../lib/index.js';
 import { formatMs, formatTime, h, replace } from '../../ui/dom.js';
 import { searchResultItem } from '../../ui/search-result-item.js';
 import type { AppContext, View } from './app-context.js';
@@ -18,6 +18,20 @@ const MODES: { mode: SearchMode; label: string }[] = [
   { mode: 'vector', label: 'Meaning' },
   { mode: 'keyword', label: 'Keyword' },
 ];
+
+/**
+ * The relevance a result needs to be listed as a match: the embedding model's
+ * measured `minRelevance` for hybrid, the same cut in cosine for meaning search
+ * (hybrid scores a vector-only match as vectorWeight × cosine), and any keyword
+ * match for keyword search (its relevance is a share of the query's terms).
+ * @example
+ * matchThreshold('vector', retrievalProfile('engram-glove-100d')) // 0.35
+ */
+export function matchThreshold(mode: SearchMode, profile: RetrievalProfile): number {
+  if (mode === 'hybrid') return profile.minRelevance;
+  if (mode === 'vector') return profile.minRelevance / profile.vectorWeight;
+  return Number.MIN_VALUE;
+}
 
 function memoryRow(memory: MemoryItem, onOpen: (id: string) => void, selected: boolean): HTMLElement {
   const scope = [
@@ -71,6 +85,8 @@ export class MemoriesView implements View {
   readonly #results = h('ol', { class: 'results', attrs: { 'data-testid': 'search-results', 'data-state': 'idle' } });
   readonly #count = h('span', { attrs: { 'data-testid': 'memory-total' } }, '…');
   readonly #heading = h('span', { class: 'muted small', attrs: { 'data-testid': 'list-heading' } });
+  /** What an empty store shows instead of the list: the first things to do. */
+  readonly #welcome: HTMLElement;
   #mode: SearchMode = 'hybrid';
   #run = 0;
 
@@ -89,6 +105,63 @@ export class MemoriesView implements View {
       },
       emptyText: 'No memories here. Add one, import an export file, or loosen the filters.',
     });
+    const step = (label: string, testid: string, action: () => void, why: string): HTMLLIElement =>
+      h(
+        'li',
+        {},
+        h(
+          'button',
+          {
+            class: 'link',
+            attrs: { type: 'button', 'data-testid': testid },
+            on: {
+              click: () => {
+                action();
+              },
+            },
+          },
+          label,
+        ),
+        h('span', { class: 'muted' }, ` ${why}`),
+      );
+    this.#welcome = h(
+      'div',
+      { class: 'welcome', attrs: { 'data-testid': 'empty-store', hidden: true } },
+      h('h2', {}, 'Nothing remembered yet'),
+      h(
+        'p',
+        { class: 'muted' },
+        'engram keeps what you and your agents want remembered, on this device only. To begin:',
+      ),
+      h(
+        'ol',
+        {},
+        step(
+          'Add a memory',
+          'welcome-add',
+          () => {
+            this.#openAdd();
+          },
+          'by hand: a fact, a preference, a name.',
+        ),
+        step(
+          'Connect an agent',
+          'welcome-agents',
+          () => {
+            ctx.navigate('agents');
+          },
+          'so that Claude Desktop, Cursor or a script saves and recalls memories here, over MCP.',
+        ),
+        step(
+          'Import an export file',
+          'welcome-import',
+          () => {
+            ctx.navigate('transfer');
+          },
+          'from engram on another device, or a backup.',
+        ),
+      ),
+    );
     const searchForm = h(
       'form',
       { class: 'searchbar', attrs: { 'data-testid': 'search-form', role: 'search' } },
@@ -103,7 +176,7 @@ export class MemoriesView implements View {
     );
     searchForm.addEventListener('submit', (event) => {
       event.preventDefault();
-      void this.search();
+      this.#newSearch();
     });
     const add = h(
       'button',
@@ -127,7 +200,14 @@ export class MemoriesView implements View {
       h(
         'div',
         { class: 'split' },
-        h('div', { class: 'list-pane card' }, h('div', { class: 'list-head' }, this.#heading), this.#results, listEl),
+        h(
+          'div',
+          { class: 'list-pane card' },
+          h('div', { class: 'list-head' }, this.#heading),
+          this.#welcome,
+          this.#results,
+          listEl,
+        ),
         this.#detail.root,
       ),
     );
@@ -144,12 +224,15 @@ export class MemoriesView implements View {
     const engram = this.#ctx.engram;
     const [{ total }, all] = await Promise.all([engram.getAll({ filters, limit: 1 }), engram.getAll({ limit: 1 })]);
     this.#count.textContent = String(all.total);
+    this.#welcome.hidden = all.total > 0;
     this.#list.setSource(
       { total, load: (offset, limit) => engram.getAll({ filters, offset, limit }).then((r) => r.results) },
       keepScroll,
     );
-    if (this.#query.value.trim() === '') this.#heading.textContent = this.#listHeading(total, all.total);
-    else await this.search();
+    if (this.#query.value.trim() === '') {
+      this.#heading.textContent = this.#listHeading(total, all.total);
+      this.#list.root.hidden = all.total === 0;
+    } else await this.search();
   }
 
   /** Opens a memory in the detail pane. */
@@ -179,15 +262,45 @@ export class MemoriesView implements View {
     this.#results.dataset['state'] = 'searching';
     const started = performance.now();
     try {
-      const { results } = await this.#ctx.engram.search(query, {
+      const { engram } = this.#ctx;
+      const { results } = await engram.search(query, {
         mode,
         limit: SEARCH_LIMIT,
         filters: toMemoryFilters(this.#filters.values()),
       });
+      const took = performance.now() - started;
+      const threshold = matchThreshold(mode, retrievalProfile((await engram.ready()).embedderId));
       if (run !== this.#run) return;
+      // Below the model's threshold a result is not a match (hybrid fills its limit with whatever is nearest):
+      // listed only on request, dimmed.
+      const best = results.filter((r) => r.score >= threshold);
+      const weaker = results.filter((r) => r.score < threshold);
+      const onOpen = (id: string): void => void this.open(id);
       this.#list.root.hidden = true;
-      this.#heading.textContent = `${results.length === 0 ? 'No match' : `${results.length} best match${results.length === 1 ? '' : 'es'}`} for “${query}” · ${MODES.find((m) => m.mode === mode)?.label ?? mode} · ${formatMs(performance.now() - started)}`;
-      replace(this.#results, ...results.map((r) => searchResultItem(r, mode, { onOpen: (id) => void this.open(id) })));
+      this.#welcome.hidden = true;
+      this.#heading.textContent = `${best.length === 0 ? 'No match' : `${best.length} best match${best.length === 1 ? '' : 'es'}`} for “${query}” · ${MODES.find((m) => m.mode === mode)?.label ?? mode} · ${formatMs(took)}`;
+      const more = h(
+        'li',
+        { class: 'more' },
+        h(
+          'button',
+          {
+            class: 'link',
+            attrs: { type: 'button', 'data-testid': 'search-show-weaker' },
+            on: {
+              click: () => {
+                more.replaceWith(...weaker.map((r) => searchResultItem(r, mode, { onOpen, minScore: threshold })));
+              },
+            },
+          },
+          `Show ${weaker.length} weaker result${weaker.length === 1 ? '' : 's'} (relevance below ${threshold.toFixed(2)})`,
+        ),
+      );
+      replace(
+        this.#results,
+        ...best.map((r) => searchResultItem(r, mode, { onOpen })),
+        weaker.length === 0 || mode === 'keyword' ? null : more,
+      );
     } catch (e) {
       this.#ctx.showError(e);
       replace(this.#results);
@@ -199,6 +312,15 @@ export class MemoriesView implements View {
     const values: FilterValues = this.#filters.values();
     const filtered = Object.values(values).some((v) => v !== '');
     return filtered ? `${listed} of ${all} match the filters · newest first` : `${all} memories · newest first`;
+  }
+
+  /** A search the user started (submit, mode): the detail pane no longer shows what was picked before it. */
+  #newSearch(): void {
+    if (this.#query.value.trim() !== '' && this.#detail.shownId !== undefined) {
+      this.#detail.empty('Pick a result to see its details and history.');
+      this.#list.redraw();
+    }
+    void this.search();
   }
 
   async #clearSearch(): Promise<void> {
@@ -230,7 +352,7 @@ export class MemoriesView implements View {
               click: () => {
                 this.#mode = m.mode;
                 this.#renderModes();
-                void this.search();
+                this.#newSearch();
               },
             },
           },

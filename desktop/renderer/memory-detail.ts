@@ -44,10 +44,10 @@ export class MemoryDetail {
     return this.#id;
   }
 
-  /** Shows the placeholder. */
-  empty(): void {
+  /** Shows the placeholder (`hint` says what to do; by default: pick a memory or add one). */
+  empty(hint = 'Pick a memory to see its details and history, or add one.'): void {
     this.#id = undefined;
-    replace(this.root, h('p', { class: 'muted' }, 'Pick a memory to see its details and history, or add one.'));
+    replace(this.root, h('p', { class: 'muted', attrs: { 'data-testid': 'detail-empty' } }, hint));
   }
 
   /** Shows one memory and its history. */

@@ -14,6 +14,10 @@ import type {
 } from '../preload/bridge-api.js';
 import { MAX_FILE_BYTES } from '../preload/bridge-api.js';
 
+/** Why this shell serves no agents: a browser tab has no main process to listen on a port. */
+export const WEB_NO_HUB =
+  'this is the browser fallback (npm run desktop:web), which has no main process and so cannot listen for agents; run the desktop app (npm run desktop:electron once, then npm start) to connect Claude Desktop, Cursor or a script';
+
 function ok<T>(value: T): BridgeResult<T> {
   return { ok: true, value };
 }
@@ -101,14 +105,15 @@ export function createWebBridge(): DesktopBridge {
     // A browser tab cannot listen on a port: local agents reach engram through the desktop app only.
     onHubCall: () => () => undefined,
     hubClients: () => Promise.resolve(ok([])),
-    createHubClient: () =>
-      Promise.resolve(
-        failed(
-          'VALIDATION',
-          'agents connect through the desktop app (npm run desktop:electron, then npm start); a browser tab cannot serve them',
-        ),
-      ),
+    createHubClient: () => Promise.resolve(failed('VALIDATION', WEB_NO_HUB)),
     revokeHubClient: () => Promise.resolve(ok(null)),
+    hubStatus: () =>
+      Promise.resolve(
+        ok({
+          state: 'off',
+          reason: WEB_NO_HUB,
+        }),
+      ),
     onMenuCommand: () => () => undefined,
   };
 }

@@ -1,21 +1,17 @@
 // The MCP hub end to end in Node: the main process (fake Electron) serves
 // Streamable HTTP on 127.0.0.1, the SDK's own Client talks to it, and the
 // "renderer" is a real Engram over fake-indexeddb answering through the same
-// IPC reply handler the preload uses.
-import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+// IPC reply handler the preload uses (hub-fixture.ts).
+import { readFile, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HashEmbedder } from '../../../lib/embed/hash-embedder.js';
 import { TOOL_DEFINITIONS } from '../../../lib/agent/tool-definitions.js';
 import { isEngramError, type Engram } from '../../../lib/index.js';
-import { APP_ENTRY } from '../../../desktop/main/app-protocol.js';
-import { HUB_FILES, startDesktop, type DesktopApp } from '../../../desktop/main/desktop-app.js';
+import { HUB_FILES, type DesktopApp } from '../../../desktop/main/desktop-app.js';
 import { HubCalls } from '../../../desktop/main/hub-calls.js';
 import { HubClients } from '../../../desktop/main/hub-clients.js';
 import { MAX_MCP_BODY_BYTES, MEMORIES_URI } from '../../../desktop/main/mcp-server.js';
@@ -27,44 +23,27 @@ import {
   type HubNewClient,
   type HubScope,
 } from '../../../desktop/preload/bridge-api.js';
-import { answerHubCall, forgetHubClient } from '../../../desktop/renderer/hub-answer.js';
-import { openTemp } from '../../helpers.js';
-import { FakeContents, fakeElectron, type FakeElectron, type FakeWindow } from './fake-electron.js';
+import { forgetHubClient } from '../../../desktop/renderer/hub-answer.js';
+import { FakeContents, type FakeWindow } from './fake-electron.js';
+import { callText, startHubFixture, type HubFixture } from './hub-fixture.js';
 
+let hub: HubFixture;
 let dir: string;
-let electron: FakeElectron;
 let desktop: DesktopApp<FakeWindow>;
 let engram: Engram;
 let url: string;
 const clients: Client[] = [];
 
-/** An IPC call as the app's page makes it. */
-async function ipc<T>(channel: string, ...args: unknown[]): Promise<BridgeResult<T>> {
-  const handler = electron.handlers.get(channel);
-  if (handler === undefined) throw new TypeError(`no handler for ${channel}`);
-  return (await handler({ senderFrame: { url: APP_ENTRY } }, ...args)) as BridgeResult<T>;
+function ipc<T>(channel: string, ...args: unknown[]): Promise<BridgeResult<T>> {
+  return hub.ipc<T>(channel, ...args);
 }
 
-async function createClient(name: string, scope: HubScope): Promise<HubNewClient> {
-  const r = await ipc<HubNewClient>(CHANNELS.hubCreateClient, name, scope);
-  if (!r.ok) throw new TypeError(r.error.message);
-  return r.value;
+function createClient(name: string, scope: HubScope): Promise<HubNewClient> {
+  return hub.createClient(name, scope);
 }
 
-/** The SDK's client, connected with a bearer token. */
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'engram-test', version: '1.0.0' });
-  clients.push(client);
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
-  );
-  return client;
-}
-
-async function callText(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
-  const result = await client.callTool({ name, arguments: args });
-  const content = result.content as { type: string; text: string }[];
-  return content.map((c) => c.text).join('\n');
+function connect(token: string): Promise<Client> {
+  return hub.connect(token);
 }
 
 const INITIALIZE = JSON.stringify({
@@ -76,35 +55,13 @@ const INITIALIZE = JSON.stringify({
 const POST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'engram-mcp-'));
-  await mkdir(join(dir, 'user-data'));
-  electron = fakeElectron({ userData: join(dir, 'user-data') });
-  desktop = startDesktop(electron, { renderer: join(dir, 'renderer'), preload: join(dir, 'preload.cjs') }, 'linux', {
-    mcp: { port: 0, timeoutMs: 10_000 },
-  });
-  electron.app.ready();
-  await desktop.started;
-  engram = await openTemp({ embedder: new HashEmbedder({ dimensions: 64 }) });
-  const window = desktop.window();
-  if (window === undefined) throw new TypeError('no window');
-  // The renderer: what preload.ts's onHubCall does with the page's answerHubCall.
-  const contents = window.webContents;
-  contents.send = (channel: string, ...args: unknown[]): void => {
-    FakeContents.prototype.send.call(contents, channel, ...args);
-    if (channel !== CHANNELS.hubCall) return;
-    const call = args[0] as HubCall;
-    void answerHubCall(engram, call).then((result) => ipc(CHANNELS.hubReply, call.id, result));
-  };
-  const mcpUrl = desktop.mcpUrl();
-  if (mcpUrl === undefined) throw new TypeError('the MCP server did not start');
-  url = mcpUrl;
+  hub = await startHubFixture();
+  ({ dir, desktop, engram, url } = hub);
 });
 
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
-  await desktop.stop();
-  await engram.close();
-  await rm(dir, { recursive: true, force: true });
+  await hub.close();
 });
 
 describe('MCP server (Streamable HTTP, SDK client)', () => {
