@@ -14,12 +14,15 @@ const args = process.argv.slice(2);
 const ref = args.includes('--ref') ? args[args.indexOf('--ref') + 1] : undefined;
 const top = args.includes('--top') ? Number(args[args.indexOf('--top') + 1]) : 10;
 
+/** @param {string[]} a */
 const git = (...a) => execFileSync('git', a, { encoding: 'utf8', maxBuffer: 1 << 28 });
 const paths = (ref === undefined ? git('ls-files', 'lib') : git('ls-tree', '-r', '--name-only', ref, 'lib'))
   .split('\n')
   .filter((p) => /\.tsx?$/.test(p) && !p.endsWith('.d.ts'));
+/** @param {string} p */
 const read = (p) => (ref === undefined ? readFileSync(p, 'utf8') : git('show', `${ref}:${p}`));
 
+/** @param {ts.Node} node @returns {node is ts.FunctionLikeDeclaration} */
 function isNamedFunction(node) {
   if (
     ts.isFunctionDeclaration(node) ||
@@ -36,17 +39,20 @@ function isNamedFunction(node) {
   return false;
 }
 
+/** @param {ts.FunctionLikeDeclaration} node */
 function nameOf(node) {
   if (ts.isConstructorDeclaration(node)) return `${node.parent.name?.text ?? '?'}.constructor`;
   const named = ts.isArrowFunction(node) || ts.isFunctionExpression(node) ? node.parent : node;
-  const own = named.name?.getText() ?? '(anonymous)';
+  const own = /** @type {{ name?: ts.Node }} */ (named).name?.getText() ?? '(anonymous)';
   const cls = ts.isClassLike(named.parent) ? `${named.parent.name?.text ?? '?'}.` : '';
   return cls + own;
 }
 
 /** Statements in `body`, not descending into nested named functions. */
+/** @param {ts.ConciseBody} body */
 function countStatements(body) {
   let n = 0;
+  /** @param {ts.Node} node */
   const visit = (node) => {
     if (isNamedFunction(node)) return;
     if (ts.isStatement(node) && !ts.isBlock(node)) n++;
@@ -60,9 +66,11 @@ function countStatements(body) {
   return n;
 }
 
+/** @type {{ where: string; name: string; lines: number; statements: number }[]} */
 const fns = [];
 for (const path of paths) {
   const sf = ts.createSourceFile(path, read(path), ts.ScriptTarget.Latest, true);
+  /** @param {ts.Node} node */
   const visit = (node) => {
     if (isNamedFunction(node)) {
       const start = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
@@ -71,7 +79,7 @@ for (const path of paths) {
         where: `${path}:${start + 1}`,
         name: nameOf(node),
         lines: end - start + 1,
-        statements: countStatements(node.body),
+        statements: countStatements(/** @type {ts.ConciseBody} */ (node.body)),
       });
     }
     ts.forEachChild(node, visit);
@@ -79,11 +87,13 @@ for (const path of paths) {
   visit(sf);
 }
 
+/** @param {number[]} xs */
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+  return s.length % 2 === 1 ? Number(s[m]) : (Number(s[m - 1]) + Number(s[m])) / 2;
 };
+/** @param {number[]} xs @param {number} p */
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 const lines = fns.map((f) => f.lines);
 const stmts = fns.map((f) => f.statements);

@@ -12,7 +12,14 @@ import { newId } from '../../util/id.js';
 import type { EngineStore } from '../engine-store.js';
 import type { SemanticIndex } from '../vectors/semantic-index.js';
 import { readLogFloor } from '../../store/change-log.js';
-import { mayBeSame, nearCandidates, nearDuplicates, sameStatement, type DedupeMode } from './near-duplicates.js';
+import {
+  mayBeSame,
+  nearCandidates,
+  nearDuplicate,
+  sameStatement,
+  type DedupeMode,
+  type NearCandidates,
+} from './near-duplicates.js';
 
 /** A memory to store. */
 export interface MemoryInput {
@@ -259,6 +266,30 @@ interface Candidate {
   comparable: string | undefined;
 }
 
+/** One input of an add, with what the checks before the write transaction found for it. */
+interface Input {
+  readonly input: MemoryInput;
+  /** The analyzer's comparable text of a keyless input (when dedupe is on): its statement key finds its candidates. */
+  readonly statement: string | undefined;
+  /** The same text when 'near' compares it with other memories' (undefined otherwise). */
+  readonly comparable: string | undefined;
+  /** Standing memories of its statement key, from the index's scope table (ids, no read). */
+  readonly candidates: readonly string[];
+}
+
+/** What the write transaction saw of the store before deciding: the candidates' rows and the memories logged since. */
+interface Seen {
+  /** Candidate rows by id, as the store has them now. */
+  rowOf: ReadonlyMap<string, MemoryRow>;
+  /** Memories logged after the scope table's position (undefined: the log no longer reaches back, check in the store). */
+  since: readonly { row: MemoryRow; vector: Float32Array | undefined }[] | undefined;
+  /** Set when the check read nothing, taking the log from this instance's own writes: the last position it covers. */
+  logAfter: number | undefined;
+}
+
+/** The planned write of an add: row changes, outcomes, and the vectors still being computed (WritePlan.vectorsLater). */
+type AddPlan = Awaited<ReturnType<PreparedAdds['plan']>>;
+
 /**
  * Everything of an add that must happen before its write transaction (which
  * may await only the store): the near-duplicate candidates from the index, and
@@ -267,162 +298,224 @@ interface Candidate {
  * `vectorsLate`, the plan waits for the vectors inside the transaction only
  * when a check needs them (a standing, logged or batch memory of the same
  * statement); otherwise they are written last (WritePlan.vectorsLater).
+ *
+ * Inside the transaction the plan runs in four steps: read what the check
+ * needs ({@link readForCheck}), find each input's exact duplicate
+ * ({@link findStanding}), wait for the vectors if a check needs them
+ * ({@link needsVectors}), then decide input by input, in order, against the
+ * store and the batch's own earlier inputs ({@link writeNew}).
  */
 export async function prepareAdds(
   core: EngineStore,
   semantic: SemanticIndex,
-  inputs: readonly MemoryInput[],
+  memoryInputs: readonly MemoryInput[],
   signal?: AbortSignal,
   dedupe: DedupeMode = 'near',
-  embedding: Embedding = embedInputs(semantic, inputs, signal),
+  embedding: Embedding = embedInputs(semantic, memoryInputs, signal),
   vectorsLate = false,
 ): Promise<PreparedAdds> {
-  if (inputs.length === 0) return { plan: () => Promise.resolve({ changes: [], out: [] }) };
+  if (memoryInputs.length === 0) return { plan: () => Promise.resolve({ changes: [], out: [] }) };
   const exactCheck = dedupe !== 'off';
-  const { analyzer } = core;
-  // Each keyless input's comparable text, computed once: its statement key finds the candidates, and with
-  // 'near' it is compared with theirs.
-  const statements = inputs.map((i) => (exactCheck && i.key === undefined ? analyzer.comparable(i.text) : undefined));
-  const comparables = dedupe === 'near' ? statements : inputs.map(() => undefined);
+  const statements = memoryInputs.map((i) =>
+    exactCheck && i.key === undefined ? core.analyzer.comparable(i.text) : undefined,
+  );
   const near = exactCheck ? await nearCandidates(core, semantic, statements) : undefined;
+  const inputs: Input[] = memoryInputs.map((input, i) => ({
+    input,
+    statement: statements[i],
+    comparable: dedupe === 'near' ? statements[i] : undefined,
+    candidates: near?.candidates.get(i) ?? [],
+  }));
   const early = vectorsLate ? undefined : (await embedding).result();
-  const plan: PreparedAdds['plan'] = async (withoutReads = false) => {
+  const plan = async (withoutReads = false): Promise<AddPlan> => {
     const now = core.now();
-    // Keyless inputs are checked against the index's candidates (the same statement) and what was logged
-    // since they were taken (another add() in flight, another tab), as the store has them now; keyed
-    // inputs, or all when the log no longer reaches back that far, by hash in the store.
-    const candidateIds = [...new Set([...(near?.candidates.values() ?? [])].flat())];
-    const keyed = inputs.map((i) => i.key !== undefined);
-    // Nothing standing to compare with, and every change since the index's position this instance's own: no read.
-    const own =
-      withoutReads && near?.complete === true && candidateIds.length === 0 && !keyed.some(Boolean)
-        ? core.ownMemoriesSince(near.seq)
-        : undefined;
-    const [since, candidateRows] =
-      own !== undefined
-        ? [own.memories, []]
-        : await Promise.all([
-            near === undefined ? [] : changedSince(core, near.seq),
-            candidateIds.length === 0 ? [] : core.db.memories.bulkGet(candidateIds),
-          ]);
-    const inStore = inputs.map((_, i) => since === undefined || keyed[i] || near?.complete !== true);
-    const byHash = exactCheck
-      ? await findDuplicates(
-          core,
-          inputs.filter((_, i) => inStore[i]),
-          now,
-        )
-      : [];
-    const rowOf = new Map(candidateRows.flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
-    const recent: Candidate[] = (since ?? []).flatMap(({ row, vector }) =>
-      row.key !== undefined
-        ? []
-        : [
-            {
-              row,
-              vector,
-              comparable: comparables.some((c) => c !== undefined) ? analyzer.comparable(row.text) : undefined,
-            },
-          ],
-    );
-    let nextByHash = 0;
-    const standing = inputs.map((input, i) => {
-      if (!exactCheck) return undefined;
-      if (inStore[i]) return byHash[nextByHash++];
-      const same = (near?.candidates.get(i) ?? []).map((id) => rowOf.get(id));
-      return [...same, ...recent.map((r) => r.row)].find(
-        (r): r is MemoryRow => r !== undefined && isDuplicate(r, input, now),
-      );
-    });
-    // A vector decides only between sayings of one statement: wait for it only then.
-    const firstText = new Map<string, string>();
-    const needsVector = inputs.map((input, i) => {
-      const comparable = comparables[i];
-      if (comparable === undefined) return false;
-      const first = firstText.get(comparable);
-      if (first === undefined) firstText.set(comparable, input.text);
-      if (standing[i] !== undefined) return false;
-      return (
-        near?.candidates.has(i) === true ||
-        (first !== undefined && first !== input.text) ||
-        recent.some((r) => r.vector !== undefined && mayBeSame(r, input, comparable, now))
-      );
-    });
-    const embedded = early ?? (needsVector.some(Boolean) ? (await waitInTransaction(embedding)).result() : undefined);
-    const vectorOf = (text: string): Float32Array | undefined => embedded?.vectorOf.get(text);
-    const nearFound =
-      dedupe !== 'near' || near === undefined || embedded === undefined
-        ? inputs.map(() => undefined)
-        : nearDuplicates(
-            core,
-            near,
-            rowOf,
-            inputs,
-            comparables,
-            inputs.map((i) => vectorOf(i.text)),
-            standing.map((s) => s === undefined),
-          );
-    const changes: RowChange[] = [];
-    const out: { item: MemoryItem; added: boolean }[] = [];
-    const fresh: Candidate[] = [];
-    const late: { id: string; text: string; copy: boolean }[] = [];
-    inputs.forEach((input, i) => {
-      const comparable = comparables[i];
-      const vector = vectorOf(input.text);
-      const dup =
-        standing[i] ??
-        nearFound[i] ??
-        (exactCheck ? fresh.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
-        (comparable !== undefined && vector !== undefined
-          ? [...recent, ...fresh].find(
-              (f) => f.vector !== undefined && mayBeSame(f, input, comparable, now) && sameStatement(f.vector, vector),
-            )?.row
-          : undefined);
-      if (dup !== undefined) {
-        out.push({ item: toItem(dup), added: false });
-        return;
-      }
-      const row: MemoryRow = {
-        id: newId(now),
-        text: input.text,
-        tier: input.tier,
-        ...input.scope,
-        metadata: input.metadata,
-        hash: memoryHash(input.tier, input.scope, input.text, input.key),
-        createdAt: now,
-        updatedAt: now,
-        accessCount: 0,
-        version: 1,
-        origin: core.settings.deviceId,
-      };
-      if (input.key !== undefined) row.key = input.key;
-      if (input.value !== undefined) row.value = input.value;
-      if (input.expiresAt !== undefined) row.expiresAt = input.expiresAt;
-      const copy = fresh.some((f) => f.row.text === input.text);
-      fresh.push({ row, vector, comparable });
-      if (embedded === undefined) {
-        late.push({ id: row.id, text: input.text, copy });
-        changes.push({ table: 'memories', op: 'add', id: row.id, after: row });
-      } else {
-        changes.push({
-          table: 'memories',
-          op: 'add',
-          id: row.id,
-          after: row,
-          vector: newVectorRow(embedded, row.id, input.text, copy),
-        });
-      }
-      out.push({ item: toItem(row), added: true });
-    });
-    const logAfter = own === undefined ? {} : { logAfter: own.last };
-    if (late.length === 0) return { changes, out, ...logAfter };
-    const vectorsLater = embedding.then((settled) => (): VectorRow[] => {
-      const done = settled.result();
-      return late.map(({ id, text, copy }) => newVectorRow(done, id, text, copy));
-    });
-    return { changes, out, vectorsLater, ...logAfter };
+    const seen = await readForCheck(core, near, inputs, withoutReads);
+    const recent = recentCandidates(core, seen, inputs);
+    const standing = exactCheck ? await findStanding(core, near, inputs, seen, recent, now) : [];
+    const embedded =
+      early ??
+      (needsVectors(inputs, standing, recent, now) ? (await waitInTransaction(embedding)).result() : undefined);
+    const found =
+      dedupe === 'near' && near !== undefined && embedded !== undefined
+        ? inputs.map(
+            (x, i) => standing[i] ?? nearDuplicate(core, near, seen.rowOf, x, embedded.vectorOf.get(x.input.text), now),
+          )
+        : standing;
+    return writeNew(core, inputs, found, recent, embedding, embedded, now, exactCheck, seen.logAfter);
   };
   return { plan };
+}
+
+/**
+ * Step 1: the reads the check needs. Keyless inputs are checked against the index's candidates (the same
+ * statement) and what was logged since the table was taken (another add() in flight, another tab), as the
+ * store has them now. With `withoutReads`, when no input has a candidate and no input is keyed, and every
+ * change since the table's position is this instance's own, the check reads nothing.
+ */
+async function readForCheck(
+  core: EngineStore,
+  near: NearCandidates | undefined,
+  inputs: readonly Input[],
+  withoutReads: boolean,
+): Promise<Seen> {
+  const candidateIds = [...new Set(inputs.flatMap((x) => x.candidates))];
+  const own =
+    withoutReads &&
+    near?.complete === true &&
+    candidateIds.length === 0 &&
+    inputs.every((x) => x.input.key === undefined)
+      ? core.ownMemoriesSince(near.seq)
+      : undefined;
+  if (own !== undefined) return { rowOf: new Map(), since: own.memories, logAfter: own.last };
+  const [since, rows] = await Promise.all([
+    near === undefined ? [] : changedSince(core, near.seq),
+    candidateIds.length === 0 ? [] : core.db.memories.bulkGet(candidateIds),
+  ]);
+  const rowOf = new Map(rows.flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));
+  return { rowOf, since, logAfter: undefined };
+}
+
+/** The keyless memories logged since the table's position, to compare inputs with (comparable text only for 'near'). */
+function recentCandidates(core: EngineStore, seen: Seen, inputs: readonly Input[]): Candidate[] {
+  const compares = inputs.some((x) => x.comparable !== undefined);
+  return (seen.since ?? []).flatMap(({ row, vector }) =>
+    row.key !== undefined
+      ? []
+      : [{ row, vector, comparable: compares ? core.analyzer.comparable(row.text) : undefined }],
+  );
+}
+
+/**
+ * Step 2: each input's exact duplicate as the store has it now. Keyed inputs, or all when the table cannot
+ * vouch for the store (the log no longer reaches back to its position, a damaged row was found), are looked
+ * up by hash in the store; the others among their candidates and the memories logged since.
+ */
+async function findStanding(
+  core: EngineStore,
+  near: NearCandidates | undefined,
+  inputs: readonly Input[],
+  seen: Seen,
+  recent: readonly Candidate[],
+  now: number,
+): Promise<(MemoryRow | undefined)[]> {
+  const inStore = (x: Input): boolean =>
+    seen.since === undefined || x.input.key !== undefined || near?.complete !== true;
+  const looked = inputs.filter(inStore);
+  const byHash = new Map(
+    (
+      await findDuplicates(
+        core,
+        looked.map((x) => x.input),
+        now,
+      )
+    ).map((row, j) => [looked[j]!, row] as const),
+  );
+  return inputs.map((x) =>
+    inStore(x)
+      ? byHash.get(x)
+      : [...x.candidates.map((id) => seen.rowOf.get(id)), ...recent.map((r) => r.row)].find(
+          (r): r is MemoryRow => r !== undefined && isDuplicate(r, x.input, now),
+        ),
+  );
+}
+
+/**
+ * Step 3: whether a check needs the vectors. A vector decides only between two sayings of one statement
+ * (a candidate of the input's statement key, a memory logged since of equal comparable text, or an
+ * earlier input of the batch with the same comparable text and another text): wait for it only then.
+ */
+function needsVectors(
+  inputs: readonly Input[],
+  standing: readonly (MemoryRow | undefined)[],
+  recent: readonly Candidate[],
+  now: number,
+): boolean {
+  const firstText = new Map<string, string>();
+  return inputs.some(({ input, comparable, candidates }, i) => {
+    if (comparable === undefined) return false;
+    const first = firstText.get(comparable);
+    if (first === undefined) firstText.set(comparable, input.text);
+    if (standing[i] !== undefined) return false;
+    return (
+      candidates.length > 0 ||
+      (first !== undefined && first !== input.text) ||
+      recent.some((r) => r.vector !== undefined && mayBeSame(r, input, comparable, now))
+    );
+  });
+}
+
+/**
+ * Step 4: the changes and outcomes, input by input in order. An input is a duplicate of what the steps
+ * before found (`found`: standing or near), else of an earlier input of the batch (the same text or key),
+ * else (with 'near' and its vector) of a memory logged since or an earlier input that says the same;
+ * otherwise it is a new memory. Without `embedded` its vector is written last (WritePlan.vectorsLater).
+ */
+function writeNew(
+  core: EngineStore,
+  inputs: readonly Input[],
+  found: readonly (MemoryRow | undefined)[],
+  recent: readonly Candidate[],
+  embedding: Embedding,
+  embedded: Embedded | undefined,
+  now: number,
+  exactCheck: boolean,
+  logAfter: number | undefined,
+): AddPlan {
+  const changes: RowChange[] = [];
+  const out: { item: MemoryItem; added: boolean }[] = [];
+  const fresh: Candidate[] = [];
+  const late: { id: string; text: string; copy: boolean }[] = [];
+  inputs.forEach(({ input, comparable }, i) => {
+    const vector = embedded?.vectorOf.get(input.text);
+    const dup =
+      found[i] ??
+      (exactCheck ? fresh.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
+      (comparable !== undefined && vector !== undefined
+        ? [...recent, ...fresh].find(
+            (f) => f.vector !== undefined && mayBeSame(f, input, comparable, now) && sameStatement(f.vector, vector),
+          )?.row
+        : undefined);
+    if (dup !== undefined) {
+      out.push({ item: toItem(dup), added: false });
+      return;
+    }
+    const row = newRow(core, input, now);
+    const copy = fresh.some((f) => f.row.text === input.text);
+    fresh.push({ row, vector, comparable });
+    const change: RowChange = { table: 'memories', op: 'add', id: row.id, after: row };
+    if (embedded === undefined) late.push({ id: row.id, text: input.text, copy });
+    else change.vector = newVectorRow(embedded, row.id, input.text, copy);
+    changes.push(change);
+    out.push({ item: toItem(row), added: true });
+  });
+  const position = logAfter === undefined ? {} : { logAfter };
+  if (late.length === 0) return { changes, out, ...position };
+  const vectorsLater = embedding.then((settled) => (): VectorRow[] => {
+    const done = settled.result();
+    return late.map(({ id, text, copy }) => newVectorRow(done, id, text, copy));
+  });
+  return { changes, out, vectorsLater, ...position };
+}
+
+/** The row of a new memory of `input`. */
+function newRow(core: EngineStore, input: MemoryInput, now: number): MemoryRow {
+  const row: MemoryRow = {
+    id: newId(now),
+    text: input.text,
+    tier: input.tier,
+    ...input.scope,
+    metadata: input.metadata,
+    hash: memoryHash(input.tier, input.scope, input.text, input.key),
+    createdAt: now,
+    updatedAt: now,
+    accessCount: 0,
+    version: 1,
+    origin: core.settings.deviceId,
+  };
+  if (input.key !== undefined) row.key = input.key;
+  if (input.value !== undefined) row.value = input.value;
+  if (input.expiresAt !== undefined) row.expiresAt = input.expiresAt;
+  return row;
 }
 
 /**

@@ -118,38 +118,31 @@ export async function nearCandidates(
 }
 
 /**
- * For each input still to be checked (`check[i]`), the standing memory among
- * its candidates that says the same, if any: close enough to the input's
- * vector (`vectors[i]`, unit length), of the same tier and scope, and of equal
- * comparable text (`comparables[i]`). `rows` holds the candidates as the store
- * has them now.
+ * The standing memory among `candidates` (ids of the input's statement key)
+ * that says the same as `input`, if any: close enough to its vector (`vector`,
+ * unit length), of the same tier and scope, and of equal comparable text
+ * (`comparable`). `rows` holds the candidates as the store has them now.
  */
-export function nearDuplicates(
+export function nearDuplicate(
   core: EngineStore,
   near: NearCandidates,
   rows: ReadonlyMap<string, MemoryRow>,
-  inputs: readonly MemoryInput[],
-  comparables: readonly (string | undefined)[],
-  vectors: readonly (Float32Array | undefined)[],
-  check: readonly boolean[],
-): (MemoryRow | undefined)[] {
-  const now = core.now();
-  return inputs.map((input, i) => {
-    const same = near.candidates.get(i);
-    const vector = vectors[i];
-    const comparable = comparables[i];
-    if (!check[i] || same === undefined || vector === undefined || comparable === undefined) return undefined;
-    const close = [...near.similarities(vector, same)]
-      .filter(([, score]) => score >= NEAR_DUPLICATE_SIMILARITY)
-      .sort((a, b) => b[1] - a[1]);
-    // The text itself is compared: equal statement keys could be a hash collision.
-    return close
-      .map(([id]) => rows.get(id))
-      .find(
-        (r): r is MemoryRow =>
-          r !== undefined && sameSlot(r, input, now) && core.analyzer.comparable(r.text) === comparable,
-      );
-  });
+  input: { input: MemoryInput; comparable: string | undefined; candidates: readonly string[] },
+  vector: Float32Array | undefined,
+  now: number,
+): MemoryRow | undefined {
+  const { comparable, candidates } = input;
+  if (candidates.length === 0 || vector === undefined || comparable === undefined) return undefined;
+  const close = [...near.similarities(vector, candidates)]
+    .filter(([, score]) => score >= NEAR_DUPLICATE_SIMILARITY)
+    .sort((a, b) => b[1] - a[1]);
+  // The text itself is compared: equal statement keys could be a hash collision.
+  return close
+    .map(([id]) => rows.get(id))
+    .find(
+      (r): r is MemoryRow =>
+        r !== undefined && sameSlot(r, input.input, now) && core.analyzer.comparable(r.text) === comparable,
+    );
 }
 
 /**
