@@ -15,6 +15,8 @@ import {
   type ChatMessage,
   type GetAllOptions,
   type MemoryScope,
+  type DeleteAllOptions,
+  type MemoryChange,
   type SearchOptions,
   type SearchResult,
 } from './memory/long-term.js';
@@ -29,8 +31,6 @@ import {
   type Analyzer,
   type AnalyzerLanguage,
 } from './search/analyze.js';
-import type { MemoryFilters } from './search/filters.js';
-import type { Metadata } from './store/rows.js';
 import { isPlainObject, optionalId, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
 import { EngineStore, type DamagedRow } from './engine/engine-store.js';
 import { forgetScope, type ForgetResult, type ForgetScope } from './engine/forget.js';
@@ -338,7 +338,7 @@ export class Engram {
   }
 
   /** Changes a memory's text (re-embedded) or metadata; bumps its version and records history. */
-  update(id: string, change: string | { text?: string; metadata?: Metadata }): Promise<MemoryItem> {
+  update(id: string, change: string | MemoryChange): Promise<MemoryItem> {
     return typed(this.#memory.update(id, change));
   }
 
@@ -348,7 +348,7 @@ export class Engram {
   }
 
   /** Deletes every memory of a scope. */
-  deleteAll(scope: MemoryScope & { filters?: MemoryFilters }): Promise<number> {
+  deleteAll(scope: DeleteAllOptions): Promise<number> {
     return typed(this.#memory.deleteAll(scope));
   }
 
@@ -411,7 +411,6 @@ export class Engram {
    */
   persistent(scope: MemoryScope = {}): PersistentMemory {
     this.#core.assertOpen();
-    requireOptions('scope', scope, ['userId', 'agentId', 'runId']);
     return new PersistentMemory(this.#memory, parseScope(scope, 'scope'));
   }
 

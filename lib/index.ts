@@ -26,7 +26,9 @@ export type { Block, BlocksOptions, BlockSetOptions } from './memory/blocks.js';
 export type {
   AddOptions,
   ChatMessage,
+  DeleteAllOptions,
   GetAllOptions,
+  MemoryChange,
   MemoryScope,
   SearchOptions,
   SearchResult,

@@ -28,15 +28,22 @@ import { retrievalProfile } from '../search/retrieval-profile.js';
 import { compileFilters, type MemoryFilters, type Scope } from '../search/filters.js';
 import { ROLES, type Metadata } from '../store/rows.js';
 import {
-  isPlainObject,
-  optionalId,
-  requireId,
-  requireInt,
-  requireMetadata,
-  requireOneOf,
-  requireOptions,
-  requireText,
-} from '../util/validate.js';
+  abortSignal,
+  boolean,
+  checkedByCaller,
+  checkOptions,
+  definedOnly,
+  finiteNumber,
+  id,
+  int,
+  metadata,
+  nonEmptyText,
+  oneOf,
+  optional,
+  withDefault,
+  type OptionsSpec,
+} from '../util/options.js';
+import { isPlainObject, requireId, requireOneOf, requireText } from '../util/validate.js';
 
 /** Who a memory belongs to. */
 export interface MemoryScope {
@@ -114,6 +121,17 @@ export interface GetAllOptions extends MemoryScope {
   offset?: number;
 }
 
+/** Options of {@link LongTermMemory.deleteAll}: at least one scope field or filter. */
+export interface DeleteAllOptions extends MemoryScope {
+  filters?: MemoryFilters;
+}
+
+/** A change given to {@link LongTermMemory.update} as an object: new text and/or metadata. */
+export interface MemoryChange {
+  text?: string;
+  metadata?: Metadata;
+}
+
 /** A chat message given to add(). */
 export interface ChatMessage {
   role: string;
@@ -121,19 +139,68 @@ export interface ChatMessage {
   name?: string;
 }
 
-const SCOPE_KEYS = ['userId', 'agentId', 'runId'] as const;
-
 /** The longest model deadline setTimeout can keep (about 24.8 days). */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
-/** Validates userId / agentId / runId options into a scope. */
-export function parseScope(options: Record<string, unknown>, field = 'options'): Scope {
-  const scope: Scope = {};
-  for (const k of SCOPE_KEYS) {
-    const v = optionalId(`${field}.${k}`, options[k]);
-    if (v !== undefined) scope[k] = v;
-  }
-  return scope;
+/** The checks of a {@link MemoryScope}. */
+const MEMORY_SCOPE_SPEC = {
+  userId: optional(id),
+  agentId: optional(id),
+  runId: optional(id),
+} satisfies OptionsSpec<MemoryScope>;
+
+/** The checks of {@link AddOptions}; metadata is held to the store's `maxContentBytes`. */
+function addOptionsSpec(maxContentBytes: number) {
+  return {
+    ...MEMORY_SCOPE_SPEC,
+    metadata: optional(metadata(maxContentBytes)),
+    infer: optional(boolean),
+    timeoutMs: optional(int(1, MAX_TIMEOUT_MS)),
+    dedupe: withDefault(oneOf(DEDUPE_MODES), 'near'),
+    signal: optional(abortSignal),
+  } satisfies OptionsSpec<AddOptions>;
+}
+
+/** The checks of {@link SearchOptions}; `filters` is compiled with the call's scope (compileFilters). */
+const SEARCH_OPTIONS_SPEC = {
+  ...MEMORY_SCOPE_SPEC,
+  filters: checkedByCaller<MemoryFilters>(),
+  limit: withDefault(int(1, 1000), 10),
+  threshold: optional(finiteNumber),
+  mode: withDefault(oneOf(SEARCH_MODES), 'hybrid'),
+  signal: optional(abortSignal),
+} satisfies OptionsSpec<SearchOptions>;
+
+/** The checks of {@link GetAllOptions}; `filters` is compiled with the call's scope. */
+const GET_ALL_OPTIONS_SPEC = {
+  ...MEMORY_SCOPE_SPEC,
+  filters: checkedByCaller<MemoryFilters>(),
+  limit: withDefault(int(1, 100_000), 100),
+  offset: withDefault(int(0), 0),
+} satisfies OptionsSpec<GetAllOptions>;
+
+/** The checks of {@link DeleteAllOptions}; `filters` is compiled with the call's scope. */
+const DELETE_ALL_OPTIONS_SPEC = {
+  ...MEMORY_SCOPE_SPEC,
+  filters: checkedByCaller<MemoryFilters>(),
+} satisfies OptionsSpec<DeleteAllOptions>;
+
+/** The checks of an {@link update} change given as an object (at least one of them). */
+function changeSpec(maxContentBytes: number) {
+  return {
+    text: optional(nonEmptyText(maxContentBytes)),
+    metadata: optional(metadata(maxContentBytes)),
+  } satisfies OptionsSpec<MemoryChange>;
+}
+
+/** A scope object (userId / agentId / runId, nothing else), checked. */
+export function parseScope(scope: unknown, field = 'scope'): Scope {
+  return definedOnly(checkOptions(field, scope, MEMORY_SCOPE_SPEC));
+}
+
+/** The scope fields of checked options that hold a value. */
+function scopeOf(checked: Partial<Record<keyof MemoryScope, string | undefined>>): Scope {
+  return definedOnly({ userId: checked.userId, agentId: checked.agentId, runId: checked.runId });
 }
 
 /** Texts to store from a string or chat messages (system messages are skipped). */
@@ -177,24 +244,19 @@ export class LongTermMemory {
    */
   async add(input: string | readonly ChatMessage[], options: AddOptions = {}): Promise<AddOutcome> {
     this.#core.assertOpen();
-    requireOptions('options', options, [...SCOPE_KEYS, 'metadata', 'infer', 'dedupe', 'signal', 'timeoutMs']);
-    const o: Record<string, unknown> = options;
-    const scope = parseScope(o);
-    const metadata = requireMetadata('options.metadata', o['metadata'], this.#core.settings.maxContentBytes);
+    const o = checkOptions('options', options, addOptionsSpec(this.#core.settings.maxContentBytes));
+    const scope = scopeOf(o);
+    const metadata = o.metadata ?? {};
     const texts = textsOf(input, this.#core.settings.maxContentBytes);
-    if (o['infer'] !== undefined && typeof o['infer'] !== 'boolean')
-      throw new ValidationError('options.infer', 'must be a boolean');
-    const timeoutMs =
-      o['timeoutMs'] === undefined ? undefined : requireInt('options.timeoutMs', o['timeoutMs'], 1, MAX_TIMEOUT_MS);
-    if (timeoutMs !== undefined && o['infer'] !== true)
+    const { timeoutMs, dedupe, signal } = o;
+    if (timeoutMs !== undefined && o.infer !== true)
       throw new ValidationError('options.timeoutMs', 'applies to infer: true only');
-    const dedupe = o['dedupe'] === undefined ? 'near' : requireOneOf('options.dedupe', o['dedupe'], DEDUPE_MODES);
-    if (o['infer'] === true) {
+    if (o.infer === true) {
       if (this.#model === undefined)
         throw new ValidationError('options.infer', 'needs an llm: open engram with { llm }');
       const conversation = texts.map((t) => ({ role: t.role ?? 'user', content: t.text }));
       return inferAndApply(this.#core, this.#semantic, this.#model, conversation, scope, metadata, {
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(signal === undefined ? {} : { signal }),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
       });
     }
@@ -204,7 +266,7 @@ export class LongTermMemory {
       scope,
       metadata: role === undefined ? metadata : { ...metadata, role },
     }));
-    const added = await addMemories(this.#core, this.#semantic, inputs, options.signal, dedupe);
+    const added = await addMemories(this.#core, this.#semantic, inputs, signal, dedupe);
     return { results: added.map(({ item, added: isNew }) => ({ ...item, event: isNew ? 'ADD' : 'NONE' })) };
   }
 
@@ -212,21 +274,15 @@ export class LongTermMemory {
   async search(query: string, options: SearchOptions = {}): Promise<{ results: SearchResult[] }> {
     this.#core.assertOpen();
     const text = requireText('query', query, this.#core.settings.maxContentBytes);
-    requireOptions('options', options, [...SCOPE_KEYS, 'filters', 'limit', 'threshold', 'mode', 'signal']);
-    const o: Record<string, unknown> = options;
-    const filter = compileFilters(o['filters'], parseScope(o), 'options.filters');
-    const limit = o['limit'] === undefined ? 10 : requireInt('options.limit', o['limit'], 1, 1000);
-    const mode = o['mode'] === undefined ? 'hybrid' : requireOneOf('options.mode', o['mode'], SEARCH_MODES);
-    const threshold = o['threshold'];
-    if (threshold !== undefined && (typeof threshold !== 'number' || !Number.isFinite(threshold))) {
-      throw new ValidationError('options.threshold', 'must be a finite number');
-    }
+    const o = checkOptions('options', options, SEARCH_OPTIONS_SPEC);
+    const filter = compileFilters(o.filters, scopeOf(o), 'options.filters');
+    const { limit, mode, threshold, signal } = o;
     const hits = await searchMemories(this.#core, this.#semantic, text, {
       filter,
       limit,
       mode,
       ...(threshold === undefined ? {} : { threshold }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(signal === undefined ? {} : { signal }),
     });
     return {
       results: hits.map((h) => ({
@@ -260,27 +316,23 @@ export class LongTermMemory {
   /** Memories of a scope, newest first, paged, with the total. */
   async getAll(options: GetAllOptions = {}): Promise<{ results: MemoryItem[]; total: number }> {
     this.#core.assertOpen();
-    requireOptions('options', options, [...SCOPE_KEYS, 'filters', 'limit', 'offset']);
-    const o: Record<string, unknown> = options;
-    const filter = compileFilters(o['filters'], parseScope(o), 'options.filters');
-    const limit = o['limit'] === undefined ? 100 : requireInt('options.limit', o['limit'], 1, 100_000);
-    const offset = o['offset'] === undefined ? 0 : requireInt('options.offset', o['offset'], 0);
-    const { items, total } = await listMemories(this.#core, filter, offset, limit);
+    const o = checkOptions('options', options, GET_ALL_OPTIONS_SPEC);
+    const filter = compileFilters(o.filters, scopeOf(o), 'options.filters');
+    const { items, total } = await listMemories(this.#core, filter, o.offset, o.limit);
     return { results: items, total };
   }
 
   /** Changes a memory's text (re-embedded) and/or metadata; bumps its version and records history. */
-  async update(id: string, change: string | { text?: string; metadata?: Metadata }): Promise<MemoryItem> {
+  async update(id: string, change: string | MemoryChange): Promise<MemoryItem> {
     this.#core.assertOpen();
     requireId('id', id);
     const patch: MemoryPatch = {};
     if (typeof change === 'string') patch.text = requireText('text', change, this.#core.settings.maxContentBytes);
     else {
-      requireOptions('change', change, ['text', 'metadata']);
-      const c: Record<string, unknown> = change;
-      if (c['text'] !== undefined) patch.text = requireText('text', c['text'], this.#core.settings.maxContentBytes);
-      if (c['metadata'] !== undefined)
-        patch.metadata = requireMetadata('metadata', c['metadata'], this.#core.settings.maxContentBytes);
+      // A change's fields are named bare (`text`, `metadata`), as when the text is given as a string.
+      const c = checkOptions('change', change, changeSpec(this.#core.settings.maxContentBytes), undefined, '');
+      if (c.text !== undefined) patch.text = c.text;
+      if (c.metadata !== undefined) patch.metadata = c.metadata;
       if (patch.text === undefined && patch.metadata === undefined)
         throw new ValidationError('change', 'must give text or metadata');
     }
@@ -294,11 +346,10 @@ export class LongTermMemory {
   }
 
   /** Deletes every memory of a scope (at least one of userId, agentId, runId or a filter). */
-  async deleteAll(options: MemoryScope & { filters?: MemoryFilters }): Promise<number> {
+  async deleteAll(options: DeleteAllOptions): Promise<number> {
     this.#core.assertOpen();
-    requireOptions('options', options, [...SCOPE_KEYS, 'filters']);
-    const o: Record<string, unknown> = options;
-    const filter = compileFilters(o['filters'], parseScope(o), 'options.filters');
+    const o = checkOptions('options', options, DELETE_ALL_OPTIONS_SPEC);
+    const filter = compileFilters(o.filters, scopeOf(o), 'options.filters');
     if (filter.empty)
       throw new ValidationError(
         'scope',

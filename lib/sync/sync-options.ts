@@ -4,7 +4,20 @@
  * naming it.
  */
 import { ValidationError } from '../errors.js';
-import { isPlainObject, requireId, requireInt, requireOptions } from '../util/validate.js';
+import {
+  abortSignal,
+  checkedByCaller,
+  checkOptions,
+  func,
+  int,
+  nested,
+  optional,
+  withDefault,
+  type Check,
+  type Checked,
+  type OptionsSpec,
+} from '../util/options.js';
+import { requireId, requireInt } from '../util/validate.js';
 import {
   DEFAULT_KDF_ITERATIONS,
   MAX_KDF_ITERATIONS,
@@ -118,116 +131,107 @@ export interface ParsedSyncOptions {
   kdfIterations: number;
 }
 
-const SYNC_KEYS = [
-  'url',
-  'apiKey',
-  'collection',
-  'include',
-  'encryption',
-  'signal',
-  'onProgress',
-  'timeoutMs',
-  'batchSize',
-  'target',
-  'retry',
-  'kdfIterations',
-] as const;
-const AUTO_KEYS = [
-  ...SYNC_KEYS.filter((k) => k !== 'signal' && k !== 'onProgress'),
-  'intervalMs',
-  'maxBackoffMs',
-  'onSync',
-  'onError',
-] as const;
-
 /** Qdrant collection names: letters, digits, `_` and `-` (a safe subset of what Qdrant allows). */
 const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,255}$/;
 
-function checkFunction(field: string, value: unknown): void {
-  if (value !== undefined && typeof value !== 'function') throw new ValidationError(field, 'must be a function');
-}
+const RETRY_SPEC = {
+  attempts: withDefault(int(1, 20), DEFAULT_RETRY.attempts),
+  baseDelayMs: withDefault(int(0, 600_000), DEFAULT_RETRY.baseDelayMs),
+  maxDelayMs: withDefault(int(0, 3_600_000), DEFAULT_RETRY.maxDelayMs),
+} satisfies OptionsSpec<RetryPolicy>;
 
-function parseRetry(value: unknown): RetryPolicy {
-  if (value === undefined) return DEFAULT_RETRY;
-  requireOptions('options.retry', value, ['attempts', 'baseDelayMs', 'maxDelayMs']);
-  return {
-    attempts:
-      value['attempts'] === undefined
-        ? DEFAULT_RETRY.attempts
-        : requireInt('options.retry.attempts', value['attempts'], 1, 20),
-    baseDelayMs:
-      value['baseDelayMs'] === undefined
-        ? DEFAULT_RETRY.baseDelayMs
-        : requireInt('options.retry.baseDelayMs', value['baseDelayMs'], 0, 600_000),
-    maxDelayMs:
-      value['maxDelayMs'] === undefined
-        ? DEFAULT_RETRY.maxDelayMs
-        : requireInt('options.retry.maxDelayMs', value['maxDelayMs'], 0, 3_600_000),
-  };
-}
+const target: Check<SyncTarget> = (field, value) => {
+  if (typeof value !== 'object' || value === null || typeof (value as { upsert?: unknown }).upsert !== 'function')
+    throw new ValidationError(field, 'must be a SyncTarget');
+  return value as SyncTarget;
+};
 
-function parseCommon(o: Record<string, unknown>): ParsedSyncOptions {
-  const target = o['target'];
-  if (target !== undefined && !isPlainObject(target) && typeof target !== 'object')
-    throw new ValidationError('options.target', 'must be a SyncTarget');
-  if (target !== undefined && typeof (target as { upsert?: unknown }).upsert !== 'function')
-    throw new ValidationError('options.target', 'must be a SyncTarget');
-  const url = o['url'];
-  if (target === undefined && url === undefined)
-    throw new ValidationError('options.url', 'is required (the Qdrant REST URL, e.g. http://127.0.0.1:6333)');
-  if (target !== undefined && url !== undefined)
-    throw new ValidationError('options.url', 'give either url or target, not both');
-  if (url !== undefined && (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url) || !URL.canParse(url)))
-    throw new ValidationError('options.url', 'must be an http(s) URL');
-  const apiKey = o['apiKey'];
-  if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === ''))
-    throw new ValidationError('options.apiKey', 'must be a non-empty string');
-  const collection = o['collection'] === undefined ? 'engram' : requireId('options.collection', o['collection']);
-  if (!COLLECTION_NAME.test(collection))
-    throw new ValidationError('options.collection', 'may hold letters, digits, _ and - only');
-  const include = o['include'] ?? ['memories', 'blocks'];
-  if (!Array.isArray(include) || include.length === 0)
-    throw new ValidationError('options.include', "must be a non-empty array of 'memories', 'blocks', 'messages'");
-  const kinds: PointKind[] = [];
-  for (const item of include as unknown[]) {
+const url: Check<string> = (field, value) => {
+  if (typeof value !== 'string' || !/^https?:\/\/[^\s]+$/.test(value) || !URL.canParse(value))
+    throw new ValidationError(field, 'must be an http(s) URL');
+  return value;
+};
+
+const apiKey: Check<string> = (field, value) => {
+  if (typeof value !== 'string' || value === '') throw new ValidationError(field, 'must be a non-empty string');
+  return value;
+};
+
+const collection: Check<string> = (field, value) => {
+  const name = requireId(field, value);
+  if (!COLLECTION_NAME.test(name)) throw new ValidationError(field, 'may hold letters, digits, _ and - only');
+  return name;
+};
+
+/** An `include` list: known entries only. */
+const include: Check<SyncInclude[]> = (field, value) => {
+  if (!Array.isArray(value) || value.length === 0)
+    throw new ValidationError(field, "must be a non-empty array of 'memories', 'blocks', 'messages'");
+  for (const item of value as unknown[]) {
     if (typeof item !== 'string' || !(item in INCLUDE_KIND))
-      throw new ValidationError(
-        'options.include',
-        `unknown entry ${JSON.stringify(item)}; use 'memories', 'blocks' or 'messages'`,
-      );
-    const kind = INCLUDE_KIND[item as SyncInclude];
-    if (!kinds.includes(kind)) kinds.push(kind);
+      throw new ValidationError(field, `unknown entry ${JSON.stringify(item)}; use 'memories', 'blocks' or 'messages'`);
   }
+  return value as SyncInclude[];
+};
+
+/**
+ * The checks of what a sync and an auto-sync share, in the order they run: `target`
+ * before `url` (which of the two is given is checked after, by `commonOf`).
+ */
+const COMMON_SPEC = {
+  target: optional(target),
+  url: optional(url),
+  apiKey: optional(apiKey),
+  collection: withDefault(collection, 'engram'),
+  include: withDefault(include, ['memories', 'blocks']),
+  encryption: (field: string, value: unknown) => parseEncryption(value, field),
+  timeoutMs: withDefault(int(1, 3_600_000), 30_000),
+  batchSize: withDefault(int(1, 256), 128),
+  retry: withDefault(nested(RETRY_SPEC), DEFAULT_RETRY),
+  kdfIterations: withDefault(int(MIN_KDF_ITERATIONS, MAX_KDF_ITERATIONS), DEFAULT_KDF_ITERATIONS),
+} satisfies OptionsSpec<Omit<SyncOptions, 'signal' | 'onProgress'>>;
+
+const SYNC_SPEC = {
+  ...COMMON_SPEC,
+  signal: optional(abortSignal),
+  onProgress: optional(func<(progress: SyncProgress) => void>()),
+} satisfies OptionsSpec<SyncOptions>;
+
+const AUTO_SYNC_SPEC = {
+  ...COMMON_SPEC,
+  intervalMs: int(10, 86_400_000),
+  // At least intervalMs: checked by parseAutoSyncOptions.
+  maxBackoffMs: checkedByCaller<number>(),
+  onSync: optional(func<(result: SyncResult) => void>()),
+  onError: optional(func<(error: unknown) => void>()),
+} satisfies OptionsSpec<AutoSyncOptions>;
+
+/** A sync's options from the checked common fields: exactly one of url and target. */
+function commonOf(o: Checked<typeof COMMON_SPEC>): ParsedSyncOptions {
+  if (o.target === undefined && o.url === undefined)
+    throw new ValidationError('options.url', 'is required (the Qdrant REST URL, e.g. http://127.0.0.1:6333)');
+  if (o.target !== undefined && o.url !== undefined)
+    throw new ValidationError('options.url', 'give either url or target, not both');
   return {
-    url,
-    apiKey,
-    collection,
-    kinds,
-    encryption: parseEncryption(o['encryption'], 'options.encryption'),
+    url: o.url,
+    apiKey: o.apiKey,
+    collection: o.collection,
+    kinds: [...new Set(o.include.map((item) => INCLUDE_KIND[item]))],
+    encryption: o.encryption,
     signal: undefined,
     onProgress: undefined,
-    timeoutMs: o['timeoutMs'] === undefined ? 30_000 : requireInt('options.timeoutMs', o['timeoutMs'], 1, 3_600_000),
-    batchSize: o['batchSize'] === undefined ? 128 : requireInt('options.batchSize', o['batchSize'], 1, 256),
-    target: target as SyncTarget | undefined,
-    retry: parseRetry(o['retry']),
-    kdfIterations:
-      o['kdfIterations'] === undefined
-        ? DEFAULT_KDF_ITERATIONS
-        : requireInt('options.kdfIterations', o['kdfIterations'], MIN_KDF_ITERATIONS, MAX_KDF_ITERATIONS),
+    timeoutMs: o.timeoutMs,
+    batchSize: o.batchSize,
+    target: o.target,
+    retry: o.retry,
+    kdfIterations: o.kdfIterations,
   };
 }
 
 /** Checks the options of a sync. */
 export function parseSyncOptions(options: unknown): ParsedSyncOptions {
-  requireOptions('options', options, SYNC_KEYS, 'must be an object with a url');
-  const parsed = parseCommon(options);
-  const signal = options['signal'];
-  if (signal !== undefined && !(signal instanceof AbortSignal))
-    throw new ValidationError('options.signal', 'must be an AbortSignal');
-  parsed.signal = signal;
-  checkFunction('options.onProgress', options['onProgress']);
-  parsed.onProgress = options['onProgress'] as ParsedSyncOptions['onProgress'];
-  return parsed;
+  const o = checkOptions('options', options, SYNC_SPEC, 'must be an object with a url');
+  return { ...commonOf(o), signal: o.signal, onProgress: o.onProgress };
 }
 
 /** An auto-sync's options after the door. */
@@ -241,18 +245,17 @@ export interface ParsedAutoSyncOptions {
 
 /** Checks the options of an auto-sync. */
 export function parseAutoSyncOptions(options: unknown): ParsedAutoSyncOptions {
-  requireOptions('options', options, AUTO_KEYS, 'must be an object with a url and intervalMs');
-  const intervalMs = requireInt('options.intervalMs', options['intervalMs'], 10, 86_400_000);
-  checkFunction('options.onSync', options['onSync']);
-  checkFunction('options.onError', options['onError']);
+  const o = checkOptions('options', options, AUTO_SYNC_SPEC, 'must be an object with a url and intervalMs');
+  const { intervalMs } = o;
   return {
-    sync: parseCommon(options),
+    sync: commonOf(o),
     intervalMs,
+    // The longest pause is never shorter than the interval.
     maxBackoffMs:
-      options['maxBackoffMs'] === undefined
+      o.maxBackoffMs === undefined
         ? Math.max(300_000, intervalMs)
-        : requireInt('options.maxBackoffMs', options['maxBackoffMs'], intervalMs, 86_400_000),
-    onSync: options['onSync'] as ParsedAutoSyncOptions['onSync'],
-    onError: options['onError'] as ParsedAutoSyncOptions['onError'],
+        : requireInt('options.maxBackoffMs', o.maxBackoffMs, intervalMs, 86_400_000),
+    onSync: o.onSync,
+    onError: o.onError,
   };
 }
