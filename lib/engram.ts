@@ -40,6 +40,7 @@ import { storeError } from './store/write.js';
 import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories/memories.js';
 import { ensureKeywordIndex } from './engine/keywords/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
+import { parseAtRestEncryption, type AtRestEncryption } from './store/at-rest-key.js';
 import {
   exportStore,
   importParsed,
@@ -118,6 +119,16 @@ export interface EngramOptions {
    * @example 100
    */
   historyLimit?: number;
+  /**
+   * Encrypt the store at rest: every text, metadata value, vector and index
+   * snapshot is sealed (XChaCha20-Poly1305) and keyword terms are keyed hashes.
+   * A WebCrypto AES-GCM `key` or a `passphrase`. A store is created encrypted or
+   * plain and stays so; the wrong key, or the wrong kind of opening, is a
+   * `KeyError` before anything is read or written. See the README's "Encryption at rest".
+   * @default undefined (a plain store)
+   * @example { passphrase: 'correct horse battery staple' }
+   */
+  encryption?: AtRestEncryption;
 }
 
 /** What {@link Engram.stats} reports. */
@@ -150,6 +161,7 @@ const OPTION_KEYS = [
   'onProgress',
   'llm',
   'historyLimit',
+  'encryption',
 ] as const;
 
 /** The analyzer of `language` (validated here, at the door). */
@@ -232,8 +244,9 @@ export class Engram {
           : options.reembed;
     const progress: LongWorkOptions = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
     const model = options.llm === undefined ? undefined : toChatModel(options.llm);
+    const encryption = parseAtRestEncryption(options.encryption, 'options.encryption');
     const analyzer = await analyzerOf(options.language);
-    const { db, deviceId } = await openStore(name);
+    const { db, deviceId } = await openStore(name, encryption);
     try {
       await ensureKeywordIndex(db, analyzer);
     } catch (e) {
@@ -241,6 +254,10 @@ export class Engram {
       throw e;
     }
     const core = new EngineStore(db, { maxContentBytes, now, deviceId, historyLimit }, analyzer);
+    if (db.sealing !== undefined)
+      db.sealing.onDamaged = (row) => {
+        core.reportDamaged(row);
+      };
     core.onDamaged = (row) =>
       progress.onProgress?.({ phase: 'damaged', done: core.damaged.length, total: core.damaged.length, damaged: row });
     const semantic = new SemanticIndex(core, source, reembed);
@@ -535,7 +552,7 @@ export class Engram {
     const parsed = await parseExport(file, { maxContentBytes }, transfer);
     const name = requireId('options.name', openOptions.name);
     const analyzer = await analyzerOf(openOptions.language);
-    const { db, deviceId } = await openStore(name);
+    const { db, deviceId } = await openStore(name, parseAtRestEncryption(openOptions.encryption, 'options.encryption'));
     const core = new EngineStore(
       db,
       { maxContentBytes: Number.MAX_SAFE_INTEGER, now: openOptions.now ?? Date.now, deviceId },

@@ -21,7 +21,8 @@ export type EngramErrorCode =
   | 'LLM'
   | 'SYNC'
   | 'TOOL_CALL'
-  | 'HUB';
+  | 'HUB'
+  | 'KEY';
 
 /**
  * Base class of every engram error.
@@ -238,6 +239,27 @@ export class HubError extends EngramError {
   }
 }
 
+/**
+ * Why a store's encryption at rest refused to open it: `wrong-key` (the key or
+ * passphrase does not open this store), `key-needed` (an encrypted store opened
+ * without one), `not-encrypted` (a plain store opened with one), `unsupported`
+ * (no WebCrypto, or a key header this engram cannot read).
+ */
+export type KeyFailure = 'wrong-key' | 'key-needed' | 'not-encrypted' | 'unsupported';
+
+/**
+ * The store's encryption at rest refused to open it; `reason` says why. Nothing
+ * was read or written.
+ */
+export class KeyError extends EngramError {
+  readonly reason: KeyFailure;
+  constructor(reason: KeyFailure, message: string, options?: { cause?: unknown }) {
+    super('KEY', message, options);
+    this.name = 'KeyError';
+    this.reason = reason;
+  }
+}
+
 const CODES: ReadonlySet<string> = new Set<EngramErrorCode>([
   'VALIDATION',
   'CLOSED',
@@ -255,6 +277,7 @@ const CODES: ReadonlySet<string> = new Set<EngramErrorCode>([
   'SYNC',
   'TOOL_CALL',
   'HUB',
+  'KEY',
 ]);
 
 /**

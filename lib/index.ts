@@ -91,6 +91,7 @@ export {
   EngramError,
   ImportError,
   IndexError,
+  KeyError,
   LimitExceededError,
   LlmError,
   ModelLoadError,
@@ -102,7 +103,8 @@ export {
   ValidationError,
   isEngramError,
 } from './errors.js';
-export type { EngramErrorCode, LlmFailure, SyncFailure } from './errors.js';
+export type { EngramErrorCode, KeyFailure, LlmFailure, SyncFailure } from './errors.js';
+export type { AtRestEncryption } from './store/at-rest-key.js';
 
 export type { AutoSyncOptions, SyncInclude, SyncOptions } from './sync/sync-options.js';
 export type { SyncProgress, SyncResult } from './sync/sync-run.js';

@@ -1,20 +1,81 @@
 /**
  * Opening the Dexie store: schema, device id and the schema version in `meta`.
  */
-import { ValidationError } from '../errors.js';
+import { KeyError, ValidationError } from '../errors.js';
+import {
+  AT_REST_KEY,
+  createAtRestKey,
+  readStoredHeader,
+  unlockAtRestKey,
+  type AtRestEncryption,
+  type AtRestHeader,
+} from '../store/at-rest-key.js';
 import { bumpGeneration, GENERATION_KEY } from '../store/generation.js';
+import { RowCipher } from '../store/row-cipher.js';
+import { RowSealing } from '../store/row-sealing.js';
 import { ALL_TABLES, EngramDb, SCHEMA_VERSION } from '../store/schema.js';
 import { storeError } from '../store/write.js';
 import { newId } from '../util/id.js';
 import { ANALYZER_KEY } from './keywords/keyword-reindex.js';
 
-/** Opens (or creates) the database `name` and returns it with this device's id. */
-export async function openStore(name: string): Promise<{ db: EngramDb; deviceId: string }> {
-  const db = new EngramDb(name);
+/**
+ * The keys of the store `name` (undefined for a plain one), and the key header to
+ * write when `encryption` creates it. A store is created encrypted or plain and
+ * stays so: the wrong kind of opening is a KeyError before anything is read
+ * beyond the header or written.
+ */
+async function storeKeys(
+  name: string,
+  encryption: AtRestEncryption | undefined,
+): Promise<{ sealing?: RowSealing; header?: AtRestHeader }> {
+  let stored: Awaited<ReturnType<typeof readStoredHeader>>;
+  try {
+    stored = await readStoredHeader(name);
+  } catch (e) {
+    throw storeError(e, `opening store "${name}"`);
+  }
+  if (stored.header !== undefined) {
+    if (encryption === undefined)
+      throw new KeyError('key-needed', `store "${name}" is encrypted: open it with its key or passphrase`);
+    const { storeId, dataKey } = await unlockAtRestKey(encryption, stored.header);
+    const sealing = new RowSealing(new RowCipher(dataKey), storeId);
+    dataKey.fill(0);
+    return { sealing };
+  }
+  if (stored.sealed)
+    throw new KeyError('unsupported', `store "${name}" holds sealed rows but no key header: it cannot be opened`);
+  if (encryption === undefined) return {};
+  if (stored.created)
+    throw new KeyError(
+      'not-encrypted',
+      `store "${name}" was made without encryption; it cannot be opened with a key or passphrase`,
+    );
+  const { header, storeId, dataKey } = await createAtRestKey(encryption);
+  const sealing = new RowSealing(new RowCipher(dataKey), storeId);
+  dataKey.fill(0);
+  return { sealing, header };
+}
+
+/**
+ * Opens (or creates) the database `name` and returns it with this device's id;
+ * with `encryption`, a store encrypted at rest (made so when it is new).
+ */
+export async function openStore(
+  name: string,
+  encryption?: AtRestEncryption,
+): Promise<{ db: EngramDb; deviceId: string }> {
+  const { sealing, header } = await storeKeys(name, encryption);
+  const db = new EngramDb(name, sealing);
   try {
     await db.open();
     const deviceId = await db.transaction('rw', db.meta, async () => {
       const schema = await db.meta.get('schemaVersion');
+      if (header !== undefined) {
+        // Another tab may have made the store since it was probed: never write a second key over its rows.
+        if (schema !== undefined || (await db.meta.get(AT_REST_KEY)) !== undefined)
+          throw new KeyError('wrong-key', `store "${name}" was created meanwhile by another instance; open it again`);
+        await db.meta.put({ key: AT_REST_KEY, value: header });
+      }
       const stored = schema?.value;
       if (typeof stored === 'number' && stored > SCHEMA_VERSION) {
         throw new ValidationError(

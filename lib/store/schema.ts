@@ -6,6 +6,7 @@
 import { Dexie, type Table, type Transaction } from 'dexie';
 import { blockKey } from './block-key.js';
 import { textFreeHistory, textFreeTombstone } from './forgetting.js';
+import { rowSealingMiddleware, type RowSealing } from './row-sealing.js';
 import type {
   BlockRow,
   ChangeRow,
@@ -98,8 +99,17 @@ export class EngramDb extends Dexie {
   meta!: Table<MetaRow, string>;
   terms!: Table<TermsRow, [string, string]>;
 
-  constructor(name: string) {
+  /**
+   * @param sealing The keys of a store encrypted at rest (row-sealing.ts); absent for a plain
+   *   store, and for a test that reads what is stored.
+   */
+  /** The keys of an encrypted store; undefined for a plain one. */
+  readonly sealing: RowSealing | undefined;
+
+  constructor(name: string, sealing?: RowSealing) {
     super(name);
+    this.sealing = sealing;
+    if (sealing !== undefined) this.use(rowSealingMiddleware(sealing));
     // v1: the first schema (never edit a version once released; add one).
     this.version(1).stores({
       messages:
@@ -139,5 +149,11 @@ export class EngramDb extends Dexie {
     // v4: an agent's own block whose `agentId/label` key reads back more than one way gets its unambiguous key (block-key.ts).
     this.version(4).stores({}).upgrade(rekeyBlocks);
     this.blocks = this.table(BLOCKS_TABLE);
+  }
+
+  /** Closes the database; an encrypted store's keys are wiped from memory. */
+  override close(options?: { disableAutoOpen: boolean }): void {
+    super.close(options);
+    this.sealing?.cipher.wipe();
   }
 }

@@ -10,7 +10,20 @@
  * `encryptVectors` switched off) from one that was not.
  */
 import { SyncError, ValidationError } from '../errors.js';
+import {
+  DEFAULT_KDF_ITERATIONS,
+  MAX_KDF_ITERATIONS,
+  MIN_KDF_ITERATIONS,
+  SALT_BYTES,
+  fromBase64,
+  isKdfIterations,
+  passphraseBits,
+  subtleCrypto,
+  toBase64,
+} from '../util/web-crypto.js';
 import type { CollectionHeader } from './sync-target.js';
+
+export { DEFAULT_KDF_ITERATIONS, MAX_KDF_ITERATIONS, MIN_KDF_ITERATIONS, SALT_BYTES, fromBase64, toBase64 };
 
 /** Options of end-to-end encryption. */
 export interface EncryptionOptions {
@@ -28,18 +41,6 @@ export interface EncryptionOptions {
   encryptVectors?: boolean;
 }
 
-/** PBKDF2 iterations for new collections (OWASP's 2023 figure for PBKDF2-HMAC-SHA256). */
-export const DEFAULT_KDF_ITERATIONS = 600_000;
-
-/** Fewest PBKDF2 iterations engram derives with (what tests use; a real collection has the default). */
-export const MIN_KDF_ITERATIONS = 1_000;
-
-/**
- * Most PBKDF2 iterations engram derives with: about 15 s of WebCrypto on a laptop.
- * A header asking for more (1e12 would never finish) is refused, not obeyed.
- */
-export const MAX_KDF_ITERATIONS = 10_000_000;
-
 /** Format of an end-to-end encrypted collection: every field the client acts on is authenticated. */
 export const SEALED_FORMAT = 2;
 
@@ -47,37 +48,17 @@ const CHECK_TEXT = 'engram key check v2';
 const CHECK_AAD = 'engram-key-check';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-/** Salt length engram writes and accepts. */
-export const SALT_BYTES = 16;
 
 /** The encryption part of a collection header. */
 export type HeaderEncryption = NonNullable<CollectionHeader['encryption']>;
 
 function subtle(): SubtleCrypto {
-  const s = (globalThis.crypto as Crypto | undefined)?.subtle;
+  const s = subtleCrypto();
   if (s === undefined)
     throw new SyncError('encryption needs WebCrypto (crypto.subtle), which this runtime lacks', {
       reason: 'encryption',
     });
   return s;
-}
-
-/** base64 of bytes, without Node's Buffer (this runs in browsers too). */
-export function toBase64(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
-
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-/** Bytes of a base64 string; undefined when it is not base64. */
-export function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
-  if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
-  const s = atob(text);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
 }
 
 /** The keys one passphrase and salt give. */
@@ -108,12 +89,7 @@ function remember(cache: KeyCache, key: string, keys: SyncKeys): void {
 }
 
 async function deriveKeys(passphrase: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<SyncKeys> {
-  const material = await subtle().importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, [
-    'deriveBits',
-  ]);
-  const bits = new Uint8Array(
-    await subtle().deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, material, 512),
-  );
+  const bits = await passphraseBits(subtle(), passphrase, salt, iterations, 512);
   const [seal, name] = await Promise.all([
     subtle().importKey('raw', bits.subarray(0, 32), { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']),
     subtle().importKey('raw', bits.subarray(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
@@ -133,12 +109,7 @@ export function checkHeaderEncryption(value: Record<string, unknown>): HeaderEnc
     new SyncError(`the collection header is not one engram wrote: ${detail}`, { reason: 'incompatible' });
   const { kdf, iterations, salt, check, encryptVectors } = value;
   if (kdf !== 'PBKDF2-SHA256') throw bad(`unknown key derivation ${JSON.stringify(kdf ?? null)}`);
-  if (
-    typeof iterations !== 'number' ||
-    !Number.isInteger(iterations) ||
-    iterations < MIN_KDF_ITERATIONS ||
-    iterations > MAX_KDF_ITERATIONS
-  ) {
+  if (!isKdfIterations(iterations)) {
     throw bad(
       `KDF iterations must be an integer from ${MIN_KDF_ITERATIONS} to ${MAX_KDF_ITERATIONS}, got ${JSON.stringify(iterations ?? null)}`,
     );

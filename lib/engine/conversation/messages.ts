@@ -72,12 +72,17 @@ export async function addMessages(
   const { db } = core;
   return core.write(async () => {
     const standing = await db.messages.bulkGet(rows.map((r) => r.id));
+    // One equality lookup per hash, not anyOf(): an encrypted store blinds the hash index, which answers
+    // equality only (anyOf walks the index in key order).
     const candidates = options.allowDuplicates
       ? []
-      : await db.messages
-          .where('[threadId+hash]')
-          .anyOf(rows.map((r) => [threadId, r.hash]))
-          .toArray();
+      : (
+          await Promise.all(
+            [...new Set(rows.map((r) => r.hash))].map((hash) =>
+              db.messages.where('[threadId+hash]').equals([threadId, hash]).toArray(),
+            ),
+          )
+        ).flat();
     const byId = new Map<string, MessageRow>();
     const byHash = new Map<string, MessageRow[]>();
     const remember = (row: MessageRow): void => {

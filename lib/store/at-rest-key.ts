@@ -1,0 +1,247 @@
+/**
+ * The key of a store encrypted at rest. Each store has its own random 512-bit
+ * data key (the row cipher's seal and blind keys, row-cipher.ts), kept in the
+ * store wrapped (AES-GCM, WebCrypto) under the user's key: a `CryptoKey` the
+ * application holds, or one derived from a passphrase with PBKDF2-SHA256 over a
+ * random salt kept beside it. The wrapped key is the key check: a wrong key or
+ * passphrase fails to unwrap it, a typed error before any row is read or
+ * written. The header row (`meta` key {@link AT_REST_KEY}) is the one row stored
+ * in clear; its settings are the wrap's additional data, so changing them
+ * (fewer KDF rounds, another store id) also fails the unwrap.
+ */
+import { Dexie } from 'dexie';
+import { KeyError, ValidationError } from '../errors.js';
+import {
+  DEFAULT_KDF_ITERATIONS,
+  MAX_KDF_ITERATIONS,
+  MIN_KDF_ITERATIONS,
+  SALT_BYTES,
+  fromBase64,
+  isKdfIterations,
+  passphraseBits,
+  subtleCrypto,
+  toBase64,
+} from '../util/web-crypto.js';
+import { ROW_KEY_BYTES } from './row-cipher.js';
+
+/**
+ * Encryption at rest of a store (`Engram.open({ encryption })`): a key or a passphrase.
+ * A store is made encrypted or plain when it is created and stays so.
+ */
+export interface AtRestEncryption {
+  /**
+   * An AES-GCM `CryptoKey` with the `encrypt` and `decrypt` usages (it may be
+   * non-extractable), e.g. one kept by the OS keychain's wrapper.
+   * @example await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'])
+   */
+  key?: CryptoKey;
+  /**
+   * A passphrase (at least 8 characters), stretched with PBKDF2-SHA256.
+   * @example 'correct horse battery staple'
+   */
+  passphrase?: string;
+  /**
+   * PBKDF2 iterations when the store is created with a passphrase (kept in the
+   * store; later opens use the stored number).
+   * @default 600000
+   */
+  kdfIterations?: number;
+}
+
+/** The `meta` key of the key header, the one row of an encrypted store kept in clear. */
+export const AT_REST_KEY = 'atRest';
+
+const HEADER_FORMAT = 1;
+const STORE_ID_BYTES = 16;
+const IV_BYTES = 12;
+const DATA_KEY_BYTES = 2 * ROW_KEY_BYTES;
+
+/** The key header as stored. */
+export interface AtRestHeader {
+  format: typeof HEADER_FORMAT;
+  /** Random id of this store, bound into every sealed row (a row of another store never opens). */
+  storeId: string;
+  /** How the wrapping key comes from a passphrase; absent when the store was made with a CryptoKey. */
+  kdf?: { name: 'PBKDF2-SHA256'; iterations: number; salt: string };
+  /** The data key: IV, then AES-GCM of the key and its tag, base64. */
+  wrapped: string;
+}
+
+/** An unlocked store: its id and its data key (64 bytes; the caller hands it to a RowCipher, then wipes it). */
+export interface UnlockedKey {
+  storeId: string;
+  dataKey: Uint8Array;
+}
+
+function subtle(): SubtleCrypto {
+  const s = subtleCrypto();
+  if (s === undefined)
+    throw new KeyError('unsupported', 'encryption at rest needs WebCrypto (crypto.subtle), which this runtime lacks');
+  return s;
+}
+
+/** Validates `options.encryption` at the door. */
+export function parseAtRestEncryption(value: unknown, field: string): AtRestEncryption | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ValidationError(field, 'must be an object with a key or a passphrase');
+  const { key, passphrase, kdfIterations, ...rest } = value as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new ValidationError(field, `unknown option ${unknown[0]!}`);
+  if ((key === undefined) === (passphrase === undefined))
+    throw new ValidationError(field, 'must have either a key or a passphrase');
+  if (passphrase !== undefined && (typeof passphrase !== 'string' || passphrase.length < 8))
+    throw new ValidationError(`${field}.passphrase`, 'must be a string of at least 8 characters');
+  if (key !== undefined) {
+    const k = key as Partial<CryptoKey>;
+    const usages = Array.isArray(k.usages) ? (k.usages as string[]) : [];
+    if (
+      typeof k.algorithm !== 'object' ||
+      (k.algorithm as { name?: unknown }).name !== 'AES-GCM' ||
+      !usages.includes('encrypt') ||
+      !usages.includes('decrypt')
+    )
+      throw new ValidationError(`${field}.key`, 'must be an AES-GCM CryptoKey with the encrypt and decrypt usages');
+  }
+  if (kdfIterations !== undefined && !isKdfIterations(kdfIterations))
+    throw new ValidationError(
+      `${field}.kdfIterations`,
+      `must be an integer from ${MIN_KDF_ITERATIONS} to ${MAX_KDF_ITERATIONS}`,
+    );
+  return {
+    ...(key === undefined ? {} : { key: key as CryptoKey }),
+    ...(passphrase === undefined ? {} : { passphrase }),
+    ...(kdfIterations === undefined ? {} : { kdfIterations }),
+  };
+}
+
+/** The additional data of the wrap: every setting of the header but the wrapped key. */
+function headerAad(header: Omit<AtRestHeader, 'wrapped'>): Uint8Array<ArrayBuffer> {
+  return new TextEncoder().encode(
+    JSON.stringify([
+      'engram-at-rest',
+      header.format,
+      header.storeId,
+      header.kdf?.iterations ?? null,
+      header.kdf?.salt ?? null,
+    ]),
+  );
+}
+
+async function wrappingKey(encryption: AtRestEncryption, kdf: AtRestHeader['kdf']): Promise<CryptoKey> {
+  if (encryption.key !== undefined) {
+    if (kdf !== undefined) throw new KeyError('wrong-key', 'this store was encrypted with a passphrase, not a key');
+    return encryption.key;
+  }
+  if (kdf === undefined) throw new KeyError('wrong-key', 'this store was encrypted with a key, not a passphrase');
+  const bits = await passphraseBits(subtle(), encryption.passphrase!, fromBase64(kdf.salt)!, kdf.iterations, 256);
+  try {
+    return await subtle().importKey('raw', bits, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
+  } finally {
+    bits.fill(0);
+  }
+}
+
+/** A new store's header and data key. */
+export async function createAtRestKey(encryption: AtRestEncryption): Promise<{ header: AtRestHeader } & UnlockedKey> {
+  const storeId = toBase64(crypto.getRandomValues(new Uint8Array(STORE_ID_BYTES)));
+  const kdf =
+    encryption.passphrase === undefined
+      ? undefined
+      : {
+          name: 'PBKDF2-SHA256' as const,
+          iterations: encryption.kdfIterations ?? DEFAULT_KDF_ITERATIONS,
+          salt: toBase64(crypto.getRandomValues(new Uint8Array(SALT_BYTES))),
+        };
+  const settings = { format: HEADER_FORMAT, storeId, ...(kdf === undefined ? {} : { kdf }) } as const;
+  const dataKey = crypto.getRandomValues(new Uint8Array(DATA_KEY_BYTES));
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  let sealed: Uint8Array;
+  try {
+    sealed = new Uint8Array(
+      await subtle().encrypt(
+        { name: 'AES-GCM', iv, additionalData: headerAad(settings) },
+        await wrappingKey(encryption, kdf),
+        dataKey,
+      ),
+    );
+  } catch (e) {
+    if (e instanceof KeyError) throw e;
+    throw new KeyError('unsupported', 'the key could not encrypt (is it an AES-GCM key with the encrypt usage?)', {
+      cause: e,
+    });
+  }
+  const wrapped = new Uint8Array(IV_BYTES + sealed.length);
+  wrapped.set(iv);
+  wrapped.set(sealed, IV_BYTES);
+  return { header: { ...settings, wrapped: toBase64(wrapped) }, storeId, dataKey };
+}
+
+/** The header if `value` is one this engram wrote, else undefined. */
+function asHeader(value: unknown): AtRestHeader | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const h = value as Partial<AtRestHeader>;
+  if (h.format !== HEADER_FORMAT || typeof h.storeId !== 'string' || typeof h.wrapped !== 'string') return undefined;
+  if (fromBase64(h.storeId)?.length !== STORE_ID_BYTES) return undefined;
+  if ((fromBase64(h.wrapped)?.length ?? 0) < IV_BYTES + DATA_KEY_BYTES) return undefined;
+  if (h.kdf !== undefined) {
+    const { name, iterations, salt } = h.kdf as Partial<NonNullable<AtRestHeader['kdf']>>;
+    if (name !== 'PBKDF2-SHA256' || !isKdfIterations(iterations) || typeof salt !== 'string') return undefined;
+    if (fromBase64(salt)?.length !== SALT_BYTES) return undefined;
+  }
+  return h as AtRestHeader;
+}
+
+/**
+ * The data key of a store from its stored header: a KeyError `wrong-key` when
+ * `encryption` does not open it, `unsupported` when the header is not one this
+ * engram wrote.
+ */
+export async function unlockAtRestKey(encryption: AtRestEncryption, stored: unknown): Promise<UnlockedKey> {
+  const header = asHeader(stored);
+  if (header === undefined)
+    throw new KeyError('unsupported', 'the store has an encryption header this engram does not read');
+  const bytes = fromBase64(header.wrapped)!;
+  const key = await wrappingKey(encryption, header.kdf);
+  let dataKey: Uint8Array;
+  try {
+    dataKey = new Uint8Array(
+      await subtle().decrypt(
+        { name: 'AES-GCM', iv: bytes.subarray(0, IV_BYTES), additionalData: headerAad(header) },
+        key,
+        bytes.subarray(IV_BYTES),
+      ),
+    );
+  } catch (e) {
+    throw new KeyError('wrong-key', 'the key or passphrase does not open this store (nothing was read or written)', {
+      cause: e,
+    });
+  }
+  if (dataKey.length !== DATA_KEY_BYTES) throw new KeyError('unsupported', 'the store key has the wrong length');
+  return { storeId: header.storeId, dataKey };
+}
+
+/**
+ * What the store `name` holds before it is opened for use: whether it exists
+ * with a schema (`created`) and its key header, read in clear without opening
+ * the store through its schema (so no upgrade runs before the key is known).
+ */
+export async function readStoredHeader(name: string): Promise<{ created: boolean; header: unknown; sealed: boolean }> {
+  const none = { created: false, header: undefined, sealed: false };
+  if (!(await Dexie.exists(name))) return none;
+  const probe = new Dexie(name);
+  try {
+    await probe.open();
+    if (!probe.tables.some((t) => t.name === 'meta')) return none;
+    const meta = probe.table<Record<string, unknown>, string>('meta');
+    const [header, schema] = await meta.bulkGet([AT_REST_KEY, 'schemaVersion']);
+    return {
+      created: schema !== undefined || header !== undefined,
+      header: header?.['value'],
+      // A sealed row keeps its value under `$` (row-sealing.ts), never under `value`.
+      sealed: schema !== undefined && !('value' in schema),
+    };
+  } finally {
+    probe.close();
+  }
+}

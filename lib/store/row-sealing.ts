@@ -1,0 +1,370 @@
+/**
+ * Encryption at rest as a Dexie DBCore middleware, the layer closest to
+ * IndexedDB: every row of a sealed table is written as the fields its indexes
+ * read (in clear, or blinded) plus `$`, the whole row sealed (row-cipher.ts);
+ * reads open `$` and hand the row back as it was written. Everything above
+ * (Dexie's hooks, the engine, the one write path) sees plain rows and needs no
+ * change, and the in-memory indexes are built from opened rows.
+ *
+ * The seal's additional data is the store id, the table and every field kept
+ * beside it (the primary key among them, and the owner key of an outbound
+ * row): a row moved to another id, scope or table, or copied from another
+ * store, does not open. Such a row, or one that is not sealed at all, is
+ * skipped and reported (`onDamaged`), as the engine does with any damaged row;
+ * the rest of the store works.
+ *
+ * Indexes cannot read sealed values, so each indexed field is one of:
+ * - kept in clear: ids, the scope ids, tiers, times, positions (see the README's
+ *   "What an encrypted store reveals");
+ * - blinded (row-cipher.ts `blind`): content hashes, keys of key/value
+ *   memories and keyword terms, which must not be testable against a guess.
+ *   A blinded index answers equality lookups only; a range or an ordered walk
+ *   over it is refused (StoreError), never answered wrong.
+ * A table this file does not name is refused whole: a table added to the schema
+ * must be listed here (sealed, or in clear with a reason) before it can be used.
+ */
+import {
+  type DBCore,
+  type DBCoreCursor,
+  type DBCoreIndex,
+  type DBCoreQuery,
+  type DBCoreTable,
+  type Middleware,
+} from 'dexie';
+import { StoreError } from '../errors.js';
+import { AT_REST_KEY } from './at-rest-key.js';
+import type { RowCipher } from './row-cipher.js';
+import { decodeValue, encodeValue } from './value-codec.js';
+
+/** What a sealed table keeps beside the seal. */
+interface SealedTable {
+  /** Fields kept in clear (the primary key and the indexes that may show them). */
+  clear: readonly string[];
+  /** Fields kept as blind values (a multi-entry field: each entry blinded). */
+  blind: readonly string[];
+  /** The one row kept in clear, by its primary key: the key header, which must be read before any key is known. */
+  clearRow?: string;
+}
+
+/** The tables whose rows are sealed, and what each keeps beside its seal. */
+export const SEALED_TABLES: Readonly<Record<string, SealedTable>> = {
+  messages: { clear: ['id', 'threadId', 'inContext', 'position', 'createdAt'], blind: ['hash'] },
+  memories: {
+    clear: ['id', 'tier', 'userId', 'agentId', 'runId', 'projectId', 'sessionId', 'createdAt', 'updatedAt'],
+    blind: ['hash', 'key'],
+  },
+  vectors: { clear: ['id'], blind: [] },
+  history: { clear: ['seq', 'recordId'], blind: [] },
+  coreBlocks: { clear: ['agentId', 'userId'], blind: [] },
+  traces: { clear: ['id', 'sessionId', 'at'], blind: [] },
+  meta: { clear: ['key'], blind: [], clearRow: AT_REST_KEY },
+  terms: { clear: ['c', 'd'], blind: ['k'] },
+};
+
+/**
+ * Tables kept in clear, with the reason: `changes` holds which record changed,
+ * how and when (no text), what the engine replays on every search; sealing it
+ * would cost every catch-up and hide nothing the sealed tables' keys do not show.
+ */
+export const CLEAR_TABLES: readonly string[] = ['changes'];
+
+/** The field that holds the sealed row. */
+const SEAL = '$';
+/** The field of an outbound-keyed row that names its key (bound into the seal). */
+const OWNER = '$k';
+const AAD_FORMAT = 1;
+/** Dexie's DBCoreRangeType (an ambient const enum, which this build cannot import). */
+const RANGE = { equal: 1, any: 3, never: 4 } as const;
+
+/** A stored row that does not open: the table, its key, what is wrong. */
+export interface SealedRowDamage {
+  table: string;
+  key: string;
+  reason: string;
+}
+
+/** The state of one open encrypted store: its cipher, its id, and whom to tell of a damaged row. */
+export class RowSealing {
+  readonly cipher: RowCipher;
+  readonly storeId: string;
+  /** Told of each row that does not open (the engine reports it like any damaged row). */
+  onDamaged: ((row: SealedRowDamage) => void) | undefined;
+
+  constructor(cipher: RowCipher, storeId: string) {
+    this.cipher = cipher;
+    this.storeId = storeId;
+  }
+}
+
+/** A row that did not open (kept apart from undefined, which is an absent row). */
+const DAMAGED = Symbol('damaged');
+
+function keyText(key: unknown): string {
+  return typeof key === 'string' ? key : JSON.stringify(key);
+}
+
+function sameKey(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The fields of a key path (null for an outbound primary key). */
+function pathFields(keyPath: null | string | string[]): string[] {
+  return keyPath === null ? [] : typeof keyPath === 'string' ? [keyPath] : keyPath;
+}
+
+/** One table's sealing: how rows are sealed and opened and how index queries are blinded. */
+class TableSealing {
+  readonly #sealing: RowSealing;
+  readonly #name: string;
+  readonly #spec: SealedTable;
+  readonly #blind: ReadonlySet<string>;
+  /** Fields bound into the seal, in a fixed order. */
+  readonly #bound: readonly string[];
+  /** The auto-increment key field, set by IndexedDB after sealing, so not bound. */
+  readonly #autoKey: string | undefined;
+  readonly outbound: boolean;
+  readonly #encoder = new TextEncoder();
+
+  constructor(sealing: RowSealing, name: string, spec: SealedTable, primaryKey: DBCoreIndex) {
+    this.#sealing = sealing;
+    this.#name = name;
+    this.#spec = spec;
+    this.#blind = new Set(spec.blind);
+    this.outbound = primaryKey.outbound === true;
+    this.#autoKey = primaryKey.autoIncrement === true ? (primaryKey.keyPath as string) : undefined;
+    this.#bound = [...spec.clear, ...spec.blind, ...(this.outbound ? [OWNER] : [])].filter((f) => f !== this.#autoKey);
+  }
+
+  #aad(stored: Record<string, unknown>): Uint8Array {
+    const fields = this.#bound.map((f) => stored[f] ?? null);
+    return this.#encoder.encode(JSON.stringify([AAD_FORMAT, this.#sealing.storeId, this.#name, fields]));
+  }
+
+  #blindOne(field: string, value: unknown): string {
+    return this.#sealing.cipher.blind(
+      `${this.#name}.${field}`,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    );
+  }
+
+  #blindValue(field: string, value: unknown): unknown {
+    return Array.isArray(value) ? value.map((v) => this.#blindOne(field, v)) : this.#blindOne(field, value);
+  }
+
+  /** The stored form of `row` (under `key` when the table's keys are outbound). */
+  seal(row: unknown, key: unknown): Record<string, unknown> {
+    if (typeof row !== 'object' || row === null) throw new StoreError(`a ${this.#name} row must be an object`);
+    const plain = row as Record<string, unknown>;
+    if (this.#spec.clearRow !== undefined && plain[this.#spec.clear[0]!] === this.#spec.clearRow) return plain;
+    const stored: Record<string, unknown> = {};
+    for (const f of this.#spec.clear) if (plain[f] !== undefined) stored[f] = plain[f];
+    for (const f of this.#spec.blind) if (plain[f] !== undefined) stored[f] = this.#blindValue(f, plain[f]);
+    if (this.outbound) stored[OWNER] = key;
+    stored[SEAL] = this.#sealing.cipher.seal(encodeValue(plain), this.#aad(stored));
+    return stored;
+  }
+
+  /** The row `stored` holds, DAMAGED (reported) when it does not open, undefined when absent. */
+  open(stored: unknown, key: unknown): unknown {
+    if (stored === undefined) return undefined;
+    const damaged = (reason: string): typeof DAMAGED => {
+      this.#sealing.onDamaged?.({ table: this.#name, key: keyText(key ?? this.#keyOf(stored)), reason });
+      return DAMAGED;
+    };
+    if (typeof stored !== 'object' || stored === null) return damaged('not a row');
+    const s = stored as Record<string, unknown>;
+    if (this.#spec.clearRow !== undefined && s[this.#spec.clear[0]!] === this.#spec.clearRow) return s;
+    if (!(SEAL in s)) return damaged('not sealed: a row in clear in an encrypted store');
+    if (this.outbound && key !== undefined && !sameKey(s[OWNER], key))
+      return damaged('sealed under another key (moved)');
+    const sealed = s[SEAL];
+    const bytes = sealed instanceof Uint8Array ? this.#sealing.cipher.open(sealed, this.#aad(s)) : undefined;
+    if (bytes === undefined) return damaged('does not open: moved, from another store, or changed');
+    let row: unknown;
+    try {
+      row = decodeValue(bytes);
+    } catch {
+      return damaged('opens but does not decode');
+    }
+    if (this.#autoKey !== undefined && typeof row === 'object' && row !== null)
+      (row as Record<string, unknown>)[this.#autoKey] = s[this.#autoKey];
+    return row;
+  }
+
+  #keyOf(stored: unknown): unknown {
+    if (typeof stored !== 'object' || stored === null) return null;
+    const s = stored as Record<string, unknown>;
+    if (this.outbound) return s[OWNER] ?? null;
+    return this.#spec.clear[0] === undefined ? null : (s[this.#spec.clear[0]] ?? null);
+  }
+
+  /** Whether `index` reads a blinded field. */
+  #blinded(index: DBCoreIndex): boolean {
+    return pathFields(index.keyPath).some((f) => this.#blind.has(f));
+  }
+
+  #blindKey(index: DBCoreIndex, key: unknown): unknown {
+    if (typeof index.keyPath === 'string') return this.#blindOne(index.keyPath, key);
+    const fields = pathFields(index.keyPath);
+    if (!Array.isArray(key) || key.length !== fields.length) throw this.#refused(index);
+    return (key as unknown[]).map((k, i) => (this.#blind.has(fields[i]!) ? this.#blindOne(fields[i]!, k) : k));
+  }
+
+  #refused(index: DBCoreIndex): StoreError {
+    return new StoreError(
+      `${this.#name}.${index.name ?? 'primary key'} is a blinded index in an encrypted store: it answers equality lookups only`,
+    );
+  }
+
+  /** The query with its key range blinded when its index reads a blinded field. */
+  query(query: DBCoreQuery): DBCoreQuery {
+    if (!this.#blinded(query.index)) return query;
+    const { range } = query;
+    const type: number = range.type;
+    if (type === RANGE.any || type === RANGE.never) return query;
+    const equal = type === RANGE.equal || (!range.lowerOpen && !range.upperOpen && sameKey(range.lower, range.upper));
+    if (!equal) throw this.#refused(query.index);
+    const key = this.#blindKey(query.index, range.lower);
+    return { index: query.index, range: { ...range, lower: key, upper: key, lowerOpen: false, upperOpen: false } };
+  }
+
+  /** The table's fields that each index of `schema` reads must be kept beside the seal. */
+  checkIndexes(indexes: readonly DBCoreIndex[], primaryKey: DBCoreIndex): void {
+    const kept = new Set([...this.#spec.clear, ...this.#spec.blind]);
+    for (const index of [primaryKey, ...indexes])
+      for (const field of pathFields(index.keyPath))
+        if (!kept.has(field))
+          throw new StoreError(
+            `table ${this.#name} indexes ${field}, which an encrypted store does not keep beside the seal (row-sealing.ts)`,
+          );
+    if (primaryKey.keyPath !== null && this.#blinded(primaryKey))
+      throw new StoreError(`table ${this.#name}: a primary key cannot be blinded`);
+  }
+}
+
+function unlisted(name: string): StoreError {
+  return new StoreError(
+    `table ${name} is neither sealed nor listed as clear in an encrypted store (row-sealing.ts); refused`,
+  );
+}
+
+/** A table that refuses every call (a table the sealing does not know). */
+function refusingTable(down: DBCoreTable): DBCoreTable {
+  const refuse = (): Promise<never> => Promise.reject(unlisted(down.name));
+  return { ...down, mutate: refuse, get: refuse, getMany: refuse, query: refuse, openCursor: refuse, count: refuse };
+}
+
+/** A cursor whose values are opened; rows that do not open are skipped (and reported). */
+function openingCursor(cursor: DBCoreCursor, table: TableSealing): DBCoreCursor {
+  let opened: unknown;
+  let at: unknown = DAMAGED;
+  const current = (): unknown => {
+    if (at !== cursor.primaryKey || opened === DAMAGED) {
+      at = cursor.primaryKey;
+      opened = table.open(cursor.value, cursor.primaryKey);
+    }
+    return opened;
+  };
+  return Object.create(cursor, {
+    key: { get: (): unknown => cursor.key },
+    primaryKey: { get: (): unknown => cursor.primaryKey },
+    value: { get: () => (current() === DAMAGED ? undefined : opened) },
+    start: {
+      value: (onNext: () => void) =>
+        cursor.start(() => {
+          at = DAMAGED;
+          if (current() === DAMAGED) cursor.continue();
+          else onNext();
+        }),
+    },
+  }) as DBCoreCursor;
+}
+
+function sealedTable(down: DBCoreTable, table: TableSealing): DBCoreTable {
+  const openAll = (values: readonly unknown[], keys: readonly unknown[] | undefined): unknown[] => {
+    const out: unknown[] = [];
+    values.forEach((v, i) => {
+      const row = table.open(v, keys?.[i]);
+      if (row !== DAMAGED) out.push(row);
+    });
+    return out;
+  };
+  return {
+    ...down,
+    mutate(req) {
+      if (req.type !== 'add' && req.type !== 'put') return down.mutate(req);
+      const values = req.values.map((v, i) => table.seal(v, req.keys?.[i]));
+      return down.mutate({ ...req, values });
+    },
+    // .then(), not async functions: Dexie keeps its transaction zone across its own promise chain.
+    get(req) {
+      return down.get(req).then((stored: unknown) => {
+        const row = table.open(stored, req.key);
+        return row === DAMAGED ? undefined : row;
+      });
+    },
+    getMany(req) {
+      return down.getMany(req).then((rows: unknown[]) =>
+        rows.map((v, i) => {
+          const row = table.open(v, req.keys[i]);
+          return row === DAMAGED ? undefined : row;
+        }),
+      );
+    },
+    query(req) {
+      const query = table.query(req.query);
+      if (!req.values) return down.query({ ...req, query });
+      if (!table.outbound)
+        return down.query({ ...req, query }).then((res) => ({ result: openAll(res.result, undefined) }));
+      // Values come without their keys: ask for both (one transaction, same order) to check each row's owner key.
+      return Promise.all([down.query({ ...req, query }), down.query({ ...req, query, values: false })]).then(
+        ([values, keys]) => ({ result: openAll(values.result, keys.result) }),
+      );
+    },
+    openCursor(req) {
+      return down
+        .openCursor({ ...req, query: table.query(req.query) })
+        .then((cursor) => (cursor === null || !req.values ? cursor : openingCursor(cursor, table)));
+    },
+    count(req) {
+      return down.count({ ...req, query: table.query(req.query) });
+    },
+  };
+}
+
+/**
+ * The middleware that seals the rows of an encrypted store (see the file's
+ * head). Installed below Dexie's own middlewares, before the store opens.
+ * @example
+ * db.use(rowSealingMiddleware(new RowSealing(cipher, storeId)))
+ */
+export function rowSealingMiddleware(sealing: RowSealing): Middleware<DBCore> {
+  return {
+    stack: 'dbcore',
+    name: 'engram-row-sealing',
+    // Below every Dexie middleware (the lowest is -1): they all see plain rows.
+    level: -10,
+    create(down) {
+      const tables = new Map<string, DBCoreTable>();
+      for (const schema of down.schema.tables) {
+        const spec = SEALED_TABLES[schema.name];
+        const downTable = down.table(schema.name);
+        if (spec === undefined) {
+          tables.set(schema.name, CLEAR_TABLES.includes(schema.name) ? downTable : refusingTable(downTable));
+          continue;
+        }
+        const table = new TableSealing(sealing, schema.name, spec, schema.primaryKey);
+        table.checkIndexes(schema.indexes, schema.primaryKey);
+        tables.set(schema.name, sealedTable(downTable, table));
+      }
+      return {
+        ...down,
+        table(name) {
+          const table = tables.get(name);
+          if (table === undefined) throw unlisted(name);
+          return table;
+        },
+      };
+    },
+  };
+}

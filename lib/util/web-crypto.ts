@@ -1,0 +1,64 @@
+/**
+ * WebCrypto primitives shared by the two places engram encrypts: sync (what
+ * leaves the device, lib/sync/encryption.ts) and the store at rest
+ * (lib/store/at-rest-key.ts). base64 without Node's Buffer, and PBKDF2-SHA256
+ * from a passphrase. Each caller turns a missing WebCrypto into its own typed error.
+ */
+
+/** PBKDF2 iterations for new keys (OWASP's 2023 figure for PBKDF2-HMAC-SHA256). */
+export const DEFAULT_KDF_ITERATIONS = 600_000;
+
+/** Fewest PBKDF2 iterations engram derives with (what tests use; a real key has the default). */
+export const MIN_KDF_ITERATIONS = 1_000;
+
+/**
+ * Most PBKDF2 iterations engram derives with: about 15 s of WebCrypto on a laptop.
+ * A stored setting asking for more (1e12 would never finish) is refused, not obeyed.
+ */
+export const MAX_KDF_ITERATIONS = 10_000_000;
+
+/** Salt length engram writes and accepts. */
+export const SALT_BYTES = 16;
+
+/** WebCrypto's SubtleCrypto, or undefined in a runtime without it (the caller throws its own typed error). */
+export function subtleCrypto(): SubtleCrypto | undefined {
+  return (globalThis.crypto as Crypto | undefined)?.subtle;
+}
+
+/** base64 of bytes, without Node's Buffer (this runs in browsers too). */
+export function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Bytes of a base64 string; undefined when it is not base64. */
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
+  const s = atob(text);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+/** Whether `n` is an iteration count engram derives with. */
+export function isKdfIterations(n: unknown): n is number {
+  return typeof n === 'number' && Number.isInteger(n) && n >= MIN_KDF_ITERATIONS && n <= MAX_KDF_ITERATIONS;
+}
+
+/**
+ * `bits` bits derived from `passphrase` with PBKDF2-SHA256 over `salt`. The
+ * caller wipes them (`fill(0)`) once it has imported its keys.
+ */
+export async function passphraseBits(
+  subtle: SubtleCrypto,
+  passphrase: string,
+  salt: Uint8Array<ArrayBuffer>,
+  iterations: number,
+  bits: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const material = await subtle.importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, ['deriveBits']);
+  return new Uint8Array(await subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, material, bits));
+}

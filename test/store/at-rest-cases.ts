@@ -1,0 +1,345 @@
+/**
+ * Encryption at rest (issue 26), shared by the Node (fake-indexeddb) and Chromium (real
+ * IndexedDB) tests: what a raw read of every table finds, the key checks, tampering, and the
+ * same answers from a plain and an encrypted store fed the same calls.
+ */
+import { describe, expect, it } from 'vitest';
+import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
+import { Engram, KeyError, StoreError, type EngramOptions } from '../../lib/index.js';
+import { ALL_TABLES, EngramDb } from '../../lib/store/schema.js';
+import { CLEAR_TABLES, SEALED_TABLES } from '../../lib/store/row-sealing.js';
+import { manualClock } from '../helpers.js';
+
+const DIMENSIONS = 32;
+const embedder = (): HashEmbedder => new HashEmbedder({ dimensions: DIMENSIONS });
+const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
+/** Few KDF rounds: the tests derive many keys (a real store has 600k). */
+const PASS = { passphrase: 'correct horse battery', kdfIterations: 1000 };
+
+/** Every stored row of every table, read without a key. */
+async function rawRows(name: string): Promise<Record<string, Record<string, unknown>[]>> {
+  const db = new EngramDb(name);
+  await db.open();
+  try {
+    const out: Record<string, Record<string, unknown>[]> = {};
+    for (const table of db.tables) out[table.name] = (await table.toArray()) as Record<string, unknown>[];
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+/** What a reader of the files sees: every row as text, byte arrays decoded as UTF-8 and Latin-1, and the bytes. */
+async function rawDump(name: string): Promise<{ text: string; bytes: Uint8Array[] }> {
+  const bytes: Uint8Array[] = [];
+  const rows = await rawRows(name);
+  const text = JSON.stringify(rows, (_k, v: unknown) => {
+    if (!ArrayBuffer.isView(v)) return v;
+    const b = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    bytes.push(b);
+    return `${new TextDecoder().decode(b)} ${String.fromCharCode(...b.subarray(0, 65536))}`;
+  });
+  return { text: text.toLowerCase(), bytes };
+}
+
+function holds(haystack: Uint8Array, needle: Uint8Array): boolean {
+  outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/** The secrets a raw read must not find: words (texts, metadata, keys, terms) and the vectors' bytes. */
+async function expectNothingReadable(name: string, words: readonly string[], vectorsOf: readonly string[]) {
+  const { text, bytes } = await rawDump(name);
+  for (const word of words) expect(text.includes(word.toLowerCase()), word).toBe(false);
+  const [vectors] = await Promise.all([embedder().embed(vectorsOf)]);
+  for (const v of vectors) {
+    const needle = new Uint8Array(v.buffer, v.byteOffset, 16);
+    expect(bytes.some((b) => holds(b, needle))).toBe(false);
+  }
+}
+
+const SECRET_WORDS = ['quokka', 'zeppelin', 'theremin', 'narwhal', 'armadillo', 'gondola', 'mdsecret', 'mdkeyname'];
+const SECRET_TEXTS = ['Ana hides a quokka', 'Ana hides a zeppelin', 'Ana plays the theremin'];
+
+async function feed(e: Engram): Promise<{ kept: string; updated: string }> {
+  const kept = (await e.add('Ana plays the theremin', { userId: 'ana', metadata: { mdkeyname: 'mdsecret' } }))
+    .results[0]!.id;
+  const updated = (await e.add('Ana hides a quokka', { userId: 'ana' })).results[0]!.id;
+  await e.update(updated, 'Ana hides a zeppelin');
+  const chat = e.conversation('t1', { userId: 'ana' });
+  await chat.add({ role: 'user', content: 'my narwhal is ill', metadata: { mood: 'mdsecret' } });
+  await e.blocks('helper', { userId: 'ana' }).set('human', 'Ana, armadillo fan');
+  const mem = e.system({ sessionId: 's1' });
+  await mem.remember('gondola-plan', 'the gondola leaves at nine');
+  await mem.addTrace('plan', 'thinking about the gondola', { why: ['quokka'] }, 0.5);
+  await e.flush();
+  return { kept, updated };
+}
+
+export function atRestTests(where: string): void {
+  describe(`encryption at rest (${where})`, () => {
+    it('every table is sealed or kept in clear on purpose, and an unlisted one is refused', async () => {
+      const name = unique('tables');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      await e.close();
+      const listed = new Set([...Object.keys(SEALED_TABLES), ...CLEAR_TABLES]);
+      for (const table of ALL_TABLES) expect(listed.has(table), table).toBe(true);
+      const raw = await rawRows(name);
+      for (const table of Object.keys(raw)) expect(listed.has(table), table).toBe(true);
+      expect(raw['changes']!.length).toBeGreaterThan(-1);
+    });
+
+    it('a raw read of every table finds no text, metadata, word or vector, after writes, deletion, forget and reopen', async () => {
+      const name = unique('sealed');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      const { updated } = await feed(e);
+      await expectNothingReadable(name, SECRET_WORDS, SECRET_TEXTS);
+      expect((await e.search('zeppelin', { userId: 'ana' })).results[0]?.memory).toBe('Ana hides a zeppelin');
+      await e.delete(updated);
+      await e.forget({ userId: 'ana' });
+      await e.add('Bo keeps a heron', { userId: 'bo' });
+      await e.close();
+      await expectNothingReadable(name, [...SECRET_WORDS, 'heron'], [...SECRET_TEXTS, 'Bo keeps a heron']);
+      const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      expect((await again.search('heron', { userId: 'bo' })).results.map((r) => r.memory)).toEqual([
+        'Bo keeps a heron',
+      ]);
+      expect((await again.stats()).damaged).toBe(0);
+      await again.close();
+      await expectNothingReadable(name, [...SECRET_WORDS, 'heron'], [...SECRET_TEXTS, 'Bo keeps a heron']);
+    });
+
+    it('an export is plain and imports into an encrypted store, which stays sealed', async () => {
+      const source = await Engram.open({ name: unique('src'), embedder: embedder(), encryption: PASS });
+      await feed(source);
+      const file = await source.export();
+      await source.close();
+      expect(await file.text()).toContain('zeppelin');
+      const name = unique('imported');
+      const target = await Engram.import(file, { name, mode: 'merge', embedder: embedder(), encryption: PASS });
+      expect((await target.search('theremin', { userId: 'ana' })).results[0]?.memory).toBe('Ana plays the theremin');
+      expect((await target.recall.textSearch('narwhal')).total).toBe(1);
+      await target.close();
+      await expectNothingReadable(name, SECRET_WORDS, SECRET_TEXTS);
+    });
+
+    it('open() refuses the wrong passphrase or key, and the wrong kind of store, before it reads or writes anything', async () => {
+      const name = unique('keys');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      await e.add('Ana plays the theremin', { userId: 'ana' });
+      await e.close();
+      const before = JSON.stringify(await rawRows(name), (_k, v: unknown) =>
+        ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v,
+      );
+      const opening = (encryption?: EngramOptions['encryption']) =>
+        Engram.open({ name, embedder: embedder(), ...(encryption === undefined ? {} : { encryption }) });
+      await expect(opening({ ...PASS, passphrase: 'incorrect horse' })).rejects.toMatchObject({
+        name: 'KeyError',
+        reason: 'wrong-key',
+      });
+      await expect(opening()).rejects.toMatchObject({ reason: 'key-needed' });
+      const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+      await expect(opening({ key })).rejects.toThrow(KeyError);
+      const after = JSON.stringify(await rawRows(name), (_k, v: unknown) =>
+        ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v,
+      );
+      expect(after).toBe(before);
+
+      const plain = unique('plain');
+      await (await Engram.open({ name: plain, embedder: embedder() })).close();
+      await expect(Engram.open({ name: plain, embedder: embedder(), encryption: PASS })).rejects.toMatchObject({
+        reason: 'not-encrypted',
+      });
+      await expect(
+        Engram.open({ name: plain, embedder: embedder(), encryption: { passphrase: 'short' } }),
+      ).rejects.toThrow('passphrase');
+    });
+
+    it('open() with a CryptoKey: the same key opens the store again, another does not', async () => {
+      const name = unique('cryptokey');
+      const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+      const e = await Engram.open({ name, embedder: embedder(), encryption: { key } });
+      await e.add('Ana plays the theremin', { userId: 'ana' });
+      await e.close();
+      await expectNothingReadable(name, ['theremin'], ['Ana plays the theremin']);
+      const again = await Engram.open({ name, embedder: embedder(), encryption: { key } });
+      expect((await again.getAll({ userId: 'ana' })).results.map((m) => m.memory)).toEqual(['Ana plays the theremin']);
+      await again.close();
+      const other = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+      await expect(Engram.open({ name, embedder: embedder(), encryption: { key: other } })).rejects.toMatchObject({
+        reason: 'wrong-key',
+      });
+      await expect(Engram.open({ name, embedder: embedder(), encryption: PASS })).rejects.toMatchObject({
+        reason: 'wrong-key',
+      });
+    });
+
+    it('a row moved to another id or copied from another store is refused and reported; the rest opens', async () => {
+      const name = unique('moved');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      const a = (await e.add('Ana plays the theremin', { userId: 'ana' })).results[0]!.id;
+      const b = (await e.add('Bo keeps a heron', { userId: 'bo' })).results[0]!.id;
+      const c = (await e.add('Cy rides a gondola', { userId: 'cy' })).results[0]!.id;
+      await e.close();
+      const other = unique('other');
+      const o = await Engram.open({ name: other, embedder: embedder(), encryption: PASS });
+      const foreign = (await o.add('Cy rides a zeppelin', { userId: 'cy' })).results[0]!.id;
+      await o.close();
+      const otherRows = await rawRows(other);
+      const db = new EngramDb(name);
+      await db.open();
+      const rowOf = async (id: string) => (await db.table('memories').get(id)) as Record<string, unknown>;
+      const rowA = await rowOf(a);
+      const rowB = await rowOf(b);
+      // A's sealed row under B's id and B's under A's (the clear fields follow, as a swap on disk would move them).
+      await db.table('memories').bulkPut([
+        { ...rowA, id: b, $: rowB['$'] },
+        { ...rowB, id: a, $: rowA['$'] },
+      ]);
+      // The other store's row (same passphrase, another store key) in place of C's.
+      const foreignRow = otherRows['memories']!.find((r) => r['id'] === foreign)!;
+      await db.table('memories').put({ ...foreignRow, id: c });
+      db.close();
+
+      const damaged: string[] = [];
+      const again = await Engram.open({
+        name,
+        embedder: embedder(),
+        encryption: PASS,
+        onProgress: (p) => {
+          if (p.phase === 'damaged') damaged.push(p.damaged!.key);
+        },
+      });
+      expect(await again.get(a)).toBeUndefined();
+      expect(await again.get(b)).toBeUndefined();
+      expect(await again.get(c)).toBeUndefined();
+      const stats = await again.stats();
+      expect(stats.damagedRows.map((r) => `${r.table}:${r.key}`).sort()).toEqual(
+        [`memories:${a}`, `memories:${b}`, `memories:${c}`].sort(),
+      );
+      expect(damaged.sort()).toEqual([a, b, c].sort());
+      // The rest of the store still works: a new memory is written, found and read back.
+      await again.add('Di flies a kite', { userId: 'di' });
+      expect((await again.search('kite', { userId: 'di' })).results.map((r) => r.memory)).toEqual(['Di flies a kite']);
+      await again.close();
+    });
+
+    it('a row in clear slipped into an encrypted store is refused and reported', async () => {
+      const name = unique('clear-row');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      const a = (await e.add('Ana plays the theremin', { userId: 'ana' })).results[0]!.id;
+      await e.close();
+      const db = new EngramDb(name);
+      await db.open();
+      const row = (await db.table('memories').get(a)) as Record<string, unknown>;
+      const clear: Record<string, unknown> = { ...row };
+      delete clear['$'];
+      await db.table('memories').put({ ...clear, text: 'Ana plays the tuba', metadata: {}, version: 1 });
+      db.close();
+      const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      expect(await again.get(a)).toBeUndefined();
+      expect((await again.stats()).damagedRows).toMatchObject([{ table: 'memories', key: a }]);
+      await again.close();
+    });
+
+    it('a flipped bit in the index snapshot is refused and reported; the index is rebuilt and search works', async () => {
+      const name = unique('snapshot');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      for (const text of ['Ana plays the theremin', 'Bo keeps a heron', 'Cy rides a gondola'])
+        await e.add(text, { userId: 'u' });
+      await e.close();
+      const db = new EngramDb(name);
+      await db.open();
+      const snapshot = (await db.table('meta').get('indexSnapshot')) as Record<string, unknown> | undefined;
+      expect(snapshot?.['$']).toBeInstanceOf(Uint8Array);
+      const sealed = new Uint8Array(snapshot!['$'] as Uint8Array);
+      sealed[sealed.length >> 1]! ^= 1;
+      await db.table('meta').put({ ...snapshot, $: sealed });
+      db.close();
+      const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      expect((await again.search('heron', { userId: 'u' })).results[0]?.memory).toBe('Bo keeps a heron');
+      expect((await again.stats()).damagedRows).toContainEqual(
+        expect.objectContaining({ table: 'meta', key: 'indexSnapshot' }),
+      );
+      await again.close();
+    });
+
+    it('a blinded index answers equality only: a range over it is refused, not answered wrong', async () => {
+      const name = unique('blind');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      await e.add('Ana plays the theremin', { userId: 'ana' });
+      await e.close();
+      const { openStore } = await import('../../lib/engine/open-store.js');
+      const { db } = await openStore(name, PASS);
+      try {
+        await expect(db.memories.where('hash').above('').toArray()).rejects.toThrow(StoreError);
+        expect(await db.memories.where('userId').equals('ana').count()).toBe(1);
+      } finally {
+        db.close();
+      }
+    });
+
+    it('a plain and an encrypted store fed the same calls answer the same: search in every mode, recall, history, export', async () => {
+      const corpus = [
+        'Ana plays the theremin on Sundays',
+        'Ana hides a quokka in the garden',
+        'Bo keeps a heron and two quokkas',
+        'The theremin is an electronic instrument played without touch',
+        'Cy rides a gondola through Venice every summer',
+        'A heron stood in the garden pond at dawn',
+        'Sundays are for the garden and the pond',
+        'Bo and Ana went to Venice to see the gondola races',
+        'The quokka smiled at the camera in the garden',
+        'Electronic music on Sundays with a theremin and a synthesizer',
+      ];
+      const run = async (encryption: EngramOptions['encryption']) => {
+        const clock = manualClock();
+        const name = unique('same');
+        const e = await Engram.open({
+          name,
+          embedder: embedder(),
+          now: clock.now,
+          ...(encryption === undefined ? {} : { encryption }),
+        });
+        const ids: string[] = [];
+        for (const [i, text] of corpus.entries()) {
+          clock.advance(5);
+          ids.push((await e.add(text, { userId: i % 2 ? 'ana' : 'bo', metadata: { i } })).results[0]!.id);
+        }
+        clock.advance(5);
+        await e.update(ids[1]!, 'Ana hides a quokka under the garden shed');
+        await e.delete(ids[4]!);
+        const chat = e.conversation('t1', { userId: 'ana' });
+        for (const text of corpus.slice(0, 6)) await chat.add({ role: 'user', content: text });
+        const idOf = new Map(ids.map((id, i) => [id, i]));
+        const strip = <T extends { id: string }>(rows: T[]) => rows.map(({ id, ...r }) => ({ n: idOf.get(id), ...r }));
+        const answers: unknown[] = [];
+        for (const query of ['theremin on Sundays', 'garden quokka', 'heron pond', 'gondola Venice'])
+          for (const mode of ['hybrid', 'vector', 'keyword'] as const) {
+            answers.push(strip((await e.search(query, { mode, limit: 5 })).results));
+            answers.push(strip((await e.search(query, { mode, limit: 5, userId: 'ana' })).results));
+          }
+        const recall = await e.recall.textSearch('garden theremin');
+        answers.push(
+          recall.total,
+          recall.results.map((r) => [r.content, r.role]),
+        );
+        answers.push((await e.history(ids[1]!)).map((h) => [h.op, h.previous, h.memory, h.version, h.at]));
+        answers.push((await e.history(ids[4]!)).map((h) => [h.op, h.previous, h.memory, h.version]));
+        const exported = (await (await e.export()).text())
+          .split('\n')
+          .filter((line) => line.includes('"text"') || line.includes('"content"'))
+          .map((line) => line.replace(/"[0-9A-HJKMNP-TV-Z]{26}"/g, '"ID"').replace(/"(deviceId|origin)":"[^"]*"/g, ''));
+        answers.push(exported.sort());
+        await e.close();
+        return answers;
+      };
+      const plain = await run(undefined);
+      const sealed = await run(PASS);
+      expect(sealed).toEqual(plain);
+    });
+  });
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { StoreError } from '../../lib/errors.js';
+import { decodeValue, encodeValue } from '../../lib/store/value-codec.js';
+
+describe('value codec', () => {
+  it('decodeValue() gives back what encodeValue() was given: JSON, typed arrays, odd numbers, NUL keys', () => {
+    const value = {
+      id: 'm1',
+      text: 'Ünïcödé ✓ 🦘',
+      n: [1, -2.5, 0, null, true, 'x'],
+      vector: new Float32Array([0.25, -1, 3.5]),
+      bytes: new Uint8Array([1, 2, 3, 255]),
+      columns: { codes: new Int32Array([-1, 7]), numbers: new Float64Array([NaN, 1.5, Infinity]) },
+      odd: [NaN, -Infinity, -0],
+      metadata: { '\u0000b': 1, '\u0000o': 'x', nested: { '\u0000': [1] } },
+      empty: {},
+      skipped: undefined,
+    };
+    const back = decodeValue(encodeValue(value)) as typeof value;
+    const expected: Record<string, unknown> = { ...value };
+    delete expected['skipped'];
+    expect(back).toEqual(expected);
+    expect('skipped' in back).toBe(false);
+    expect(back.vector).toBeInstanceOf(Float32Array);
+    expect(back.columns.numbers).toBeInstanceOf(Float64Array);
+    expect(Object.is(back.odd[2], -0)).toBe(true);
+  });
+
+  it('encodeValue() refuses what it could not give back; decodeValue() refuses damaged bytes', () => {
+    expect(() => encodeValue({ at: new Date() })).toThrow(StoreError);
+    expect(() => encodeValue({ m: new Map() })).toThrow(StoreError);
+    const bytes = encodeValue({ v: new Float32Array(4), t: 'text' });
+    expect(() => decodeValue(bytes.subarray(0, 20))).toThrow(StoreError);
+    expect(() => decodeValue(new Uint8Array(3))).toThrow(StoreError);
+  });
+});
