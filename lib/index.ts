@@ -9,8 +9,8 @@ export type { MessageInput } from './memory/message-input.js';
 export type { AddOutcome, AddResult, MemoryItem, MemoryHistoryEntry } from './engine/memories/memories.js';
 export type { ForgetResult, ForgetScope } from './engine/forget.js';
 export type { SearchMode } from './engine/memories/memory-search.js';
-export { DEFAULT_RETRIEVAL_PROFILE, retrievalProfile } from './search/retrieval-profile.js';
-export type { QueryForm, RetrievalProfile } from './search/retrieval-profile.js';
+export { DEFAULT_RETRIEVAL_PROFILE, retrievalProfile, textToEmbed } from './search/retrieval-profile.js';
+export type { EmbeddingRole, QueryForm, RetrievalProfile } from './search/retrieval-profile.js';
 export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vectors/vector-state.js';
 export type { EmbedderRecord } from './engine/vectors/semantic-index.js';
 export type { ImportMode, TransferOptions, TransferProgress } from './engine/transfer/transfer.js';
@@ -69,6 +69,7 @@ export {
   TransformersEmbedder,
   DEFAULT_EMBEDDING_MODEL,
   MINILM_EMBEDDING_MODEL,
+  E5_SMALL_EMBEDDING_MODEL,
 } from './embed/transformers-embedder.js';
 export type { ModelLoadProgress, TransformersEmbedderOptions } from './embed/transformers-embedder.js';
 export { KNOWN_EMBEDDING_MODELS, knownEmbeddingModel, pickEmbeddingModel } from './embed/known-models.js';

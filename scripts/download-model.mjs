@@ -1,10 +1,11 @@
-// Downloads the MiniLM model folder (see minilm-model.mjs) from the Hugging Face
-// hub, or a mirror with the hub's URL layout:
+// Downloads a sentence model's folder (see sentence-models.mjs) from the Hugging
+// Face hub, or a mirror with the hub's URL layout:
 //
 //   <endpoint>/<repo>/resolve/<revision>/<path>
 //
-// at the pinned revision, and checks every file against its pinned size and
-// SHA-256. Before each file it asks the endpoint (HEAD, redirects not
+// at the pinned revision (`main` for a model whose revision is not pinned: its
+// pins are then those of the Maven jar), and checks every file against its
+// pinned size and SHA-256. Before each file it asks the endpoint (HEAD, redirects not
 // followed) what it declares: the hub answers a large file's resolve URL with a
 // redirect carrying `X-Linked-Size` and `X-Linked-Etag` (the file's SHA-256); a
 // declaration that disagrees with the pin stops the download before a byte is
@@ -23,7 +24,7 @@ import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { swapIntoPlace } from './model-folder.mjs';
-import { MINILM_HUB_REVISION, MINILM_MODEL_ID, minilmPinnedFiles, minilmWrittenFiles } from './minilm-model.mjs';
+import { pinnedFiles, writtenFiles } from './sentence-models.mjs';
 
 /** The Hugging Face hub; `HF_ENDPOINT` (the variable Hugging Face's own tools read) or `--endpoint` names a mirror. */
 export const DEFAULT_ENDPOINT = 'https://huggingface.co';
@@ -43,9 +44,9 @@ export class DownloadError extends Error {
 
 /**
  * @typedef {object} DownloadOptions
- * @property {string} modelsDir the localModelPath folder; the model goes to modelsDir/Xenova/all-MiniLM-L6-v2
+ * @property {string} modelsDir the localModelPath folder; the model goes to modelsDir/<model id>, e.g. modelsDir/Xenova/all-MiniLM-L6-v2
  * @property {string} [endpoint] default: HF_ENDPOINT, else https://huggingface.co
- * @property {boolean} [fp32] also the float32 weights (onnx/model.onnx, 90 MB)
+ * @property {boolean} [fp32] also the float32 weights (onnx/model.onnx)
  * @property {AbortSignal} [signal]
  * @property {(message: string) => void} [log]
  * @property {typeof fetch} [fetch] default: the global fetch
@@ -53,10 +54,11 @@ export class DownloadError extends Error {
 
 /**
  * Downloads, verifies and puts the folder in place.
+ * @param {import('./sentence-models.mjs').SentenceModel} model
  * @param {DownloadOptions} options
  * @returns {Promise<{ dir: string, bytes: number, resumed: number }>} bytes fetched by this run; resumed: files continued from a part
  */
-export async function downloadMiniLm(options) {
+export async function downloadModel(model, options) {
   const log =
     options.log ??
     ((m) => {
@@ -65,13 +67,14 @@ export async function downloadMiniLm(options) {
   const doFetch = options.fetch ?? globalThis.fetch;
   const endpoint = (options.endpoint ?? process.env['HF_ENDPOINT'] ?? DEFAULT_ENDPOINT).replace(/\/+$/, '');
   if (!/^https?:\/\//.test(endpoint)) throw new RangeError(`--endpoint must be an http(s) URL, got ${endpoint}`);
-  const dir = join(resolve(options.modelsDir), MINILM_MODEL_ID);
+  const dir = join(resolve(options.modelsDir), model.id);
   const staging = `${dir}.download`;
-  const files = minilmPinnedFiles({ fp32: options.fp32 === true });
+  const files = pinnedFiles(model, { fp32: options.fp32 === true });
+  const revision = model.hubRevision ?? 'main';
   let bytes = 0;
   let resumed = 0;
   for (const file of files) {
-    const url = `${endpoint}/${MINILM_MODEL_ID}/resolve/${MINILM_HUB_REVISION}/${file.path}`;
+    const url = `${endpoint}/${model.id}/resolve/${revision}/${file.path}`;
     const target = join(staging, file.path);
     if (await isVerified(target, file)) {
       log(`[model] ${file.path}: already downloaded`);
@@ -83,8 +86,8 @@ export async function downloadMiniLm(options) {
       await copyFile(join(dir, file.path), target);
       continue;
     }
-    await checkDeclared(doFetch, url, file, options.signal);
-    const result = await fetchToPart(doFetch, url, `${target}.part`, file, options.signal, log);
+    await checkDeclared(doFetch, url, file, revision, options.signal);
+    const result = await fetchToPart(doFetch, url, `${target}.part`, file, revision, options.signal, log);
     bytes += result.bytes;
     if (result.resumedAt > 0) resumed++;
     const digest = await sha256File(`${target}.part`);
@@ -94,7 +97,7 @@ export async function downloadMiniLm(options) {
     }
     await rename(`${target}.part`, target);
   }
-  for (const [path, text] of minilmWrittenFiles()) await writeFile(join(staging, path), text);
+  for (const [path, text] of writtenFiles(model)) await writeFile(join(staging, path), text);
   await swapIntoPlace(staging, dir);
   log(`[model] ${dir} is complete (${files.map((f) => f.path).join(', ')} verified)`);
   return { dir, bytes, resumed };
@@ -103,7 +106,7 @@ export async function downloadMiniLm(options) {
 /**
  * True when `path` is there with the pinned size and digest (a file a previous run finished).
  * @param {string} path
- * @param {import('./minilm-model.mjs').PinnedFile} file
+ * @param {import('./sentence-models.mjs').PinnedFile} file
  */
 async function isVerified(path, file) {
   const info = await stat(path).catch(() => null);
@@ -115,10 +118,11 @@ async function isVerified(path, file) {
  * What the endpoint declares for the file, compared with the pin.
  * @param {typeof fetch} doFetch
  * @param {string} url
- * @param {import('./minilm-model.mjs').PinnedFile} file
+ * @param {import('./sentence-models.mjs').PinnedFile} file
+ * @param {string} revision
  * @param {AbortSignal | undefined} signal
  */
-async function checkDeclared(doFetch, url, file, signal) {
+async function checkDeclared(doFetch, url, file, revision, signal) {
   let response;
   try {
     response = await doFetch(url, { method: 'HEAD', redirect: 'manual', ...(signal === undefined ? {} : { signal }) });
@@ -126,13 +130,14 @@ async function checkDeclared(doFetch, url, file, signal) {
     if (signal?.aborted === true) throw e;
     throw new DownloadError(`${url}: ${messageOf(e)}`, { cause: e, resumable: true });
   }
-  if (response.status === 404)
-    throw new DownloadError(`${url}: HTTP 404 (not found at revision ${MINILM_HUB_REVISION})`);
+  if (response.status === 404) throw new DownloadError(`${url}: HTTP 404 (not found at revision ${revision})`);
   if (response.status >= 400)
     throw new DownloadError(`${url}: HTTP ${response.status}`, { resumable: response.status >= 500 });
   const size = response.headers.get('x-linked-size');
   if (size !== null && Number(size) !== file.size) {
-    throw new DownloadError(`${url}: the endpoint declares ${size} bytes, the pinned file has ${file.size}`);
+    throw new DownloadError(
+      `${url}: the endpoint declares ${size} bytes, the pinned file has ${file.size}${revision === 'main' ? ' (the repository changed since engram pinned its files)' : ''}`,
+    );
   }
   const etag = (response.headers.get('x-linked-etag') ?? response.headers.get('etag') ?? '')
     .replace(/^W\//, '')
@@ -148,12 +153,13 @@ async function checkDeclared(doFetch, url, file, signal) {
  * @param {typeof fetch} doFetch
  * @param {string} url
  * @param {string} part
- * @param {import('./minilm-model.mjs').PinnedFile} file
+ * @param {import('./sentence-models.mjs').PinnedFile} file
+ * @param {string} revision
  * @param {AbortSignal | undefined} signal
  * @param {(message: string) => void} log
  * @returns {Promise<{ bytes: number, resumedAt: number }>}
  */
-async function fetchToPart(doFetch, url, part, file, signal, log) {
+async function fetchToPart(doFetch, url, part, file, revision, signal, log) {
   await mkdir(dirname(part), { recursive: true });
   let have = (await stat(part).catch(() => null))?.size ?? 0;
   if (have > file.size) {
@@ -170,8 +176,7 @@ async function fetchToPart(doFetch, url, part, file, signal, log) {
     if (signal?.aborted === true) throw e;
     throw new DownloadError(`${url}: ${messageOf(e)}`, { cause: e, resumable: true });
   }
-  if (response.status === 404)
-    throw new DownloadError(`${url}: HTTP 404 (not found at revision ${MINILM_HUB_REVISION})`);
+  if (response.status === 404) throw new DownloadError(`${url}: HTTP 404 (not found at revision ${revision})`);
   let start = 0;
   if (response.status === 206) {
     start = Number(/^bytes (\d+)-/.exec(response.headers.get('content-range') ?? '')?.[1] ?? NaN);

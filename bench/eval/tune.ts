@@ -28,7 +28,7 @@ import 'fake-indexeddb/auto'; // before Dexie is imported: it takes IndexedDB fr
 import type { Embedder } from '../../lib/index.js';
 import { ENGLISH_ANALYZER } from '../../lib/search/analyze.js';
 import { fuse } from '../../lib/search/fusion.js';
-import { retrievalProfile, type QueryForm } from '../../lib/search/retrieval-profile.js';
+import { retrievalProfile, textToEmbed, type QueryForm } from '../../lib/search/retrieval-profile.js';
 import { option } from '../util/args.js';
 import { printTable, writeResult, type Row } from '../util/report.js';
 import { generateConversations } from './conversation-dataset.js';
@@ -43,7 +43,8 @@ const POOL = 40;
 const FORMS: readonly QueryForm[] = ['content-words', 'question'];
 const VECTOR_WEIGHTS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 const KEYWORD_WEIGHTS = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
-const THRESHOLDS = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5];
+// Up to 0.95: a model whose cosines sit high for any text (e5: about 0.7 for unrelated sentences) needs a high one.
+const THRESHOLDS = Array.from({ length: 19 }, (_, i) => Number((0.05 * (i + 1)).toFixed(2)));
 
 interface Sides {
   evidence: Set<string>;
@@ -80,22 +81,23 @@ async function measure(
   embedder: Embedder & { seen: Map<string, Float32Array> },
 ): Promise<Sides[]> {
   const split = await loadSplit(dataset, () => Promise.resolve(embedder));
+  const profile = retrievalProfile(embedder.id);
   const scopeOf = new Map(
     dataset.users.flatMap((u) => u.sessions.flatMap((s) => s.turns.map((t) => [t.id, u.userId] as const))),
   );
   const memories = new Map<string, { id: string; vector: Float32Array }[]>();
   for (const [id, turn] of split.turnOf) {
-    const vector = embedder.seen.get(ENGLISH_ANALYZER.normalize(turn.text));
+    const vector = embedder.seen.get(textToEmbed(profile, 'passage', ENGLISH_ANALYZER.normalize(turn.text)));
     if (vector === undefined) throw new RangeError(`no vector recorded for memory ${id}`);
     const scope = scopeOf.get(turn.id)!;
     memories.set(scope, [...(memories.get(scope) ?? []), { id, vector }]);
   }
   const questions = dataset.set === 'locomo' ? countedQuestions(dataset.questions) : answerable(dataset.questions);
+  // As lib/engine/semantic-index.ts embeds a query: normalized, then marked as a query.
+  const asQuery = (text: string): string => textToEmbed(profile, 'query', ENGLISH_ANALYZER.normalize(text));
   const queries: Record<QueryForm, Float32Array[]> = {
-    'content-words': await embedder.embed(
-      questions.map((q) => ENGLISH_ANALYZER.normalize(ENGLISH_ANALYZER.queryText(q.text))),
-    ),
-    question: await embedder.embed(questions.map((q) => ENGLISH_ANALYZER.normalize(q.text))),
+    'content-words': await embedder.embed(questions.map((q) => asQuery(ENGLISH_ANALYZER.queryText(q.text)))),
+    question: await embedder.embed(questions.map((q) => asQuery(q.text))),
   };
   const sides: Sides[] = [];
   for (const [i, q] of questions.entries()) {

@@ -5,10 +5,12 @@
  * registry alone, it is what is left when no better model's folder is present.
  * Imports only its own folder.
  */
-import { DEFAULT_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL } from './transformers-embedder.js';
+import { DEFAULT_EMBEDDING_MODEL, E5_SMALL_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL } from './transformers-embedder.js';
 
 /** A model of {@link KNOWN_EMBEDDING_MODELS}. */
 export interface KnownEmbeddingModel {
+  /** What `npx engram-model --model` takes (scripts/sentence-models.mjs lists the same models, in this order). */
+  readonly name: 'e5-small' | 'minilm' | 'bge-small' | 'glove';
   /** Its folder under `localModelPath` (`/models/<id>/` in browsers), and the embedder id it gets. */
   readonly id: string;
   /** What people read: the model and what kind it is. */
@@ -19,18 +21,38 @@ export interface KnownEmbeddingModel {
 
 /** The offline default: last in the list, and what is left when nothing better is present. */
 const OFFLINE_MODEL: KnownEmbeddingModel = Object.freeze({
+  name: 'glove',
   id: DEFAULT_EMBEDDING_MODEL,
   label: 'offline GloVe word vectors',
   dimensions: 100,
 });
 
 /**
- * Every model engram knows, best first (by recall on real conversations,
- * bench/results/REPORT.md), the offline default last.
- * @example KNOWN_EMBEDDING_MODELS.map((m) => m.id) // ['Xenova/all-MiniLM-L6-v2', 'engram-glove-100d']
+ * Every model engram knows, best first (by evidence recall on LoCoMo's tuning
+ * half, bench/results/REPORT.md, section eval), the offline default last. How
+ * each is searched (e5's "query: " / "passage: " marks, fusion weights) is keyed
+ * by its id in lib/search/retrieval-profile.ts and applied by engram itself.
+ * @example KNOWN_EMBEDDING_MODELS.map((m) => m.id) // ['Xenova/e5-small-v2', 'Xenova/all-MiniLM-L6-v2', 'Xenova/bge-small-en-v1.5', 'engram-glove-100d']
  */
 export const KNOWN_EMBEDDING_MODELS: readonly KnownEmbeddingModel[] = Object.freeze([
-  Object.freeze({ id: MINILM_EMBEDDING_MODEL, label: 'all-MiniLM-L6-v2 sentence model (int8)', dimensions: 384 }),
+  Object.freeze({
+    name: 'e5-small',
+    id: E5_SMALL_EMBEDDING_MODEL,
+    label: 'e5-small-v2 sentence model (int8)',
+    dimensions: 384,
+  }),
+  Object.freeze({
+    name: 'minilm',
+    id: MINILM_EMBEDDING_MODEL,
+    label: 'all-MiniLM-L6-v2 sentence model (int8)',
+    dimensions: 384,
+  }),
+  Object.freeze({
+    name: 'bge-small',
+    id: 'Xenova/bge-small-en-v1.5',
+    label: 'bge-small-en-v1.5 sentence model (int8)',
+    dimensions: 384,
+  }),
   OFFLINE_MODEL,
 ]);
 

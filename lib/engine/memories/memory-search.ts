@@ -86,7 +86,7 @@ export async function searchMemories(
   const embedding =
     mode === 'keyword'
       ? undefined
-      : semantic.embed([form === 'question' ? query : core.analyzer.queryText(query)], options.signal);
+      : semantic.embed([form === 'question' ? query : core.analyzer.queryText(query)], options.signal, 'query');
   embedding?.catch(() => undefined); // awaited below; a failure surfaces there
   // Both indexes catch up with the change log at once (the keyword one loads on first use).
   const [keywords] = await Promise.all([

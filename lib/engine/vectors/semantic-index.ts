@@ -11,6 +11,7 @@ import type { VectorRow } from '../../store/rows.js';
 import type { EngramDb } from '../../store/schema.js';
 import { storeError } from '../../store/write.js';
 import { deleteSnapshot } from '../../store/snapshot-chunks.js';
+import { retrievalProfile, textToEmbed, type EmbeddingRole } from '../../search/retrieval-profile.js';
 import { untilAborted } from '../../util/abort.js';
 import type { EngineStore } from '../engine-store.js';
 import { VectorState, isLive, type LongWorkOptions } from './vector-state.js';
@@ -132,13 +133,17 @@ export class SemanticIndex {
 
   /**
    * Embeds texts, as the store's analyzer normalizes them (contractions
-   * expanded), and checks the embedder's answer (count, length, finite, unit norm).
+   * expanded) and marked for `role` as the embedder's retrieval profile says
+   * (e5's "query: " / "passage: "), and checks the embedder's answer (count,
+   * length, finite, unit norm).
    */
   async embed(
     texts: readonly string[],
     signal?: AbortSignal,
+    role: EmbeddingRole = 'passage',
   ): Promise<{ vectors: Float32Array[]; embedder: Embedder }> {
     const { embedder } = await untilAborted(this.ready(), signal);
+    const profile = retrievalProfile(embedder.id);
     let vectors: unknown;
     const started = performance.now();
     const missesBefore = embedder instanceof CachedEmbedder ? embedder.stats.misses : 0;
@@ -146,7 +151,7 @@ export class SemanticIndex {
       // An embedder that ignores the signal still cannot hold the call past an abort.
       vectors = await untilAborted(
         embedder.embed(
-          texts.map((t) => this.#core.analyzer.normalize(t)),
+          texts.map((t) => textToEmbed(profile, role, this.#core.analyzer.normalize(t))),
           signal === undefined ? {} : { signal },
         ),
         signal,
@@ -207,6 +212,7 @@ async function reembedAll(core: EngineStore, embedder: Embedder, options: LongWo
     const before = existing[i];
     return before?.embedderId === embedder.id ? [] : [{ row: r, before }];
   });
+  const profile = retrievalProfile(embedder.id);
   let done = rows.length - todo.length;
   options.onProgress?.({ phase: 'reembed', done, total: rows.length });
   let replaced = 0;
@@ -214,7 +220,7 @@ async function reembedAll(core: EngineStore, embedder: Embedder, options: LongWo
     for (let i = 0; i < todo.length; i += REEMBED_BATCH) {
       throwIfAborted(options.signal);
       const batch = todo.slice(i, i + REEMBED_BATCH);
-      const texts = batch.map((t) => core.analyzer.normalize(t.row.text));
+      const texts = batch.map((t) => textToEmbed(profile, 'passage', core.analyzer.normalize(t.row.text)));
       const vectors = await untilAborted(
         embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal }),
         options.signal,

