@@ -8,6 +8,7 @@ import type { EngramDb } from '../store/schema.js';
 import { ENGLISH_ANALYZER, type Analyzer } from '../search/analyze.js';
 import { compactChangeLog } from '../store/change-log.js';
 import type { MemoryRow } from '../store/rows.js';
+import { SerialQueue } from '../util/serial-queue.js';
 import { writeTransaction, type LoggedWrite, type WritePlan, type WritePolicy } from '../store/write.js';
 
 /** Memories this instance wrote last, kept in memory for duplicate checks of add() calls in flight. */
@@ -62,7 +63,8 @@ export class EngineStore {
   /** The log positions of this instance's caches (vector and keyword indexes). */
   readonly #logReaders = new Set<() => number>();
   readonly #logWatchers = new Set<(write: LoggedWrite) => void>();
-  #order: Promise<unknown> = Promise.resolve();
+  /** add() calls in flight check and write in call order (inOrder). */
+  readonly #order = new SerialQueue();
   /**
    * The last OWN_MEMORIES memories this instance wrote, by id, oldest first:
    * only the row after the write (never the one before, so a deletion leaves
@@ -219,9 +221,7 @@ export class EngineStore {
    * write in call order. `work` must not queue more work here.
    */
   inOrder<R>(work: () => Promise<R>): Promise<R> {
-    const run = this.#order.then(work);
-    this.#order = run.catch(() => undefined);
-    return run;
+    return this.#order.run(work);
   }
 
   /**

@@ -149,3 +149,8 @@ export interface TermsRow {
   u?: string;
   r?: Role;
 }
+
+/** A memory that counts (belongs in the index, in searches and checks): present, not deleted, not expired at `now`. */
+export function isLive(row: MemoryRow | undefined, now: number): row is MemoryRow {
+  return row !== undefined && row.deletedAt === undefined && (row.expiresAt === undefined || row.expiresAt > now);
+}

@@ -29,6 +29,7 @@ import { snapshotPositionRow } from '../../store/snapshot-chunks.js';
 import { readGeneration } from '../../store/generation.js';
 import type { ChangeRow, TermsRow } from '../../store/rows.js';
 import { MAX_KEY, MIN_KEY, storeError, type LoggedWrite } from '../../store/write.js';
+import { SerialQueue } from '../../util/serial-queue.js';
 import type { EngineStore } from '../engine-store.js';
 import { ANALYZER_KEY, type AnalyzerRecord } from './keyword-reindex.js';
 
@@ -78,8 +79,10 @@ export class KeywordState {
   #lastSnapshotSeq: number;
   /** The store generation the postings reflect (see lib/store/generation.ts); read at the first catch-up of a restored state. */
   #generation: number | undefined;
-  #chain: Promise<unknown> = Promise.resolve();
-  #saving: Promise<unknown> = Promise.resolve();
+  /** Catch-ups, this instance's writes, snapshot copies and resets run one at a time. */
+  readonly #queue = new SerialQueue();
+  /** Snapshot writes, one at a time, outside #queue (searches need not wait for them). */
+  readonly #saving = new SerialQueue();
   /** When (performance.now()) a write of this instance was last applied from what it logged. */
   #lastOwnApplied = -Infinity;
   /** How long the last snapshot took and when it ended (performance.now()), and a held-back snapshot's timer. */
@@ -205,9 +208,7 @@ export class KeywordState {
 
   /** Applies every message and memory change logged after `seq`. Serialised; cheap when nothing changed. */
   catchUp(): Promise<void> {
-    const run = this.#chain.then(() => this.#catchUp());
-    this.#chain = run.catch(() => undefined);
-    return run;
+    return this.#queue.run(() => this.#catchUp());
   }
 
   async #catchUp(): Promise<void> {
@@ -282,7 +283,7 @@ export class KeywordState {
   /** Writes a snapshot of both corpora's postings and the seq they reflect into `meta`. */
   async snapshot(): Promise<void> {
     // Taken in the chain (a consistent copy), written outside it: searches need not wait for the write.
-    const taken = this.#chain.then(async () => {
+    const taken = this.#queue.run(async () => {
       if (this.seq === this.#lastSnapshotSeq && !this.#snapshotDropped) return undefined;
       const started = performance.now();
       const generation = this.#generation;
@@ -297,11 +298,10 @@ export class KeywordState {
       this.#snapshotDropped = false;
       return { record, generation, started };
     });
-    this.#chain = taken.catch(() => undefined);
     const copy = await taken;
     if (copy === undefined) return;
     const { record, generation, started } = copy;
-    const write = this.#saving.then(async () => {
+    const write = this.#saving.run(async () => {
       const { db } = this.#core;
       try {
         await db.transaction('rw', [db.meta, db.changes], async () => {
@@ -326,7 +326,6 @@ export class KeywordState {
         this.#snapshotCost = this.#snapshotEnded - started;
       }
     });
-    this.#saving = write.catch(() => undefined);
     await write;
   }
 
@@ -354,7 +353,7 @@ export class KeywordState {
   }
 
   #applyOwn(write: LoggedWrite): void {
-    const run = this.#chain.then(() => {
+    const run = this.#queue.run(() => {
       if (write.generation !== this.#generation || write.seqs[0] !== this.seq + 1) return;
       const { puts, deletes, stats } = write.terms;
       for (const [corpus, id] of deletes) this.#postings[corpus].remove(id);
@@ -366,7 +365,6 @@ export class KeywordState {
         this.#snapshotDropped = true;
       this.#lastOwnApplied = performance.now();
     });
-    this.#chain = run.catch(() => undefined);
     void run.then(() => this.maybeSnapshot()).catch(() => undefined);
   }
 
@@ -404,18 +402,16 @@ export class KeywordState {
 
   /** Empties both corpora (after the store was reset); the log position is kept. */
   async reset(): Promise<void> {
-    const run = this.#chain.then(() => {
+    await this.#queue.run(() => {
       for (const corpus of CORPORA) this.#postings[corpus].clear();
       this.#lastSnapshotSeq = -1;
     });
-    this.#chain = run.catch(() => undefined);
-    await run;
   }
 
   /** Waits for snapshot writes under way (before the store closes). */
   async settle(): Promise<void> {
-    await this.#chain;
-    await this.#saving;
+    await this.#queue.idle();
+    await this.#saving.idle();
   }
 }
 

@@ -7,14 +7,14 @@
 import { DimensionMismatchError, EmbeddingError, isEngramError, throwIfAborted } from '../../errors.js';
 import { CachedEmbedder } from '../../embed/cached-embedder.js';
 import { validateEmbeddings, type Embedder } from '../../embed/embedder.js';
-import type { VectorRow } from '../../store/rows.js';
+import { isLive, type VectorRow } from '../../store/rows.js';
 import type { EngramDb } from '../../store/schema.js';
 import { storeError } from '../../store/write.js';
 import { deleteSnapshot } from '../../store/snapshot-chunks.js';
 import { retrievalProfile, textToEmbed, type EmbeddingRole } from '../../search/retrieval-profile.js';
 import { untilAborted } from '../../util/abort.js';
 import type { EngineStore } from '../engine-store.js';
-import { VectorState, isLive, type LongWorkOptions } from './vector-state.js';
+import { VectorState, type LongWorkOptions } from './vector-state.js';
 
 /** The embedder a store was written with. */
 export interface EmbedderRecord {

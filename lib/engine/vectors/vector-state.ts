@@ -12,19 +12,27 @@
  */
 import { isEngramError, throwIfAborted } from '../../errors.js';
 import { BufferedIndex } from '../../vector/buffered-index.js';
-import { createIndex, EXACT_CROSSOVER, preloadHnsw, promote, restoreIndex } from '../../vector/choose-index.js';
-import { snapshotChecksumHolds } from '../../vector/snapshot-format.js';
-import { ExactIndex } from '../../vector/exact-index.js';
+import { createIndex, EXACT_CROSSOVER, preloadHnsw, promote } from '../../vector/choose-index.js';
 import type { VectorIndex } from '../../vector/vector-index.js';
-import type { MemoryRow, VectorRow } from '../../store/rows.js';
+import { isLive, type MemoryRow, type VectorRow } from '../../store/rows.js';
 import { readLastSeq, readLogFloor } from '../../store/change-log.js';
 import { readGeneration } from '../../store/generation.js';
-import { getSnapshot, putSnapshot } from '../../store/snapshot-chunks.js';
-import { storeError, type LoggedWrite } from '../../store/write.js';
+import type { LoggedWrite } from '../../store/write.js';
 import { vectorDefect } from '../../vector/vector-checks.js';
+import { SerialQueue } from '../../util/serial-queue.js';
 import type { DamagedRow, EngineStore } from '../engine-store.js';
-import { scopesMatchStore } from './scope-check.js';
-import { ScopeTable, statementOf, type ScopeColumns, type ScopeTuple } from './scope-table.js';
+import { ScopeTable, statementOf } from './scope-table.js';
+import {
+  agreesInCount,
+  holdsAtOpen,
+  readSnapshot,
+  reportBadSnapshot,
+  restoreSnapshot,
+  verifySnapshot,
+  writeSnapshot,
+  type Restored,
+  type SnapshotRecord,
+} from './vector-snapshot.js';
 
 /** Progress of long index work. */
 export interface IndexProgress {
@@ -42,43 +50,6 @@ export interface LongWorkOptions {
   onProgress?: (progress: IndexProgress) => void;
 }
 
-/** What `meta` keeps of the index. */
-interface SnapshotRecord {
-  /** The main index. */
-  bytes: Uint8Array;
-  /** The vectors not merged into it yet, as an exact index (absent in older snapshots: none). */
-  pending?: Uint8Array;
-  /** The scope fields of the indexed memories, column by column. */
-  scopeColumns?: ScopeColumns;
-  /** The same as one array per memory, in older snapshots (absent in the oldest). */
-  scopes?: ScopeTuple[];
-  /** The analyzer the scopes' statement keys were made with (absent in older snapshots: none were). */
-  statements?: string;
-  seq: number;
-  embedderId: string;
-  dimensions: number;
-  at: number;
-  /** The store generation the index was built from (absent in older snapshots: 0). */
-  generation?: number;
-}
-
-/** The record when `value` has a snapshot's shape, else undefined. */
-function asSnapshotRecord(value: unknown): SnapshotRecord | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const r = value as Partial<SnapshotRecord>;
-  const ok =
-    r.bytes instanceof Uint8Array &&
-    (r.pending === undefined || r.pending instanceof Uint8Array) &&
-    typeof r.seq === 'number' &&
-    Number.isSafeInteger(r.seq) &&
-    r.seq >= 0 &&
-    typeof r.embedderId === 'string' &&
-    typeof r.dimensions === 'number' &&
-    (r.generation === undefined || typeof r.generation === 'number');
-  return ok ? (r as SnapshotRecord) : undefined;
-}
-
-const SNAPSHOT_KEY = 'indexSnapshot';
 const PAGE = 2000;
 /**
  * New vectors the exact buffer holds before merges stop waiting for a pause in
@@ -122,7 +93,8 @@ export class VectorState {
   /** The store generation this index reflects. */
   #generation: number;
   #disposed = false;
-  #chain: Promise<unknown> = Promise.resolve();
+  /** Catch-ups, this instance's writes, merges, snapshots and the check after open run one at a time. */
+  readonly #queue = new SerialQueue();
   #mergeTimer: ReturnType<typeof setTimeout> | undefined;
   /** How long the last snapshot took and when it ended (performance.now()), and a held-back snapshot's timer. */
   #snapshotCost = 0;
@@ -175,19 +147,7 @@ export class VectorState {
       })
       .catch(() => undefined); // a failure surfaces where the count is awaited
     const generation = await readGeneration(core.db);
-    // The scope table is made from the snapshot's columns while its index bytes are still being read (about 0.15 s at 100k).
-    let early: ScopeTable | undefined;
-    const row = await getSnapshot(core.db, SNAPSHOT_KEY, (fields) => {
-      if (fields['statements'] !== core.analyzer.id || fields['embedderId'] !== embedderId) return;
-      try {
-        early = ScopeTable.fromColumns(fields['scopeColumns']);
-      } catch {
-        early = undefined; // made again from the record below, which judges it
-      }
-    });
-    const record = row === undefined ? undefined : asSnapshotRecord(row.value);
-    if (row !== undefined && record === undefined)
-      core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: 'not an index snapshot; the index is rebuilt' });
+    const { record, early } = await readSnapshot(core, embedderId);
     if (
       record !== undefined &&
       record.embedderId === embedderId &&
@@ -224,43 +184,25 @@ export class VectorState {
       // A position beyond the log would hide every later write from the replay.
       if (record.seq > (await readLastSeq(core.db))) return undefined;
       options.onProgress?.({ phase: 'restore', done: 0, total: 1 });
-      // The checksum over the 170 MB of a 100k index (about 0.15 s) waits until after the first searches, with the id
-      // comparison (#verifyLater); the structure is checked now, so hnswlib never reads a malformed file.
-      const main = await restoreIndex(record.bytes, { checksum: false });
-      const pending = record.pending === undefined ? undefined : await restoreIndex(record.pending);
-      if (
-        main.dimensions !== dimensions ||
-        (pending !== undefined && (!(pending instanceof ExactIndex) || pending.dimensions !== dimensions))
-      ) {
-        main.dispose();
-        pending?.dispose();
-        return undefined;
-      }
-      const index = new BufferedIndex(main, pending);
-      // Statement keys made by another analyzer (or none, in older snapshots) are made again from the texts.
-      const saved =
-        record.statements !== core.analyzer.id
-          ? undefined
-          : record.scopeColumns !== undefined
-            ? (early ?? ScopeTable.fromColumns(record.scopeColumns))
-            : Array.isArray(record.scopes)
-              ? ScopeTable.fromTuples(record.scopes)
-              : undefined;
-      const scopes = saved ?? (await scopesFromStore(core));
+      const restored = await restoreSnapshot(core, record, dimensions, early);
+      if (restored === undefined) return undefined;
       options.onProgress?.({ phase: 'restore', done: 1, total: 1 });
-      const state = new VectorState(core, embedderId, index, scopes, record.seq, 'snapshot', generation);
+      const state = new VectorState(
+        core,
+        embedderId,
+        restored.index,
+        restored.scopes,
+        record.seq,
+        'snapshot',
+        generation,
+      );
       await state.catchUp(options);
-      if (state.#agreesInCount(await storedCount)) {
-        // The ids themselves are compared once the first searches are answered (reading 100k keys costs about 0.1 s).
+      if (agreesInCount(state, await storedCount)) {
+        // The ids themselves are compared once the first searches are answered (see verifySnapshot).
         state.#verifyLater(record.bytes);
         return state;
       }
-      if (
-        snapshotChecksumHolds(record.bytes) &&
-        (await state.#agreesWithStore(await core.db.vectors.toCollection().primaryKeys())) &&
-        (await scopesMatchStore(core.db, state.scopes))
-      )
-        return state;
+      if (await holdsAtOpen(state.#restored(), record.bytes)) return state;
       state.dispose();
       return undefined;
     } catch (e) {
@@ -294,78 +236,38 @@ export class VectorState {
     return state;
   }
 
-  /**
-   * The check at open when the counts tell nothing is amiss: the scope table and
-   * the index hold the same ids, and the store as many vectors.
-   */
-  #agreesInCount(stored: number): boolean {
-    return stored === this.scopes.size && this.#indexMatchesScopes();
-  }
-
-  /** Whether the index and the scope table hold the same ids. */
-  #indexMatchesScopes(): boolean {
-    if (this.scopes.size !== this.index.size) return false;
-    for (const id of this.scopes.ids()) if (!this.index.has(id)) return false;
-    return true;
+  /** This index as the snapshot checks see it. */
+  #restored(): Restored {
+    return {
+      core: this.#core,
+      embedderId: this.#embedderId,
+      index: this.index,
+      scopes: this.scopes,
+      usable: (id, vector) => this.#usable(id, vector),
+    };
   }
 
   /**
    * Checks a restored index soon after the open (queued behind the work under
-   * way, after a pause): the snapshot's checksum, its ids against the store's,
-   * and its scope table's values against the memories' (scope-check.ts). A
-   * snapshot whose bytes are corrupt, or whose counts agreed but ids or scope
-   * values do not (a vector replaced behind the log's back, two users' values
-   * swapped), is reported and the index rebuilt.
+   * way, after a pause; see verifySnapshot); an index that fails is reported
+   * and rebuilt.
    */
   #verifyLater(bytes: Uint8Array): void {
     let snapshot: Uint8Array | undefined = bytes;
     this.#verifyTimer = setTimeout(() => {
       this.#verifyTimer = undefined;
-      this.#chain = this.#chain
-        .then(async () => {
-          const intact = snapshot !== undefined && snapshotChecksumHolds(snapshot);
+      this.#queue
+        .run(async () => {
+          const taken = snapshot;
           snapshot = undefined;
-          if (this.#isClosed()) return;
-          const keys = await this.#core.db.vectors.toCollection().primaryKeys();
-          // Closed meanwhile (checked again: each read awaited).
-          if (this.#isClosed()) return;
-          const reason = !intact
-            ? 'the index snapshot is corrupt (checksum)'
-            : !(await this.#agreesWithStore(keys))
-              ? 'the index snapshot does not match the stored vectors'
-              : !(await scopesMatchStore(this.#core.db, this.scopes))
-                ? 'the index snapshot’s scope table does not match the store'
-                : undefined;
+          if (taken === undefined || this.#isClosed()) return;
+          const reason = await verifySnapshot(this.#restored(), taken, () => this.#isClosed());
           if (reason === undefined || this.#isClosed()) return;
-          this.#core.reportDamaged({ table: 'meta', key: SNAPSHOT_KEY, reason: `${reason}; the index is rebuilt` });
+          reportBadSnapshot(this.#core, reason);
           await this.#reload(await readGeneration(this.#core.db), {});
         })
         .catch(() => undefined);
     }, VERIFY_DELAY_MS);
-  }
-
-  /**
-   * Whether the index holds exactly the live memories with usable vectors: the
-   * scope table and the index have the same ids, every one has a stored vector,
-   * and every stored vector left out belongs to a memory that is not live, is
-   * another embedder's, or is damaged.
-   */
-  async #agreesWithStore(keys: readonly string[]): Promise<boolean> {
-    if (!this.#indexMatchesScopes()) return false;
-    const { db } = this.#core;
-    const stored = new Set(keys);
-    for (const id of this.scopes.ids()) if (!stored.has(id)) return false;
-    const left = keys.filter((k) => !this.scopes.has(k));
-    if (left.length === 0) return true;
-    // Many left out: a rebuild costs about what checking them would.
-    if (left.length > Math.max(256, keys.length / 10)) return false;
-    const [rows, vectors] = await Promise.all([db.memories.bulkGet(left), db.vectors.bulkGet(left)]);
-    const now = this.#core.now();
-    return left.every((id, i) => {
-      const v = vectors[i];
-      if (v === undefined || v.embedderId !== this.#embedderId || !isLive(rows[i], now)) return true;
-      return !this.#usable(id, v.vector);
-    });
   }
 
   /**
@@ -403,24 +305,20 @@ export class VectorState {
 
   /** Merges the whole exact buffer into the main index now (queued behind the work under way). */
   mergeAll(): Promise<void> {
-    const run = this.#chain.then(() => {
+    return this.#queue.run(() => {
       if (this.#disposed) return;
       if (this.index.merge() > 0) this.#mergedSinceSnapshot = true;
     });
-    this.#chain = run.catch(() => undefined);
-    return run;
   }
 
   /** Settles once the work queued so far (catch-ups, this instance's writes, snapshots) is done. */
-  async idle(): Promise<void> {
-    await this.#chain;
+  idle(): Promise<void> {
+    return this.#queue.idle();
   }
 
   /** Applies every memory change logged after `seq`. Serialised; safe to call often. */
   catchUp(options: LongWorkOptions = {}): Promise<void> {
-    const run = this.#chain.then(() => this.#catchUp(options));
-    this.#chain = run.catch(() => undefined);
-    return run;
+    return this.#queue.run(() => this.#catchUp(options));
   }
 
   /**
@@ -436,9 +334,7 @@ export class VectorState {
    * await state.afterOwnWrite();
    */
   afterOwnWrite(): Promise<void> {
-    const run = this.#chain.then(() => (this.#behind ? this.#catchUp({}) : undefined));
-    this.#chain = run.catch(() => undefined);
-    return run;
+    return this.#queue.run(() => (this.#behind ? this.#catchUp({}) : undefined));
   }
 
   async #catchUp(options: LongWorkOptions): Promise<void> {
@@ -478,7 +374,7 @@ export class VectorState {
    * without its vector of a memory the index lacks) the next catch-up reads it.
    */
   #applyOwn(write: LoggedWrite): void {
-    const run = this.#chain.then(async () => {
+    void this.#queue.run(async () => {
       if (this.#disposed) return;
       if (write.generation !== this.#generation || write.seqs[0] !== this.seq + 1) {
         this.#behind = true;
@@ -506,7 +402,6 @@ export class VectorState {
       this.#lastOwnApplied = performance.now();
       await this.#settle();
     });
-    this.#chain = run.catch(() => undefined);
   }
 
   /**
@@ -547,7 +442,7 @@ export class VectorState {
         this.#mergeTimer = setTimeout(slice, IDLE_MS);
         return;
       }
-      this.#chain = this.#chain.then(() => {
+      void this.#queue.run(() => {
         if (this.#disposed) return;
         const until = performance.now() + MERGE_SLICE_MS;
         while (this.index.pending > 0 && performance.now() < until)
@@ -603,8 +498,8 @@ export class VectorState {
   }
 
   /** Writes a snapshot of the index and the seq it reflects into `meta`. */
-  async snapshot(): Promise<void> {
-    const run = this.#chain.then(async () => {
+  snapshot(): Promise<void> {
+    return this.#queue.run(async () => {
       // Nothing new since the last one: no write applied, no vector merged.
       if (this.#disposed || (this.seq === this.#lastSnapshotSeq && !this.#mergedSinceSnapshot)) return;
       const started = performance.now();
@@ -622,19 +517,13 @@ export class VectorState {
         at: this.#core.now(),
         generation: this.#generation,
       };
-      try {
-        await putSnapshot(this.#core.db, SNAPSHOT_KEY, { ...record });
-      } catch (e) {
-        throw storeError(e, 'saving the index snapshot');
-      }
+      await writeSnapshot(this.#core, record);
       this.#lastSnapshotSeq = record.seq;
       this.#changed = 0;
       this.#mergedSinceSnapshot = false;
       this.#snapshotEnded = performance.now();
       this.#snapshotCost = this.#snapshotEnded - started;
     });
-    this.#chain = run.catch(() => undefined);
-    return run;
   }
 
   /** Memory changes applied since the last snapshot; Infinity when there is none yet. */
@@ -706,19 +595,4 @@ async function fillFromStore(
   }
   index = await promote(index);
   return { index, seq, total };
-}
-
-/** The scope table of every live memory, read from the store (for snapshots that lack one). */
-async function scopesFromStore(core: EngineStore): Promise<ScopeTable> {
-  const table = new ScopeTable();
-  const now = core.now();
-  await core.db.memories.each((row) => {
-    if (isLive(row, now)) table.set(row, statementOf(core.analyzer, row));
-  });
-  return table;
-}
-
-/** A memory that belongs in the index: present, not deleted, not expired. */
-export function isLive(row: MemoryRow | undefined, now: number): row is MemoryRow {
-  return row !== undefined && row.deletedAt === undefined && (row.expiresAt === undefined || row.expiresAt > now);
 }
