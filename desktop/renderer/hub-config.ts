@@ -11,7 +11,7 @@ export interface HubConfigInput {
   token: string;
   /** The MCP endpoint, e.g. `http://127.0.0.1:7457/mcp`. */
   url: string;
-  /** Absolute path of scripts/engram-mcp.mjs (a checkout); absent: the `engram-mcp` bin through npx. */
+  /** Absolute path of scripts/engram-mcp.mjs (a checkout); absent: the `engram-mcp` bin on PATH (`npm install -g` of engram). */
   bridgeScript?: string;
 }
 
@@ -28,9 +28,11 @@ export interface HubConfigSnippet {
 const SERVER_NAME = 'engram';
 
 function stdioEntry(input: HubConfigInput): Record<string, unknown> {
+  // Without a checkout the bridge is the package's bin on PATH (a client launches it from any folder,
+  // where `npx engram-mcp` would look the name up in the registry instead).
   const launch =
     input.bridgeScript === undefined
-      ? { command: 'npx', args: ['engram-mcp'] }
+      ? { command: 'engram-mcp', args: [] }
       : { command: 'node', args: [input.bridgeScript] };
   return { ...launch, env: { ENGRAM_MCP_TOKEN: input.token, ENGRAM_MCP_URL: input.url } };
 }
@@ -44,17 +46,18 @@ function shellWord(text: string): string {
  * Every snippet for one new client.
  * @example
  * hubConfigSnippets({ token: 'engram_…', url: 'http://127.0.0.1:7457/mcp' })[0].text
- * // {"mcpServers":{"engram":{"command":"npx","args":["engram-mcp"],"env":{…}}}} (indented)
+ * // {"mcpServers":{"engram":{"command":"engram-mcp","args":[],"env":{…}}}} (indented)
  */
 export function hubConfigSnippets(input: HubConfigInput): HubConfigSnippet[] {
   const json = (value: unknown): string => JSON.stringify(value, null, 2);
   const stdio = json({ mcpServers: { [SERVER_NAME]: stdioEntry(input) } });
+  const onPath =
+    input.bridgeScript === undefined ? ' (the engram-mcp command must be on PATH: npm install -g engram)' : '';
   return [
     {
       id: 'claude-desktop',
       title: 'Claude Desktop (stdio bridge)',
-      where:
-        'claude_desktop_config.json (Settings → Developer → Edit Config); its config file launches commands only, so it goes through engram-mcp',
+      where: `claude_desktop_config.json (Settings → Developer → Edit Config); its config file launches commands only, so it goes through engram-mcp${onPath}`,
       text: stdio,
     },
     {
@@ -68,7 +71,7 @@ export function hubConfigSnippets(input: HubConfigInput): HubConfigSnippet[] {
     {
       id: 'cursor-stdio',
       title: 'Cursor (stdio bridge)',
-      where: '~/.cursor/mcp.json, for a Cursor without HTTP servers',
+      where: `~/.cursor/mcp.json, for a Cursor without HTTP servers${onPath}`,
       text: stdio,
     },
     {

@@ -319,6 +319,24 @@ describe('engram-mcp (stdio bridge, SDK client over stdio)', () => {
     ]);
   });
 
+  it('runs as the package bin: npx engram-mcp in the checkout', async () => {
+    const ana = await createClient('Goose', { agentId: 'goose', userId: 'ana' });
+    const client = new Client({ name: 'engram-npx-test', version: '1.0.0' });
+    clients.push(client);
+    await client.connect(
+      new StdioClientTransport({
+        command: 'npx',
+        args: ['--no', '--', 'engram-mcp'],
+        cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+        env: { ...process.env, ENGRAM_MCP_URL: url, ENGRAM_MCP_TOKEN: ana.token },
+      }),
+    );
+    await callText(client, 'save_to_memory', { thinking: 'fact', content: ['Ana sails a dinghy'] });
+    expect(await callText(client, 'recall_from_memory', { keywords: ['dinghy'], limit: null })).toContain(
+      'Ana sails a dinghy',
+    );
+  });
+
   it('says clearly that the app is not running', async () => {
     const { token } = await createClient('Goose', { agentId: 'goose' });
     const port = new URL(url).port;

@@ -37,19 +37,21 @@ describe('hubConfigSnippets()', () => {
   const token = 'engram_abc-DEF_123';
   const url = 'http://127.0.0.1:7457/mcp';
 
-  it('hubConfigSnippets() gives the stdio bridge through npx, or the checkout script when known, with the token in env', () => {
-    const viaNpx = snippet(hubConfigSnippets({ token, url }), 'claude-desktop');
-    expect(stdioEntry(viaNpx)).toEqual({
-      command: 'npx',
-      args: ['engram-mcp'],
+  it('hubConfigSnippets() gives the stdio bridge as the engram-mcp command, or the checkout script when known, with the token in env', () => {
+    const onPath = snippet(hubConfigSnippets({ token, url }), 'claude-desktop');
+    expect(stdioEntry(onPath)).toEqual({
+      command: 'engram-mcp',
+      args: [],
       env: { ENGRAM_MCP_TOKEN: token, ENGRAM_MCP_URL: url },
     });
+    expect(onPath.where).toMatch(/on PATH: npm install -g engram/);
     const all = hubConfigSnippets({ token, url, bridgeScript: '/home/ana/My Code/engram/scripts/engram-mcp.mjs' });
     expect(stdioEntry(snippet(all, 'cursor-stdio'))).toMatchObject({
       command: 'node',
       args: ['/home/ana/My Code/engram/scripts/engram-mcp.mjs'],
     });
     expect(snippet(all, 'claude-desktop').where).toMatch(/claude_desktop_config\.json/);
+    expect(snippet(all, 'claude-desktop').where).not.toMatch(/PATH/);
   });
 
   it('hubConfigSnippets() gives Streamable HTTP as a URL with a bearer header, and a quoted Claude Code command', () => {
