@@ -1,14 +1,19 @@
 /**
- * The embedding model a benchmark runs with (`--model glove|minilm`): the
- * offline default or all-MiniLM-L6-v2 (int8), as the Node side names it and as
+ * The embedding model a benchmark runs with (`--model glove|minilm|e5-small`): the
+ * offline default, all-MiniLM-L6-v2 or e5-small-v2 (int8), as the Node side names it and as
  * the page receives it (the `model` query parameter). Results of a model other
  * than the default go to `<benchmark>-<model>.json`, beside the default's.
  */
-import { DEFAULT_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL } from '../../lib/embed/transformers-embedder.js';
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  E5_SMALL_EMBEDDING_MODEL,
+  MINILM_EMBEDDING_MODEL,
+} from '../../lib/embed/transformers-embedder.js';
 
 export const BENCH_MODELS = {
   glove: { id: DEFAULT_EMBEDDING_MODEL, label: 'offline model' },
   minilm: { id: MINILM_EMBEDDING_MODEL, label: 'MiniLM (all-MiniLM-L6-v2, int8)' },
+  'e5-small': { id: E5_SMALL_EMBEDDING_MODEL, label: 'e5-small (e5-small-v2, int8)' },
 } as const;
 
 export type BenchModel = keyof typeof BENCH_MODELS;

@@ -32,7 +32,7 @@ const OFFLINE_MODEL: KnownEmbeddingModel = Object.freeze({
  * half, bench/results/REPORT.md, section eval), the offline default last. How
  * each is searched (e5's "query: " / "passage: " marks, fusion weights) is keyed
  * by its id in lib/search/retrieval-profile.ts and applied by engram itself.
- * @example KNOWN_EMBEDDING_MODELS.map((m) => m.id) // ['Xenova/e5-small-v2', 'Xenova/all-MiniLM-L6-v2', 'Xenova/bge-small-en-v1.5', 'engram-glove-100d']
+ * @example KNOWN_EMBEDDING_MODELS.map((m) => m.id) // ['Xenova/e5-small-v2', 'Xenova/bge-small-en-v1.5', 'Xenova/all-MiniLM-L6-v2', 'engram-glove-100d']
  */
 export const KNOWN_EMBEDDING_MODELS: readonly KnownEmbeddingModel[] = Object.freeze([
   Object.freeze({
@@ -42,15 +42,15 @@ export const KNOWN_EMBEDDING_MODELS: readonly KnownEmbeddingModel[] = Object.fre
     dimensions: 384,
   }),
   Object.freeze({
-    name: 'minilm',
-    id: MINILM_EMBEDDING_MODEL,
-    label: 'all-MiniLM-L6-v2 sentence model (int8)',
-    dimensions: 384,
-  }),
-  Object.freeze({
     name: 'bge-small',
     id: 'Xenova/bge-small-en-v1.5',
     label: 'bge-small-en-v1.5 sentence model (int8)',
+    dimensions: 384,
+  }),
+  Object.freeze({
+    name: 'minilm',
+    id: MINILM_EMBEDDING_MODEL,
+    label: 'all-MiniLM-L6-v2 sentence model (int8)',
     dimensions: 384,
   }),
   OFFLINE_MODEL,
