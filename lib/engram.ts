@@ -36,7 +36,7 @@ import { EngineStore, type DamagedRow } from './engine/engine-store.js';
 import { forgetScope, type ForgetResult, type ForgetScope } from './engine/forget.js';
 import { syncMetaKeysOf } from './sync/store-host.js';
 import { DEFAULT_HISTORY_LIMIT } from './store/write.js';
-import { storeError } from './store/write.js';
+import { storeError } from './store/store-error.js';
 import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories/memories.js';
 import { ensureKeywordIndex } from './engine/keywords/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';

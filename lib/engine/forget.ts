@@ -12,7 +12,8 @@ import { deleteSnapshot } from '../store/snapshot-chunks.js';
 import { textFreeTombstone, tombstoneHoldsText } from '../store/forgetting.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS } from '../store/keyword-terms.js';
 import type { MemoryRow, TableName } from '../store/rows.js';
-import { blockRecordId, type RowChange } from '../store/write.js';
+import { type RowChange } from '../store/write.js';
+import { blockKey } from '../store/block-key.js';
 import type { EngineStore } from './engine-store.js';
 
 /** Whose data to forget: every given field must match (at least one is given). */
@@ -108,7 +109,7 @@ export async function forgetScope(
       changes.push({
         table: 'blocks',
         op: 'delete',
-        id: blockRecordId(before.agentId, before.label, before.userId),
+        id: blockKey(before.agentId, before.label, before.userId),
         before,
       });
     for (const before of traces) changes.push({ table: 'traces', op: 'delete', id: before.id, before });

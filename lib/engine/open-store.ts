@@ -14,7 +14,7 @@ import { bumpGeneration, GENERATION_KEY } from '../store/generation.js';
 import { RowCipher } from '../store/row-cipher.js';
 import { RowSealing } from '../store/row-sealing.js';
 import { ALL_TABLES, EngramDb, SCHEMA_VERSION } from '../store/schema.js';
-import { storeError } from '../store/write.js';
+import { storeError } from '../store/store-error.js';
 import { newId } from '../util/id.js';
 import { ANALYZER_KEY } from './keywords/keyword-reindex.js';
 

@@ -26,7 +26,7 @@ export const SCHEMA_VERSION = 4;
  * The Dexie table that holds core memory blocks (the change log and history
  * still call them 'blocks'). Version 2 moved blocks from `blocks`, keyed by
  * [agentId+label], to this table keyed by the block's record id (see
- * `blockRecordId`), so a block belongs to an agent and, optionally, a user.
+ * `blockKey`), so a block belongs to an agent and, optionally, a user.
  */
 export const BLOCKS_TABLE = 'coreBlocks';
 

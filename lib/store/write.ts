@@ -5,7 +5,7 @@
  * corpus statistics. Either all of it lands or none of it does.
  */
 import { Dexie, type IndexableType } from 'dexie';
-import { ClosedError, EngramError, QuotaExceededError, StoreError, ValidationError } from '../errors.js';
+import { StoreError, ValidationError } from '../errors.js';
 import {
   MEMORY_CORPUS,
   MESSAGE_CORPUS,
@@ -23,6 +23,7 @@ import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 import { readGeneration } from './generation.js';
 import { deleteSnapshot } from './snapshot-chunks.js';
 import { readLastSeq } from './change-log.js';
+import { storeError } from './store-error.js';
 
 /** One row change, with the row before and after. */
 export type RowChange =
@@ -98,11 +99,6 @@ export interface LoggedTerms {
   stats: readonly (readonly [Corpus, CorpusStats])[];
 }
 
-/** The key of a block in its table, the change log and history (see block-key.ts). */
-export function blockRecordId(agentId: string, label: string, userId?: string): string {
-  return blockKey(agentId, label, userId);
-}
-
 /** The text a row is keyword-indexed under, or undefined when it is not indexed. */
 function indexedText(
   change: RowChange,
@@ -115,23 +111,6 @@ function indexedText(
     return m.deletedAt === undefined ? m.text : undefined;
   }
   return undefined;
-}
-
-/** Translates an IndexedDB failure into a typed error. */
-export function storeError(e: unknown, what: string): EngramError {
-  if (e instanceof EngramError) return e;
-  // Dexie wraps errors whose name matches a DOMException name (NotFoundError…) in its own class.
-  const wrapped = (e as { inner?: unknown }).inner;
-  if (wrapped instanceof EngramError) return wrapped;
-  const name = (e as { name?: unknown }).name;
-  const inner = (e as { inner?: { name?: unknown } }).inner?.name;
-  // The store closed under the call (close() while it ran): the typed error, not Dexie's.
-  if (name === 'DatabaseClosedError' || inner === 'DatabaseClosedError') return new ClosedError();
-  if (name === 'QuotaExceededError' || inner === 'QuotaExceededError') {
-    return new QuotaExceededError(`${what}: the browser refused to store more data`, { cause: e });
-  }
-  const message = e instanceof Error ? e.message : String(e);
-  return new StoreError(`${what}: ${message}`, { cause: e });
 }
 
 /** The store's standing rules for every write. */

@@ -11,7 +11,8 @@ import { ROW_CHECKS } from '../store/row-checks.js';
 import { rowLimitProblem } from '../store/row-limits.js';
 import type { BlockRow, ChangeRow, HistoryRow, Json, MemoryRow, MessageRow, TableName } from '../store/rows.js';
 import type { EngramDb } from '../store/schema.js';
-import { blockRecordId, type RowChange, type WritePlan } from '../store/write.js';
+import { type RowChange, type WritePlan } from '../store/write.js';
+import { blockKey } from '../store/block-key.js';
 import { vectorDefect } from '../vector/vector-checks.js';
 import type { SyncRecord } from './point-codec.js';
 import { remoteWins, sameVersion, type VersionStamp } from './stamp.js';
@@ -127,7 +128,7 @@ function contentOf(kind: PointKind, row: LocalRow): string {
 
 /** A block's record id (its key in its table and the change log): the agent's own or one user's block. */
 function blockRid(row: BlockRow): string {
-  return blockRecordId(row.agentId, row.label, row.userId);
+  return blockKey(row.agentId, row.label, row.userId);
 }
 
 /** A pulled record that cannot be applied, and why (see refusals.ts). */

@@ -7,7 +7,8 @@
  */
 import { LimitExceededError, NotFoundError, ValidationError } from '../../errors.js';
 import type { BlockRow } from '../../store/rows.js';
-import { blockRecordId, type RowChange } from '../../store/write.js';
+import { type RowChange } from '../../store/write.js';
+import { blockKey } from '../../store/block-key.js';
 import type { EngineStore } from '../engine-store.js';
 
 /** Characters a block may hold unless set otherwise (Letta's default). */
@@ -21,7 +22,7 @@ export interface BlockOwner {
 
 /** The block `label` of exactly this owner (no fallback to shared blocks). */
 async function ownBlock(core: EngineStore, owner: BlockOwner, label: string): Promise<BlockRow | undefined> {
-  return core.db.blocks.get(blockRecordId(owner.agentId, label, owner.userId));
+  return core.db.blocks.get(blockKey(owner.agentId, label, owner.userId));
 }
 
 /**
@@ -87,7 +88,7 @@ export async function updateBlock(
     if (target.userId !== undefined) after.userId = target.userId;
     const shared = how.shared ?? (target.userId === undefined && before?.shared === true);
     if (shared) after.shared = true;
-    const id = blockRecordId(target.agentId, label, target.userId);
+    const id = blockKey(target.agentId, label, target.userId);
     const change: RowChange =
       before === undefined
         ? { table: 'blocks', op: 'add', id, after }

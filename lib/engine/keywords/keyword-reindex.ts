@@ -16,7 +16,7 @@ import {
 } from '../../store/keyword-terms.js';
 import type { TermsRow } from '../../store/rows.js';
 import type { EngramDb } from '../../store/schema.js';
-import { storeError } from '../../store/write.js';
+import { storeError } from '../../store/store-error.js';
 
 /** The meta key of the analyzer record. */
 export const ANALYZER_KEY = 'analyzer';

@@ -16,7 +16,9 @@ import { bumpGeneration } from '../../store/generation.js';
 import { SCOPE_FIELDS } from '../../search/filters.js';
 import { deleteSnapshot } from '../../store/snapshot-chunks.js';
 import { BLOCKS_TABLE, SCHEMA_VERSION, type EngramDb } from '../../store/schema.js';
-import { blockRecordId, storeError, type RowChange } from '../../store/write.js';
+import { type RowChange } from '../../store/write.js';
+import { storeError } from '../../store/store-error.js';
+import { blockKey } from '../../store/block-key.js';
 import { digestOf, verifyDigest } from './export-digest.js';
 import { ImportDuplicates } from './import-duplicates.js';
 import type { EngineStore } from '../engine-store.js';
@@ -84,7 +86,7 @@ const EXPORTED = [
   {
     kind: 'block',
     table: BLOCKS_TABLE,
-    keyOf: (row: BlockRow): string => blockRecordId(row.agentId, row.label, row.userId),
+    keyOf: (row: BlockRow): string => blockKey(row.agentId, row.label, row.userId),
   },
   { kind: 'trace', table: 'traces', keyOf: (row: TraceRow): string => row.id },
 ] as const;
@@ -279,7 +281,7 @@ export async function parseExport(
     // A block is one per agent, label and user (an agent's own and each user's of one label are distinct).
     const key =
       kind === 'block'
-        ? blockRecordId(row['agentId'] as string, row['label'] as string, row['userId'] as string | undefined)
+        ? blockKey(row['agentId'] as string, row['label'] as string, row['userId'] as string | undefined)
         : kind === 'history'
           ? String(row['seq'])
           : String(row['id']);
@@ -450,13 +452,11 @@ export async function importParsed(
       });
     }
     const existingBlocks =
-      mode === 'merge'
-        ? await db.blocks.bulkGet(parsed.blocks.map((b) => blockRecordId(b.agentId, b.label, b.userId)))
-        : [];
+      mode === 'merge' ? await db.blocks.bulkGet(parsed.blocks.map((b) => blockKey(b.agentId, b.label, b.userId))) : [];
     parsed.blocks.forEach((after, i) => {
       const before = existingBlocks[i];
       if (before !== undefined && before.version >= after.version) return;
-      const id = blockRecordId(after.agentId, after.label, after.userId);
+      const id = blockKey(after.agentId, after.label, after.userId);
       if (before !== undefined) overwritten.push({ table: 'blocks', recordId: id, op: 'update', before, after, at });
       changes.push({
         table: 'blocks',

@@ -9,7 +9,7 @@ import { CachedEmbedder } from '../../embed/cached-embedder.js';
 import { validateEmbeddings, type Embedder } from '../../embed/embedder.js';
 import { isLive, type VectorRow } from '../../store/rows.js';
 import type { EngramDb } from '../../store/schema.js';
-import { storeError } from '../../store/write.js';
+import { storeError } from '../../store/store-error.js';
 import { deleteSnapshot } from '../../store/snapshot-chunks.js';
 import { retrievalProfile, textToEmbed, type EmbeddingRole } from '../../search/retrieval-profile.js';
 import { untilAborted } from '../../util/abort.js';

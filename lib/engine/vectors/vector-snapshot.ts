@@ -8,7 +8,7 @@
  */
 import { isLive } from '../../store/rows.js';
 import { getSnapshot, putSnapshot } from '../../store/snapshot-chunks.js';
-import { storeError } from '../../store/write.js';
+import { storeError } from '../../store/store-error.js';
 import { BufferedIndex } from '../../vector/buffered-index.js';
 import { restoreIndex } from '../../vector/choose-index.js';
 import { ExactIndex } from '../../vector/exact-index.js';
