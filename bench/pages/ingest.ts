@@ -9,6 +9,7 @@
 import { Dexie } from 'dexie';
 import { Engram, TransformersEmbedder, type Embedder } from '../../lib/index.js';
 import { normalizeText } from '../../lib/search/analyze.js';
+import { retrievalProfile, textToEmbed } from '../../lib/search/retrieval-profile.js';
 import { EngineStore } from '../../lib/engine/engine-store.js';
 import { openStore } from '../../lib/engine/open-store.js';
 import { memoryHash } from '../../lib/engine/memories/memories.js';
@@ -98,7 +99,9 @@ function plannedRows(
  * CPU the embedding takes from the other stages.
  */
 async function precomputed(embedder: Embedder, texts: readonly string[], batch: number): Promise<Embedder> {
-  const keys = texts.map(normalizeText);
+  // As engram embeds a memory: normalized, then marked as a passage (e5's "passage: ").
+  const profile = retrievalProfile(embedder.id);
+  const keys = texts.map((t) => textToEmbed(profile, 'passage', normalizeText(t)));
   const known = new Map<string, Float32Array>();
   for (let i = 0; i < keys.length; i += batch) {
     const vectors = await embedder.embed(keys.slice(i, i + batch));
@@ -133,6 +136,8 @@ async function run(count: number, batch: number, model: string): Promise<IngestR
   // Distinct texts for each stage, so the embedder's cache never helps any.
   const all = [...new Set(generateSentences(count * 4 + 4 * batch, 11))];
   const rawTexts = all.slice(0, count);
+  // The raw embedder gets what add() gives it: the text marked as a passage for a model that wants it (e5).
+  const rawMarked = rawTexts.map((t) => textToEmbed(retrievalProfile(model), 'passage', t));
   const addTexts = all.slice(count, 2 * count);
   const precomputedTexts = all.slice(2 * count, 3 * count);
   const spare = all.slice(3 * count);
@@ -169,7 +174,7 @@ async function run(count: number, batch: number, model: string): Promise<IngestR
     // The raw embedder.
     await timed('embedder', async () => {
       for (let i = from; i < to; i += batch)
-        vectors.push(...(await embedder.embed(rawTexts.slice(i, Math.min(to, i + batch)))));
+        vectors.push(...(await embedder.embed(rawMarked.slice(i, Math.min(to, i + batch)))));
     });
     // The IndexedDB write alone: the same rows add() writes (memory, vector, history, change log, terms, statistics), one transaction per batch.
     const changes = plannedRows(rawTexts.slice(from, to), vectors, embedder.id, deviceId);

@@ -46,11 +46,11 @@ describe('TransformersEmbedder (node, e5-small-v2) against the float32 reference
   );
 
   it(
-    'embed() with the int8 weights (the default) stays within cosine 0.95 of the reference',
+    'embed() with the int8 weights (the default) stays within cosine 0.985 of the reference (measured 0.9907-0.9989)',
     async () => {
       for (const { text, batched, alone } of await cosinesToReference(q8, E5_SMALL_REFERENCE)) {
-        expect(batched, text).toBeGreaterThanOrEqual(0.95);
-        expect(alone, text).toBeGreaterThanOrEqual(0.95);
+        expect(batched, text).toBeGreaterThanOrEqual(0.985);
+        expect(alone, text).toBeGreaterThanOrEqual(0.985);
       }
     },
     SLOW,
