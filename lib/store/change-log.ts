@@ -16,6 +16,7 @@
  * instead of replaying (see vector-state.ts and keyword-state.ts).
  */
 import type { EngramDb } from './schema.js';
+import { readGeneration } from './generation.js';
 import { deleteSnapshot, snapshotPositionKey } from './snapshot-chunks.js';
 
 /** `meta` key of the log floor: entries with a seq at or below it may be gone. */
@@ -44,6 +45,29 @@ export async function readLastSeq(db: EngramDb): Promise<number> {
 /** The log floor: every entry at or below it may have been compacted away (0 when never compacted). */
 export async function readLogFloor(db: EngramDb): Promise<number> {
   return positionOf((await db.meta.get(LOG_FLOOR_KEY))?.value) ?? 0;
+}
+
+/** Where the log stands: its last position, its floor and the store generation, read together. */
+export interface LogHead {
+  last: number;
+  floor: number;
+  generation: number;
+}
+
+/**
+ * The log's last position, floor and the store generation in one read
+ * transaction (a consistent view). A cache of the store checks this before a
+ * search: in the common case, nothing written since it last caught up, this
+ * one transaction is all the catch-up reads (bench/peers: three separate reads
+ * per index were most of a vector search's time over the bare index).
+ * @example
+ * const { last, floor, generation } = await readLogHead(db);
+ */
+export async function readLogHead(db: EngramDb): Promise<LogHead> {
+  return db.transaction('r', [db.meta, db.changes], async () => {
+    const [last, floor, generation] = await Promise.all([readLastSeq(db), readLogFloor(db), readGeneration(db)]);
+    return { last, floor, generation };
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { EngineStore } from '../../lib/engine/engine-store.js';
 import { addMemories, type MemoryInput } from '../../lib/engine/memories/memories.js';
@@ -39,6 +39,42 @@ describe('search() reads rows for the best ranked only', () => {
       ).toHaveLength(3);
       for (const h of hits) expect(h.row.text, mode).toMatch(/^harbour boats rest/);
     }
+    await semantic.close();
+    core.closeDb();
+  });
+
+  it('a vector or keyword search reads only the rows it returns, and with nothing new in the log it reads no change entry', async () => {
+    const { db, deviceId } = await openStore(`search-rows-${Math.random().toString(36).slice(2)}`);
+    const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: Date.now, deviceId });
+    const semantic = new SemanticIndex(core, new HashEmbedder({ dimensions: 64 }), undefined);
+    await addMemories(
+      core,
+      semantic,
+      Array.from({ length: 40 }, (_, i) => ({
+        text: `harbour boats number ${i} sail`,
+        tier: 'long_term',
+        scope: { userId: 'ana' },
+        metadata: {},
+      })),
+    );
+    // Settled: the indexes have caught up with everything logged.
+    await searchMemories(core, semantic, 'harbour', { filter: compileFilters({}), limit: 5, mode: 'hybrid' });
+    const bulkGet = vi.spyOn(db.memories, 'bulkGet');
+    const changesAbove = vi.spyOn(db.changes, 'where');
+    for (const mode of ['vector', 'keyword'] as const) {
+      bulkGet.mockClear();
+      const hits = await searchMemories(core, semantic, 'harbour boats sail', {
+        filter: compileFilters({}),
+        limit: 5,
+        mode,
+      });
+      expect(hits, mode).toHaveLength(5);
+      expect(
+        bulkGet.mock.calls.map(([ids]) => ids.length),
+        mode,
+      ).toEqual([5]);
+    }
+    expect(changesAbove).not.toHaveBeenCalled();
     await semantic.close();
     core.closeDb();
   });

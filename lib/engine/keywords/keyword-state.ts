@@ -24,7 +24,7 @@ import {
   type Corpus,
   type CorpusStats,
 } from '../../store/keyword-terms.js';
-import { readLastSeq, readLogFloor } from '../../store/change-log.js';
+import { readLastSeq, readLogHead, type LogHead } from '../../store/change-log.js';
 import { snapshotPositionRow } from '../../store/snapshot-chunks.js';
 import { readGeneration } from '../../store/generation.js';
 import type { ChangeRow, TermsRow } from '../../store/rows.js';
@@ -207,17 +207,20 @@ export class KeywordState {
     };
   }
 
-  /** Applies every message and memory change logged after `seq`. Serialised; cheap when nothing changed. */
-  catchUp(): Promise<void> {
-    return this.#queue.run(() => this.#catchUp());
+  /**
+   * Applies every message and memory change logged after `seq`. Serialised; cheap when nothing changed:
+   * one read of where the log stands (`head`, when the caller read it already for both indexes).
+   */
+  catchUp(head?: Promise<LogHead>): Promise<void> {
+    return this.#queue.run(() => this.#catchUp(head));
   }
 
-  async #catchUp(): Promise<void> {
+  async #catchUp(head?: Promise<LogHead>): Promise<void> {
     const { db } = this.#core;
     try {
       // Log entries this index has not applied were compacted away (another instance wrote meanwhile): rebuild from the terms rows.
       // Or another instance reset or replaced the store (its generation moved): the postings hold ghosts.
-      const [floor, generation] = await Promise.all([readLogFloor(db), readGeneration(db)]);
+      const { floor, generation, last } = await (head ?? readLogHead(db));
       this.#generation ??= generation;
       if (this.seq < floor || generation !== this.#generation) {
         const fresh = await KeywordState.rebuild(this.#core);
@@ -225,9 +228,7 @@ export class KeywordState {
         this.seq = fresh.seq;
         this.#generation = fresh.#generation;
         this.#lastSnapshotSeq = -1;
-      }
-      // The common case, nothing new, reads only the log (no transaction on meta, which a snapshot may be writing).
-      if ((await db.changes.where(':id').above(this.seq).first()) === undefined) return;
+      } else if (last <= this.seq) return; // the common case: nothing new
       for (;;) {
         const done = await db.transaction('r', [db.changes, db.terms, db.meta], async () => {
           const changes = await db.changes.where(':id').above(this.seq).limit(PAGE).toArray();

@@ -11,6 +11,7 @@ import { vectorDefect } from '../../vector/vector-checks.js';
 import type { CompiledFilter } from '../../search/filters.js';
 import { fuse, hybridRelevance, vectorRelevance, type FusedHit } from '../../search/fusion.js';
 import { retrievalProfile } from '../../search/retrieval-profile.js';
+import { readLogHead } from '../../store/change-log.js';
 import { MEMORY_CORPUS } from '../../store/keyword-terms.js';
 import type { MemoryRow } from '../../store/rows.js';
 import type { EngineStore } from '../engine-store.js';
@@ -88,10 +89,13 @@ export async function searchMemories(
       ? undefined
       : semantic.embed([form === 'question' ? query : core.analyzer.queryText(query)], options.signal, 'query');
   embedding?.catch(() => undefined); // awaited below; a failure surfaces there
-  // Both indexes catch up with the change log at once (the keyword one loads on first use).
+  // Both indexes catch up with the change log at once (the keyword one loads on first use),
+  // from one read of where the log stands.
+  const head = readLogHead(core.db);
+  head.catch(() => undefined); // awaited by the catch-ups; a failure surfaces there
   const [keywords] = await Promise.all([
-    mode === 'vector' ? undefined : keywordState(core).then(async (k) => (await k.catchUp(), k)),
-    state.catchUp(),
+    mode === 'vector' ? undefined : keywordState(core).then(async (k) => (await k.catchUp(head), k)),
+    state.catchUp({}, head),
   ]);
   const now = core.now();
   // Which memories may be returned: from the in-memory scope table, or (for metadata
@@ -129,8 +133,11 @@ export async function searchMemories(
   }
 
   // The rows of each side's best are read while the ranking is computed (one wait, not two);
-  // a result outside them is read after.
-  const want = limit + ROW_SPARE;
+  // a result outside them is read after. One mode's ranking is its side's: its first `limit`
+  // rows are read, no spare (each row is a request: 14 instead of 10 cost a vector search at 10k
+  // about a third more, bench/peers); hybrid's fused order may differ, so a few spare of each side.
+  const spare = mode === 'hybrid' ? ROW_SPARE : 0;
+  const want = limit + spare;
   const early = [...new Set([...vectorRanked.slice(0, want), ...keywordRanked.slice(0, want)].map((h) => h.id))];
   const earlyRead = core.db.memories.bulkGet(early);
   earlyRead.catch(() => undefined); // awaited below; a failure surfaces there
@@ -177,8 +184,8 @@ export async function searchMemories(
   const read = new Map<string, MemoryRow | undefined>();
   (await earlyRead).forEach((row, i) => read.set(early[i]!, row));
   let next = 0;
-  while (out.length < limit && next < ranked.length) {
-    const chunk = ranked.slice(next, next + limit - out.length + ROW_SPARE);
+  for (let round = 0; out.length < limit && next < ranked.length; round++) {
+    const chunk = ranked.slice(next, next + limit - out.length + (round === 0 ? spare : ROW_SPARE));
     next += chunk.length;
     const unread = chunk.map((h) => h.id).filter((id) => !read.has(id));
     if (unread.length > 0) (await core.db.memories.bulkGet(unread)).forEach((row, i) => read.set(unread[i]!, row));

@@ -15,7 +15,7 @@ import { BufferedIndex } from '../../vector/buffered-index.js';
 import { createIndex, EXACT_CROSSOVER, preloadHnsw, promote } from '../../vector/choose-index.js';
 import type { VectorIndex } from '../../vector/vector-index.js';
 import { isLive, type MemoryRow, type VectorRow } from '../../store/rows.js';
-import { readLastSeq, readLogFloor } from '../../store/change-log.js';
+import { readLastSeq, readLogHead, type LogHead } from '../../store/change-log.js';
 import { readGeneration } from '../../store/generation.js';
 import type { LoggedWrite } from '../../store/write.js';
 import { vectorDefect } from '../../vector/vector-checks.js';
@@ -316,9 +316,14 @@ export class VectorState {
     return this.#queue.idle();
   }
 
-  /** Applies every memory change logged after `seq`. Serialised; safe to call often. */
-  catchUp(options: LongWorkOptions = {}): Promise<void> {
-    return this.#queue.run(() => this.#catchUp(options));
+  /**
+   * Applies every memory change logged after `seq`. Serialised; safe to call often.
+   * `head`, when given, is where the log stood once the caller began (read once for
+   * both indexes by a search); otherwise it is read here. When nothing was logged
+   * after `seq`, that read is the whole catch-up.
+   */
+  catchUp(options: LongWorkOptions = {}, head?: Promise<LogHead>): Promise<void> {
+    return this.#queue.run(() => this.#catchUp(options, head));
   }
 
   /**
@@ -337,13 +342,14 @@ export class VectorState {
     return this.#queue.run(() => (this.#behind ? this.#catchUp({}) : undefined));
   }
 
-  async #catchUp(options: LongWorkOptions): Promise<void> {
+  async #catchUp(options: LongWorkOptions, head?: Promise<LogHead>): Promise<void> {
     if (this.#disposed) return;
     this.#behind = false;
     const { db } = this.#core;
-    const [generation, floor] = await Promise.all([readGeneration(db), readLogFloor(db)]);
+    const { generation, floor, last } = await (head ?? readLogHead(db));
     // Another instance replaced the store, or compacted log entries this index has not applied yet: reload from the store.
     if (generation !== this.#generation || this.seq < floor) await this.#reload(generation, options);
+    else if (last <= this.seq) return; // nothing logged that this index lacks
     for (;;) {
       const changes = await db.changes.where(':id').above(this.seq).limit(PAGE).toArray();
       if (changes.length === 0) return;
