@@ -138,6 +138,22 @@ export const PLANS: BenchmarkPlan[] = [
     browser: true,
   },
   {
+    name: 'ingest-e5-small',
+    script: 'bench/ingest.ts',
+    args: ['--model', 'e5-small', '--batches', '64'],
+    accepts: ['count'],
+    quick: ['--count', '128'],
+    browser: true,
+  },
+  {
+    name: 'memory-search-e5-small',
+    script: 'bench/model-search.ts',
+    args: ['--model', 'e5-small'],
+    accepts: ['sizes', 'queries'],
+    quick: ['--sizes', '2000', '--queries', '10'],
+    browser: true,
+  },
+  {
     name: 'cold-open',
     script: 'bench/cold-open.ts',
     args: [],

@@ -36,9 +36,11 @@ export const KNOWN = [
   'vector-crossover',
   'memory-search',
   'memory-search-minilm',
+  'memory-search-e5-small',
   'recall-search',
   'ingest',
   'ingest-minilm',
+  'ingest-e5-small',
   'cold-open',
   'peers',
   'eval',
@@ -630,7 +632,7 @@ function ingestSection(json: unknown, machineLine: string): Section {
     rows.length > 1
       ? [
           {
-            file: `${model === 'the offline model' ? 'ingest' : 'ingest-minilm'}.svg`,
+            file: `${model === 'the offline model' ? 'ingest' : model.startsWith('Xenova/e5-small-v2') ? 'ingest-e5-small' : 'ingest-minilm'}.svg`,
             spec: ingestChart(rows, `${model} in a worker, Chromium. ${machineLine}`),
           },
         ]
@@ -735,6 +737,8 @@ const TITLES: Record<string, string> = {
   'recall-search': 'Recall text search (`bench/recall-search.ts`)',
   ingest: 'Ingest (`bench/ingest.ts`)',
   'ingest-minilm': 'Ingest with MiniLM (`bench/ingest.ts --model minilm`)',
+  'memory-search-e5-small': 'Memory search end to end with e5-small (`bench/model-search.ts --model e5-small`)',
+  'ingest-e5-small': 'Ingest with e5-small (`bench/ingest.ts --model e5-small`)',
   'cold-open': 'Cold open (`bench/cold-open.ts`)',
   peers: 'engram and its peers side by side (`bench/peers.ts`)',
   eval: 'Retrieval quality (`npm run eval`, `bench/eval/run.ts`)',
@@ -749,6 +753,8 @@ const SECTIONS: Record<string, (json: unknown, machineLine: string) => Section> 
   'recall-search': recallSearchSection,
   ingest: ingestSection,
   'ingest-minilm': ingestSection,
+  'memory-search-e5-small': modelSearchSection,
+  'ingest-e5-small': ingestSection,
   'cold-open': coldOpenSection,
   peers: (json: unknown) => ({ body: peersSection(json), charts: [] }),
   eval: evalSection,
