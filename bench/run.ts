@@ -162,6 +162,14 @@ export const PLANS: BenchmarkPlan[] = [
     browser: true,
   },
   {
+    name: 'at-rest',
+    script: 'bench/at-rest.ts',
+    args: [],
+    accepts: ['sizes', 'queries'],
+    quick: ['--sizes', '1000', '--queries', '30'],
+    browser: true,
+  },
+  {
     name: 'peers',
     script: 'bench/peers.ts',
     args: [],

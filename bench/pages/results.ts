@@ -204,3 +204,20 @@ export interface PeerPhaseResult {
   hybridMs?: number[];
   memory?: PeerMemory;
 }
+
+/** One store's side of bench/at-rest. */
+export interface AtRestSide {
+  addPerSecond: number;
+  searchP50Ms: number;
+  searchP95Ms: number;
+  /** Median time from open() to the first answered search, from the index snapshot. */
+  openMs: number;
+}
+
+/** bench/at-rest at one size: a plain and an encrypted store fed the same calls in one page. */
+export interface AtRestResult {
+  memories: number;
+  queries: number;
+  plain: AtRestSide;
+  encrypted: AtRestSide;
+}

@@ -4,6 +4,7 @@
 import { KeyError, ValidationError } from '../errors.js';
 import {
   AT_REST_KEY,
+  bulkKeyOf,
   createAtRestKey,
   readStoredHeader,
   unlockAtRestKey,
@@ -38,7 +39,7 @@ async function storeKeys(
     if (encryption === undefined)
       throw new KeyError('key-needed', `store "${name}" is encrypted: open it with its key or passphrase`);
     const { storeId, dataKey } = await unlockAtRestKey(encryption, stored.header);
-    const sealing = new RowSealing(new RowCipher(dataKey), storeId);
+    const sealing = new RowSealing(new RowCipher(dataKey), storeId, bulkKeyOf(dataKey));
     dataKey.fill(0);
     return { sealing };
   }
@@ -51,7 +52,7 @@ async function storeKeys(
       `store "${name}" was made without encryption; it cannot be opened with a key or passphrase`,
     );
   const { header, storeId, dataKey } = await createAtRestKey(encryption);
-  const sealing = new RowSealing(new RowCipher(dataKey), storeId);
+  const sealing = new RowSealing(new RowCipher(dataKey), storeId, bulkKeyOf(dataKey));
   dataKey.fill(0);
   return { sealing, header };
 }

@@ -22,6 +22,8 @@ import {
   subtleCrypto,
   toBase64,
 } from '../util/web-crypto.js';
+import { hkdf } from '@noble/hashes/hkdf.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { ROW_KEY_BYTES } from './row-cipher.js';
 
 /**
@@ -70,7 +72,7 @@ export interface AtRestHeader {
 /** An unlocked store: its id and its data key (64 bytes; the caller hands it to a RowCipher, then wipes it). */
 export interface UnlockedKey {
   storeId: string;
-  dataKey: Uint8Array;
+  dataKey: Uint8Array<ArrayBuffer>;
 }
 
 function subtle(): SubtleCrypto {
@@ -203,7 +205,7 @@ export async function unlockAtRestKey(encryption: AtRestEncryption, stored: unkn
     throw new KeyError('unsupported', 'the store has an encryption header this engram does not read');
   const bytes = fromBase64(header.wrapped)!;
   const key = await wrappingKey(encryption, header.kdf);
-  let dataKey: Uint8Array;
+  let dataKey: Uint8Array<ArrayBuffer>;
   try {
     dataKey = new Uint8Array(
       await subtle().decrypt(
@@ -219,6 +221,18 @@ export async function unlockAtRestKey(encryption: AtRestEncryption, stored: unkn
   }
   if (dataKey.length !== DATA_KEY_BYTES) throw new KeyError('unsupported', 'the store key has the wrong length');
   return { storeId: header.storeId, dataKey };
+}
+
+/**
+ * The AES-GCM key of an unlocked store's bulk bytes (row-sealing.ts `sealBulk`: index snapshots),
+ * derived from its data key with HKDF-SHA256, so no key serves two algorithms. The derivation is
+ * synchronous; the import into WebCrypto is the promise, which the store awaits only when it
+ * first seals or opens a snapshot (one WebCrypto round trip less before the store opens).
+ */
+export function bulkKeyOf(dataKey: Uint8Array): Promise<CryptoKey> {
+  const bits = hkdf(sha256, dataKey, new Uint8Array(0), new TextEncoder().encode('engram bulk key v1'), ROW_KEY_BYTES);
+  const imported = subtle().importKey('raw', bits, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
+  return imported.finally(() => bits.fill(0));
 }
 
 /**

@@ -6,7 +6,26 @@
  * above {@link SNAPSHOT_CHUNK_BYTES} go into rows `<key>:0`, `<key>:1`, … beside
  * the record, written and read in one transaction with it.
  */
+import { toBase64 } from '../util/web-crypto.js';
+import { PreSealedBytes } from './row-sealing.js';
 import type { EngramDb } from './schema.js';
+import { decodeValue, encodeValue } from './value-codec.js';
+
+/**
+ * In an encrypted store, the field of the stored head that names its sealed bytes. The whole
+ * record (index bytes, unmerged vectors, scope table) is encoded (value-codec.ts) and sealed
+ * here with WebCrypto (row-sealing.ts `sealBulk`: native AES-GCM, several times the row
+ * cipher's speed on the hundreds of MB of a large index) before the transaction, opened after
+ * it, and always kept in chunk rows, which the row sealing stores as they are; the head (chunk
+ * count, length, the tag) is sealed as any row. A fresh tag per snapshot is bound into the
+ * seal, so chunks of an older snapshot do not open with a newer head.
+ */
+const BULK_TAG = 'bulkTag';
+const BULK_TAG_BYTES = 12;
+
+function bulkName(key: string, tag: string): string {
+  return `${key}\u0000${tag}`;
+}
 
 /** Largest `bytes` kept inline in the record; larger ones are split into chunks of this size (the default of putSnapshot's `chunkBytes`). */
 export const SNAPSHOT_CHUNK_BYTES = 32 * 2 ** 20;
@@ -54,21 +73,32 @@ export async function putSnapshot(
   record: { bytes: Uint8Array } & Record<string, unknown>,
   chunkBytes = SNAPSHOT_CHUNK_BYTES,
 ): Promise<void> {
+  const { sealing } = db;
+  let stored = record;
+  if (sealing !== undefined) {
+    const tag = toBase64(crypto.getRandomValues(new Uint8Array(BULK_TAG_BYTES)));
+    const sealed = await sealing.sealBulk(encodeValue(record) as Uint8Array<ArrayBuffer>, bulkName(key, tag));
+    stored = { bytes: sealed, [BULK_TAG]: tag, ...(typeof record['seq'] === 'number' ? { seq: record['seq'] } : {}) };
+  }
   await db.transaction('rw', db.meta, async () => {
     await deleteChunks(db, key);
-    if (typeof record['seq'] === 'number') await db.meta.put(snapshotPositionRow(key, record['seq']));
-    const { bytes } = record;
-    if (bytes.length <= chunkBytes) {
-      await db.meta.put({ key, value: record });
+    if (typeof stored['seq'] === 'number') await db.meta.put(snapshotPositionRow(key, stored['seq']));
+    const { bytes } = stored;
+    if (sealing === undefined && bytes.length <= chunkBytes) {
+      await db.meta.put({ key, value: stored });
       return;
     }
-    const rest: Record<string, unknown> = { ...record };
+    const rest: Record<string, unknown> = { ...stored };
     delete rest['bytes'];
     const keys = chunkKeys(key, Math.ceil(bytes.length / chunkBytes));
     const head: ChunkedRecord & Record<string, unknown> = { ...rest, chunks: keys.length, byteLength: bytes.length };
     await db.meta.put({ key, value: head });
     // slice(), not subarray(): a view is cloned with its whole buffer.
-    await db.meta.bulkPut(keys.map((k, i) => ({ key: k, value: bytes.slice(i * chunkBytes, (i + 1) * chunkBytes) })));
+    const chunk = (i: number): Uint8Array | PreSealedBytes => {
+      const part = bytes.slice(i * chunkBytes, (i + 1) * chunkBytes);
+      return sealing === undefined ? part : new PreSealedBytes(part);
+    };
+    await db.meta.bulkPut(keys.map((k, i) => ({ key: k, value: chunk(i) })));
   });
 }
 
@@ -98,6 +128,38 @@ function allocate(byteLength: number, chunks: number, chunkLength: number): Uint
  * const row = await getSnapshot(db, 'indexSnapshot', (fields) => prepare(fields));
  */
 export async function getSnapshot(
+  db: EngramDb,
+  key: string,
+  whileReading?: (fields: Readonly<Record<string, unknown>>) => void,
+): Promise<{ value: unknown } | undefined> {
+  if (db.sealing === undefined) return readSnapshot(db, key, whileReading);
+  const row = await readSnapshot(db, key);
+  const value = row?.value;
+  if (row === undefined || typeof value !== 'object' || value === null) return row;
+  // An encrypted store's record: opened now, after the transaction (WebCrypto would have ended it).
+  const { [BULK_TAG]: tag, bytes } = value as Record<string, unknown>;
+  const opened =
+    bytes instanceof Uint8Array && typeof tag === 'string'
+      ? await db.sealing.openBulk(bytes as Uint8Array<ArrayBuffer>, bulkName(key, tag))
+      : undefined;
+  let record: unknown;
+  try {
+    record = opened === undefined ? undefined : decodeValue(opened);
+  } catch {
+    record = undefined;
+  }
+  if (typeof record !== 'object' || record === null) {
+    db.sealing.onDamaged?.({ table: 'meta', key, reason: 'the snapshot does not open (changed, moved or cut)' });
+    return { value: {} };
+  }
+  const fields: Record<string, unknown> = { ...record };
+  delete fields['bytes'];
+  whileReading?.(fields);
+  return { value: record };
+}
+
+/** The record under `key` with its chunks joined, as stored (sealed bytes in an encrypted store). */
+async function readSnapshot(
   db: EngramDb,
   key: string,
   whileReading?: (fields: Readonly<Record<string, unknown>>) => void,
