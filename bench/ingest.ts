@@ -8,7 +8,7 @@
  * Goals: add() at least 0.8x its slowest stage alone; at least 1,000 memories/s.
  * With `--model minilm`: the same with all-MiniLM-L6-v2 (int8) in the worker, its
  * first load printed; goal add() at least 0.8x the embedder alone (ingest-minilm.json).
- * Run: npx tsx bench/ingest.ts [--count 3000] [--batches 1,16,64] [--model glove|minilm]
+ * Run: npx tsx bench/ingest.ts [--count 3000] [--batches 1,16,64] [--model glove|minilm|e5-small]
  */
 import { runPage } from './browser.js';
 import { option } from './util/args.js';

@@ -40,7 +40,8 @@ function present(model: EvalModel): boolean {
 export function evalModels(arg: string | undefined): EvalModel[] {
   const wanted = arg === undefined || arg === 'all' || arg === 'true' ? EVAL_MODELS.map((m) => m.name) : arg.split(',');
   for (const w of wanted)
-    if (!EVAL_MODELS.some((m) => m.name === w)) throw new RangeError(`--model must be glove, minilm or all, not ${w}`);
+    if (!EVAL_MODELS.some((m) => m.name === w))
+      throw new RangeError(`--model must be ${EVAL_MODELS.map((m) => m.name).join(', ')} or all, not ${w}`);
   const out: EvalModel[] = [];
   for (const model of EVAL_MODELS.filter((m) => wanted.includes(m.name))) {
     if (present(model)) out.push(model);

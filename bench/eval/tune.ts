@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/eval/tune.ts [--locomo DIR] [--model glove|minilm|all]`: the
+ * `npx tsx bench/eval/tune.ts [--locomo DIR] [--model glove|e5-small|bge-small|minilm|all]`: the
  * measurements behind lib/search/retrieval-profile.ts, per embedding model,
  * on the TUNING halves only: LoCoMo conversations 26, 30, 41, 42, 43 (real,
  * when --locomo gives the data; categories 1–4 as in bench/eval/run.ts) and
