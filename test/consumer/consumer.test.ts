@@ -391,7 +391,7 @@ describe('a Vite app in Chromium, offline', () => {
     const bad = await run('npx', ['--no', '--', 'engram-model', '--outt', 'x'], app, 60_000);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('unknown argument --outt');
-    expect(bad.stderr).toContain('usage: engram-model [--model glove|minilm] [--out DIR] [--force]');
+    expect(bad.stderr).toContain('usage: engram-model [--model glove|e5-small|bge-small|minilm] [--out DIR] [--force]');
     // The default folder was left alone.
     await expect(stat(join(app, 'node_modules/engram/models'))).rejects.toThrow();
   }, 300_000);
