@@ -14,6 +14,7 @@
  * --efs, --m, --ef-construction, --dims, --real-size, --skip-native (vector);
  * --sizes, --queries (memory-search); --sizes (recall-search, cold-open); --count, --batches (ingest); --count, --sizes,
  * --changes, --rounds (sync); --sizes, --queries, --rounds, --systems (peers); --adds, --updates, --deletes, --hot (growth);
+ * --sizes, --queries (mcp-search);
  * --crossover-sizes (as --sizes to vector --crossover). Also --timeout-min
  * (per benchmark, default 90) and --no-report. Writes bench/results/run.json
  * (machine, per-benchmark status and time) and bench/results/<name>.log.
@@ -95,6 +96,14 @@ export const PLANS: BenchmarkPlan[] = [
     args: [],
     accepts: ['adds', 'updates', 'deletes', 'hot'],
     quick: ['--adds', '2000', '--updates', '200', '--deletes', '200', '--hot', '50'],
+    browser: false,
+  },
+  {
+    name: 'mcp-search',
+    script: 'bench/mcp-search.ts',
+    args: [],
+    accepts: ['sizes', 'queries'],
+    quick: ['--sizes', '2000', '--queries', '50'],
     browser: false,
   },
   {

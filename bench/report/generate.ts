@@ -42,6 +42,7 @@ export const KNOWN = [
   'ingest-minilm',
   'ingest-e5-small',
   'cold-open',
+  'mcp-search',
   'peers',
   'eval',
 ] as const;
@@ -740,6 +741,8 @@ const TITLES: Record<string, string> = {
   'memory-search-e5-small': 'Memory search end to end with e5-small (`bench/model-search.ts --model e5-small`)',
   'ingest-e5-small': 'Ingest with e5-small (`bench/ingest.ts --model e5-small`)',
   'cold-open': 'Cold open (`bench/cold-open.ts`)',
+  'mcp-search':
+    'MCP tool call through the desktop app (`bench/mcp-search.ts`: SDK client over loopback HTTP, main process, IPC as a structured clone, renderer engram over fake-indexeddb)',
   peers: 'engram and its peers side by side (`bench/peers.ts`)',
   eval: 'Retrieval quality (`npm run eval`, `bench/eval/run.ts`)',
   sync: 'Sync with Qdrant (`bench/sync.ts`, Qdrant-compatible test server on loopback)',

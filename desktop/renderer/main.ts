@@ -83,6 +83,20 @@ async function main(): Promise<void> {
       ctx.showError(e);
     }
   };
+  const dismiss = (): HTMLButtonElement =>
+    h(
+      'button',
+      {
+        class: 'icon',
+        attrs: { type: 'button', 'aria-label': 'Dismiss', 'data-testid': 'banner-dismiss' },
+        on: {
+          click: () => {
+            banner.hidden = true;
+          },
+        },
+      },
+      '×',
+    );
   const ctx: AppContext = {
     engram,
     bridge,
@@ -99,28 +113,12 @@ async function main(): Promise<void> {
     },
     showError: (e) => {
       console.warn(e);
-      replace(
-        banner,
-        h('span', {}, errorText(e)),
-        h(
-          'button',
-          {
-            class: 'icon',
-            attrs: { type: 'button', 'aria-label': 'Dismiss' },
-            on: {
-              click: () => {
-                banner.hidden = true;
-              },
-            },
-          },
-          '×',
-        ),
-      );
+      replace(banner, h('span', {}, errorText(e)), dismiss());
       banner.className = 'banner error';
       banner.hidden = false;
     },
     notify: (text) => {
-      replace(banner, h('span', {}, text));
+      replace(banner, h('span', {}, text), dismiss());
       banner.className = 'banner info';
       banner.hidden = false;
     },

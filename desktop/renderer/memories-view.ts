@@ -293,7 +293,7 @@ export class MemoriesView implements View {
               },
             },
           },
-          `Show ${weaker.length} weaker result${weaker.length === 1 ? '' : 's'} (relevance below ${threshold.toFixed(2)})`,
+          `Show ${weaker.length} weaker result${weaker.length === 1 ? '' : 's'} (${mode === 'vector' ? 'cosine' : 'relevance'} below ${threshold.toFixed(2)})`,
         ),
       );
       replace(

@@ -380,6 +380,7 @@ describe('desktop Agents view and memories search (Chromium)', () => {
     );
     await search('vector', 'deadline');
     expect(await page.isVisible('[data-testid="detail-empty"]')).toBe(true);
+    expect(await page.innerText('[data-testid="search-show-weaker"]')).toMatch(/\(cosine below 0\.35\)$/);
     await shot('memories-search-after');
   }, 90_000);
 
