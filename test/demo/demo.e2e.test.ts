@@ -59,15 +59,13 @@ async function startEndpoint(
       }
       requests.push({ authorization: req.headers.authorization, body: JSON.parse(body) as CompletionRequest['body'] });
       const message = { role: 'assistant', content: reply };
-      res
-        .writeHead(200, { ...cors, 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            id: 'c1',
-            object: 'chat.completion',
-            choices: [{ index: 0, message, finish_reason: 'stop' }],
-          }),
-        );
+      res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          choices: [{ index: 0, message, finish_reason: 'stop' }],
+        }),
+      );
     });
   });
   await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
