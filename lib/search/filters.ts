@@ -4,7 +4,7 @@
  * once into a predicate; unknown fields are rejected, never ignored.
  */
 import { ValidationError } from '../errors.js';
-import { TIERS, type Json, type MemoryRow, type Tier } from '../store/rows.js';
+import { TIERS, isLive, type Json, type MemoryRow, type Tier } from '../store/rows.js';
 import {
   isPlainObject,
   optionalId,
@@ -132,8 +132,7 @@ export function compileFilters(filters: unknown, callScope: Scope = {}, field = 
     created === undefined &&
     updated === undefined;
   const matchesEntry = (row: ScopeEntry, now: number): boolean => {
-    if (row.deletedAt !== undefined) return false;
-    if (row.expiresAt !== undefined && row.expiresAt <= now) return false;
+    if (!isLive(row, now)) return false;
     for (const [k, v] of scopeEntries) if (row[k] !== v) return false;
     if (tiers !== undefined && !tiers.has(row.tier)) return false;
     if (created !== undefined && (row.createdAt < created[0] || row.createdAt > created[1])) return false;

@@ -151,6 +151,9 @@ export interface TermsRow {
 }
 
 /** A memory that counts (belongs in the index, in searches and checks): present, not deleted, not expired at `now`. */
-export function isLive(row: MemoryRow | undefined, now: number): row is MemoryRow {
+export function isLive<R extends Pick<MemoryRow, 'deletedAt' | 'expiresAt'>>(
+  row: R | undefined,
+  now: number,
+): row is R {
   return row !== undefined && row.deletedAt === undefined && (row.expiresAt === undefined || row.expiresAt > now);
 }

@@ -9,7 +9,7 @@ import { isEngramError, LlmError, throwIfAborted } from '../../errors.js';
 import { callModel, DEFAULT_MODEL_TIMEOUT_MS, type ChatModel } from '../../llm/chat-model.js';
 import { decideUpdates, extractFacts, type MemoryDecision } from '../../llm/extract.js';
 import { compileFilters, type Scope } from '../../search/filters.js';
-import type { MemoryRow, Metadata } from '../../store/rows.js';
+import { isLive, type MemoryRow, type Metadata } from '../../store/rows.js';
 import type { RowChange } from '../../store/write.js';
 import { utf8Length } from '../../util/hash.js';
 import type { EngineStore } from '../engine-store.js';
@@ -144,14 +144,7 @@ async function applyDecisions(
     const live = async (id: string): Promise<MemoryRow | undefined> => {
       if (!current.has(id)) {
         const row = await core.db.memories.get(id);
-        current.set(
-          id,
-          row === undefined ||
-            row.deletedAt !== undefined ||
-            (row.expiresAt !== undefined && row.expiresAt <= core.now())
-            ? undefined
-            : row,
-        );
+        current.set(id, isLive(row, core.now()) ? row : undefined);
       }
       return current.get(id);
     };

@@ -3,7 +3,7 @@
  * key within tier and scope), access bookkeeping, least-recently-used eviction
  * of short-term entries, and bounded reasoning traces.
  */
-import type { Json, MemoryRow, Metadata, Tier, TraceRow } from '../../store/rows.js';
+import { isLive, type Json, type MemoryRow, type Metadata, type Tier, type TraceRow } from '../../store/rows.js';
 import type { RowChange } from '../../store/write.js';
 import { MAX_KEY, MIN_KEY } from '../../store/write.js';
 import { compileFilters, type Scope } from '../../search/filters.js';
@@ -27,10 +27,7 @@ export async function findKeyed(
   const hash = memoryHash(tier, scope, '', key);
   const now = core.now();
   const rows = await core.db.memories.where('hash').equals(hash).toArray();
-  return rows.find(
-    (r) =>
-      r.key === key && r.tier === tier && r.deletedAt === undefined && (r.expiresAt === undefined || r.expiresAt > now),
-  );
+  return rows.find((r) => r.key === key && r.tier === tier && isLive(r, now));
 }
 
 /** Stores or replaces the value under `key` in a tier and scope. */

@@ -5,7 +5,7 @@
  */
 import { NotFoundError, throwIfAborted, ValidationError } from '../../errors.js';
 import { SCOPE_FIELDS, type CompiledFilter, type Scope } from '../../search/filters.js';
-import type { Json, MemoryRow, Metadata, Tier, VectorRow } from '../../store/rows.js';
+import { isLive, type Json, type MemoryRow, type Metadata, type Tier, type VectorRow } from '../../store/rows.js';
 import { LogMovedError, waitInTransaction, type RowChange } from '../../store/write.js';
 import { contentHash } from '../../util/hash.js';
 import { newId } from '../../util/id.js';
@@ -97,7 +97,7 @@ function sameScope(row: MemoryRow, scope: Scope): boolean {
 }
 
 function isDuplicate(row: MemoryRow, input: MemoryInput, now: number): boolean {
-  if (row.deletedAt !== undefined || (row.expiresAt !== undefined && row.expiresAt <= now)) return false;
+  if (!isLive(row, now)) return false;
   if (row.tier !== input.tier || !sameScope(row, input.scope)) return false;
   return input.key === undefined ? row.key === undefined && row.text === input.text : row.key === input.key;
 }
@@ -537,11 +537,7 @@ export function afterWrite(semantic: SemanticIndex): void {
 /** A live memory row, or undefined. */
 export async function getLive(core: EngineStore, id: string): Promise<MemoryRow | undefined> {
   const row = await core.db.memories.get(id);
-  return row === undefined ||
-    row.deletedAt !== undefined ||
-    (row.expiresAt !== undefined && row.expiresAt <= core.now())
-    ? undefined
-    : row;
+  return isLive(row, core.now()) ? row : undefined;
 }
 
 /** What an update changes. */

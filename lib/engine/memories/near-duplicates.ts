@@ -11,7 +11,7 @@
  * embedder reads differently.
  */
 import { SCOPE_FIELDS } from '../../search/filters.js';
-import type { MemoryRow } from '../../store/rows.js';
+import { isLive, type MemoryRow } from '../../store/rows.js';
 import type { EngineStore } from '../engine-store.js';
 import type { SemanticIndex } from '../vectors/semantic-index.js';
 import type { VectorIndex } from '../../vector/vector-index.js';
@@ -53,7 +53,7 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 
 /** True when `row` is live, of the input's tier and of exactly its scope, and has no key. */
 function sameSlot(row: MemoryRow, input: MemoryInput, now: number): boolean {
-  if (row.deletedAt !== undefined || (row.expiresAt !== undefined && row.expiresAt <= now)) return false;
+  if (!isLive(row, now)) return false;
   if (row.key !== undefined || row.tier !== input.tier) return false;
   return SCOPE_FIELDS.every((k) => row[k] === input.scope[k]);
 }

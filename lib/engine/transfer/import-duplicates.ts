@@ -7,7 +7,7 @@
  * Such a memory is not stored again under its other id.
  */
 import { SCOPE_FIELDS, type Scope } from '../../search/filters.js';
-import type { MemoryRow, VectorRow } from '../../store/rows.js';
+import { isLive, type MemoryRow, type VectorRow } from '../../store/rows.js';
 import type { EngineStore } from '../engine-store.js';
 import { cosine, NEAR_DUPLICATE_SIMILARITY } from '../memories/near-duplicates.js';
 
@@ -52,7 +52,7 @@ export class ImportDuplicates {
           ? await core.db.memories.filter((r) => SCOPE_FIELDS.every((k) => r[k] === undefined)).toArray()
           : await core.db.memories.where(field).equals(scope[field]!).toArray();
       for (const row of rows) {
-        const live = row.deletedAt === undefined && (row.expiresAt === undefined || row.expiresAt > now);
+        const live = isLive(row, now);
         if (live && SCOPE_FIELDS.every((k) => row[k] === scope[k])) found.#remember(row, null);
       }
     }
