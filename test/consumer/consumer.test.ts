@@ -47,6 +47,7 @@ const SHIPPED_OUTSIDE_DIST = [
   'package.json',
   'scripts/build-offline-model.mjs',
   'scripts/download-model.mjs',
+  'scripts/engram-mcp.mjs',
   'scripts/ensure-model.mjs',
   'scripts/sentence-models.mjs',
   'scripts/model-folder.mjs',
