@@ -39,6 +39,15 @@ export interface StoreSettings {
  */
 export const COMPACT_EVERY = 1000;
 
+/**
+ * Changes in one write from which it counts as a bulk write (see
+ * EngineStore.onlyBulkWrites): an add() of a large batch, an import's batch, a
+ * first sync's pull. At batch 64 a write takes 20-40 ms in Chromium, and a
+ * 12 ms merge slice beside it would slow it by a third; a write of 1000
+ * memories takes hundreds of ms, idle on the page's thread (bench/peers).
+ */
+export const BULK_WRITE = 256;
+
 /** Least lag, in log entries, an index snapshot may have and stay replayable (more when the store is larger). */
 const MIN_SNAPSHOT_LAG = 10_000;
 
@@ -78,6 +87,9 @@ export class EngineStore {
   readonly #damaged = new Map<string, DamagedRow>();
   /** Write transactions under way, waited for by close(). */
   readonly #writes = new Set<Promise<unknown>>();
+  /** Of those, how many are bulk writes (planned with BULK_WRITE changes or more) and how many are not (or not planned yet). */
+  #bulkWrites = 0;
+  #smallWrites = 0;
   /** Told of every damaged row as it is found (the facade forwards it to onProgress). */
   onDamaged: ((row: DamagedRow) => void) | undefined;
 
@@ -107,6 +119,18 @@ export class EngineStore {
   /** Whether a write transaction of this instance is under way (background index work waits for a pause). */
   get writing(): boolean {
     return this.#writes.size > 0;
+  }
+
+  /**
+   * Whether the writes under way are all bulk writes (at least {@link BULK_WRITE}
+   * changes each), and there is one. Such a write spends most of its time waiting
+   * for IndexedDB, which works outside the page's thread: index work that waits
+   * for a pause in the writing (HNSW merges) may run beside it, costing the write
+   * at most one slice's delay of its completion, while beside small writes back
+   * to back a slice would hold up the next one.
+   */
+  get onlyBulkWrites(): boolean {
+    return this.#bulkWrites > 0 && this.#smallWrites === 0;
   }
 
   get closed(): boolean {
@@ -142,9 +166,17 @@ export class EngineStore {
    */
   async write<R>(plan: () => Promise<WritePlan<R>>): Promise<R> {
     this.assertOpen();
+    // Counted as small until its plan shows it bulk (see onlyBulkWrites).
+    const counts = { bulk: false };
+    this.#smallWrites++;
     const counted = async (): Promise<WritePlan<R>> => {
       const planned = await plan();
       this.#logged += planned.changes.length;
+      if (!counts.bulk && planned.changes.length >= BULK_WRITE) {
+        counts.bulk = true;
+        this.#smallWrites--;
+        this.#bulkWrites++;
+      }
       return planned;
     };
     const run = writeTransaction(
@@ -165,6 +197,8 @@ export class EngineStore {
       return result;
     } finally {
       this.#writes.delete(run);
+      if (counts.bulk) this.#bulkWrites--;
+      else this.#smallWrites--;
     }
   }
 

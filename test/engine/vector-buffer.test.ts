@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import { EngineStore } from '../../lib/engine/engine-store.js';
+import { BULK_WRITE, EngineStore } from '../../lib/engine/engine-store.js';
 import { addMemories, deleteMemories, updateMemory, type MemoryInput } from '../../lib/engine/memories/memories.js';
 import { openStore } from '../../lib/engine/open-store.js';
-import { waitInTransaction } from '../../lib/store/write.js';
+import { waitInTransaction, type RowChange } from '../../lib/store/write.js';
+import type { MessageRow } from '../../lib/store/rows.js';
 import { SemanticIndex } from '../../lib/engine/vectors/semantic-index.js';
 import { VectorState } from '../../lib/engine/vectors/vector-state.js';
 import { waitUntil } from '../helpers.js';
@@ -216,8 +217,10 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const name = `buffer-writing-${Math.random().toString(36).slice(2)}`;
     const { core, semantic } = await openCore(name);
     const { state } = await semantic.ready();
-    // Held as writing until the gated write below takes over, so that no pause merges the buffer first.
+    // Held as writing until the gated write below takes over, so that no pause merges the buffer first
+    // (nor the add of 1100 itself, a bulk write).
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
+    Object.defineProperty(core, 'onlyBulkWrites', { configurable: true, get: () => false });
     await addMemories(
       core,
       semantic,
@@ -236,6 +239,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
       return { changes: [], result: null };
     });
     Reflect.deleteProperty(core, 'writing');
+    Reflect.deleteProperty(core, 'onlyBulkWrites');
     expect(core.writing).toBe(true);
     // Well past the pause that starts a merge (50 ms): nothing moved while the write is open.
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -246,6 +250,65 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     await waitUntil(() => state.index.pending === 0);
     expect(state.index.pending).toBe(0);
     expect(state.index.main.size).toBe(1100);
+    await semantic.close();
+    core.closeDb();
+  });
+  it('a bulk write under way (BULK_WRITE changes or more) does not hold the merge back; a small one beside it does', async () => {
+    const name = `buffer-bulk-${Math.random().toString(36).slice(2)}`;
+    const { core, semantic } = await openCore(name);
+    const { state } = await semantic.ready();
+    // Held as writing, so that neither a pause nor the add of 1100 itself (a bulk write) merges the buffer first.
+    Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
+    Object.defineProperty(core, 'onlyBulkWrites', { configurable: true, get: () => false });
+    await addMemories(
+      core,
+      semantic,
+      range(0, 1100).map((i) => input(i)),
+      undefined,
+      'off',
+    );
+    await settled(state);
+    await state.snapshot();
+    expect(state.index.pending).toBe(1100);
+    const messages = (from: number, count: number): RowChange[] =>
+      range(from, from + count).map((i) => {
+        const after: MessageRow = {
+          id: `m${i}`,
+          threadId: 't',
+          role: 'user',
+          content: `message ${i}`,
+          createdAt: i,
+          position: i,
+          hash: `h${i}`,
+          inContext: 1,
+        };
+        return { table: 'messages', op: 'add', id: after.id, after };
+      });
+    const held = (changes: RowChange[]): { open: () => void; done: Promise<null> } => {
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const done = core.write(async () => ({ changes, result: null, vectorsLater: gate.then(() => () => []) }));
+      return { open, done };
+    };
+    // A small write and a bulk one under way: the merge waits.
+    const small = held(messages(0, 10));
+    const bulk = held(messages(10, BULK_WRITE));
+    Reflect.deleteProperty(core, 'writing');
+    Reflect.deleteProperty(core, 'onlyBulkWrites');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(core.onlyBulkWrites).toBe(false);
+    expect(state.index.pending).toBe(1100);
+    // Only the bulk write left: the buffer is merged while it waits.
+    small.open();
+    await small.done;
+    expect(core.writing).toBe(true);
+    expect(core.onlyBulkWrites).toBe(true);
+    await waitUntil(() => state.index.pending === 0);
+    expect(core.writing).toBe(true);
+    expect(state.index.main.size).toBe(1100);
+    bulk.open();
+    await bulk.done;
+    expect(core.onlyBulkWrites).toBe(false);
     await semantic.close();
     core.closeDb();
   });

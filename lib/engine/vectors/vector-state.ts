@@ -444,7 +444,8 @@ export class VectorState {
     const slice = (): void => {
       this.#mergeTimer = undefined;
       // add() calls back to back leave a few milliseconds between their writes: a slice then would hold up the next one.
-      if (this.index.pending <= BUFFER_LIMIT && this.#core.writing) {
+      // A bulk write waits for IndexedDB far longer than a slice: the merge runs beside it (EngineStore.onlyBulkWrites).
+      if (this.index.pending <= BUFFER_LIMIT && this.#core.writing && !this.#core.onlyBulkWrites) {
         this.#mergeTimer = setTimeout(slice, IDLE_MS);
         return;
       }
