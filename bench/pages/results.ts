@@ -212,6 +212,8 @@ export interface AtRestSide {
   searchP95Ms: number;
   /** Median time from open() to the first answered search, from the index snapshot. */
   openMs: number;
+  /** Median time of open() alone (the index snapshot loads after it, before the first search). */
+  openOnlyMs: number;
 }
 
 /** bench/at-rest at one size: a plain and an encrypted store fed the same calls in one page. */

@@ -8,6 +8,7 @@ import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { Engram, KeyError, StoreError, type EngramOptions } from '../../lib/index.js';
 import { ALL_TABLES, EngramDb } from '../../lib/store/schema.js';
 import { CLEAR_TABLES, SEALED_TABLES } from '../../lib/store/row-sealing.js';
+import { MemoryTarget } from '../../lib/sync/memory-target.js';
 import { manualClock } from '../helpers.js';
 
 const DIMENSIONS = 32;
@@ -124,6 +125,31 @@ export function atRestTests(where: string): void {
       expect((await target.recall.textSearch('narwhal')).total).toBe(1);
       await target.close();
       await expectNothingReadable(name, SECRET_WORDS, SECRET_TEXTS);
+    });
+
+    it('sync between two encrypted stores carries memories, updates and deletions; both stay sealed', async () => {
+      const target = new MemoryTarget();
+      const sync = { target, kdfIterations: 1000, retry: { attempts: 2, baseDelayMs: 5, maxDelayMs: 20 } };
+      const names = [unique('sync-a'), unique('sync-b')];
+      const clock = manualClock();
+      const [a, b] = await Promise.all(
+        names.map((name) => Engram.open({ name, embedder: embedder(), now: clock.now, encryption: PASS })),
+      );
+      const kept = (await a!.add('Ana plays the theremin', { userId: 'ana', metadata: { mdkeyname: 'mdsecret' } }))
+        .results[0]!.id;
+      const changed = (await a!.add('Ana hides a quokka', { userId: 'ana' })).results[0]!.id;
+      await a!.sync(sync);
+      expect((await b!.sync(sync)).downloaded).toBe(2);
+      clock.advance(1000);
+      await a!.update(changed, 'Ana hides a zeppelin');
+      await a!.delete(kept);
+      await a!.sync(sync);
+      await b!.sync(sync);
+      expect((await b!.getAll({ userId: 'ana' })).results.map((m) => m.memory)).toEqual(['Ana hides a zeppelin']);
+      expect((await b!.search('zeppelin', { userId: 'ana' })).results[0]?.id).toBe(changed);
+      await a!.close();
+      await b!.close();
+      for (const name of names) await expectNothingReadable(name, SECRET_WORDS, SECRET_TEXTS);
     });
 
     it('open() refuses the wrong passphrase or key, and the wrong kind of store, before it reads or writes anything', async () => {
