@@ -1,7 +1,7 @@
 /**
  * Large snapshot bytes in `meta`, stored in chunks. Chromium's IndexedDB never
  * answers a put of one value of about 128 MB or more: no error, the transaction
- * just never completes (measured: 100 MB commits in 0.4 s, 130 MB hangs). An
+ * just never completes (measured: bench/results/REPORT.md, "Measurements cited by the code"). An
  * HNSW snapshot of 100k 384-d vectors is about 170 MB, so a record's `bytes`
  * above {@link SNAPSHOT_CHUNK_BYTES} go into rows `<key>:0`, `<key>:1`, … beside
  * the record, written and read in one transaction with it.
@@ -122,8 +122,8 @@ function allocate(byteLength: number, chunks: number, chunkLength: number): Uint
  * there is none. A chunked record whose chunks are missing or of the wrong size
  * comes back without `bytes` (the caller treats it as damaged).
  * `whileReading` (which must not throw) gets the record's other fields while
- * its chunks are read, so that work on them overlaps the read of the bytes: at
- * 100k memories the read takes about 0.75 s, in which the page is idle.
+ * its chunks are read, so that work on them overlaps the read of the bytes, in
+ * which the page is idle (its length at 100k: bench/results/REPORT.md, "Measurements cited by the code").
  * @example
  * const row = await getSnapshot(db, 'indexSnapshot', (fields) => prepare(fields));
  */
@@ -178,7 +178,7 @@ async function readSnapshot(
     // Allocated when the first chunk arrives: its length is the chunk size, which with `chunks` bounds byteLength.
     let bytes: Uint8Array | undefined;
     // Requests in one transaction are answered in the order they were made: each chunk is copied into place
-    // as it arrives, while the next ones are read (joining them after the last took ~80 ms at 100k memories).
+    // as it arrives, while the next ones are read (joining them after the last cost more: bench/results/REPORT.md).
     const filled = { offset: 0, arrived: 0, whole: true, chunkLength: 0 };
     const reading = Promise.all(
       chunkKeys(key, chunks).map((chunkKey, i) =>

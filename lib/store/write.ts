@@ -5,7 +5,7 @@
  * corpus statistics. Either all of it lands or none of it does.
  */
 import { Dexie, type IndexableType } from 'dexie';
-import { StoreError, ValidationError } from '../errors.js';
+import { StoreError } from '../errors.js';
 import {
   MEMORY_CORPUS,
   MESSAGE_CORPUS,
@@ -51,15 +51,6 @@ export interface WritePlan<R> {
    * @default false
    */
   withoutHistory?: boolean;
-  /**
-   * Vectors of memories this write adds, still being computed (an embedding in
-   * a worker): the transaction writes everything else first, then waits for
-   * this (see {@link waitInTransaction}) and writes the rows the function it
-   * resolves to returns. Each must belong to a live memory of `changes` that
-   * has no vector; a throw rolls the whole write back. (The promise itself
-   * should not reject: see memories.ts, Embedding.)
-   */
-  vectorsLater?: Promise<() => VectorRow[]>;
   /**
    * The change-log position the plan took for the last one, having read
    * nothing after it: the write rolls back with {@link LogMovedError} when
@@ -159,7 +150,6 @@ export async function writeTransaction<R>(
       );
       if (planned.logAfter !== undefined && !(await logFollows(db, logged, planned.logAfter)))
         throw new LogMovedError();
-      if (planned.vectorsLater !== undefined) logged = await writeLateVectors(db, logged, planned.vectorsLater);
       return planned.result;
     });
   } catch (e) {
@@ -177,47 +167,16 @@ async function logFollows(db: EngramDb, logged: LoggedWrite | undefined, after: 
   return (await readLastSeq(db)) === after;
 }
 
-/** Longest a write transaction waits for its late vectors before it rolls back. */
-const LATE_VECTORS_TIMEOUT_MS = 10 * 60_000;
+/** Longest {@link waitInTransaction} keeps a transaction waiting before it rolls back. */
+const WAIT_IN_TRANSACTION_MS = 10 * 60_000;
 
 /**
  * Inside a write transaction (a `plan`): waits for `work`, which is not a
  * store call, while keeping the transaction alive (Dexie.waitFor: it keeps one
  * cheap read pending meanwhile, so the store is held as long as `work` takes).
- * Meant for waits about as long as the transaction's own writes.
  */
 export function waitInTransaction<T>(work: Promise<T>): Promise<T> {
-  return Promise.resolve(Dexie.waitFor(work, LATE_VECTORS_TIMEOUT_MS));
-}
-
-/** Writes a plan's late vectors (see {@link WritePlan.vectorsLater}) and attaches each to its logged change. */
-async function writeLateVectors(
-  db: EngramDb,
-  logged: LoggedWrite | undefined,
-  later: Promise<() => VectorRow[]>,
-): Promise<LoggedWrite | undefined> {
-  const rows = (await waitInTransaction(later))();
-  if (rows.length === 0) return logged;
-  const awaiting = new Set(
-    (logged?.changes ?? []).flatMap((c) =>
-      c.table === 'memories' && c.after !== undefined && c.after.deletedAt === undefined && c.vector === undefined
-        ? [c.id]
-        : [],
-    ),
-  );
-  const byId = new Map<string, VectorRow>();
-  for (const row of rows) {
-    if (!awaiting.has(row.id) || byId.has(row.id))
-      throw new ValidationError('vectorsLater', `vector ${row.id} belongs to no memory of this write that awaits one`);
-    byId.set(row.id, row);
-  }
-  await db.vectors.bulkPut(rows);
-  return {
-    ...logged!,
-    changes: logged!.changes.map((c) =>
-      c.table === 'memories' && byId.has(c.id) ? { ...c, vector: byId.get(c.id)! } : c,
-    ),
-  };
+  return Promise.resolve(Dexie.waitFor(work, WAIT_IN_TRANSACTION_MS));
 }
 
 /** A memory tombstone carries no text, whoever planned it (a delete, a pulled deletion, an import). */

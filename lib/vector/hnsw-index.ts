@@ -780,9 +780,9 @@ export const WALK_VISIT_COST = 5;
 
 /**
  * Share of the index from which a walk filtered to a scope asks JS for each
- * candidate instead of a bitmap (see {@link HnswIndex.searchWalk}): measured with
- * WALK_VISIT_COST (at 100k, the bitmap walk took 0.6x the JS one at 2-8%, the
- * same at 15%, 20x it at 25%, where building the bitmap is the whole cost).
+ * candidate instead of a bitmap (see {@link HnswIndex.searchWalk}), measured with
+ * WALK_VISIT_COST: above it, building the bitmap is the whole cost (the
+ * measurements: bench/results/REPORT.md, "Measurements cited by the code").
  */
 export const BITMAP_WALK_SHARE = 0.15;
 

@@ -113,7 +113,7 @@ export function encodeSnapshot(parts: SnapshotParts): Uint8Array {
 /** Options of {@link decodeSnapshot}. */
 export interface DecodeOptions {
   /**
-   * Verify the checksum over the whole snapshot (about 0.1 s per 170 MB). A
+   * Verify the checksum over the whole snapshot (its cost: bench/results/REPORT.md, "Measurements cited by the code"). A
    * caller that skips it must call {@link snapshotChecksumHolds} later and
    * drop what it decoded when that fails; the structure is checked either way.
    * @default true

@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngineStore } from '../../lib/engine/engine-store.js';
 import { openStore } from '../../lib/engine/open-store.js';
 import { ValidationError } from '../../lib/errors.js';
-import type { MemoryRow, MessageRow, VectorRow } from '../../lib/store/rows.js';
+import type { MessageRow } from '../../lib/store/rows.js';
 import type { EngramDb } from '../../lib/store/schema.js';
 import { analyzeDocument as termFrequencies } from '../../lib/search/analyze.js';
-import { writeTransaction, type LoggedWrite, type RowChange } from '../../lib/store/write.js';
+import { writeTransaction } from '../../lib/store/write.js';
 
 let db: EngramDb;
 let core: EngineStore;
@@ -109,89 +109,5 @@ describe('writeTransaction', () => {
     expect(await db.terms.count()).toBe(0);
     expect((await db.meta.get('stats:m'))!.value).toEqual({ docs: 0, length: 0 });
     expect((await db.changes.toArray()).map((c) => c.op)).toEqual(['add', 'update', 'delete']);
-  });
-});
-
-function memory(id: string, text: string): MemoryRow {
-  return {
-    id,
-    text,
-    tier: 'long_term',
-    userId: 'u',
-    metadata: {},
-    hash: `h-${id}`,
-    createdAt: 1,
-    updatedAt: 1,
-    accessCount: 0,
-    version: 1,
-    origin: 'dev',
-  };
-}
-
-function vectorRow(id: string, x: number): VectorRow {
-  return { id, vector: new Float32Array([x, 1 - x]), embedderId: 'e' };
-}
-
-/** A vector promise settled by hand, as an embedder in a worker would. */
-function later(): { promise: Promise<() => VectorRow[]>; give: (rows: () => VectorRow[]) => void } {
-  let give!: (rows: () => VectorRow[]) => void;
-  const promise = new Promise<() => VectorRow[]>((resolve) => (give = resolve));
-  return { promise, give };
-}
-
-describe('writeTransaction with vectors computed during the write (vectorsLater)', () => {
-  const adds = (...ids: string[]): RowChange[] =>
-    ids.map((id) => ({ table: 'memories', op: 'add', id, after: memory(id, `text of ${id}`) }));
-
-  it('writes the rows first and the vectors when they come, in the same transaction, and logs each with its vector', async () => {
-    const seen: LoggedWrite[] = [];
-    core.watchWrites((w) => seen.push(w));
-    const vectors = later();
-    let planned = false;
-    const write = core.write(async () => {
-      planned = true;
-      return { changes: adds('a', 'b'), result: 'done', vectorsLater: vectors.promise };
-    });
-    // The vectors come after the rest of the write is under way (a worker's answer: a later task).
-    await new Promise((r) => setTimeout(r, 20));
-    expect(planned).toBe(true);
-    expect(seen).toEqual([]);
-    vectors.give(() => [vectorRow('b', 0.25), vectorRow('a', 0.5)]);
-    expect(await write).toBe('done');
-    expect((await db.memories.toArray()).map((m) => m.id)).toEqual(['a', 'b']);
-    expect((await db.vectors.toArray()).map((v) => [v.id, v.vector[0]])).toEqual([
-      ['a', 0.5],
-      ['b', 0.25],
-    ]);
-    expect(seen).toHaveLength(1);
-    expect(seen[0]!.changes.map((c) => (c.table === 'memories' ? [c.id, c.vector?.vector[0]] : undefined))).toEqual([
-      ['a', 0.5],
-      ['b', 0.25],
-    ]);
-  });
-
-  it('rolls everything back when the vectors cannot be computed', async () => {
-    const vectors = later();
-    const write = core.write(async () => ({ changes: adds('a'), result: null, vectorsLater: vectors.promise }));
-    await new Promise((r) => setTimeout(r, 10));
-    vectors.give(() => {
-      throw new ValidationError('text', 'the embedder failed');
-    });
-    await expect(write).rejects.toThrow('the embedder failed');
-    expect(await db.memories.count()).toBe(0);
-    expect(await db.vectors.count()).toBe(0);
-    expect(await db.history.count()).toBe(0);
-    expect(await db.changes.count()).toBe(0);
-    expect(await db.terms.count()).toBe(0);
-  });
-
-  it('refuses a late vector for a memory the write does not add, and keeps nothing', async () => {
-    for (const rows of [[vectorRow('stranger', 0.5)], [vectorRow('a', 0.5), vectorRow('a', 0.6)]]) {
-      await expect(
-        core.write(async () => ({ changes: adds('a'), result: null, vectorsLater: Promise.resolve(() => rows) })),
-      ).rejects.toThrow(ValidationError);
-      expect(await db.memories.count()).toBe(0);
-      expect(await db.vectors.count()).toBe(0);
-    }
   });
 });

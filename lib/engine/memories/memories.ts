@@ -6,7 +6,7 @@
 import { NotFoundError, throwIfAborted, ValidationError } from '../../errors.js';
 import { SCOPE_FIELDS, type CompiledFilter, type Scope } from '../../search/filters.js';
 import { isLive, type Json, type MemoryRow, type Metadata, type Tier, type VectorRow } from '../../store/rows.js';
-import { LogMovedError, waitInTransaction, type RowChange } from '../../store/write.js';
+import { LogMovedError, type RowChange } from '../../store/write.js';
 import { contentHash } from '../../util/hash.js';
 import { newId } from '../../util/id.js';
 import type { EngineStore } from '../engine-store.js';
@@ -155,12 +155,11 @@ async function changedSince(
  * statement said slightly differently (see near-duplicates.ts): the standing
  * memory is returned with `added: false`.
  *
- * A call embeds its texts as soon as it is called; its checks and its write run
- * in call order (`core.inOrder`), so a call's checks see every earlier call's
- * memories. With a quick embedder ({@link SemanticIndex.embedsQuickly}) the
- * write does not wait for the vectors: the rows, history, log and keyword terms
- * go to IndexedDB while the embedder works, and the vectors are written last in
- * the same transaction (bench/ingest). Either way all of it lands or none.
+ * A call embeds its texts as soon as it is called (meanwhile the calls before
+ * it finish); its checks and its write run in call order (`core.inOrder`), so a
+ * call's checks see every earlier call's memories. The write transaction starts
+ * once the vectors are there, and writes each memory with its vector: all of it
+ * lands or none. See docs/write-path.md.
  */
 export async function addMemories(
   core: EngineStore,
@@ -172,25 +171,12 @@ export async function addMemories(
   if (inputs.length === 0) return [];
   const embedding = embedInputs(semantic, inputs, signal);
   return core.inOrder(async () => {
-    const prepared = await prepareAdds(
-      core,
-      semantic,
-      inputs,
-      signal,
-      dedupe,
-      embedding,
-      semantic.embedsQuickly(inputs.length),
-    );
+    const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe, embedding);
     throwIfAborted(signal);
     const write = (withoutReads: boolean): Promise<{ item: MemoryItem; added: boolean }[]> =>
       core.write(async () => {
-        const { changes, out, vectorsLater, logAfter } = await prepared.plan(withoutReads);
-        return {
-          changes,
-          result: out,
-          ...(vectorsLater === undefined ? {} : { vectorsLater }),
-          ...(logAfter === undefined ? {} : { logAfter }),
-        };
+        const { changes, out, logAfter } = await prepared.plan(withoutReads);
+        return { changes, result: out, ...(logAfter === undefined ? {} : { logAfter }) };
       });
     // Another instance logged after the index's position while the check relied on this instance's memory: check again, reading the log.
     const result = await write(true).catch((e: unknown) => {
@@ -209,10 +195,10 @@ export interface Embedded {
 }
 
 /**
- * An embedding under way. Its promise never rejects: `result()` gives the
- * vectors or throws the embedder's error where it is called (a rejection
- * waited for inside a write transaction would pass through Dexie's promise
- * zone, which reports it as unhandled).
+ * An embedding under way, started before the add's turn in the queue. Its
+ * promise never rejects: `result()` gives the vectors or throws the embedder's
+ * error where it is called (a rejection before the turn comes would otherwise
+ * be reported as unhandled).
  */
 export type Embedding = Promise<{ result(): Embedded }>;
 
@@ -236,8 +222,7 @@ export function embedInputs(semantic: SemanticIndex, inputs: readonly MemoryInpu
 export interface PreparedAdds {
   /**
    * The row changes and outcomes, duplicates checked against the store as it
-   * is inside the transaction; `vectorsLater` when the new memories' vectors
-   * are still being computed (see WritePlan.vectorsLater). With `withoutReads`,
+   * is inside the transaction. With `withoutReads`,
    * when no input has a standing candidate (keyless inputs only, no damaged
    * row) and everything logged after the index's position is this instance's
    * own (EngineStore.ownMemoriesSince), the check reads nothing: it returns
@@ -247,7 +232,6 @@ export interface PreparedAdds {
   plan(withoutReads?: boolean): Promise<{
     changes: RowChange[];
     out: { item: MemoryItem; added: boolean }[];
-    vectorsLater?: Promise<() => VectorRow[]>;
     logAfter?: number;
   }>;
 }
@@ -287,23 +271,20 @@ interface Seen {
   logAfter: number | undefined;
 }
 
-/** The planned write of an add: row changes, outcomes, and the vectors still being computed (WritePlan.vectorsLater). */
+/** The planned write of an add: row changes, outcomes, and the log position a read-free check relied on. */
 type AddPlan = Awaited<ReturnType<PreparedAdds['plan']>>;
 
 /**
  * Everything of an add that must happen before its write transaction (which
  * may await only the store): the near-duplicate candidates from the index, and
- * unless `vectorsLate`, the embedding (started by `embedding`). A caller may
- * combine the planned changes with others in one transaction. With
- * `vectorsLate`, the plan waits for the vectors inside the transaction only
- * when a check needs them (a standing, logged or batch memory of the same
- * statement); otherwise they are written last (WritePlan.vectorsLater).
+ * the embedding (started by `embedding`). A caller may combine the planned
+ * changes with others in one transaction.
  *
- * Inside the transaction the plan runs in four steps: read what the check
+ * Inside the transaction the plan runs in three steps: read what the check
  * needs ({@link readForCheck}), find each input's exact duplicate
- * ({@link findStanding}), wait for the vectors if a check needs them
- * ({@link needsVectors}), then decide input by input, in order, against the
- * store and the batch's own earlier inputs ({@link writeNew}).
+ * ({@link findStanding}) and near duplicate ({@link nearDuplicate}), then
+ * decide input by input, in order, against the store and the batch's own
+ * earlier inputs ({@link writeNew}).
  */
 export async function prepareAdds(
   core: EngineStore,
@@ -312,7 +293,6 @@ export async function prepareAdds(
   signal?: AbortSignal,
   dedupe: DedupeMode = 'near',
   embedding: Embedding = embedInputs(semantic, memoryInputs, signal),
-  vectorsLate = false,
 ): Promise<PreparedAdds> {
   if (memoryInputs.length === 0) return { plan: () => Promise.resolve({ changes: [], out: [] }) };
   const exactCheck = dedupe !== 'off';
@@ -326,22 +306,19 @@ export async function prepareAdds(
     comparable: dedupe === 'near' ? statements[i] : undefined,
     candidates: near?.candidates.get(i) ?? [],
   }));
-  const early = vectorsLate ? undefined : (await embedding).result();
+  const embedded = (await embedding).result();
   const plan = async (withoutReads = false): Promise<AddPlan> => {
     const now = core.now();
     const seen = await readForCheck(core, near, inputs, withoutReads);
     const recent = recentCandidates(core, seen, inputs);
     const standing = exactCheck ? await findStanding(core, near, inputs, seen, recent, now) : [];
-    const embedded =
-      early ??
-      (needsVectors(inputs, standing, recent, now) ? (await waitInTransaction(embedding)).result() : undefined);
     const found =
-      dedupe === 'near' && near !== undefined && embedded !== undefined
+      dedupe === 'near' && near !== undefined
         ? inputs.map(
             (x, i) => standing[i] ?? nearDuplicate(core, near, seen.rowOf, x, embedded.vectorOf.get(x.input.text), now),
           )
         : standing;
-    return writeNew(core, inputs, found, recent, embedding, embedded, now, exactCheck, seen.logAfter);
+    return writeNew(core, inputs, found, recent, embedded, now, exactCheck, seen.logAfter);
   };
   return { plan };
 }
@@ -420,43 +397,17 @@ async function findStanding(
 }
 
 /**
- * Step 3: whether a check needs the vectors. A vector decides only between two sayings of one statement
- * (a candidate of the input's statement key, a memory logged since of equal comparable text, or an
- * earlier input of the batch with the same comparable text and another text): wait for it only then.
- */
-function needsVectors(
-  inputs: readonly Input[],
-  standing: readonly (MemoryRow | undefined)[],
-  recent: readonly Candidate[],
-  now: number,
-): boolean {
-  const firstText = new Map<string, string>();
-  return inputs.some(({ input, comparable, candidates }, i) => {
-    if (comparable === undefined) return false;
-    const first = firstText.get(comparable);
-    if (first === undefined) firstText.set(comparable, input.text);
-    if (standing[i] !== undefined) return false;
-    return (
-      candidates.length > 0 ||
-      (first !== undefined && first !== input.text) ||
-      recent.some((r) => r.vector !== undefined && mayBeSame(r, input, comparable, now))
-    );
-  });
-}
-
-/**
- * Step 4: the changes and outcomes, input by input in order. An input is a duplicate of what the steps
+ * Step 3: the changes and outcomes, input by input in order. An input is a duplicate of what the steps
  * before found (`found`: standing or near), else of an earlier input of the batch (the same text or key),
- * else (with 'near' and its vector) of a memory logged since or an earlier input that says the same;
- * otherwise it is a new memory. Without `embedded` its vector is written last (WritePlan.vectorsLater).
+ * else (with 'near') of a memory logged since or an earlier input that says the same; otherwise it is a
+ * new memory, written with its vector.
  */
 function writeNew(
   core: EngineStore,
   inputs: readonly Input[],
   found: readonly (MemoryRow | undefined)[],
   recent: readonly Candidate[],
-  embedding: Embedding,
-  embedded: Embedded | undefined,
+  embedded: Embedded,
   now: number,
   exactCheck: boolean,
   logAfter: number | undefined,
@@ -464,9 +415,8 @@ function writeNew(
   const changes: RowChange[] = [];
   const out: { item: MemoryItem; added: boolean }[] = [];
   const fresh: Candidate[] = [];
-  const late: { id: string; text: string; copy: boolean }[] = [];
   inputs.forEach(({ input, comparable }, i) => {
-    const vector = embedded?.vectorOf.get(input.text);
+    const vector = embedded.vectorOf.get(input.text);
     const dup =
       found[i] ??
       (exactCheck ? fresh.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
@@ -482,19 +432,16 @@ function writeNew(
     const row = newRow(core, input, now);
     const copy = fresh.some((f) => f.row.text === input.text);
     fresh.push({ row, vector, comparable });
-    const change: RowChange = { table: 'memories', op: 'add', id: row.id, after: row };
-    if (embedded === undefined) late.push({ id: row.id, text: input.text, copy });
-    else change.vector = newVectorRow(embedded, row.id, input.text, copy);
-    changes.push(change);
+    changes.push({
+      table: 'memories',
+      op: 'add',
+      id: row.id,
+      after: row,
+      vector: newVectorRow(embedded, row.id, input.text, copy),
+    });
     out.push({ item: toItem(row), added: true });
   });
-  const position = logAfter === undefined ? {} : { logAfter };
-  if (late.length === 0) return { changes, out, ...position };
-  const vectorsLater = embedding.then((settled) => (): VectorRow[] => {
-    const done = settled.result();
-    return late.map(({ id, text, copy }) => newVectorRow(done, id, text, copy));
-  });
-  return { changes, out, vectorsLater, ...position };
+  return { changes, out, ...(logAfter === undefined ? {} : { logAfter }) };
 }
 
 /** The row of a new memory of `input`. */

@@ -83,12 +83,11 @@ export interface NearCandidates {
  * write path stores a live memory with its vector), so while no damaged row
  * was found, a keyless input none of them (nor anything logged after `seq`)
  * shares a statement with is neither an exact nor a near duplicate. Runs
- * before the write transaction; {@link nearDuplicates} decides inside it.
+ * before the write transaction; {@link nearDuplicate} decides inside it.
  *
  * It does not wait for the index's queue (the previous add's update, a
- * promotion to HNSW, a snapshot: at batch 64 add() spent a tenth of its time
- * waiting there, bench/ingest, and at 100k a snapshot holds the queue for about
- * a second): the scope table and `seq` always agree, since the index
+ * promotion to HNSW, a snapshot: what waiting there cost is in
+ * bench/results/REPORT.md, "Measurements cited by the code"): the scope table and `seq` always agree, since the index
  * applies each write with its position in one step, and the write transaction
  * checks what was logged after `seq`, this instance's own writes from memory
  * (`core.ownMemory`). Only when the index lags this instance's writes by more

@@ -24,12 +24,6 @@ export interface EmbedderRecord {
 
 const EMBEDDER_KEY = 'embedder';
 const REEMBED_BATCH = 64;
-/**
- * Longest expected embedding (ms) for which add() starts its write before the
- * vectors are there: the transaction then holds the store about as long as its
- * own writes take (bench/ingest: 64 texts of the offline model, about 10 ms).
- */
-const QUICK_EMBED_MS = 40;
 
 /** The record's id and dimension when `value` is a well-formed embedder record. */
 function embedderRecordOf(value: unknown): EmbedderRecord | undefined {
@@ -68,8 +62,6 @@ export class SemanticIndex {
   readonly #source: EmbedderSource;
   readonly #reembed: LongWorkOptions | undefined;
   #ready: Promise<{ embedder: Embedder; state: VectorState }> | undefined;
-  /** Recent embedding time per text the model embedded (ms, moving average; cached texts left out), undefined before the first. */
-  #msPerText: number | undefined;
 
   constructor(core: EngineStore, source: EmbedderSource, reembed: LongWorkOptions | undefined) {
     this.#core = core;
@@ -145,8 +137,6 @@ export class SemanticIndex {
     const { embedder } = await untilAborted(this.ready(), signal);
     const profile = retrievalProfile(embedder.id);
     let vectors: unknown;
-    const started = performance.now();
-    const missesBefore = embedder instanceof CachedEmbedder ? embedder.stats.misses : 0;
     try {
       // An embedder that ignores the signal still cannot hold the call past an abort.
       vectors = await untilAborted(
@@ -163,21 +153,7 @@ export class SemanticIndex {
       });
     }
     validateEmbeddings(texts, vectors, embedder.dimensions);
-    // The model's own speed: cached texts tell nothing of it (calls in flight together share their counts).
-    const embedded = embedder instanceof CachedEmbedder ? embedder.stats.misses - missesBefore : texts.length;
-    if (embedded > 0) {
-      const ms = (performance.now() - started) / embedded;
-      this.#msPerText = this.#msPerText === undefined ? ms : 0.7 * this.#msPerText + 0.3 * ms;
-    }
     return { vectors, embedder };
-  }
-
-  /**
-   * Whether embedding `count` texts is expected to take about as long as
-   * writing them or less, by the recent embeddings (false before the first).
-   */
-  embedsQuickly(count: number): boolean {
-    return this.#msPerText !== undefined && this.#msPerText * count <= QUICK_EMBED_MS;
   }
 
   /** Snapshots the index if it was loaded, then frees it and the embedder. */

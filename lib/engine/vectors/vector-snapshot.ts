@@ -83,7 +83,7 @@ export async function readSnapshot(
 /**
  * The index and scope table a record holds, or undefined when they are of
  * another dimension. Throws on corrupt bytes. The checksum over the index
- * (about 0.15 s for a 100k index: bench/results/REPORT.md) is left to
+ * (its cost at 100k: bench/results/REPORT.md, "Measurements cited by the code") is left to
  * {@link verifySnapshot} after the first searches; the structure is checked
  * here, so hnswlib never reads a malformed file. Statement keys made by another
  * analyzer (or none, in older snapshots) are made again from the stored texts.

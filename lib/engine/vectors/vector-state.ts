@@ -53,11 +53,10 @@ export interface LongWorkOptions {
 const PAGE = 2000;
 /**
  * New vectors the exact buffer holds before merges stop waiting for a pause in
- * the writing. A search scans the buffer (4096 × 384-d: about a millisecond),
- * and an add() does not wait for HNSW inserts (about 0.25 ms each at 10k,
- * 0.45 ms at 100k, 384-d, in Chromium): up to this many, they run when the
- * writer pauses (bench/ingest); past it, in slices between the writes' steps;
- * past twice it (a writer faster than the merges), the excess at once.
+ * the writing. A search scans the buffer, and an add() does not wait for HNSW
+ * inserts (their costs: bench/results/REPORT.md, "Measurements cited by the code"): up to this many, they run when the
+ * writer pauses; past it, in slices between the writes' steps; past twice it
+ * (a writer faster than the merges), the excess at once.
  */
 const BUFFER_LIMIT = 4096;
 /** The writer has paused when no catch-up came for this long. */
@@ -331,8 +330,8 @@ export class VectorState {
    * the catch-up (see #applyOwn: another instance wrote in between, the store
    * was replaced, or a change needs its stored vector); otherwise it waits for
    * the write to be applied from what it logged, without a read. Each catch-up
-   * reads the store in three transactions, and the next add() waits for it:
-   * at batch 64 they were a tenth of add()'s time. Writes of other instances
+   * reads the store in three transactions, and the next add() would wait for
+   * it (its cost: bench/results/REPORT.md, "Measurements cited by the code"). Writes of other instances
    * still reach the index before every search (searches catch up first), and
    * add()'s duplicate check reads the log past the index's position itself.
    * @example
@@ -477,12 +476,10 @@ export class VectorState {
   /**
    * Snapshots when max(1000, 10%) memory changes are not in the last snapshot,
    * spaced so that snapshots take at most about a tenth of the time while
-   * writing goes on: at 100k a snapshot costs seconds, and one every 10% of the
-   * store made a third of a 100k fill (bench/cold-open). While this instance
+   * writing goes on (a large store's snapshot costs seconds). While this instance
    * writes (a write under way or applied within IDLE_MS), a snapshot of fewer
-   * than {@link BUSY_SNAPSHOT_MIN} changes waits for the pause: at 3000
-   * memories a snapshot took a tenth of add()'s time at batch 64
-   * (bench/ingest), and replaying that many changes on the next open is quick.
+   * than {@link BUSY_SNAPSHOT_MIN} changes waits for the pause, and replaying
+   * that many changes on the next open is quick (the costs: bench/results/REPORT.md, "Measurements cited by the code").
    * A snapshot held back runs once the spacing has passed (and the pause come).
    * The log stays the source of truth: a crash in between only means a longer
    * replay on the next open.
