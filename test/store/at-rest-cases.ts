@@ -253,6 +253,31 @@ export function atRestTests(where: string): void {
       await again.close();
     });
 
+    it('a core block moved to another owner key is refused and reported, by key and in a list', async () => {
+      const name = unique('blocks');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      await e.blocks('helper', { userId: 'ana' }).set('human', 'Ana, armadillo fan');
+      await e.blocks('helper', { userId: 'bo' }).set('human', 'Bo, heron fan');
+      await e.blocks('helper').set('persona', 'A helpful agent');
+      await e.close();
+      const db = new EngramDb(name);
+      await db.open();
+      const table = db.table('coreBlocks');
+      const keys = (await table.toCollection().primaryKeys()) as string[];
+      const rows = (await table.toArray()) as Record<string, unknown>[];
+      const ana = keys.findIndex((k) => k.includes('ana'));
+      const bo = keys.findIndex((k) => k.includes('bo'));
+      // Ana's sealed block under Bo's key and Bo's under Ana's, with their clear fields.
+      await table.bulkPut([rows[ana], rows[bo]], [keys[bo]!, keys[ana]!]);
+      db.close();
+      const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      expect(await again.blocks('helper', { userId: 'ana' }).get('human')).toBeUndefined();
+      expect(await again.blocks('helper', { userId: 'bo' }).list()).toEqual([]);
+      expect((await again.blocks('helper').get('persona'))?.value).toBe('A helpful agent');
+      expect((await again.stats()).damagedRows.map((r) => r.key).sort()).toEqual([keys[ana], keys[bo]].sort());
+      await again.close();
+    });
+
     it('a row in clear slipped into an encrypted store is refused and reported', async () => {
       const name = unique('clear-row');
       const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
