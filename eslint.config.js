@@ -30,7 +30,7 @@ const ADAPTER_PACKAGES = [
   { name: 'the AI SDK (ai)', regex: '^(ai|@ai-sdk\\/[^/]+)(\\/.*)?$', folder: 'lib/ai-sdk/**' },
   { name: '@langchain/core', regex: '^@langchain\\/', folder: 'lib/langchain/**' },
 ];
-/** Wire code quarantined behind one file each (CONVENTIONS.md 9). */
+/** Wire code quarantined behind one file each (CONTRIBUTING.md, house rule 2). */
 const QUARANTINE = [
   { name: 'the hnswlib module', regex: '(^|/)native/hnswlib(\\.js)?$', file: 'lib/vector/hnswlib-runtime.ts' },
   { name: '@qdrant/js-client-rest', regex: '^@qdrant\\/js-client-rest', file: 'lib/sync/qdrant-target.ts' },
