@@ -14,7 +14,6 @@ import {
   type AddOptions,
   type ChatMessage,
   type GetAllOptions,
-  type MemoryScope,
   type DeleteAllOptions,
   type MemoryChange,
   type SearchOptions,
@@ -31,9 +30,11 @@ import {
   type Analyzer,
   type AnalyzerLanguage,
 } from './search/analyze.js';
-import { isPlainObject, optionalId, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
+import { checkOptions, definedOnly, scopeSpec, type OptionsSpec } from './util/options.js';
+import { isPlainObject, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
 import { EngineStore, type DamagedRow } from './engine/engine-store.js';
-import { forgetScope, type ForgetResult, type ForgetScope } from './engine/forget.js';
+import { forgetScope, type ForgetResult } from './engine/forget.js';
+import { FORGET_SCOPE_FIELDS, type ForgetScope, type MemoryScope } from './store/scope.js';
 import { syncMetaKeysOf } from './sync/store-host.js';
 import { DEFAULT_HISTORY_LIMIT } from './store/write.js';
 import { storeError } from './store/store-error.js';
@@ -146,7 +147,8 @@ export interface EngramStats {
 
 const MAX_SYSTEMS = 64;
 
-const FORGET_FIELDS = ['userId', 'agentId', 'runId', 'projectId'] as const;
+/** The checks of {@link ForgetScope}. */
+const FORGET_SCOPE_SPEC = scopeSpec(FORGET_SCOPE_FIELDS) satisfies OptionsSpec<ForgetScope>;
 
 /** `maxContentBytes` when not given (1 MiB): what open() holds input to and import() holds a file's rows to. */
 const DEFAULT_MAX_CONTENT_BYTES = 1_048_576;
@@ -380,12 +382,9 @@ export class Engram {
    */
   async forget(scope: ForgetScope): Promise<ForgetResult> {
     this.#core.assertOpen();
-    requireOptions('scope', scope, FORGET_FIELDS, 'must be an object with userId, agentId, runId or projectId');
-    const parsed: ForgetScope = {};
-    for (const k of FORGET_FIELDS) {
-      const v = optionalId(`scope.${k}`, scope[k]);
-      if (v !== undefined) parsed[k] = v;
-    }
+    const parsed: ForgetScope = definedOnly(
+      checkOptions('scope', scope, FORGET_SCOPE_SPEC, 'must be an object with userId, agentId, runId or projectId'),
+    );
     if (Object.keys(parsed).length === 0)
       throw new ValidationError('scope', 'must name at least one of userId, agentId, runId, projectId');
     const result = await typed(

@@ -7,7 +7,8 @@ export type { DamagedRow } from './engine/engine-store.js';
 export type { Message } from './engine/conversation/messages.js';
 export type { MessageInput } from './memory/message-input.js';
 export type { AddOutcome, AddResult, MemoryItem, MemoryHistoryEntry } from './engine/memories/memories.js';
-export type { ForgetResult, ForgetScope } from './engine/forget.js';
+export type { ForgetResult } from './engine/forget.js';
+export type { ForgetScope, MemoryScope, Scope, ScopeField } from './store/scope.js';
 export type { SearchMode } from './engine/memories/memory-search.js';
 export { DEFAULT_RETRIEVAL_PROFILE, retrievalProfile, textToEmbed } from './search/retrieval-profile.js';
 export type { EmbeddingRole, QueryForm, RetrievalProfile } from './search/retrieval-profile.js';
@@ -29,7 +30,6 @@ export type {
   DeleteAllOptions,
   GetAllOptions,
   MemoryChange,
-  MemoryScope,
   SearchOptions,
   SearchResult,
 } from './memory/long-term.js';

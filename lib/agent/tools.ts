@@ -13,7 +13,8 @@ import {
   type OpenAiTool,
   type ToolDefinition,
 } from './tool-definitions.js';
-import { optionalId, requireId, requireOptions } from '../util/validate.js';
+import { checkOptions, id, optional, withDefault, type OptionsSpec } from '../util/options.js';
+import type { Scope, TOOLS_SCOPE_FIELDS } from '../store/scope.js';
 import type { Engram } from '../engram.js';
 
 export { TOOL_DEFINITIONS } from './tool-definitions.js';
@@ -67,7 +68,7 @@ function checkArgs(def: ToolDefinition, args: unknown): Record<string, unknown> 
 }
 
 /** Who the tools act for. Every tool reads and writes inside this scope. */
-export interface ToolsScope {
+export interface ToolsScope extends Pick<Scope, (typeof TOOLS_SCOPE_FIELDS)[number]> {
   /** Agent whose archival and core memory the tools use. @default 'agent' */
   agentId?: string;
   /**
@@ -77,6 +78,12 @@ export interface ToolsScope {
    */
   userId?: string;
 }
+
+/** The checks of {@link ToolsScope}. */
+const TOOLS_SCOPE_SPEC = {
+  agentId: withDefault(id, 'agent'),
+  userId: optional(id),
+} satisfies OptionsSpec<ToolsScope>;
 
 /**
  * Memory tools bound to one agent and user.
@@ -93,10 +100,10 @@ export class AgentTools {
   /** Binds the tools to an open engram and a scope (agentId defaults to 'agent'). */
   constructor(engram: Engram, scope: ToolsScope = {}) {
     if (engram.closed) throw new ClosedError();
-    requireOptions('scope', scope, ['agentId', 'userId']);
+    const checked = checkOptions('scope', scope, TOOLS_SCOPE_SPEC);
     this.#engram = engram;
-    this.agentId = scope.agentId === undefined ? 'agent' : requireId('scope.agentId', scope.agentId);
-    this.userId = optionalId('scope.userId', scope.userId);
+    this.agentId = checked.agentId;
+    this.userId = checked.userId;
   }
 
   /** The definitions, format-neutral. */

@@ -14,15 +14,8 @@ import { MEMORY_CORPUS, MESSAGE_CORPUS } from '../store/keyword-terms.js';
 import type { MemoryRow, TableName } from '../store/rows.js';
 import { type RowChange } from '../store/write.js';
 import { blockKey } from '../store/block-key.js';
+import type { ForgetScope } from '../store/scope.js';
 import type { EngineStore } from './engine-store.js';
-
-/** Whose data to forget: every given field must match (at least one is given). */
-export interface ForgetScope {
-  userId?: string;
-  agentId?: string;
-  runId?: string;
-  projectId?: string;
-}
 
 /** What forget() removed, per kind of record. */
 export interface ForgetResult {

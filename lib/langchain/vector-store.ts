@@ -9,7 +9,8 @@ import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 import { VectorStore } from '@langchain/core/vectorstores';
 import type { Engram } from '../engram.js';
 import type { SearchMode } from '../engine/memories/memory-search.js';
-import type { MemoryScope, SearchResult } from '../memory/long-term.js';
+import type { SearchResult } from '../memory/long-term.js';
+import type { MemoryScope } from '../store/scope.js';
 import type { MemoryFilters } from '../search/filters.js';
 import type { Metadata } from '../store/rows.js';
 import { ClosedError, ValidationError } from '../errors.js';
@@ -24,7 +25,8 @@ const FILTER_KEYS: readonly string[] = [
   'createdAt',
   'updatedAt',
 ] satisfies (keyof EngramVectorStoreFilter)[];
-const SCOPE_KEYS = ['userId', 'agentId', 'runId'] as const;
+/** The scope fields of a MemoryScope (an adapter imports no value from the store, only its types). */
+const SCOPE_KEYS = ['userId', 'agentId', 'runId'] as const satisfies readonly (keyof MemoryScope)[];
 
 /** Options of {@link EngramVectorStore}. */
 export interface EngramVectorStoreOptions extends MemoryScope {

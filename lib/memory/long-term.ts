@@ -25,7 +25,8 @@ import type { SemanticIndex } from '../engine/vectors/semantic-index.js';
 import { inferAndApply } from '../engine/memories/infer.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { retrievalProfile } from '../search/retrieval-profile.js';
-import { compileFilters, type MemoryFilters, type Scope } from '../search/filters.js';
+import { compileFilters, type MemoryFilters } from '../search/filters.js';
+import { MEMORY_SCOPE_FIELDS, type MemoryScope, type Scope } from '../store/scope.js';
 import { ROLES, type Metadata } from '../store/rows.js';
 import {
   abortSignal,
@@ -34,23 +35,17 @@ import {
   checkOptions,
   definedOnly,
   finiteNumber,
-  id,
   int,
   metadata,
   nonEmptyText,
   oneOf,
   optional,
+  scopeSpec,
   withDefault,
+  type Checked,
   type OptionsSpec,
 } from '../util/options.js';
 import { isPlainObject, requireId, requireOneOf, requireText } from '../util/validate.js';
-
-/** Who a memory belongs to. */
-export interface MemoryScope {
-  userId?: string;
-  agentId?: string;
-  runId?: string;
-}
 
 /** Options of {@link LongTermMemory.add}. */
 export interface AddOptions extends MemoryScope {
@@ -143,11 +138,7 @@ export interface ChatMessage {
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** The checks of a {@link MemoryScope}. */
-const MEMORY_SCOPE_SPEC = {
-  userId: optional(id),
-  agentId: optional(id),
-  runId: optional(id),
-} satisfies OptionsSpec<MemoryScope>;
+const MEMORY_SCOPE_SPEC = scopeSpec(MEMORY_SCOPE_FIELDS) satisfies OptionsSpec<MemoryScope>;
 
 /** The checks of {@link AddOptions}; metadata is held to the store's `maxContentBytes`. */
 function addOptionsSpec(maxContentBytes: number) {
@@ -199,8 +190,10 @@ export function parseScope(scope: unknown, field = 'scope'): Scope {
 }
 
 /** The scope fields of checked options that hold a value. */
-function scopeOf(checked: Partial<Record<keyof MemoryScope, string | undefined>>): Scope {
-  return definedOnly({ userId: checked.userId, agentId: checked.agentId, runId: checked.runId });
+function scopeOf(checked: Checked<typeof MEMORY_SCOPE_SPEC>): Scope {
+  const scope: Scope = {};
+  for (const k of MEMORY_SCOPE_FIELDS) if (checked[k] !== undefined) scope[k] = checked[k];
+  return scope;
 }
 
 /** Texts to store from a string or chat messages (system messages are skipped). */

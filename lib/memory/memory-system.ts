@@ -17,7 +17,8 @@ import {
   rememberKeyed,
   touch,
 } from '../engine/memories/keyed-memories.js';
-import { compileFilters, type Scope } from '../search/filters.js';
+import { compileFilters } from '../search/filters.js';
+import type { Scope } from '../store/scope.js';
 import { TIERS, type Json, type Metadata, type Tier, type TraceRow } from '../store/rows.js';
 import {
   requireId,

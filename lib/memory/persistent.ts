@@ -6,7 +6,8 @@
 import { ValidationError } from '../errors.js';
 import { MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL } from './persistent-limits.js';
 import { isPlainObject, requireInt, requireOptions } from '../util/validate.js';
-import type { ChatMessage, LongTermMemory, MemoryScope, SearchResult } from './long-term.js';
+import type { ChatMessage, LongTermMemory, SearchResult } from './long-term.js';
+import type { MemoryScope } from '../store/scope.js';
 
 /** Options of {@link PersistentMemory.retrieve}. */
 export interface RetrieveOptions {

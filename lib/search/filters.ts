@@ -5,6 +5,7 @@
  */
 import { ValidationError } from '../errors.js';
 import { TIERS, isLive, type Json, type MemoryRow, type Tier } from '../store/rows.js';
+import { SCOPE_FIELDS, type Scope, type ScopeField } from '../store/scope.js';
 import {
   isPlainObject,
   optionalId,
@@ -40,11 +41,6 @@ export interface MemoryFilters {
   createdAt?: DateRange;
   updatedAt?: DateRange;
 }
-
-/** Scope fields, in the order an index lookup prefers them. */
-export const SCOPE_FIELDS = ['userId', 'agentId', 'runId', 'projectId', 'sessionId'] as const;
-export type ScopeField = (typeof SCOPE_FIELDS)[number];
-export type Scope = Partial<Record<ScopeField, string>>;
 
 const FILTER_KEYS = [...SCOPE_FIELDS, 'tier', 'metadata', 'createdAt', 'updatedAt'] as const;
 

@@ -120,3 +120,8 @@ export function definedOnly<T extends object>(checked: T): { [K in keyof T]?: Ex
   for (const [k, v] of Object.entries(checked)) if (v !== undefined) out[k] = v;
   return out as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
+
+/** The checks of a scope type: each of `fields` an optional identifier. */
+export function scopeSpec<F extends string>(fields: readonly F[]): { readonly [K in F]: Check<string | undefined> } {
+  return Object.fromEntries(fields.map((f) => [f, optional(id)])) as { readonly [K in F]: Check<string | undefined> };
+}

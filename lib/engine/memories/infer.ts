@@ -8,7 +8,8 @@
 import { isEngramError, LlmError, throwIfAborted } from '../../errors.js';
 import { callModel, DEFAULT_MODEL_TIMEOUT_MS, type ChatModel } from '../../llm/chat-model.js';
 import { decideUpdates, extractFacts, type MemoryDecision } from '../../llm/extract.js';
-import { compileFilters, type Scope } from '../../search/filters.js';
+import { compileFilters } from '../../search/filters.js';
+import type { Scope } from '../../store/scope.js';
 import { isLive, type MemoryRow, type Metadata } from '../../store/rows.js';
 import type { RowChange } from '../../store/write.js';
 import { utf8Length } from '../../util/hash.js';

@@ -6,7 +6,8 @@
 import { isLive, type Json, type MemoryRow, type Metadata, type Tier, type TraceRow } from '../../store/rows.js';
 import type { RowChange } from '../../store/write.js';
 import { MAX_KEY, MIN_KEY } from '../../store/write.js';
-import { compileFilters, type Scope } from '../../search/filters.js';
+import { compileFilters } from '../../search/filters.js';
+import type { Scope } from '../../store/scope.js';
 import { newId } from '../../util/id.js';
 import type { EngineStore } from '../engine-store.js';
 import { addMemories, deleteMemories, matchingRows, memoryHash, updateMemory, type MemoryItem } from './memories.js';

@@ -4,7 +4,8 @@
  * added, vector included, or not at all. Deletion leaves a tombstone for sync.
  */
 import { NotFoundError, throwIfAborted, ValidationError } from '../../errors.js';
-import { SCOPE_FIELDS, type CompiledFilter, type Scope } from '../../search/filters.js';
+import { type CompiledFilter } from '../../search/filters.js';
+import { SCOPE_FIELDS, type Scope } from '../../store/scope.js';
 import { isLive, type Json, type MemoryRow, type Metadata, type Tier, type VectorRow } from '../../store/rows.js';
 import { LogMovedError, type RowChange } from '../../store/write.js';
 import { contentHash } from '../../util/hash.js';

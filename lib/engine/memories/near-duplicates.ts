@@ -10,7 +10,7 @@
  * facts apart; the similarity keeps the text check from matching texts the
  * embedder reads differently.
  */
-import { SCOPE_FIELDS } from '../../search/filters.js';
+import { SCOPE_FIELDS } from '../../store/scope.js';
 import { isLive, type MemoryRow } from '../../store/rows.js';
 import type { EngineStore } from '../engine-store.js';
 import type { SemanticIndex } from '../vectors/semantic-index.js';

@@ -6,7 +6,7 @@
  * differently: equal comparable text and close vectors (near-duplicates.ts).
  * Such a memory is not stored again under its other id.
  */
-import { SCOPE_FIELDS, type Scope } from '../../search/filters.js';
+import { SCOPE_FIELDS, type Scope } from '../../store/scope.js';
 import { isLive, type MemoryRow, type VectorRow } from '../../store/rows.js';
 import type { EngineStore } from '../engine-store.js';
 import { cosine, NEAR_DUPLICATE_SIMILARITY } from '../memories/near-duplicates.js';

@@ -13,7 +13,7 @@ import { rowLimitProblem, type RowLimits } from '../../store/row-limits.js';
 import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../../store/rows.js';
 import { textFreeHistory } from '../../store/forgetting.js';
 import { bumpGeneration } from '../../store/generation.js';
-import { SCOPE_FIELDS } from '../../search/filters.js';
+import { SCOPE_FIELDS } from '../../store/scope.js';
 import { deleteSnapshot } from '../../store/snapshot-chunks.js';
 import { BLOCKS_TABLE, SCHEMA_VERSION, type EngramDb } from '../../store/schema.js';
 import { type RowChange } from '../../store/write.js';

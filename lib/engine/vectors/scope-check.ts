@@ -11,7 +11,7 @@
  * A memory's scope never changes, so ids the store holds beyond the table (not
  * live, no vector, written since) do not matter.
  */
-import { SCOPE_FIELDS, type ScopeField } from '../../search/filters.js';
+import { SCOPE_FIELDS, type ScopeField } from '../../store/scope.js';
 import type { EngramDb } from '../../store/schema.js';
 import type { ScopeTable } from './scope-table.js';
 

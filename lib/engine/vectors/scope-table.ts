@@ -6,7 +6,8 @@
  * comparable text), so add()'s near-duplicate check finds the memories that may
  * say the same by lookup, not by a graph search and a read of every neighbour.
  */
-import { SCOPE_FIELDS, type CompiledFilter, type ScopeEntry, type ScopeField } from '../../search/filters.js';
+import { type CompiledFilter, type ScopeEntry } from '../../search/filters.js';
+import { SCOPE_FIELDS, type ScopeField } from '../../store/scope.js';
 import type { Analyzer } from '../../search/analyze.js';
 import { TIERS, type MemoryRow, type Tier } from '../../store/rows.js';
 import { contentHash } from '../../util/hash.js';
