@@ -11,7 +11,7 @@ export interface HubConfigInput {
   token: string;
   /** The MCP endpoint, e.g. `http://127.0.0.1:7457/mcp`. */
   url: string;
-  /** Absolute path of scripts/engram-mcp.mjs (a checkout); absent: the `engram-mcp` bin on PATH (`npm install -g` of engram). */
+  /** Absolute path of scripts/engram-mcp.mjs (a checkout); absent: the `engram-mcp` bin on PATH (`npm install -g` of a checkout or tarball). */
   bridgeScript?: string;
 }
 
@@ -52,7 +52,9 @@ export function hubConfigSnippets(input: HubConfigInput): HubConfigSnippet[] {
   const json = (value: unknown): string => JSON.stringify(value, null, 2);
   const stdio = json({ mcpServers: { [SERVER_NAME]: stdioEntry(input) } });
   const onPath =
-    input.bridgeScript === undefined ? ' (the engram-mcp command must be on PATH: npm install -g engram)' : '';
+    input.bridgeScript === undefined
+      ? ' (the engram-mcp command must be on PATH: npm install -g with the path of an engram checkout or its packed tarball; engram is not on the npm registry)'
+      : '';
   return [
     {
       id: 'claude-desktop',

@@ -252,6 +252,15 @@ describe('a Node script app (fake-indexeddb)', () => {
     expect(again.stdout).not.toContain('wrote');
   }, 200_000);
 
+  it('npx engram-mcp runs the MCP stdio bridge from the installed package (no dependency): usage, and what to set without a token', async () => {
+    expect((await lstat(join(app, 'node_modules/.bin/engram-mcp'))).isSymbolicLink()).toBe(true);
+    const help = await runOk('npx', ['--no', '--', 'engram-mcp', '--help'], app, 60_000);
+    expect(help.stdout).toContain('usage: engram-mcp');
+    const noToken = await run('npx', ['--no', '--', 'engram-mcp'], app, 60_000);
+    expect(noToken.code).toBe(1);
+    expect(noToken.stderr).toContain('set ENGRAM_MCP_TOKEN (or ENGRAM_MCP_TOKEN_FILE)');
+  }, 90_000);
+
   it('the script opens a store, adds, searches by meaning, exports and imports the file', async () => {
     const result = await timed('node-app run', runOk('node', ['build/main.js'], app, 60_000));
     const report = JSON.parse(result.stdout) as {

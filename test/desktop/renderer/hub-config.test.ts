@@ -44,7 +44,7 @@ describe('hubConfigSnippets()', () => {
       args: [],
       env: { ENGRAM_MCP_TOKEN: token, ENGRAM_MCP_URL: url },
     });
-    expect(onPath.where).toMatch(/on PATH: npm install -g engram/);
+    expect(onPath.where).toMatch(/on PATH: npm install -g with the path of an engram checkout or its packed tarball/);
     const all = hubConfigSnippets({ token, url, bridgeScript: '/home/ana/My Code/engram/scripts/engram-mcp.mjs' });
     expect(stdioEntry(snippet(all, 'cursor-stdio'))).toMatchObject({
       command: 'node',
