@@ -9,7 +9,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { NotFoundError, StoreError, ValidationError } from '../../lib/errors.js';
-import { requireId } from '../../lib/util/validate.js';
+import { checkOptions, definedOnly, id, optional, type OptionsSpec } from '../../lib/util/options.js';
 import {
   MAX_HUB_CALL_RECORDS,
   MAX_HUB_CLIENT_NAME_CHARS,
@@ -34,17 +34,14 @@ function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
+/** The checks of a {@link HubScope}: the library's own id checks, one spec tied to the bridge's type. */
+const HUB_SCOPE_SPEC = { agentId: id, userId: optional(id) } satisfies OptionsSpec<HubScope>;
+
 /** A scope from untrusted input (IPC): an agent id and an optional user id, nothing else. */
 export function requireHubScope(value: unknown): HubScope {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new ValidationError('scope', 'must be an object with agentId and optionally userId');
-  const record = value as Record<string, unknown>;
-  const extra = Object.keys(record).filter((k) => k !== 'agentId' && k !== 'userId');
-  if (extra.length > 0) throw new ValidationError('scope', `unknown field ${extra.join(', ')}`);
-  const agentId = requireId('scope.agentId', record['agentId']);
-  return record['userId'] === undefined
-    ? { agentId }
-    : { agentId, userId: requireId('scope.userId', record['userId']) };
+  return definedOnly(
+    checkOptions('scope', value, HUB_SCOPE_SPEC, 'must be an object with agentId and optionally userId'),
+  ) as HubScope;
 }
 
 /** A client's display name: 1 to MAX_HUB_CLIENT_NAME_CHARS characters. */

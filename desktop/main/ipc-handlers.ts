@@ -9,6 +9,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ClosedError, HubError, StoreError, ValidationError, isEngramError } from '../../lib/errors.js';
+import { checkOptions, type Check, type OptionsSpec } from '../../lib/util/options.js';
 import {
   CHANNELS,
   MAX_FILE_BYTES,
@@ -22,6 +23,7 @@ import {
   type HubStatus,
   type OpenedFile,
   type SaveFileAnswer,
+  type SaveFileRequest,
   type SecretName,
 } from '../preload/bridge-api.js';
 import type { ElectronSurface, FileFilter, WindowSurface } from './electron-surface.js';
@@ -67,10 +69,6 @@ function requireArity(args: readonly unknown[], n: number): void {
   if (args.length !== n) throw new ValidationError('arguments', `expected ${n}, got ${args.length}`);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-}
-
 /** A secret's name, from the allowed list only. */
 export function requireSecretName(value: unknown): SecretName {
   if (typeof value !== 'string' || !(SECRET_NAMES as readonly string[]).includes(value)) {
@@ -88,25 +86,30 @@ export function requireSecretValue(value: unknown): string {
 }
 
 /** A save request: a bare file name (no folders) and at most MAX_FILE_BYTES bytes. */
-export function requireSaveRequest(value: unknown): { suggestedName: string; bytes: Uint8Array } {
-  if (!isPlainObject(value)) throw new ValidationError('request', 'must be an object with suggestedName and bytes');
-  const unknownKeys = Object.keys(value).filter((k) => k !== 'suggestedName' && k !== 'bytes');
-  if (unknownKeys.length > 0) throw new ValidationError('request', `unknown field ${unknownKeys.join(', ')}`);
-  const { suggestedName, bytes } = value;
+export function requireSaveRequest(value: unknown): SaveFileRequest {
+  return checkOptions('request', value, SAVE_REQUEST_SPEC, 'must be an object with suggestedName and bytes');
+}
+
+/** A bare file name (no folders, no control characters) of 1 to MAX_FILE_NAME_CHARS characters. */
+const fileName: Check<string> = (field, suggestedName) => {
   if (typeof suggestedName !== 'string' || suggestedName.trim() === '' || suggestedName.length > MAX_FILE_NAME_CHARS) {
-    throw new ValidationError('request.suggestedName', `must be a file name of 1 to ${MAX_FILE_NAME_CHARS} characters`);
+    throw new ValidationError(field, `must be a file name of 1 to ${MAX_FILE_NAME_CHARS} characters`);
   }
   if (/[/\\\0-\x1f]/.test(suggestedName) || suggestedName === '.' || suggestedName === '..') {
-    throw new ValidationError(
-      'request.suggestedName',
-      'must be a bare file name, without folders or control characters',
-    );
+    throw new ValidationError(field, 'must be a bare file name, without folders or control characters');
   }
-  if (!(bytes instanceof Uint8Array)) throw new ValidationError('request.bytes', 'must be a Uint8Array');
-  if (bytes.byteLength > MAX_FILE_BYTES)
-    throw new ValidationError('request.bytes', `must be at most ${MAX_FILE_BYTES} bytes`);
-  return { suggestedName, bytes };
-}
+  return suggestedName;
+};
+
+/** At most MAX_FILE_BYTES bytes. */
+const fileBytes: Check<Uint8Array> = (field, bytes) => {
+  if (!(bytes instanceof Uint8Array)) throw new ValidationError(field, 'must be a Uint8Array');
+  if (bytes.byteLength > MAX_FILE_BYTES) throw new ValidationError(field, `must be at most ${MAX_FILE_BYTES} bytes`);
+  return bytes;
+};
+
+/** The checks of a {@link SaveFileRequest}, tied to the bridge's type. */
+const SAVE_REQUEST_SPEC = { suggestedName: fileName, bytes: fileBytes } satisfies OptionsSpec<SaveFileRequest>;
 
 /** The failure an error becomes on the bridge. */
 export function toFailure(e: unknown): BridgeResult<never> {
