@@ -188,36 +188,21 @@ interface Parsed {
   traces: TraceRow[];
 }
 
-/** Parses and validates every line against the target store's `limits`; throws ImportError naming the first bad line. */
-export async function parseExport(
-  file: Blob | string,
-  limits: RowLimits,
-  options: TransferOptions = {},
-): Promise<Parsed> {
-  const text = typeof file === 'string' ? file : await file.text();
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  const parsed: Parsed = {
-    header: undefined as unknown as Header,
-    messages: [],
-    memories: [],
-    history: [],
-    blocks: [],
-    traces: [],
-  };
-  const parse = (i: number): Record<string, unknown> => {
-    let value: unknown;
-    try {
-      value = JSON.parse(lines[i]!);
-    } catch (e) {
-      throw new ImportError(i + 1, 'is not valid JSON', { cause: e });
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-      throw new ImportError(i + 1, 'must be a JSON object');
-    return value as Record<string, unknown>;
-  };
-  if (lines.length === 0) throw new ImportError(1, 'the file is empty');
-  const head = parse(0);
+/** Line `i` of the file as a JSON object; throws ImportError naming it. */
+function jsonLine(lines: readonly string[], i: number): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(lines[i]!);
+  } catch (e) {
+    throw new ImportError(i + 1, 'is not valid JSON', { cause: e });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ImportError(i + 1, 'must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** The header line checked (format, version, schema version, embedder); throws ImportError naming line 1. */
+function checkHeader(head: Record<string, unknown>): Header {
   if (head['type'] !== 'header' || head['format'] !== EXPORT_FORMAT)
     throw new ImportError(1, `is not an ${EXPORT_FORMAT} header`);
   if (!READABLE_VERSIONS.includes(head['version']))
@@ -239,8 +224,81 @@ export async function parseExport(
   ) {
     throw new ImportError(1, 'header.embedder must be null or { id, dimensions }');
   }
-  parsed.header = head as unknown as Header;
-  const dims = (embedder as EmbedderRecord | null)?.dimensions;
+  return head as unknown as Header;
+}
+
+/** The identity a row of `kind` must not share with another of the file (a block: agent, label and user). */
+function recordKey(kind: RowKind, row: Record<string, unknown>): string {
+  // A block is one per agent, label and user (an agent's own and each user's of one label are distinct).
+  return kind === 'block'
+    ? blockKey(row['agentId'] as string, row['label'] as string, row['userId'] as string | undefined)
+    : kind === 'history'
+      ? String(row['seq'])
+      : String(row['id']);
+}
+
+/** A memory line with its vector, checked against the header's embedder; a live memory needs one. */
+function importedMemory(
+  record: Record<string, unknown>,
+  m: MemoryRow,
+  line: number,
+  embedder: EmbedderRecord | null,
+): Parsed['memories'][number] {
+  const v = record['vector'];
+  if (v === null || v === undefined) {
+    if (m.deletedAt === undefined) throw new ImportError(line, 'a live memory needs its vector');
+    return { row: m, line };
+  }
+  const vec = v as { embedderId?: unknown; data?: unknown };
+  const dims = embedder?.dimensions;
+  if (dims === undefined || typeof vec.data !== 'string' || vec.embedderId !== embedder!.id)
+    throw new ImportError(line, "the vector does not match the header's embedder");
+  const vector = decodeVector(vec.data, dims);
+  if (vector === undefined) throw new ImportError(line, `the vector is not ${dims} finite 32-bit floats`);
+  return { row: m, vector: { id: m.id, vector, embedderId: vec.embedderId }, line };
+}
+
+/** Adds a checked row to its list. */
+function addParsed(
+  parsed: Parsed,
+  kind: RowKind,
+  record: Record<string, unknown>,
+  line: number,
+  embedder: EmbedderRecord | null,
+): void {
+  const row = record['row'];
+  switch (kind) {
+    case 'message':
+      parsed.messages.push(row as MessageRow);
+      break;
+    case 'memory':
+      parsed.memories.push(importedMemory(record, row as MemoryRow, line, embedder));
+      break;
+    case 'history':
+      parsed.history.push(row as HistoryRow);
+      break;
+    case 'block':
+      parsed.blocks.push(row as BlockRow);
+      break;
+    case 'trace':
+      parsed.traces.push(row as TraceRow);
+      break;
+  }
+}
+
+/** Parses and validates every line against the target store's `limits`; throws ImportError naming the first bad line. */
+export async function parseExport(
+  file: Blob | string,
+  limits: RowLimits,
+  options: TransferOptions = {},
+): Promise<Parsed> {
+  const text = typeof file === 'string' ? file : await file.text();
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length === 0) throw new ImportError(1, 'the file is empty');
+  const header = checkHeader(jsonLine(lines, 0));
+  const parsed: Parsed = { header, messages: [], memories: [], history: [], blocks: [], traces: [] };
+  const embedder = header.embedder;
   let ended = false;
   const seen = {
     message: new Set<string>(),
@@ -256,7 +314,7 @@ export async function parseExport(
     }
     const line = i + 1;
     if (ended) throw new ImportError(line, 'comes after the end line');
-    const record = parse(i);
+    const record = jsonLine(lines, i);
     const type = record['type'];
     if (type === 'end') {
       if (record['records'] !== i - 1)
@@ -266,7 +324,7 @@ export async function parseExport(
         );
       ended = true;
       // Every line is well formed: now whether each is the line that was exported (edited or removed lines are named).
-      if (head['version'] === EXPORT_VERSION) await verifyDigest(lines.slice(0, i), record['digest'], line);
+      if (header.version === EXPORT_VERSION) await verifyDigest(lines.slice(0, i), record['digest'], line);
       continue;
     }
     if (typeof type !== 'string' || !(KINDS as readonly string[]).includes(type))
@@ -278,47 +336,12 @@ export async function parseExport(
     // The target store's limits, as add() holds them: no imported row is larger than one a caller could add.
     const over = rowLimitProblem(kind, row, limits);
     if (over !== undefined) throw new ImportError(line, `${kind}: ${over}`);
-    // A block is one per agent, label and user (an agent's own and each user's of one label are distinct).
-    const key =
-      kind === 'block'
-        ? blockKey(row['agentId'] as string, row['label'] as string, row['userId'] as string | undefined)
-        : kind === 'history'
-          ? String(row['seq'])
-          : String(row['id']);
+    const key = recordKey(kind, row);
     if (kind !== 'history' || row['seq'] !== undefined) {
       if (seen[kind].has(key)) throw new ImportError(line, `duplicate ${kind} ${key}`);
       seen[kind].add(key);
     }
-    switch (kind) {
-      case 'message':
-        parsed.messages.push(row as unknown as MessageRow);
-        break;
-      case 'memory': {
-        const v = record['vector'];
-        const m = row as unknown as MemoryRow;
-        if (v === null || v === undefined) {
-          if (m.deletedAt === undefined) throw new ImportError(line, 'a live memory needs its vector');
-          parsed.memories.push({ row: m, line });
-          break;
-        }
-        const vec = v as { embedderId?: unknown; data?: unknown };
-        if (dims === undefined || typeof vec.data !== 'string' || vec.embedderId !== (embedder as EmbedderRecord).id)
-          throw new ImportError(line, "the vector does not match the header's embedder");
-        const vector = decodeVector(vec.data, dims);
-        if (vector === undefined) throw new ImportError(line, `the vector is not ${dims} finite 32-bit floats`);
-        parsed.memories.push({ row: m, vector: { id: m.id, vector, embedderId: vec.embedderId }, line });
-        break;
-      }
-      case 'history':
-        parsed.history.push(row as unknown as HistoryRow);
-        break;
-      case 'block':
-        parsed.blocks.push(row as unknown as BlockRow);
-        break;
-      case 'trace':
-        parsed.traces.push(row as unknown as TraceRow);
-        break;
-    }
+    addParsed(parsed, kind, record, line, embedder);
   }
   if (!ended) throw new ImportError(lines.length + 1, 'the end line is missing: the file is truncated');
   return parsed;
