@@ -2,7 +2,7 @@
  * What the demo's panels share: the open engram, the active scope and model,
  * and two callbacks into the page (refresh everything, show an error).
  */
-import { isEngramError, type Engram } from '../lib/index.js';
+import type { Engram } from '../lib/index.js';
 import type { ModelSettings, Scope } from './settings.js';
 
 /** The page state every panel reads. */
@@ -16,9 +16,4 @@ export interface DemoContext {
   showError(error: unknown): void;
 }
 
-/** An error as one line: engram's code and message, or the message. */
-export function errorText(error: unknown): string {
-  if (isEngramError(error)) return `${error.code}: ${error.message}`;
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
+export { errorText } from '../ui/error-text.js';

@@ -5,7 +5,7 @@
  * every render, so a reload shows exactly what is stored.
  */
 import { Engram, TransformersEmbedder } from '../lib/index.js';
-import { ChatPanel } from './chat-panel.js';
+import { ChatCard, DEMO_MODEL_LABELS } from './chat-card.js';
 import { errorText, type DemoContext } from './context.js';
 import { byId } from '../ui/dom.js';
 import { MemoryPanel } from './memory-panel.js';
@@ -14,7 +14,6 @@ import { SearchPanel } from './search-panel.js';
 import { SettingsPanel } from './settings-panel.js';
 import { loadModelSettings, loadScope } from './settings.js';
 import { StatusLine } from './status-line.js';
-import { clearTurns } from './turn-log.js';
 
 /** The IndexedDB database of the demo. */
 const DB_NAME = 'engram-demo';
@@ -53,7 +52,7 @@ async function main(): Promise<void> {
       chat.showError(e);
     },
   };
-  const chat = new ChatPanel(ctx);
+  const chat = new ChatCard(ctx);
   const scope = new ScopePanel(ctx);
   const search = new SearchPanel(ctx);
   const memories = new MemoryPanel(ctx);
@@ -65,7 +64,7 @@ async function main(): Promise<void> {
     void engram
       .reset()
       .then(() => {
-        clearTurns();
+        DEMO_MODEL_LABELS.clear();
         return ctx.refresh();
       })
       .catch((e: unknown) => {

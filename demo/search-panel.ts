@@ -4,7 +4,7 @@
  * the conversation log (MemGPT recall memory).
  */
 import type { SearchMode } from '../lib/index.js';
-import { recallThreshold } from './chat-panel.js';
+import { recallThreshold } from '../ui/chat-panel.js';
 import type { DemoContext } from './context.js';
 import { byId, formatMs, formatTime, h, replace } from '../ui/dom.js';
 import { searchResultItem } from '../ui/search-result-item.js';

@@ -5,7 +5,7 @@
  * when the browser closes.
  */
 import type { LlmOption } from '../lib/index.js';
-import { scriptedAgent } from './scripted-agent.js';
+import { scriptedAgent } from '../ui/scripted-agent.js';
 
 /** Who answers. */
 export type ModelSettings = { kind: 'scripted' } | { kind: 'openai'; baseUrl: string; model: string; apiKey?: string };

@@ -32,6 +32,7 @@ export function menuTemplate(send: (command: MenuCommand) => void, platform: str
     {
       label: 'View',
       submenu: [
+        item('Chat', 'view-chat', 'CmdOrCtrl+0'),
         item('Memories', 'view-memories', 'CmdOrCtrl+1'),
         item('Conversations', 'view-conversations', 'CmdOrCtrl+2'),
         item('Core memory', 'view-blocks', 'CmdOrCtrl+3'),

@@ -15,6 +15,7 @@ import { HubCalls } from './hub-calls.js';
 import { HubClients } from './hub-clients.js';
 import { registerIpcHandlers, type HubContext } from './ipc-handlers.js';
 import { McpHttpServer } from './mcp-server.js';
+import { modelServerAccess } from './model-server-access.js';
 import { SecretStore } from './secret-store.js';
 import { SyncServerAccess } from './sync-server-access.js';
 import { windowOptions } from './window-options.js';
@@ -125,8 +126,9 @@ export function startDesktop<W extends WindowSurface>(
   });
 
   const syncServer = new SyncServerAccess();
+  const modelServer = modelServerAccess();
   const started = app.whenReady().then(async () => {
-    hardenSession(electron.session.defaultSession, () => syncServer.origin());
+    hardenSession(electron.session.defaultSession, () => [syncServer.origin(), modelServer.origin()]);
     serveApp(electron, paths.renderer);
     const secrets = new SecretStore(electron.safeStorage, join(app.getPath('userData'), 'secrets'), platform);
     const hub =
@@ -139,6 +141,7 @@ export function startDesktop<W extends WindowSurface>(
       secrets,
       platform,
       syncServer,
+      modelServer,
       ...(hub === undefined ? {} : { hub: hub.context }),
     });
     const send = (command: string): void => {

@@ -3,7 +3,7 @@
  * session: `window.open` denied, navigation and redirects away from the app
  * refused, webviews refused, every permission request and check refused, and
  * every request that is not for the app's own files cancelled (no remote content),
- * except requests to the one sync server the user configured.
+ * except requests to the one sync server and the one model server the user set.
  */
 import { APP_ORIGIN } from './app-protocol.js';
 import type { ContentsSurface, SessionSurface } from './electron-surface.js';
@@ -40,35 +40,23 @@ export function hardenContents(contents: ContentsSurface): void {
   });
 }
 
-/** The origin of a sync server URL: https anywhere, http only on loopback; undefined for anything else. */
-export function syncOrigin(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (parsed.username !== '' || parsed.password !== '') return undefined;
-  if (parsed.protocol === 'https:') return parsed.origin;
-  const loopback = parsed.hostname === '127.0.0.1' || parsed.hostname === 'localhost';
-  return parsed.protocol === 'http:' && loopback ? parsed.origin : undefined;
-}
-
 /**
  * Refuses every permission and every request that leaves the app, except to the
- * origin `allowedOrigin()` names (the sync server), read at each request.
+ * origins `allowedOrigins()` names (the sync server and the model server the user
+ * set and allowed), read at each request.
  */
 export function hardenSession(
   session: SessionSurface,
-  allowedOrigin: () => string | undefined = () => undefined,
+  allowedOrigins: () => readonly (string | undefined)[] = () => [],
 ): void {
   session.setPermissionRequestHandler((_contents, _permission, callback) => {
     callback(false);
   });
   session.setPermissionCheckHandler(() => false);
   session.webRequest.onBeforeRequest((details, callback) => {
-    const sync = allowedOrigin();
-    const toSync = sync !== undefined && (details.url === sync || details.url.startsWith(`${sync}/`));
-    callback(isLocalRequest(details.url) || toSync ? {} : { cancel: true });
+    const allowed = allowedOrigins().some(
+      (origin) => origin !== undefined && (details.url === origin || details.url.startsWith(`${origin}/`)),
+    );
+    callback(isLocalRequest(details.url) || allowed ? {} : { cancel: true });
   });
 }

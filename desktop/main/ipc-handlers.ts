@@ -1,7 +1,7 @@
 /**
  * The main process's IPC handlers: file dialogs for export and import, the
- * secret store, app info, and the sync server the network opens to (after the
- * user allowed it in a main-process dialog). Every call is checked first: it must come from the
+ * secret store, app info, and the sync and model servers the network opens to
+ * (each after the user allowed it in a main-process dialog). Every call is checked first: it must come from the
  * app's own page, and every argument is validated (type, size, allowed names).
  * Handlers answer with a BridgeResult instead of throwing, so the error's code
  * survives the trip to the renderer.
@@ -27,7 +27,9 @@ import {
   type SecretName,
 } from '../preload/bridge-api.js';
 import type { ElectronSurface, FileFilter, WindowSurface } from './electron-surface.js';
-import { isAppUrl, syncOrigin } from './hardening.js';
+import { isAppUrl } from './hardening.js';
+import { MAX_SERVER_URL_CHARS, serverOrigin } from '../preload/server-origin.js';
+import { askToAllowModelServer } from './model-server-access.js';
 import type { HubCalls } from './hub-calls.js';
 import { requireClientName, requireHubScope, type HubClients } from './hub-clients.js';
 import type { SecretStore } from './secret-store.js';
@@ -44,6 +46,8 @@ export interface IpcContext<W extends WindowSurface = WindowSurface> {
   platform: string;
   /** The one origin the network is open to, for sync (opened only with the user's permission). */
   syncServer: SyncServerAccess;
+  /** The one origin the network is open to for the chat's model (opened only with the user's permission). */
+  modelServer: SyncServerAccess;
   /** The MCP hub, when the app runs its server. */
   hub?: HubContext;
 }
@@ -111,6 +115,20 @@ const fileBytes: Check<Uint8Array> = (field, bytes) => {
 /** The checks of a {@link SaveFileRequest}, tied to the bridge's type. */
 const SAVE_REQUEST_SPEC = { suggestedName: fileName, bytes: fileBytes } satisfies OptionsSpec<SaveFileRequest>;
 
+/** A server URL's origin (https, or http on loopback, no credentials), or null to close; anything else is refused. */
+export function requireServerOrigin(value: unknown): string | null {
+  if (value === null) return null;
+  if (typeof value !== 'string' || value.length > MAX_SERVER_URL_CHARS)
+    throw new ValidationError('url', 'must be a URL string or null');
+  const origin = serverOrigin(value);
+  if (origin === undefined)
+    throw new ValidationError(
+      'url',
+      'must be an https URL, or http on this machine (127.0.0.1, localhost), without credentials',
+    );
+  return origin;
+}
+
 /** The failure an error becomes on the bridge. */
 export function toFailure(e: unknown): BridgeResult<never> {
   if (isEngramError(e)) return { ok: false, error: { name: e.name, code: e.code, message: e.message } };
@@ -173,21 +191,23 @@ export function ipcHandlers<W extends WindowSurface>(
     },
     [CHANNELS.syncServer]: async (...args) => {
       requireArity(args, 1);
-      const url = args[0];
-      if (url === null) {
+      const origin = requireServerOrigin(args[0]);
+      if (origin === null) {
         ctx.syncServer.close();
         return null;
       }
-      if (typeof url !== 'string' || url.length > 2048)
-        throw new ValidationError('url', 'must be a URL string or null');
-      const origin = syncOrigin(url);
-      if (origin === undefined)
-        throw new ValidationError(
-          'url',
-          'must be an https URL, or http on this machine (127.0.0.1, localhost), without credentials',
-        );
       // The user, not the renderer, opens the network: a main-process dialog names the origin.
       await ctx.syncServer.open(origin, () => askToAllowSyncServer(electron.dialog, requireWindow(ctx), origin));
+      return null;
+    },
+    [CHANNELS.modelServer]: async (...args) => {
+      requireArity(args, 1);
+      const origin = requireServerOrigin(args[0]);
+      if (origin === null) {
+        ctx.modelServer.close();
+        return null;
+      }
+      await ctx.modelServer.open(origin, () => askToAllowModelServer(electron.dialog, requireWindow(ctx), origin));
       return null;
     },
     [CHANNELS.hubReply]: (...args) => {

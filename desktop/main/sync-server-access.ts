@@ -1,5 +1,5 @@
 /**
- * The one sync server the request filter lets through. The renderer may only
+ * The one sync server (or, with another instance, the one model server) the request filter lets through. The renderer may only
  * ask for it: the filter opens to an origin after the user allowed that origin
  * in a dialog of the main process (which a compromised renderer can neither
  * draw nor answer). An origin allowed once stays allowed until the app quits,
@@ -46,12 +46,19 @@ export async function askToAllowSyncServer<W extends WindowSurface>(
  * await access.open('https://qdrant.example.net:6333', () => askToAllowSyncServer(dialog, window, origin))
  */
 export class SyncServerAccess {
+  /** What the server is, in the errors ("sync server", "model server"). */
+  readonly #what: string;
   #open: string | undefined;
   readonly #allowed = new Set<string>();
   /** Questions on screen, by origin: two quick calls for one origin show one dialog. */
   readonly #asking = new Map<string, Promise<boolean>>();
   /** Bumped by every open() and close(): an answer that arrives after a later call does not undo it. */
   #generation = 0;
+
+  /** @param what names the server in the errors. @default 'sync server' */
+  constructor(what = 'sync server') {
+    this.#what = what;
+  }
 
   /** The origin requests may go to, if any. */
   origin(): string | undefined {
@@ -73,15 +80,15 @@ export class SyncServerAccess {
         this.#asking.set(origin, asking);
       }
       if (!(await asking))
-        throw new AbortError(`the connection to ${origin} was not allowed: the sync server stays blocked`);
+        throw new AbortError(`the connection to ${origin} was not allowed: the ${this.#what} stays blocked`);
       this.#allowed.add(origin);
     }
     if (generation !== this.#generation)
-      throw new AbortError(`the sync server was changed again while ${origin} waited for permission`);
+      throw new AbortError(`the ${this.#what} was changed again while ${origin} waited for permission`);
     this.#open = origin;
   }
 
-  /** Closes the network to any sync server. */
+  /** Closes the network to this kind of server. */
   close(): void {
     this.#generation++;
     this.#open = undefined;

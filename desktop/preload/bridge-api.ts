@@ -18,6 +18,7 @@ export const CHANNELS = {
   secretDelete: 'engram:secret-delete',
   appInfo: 'engram:app-info',
   syncServer: 'engram:sync-server',
+  modelServer: 'engram:model-server',
   menuCommand: 'engram:menu-command',
   /** Main → renderer: an MCP client's call for the renderer's engram to answer. */
   hubCall: 'engram:hub-call',
@@ -29,14 +30,15 @@ export const CHANNELS = {
   hubStatus: 'engram:hub-status',
 } as const;
 
-/** Secrets the app keeps outside IndexedDB: the sync server's API key and the encryption passphrase. */
-export const SECRET_NAMES = ['sync-api-key', 'sync-passphrase'] as const;
+/** Secrets the app keeps outside IndexedDB: the sync server's API key, the encryption passphrase, the model server's key. */
+export const SECRET_NAMES = ['sync-api-key', 'sync-passphrase', 'model-api-key'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
 /** Commands the application menu sends to the renderer. */
 export const MENU_COMMANDS = [
   'import',
   'export',
+  'view-chat',
   'view-memories',
   'view-conversations',
   'view-blocks',
@@ -202,6 +204,12 @@ export interface DesktopBridge {
    * refused, the answer is an `AbortError` (code `ABORTED`) and nothing opens.
    */
   setSyncServer(url: string | null): Promise<BridgeResult<null>>;
+  /**
+   * Opens the network to the chat's model server (https, or http on loopback), or
+   * closes it with null: the same rule and the same dialog as `setSyncServer`, for
+   * an origin of its own.
+   */
+  setModelServer(url: string | null): Promise<BridgeResult<null>>;
   /**
    * Answers the calls local agents make through the app's MCP server with
    * `answer` (desktop only; the web shell has no server and never calls it).

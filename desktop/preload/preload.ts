@@ -26,6 +26,7 @@ const bridge: DesktopBridge = {
   deleteSecret: (name) => invoke(CHANNELS.secretDelete, name),
   appInfo: () => invoke(CHANNELS.appInfo),
   setSyncServer: (url) => invoke(CHANNELS.syncServer, url),
+  setModelServer: (url) => invoke(CHANNELS.modelServer, url),
   onHubCall: (answer) => {
     // The main process built the call (its scope comes from the client's token); the answer goes back by id.
     const forward = (_event: unknown, call: HubCall): void => {

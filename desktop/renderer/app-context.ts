@@ -8,6 +8,7 @@ import type { BridgeResult, DesktopBridge } from '../preload/bridge-api.js';
 
 /** The app's views, in menu order. */
 export const VIEWS = [
+  'chat',
   'memories',
   'conversations',
   'blocks',
@@ -47,12 +48,7 @@ export interface View {
   show(): Promise<void>;
 }
 
-/** An error as one line: engram's code and message, or the message. */
-export function errorText(error: unknown): string {
-  if (isEngramError(error)) return `${error.code}: ${error.message}`;
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
+export { errorText } from '../../ui/error-text.js';
 
 /** The value of a bridge answer, or the failure rebuilt as an EngramError with its code. */
 export async function unwrap<T>(answer: Promise<BridgeResult<T>>): Promise<T> {

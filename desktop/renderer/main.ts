@@ -8,6 +8,7 @@ import { byId, h, replace } from '../../ui/dom.js';
 import { BRIDGE_GLOBAL, type DesktopBridge, type MenuCommand } from '../preload/bridge-api.js';
 import { VIEWS, errorText, type AppContext, type View, type ViewName } from './app-context.js';
 import { BlocksView } from './blocks-view.js';
+import { ChatView } from './chat-view.js';
 import { ConversationsView } from './conversations-view.js';
 import { ForgetView } from './forget-view.js';
 import { MapView } from './map-view.js';
@@ -23,6 +24,7 @@ import { AgentsView } from './agents-view.js';
 const DB_NAME = 'engram-desktop';
 
 const LABELS: Readonly<Record<ViewName, string>> = {
+  chat: 'Chat',
   memories: 'Memories',
   conversations: 'Conversations',
   blocks: 'Core memory',
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
   await engram.ready();
 
   const views = new Map<ViewName, View>();
-  let current: ViewName = 'memories';
+  let current: ViewName = 'chat';
   const show = async (name: ViewName): Promise<void> => {
     current = name;
     for (const [n, v] of views) v.root.hidden = n !== name;
@@ -132,6 +134,7 @@ async function main(): Promise<void> {
   const memories = new MemoriesView(ctx);
   const agents = new AgentsView(ctx);
   for (const view of [
+    new ChatView(ctx),
     memories,
     new ConversationsView(ctx),
     new BlocksView(ctx),
@@ -176,10 +179,10 @@ async function main(): Promise<void> {
   });
   window.addEventListener('hashchange', () => {
     const name = location.hash.slice(1);
-    void show(isView(name) ? name : 'memories');
+    void show(isView(name) ? name : 'chat');
   });
   const first = location.hash.slice(1);
-  await show(isView(first) ? first : 'memories');
+  await show(isView(first) ? first : 'chat');
   loading.hidden = true;
   document.body.dataset['state'] = 'ready';
 }

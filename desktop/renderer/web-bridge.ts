@@ -102,6 +102,7 @@ export function createWebBridge(): DesktopBridge {
       ),
     // The page's CSP already limits connections to https and loopback; a browser tab has no request filter to open.
     setSyncServer: () => Promise.resolve(ok(null)),
+    setModelServer: () => Promise.resolve(ok(null)),
     // A browser tab cannot listen on a port: local agents reach engram through the desktop app only.
     onHubCall: () => () => undefined,
     hubClients: () => Promise.resolve(ok([])),

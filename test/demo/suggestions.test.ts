@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Assistant, DEFAULT_RETRIEVAL_PROFILE, retrievalProfile, type Engram } from '../../lib/index.js';
-import { RECALL_LIMIT, recallThreshold } from '../../demo/chat-panel.js';
-import { scriptedAgent } from '../../demo/scripted-agent.js';
+import { RECALL_LIMIT, recallThreshold } from '../../ui/chat-panel.js';
+import { scriptedAgent } from '../../ui/scripted-agent.js';
 import { SUGGESTIONS } from '../../demo/suggestions.js';
 import { openTemp } from '../helpers.js';
 

@@ -112,6 +112,13 @@ export async function startScriptedServer(
       res.writeHead(204, cors).end();
       return;
     }
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      // The model list, as Ollama, llama.cpp and LM Studio answer it (the desktop chat checks the server with it).
+      res
+        .writeHead(200, { ...cors, 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model' }] }));
+      return;
+    }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
       res.writeHead(404, cors).end('not found');
       return;

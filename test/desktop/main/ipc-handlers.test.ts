@@ -338,6 +338,53 @@ describe('IPC handlers', () => {
     expect(electron.dialogCalls).toHaveLength(4);
   });
 
+  it('modelServer opens the filter to the chat model server the user allowed, apart from the sync server, and closes it with null', async () => {
+    const session = electron.session.defaultSession;
+    const decide = (url: string): { cancel?: boolean } => {
+      let answer: { cancel?: boolean } = {};
+      session.beforeRequest?.({ url }, (r) => (answer = r));
+      return answer;
+    };
+    const ollama = 'http://127.0.0.1:11434/v1/chat/completions';
+    expect(decide(ollama)).toEqual({ cancel: true });
+    // Refused in the dialog: nothing opens, and the renderer hears why.
+    electron.messageAnswers.push(1);
+    expect(await failure(CHANNELS.modelServer, 'http://127.0.0.1:11434/v1')).toMatchObject({
+      code: 'ABORTED',
+      message: expect.stringContaining('the model server stays blocked') as string,
+    });
+    expect(electron.dialogCalls.at(-1)).toMatchObject({
+      kind: 'message',
+      options: { message: 'Let the chat use the model server at http://127.0.0.1:11434?' },
+    });
+    expect(decide(ollama)).toEqual({ cancel: true });
+    electron.messageAnswers.push(0);
+    expect(await call(CHANNELS.modelServer, 'http://127.0.0.1:11434/v1')).toEqual({ ok: true, value: null });
+    expect(decide(ollama)).toEqual({});
+    expect(decide('http://127.0.0.1:11434/api/tags')).toEqual({});
+    expect(decide('http://127.0.0.1:11435/v1/models')).toEqual({ cancel: true });
+    expect(decide('https://api.openai.com/v1/chat/completions')).toEqual({ cancel: true });
+    // The sync server is its own origin: opening it leaves the model server open, and the other way round.
+    electron.messageAnswers.push(0);
+    expect(await call(CHANNELS.syncServer, 'http://127.0.0.1:6333')).toEqual({ ok: true, value: null });
+    expect(decide(ollama)).toEqual({});
+    expect(decide('http://127.0.0.1:6333/collections')).toEqual({});
+    for (const bad of [
+      'http://192.168.1.20:11434/v1',
+      'https://user:pw@models.example.net/v1',
+      'ftp://127.0.0.1/v1',
+      'javascript:alert(1)',
+      `https://${'a'.repeat(3000)}.example/v1`,
+      42,
+      { url: 'http://127.0.0.1:11434' },
+    ]) {
+      expect((await failure(CHANNELS.modelServer, bad)).code).toBe('VALIDATION');
+    }
+    expect(await call(CHANNELS.modelServer, null)).toEqual({ ok: true, value: null });
+    expect(decide(ollama)).toEqual({ cancel: true });
+    expect(decide('http://127.0.0.1:6333/collections')).toEqual({});
+  });
+
   it('syncServer asks once for two quick calls for one origin, and without a window opens nothing', async () => {
     let answer!: (response: { response: number }) => void;
     const asked: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * The demo's default model: a small deterministic agent that needs no network.
+ * The offline model of the demo page and the desktop chat: a small deterministic agent that needs no network.
  * It reads the prompt engram built for the turn, exactly as an LLM would: the
  * last user message and the "Relevant memories:" system block that the
  * assistant inserts with what was recalled. Questions are answered from those
@@ -76,7 +76,7 @@ export function scriptedReply(messages: readonly ChatTurn[]): string {
   if (GREETING.test(last)) {
     return facts.length > 0
       ? `Hello again! I remember that ${secondPerson(facts[0]!)}.`
-      : 'Hello! Tell me something about yourself, then ask me about it later. Everything I remember stays in this browser.';
+      : 'Hello! Tell me something about yourself, then ask me about it later. Everything I remember stays on this device.';
   }
   if (isQuestion(last)) {
     if (facts.length === 0) return "I don't know that yet. Tell me, and I'll remember it.";

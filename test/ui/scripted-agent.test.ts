@@ -1,6 +1,6 @@
-// The demo's scripted agent: deterministic replies from the prompt engram builds.
+// The scripted agent (the demo's and the desktop chat's offline model): deterministic replies from the prompt engram builds.
 import { describe, expect, it } from 'vitest';
-import { isQuestion, recalledFrom, scriptedReply, secondPerson } from '../../demo/scripted-agent.js';
+import { isQuestion, recalledFrom, scriptedReply, secondPerson } from '../../ui/scripted-agent.js';
 
 const memories = (...lines: string[]) => ({
   role: 'system' as const,

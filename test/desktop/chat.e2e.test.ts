@@ -1,0 +1,309 @@
+// End to end: the desktop app's Chat view (desktop/renderer, the browser fallback of `npm start`)
+// in real Chromium, against OpenAI-compatible servers on loopback (test/llm/scripted-server.ts):
+// one that streams, one that stalls (the turn fails clearly, stores nothing, and is sent again),
+// and none (the scripted offline agent answers, and the page says so). Every request the page
+// makes is recorded: nothing goes anywhere but the app's own server and the model servers the
+// user set. Then the browser is closed and started again on the same profile: the store is
+// reopened and the chat recalls what it was told. Leaves screenshots in test/desktop/__screenshots__/.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type BrowserContext, type Page } from 'playwright';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
+import {
+  startScriptedServer,
+  type RecordedRequest,
+  type Scripted,
+  type ScriptedServer,
+} from '../llm/scripted-server.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SHOTS = resolve(import.meta.dirname, '__screenshots__');
+const MODEL_WAIT = 90_000;
+const STEP_WAIT = 30_000;
+
+let server: ViteDevServer | undefined;
+let streaming: ScriptedServer | undefined;
+let stalling: ScriptedServer | undefined;
+let closedUrl: string;
+let context: BrowserContext | undefined;
+let page: Page;
+let origin: string;
+let profile: string;
+/** Every URL the page asked for, in order, across both browser runs. */
+const requested: string[] = [];
+const pageErrors: string[] = [];
+let releaseFirst!: () => void;
+
+function requireChromium(): string {
+  const found = chromiumPath();
+  if (found === undefined) throw new TypeError(NO_CHROMIUM_HELP);
+  return found;
+}
+
+/** A reply made from the prompt, streamed in pieces: the first recalled memory, or that none was. */
+function fromPrompt(request: RecordedRequest): Scripted {
+  const memories = request.messages.find((m) => m.role === 'system' && m.content?.startsWith('Relevant memories:'));
+  const first = memories?.content?.split('\n')[1]?.replace(/^- /, '');
+  const reply = first === undefined ? 'Nothing comes to mind.' : `From memory: ${first}.`;
+  return { stream: reply.split(/(?<= )/) };
+}
+
+/** Starts Chromium on the test's profile (a restart keeps IndexedDB and localStorage), recording every request. */
+async function launch(): Promise<void> {
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: requireChromium(),
+    args: [...CHROMIUM_ARGS],
+    viewport: { width: 1360, height: 900 },
+  });
+  const allowed = [origin, ...[streaming!, stalling!].map((s) => new URL(s.baseUrl).origin), new URL(closedUrl).origin];
+  await context.route('**/*', async (route) => {
+    const url = route.request().url();
+    requested.push(url);
+    if (url.startsWith('data:') || url.startsWith('blob:') || allowed.some((o) => url.startsWith(`${o}/`)))
+      await route.continue();
+    else await route.abort();
+  });
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    // A refused connection (the server that is not there) is logged by Chromium itself; anything else is a fault.
+    if (m.type() === 'error' && !m.text().includes('net::ERR_CONNECTION_REFUSED')) pageErrors.push(m.text());
+  });
+  await page.goto(`${origin}/`);
+  await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+}
+
+async function shot(name: string): Promise<void> {
+  await mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+function turns(): Promise<number> {
+  return page.locator('[data-testid="turn"]').count();
+}
+
+/** Types a message and sends it. */
+async function type(text: string): Promise<void> {
+  await page.fill('[data-testid="chat-input"]', text);
+  await page.press('[data-testid="chat-input"]', 'Enter');
+}
+
+/** Waits until the thread shows `n` replies and the composer is free again. */
+async function turnsAre(n: number): Promise<void> {
+  await page.waitForFunction(
+    (count) =>
+      document.querySelectorAll('[data-testid="turn"]').length === count &&
+      document.querySelector('.chat-panel')?.getAttribute('data-busy') === 'false',
+    n,
+    { timeout: STEP_WAIT },
+  );
+}
+
+async function chat(text: string): Promise<void> {
+  const before = await turns();
+  await type(text);
+  await turnsAre(before + 1);
+}
+
+function lastReply(): Promise<string> {
+  return page.locator('[data-testid="turn"] .bubble').last().innerText();
+}
+
+function lastTurn(part: 'recalled' | 'stored' | 'timings'): Promise<string> {
+  return page.locator('[data-testid="turn"]').last().locator(`[data-testid="${part}"]`).innerText();
+}
+
+async function setServer(baseUrl: string, stallSeconds = 2): Promise<void> {
+  if (await page.locator('[data-testid="model-form"]').isHidden()) await page.click('[data-testid="model-settings"]');
+  await page.fill('[data-testid="model-url"]', baseUrl);
+  await page.fill('[data-testid="model-name"]', 'local-test-model');
+  await page.fill('[data-testid="model-stall"]', String(stallSeconds));
+  await page.click('[data-testid="model-save"]');
+  await page.waitForFunction(
+    (url) => document.querySelector('[data-testid="chat-subtitle"]')?.textContent.includes(url) === true,
+    baseUrl.replace(/\/+$/, ''),
+    { timeout: STEP_WAIT },
+  );
+  await page.click('[data-testid="model-settings"]');
+}
+
+beforeAll(async () => {
+  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
+  profile = await mkdtemp(join(tmpdir(), 'engram-chat-e2e-'));
+  const hold = new Promise<void>((r) => (releaseFirst = r));
+  streaming = await startScriptedServer([{ stream: ['You live ', 'in Porto', ', Ana.'], hold }], {
+    cors: true,
+    fallback: fromPrompt,
+  });
+  stalling = await startScriptedServer([{ stream: ['Let me think'], stallAfter: 1 }], {
+    cors: true,
+    fallback: fromPrompt,
+  });
+  const gone = await startScriptedServer([], { cors: true });
+  closedUrl = gone.baseUrl;
+  await gone.close();
+  server = await createServer({
+    configFile: resolve(ROOT, 'desktop/renderer/vite.config.ts'),
+    logLevel: 'error',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+  });
+  await server.listen();
+  const address = server.httpServer?.address();
+  if (typeof address !== 'object' || address === null) throw new TypeError('the renderer server has no address');
+  origin = `http://127.0.0.1:${address.port}`;
+  await launch();
+}, 240_000);
+
+afterAll(async () => {
+  releaseFirst();
+  await context?.close();
+  await streaming?.close();
+  await stalling?.close();
+  await server?.close();
+  await rm(profile, { recursive: true, force: true });
+});
+
+describe('desktop chat', () => {
+  it('opens on the Chat view; with no model server the scripted offline agent answers, and the page says so', async () => {
+    expect(await page.evaluate(() => document.body.dataset['current'])).toBe('chat');
+    expect(await page.locator('nav a').first().innerText()).toBe('Chat');
+    expect(await page.getAttribute('[data-testid="model-notice"]', 'data-state')).toBe('offline');
+    expect(await page.innerText('[data-testid="model-notice"]')).toContain('scripted offline agent');
+    await chat('My name is Ana and I live in Porto');
+    expect(await lastReply()).toBe(
+      'Got it: your name is Ana and you live in Porto. Anything else you would like me to remember?',
+    );
+    expect(await lastTurn('stored')).toContain('My name is Ana and I live in Porto');
+    expect(await page.locator('[data-testid="turn"] .meta').last().innerText()).toContain('scripted agent (offline)');
+  }, 120_000);
+
+  it('streams the reply of the model server the user set, token by token, and shows what the turn recalled, stored and took', async () => {
+    await setServer(`${streaming!.baseUrl}/`);
+    const before = await turns();
+    await type('Where do I live?');
+    // The server holds after its first piece: the bubble already shows it while the turn is not stored.
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="streaming"] .bubble')?.textContent === 'You live ',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    expect(await turns()).toBe(before);
+    releaseFirst();
+    await turnsAre(before + 1);
+    expect(await lastReply()).toBe('You live in Porto, Ana.');
+    const request = streaming!.requests[0]!;
+    expect(request.stream).toBe(true);
+    expect(request.model).toBe('local-test-model');
+    expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Where do I live?' });
+    expect(request.messages.find((m) => m.content?.startsWith('Relevant memories:'))?.content).toContain(
+      'My name is Ana and I live in Porto',
+    );
+    const recalled = await lastTurn('recalled');
+    expect(recalled).toContain('My name is Ana and I live in Porto');
+    expect(recalled).toMatch(/0\.\d\d/);
+    expect(await lastTurn('stored')).toContain('Nothing');
+    const timings = page.locator('[data-testid="turn"]').last().locator('[data-testid="timings"]');
+    for (const step of ['recall', 'model', 'store', 'total'])
+      expect(await timings.locator(`[data-step="${step}"] b`).innerText()).toMatch(/^\d+(\.\d)? (ms|s)$/);
+    expect(await page.locator('[data-testid="turn"] .meta').last().innerText()).toContain(
+      `local-test-model at ${streaming!.baseUrl}`,
+    );
+    expect(await page.getAttribute('[data-testid="model-notice"]', 'data-state')).toBe('server');
+    await shot('chat-turn');
+  }, 60_000);
+
+  it("a memory in a turn's report opens in the Memories view", async () => {
+    await page
+      .locator('[data-testid="turn"]')
+      .last()
+      .locator('[data-testid="recalled"] button', { hasText: 'My name is Ana and I live in Porto' })
+      .click();
+    await page.waitForFunction(
+      () =>
+        document.body.dataset['current'] === 'memories' &&
+        document.querySelector<HTMLTextAreaElement>('[data-testid="detail-text"]')?.value ===
+          'My name is Ana and I live in Porto',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    await page.click('[data-testid="nav-chat"]');
+    await page.waitForFunction(() => document.body.dataset['current'] === 'chat', undefined, { timeout: STEP_WAIT });
+  }, 60_000);
+
+  it('a server that stalls fails the turn with a clear error, stores nothing, and the turn is sent again', async () => {
+    await setServer(stalling!.baseUrl);
+    const before = await turns();
+    const users = await page.locator('.msg.user').count();
+    await type('I drink green tea every morning');
+    await page.waitForSelector('[data-testid="chat-error"]:not([hidden])', { timeout: STEP_WAIT });
+    await turnsAre(before);
+    expect(await page.innerText('[data-testid="chat-error"]')).toMatch(
+      /^LLM: http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions sent nothing for 2000 ms: the model server stalled/,
+    );
+    // Nothing of the turn is in the thread: not the user's message, not half a reply; the text is back to send again.
+    expect(await page.locator('.msg.user').count()).toBe(users);
+    expect(await page.locator('[data-testid="streaming"]').count()).toBe(0);
+    expect(await page.inputValue('[data-testid="chat-input"]')).toBe('I drink green tea every morning');
+    await shot('chat-stalled');
+
+    await page.click('[data-testid="retry"]');
+    await turnsAre(before + 1);
+    expect(await page.locator('[data-testid="chat-error"]').isHidden()).toBe(true);
+    expect(await lastTurn('stored')).toContain('I drink green tea every morning');
+    expect(await page.locator('.msg.user').count()).toBe(users + 1);
+    expect(stalling!.requests).toHaveLength(2);
+  }, 60_000);
+
+  it('a server that is not there: the scripted offline agent answers and the page says why', async () => {
+    await setServer(closedUrl);
+    await chat('What do I drink in the morning?');
+    expect(await page.getAttribute('[data-testid="model-notice"]', 'data-state')).toBe('unreachable');
+    expect(await page.innerText('[data-testid="model-notice"]')).toContain(`${closedUrl} is not reachable`);
+    expect(await lastReply()).toBe('I remember that you drink green tea every morning.');
+    expect(await page.locator('[data-testid="turn"] .meta').last().innerText()).toContain(
+      `scripted agent (offline): ${closedUrl} unreachable`,
+    );
+    await shot('chat-offline');
+  }, 60_000);
+
+  it('remembers across a restart: the browser closed and started again, the store reopened, recall works', async () => {
+    await context!.close();
+    context = undefined;
+    await launch();
+    expect(await page.evaluate(() => document.body.dataset['current'])).toBe('chat');
+    expect(await page.locator('.msg.user .bubble').allInnerTexts()).toEqual([
+      'My name is Ana and I live in Porto',
+      'Where do I live?',
+      'I drink green tea every morning',
+      'What do I drink in the morning?',
+    ]);
+    await chat('Where do I live?');
+    expect(await lastTurn('recalled')).toContain('My name is Ana and I live in Porto');
+    expect(await lastReply()).toBe('I remember that your name is Ana and you live in Porto.');
+  }, 150_000);
+
+  it('nothing left the device except to the model servers the user set', () => {
+    const origins = new Set(
+      requested.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:')).map((u) => new URL(u).origin),
+    );
+    expect([...origins].sort()).toEqual(
+      [origin, new URL(streaming!.baseUrl).origin, new URL(stalling!.baseUrl).origin, new URL(closedUrl).origin].sort(),
+    );
+    // To the model servers: only the reachability check and the chat completions.
+    const toModels = requested.filter(
+      (u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'),
+    );
+    for (const url of toModels) expect(new URL(url).pathname).toMatch(/^\/v1\/(models|chat\/completions)$/);
+    expect(pageErrors).toEqual([]);
+  });
+});
