@@ -135,6 +135,8 @@ if (process.argv.includes('--check')) {
 } else {
   build(OUTPUT, version);
   if (committed !== undefined && committed !== version)
-    console.log(`note: the module was made with emcc ${committed}; it is now made with ${version} (CI's emcc must match)`);
+    console.log(
+      `note: the module was made with emcc ${committed}; it is now made with ${version} (CI's emcc must match)`,
+    );
   console.log(`built ${OUTPUT} with emcc ${version}`);
 }
