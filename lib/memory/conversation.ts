@@ -25,7 +25,8 @@ import {
 import { validateMessage, type MessageInput } from './message-input.js';
 import { searchMessagesByText } from '../engine/conversation/message-search.js';
 import { ROLES, type MessageRow, type Role } from '../store/rows.js';
-import { optionalId, requireInt, requireOneOf, requireOptions } from '../util/validate.js';
+import { boolean, checkOptions, id, int, oneOf, optional, withDefault, type OptionsSpec } from '../util/options.js';
+import { requireInt, requireOptions } from '../util/validate.js';
 import { listBlocks } from '../engine/conversation/block-rows.js';
 import { validateState, type ConversationState } from './conversation-state.js';
 import { buildContextWindow, type ContextWindow } from './context-window.js';
@@ -51,6 +52,19 @@ export interface GetMessagesOptions {
   limit?: number;
 }
 
+/** The checks of {@link ConversationOptions}. */
+const CONVERSATION_OPTIONS_SPEC = {
+  allowDuplicates: withDefault(boolean, false),
+  agentId: optional(id),
+  userId: optional(id),
+} satisfies OptionsSpec<ConversationOptions>;
+
+/** The checks of {@link GetMessagesOptions}. */
+const GET_MESSAGES_OPTIONS_SPEC = {
+  role: optional(oneOf(ROLES)),
+  limit: optional(int(0)),
+} satisfies OptionsSpec<GetMessagesOptions>;
+
 /**
  * One thread of conversation.
  * @example
@@ -65,12 +79,7 @@ export class Conversation {
   readonly #allowDuplicates: boolean;
 
   constructor(core: EngineStore, threadId: string, options: ConversationOptions) {
-    requireOptions('options', options, ['agentId', 'userId', 'allowDuplicates']);
-    if (options.allowDuplicates !== undefined && typeof options.allowDuplicates !== 'boolean') {
-      throw new ValidationError('options.allowDuplicates', 'must be a boolean');
-    }
-    const agentId = optionalId('options.agentId', options.agentId);
-    const userId = optionalId('options.userId', options.userId);
+    const { allowDuplicates, agentId, userId } = checkOptions('options', options, CONVERSATION_OPTIONS_SPEC);
     this.#core = core;
     this.threadId = threadId;
     this.#thread = {
@@ -78,7 +87,7 @@ export class Conversation {
       ...(agentId === undefined ? {} : { agentId }),
       ...(userId === undefined ? {} : { userId }),
     };
-    this.#allowDuplicates = options.allowDuplicates ?? false;
+    this.#allowDuplicates = allowDuplicates;
   }
 
   /**
@@ -98,9 +107,7 @@ export class Conversation {
   /** The context window, in order, optionally by role and only the newest `limit`. */
   async getMessages(options: GetMessagesOptions = {}): Promise<Message[]> {
     this.#core.assertOpen();
-    requireOptions('options', options, ['role', 'limit']);
-    const role = options.role === undefined ? undefined : requireOneOf('options.role', options.role, ROLES);
-    const limit = options.limit === undefined ? undefined : requireInt('options.limit', options.limit, 0);
+    const { role, limit } = checkOptions('options', options, GET_MESSAGES_OPTIONS_SPEC);
     let rows = await contextRows(this.#core, this.threadId);
     if (role !== undefined) rows = rows.filter((r) => r.role === role);
     if (limit !== undefined) rows = limit === 0 ? [] : rows.slice(-limit);
