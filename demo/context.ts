@@ -7,7 +7,8 @@ import type { ModelSettings, Scope } from './settings.js';
 
 /** The page state every panel reads. */
 export interface DemoContext {
-  readonly engram: Engram;
+  /** The open store; a new instance after a re-embed. */
+  engram: Engram;
   scope: Scope;
   model: ModelSettings;
   /** Re-renders every panel from the store (after a turn, a delete, a scope switch). */

@@ -1,10 +1,12 @@
 /**
- * The demo page's entry: opens engram (the offline embedding model loads in a
- * Web Worker, with progress), then wires the chat, the scope switch, the
- * search and the memory list to it. Everything is read back from the store on
+ * The demo page's entry: opens engram (the embedding model of the store,
+ * ui/model-picking.ts: the best model served unless the store was made with
+ * another that is still here; it loads in a Web Worker, with progress), then
+ * wires the chat, the scope switch, the search, the memory list and the
+ * embedding model panel to it. Everything is read back from the store on
  * every render, so a reload shows exactly what is stored.
  */
-import { Engram, TransformersEmbedder } from '../lib/index.js';
+import { Engram, TransformersEmbedder, type KnownEmbeddingModel } from '../lib/index.js';
 import { ChatCard, DEMO_MODEL_LABELS } from './chat-card.js';
 import { errorText, type DemoContext } from './context.js';
 import { byId } from '../ui/dom.js';
@@ -14,25 +16,36 @@ import { SearchPanel } from './search-panel.js';
 import { SettingsPanel } from './settings-panel.js';
 import { loadModelSettings, loadScope } from './settings.js';
 import { StatusLine } from './status-line.js';
+import { EmbeddingPanel } from './embedding-panel.js';
+import { planModels } from '../ui/model-picking.js';
+import type { OpenWithModel } from '../ui/reembed-store.js';
 
 /** The IndexedDB database of the demo. */
 const DB_NAME = 'engram-demo';
+/** localStorage key of the embedding model picked in the settings. */
+const MODEL_CHOICE_KEY = 'engram-demo:embedding-model';
 
 async function main(): Promise<void> {
   const status = new StatusLine();
   const started = performance.now();
-  const engram = await Engram.open({
-    name: DB_NAME,
-    embedder: () =>
-      TransformersEmbedder.create({
-        onProgress: (p) => {
-          status.model(p);
-        },
-      }),
-    onProgress: (p) => {
-      status.index(p);
-    },
-  });
+  const plan = await planModels(DB_NAME, MODEL_CHOICE_KEY);
+  const openWith: OpenWithModel = (model: KnownEmbeddingModel, reembed) =>
+    Engram.open({
+      name: DB_NAME,
+      embedder: () =>
+        TransformersEmbedder.create({
+          model: model.id,
+          onProgress: (p) => {
+            status.model(p);
+          },
+        }),
+      onProgress: (p) => {
+        status.index(p);
+      },
+      // The store's own model is not served here: opening re-embeds with the picked one.
+      ...(reembed === undefined ? (model === plan.open && plan.reembedAtOpen ? { reembed: true } : {}) : { reembed }),
+    });
+  const engram = await openWith(plan.open);
   const info = await engram.ready();
   status.ready(info, performance.now() - started);
 
@@ -43,10 +56,10 @@ async function main(): Promise<void> {
     refresh: async () => {
       // A snapshot after each change (a no-op when nothing changed) lets the next load restore the
       // index instead of rebuilding it; cheap at demo sizes. close() and large batches do it anyway.
-      await engram.flush();
-      const [{ total }, { size }] = await Promise.all([engram.getAll({ limit: 1 }), engram.ready()]);
+      await ctx.engram.flush();
+      const [{ total }, { size }] = await Promise.all([ctx.engram.getAll({ limit: 1 }), ctx.engram.ready()]);
       status.counts(total, size);
-      await Promise.all([chat.render(), scope.render(), memories.render(), search.render()]);
+      await Promise.all([chat.render(), scope.render(), memories.render(), search.render(), embedding.render()]);
     },
     showError: (e) => {
       chat.showError(e);
@@ -57,11 +70,21 @@ async function main(): Promise<void> {
   const search = new SearchPanel(ctx);
   const memories = new MemoryPanel(ctx);
   new SettingsPanel(ctx);
+  const embedding = new EmbeddingPanel(ctx, {
+    choiceKey: MODEL_CHOICE_KEY,
+    served: plan.served,
+    picked: plan.picked,
+    open: openWith,
+    onReopened: async (reopened, ms) => {
+      status.ready(await reopened.ready(), ms);
+      await ctx.refresh();
+    },
+  });
 
   const reset = byId('reset', 'button');
   reset.addEventListener('click', () => {
     if (!window.confirm('Forget every conversation and memory stored by this demo in this browser?')) return;
-    void engram
+    void ctx.engram
       .reset()
       .then(() => {
         DEMO_MODEL_LABELS.clear();

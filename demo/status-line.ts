@@ -3,7 +3,12 @@
  * transformers.js events), index loading phases, then the embedder, where the
  * index came from and how many memories the browser holds.
  */
-import type { IndexOrigin, IndexProgress, TransformersEmbedderOptions } from '../lib/index.js';
+import {
+  knownEmbeddingModel,
+  type IndexOrigin,
+  type IndexProgress,
+  type TransformersEmbedderOptions,
+} from '../lib/index.js';
 import { byId, formatMs } from '../ui/dom.js';
 
 /** One model-loading event (lib/index.ts does not export the ModelLoadProgress name yet). */
@@ -98,7 +103,7 @@ export class StatusLine {
     if (info === undefined) return;
     this.#set(
       'ready',
-      `${info.embedderId} (${info.dimensions}-d) · ready in ${formatMs(this.#loadMs)} · index: ${indexSize} vector${indexSize === 1 ? '' : 's'}, ${ORIGIN_TEXT[info.index]} at load · ${memories} memor${memories === 1 ? 'y' : 'ies'} in this browser`,
+      `${knownEmbeddingModel(info.embedderId)?.label ?? 'embedder'}: ${info.embedderId} (${info.dimensions}-d) · ready in ${formatMs(this.#loadMs)} · index: ${indexSize} vector${indexSize === 1 ? '' : 's'}, ${ORIGIN_TEXT[info.index]} at load · ${memories} memor${memories === 1 ? 'y' : 'ies'} in this browser`,
     );
     this.#status.dataset['index'] = info.index;
     this.#status.dataset['embedder'] = info.embedderId;

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * Builds the Electron app into desktop/dist/app/, the folder electron-builder
- * packs (see electron-builder.yml): the renderer (Vite, with the offline model
- * and the WASM files), the main process (ES module) and the preload (CommonJS,
+ * packs (see electron-builder.yml): the renderer (Vite, with the embedding models
+ * found in models/: the offline model always, MiniLM when `npm run model` built it,
+ * see desktop/renderer/vite.config.ts; and the WASM files), the main process (ES module) and the preload (CommonJS,
  * as Electron's sandbox requires), and the app's own package.json, which has no
  * dependencies: everything the app runs is bundled. Builds the offline model
  * first when it is missing. Run: `node desktop/build-app.mjs`.

@@ -3,11 +3,13 @@
  * offline model folder `<repo>/models/` (built by scripts/ensure-model.mjs,
  * git-ignored) at `/models/` in the dev server, where TransformersEmbedder looks
  * for it in browsers, and, when `copyInto` is given, copies the named models
- * into the build output so a packaged app carries them. Node side (Vite config).
+ * into the build output so a packaged app carries them (of the ONNX weights, only
+ * the file of the dtype the model's config.json names: a folder built with
+ * `--fp32` also holds the 90 MB float weights the app never loads). Node side (Vite config).
  */
 import { createReadStream } from 'node:fs';
-import { cp, stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { cp, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import type { Plugin } from 'vite';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -15,6 +17,39 @@ const CONTENT_TYPES: Record<string, string> = {
   '.onnx': 'application/octet-stream',
   '.txt': 'text/plain; charset=utf-8',
 };
+
+/** transformers.js' file name suffix of each dtype (`onnx/model<suffix>.onnx`). */
+const DTYPE_SUFFIX: Readonly<Record<string, string>> = {
+  fp32: '',
+  fp16: '_fp16',
+  q8: '_quantized',
+  int8: '_int8',
+  uint8: '_uint8',
+  q4: '_q4',
+  q4f16: '_q4f16',
+  bnb4: '_bnb4',
+};
+
+/**
+ * Which files of the model folder `dir` a copy keeps: every file but ONNX weights of
+ * another dtype than the one its config.json names (`transformers.js_config.dtype`);
+ * all of them when it names none or one this table does not know.
+ */
+export async function usedModelFiles(dir: string): Promise<(file: string) => boolean> {
+  let dtype: unknown;
+  try {
+    const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
+    dtype = (config['transformers.js_config'] as Record<string, unknown> | undefined)?.['dtype'];
+  } catch {
+    return () => true;
+  }
+  const suffix = typeof dtype === 'string' ? DTYPE_SUFFIX[dtype] : undefined;
+  if (suffix === undefined) return () => true;
+  const used = `model${suffix}.onnx`;
+  // External weights sit beside the graph as `model<suffix>.onnx_data`.
+  return (file) =>
+    basename(dirname(file)) !== 'onnx' || !/\.onnx(_data(_\d+)?)?$/.test(file) || basename(file).startsWith(used);
+}
 
 /** Options of {@link serveModels}. */
 export interface ServeModelsOptions {
@@ -41,7 +76,8 @@ export function serveModels(options: ServeModelsOptions): Plugin {
     },
     async writeBundle() {
       for (const model of options.copyInto ?? []) {
-        await cp(join(modelsDir, model), join(outDir, 'models', model), { recursive: true });
+        const used = await usedModelFiles(join(modelsDir, model));
+        await cp(join(modelsDir, model), join(outDir, 'models', model), { recursive: true, filter: used });
       }
     },
     configureServer(server) {

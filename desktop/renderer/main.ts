@@ -1,9 +1,11 @@
 /**
  * The desktop renderer's entry: picks the bridge (the preload's, or the web
- * fallback in a plain browser), opens engram on IndexedDB with the offline
- * model in a Web Worker, and wires the views, the navigation and the menu.
+ * fallback in a plain browser), opens engram on IndexedDB with the embedding
+ * model of the store (ui/model-picking.ts: the best model served unless the store
+ * was made with another that is still here) in a Web Worker, and wires the views,
+ * the navigation and the menu.
  */
-import { Engram, TransformersEmbedder, type ModelLoadProgress } from '../../lib/index.js';
+import { Engram, TransformersEmbedder, type KnownEmbeddingModel, type ModelLoadProgress } from '../../lib/index.js';
 import { byId, h, replace } from '../../ui/dom.js';
 import { BRIDGE_GLOBAL, type DesktopBridge, type MenuCommand } from '../preload/bridge-api.js';
 import { VIEWS, errorText, type AppContext, type View, type ViewName } from './app-context.js';
@@ -19,9 +21,14 @@ import { TransferView, type OpenOptions } from './transfer-view.js';
 import { createWebBridge } from './web-bridge.js';
 import { answerHubCall } from './hub-answer.js';
 import { AgentsView } from './agents-view.js';
+import { ModelSection } from './model-section.js';
+import { planModels } from '../../ui/model-picking.js';
+import type { OpenWithModel } from '../../ui/reembed-store.js';
 
 /** The IndexedDB database of the desktop app. */
 const DB_NAME = 'engram-desktop';
+/** localStorage key of the embedding model picked in the status view. */
+const MODEL_CHOICE_KEY = 'engram-desktop:embedding-model';
 
 const LABELS: Readonly<Record<ViewName, string>> = {
   chat: 'Chat',
@@ -45,31 +52,47 @@ function isView(name: string): name is ViewName {
   return (VIEWS as readonly string[]).includes(name);
 }
 
-function modelProgress(loading: HTMLElement, p: ModelLoadProgress): void {
+function modelProgress(loading: HTMLElement, model: KnownEmbeddingModel, p: ModelLoadProgress): void {
   const file = p.file === undefined ? '' : ` ${p.file}`;
   loading.textContent =
     p.progress === undefined
-      ? `Loading the offline model… ${p.status}${file}`
-      : `Loading the offline model… ${p.status}${file} ${Math.round(p.progress)}%`;
+      ? `Loading the ${model.label}… ${p.status}${file}`
+      : `Loading the ${model.label}… ${p.status}${file} ${Math.round(p.progress)}%`;
 }
 
 async function main(): Promise<void> {
   const loading = byId('loading');
   const banner = byId('banner');
   const bridge = bridgeOf();
-  const openOptions: OpenOptions = {
-    embedder: () =>
+  const plan = await planModels(DB_NAME, MODEL_CHOICE_KEY);
+  const embedderOf = (model: KnownEmbeddingModel): (() => Promise<TransformersEmbedder>) => {
+    return () =>
       TransformersEmbedder.create({
+        model: model.id,
         onProgress: (p) => {
-          modelProgress(loading, p);
+          modelProgress(loading, model, p);
         },
-      }),
+      });
+  };
+  // One object: the import view reopens with it, and a re-embed points it at the new model.
+  const openOptions: OpenOptions = {
+    embedder: embedderOf(plan.open),
     onProgress: (p) => {
-      loading.textContent = `Loading the vector index… ${p.done} / ${p.total}`;
+      loading.textContent =
+        p.phase === 'reembed'
+          ? `Re-embedding memories with the ${plan.open.label} (the store's model is not here)… ${p.done} / ${p.total}`
+          : `Loading the vector index… ${p.done} / ${p.total}`;
     },
   };
-  const engram = await Engram.open({ ...openOptions, name: DB_NAME });
+  const engram = await Engram.open({ ...openOptions, name: DB_NAME, ...(plan.reembedAtOpen ? { reembed: true } : {}) });
   await engram.ready();
+  const openWith: OpenWithModel = (model, reembed) =>
+    Engram.open({
+      ...openOptions,
+      embedder: embedderOf(model),
+      name: DB_NAME,
+      ...(reembed === undefined ? {} : { reembed }),
+    });
 
   const views = new Map<ViewName, View>();
   let current: ViewName = 'chat';
@@ -143,7 +166,21 @@ async function main(): Promise<void> {
     new SyncView(ctx),
     agents,
     new ForgetView(ctx),
-    new StatusView(ctx),
+    new StatusView(
+      ctx,
+      new ModelSection(ctx, {
+        choiceKey: MODEL_CHOICE_KEY,
+        served: plan.served,
+        picked: plan.picked,
+        open: openWith,
+        onModel: (model) => {
+          openOptions.embedder = embedderOf(model);
+          // The re-embed's result says what happened; the status facts show the model now in use.
+          banner.hidden = true;
+          if (current === 'status') void show('status');
+        },
+      }),
+    ),
   ]) {
     views.set(view.name, view);
     view.root.hidden = true;
@@ -185,6 +222,8 @@ async function main(): Promise<void> {
   await show(isView(first) ? first : 'chat');
   loading.hidden = true;
   document.body.dataset['state'] = 'ready';
+  if (plan.open.id !== plan.picked.id)
+    ctx.notify(`The ${plan.picked.label} is here: Status offers to re-embed your memories with it.`);
 }
 
 main().catch((e: unknown) => {

@@ -1,10 +1,13 @@
 /**
  * The status view: what is stored (memories, messages), the vector index (size,
  * where it came from), the embedder, the storage the browser grants this app
- * (`navigator.storage.estimate()`), and the shell.
+ * (`navigator.storage.estimate()`), and the shell; below, the embedding model card
+ * (model-section.ts: the model in use, the one picked, re-embedding).
  */
 import { formatMs, h, replace } from '../../ui/dom.js';
+import { modelName } from '../../ui/model-picking.js';
 import { unwrap, type AppContext, type View } from './app-context.js';
+import type { ModelSection } from './model-section.js';
 
 /** Bytes for people: "812 B", "3.4 MB". */
 export function formatBytes(bytes: number): string {
@@ -25,9 +28,11 @@ export class StatusView implements View {
   readonly root: HTMLElement;
   readonly #ctx: AppContext;
   readonly #facts = h('dl', { class: 'facts wide', attrs: { 'data-testid': 'status-facts' } });
+  readonly #model: ModelSection;
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: AppContext, model: ModelSection) {
     this.#ctx = ctx;
+    this.#model = model;
     this.root = h(
       'section',
       { class: 'view status-view', attrs: { 'data-view': 'status', 'data-state': 'idle' } },
@@ -42,10 +47,13 @@ export class StatusView implements View {
         ),
       ),
       h('div', { class: 'card' }, this.#facts),
+      model.root,
     );
   }
 
   async show(): Promise<void> {
+    // A re-embed under way has closed the store; its progress is what there is to see.
+    if (this.#model.running) return;
     this.root.dataset['state'] = 'loading';
     const { engram, bridge } = this.#ctx;
     const started = performance.now();
@@ -56,6 +64,7 @@ export class StatusView implements View {
       navigator.storage.estimate(),
       navigator.storage.persisted(),
       unwrap(bridge.appInfo()),
+      this.#model.show(),
     ]);
     const facts: [string, string, string][] = [
       ['memories', 'Memories', String(memories.total)],
@@ -65,7 +74,11 @@ export class StatusView implements View {
         'Vector index',
         `${ready.size} vectors (${formatBytes(ready.size * ready.dimensions * 4)} of vector data) · ${ready.index === 'snapshot' ? 'restored from its snapshot' : ready.index === 'rebuild' ? 'rebuilt at open' : 'started empty'}`,
       ],
-      ['embedder', 'Embedder', `${ready.embedderId} (${ready.dimensions}-d) · runs in a Web Worker, offline`],
+      [
+        'embedder',
+        'Embedding model',
+        `${modelName(ready.embedderId)}, ${ready.dimensions}-d · runs in a Web Worker, offline`,
+      ],
       [
         'storage',
         'Storage used',

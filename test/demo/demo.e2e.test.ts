@@ -162,6 +162,11 @@ beforeAll(async () => {
       await route.abort();
     }
   });
+  // The offline model, picked as a user would in the settings: what this test's expectations are made with
+  // (embedding-model.e2e.test.ts covers MiniLM, which the page picks by itself when its folder is served).
+  await context.addInitScript(() => {
+    localStorage.setItem('engram-demo:embedding-model', 'engram-glove-100d');
+  });
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => {

@@ -1,9 +1,11 @@
 // Packaging: builds the app (desktop/build-app.mjs), packs it with
 // electron-builder --dir using a stand-in Electron distribution (a folder with
 // an executable named `electron`: Electron's binary cannot be downloaded here,
-// and nothing is fetched), then reads the asar: the renderer, the offline model
-// and the WASM files are in it; tests, sources and node_modules are not.
+// and nothing is fetched), then reads the asar: the renderer, the offline model,
+// MiniLM (which this repository builds) and the WASM files are in it; tests,
+// sources and node_modules are not.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { access, constants, mkdtemp, rm, writeFile, chmod, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +13,7 @@ import { promisify } from 'node:util';
 import { extractFile, listPackage } from '@electron/asar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY_META } from '../../desktop/main/content-security-policy.js';
+import { MINILM_EMBEDDING_MODEL } from '../../lib/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -80,6 +83,17 @@ describe('electron-builder --dir', () => {
     expect(files.filter((f) => f.endsWith('.wasm')).length).toBeGreaterThan(0);
     expect(files.some((f) => /ort-wasm-simd-threaded\.asyncify-[\w-]+\.wasm$/.test(f))).toBe(true);
     expect(files.some((f) => /ort-wasm-simd-threaded\.asyncify-[\w-]+\.mjs$/.test(f))).toBe(true);
+  });
+
+  it('packs MiniLM when it was built with it (npm run model): its int8 weights, not the float ones', () => {
+    // This repository builds MiniLM (`npm run model`, also in .ci/run): the app then ships it and picks it at run time.
+    expect(existsSync(resolve(ROOT, 'models', MINILM_EMBEDDING_MODEL, 'config.json'))).toBe(true);
+    for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']) {
+      expect(files).toContain(`/renderer/models/${MINILM_EMBEDDING_MODEL}/${file}`);
+    }
+    expect(files.filter((f) => f.startsWith(`/renderer/models/${MINILM_EMBEDDING_MODEL}/onnx/`))).toEqual([
+      `/renderer/models/${MINILM_EMBEDDING_MODEL}/onnx/model_quantized.onnx`,
+    ]);
   });
 
   it('leaves out tests, TypeScript sources, source maps and node_modules', () => {

@@ -63,6 +63,9 @@ async function newContext(): Promise<{ context: BrowserContext; page: Page }> {
     document.addEventListener('securitypolicyviolation', (e) => {
       console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
     });
+    // The offline model, picked as a user would in the status view: this test's store and fixture are made
+    // with it (reembed.e2e.test.ts covers MiniLM, which the app picks by itself when its folder is served).
+    localStorage.setItem('engram-desktop:embedding-model', 'engram-glove-100d');
   });
   const p = await ctx.newPage();
   p.on('pageerror', (e) => pageErrors.push(e.message));
@@ -242,7 +245,7 @@ describe('desktop renderer', () => {
     expect(await page.innerText('[data-testid="list-heading"]')).toBe('0 memories · newest first');
     await view('status');
     await page.waitForSelector('[data-view="status"][data-state="ready"]', { timeout: STEP_WAIT });
-    expect(await page.innerText('[data-fact="embedder"]')).toContain('engram-glove-100d (100-d)');
+    expect(await page.innerText('[data-fact="embedder"]')).toContain('(engram-glove-100d), 100-d');
     expect(await page.innerText('[data-fact="shell"]')).toContain('browser');
     await view('memories');
   }, 120_000);

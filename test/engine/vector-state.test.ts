@@ -245,6 +245,28 @@ describe('re-embedding a store', () => {
     await b.close();
   });
 
+  it("reembed's own onProgress hears the re-embed when open() has an onProgress too, and so does open()'s", async () => {
+    const name = unique('listeners');
+    const a = await Engram.open({ name, embedder: embedder(256) });
+    await fill(a, 0, 70);
+    await a.close();
+    const own: IndexProgress[] = [];
+    const opens: IndexProgress[] = [];
+    const b = await Engram.open({
+      name,
+      embedder: embedder(128),
+      reembed: { onProgress: (p) => own.push(p) },
+      onProgress: (p) => opens.push(p),
+    });
+    expect(own.map((p) => [p.phase, p.done, p.total])).toEqual([
+      ['reembed', 0, 70],
+      ['reembed', 64, 70],
+      ['reembed', 70, 70],
+    ]);
+    expect(opens.filter((p) => p.phase === 'reembed')).toEqual(own);
+    await b.close();
+  });
+
   it('Engram.storedEmbedder() reads the recorded embedder, and nothing for a store that never embedded', async () => {
     const name = unique('stored');
     expect(await Engram.storedEmbedder(name)).toBeUndefined();

@@ -111,7 +111,16 @@ export class SemanticIndex {
           `the store was embedded with "${recorded.id}" (${recorded.dimensions}-d); this engram uses "${embedder.id}" (${embedder.dimensions}-d). Open with { reembed: true } to re-embed every memory`,
         );
       }
-      await reembedAll(this.#core, embedder, { ...this.#reembed, ...options });
+      // Both listeners hear the re-embed (open()'s onProgress and reembed's own); the re-embed's signal first.
+      const reembed = this.#reembed;
+      const signal = reembed.signal ?? options.signal;
+      await reembedAll(this.#core, embedder, {
+        ...(signal === undefined ? {} : { signal }),
+        onProgress: (p) => {
+          reembed.onProgress?.(p);
+          if (options.onProgress !== reembed.onProgress) options.onProgress?.(p);
+        },
+      });
     }
     if (recorded === undefined || recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions) {
       await this.#core.db.meta.put({

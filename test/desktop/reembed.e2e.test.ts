@@ -1,0 +1,249 @@
+// End to end: the desktop renderer picks its embedding model and re-embeds a store,
+// in real Chromium (the renderer's own Vite config and CSP, the web bridge, the
+// network closed but for the local server). A store made with the offline GloVe
+// model opens with that model while MiniLM's folder is served too; the status view
+// shows the model in use and offers to re-embed; Cancel mid-way leaves the store as
+// it was, searchable with its GloVe vectors; a second run finishes, and the app then
+// searches with MiniLM and opens with it. Leaves screenshots of the model card and
+// the re-embed progress in test/desktop/__screenshots__/ (reembed-*.png).
+import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type Page } from 'playwright';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL } from '../../lib/index.js';
+import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SHOTS = resolve(import.meta.dirname, '__screenshots__');
+const MODEL_WAIT = 90_000;
+const STEP_WAIT = 30_000;
+const REEMBED_WAIT = 240_000;
+
+/** Six facts (issue 22) and filler sentences on other subjects, none about food. */
+const FACTS = [
+  'My favourite food is spicy ramen from the place downtown.',
+  'I am allergic to cats, so no pets with fur.',
+  'The quarterly report is due on the first Friday of next month.',
+  'My sister lives in Lisbon and works as an architect.',
+  'I go running every morning before work.',
+  'The car needs new tyres before winter.',
+];
+const WHO = ['Zoe', 'My brother', 'The neighbour', 'Our team', 'The teacher', 'Grandma'];
+const WHAT = ['wrote about', 'asked about', 'is learning', 'is planning', 'talked about'];
+const TOPICS = ['chess openings', 'jazz piano', 'birdwatching', 'astronomy', 'pottery', 'sailing', 'tax forms'];
+const FILLER = WHO.flatMap((who) =>
+  WHAT.flatMap((what) =>
+    TOPICS.flatMap((topic) => [1, 2, 3].map((week) => `${who} ${what} ${topic} in week ${week}.`)),
+  ),
+);
+const TOTAL = FACTS.length + FILLER.length;
+
+let server: ViteDevServer | undefined;
+let browser: Browser | undefined;
+let page: Page;
+let origin: string;
+const offsite: string[] = [];
+const pageErrors: string[] = [];
+
+async function shot(name: string): Promise<void> {
+  await mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+/** Loads the app afresh (a reload, not a hash change) on the status view. */
+async function statusView(): Promise<void> {
+  await page.goto('about:blank');
+  await page.goto(`${origin}/#status`);
+  await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+  await page.waitForSelector('[data-view="status"][data-state="ready"]', { timeout: STEP_WAIT });
+}
+
+async function panelState(): Promise<string | null> {
+  return page.getAttribute('[data-testid="reembed-panel"]', 'data-state');
+}
+
+async function vectorSearch(query: string): Promise<string[]> {
+  await page.click('[data-testid="nav-memories"]');
+  await page.click('[data-testid="mode-vector"]');
+  await page.fill('[data-testid="search-input"]', query);
+  await page.evaluate(() =>
+    document.querySelector('[data-testid="search-results"]')?.setAttribute('data-state', 'stale'),
+  );
+  await page.click('[data-testid="search-button"]');
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="search-results"]')?.getAttribute('data-state') === 'done',
+    undefined,
+    { timeout: STEP_WAIT },
+  );
+  return page.locator('[data-testid="search-results"] .result .text').allInnerTexts();
+}
+
+beforeAll(async () => {
+  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
+  server = await createServer({
+    configFile: resolve(ROOT, 'desktop/renderer/vite.config.ts'),
+    logLevel: 'error',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+  });
+  await server.listen();
+  const address = server.httpServer?.address();
+  if (typeof address !== 'object' || address === null) throw new TypeError('the renderer server has no address');
+  origin = `http://127.0.0.1:${address.port}`;
+  const executablePath = chromiumPath();
+  if (executablePath === undefined) throw new TypeError(NO_CHROMIUM_HELP);
+  browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS] });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  await context.route('**/*', async (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
+    else {
+      offsite.push(url);
+      await route.abort();
+    }
+  });
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(m.text());
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('desktop renderer: embedding model and re-embedding', () => {
+  it('serves the MiniLM folder this repository built (npm run model)', async () => {
+    const response = await fetch(`${origin}/models/${MINILM_EMBEDDING_MODEL}/config.json`);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { hidden_size?: number }).hidden_size).toBe(384);
+  });
+
+  it('opens a store made with the offline model with that model, and offers MiniLM', async () => {
+    // The store, written by the library in this origin with the offline model (as an older app did).
+    await page.goto(`${origin}/models/${DEFAULT_EMBEDDING_MODEL}/config.json`);
+    // A string, so the test runner does not rewrite its import(): the page loads the library from the dev server.
+    await page.evaluate(`(async () => {
+      const lib = await import('/@fs${ROOT}/lib/index.ts');
+      const engram = await lib.Engram.open({ name: 'engram-desktop' });
+      for (const text of ${JSON.stringify(FACTS)}) await engram.add(text, { userId: 'ana' });
+      const filler = ${JSON.stringify(FILLER)};
+      for (let i = 0; i < filler.length; i += 50)
+        await engram.add(filler.slice(i, i + 50).map((content) => ({ role: 'user', content })), { userId: 'ana' });
+      await engram.close();
+    })()`);
+    await statusView();
+    expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(DEFAULT_EMBEDDING_MODEL);
+    expect(await page.innerText('[data-fact="embedder"]')).toContain(`(${DEFAULT_EMBEDDING_MODEL}), 100-d`);
+    expect(await page.inputValue('[data-testid="model-select"]')).toBe(MINILM_EMBEDDING_MODEL);
+    expect(await panelState()).toBe('offer');
+    expect(await page.innerText('[data-testid="reembed-start"]')).toBe(`Re-embed ${TOTAL} memories`);
+    expect(await page.innerText('#banner')).toContain('re-embed');
+    await shot('reembed-offer');
+  }, 180_000);
+
+  it('re-embeds with a progress bar, and Cancel leaves the store as it was, searchable with its old vectors', async () => {
+    const before = await vectorSearch('What does she like to eat?');
+    expect(before.length).toBeGreaterThan(0);
+    await page.click('[data-testid="nav-status"]');
+    await page.waitForSelector('[data-testid="reembed-start"]', { timeout: STEP_WAIT });
+    await page.click('[data-testid="reembed-start"]');
+    await page.waitForFunction(
+      () => {
+        const panel = document.querySelector<HTMLElement>('[data-testid="reembed-panel"]');
+        return Number(panel?.dataset['done']) >= 64 || panel?.dataset['outcome'] !== undefined;
+      },
+      undefined,
+      { timeout: REEMBED_WAIT },
+    );
+    expect(await page.innerText('[data-testid="reembed-panel"]')).toContain('Cancel');
+    await page.waitForFunction(
+      () => /\/s/.test(document.querySelector('[data-testid="reembed-rate"]')?.textContent ?? ''),
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    await shot('reembed-progress');
+    const shown = await page.innerText('[data-testid="reembed-count"]');
+    expect(shown).toMatch(new RegExp(`^\\d+ / ${TOTAL}$`));
+    expect(Number(shown.split(' ')[0])).toBeLessThan(TOTAL);
+    await page.click('[data-testid="reembed-cancel"]');
+    await page.waitForFunction(
+      () => document.querySelector<HTMLElement>('[data-testid="reembed-panel"]')?.dataset['outcome'] === 'cancelled',
+      undefined,
+      { timeout: REEMBED_WAIT },
+    );
+    // The offer is back, under the result; the store is open again with its own model.
+    await page.waitForFunction(
+      () => document.querySelector<HTMLElement>('[data-testid="reembed-panel"]')?.dataset['state'] === 'offer',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    expect(await page.innerText('[data-testid="reembed-result"]')).toContain('Cancelled after');
+    expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(DEFAULT_EMBEDDING_MODEL);
+    await shot('reembed-cancelled');
+    expect(await vectorSearch('What does she like to eat?')).toEqual(before);
+  }, 300_000);
+
+  it('re-embeds to the end: the app then searches with MiniLM, and opens with it', async () => {
+    await page.click('[data-testid="nav-status"]');
+    await page.click('[data-testid="reembed-start"]');
+    await page.waitForFunction(
+      () => document.querySelector<HTMLElement>('[data-testid="reembed-panel"]')?.dataset['outcome'] === 'done',
+      undefined,
+      { timeout: REEMBED_WAIT },
+    );
+    await page.waitForFunction(
+      (id) => document.querySelector<HTMLElement>('[data-testid="model-in-use"]')?.dataset['model'] === id,
+      MINILM_EMBEDDING_MODEL,
+      { timeout: STEP_WAIT },
+    );
+    expect(await page.innerText('[data-testid="reembed-result"]')).toContain(`Re-embedded ${TOTAL} memories with`);
+    expect(await panelState()).toBe('done');
+    // The facts above follow, and the notice that offered MiniLM is gone.
+    await page.waitForFunction(
+      () => document.querySelector('[data-fact="embedder"]')?.textContent.includes('384-d') === true,
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    expect(await page.isHidden('#banner')).toBe(true);
+    await shot('reembed-done');
+    // A question that shares no word with its answer: the sentence model finds it.
+    expect((await vectorSearch('What does she like to eat?'))[0]).toBe(FACTS[0]);
+    await statusView();
+    expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(MINILM_EMBEDDING_MODEL);
+    expect(await page.innerText('[data-fact="embedder"]')).toContain(`(${MINILM_EMBEDDING_MODEL}), 384-d`);
+    expect(await page.innerText('[data-fact="index"]')).toContain(`${TOTAL} vectors`);
+    expect(await panelState()).toBe('hidden');
+    expect(await page.isHidden('#banner')).toBe(true);
+  }, 300_000);
+
+  it('picking the offline model in the select offers to re-embed back, and the choice survives a reload', async () => {
+    await page.selectOption('[data-testid="model-select"]', DEFAULT_EMBEDDING_MODEL);
+    await page.waitForFunction(
+      () => document.querySelector<HTMLElement>('[data-testid="reembed-panel"]')?.dataset['state'] === 'offer',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    expect(await page.innerText('[data-testid="reembed-note"]')).toContain('offline GloVe word vectors');
+    await statusView();
+    expect(await page.inputValue('[data-testid="model-select"]')).toBe(DEFAULT_EMBEDDING_MODEL);
+    expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(MINILM_EMBEDDING_MODEL);
+    expect(await panelState()).toBe('offer');
+    // A saved choice that names no known model is ignored: the best served model is picked.
+    await page.evaluate(() => {
+      localStorage.setItem('engram-desktop:embedding-model', '../../etc/passwd');
+    });
+    await statusView();
+    expect(await page.inputValue('[data-testid="model-select"]')).toBe(MINILM_EMBEDDING_MODEL);
+    expect(await panelState()).toBe('hidden');
+  }, 180_000);
+
+  it('reached nothing off the local server and logged no page error', () => {
+    expect(offsite).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});
