@@ -285,12 +285,20 @@ export class Engram {
    * The embedder the store `name`'s vectors were made with (its id and dimension), read
    * without loading a model or an index: an app picks the model to open the store with
    * (the same one, or another with `reembed`). undefined when the store never embedded
-   * anything (or its record is damaged, which open() then reports).
+   * anything (or its record is damaged, which open() then reports). A store encrypted at
+   * rest needs its `encryption` (else `KeyError`, as open()).
    * @example
    * const stored = await Engram.storedEmbedder('assistant'); // { id: 'engram-glove-100d', dimensions: 100 }
    */
-  static async storedEmbedder(name: string): Promise<EmbedderRecord | undefined> {
-    const { db } = await openStore(requireId('name', name));
+  static async storedEmbedder(
+    name: string,
+    options: Pick<EngramOptions, 'encryption'> = {},
+  ): Promise<EmbedderRecord | undefined> {
+    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
+    const { db } = await openStore(
+      requireId('name', name),
+      parseAtRestEncryption(options.encryption, 'options.encryption'),
+    );
     try {
       return await storedEmbedderRecord(db);
     } finally {

@@ -31,10 +31,29 @@ export async function modelServed(id: string, base = MODELS_BASE): Promise<boole
   return typeof body === 'object' && body !== null && !Array.isArray(body);
 }
 
-/** The known models whose folders are served, best first (a failed check counts as absent). */
+/**
+ * The model folders the server lists at `<base>index.json` (ui/serve-models.ts serves it, and a
+ * desktop build writes it), or undefined when there is no such listing or it is not one.
+ */
+async function listedModels(base: string): Promise<Set<string> | undefined> {
+  const response = await fetch(`${base}index.json`, { cache: 'no-store' }).catch(() => undefined);
+  if (response?.ok !== true) return undefined;
+  const body: unknown = await response.json().catch(() => undefined);
+  const models = typeof body === 'object' && body !== null ? (body as { models?: unknown }).models : undefined;
+  if (!Array.isArray(models) || !models.every((m) => typeof m === 'string')) return undefined;
+  return new Set(models);
+}
+
+/**
+ * The known models whose folders are served, best first: those the server's listing names and
+ * whose config.json is there; without a listing, each known model's config.json is asked for
+ * (a failed check counts as absent).
+ */
 export async function servedModels(base = MODELS_BASE): Promise<KnownEmbeddingModel[]> {
-  const served = await Promise.all(KNOWN_EMBEDDING_MODELS.map((m) => modelServed(m.id, base).catch(() => false)));
-  return KNOWN_EMBEDDING_MODELS.filter((_, i) => served[i] === true);
+  const listed = await listedModels(base);
+  const candidates = KNOWN_EMBEDDING_MODELS.filter((m) => listed === undefined || listed.has(m.id));
+  const served = await Promise.all(candidates.map((m) => modelServed(m.id, base).catch(() => false)));
+  return candidates.filter((_, i) => served[i] === true);
 }
 
 /** The model id saved under `key` in localStorage, when it names a known model. */

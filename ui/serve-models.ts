@@ -8,7 +8,7 @@
  * `--fp32` also holds the 90 MB float weights the app never loads). Node side (Vite config).
  */
 import { createReadStream } from 'node:fs';
-import { cp, readFile, stat } from 'node:fs/promises';
+import { cp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import type { Plugin } from 'vite';
 
@@ -51,6 +51,31 @@ export async function usedModelFiles(dir: string): Promise<(file: string) => boo
     basename(dirname(file)) !== 'onnx' || !/\.onnx(_data(_\d+)?)?$/.test(file) || basename(file).startsWith(used);
 }
 
+/** The listing of the model folders served, at `/models/${MODEL_LISTING}`: `{ "models": [folder, …] }`. */
+export const MODEL_LISTING = 'index.json';
+
+/**
+ * The model folders in `dir` (a folder holding a config.json, one or two levels down:
+ * `engram-glove-100d`, `Xenova/all-MiniLM-L6-v2`), sorted.
+ */
+export async function modelFolders(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  const isModel = (path: string): Promise<boolean> =>
+    stat(join(dir, path, 'config.json')).then(
+      (info) => info.isFile(),
+      () => false,
+    );
+  for (const top of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    if (!top.isDirectory()) continue;
+    if (await isModel(top.name)) found.push(top.name);
+    else
+      for (const sub of await readdir(join(dir, top.name), { withFileTypes: true })) {
+        if (sub.isDirectory() && (await isModel(`${top.name}/${sub.name}`))) found.push(`${top.name}/${sub.name}`);
+      }
+  }
+  return found.sort();
+}
+
 /** Options of {@link serveModels}. */
 export interface ServeModelsOptions {
   /** The folder holding the model folders, e.g. `<repo>/models`. */
@@ -62,7 +87,10 @@ export interface ServeModelsOptions {
 }
 
 /**
- * Serves `modelsDir/**` at `/models/**` (GET and HEAD), never anything outside it.
+ * Serves `modelsDir/**` at `/models/**` (GET and HEAD), never anything outside it, and
+ * the listing of its model folders at `/models/index.json` (so a page learns which
+ * models are here in one request, without asking for files that are not); a build
+ * writes the listing of the models it copied.
  * @example
  * plugins: [serveModels({ modelsDir: resolve(root, 'models') })]
  */
@@ -79,6 +107,11 @@ export function serveModels(options: ServeModelsOptions): Plugin {
         const used = await usedModelFiles(join(modelsDir, model));
         await cp(join(modelsDir, model), join(outDir, 'models', model), { recursive: true, filter: used });
       }
+      if (options.copyInto !== undefined)
+        await writeFile(
+          join(outDir, 'models', MODEL_LISTING),
+          `${JSON.stringify({ models: [...options.copyInto].sort() })}\n`,
+        );
     },
     configureServer(server) {
       server.middlewares.use('/models', (req, res, next) => {
@@ -92,6 +125,21 @@ export function serveModels(options: ServeModelsOptions): Plugin {
         } catch {
           res.statusCode = 400;
           res.end();
+          return;
+        }
+        if (path === `/${MODEL_LISTING}`) {
+          modelFolders(modelsDir).then(
+            (models) => {
+              for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
+              res.setHeader('content-type', 'application/json');
+              res.setHeader('cache-control', 'no-cache');
+              res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ models }));
+            },
+            () => {
+              res.statusCode = 500;
+              res.end();
+            },
+          );
           return;
         }
         const file = resolve(modelsDir, `.${path}`);

@@ -2,7 +2,7 @@
 // electron-builder --dir using a stand-in Electron distribution (a folder with
 // an executable named `electron`: Electron's binary cannot be downloaded here,
 // and nothing is fetched), then reads the asar: the renderer, the offline model,
-// MiniLM (which this repository builds) and the WASM files are in it; tests,
+// the sentence models this repository builds and the WASM files are in it; tests,
 // sources and node_modules are not.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { extractFile, listPackage } from '@electron/asar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY_META } from '../../desktop/main/content-security-policy.js';
-import { MINILM_EMBEDDING_MODEL } from '../../lib/index.js';
+import { DEFAULT_EMBEDDING_MODEL, KNOWN_EMBEDDING_MODELS } from '../../lib/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -85,15 +85,34 @@ describe('electron-builder --dir', () => {
     expect(files.some((f) => /ort-wasm-simd-threaded\.asyncify-[\w-]+\.mjs$/.test(f))).toBe(true);
   });
 
-  it('packs MiniLM when it was built with it (npm run model): its int8 weights, not the float ones', () => {
-    // This repository builds MiniLM (`npm run model`, also in .ci/run): the app then ships it and picks it at run time.
-    expect(existsSync(resolve(ROOT, 'models', MINILM_EMBEDDING_MODEL, 'config.json'))).toBe(true);
-    for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']) {
-      expect(files).toContain(`/renderer/models/${MINILM_EMBEDDING_MODEL}/${file}`);
+  it('packs every sentence model it was built with (npm run model): its int8 weights, not the float ones', () => {
+    // This repository builds MiniLM and e5-small (`npm run model`, also in .ci/run, with the float weights too):
+    // the app ships what models/ holds and picks the best at run time.
+    const built = KNOWN_EMBEDDING_MODELS.filter(
+      (m) => m.id !== DEFAULT_EMBEDDING_MODEL && existsSync(resolve(ROOT, 'models', m.id, 'config.json')),
+    );
+    expect(built.length).toBeGreaterThan(0);
+    for (const { id } of built) {
+      for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) {
+        expect(files).toContain(`/renderer/models/${id}/${file}`);
+      }
+      expect(files.filter((f) => f.startsWith(`/renderer/models/${id}/onnx/`))).toEqual([
+        `/renderer/models/${id}/onnx/model_quantized.onnx`,
+      ]);
     }
-    expect(files.filter((f) => f.startsWith(`/renderer/models/${MINILM_EMBEDDING_MODEL}/onnx/`))).toEqual([
-      `/renderer/models/${MINILM_EMBEDDING_MODEL}/onnx/model_quantized.onnx`,
-    ]);
+    // Nothing else under models/: only the known models built, and the offline one.
+    const folders = [...built.map((m) => m.id), DEFAULT_EMBEDDING_MODEL].map((id) => `/renderer/models/${id}/`);
+    const listing = JSON.parse(
+      extractFile(join(unpacked, 'resources/app.asar'), 'renderer/models/index.json').toString('utf8'),
+    ) as unknown;
+    expect(listing).toEqual({ models: [...built.map((m) => m.id), DEFAULT_EMBEDDING_MODEL].sort() });
+    const stray = files.filter(
+      (f) =>
+        f.startsWith('/renderer/models/') &&
+        f !== '/renderer/models/index.json' &&
+        !folders.some((d) => f.startsWith(d) || d.startsWith(`${f}/`)),
+    );
+    expect(stray).toEqual([]);
   });
 
   it('leaves out tests, TypeScript sources, source maps and node_modules', () => {

@@ -1,19 +1,21 @@
 // End to end: the desktop renderer picks its embedding model and re-embeds a store,
 // in real Chromium (the renderer's own Vite config and CSP, the web bridge, the
 // network closed but for the local server). A store made with the offline GloVe
-// model opens with that model while MiniLM's folder is served too; the status view
+// model opens with that model while a sentence model's folder is served too (the best
+// known one this repository built: e5-small-v2 or all-MiniLM-L6-v2); the status view
 // shows the model in use and offers to re-embed; Cancel mid-way leaves the store as
 // it was, searchable with its GloVe vectors; a second run finishes, and the app then
-// searches with MiniLM and opens with it. Leaves screenshots of the model card and
+// searches with the sentence model and opens with it. Leaves screenshots of the model card and
 // the re-embed progress in test/desktop/__screenshots__/ (reembed-*.png).
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL } from '../../lib/index.js';
+import { DEFAULT_EMBEDDING_MODEL, KNOWN_EMBEDDING_MODELS, type KnownEmbeddingModel } from '../../lib/index.js';
 import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -21,6 +23,12 @@ const SHOTS = resolve(import.meta.dirname, '__screenshots__');
 const MODEL_WAIT = 90_000;
 const STEP_WAIT = 30_000;
 const REEMBED_WAIT = 240_000;
+/** What the app picks by itself: the best known model whose folder this repository built (`npm run model`). */
+const FOUND = KNOWN_EMBEDDING_MODELS.find(
+  (m) => m.id !== DEFAULT_EMBEDDING_MODEL && existsSync(resolve(ROOT, 'models', m.id, 'config.json')),
+);
+if (FOUND === undefined) throw new TypeError('no sentence model in models/: build one with `npm run model`');
+const BEST: KnownEmbeddingModel = FOUND;
 
 /** Six facts (issue 22) and filler sentences on other subjects, none about food. */
 const FACTS = [
@@ -117,13 +125,13 @@ afterAll(async () => {
 });
 
 describe('desktop renderer: embedding model and re-embedding', () => {
-  it('serves the MiniLM folder this repository built (npm run model)', async () => {
-    const response = await fetch(`${origin}/models/${MINILM_EMBEDDING_MODEL}/config.json`);
+  it('serves the sentence model folder this repository built (npm run model)', async () => {
+    const response = await fetch(`${origin}/models/${BEST.id}/config.json`);
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { hidden_size?: number }).hidden_size).toBe(384);
+    expect(((await response.json()) as { hidden_size?: number }).hidden_size).toBe(BEST.dimensions);
   });
 
-  it('opens a store made with the offline model with that model, and offers MiniLM', async () => {
+  it('opens a store made with the offline model with that model, and offers the sentence model', async () => {
     // The store, written by the library in this origin with the offline model (as an older app did).
     await page.goto(`${origin}/models/${DEFAULT_EMBEDDING_MODEL}/config.json`);
     // A string, so the test runner does not rewrite its import(): the page loads the library from the dev server.
@@ -139,7 +147,7 @@ describe('desktop renderer: embedding model and re-embedding', () => {
     await statusView();
     expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(DEFAULT_EMBEDDING_MODEL);
     expect(await page.innerText('[data-fact="embedder"]')).toContain(`(${DEFAULT_EMBEDDING_MODEL}), 100-d`);
-    expect(await page.inputValue('[data-testid="model-select"]')).toBe(MINILM_EMBEDDING_MODEL);
+    expect(await page.inputValue('[data-testid="model-select"]')).toBe(BEST.id);
     expect(await panelState()).toBe('offer');
     expect(await page.innerText('[data-testid="reembed-start"]')).toBe(`Re-embed ${TOTAL} memories`);
     expect(await page.innerText('#banner')).toContain('re-embed');
@@ -188,7 +196,7 @@ describe('desktop renderer: embedding model and re-embedding', () => {
     expect(await vectorSearch('What does she like to eat?')).toEqual(before);
   }, 300_000);
 
-  it('re-embeds to the end: the app then searches with MiniLM, and opens with it', async () => {
+  it('re-embeds to the end: the app then searches with the sentence model, and opens with it', async () => {
     await page.click('[data-testid="nav-status"]');
     await page.click('[data-testid="reembed-start"]');
     await page.waitForFunction(
@@ -198,15 +206,15 @@ describe('desktop renderer: embedding model and re-embedding', () => {
     );
     await page.waitForFunction(
       (id) => document.querySelector<HTMLElement>('[data-testid="model-in-use"]')?.dataset['model'] === id,
-      MINILM_EMBEDDING_MODEL,
+      BEST.id,
       { timeout: STEP_WAIT },
     );
     expect(await page.innerText('[data-testid="reembed-result"]')).toContain(`Re-embedded ${TOTAL} memories with`);
     expect(await panelState()).toBe('done');
-    // The facts above follow, and the notice that offered MiniLM is gone.
+    // The facts above follow, and the notice that offered it is gone.
     await page.waitForFunction(
-      () => document.querySelector('[data-fact="embedder"]')?.textContent.includes('384-d') === true,
-      undefined,
+      (d) => document.querySelector('[data-fact="embedder"]')?.textContent.includes(`${d}-d`) === true,
+      BEST.dimensions,
       { timeout: STEP_WAIT },
     );
     expect(await page.isHidden('#banner')).toBe(true);
@@ -214,8 +222,8 @@ describe('desktop renderer: embedding model and re-embedding', () => {
     // A question that shares no word with its answer: the sentence model finds it.
     expect((await vectorSearch('What does she like to eat?'))[0]).toBe(FACTS[0]);
     await statusView();
-    expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(MINILM_EMBEDDING_MODEL);
-    expect(await page.innerText('[data-fact="embedder"]')).toContain(`(${MINILM_EMBEDDING_MODEL}), 384-d`);
+    expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(BEST.id);
+    expect(await page.innerText('[data-fact="embedder"]')).toContain(`(${BEST.id}), ${BEST.dimensions}-d`);
     expect(await page.innerText('[data-fact="index"]')).toContain(`${TOTAL} vectors`);
     expect(await panelState()).toBe('hidden');
     expect(await page.isHidden('#banner')).toBe(true);
@@ -231,14 +239,14 @@ describe('desktop renderer: embedding model and re-embedding', () => {
     expect(await page.innerText('[data-testid="reembed-note"]')).toContain('offline GloVe word vectors');
     await statusView();
     expect(await page.inputValue('[data-testid="model-select"]')).toBe(DEFAULT_EMBEDDING_MODEL);
-    expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(MINILM_EMBEDDING_MODEL);
+    expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(BEST.id);
     expect(await panelState()).toBe('offer');
     // A saved choice that names no known model is ignored: the best served model is picked.
     await page.evaluate(() => {
       localStorage.setItem('engram-desktop:embedding-model', '../../etc/passwd');
     });
     await statusView();
-    expect(await page.inputValue('[data-testid="model-select"]')).toBe(MINILM_EMBEDDING_MODEL);
+    expect(await page.inputValue('[data-testid="model-select"]')).toBe(BEST.id);
     expect(await panelState()).toBe('hidden');
   }, 180_000);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import type { IndexProgress } from '../../lib/engine/vectors/vector-state.js';
-import { DimensionMismatchError, Engram, ValidationError } from '../../lib/index.js';
+import { DimensionMismatchError, Engram, KeyError, ValidationError } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { getSnapshot, putSnapshot } from '../../lib/store/snapshot-chunks.js';
 import { decodeSnapshot } from '../../lib/vector/snapshot-format.js';
@@ -276,6 +276,19 @@ describe('re-embedding a store', () => {
     expect(await Engram.storedEmbedder(name)).toEqual({ id: embedder(64).id, dimensions: 64 });
     await a.close();
     await expect(Engram.storedEmbedder('')).rejects.toThrow(ValidationError);
+  });
+
+  it('Engram.storedEmbedder() of a store encrypted at rest needs its key, and reads the sealed record with it', async () => {
+    const name = unique('stored-sealed');
+    const encryption = { passphrase: 'correct horse battery', kdfIterations: 1000 };
+    const a = await Engram.open({ name, embedder: embedder(64), encryption });
+    await a.add('one sealed memory', { userId: 'u' });
+    await a.close();
+    await expect(Engram.storedEmbedder(name)).rejects.toMatchObject({ name: 'KeyError', reason: 'key-needed' });
+    expect(await Engram.storedEmbedder(name, { encryption })).toEqual({ id: embedder(64).id, dimensions: 64 });
+    await expect(
+      Engram.storedEmbedder(name, { encryption: { passphrase: 'incorrect horse battery', kdfIterations: 1000 } }),
+    ).rejects.toThrow(KeyError);
   });
 });
 
