@@ -14,7 +14,8 @@ import {
 } from '../engine/conversation/block-rows.js';
 import type { EngineStore } from '../engine/engine-store.js';
 import type { BlockRow } from '../store/rows.js';
-import { optionalId, requireId, requireInt, requireOptions } from '../util/validate.js';
+import { boolean, checkOptions, definedOnly, id, int, optional, type OptionsSpec } from '../util/options.js';
+import { requireId } from '../util/validate.js';
 
 /** A core memory block. */
 export interface Block {
@@ -68,11 +69,18 @@ function toBlock(row: BlockRow): Block {
   return block;
 }
 
+/** The checks of {@link BlocksOptions}. */
+const BLOCKS_OPTIONS_SPEC = { userId: optional(id) } satisfies OptionsSpec<BlocksOptions>;
+
+/** The checks of {@link BlockSetOptions}. */
+const BLOCK_SET_OPTIONS_SPEC = {
+  limit: optional(int(1)),
+  shared: optional(boolean),
+} satisfies OptionsSpec<BlockSetOptions>;
+
 /** Checks the options of a blocks face at the door. */
 export function parseBlocksOptions(options: unknown): { userId?: string } {
-  requireOptions('options', options, ['userId']);
-  const userId = optionalId('options.userId', (options as BlocksOptions).userId);
-  return userId === undefined ? {} : { userId };
+  return definedOnly(checkOptions('options', options, BLOCKS_OPTIONS_SPEC));
 }
 
 function requireValue(field: string, value: unknown): string {
@@ -121,11 +129,8 @@ export class Blocks {
     this.#core.assertOpen();
     requireId('label', label);
     requireValue('value', value);
-    requireOptions('options', options, ['limit', 'shared']);
-    const limit = options.limit === undefined ? undefined : requireInt('options.limit', options.limit, 1);
-    if (options.shared !== undefined && typeof options.shared !== 'boolean')
-      throw new ValidationError('options.shared', 'must be a boolean');
-    const how: BlockWrite = options.shared === undefined ? {} : { shared: options.shared };
+    const { limit, shared } = checkOptions('options', options, BLOCK_SET_OPTIONS_SPEC);
+    const how: BlockWrite = shared === undefined ? {} : { shared };
     return toBlock(
       await updateBlock(
         this.#core,
