@@ -30,7 +30,16 @@ import {
   type Analyzer,
   type AnalyzerLanguage,
 } from './search/analyze.js';
-import { checkOptions, definedOnly, scopeSpec, type OptionsSpec } from './util/options.js';
+import {
+  checkOptions,
+  definedOnly,
+  id,
+  int,
+  optional,
+  scopeSpec,
+  withDefault,
+  type OptionsSpec,
+} from './util/options.js';
 import { isPlainObject, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
 import { EngineStore, type DamagedRow } from './engine/engine-store.js';
 import { forgetScope, type ForgetResult } from './engine/forget.js';
@@ -146,6 +155,14 @@ export interface EngramStats {
 }
 
 const MAX_SYSTEMS = 64;
+
+/** The checks of {@link MemorySystemOptions} (a new session id when none is given). */
+const SYSTEM_OPTIONS_SPEC = {
+  sessionId: optional(id),
+  projectId: optional(id),
+  maxEntries: withDefault(int(1, 100_000), 100),
+  ttlMs: withDefault(int(1), 3_600_000),
+} satisfies OptionsSpec<MemorySystemOptions>;
 
 /** The checks of {@link ForgetScope}. */
 const FORGET_SCOPE_SPEC = scopeSpec(FORGET_SCOPE_FIELDS) satisfies OptionsSpec<ForgetScope>;
@@ -446,13 +463,9 @@ export class Engram {
    */
   system(options: MemorySystemOptions = {}): MemorySystem {
     this.#core.assertOpen();
-    requireOptions('options', options, ['sessionId', 'projectId', 'maxEntries', 'ttlMs']);
-    const sessionId =
-      options.sessionId === undefined ? newId(this.#core.now()) : requireId('options.sessionId', options.sessionId);
-    const projectId = options.projectId === undefined ? undefined : requireId('options.projectId', options.projectId);
-    const maxEntries =
-      options.maxEntries === undefined ? 100 : requireInt('options.maxEntries', options.maxEntries, 1, 100_000);
-    const ttlMs = options.ttlMs === undefined ? 3_600_000 : requireInt('options.ttlMs', options.ttlMs, 1);
+    const o = checkOptions('options', options, SYSTEM_OPTIONS_SPEC);
+    const sessionId = o.sessionId ?? newId(this.#core.now());
+    const { projectId, maxEntries, ttlMs } = o;
     const key = JSON.stringify([sessionId, projectId ?? null, maxEntries, ttlMs]);
     let system = this.#systems.get(key);
     if (system === undefined) {
