@@ -168,6 +168,11 @@ beforeAll(async () => {
     return handler({ senderFrame: { url: APP_ENTRY } }, ...args);
   });
   await context.addInitScript(preloadInPage, BRIDGE_GLOBAL);
+  // The offline model, picked as a user would in the status view: the search assertions below use its threshold
+  // (the app picks the best sentence model built in models/ by itself, e5-small in CI).
+  await context.addInitScript(() => {
+    localStorage.setItem('engram-desktop:embedding-model', 'engram-glove-100d');
+  });
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => {

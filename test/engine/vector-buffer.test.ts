@@ -5,6 +5,7 @@ import { addMemories, deleteMemories, updateMemory, type MemoryInput } from '../
 import { openStore } from '../../lib/engine/open-store.js';
 import { waitInTransaction, type RowChange } from '../../lib/store/write.js';
 import type { MessageRow } from '../../lib/store/rows.js';
+import { EngramDb } from '../../lib/store/schema.js';
 import { SemanticIndex } from '../../lib/engine/vectors/semantic-index.js';
 import { VectorState } from '../../lib/engine/vectors/vector-state.js';
 import { waitUntil } from '../helpers.js';
@@ -255,7 +256,35 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
   });
   it('a bulk write under way (BULK_WRITE changes or more) does not hold the merge back; a small one beside it does', async () => {
     const name = `buffer-bulk-${Math.random().toString(36).slice(2)}`;
-    const { core, semantic } = await openCore(name);
+    // A write is held at IndexedDB, after its plan has been counted small or bulk, while its gate is shut:
+    // message rows whose first id is in `gates` wait there (Dexie.waitFor keeps the transaction alive).
+    const gates = new Map<string, Promise<void>>();
+    (await openStore(name)).db.close();
+    const db = new EngramDb(name);
+    db.use({
+      stack: 'dbcore',
+      name: 'hold-writes',
+      create: (down) => ({
+        ...down,
+        table: (tableName) => {
+          const table = down.table(tableName);
+          return {
+            ...table,
+            mutate: async (req) => {
+              const first =
+                req.type === 'add' || req.type === 'put' ? (req.values[0] as { id?: unknown }).id : undefined;
+              const gate = tableName === 'messages' && typeof first === 'string' ? gates.get(first) : undefined;
+              if (gate !== undefined) await waitInTransaction(gate);
+              return table.mutate(req);
+            },
+          };
+        },
+      }),
+    });
+    await db.open();
+    const deviceId = (await db.meta.get('deviceId'))!.value as string;
+    const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: Date.now, deviceId });
+    const semantic = new SemanticIndex(core, embedder, undefined);
     const { state } = await semantic.ready();
     // Held as writing, so that neither a pause nor the add of 1100 itself (a bulk write) merges the buffer first.
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
@@ -287,7 +316,8 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const held = (changes: RowChange[]): { open: () => void; done: Promise<null> } => {
       let open!: () => void;
       const gate = new Promise<void>((resolve) => (open = resolve));
-      const done = core.write(async () => ({ changes, result: null, vectorsLater: gate.then(() => () => []) }));
+      gates.set(changes[0]!.id, gate);
+      const done = core.write(async () => ({ changes, result: null }));
       return { open, done };
     };
     // A small write and a bulk one under way: the merge waits.
