@@ -17,7 +17,7 @@ export type { EmbedderRecord } from './engine/vectors/semantic-index.js';
 export type { ImportMode, TransferOptions, TransferProgress } from './engine/transfer/transfer.js';
 
 export { Conversation } from './memory/conversation.js';
-export type { ConversationOptions, GetMessagesOptions } from './memory/conversation.js';
+export type { ContextWindowOptions, ConversationOptions, GetMessagesOptions } from './memory/conversation.js';
 export type { ConversationState, StateMessage } from './memory/conversation-state.js';
 export type { ContextMessage, ContextWindow } from './memory/context-window.js';
 export { Recall } from './memory/recall-memory.js';
@@ -36,9 +36,18 @@ export type {
 export { MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL, PersistentMemory } from './memory/persistent.js';
 export type { RetrieveOptions, ToolAnswer } from './memory/persistent.js';
 export { Archival } from './memory/archival.js';
-export type { ArchivalOptions, ArchivalResult } from './memory/archival.js';
+export type { ArchivalOptions, ArchivalResult, ArchivalSearchOptions } from './memory/archival.js';
 export { MemorySystem } from './memory/memory-system.js';
-export type { MemorySystemOptions, SystemContext, TierHit, TraceStep } from './memory/memory-system.js';
+export type {
+  MemorySystemOptions,
+  RememberOptions,
+  SystemContext,
+  SystemContextOptions,
+  SystemRecallOptions,
+  TierHit,
+  TierSearchOptions,
+  TraceStep,
+} from './memory/memory-system.js';
 export { AgentTools, TOOL_DEFINITIONS } from './agent/tools.js';
 export type {
   AnthropicTool,

@@ -3,7 +3,7 @@
  * time and searched by meaning, paged, in MemGPT's result shape.
  */
 import type { Metadata } from '../store/rows.js';
-import { optionalId, requireInt, requireOptions } from '../util/validate.js';
+import { checkOptions, definedOnly, id, int, optional, withDefault, type OptionsSpec } from '../util/options.js';
 import type { LongTermMemory } from './long-term.js';
 
 /** One archival search result. */
@@ -28,11 +28,26 @@ export interface ArchivalOptions {
   userId?: string;
 }
 
+/** Paging of {@link Archival.search}. */
+export interface ArchivalSearchOptions {
+  /** Results per page (at most 1000). @default 10 */
+  count?: number;
+  /** Results to skip (below 1000). @default 0 */
+  start?: number;
+}
+
+/** The checks of {@link ArchivalOptions}. */
+const ARCHIVAL_OPTIONS_SPEC = { userId: optional(id) } satisfies OptionsSpec<ArchivalOptions>;
+
+/** The checks of {@link ArchivalSearchOptions}. */
+const ARCHIVAL_SEARCH_OPTIONS_SPEC = {
+  count: withDefault(int(1, MAX_RANKED), 10),
+  start: withDefault(int(0, MAX_RANKED - 1), 0),
+} satisfies OptionsSpec<ArchivalSearchOptions>;
+
 /** Checks the options of an archival face at the door. */
 export function parseArchivalOptions(options: unknown): { userId?: string } {
-  requireOptions('options', options, ['userId']);
-  const userId = optionalId('options.userId', (options as ArchivalOptions).userId);
-  return userId === undefined ? {} : { userId };
+  return definedOnly(checkOptions('options', options, ARCHIVAL_OPTIONS_SPEC));
 }
 
 /**
@@ -67,11 +82,9 @@ export class Archival {
   /** Passages ranked by relevance to `query`; `total` is how many were ranked. */
   async search(
     query: string,
-    options: { count?: number; start?: number } = {},
+    options: ArchivalSearchOptions = {},
   ): Promise<{ results: ArchivalResult[]; total: number }> {
-    requireOptions('options', options, ['count', 'start']);
-    const count = options.count === undefined ? 10 : requireInt('options.count', options.count, 1, MAX_RANKED);
-    const start = options.start === undefined ? 0 : requireInt('options.start', options.start, 0, MAX_RANKED - 1);
+    const { count, start } = checkOptions('options', options, ARCHIVAL_SEARCH_OPTIONS_SPEC);
     const { total: stored } = await this.#memory.getAll({ ...this.#scope, limit: 1 });
     const { results } = await this.#memory.search(query, {
       ...this.#scope,

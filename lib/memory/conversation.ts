@@ -26,7 +26,7 @@ import { validateMessage, type MessageInput } from './message-input.js';
 import { searchMessagesByText } from '../engine/conversation/message-search.js';
 import { ROLES, type MessageRow, type Role } from '../store/rows.js';
 import { boolean, checkOptions, id, int, oneOf, optional, withDefault, type OptionsSpec } from '../util/options.js';
-import { requireInt, requireOptions } from '../util/validate.js';
+import { requireInt } from '../util/validate.js';
 import { listBlocks } from '../engine/conversation/block-rows.js';
 import { validateState, type ConversationState } from './conversation-state.js';
 import { buildContextWindow, type ContextWindow } from './context-window.js';
@@ -64,6 +64,15 @@ const GET_MESSAGES_OPTIONS_SPEC = {
   role: optional(oneOf(ROLES)),
   limit: optional(int(0)),
 } satisfies OptionsSpec<GetMessagesOptions>;
+
+/** Options of {@link Conversation.contextWindow}. */
+export interface ContextWindowOptions {
+  /** The model's context budget, in estimated tokens. */
+  maxTokens: number;
+}
+
+/** The checks of {@link ContextWindowOptions}. */
+const CONTEXT_WINDOW_OPTIONS_SPEC = { maxTokens: int(1) } satisfies OptionsSpec<ContextWindowOptions>;
 
 /**
  * One thread of conversation.
@@ -237,10 +246,14 @@ export class Conversation {
    * memory blocks and the newest messages within `maxTokens` (a character-based
    * estimate), with a report of what was left out.
    */
-  async contextWindow(options: { maxTokens: number }): Promise<ContextWindow> {
+  async contextWindow(options: ContextWindowOptions): Promise<ContextWindow> {
     this.#core.assertOpen();
-    requireOptions('options', options, ['maxTokens'], 'must be an object with maxTokens');
-    const maxTokens = requireInt('options.maxTokens', options.maxTokens, 1);
+    const { maxTokens } = checkOptions(
+      'options',
+      options,
+      CONTEXT_WINDOW_OPTIONS_SPEC,
+      'must be an object with maxTokens',
+    );
     const rows = await contextRows(this.#core, this.threadId);
     // The blocks the thread's user sees (their own and the agent's shared ones), or the agent's own.
     const { agentId, userId } = this.#thread;

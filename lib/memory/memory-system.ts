@@ -20,15 +20,17 @@ import {
 import { compileFilters } from '../search/filters.js';
 import type { Scope } from '../store/scope.js';
 import { TIERS, type Json, type Metadata, type Tier, type TraceRow } from '../store/rows.js';
+import { requireId, requireJson, requireText } from '../util/validate.js';
 import {
-  requireId,
-  requireInt,
-  requireJson,
-  requireMetadata,
-  requireOneOf,
-  requireOptions,
-  requireText,
-} from '../util/validate.js';
+  checkOptions,
+  int,
+  listOf,
+  metadata,
+  oneOf,
+  optional,
+  withDefault,
+  type OptionsSpec,
+} from '../util/options.js';
 
 /** Settings of a memory system. */
 export interface MemorySystemOptions {
@@ -40,6 +42,35 @@ export interface MemorySystemOptions {
   maxEntries?: number;
   /** Life of a short-term entry in milliseconds. @default 3_600_000 (one hour) */
   ttlMs?: number;
+}
+
+/** Options of {@link MemorySystem.remember}. */
+export interface RememberOptions {
+  /** The tier to store in. @default 'short_term' */
+  tier?: Tier;
+  metadata?: Metadata;
+  /** Life of the entry in milliseconds. @default the system's `ttlMs` in the short-term tier, no end in the others */
+  ttlMs?: number;
+}
+
+/** Options of {@link MemorySystem.recall}. */
+export interface SystemRecallOptions {
+  /** The one tier to look in. @default short-term, then project, then long-term */
+  tier?: Tier;
+}
+
+/** Options of {@link MemorySystem.search}. */
+export interface TierSearchOptions {
+  /** The tiers to search, each in its own scope. @default every tier */
+  tiers?: Tier[];
+  /** Most hits. @default 10 */
+  limit?: number;
+}
+
+/** Options of {@link MemorySystem.getContext}. */
+export interface SystemContextOptions {
+  /** Most entries of each tier and trace steps. @default 10 */
+  maxEntries?: number;
 }
 
 /** One reasoning step. */
@@ -66,6 +97,29 @@ export interface TierHit extends MemoryItem {
 }
 
 const RECALL_ORDER: readonly Tier[] = ['short_term', 'project', 'long_term'];
+
+/** The checks of {@link RememberOptions}; metadata is held to the store's `maxContentBytes`. */
+function rememberOptionsSpec(maxContentBytes: number) {
+  return {
+    tier: withDefault(oneOf(TIERS), 'short_term'),
+    metadata: metadata(maxContentBytes),
+    ttlMs: optional(int(1)),
+  } satisfies OptionsSpec<RememberOptions>;
+}
+
+/** The checks of {@link SystemRecallOptions}. */
+const RECALL_OPTIONS_SPEC = { tier: optional(oneOf(TIERS)) } satisfies OptionsSpec<SystemRecallOptions>;
+
+/** The checks of {@link TierSearchOptions}. */
+const SEARCH_OPTIONS_SPEC = {
+  tiers: withDefault(listOf(oneOf(TIERS)), [...TIERS]),
+  limit: withDefault(int(1, 1000), 10),
+} satisfies OptionsSpec<TierSearchOptions>;
+
+/** The checks of {@link SystemContextOptions}. */
+const CONTEXT_OPTIONS_SPEC = {
+  maxEntries: withDefault(int(0, 10_000), 10),
+} satisfies OptionsSpec<SystemContextOptions>;
 
 function toStep(row: TraceRow): TraceStep {
   const step: TraceStep = { step: row.step, thinking: row.thinking, at: row.at };
@@ -110,24 +164,14 @@ export class MemorySystem {
   }
 
   /** Stores `value` under `key` in a tier (short-term by default), replacing what the key held. */
-  async remember(
-    key: string,
-    value: Json,
-    options: { tier?: Tier; metadata?: Metadata; ttlMs?: number } = {},
-  ): Promise<MemoryItem> {
+  async remember(key: string, value: Json, options: RememberOptions = {}): Promise<MemoryItem> {
     this.#core.assertOpen();
     requireId('key', key);
     requireJson('value', value);
     if (value === null || value === '') throw new ValidationError('value', 'must not be empty');
-    requireOptions('options', options, ['tier', 'metadata', 'ttlMs']);
-    const tier = options.tier === undefined ? 'short_term' : requireOneOf('options.tier', options.tier, TIERS);
-    const metadata = requireMetadata('options.metadata', options.metadata, this.#core.settings.maxContentBytes);
-    const ttl = options.ttlMs === undefined ? undefined : requireInt('options.ttlMs', options.ttlMs, 1);
-    requireText(
-      'value',
-      typeof value === 'string' ? value : JSON.stringify(value),
-      this.#core.settings.maxContentBytes,
-    );
+    const maxBytes = this.#core.settings.maxContentBytes;
+    const { tier, metadata, ttlMs: ttl } = checkOptions('options', options, rememberOptionsSpec(maxBytes));
+    requireText('value', typeof value === 'string' ? value : JSON.stringify(value), maxBytes);
     const expiresAt =
       tier === 'short_term'
         ? this.#core.now() + (ttl ?? this.ttlMs)
@@ -147,11 +191,11 @@ export class MemorySystem {
   }
 
   /** The value under `key`: in `tier`, or the first of short-term, project, long-term. Counts the access. */
-  async recall(key: string, options: { tier?: Tier } = {}): Promise<Json | undefined> {
+  async recall(key: string, options: SystemRecallOptions = {}): Promise<Json | undefined> {
     this.#core.assertOpen();
     requireId('key', key);
-    requireOptions('options', options, ['tier']);
-    const tiers = options.tier === undefined ? RECALL_ORDER : [requireOneOf('options.tier', options.tier, TIERS)];
+    const { tier: only } = checkOptions('options', options, RECALL_OPTIONS_SPEC);
+    const tiers = only === undefined ? RECALL_ORDER : [only];
     for (const tier of tiers) {
       if (tier === 'project' && this.projectId === undefined) continue;
       const scope = this.scopeOf(tier);
@@ -203,7 +247,7 @@ export class MemorySystem {
   }
 
   /** Project entries by keyword and meaning. */
-  async searchProject(query: string, options: { limit?: number } = {}): Promise<TierHit[]> {
+  async searchProject(query: string, options: Omit<TierSearchOptions, 'tiers'> = {}): Promise<TierHit[]> {
     this.#core.assertOpen();
     return this.search(query, { tiers: ['project'], ...options });
   }
@@ -215,9 +259,9 @@ export class MemorySystem {
   }
 
   /** Recent entries and the trace, for a prompt. */
-  async getContext(options: { maxEntries?: number } = {}): Promise<SystemContext> {
+  async getContext(options: SystemContextOptions = {}): Promise<SystemContext> {
     this.#core.assertOpen();
-    const max = options.maxEntries === undefined ? 10 : requireInt('options.maxEntries', options.maxEntries, 0, 10_000);
+    const { maxEntries: max } = checkOptions('options', options, CONTEXT_OPTIONS_SPEC);
     const short = await matchingRows(this.#core, compileFilters({ tier: 'short_term' }, this.scopeOf('short_term')));
     short.sort(
       (a, b) => (b.lastAccessedAt ?? b.updatedAt) - (a.lastAccessedAt ?? a.updatedAt) || (a.id < b.id ? 1 : -1),
@@ -234,12 +278,10 @@ export class MemorySystem {
   }
 
   /** Searches the given tiers (all by default), each in its own scope, best first. */
-  async search(query: string, options: { tiers?: Tier[]; limit?: number } = {}): Promise<TierHit[]> {
+  async search(query: string, options: TierSearchOptions = {}): Promise<TierHit[]> {
     this.#core.assertOpen();
     const text = requireText('query', query, this.#core.settings.maxContentBytes);
-    requireOptions('options', options, ['tiers', 'limit']);
-    const limit = options.limit === undefined ? 10 : requireInt('options.limit', options.limit, 1, 1000);
-    const tiers = (options.tiers ?? [...TIERS]).map((t, i) => requireOneOf(`options.tiers[${i}]`, t, TIERS));
+    const { tiers, limit } = checkOptions('options', options, SEARCH_OPTIONS_SPEC);
     const hits: ScoredMemory[] = [];
     for (const tier of tiers) {
       if (tier === 'project' && this.projectId === undefined) continue;

@@ -6,14 +6,7 @@ import type { EngineStore } from '../engine/engine-store.js';
 import { messageHash, type ThreadRef } from '../engine/conversation/messages.js';
 import { ROLES, type MessageRow, type Metadata, type Role } from '../store/rows.js';
 import { newId } from '../util/id.js';
-import {
-  optionalId,
-  requireMetadata,
-  requireOneOf,
-  requireOptions,
-  requireText,
-  requireTime,
-} from '../util/validate.js';
+import { checkOptions, id, metadata, nonEmptyText, oneOf, optional, time, type OptionsSpec } from '../util/options.js';
 
 /** A message as a caller gives it. */
 export interface MessageInput {
@@ -30,24 +23,30 @@ export interface MessageInput {
   metadata?: Metadata;
 }
 
-const MESSAGE_KEYS = ['role', 'content', 'name', 'toolCallId', 'id', 'createdAt', 'metadata'] as const;
+/** The checks of {@link MessageInput}; content and metadata are held to the store's `maxContentBytes`. */
+function messageSpec(maxContentBytes: number) {
+  return {
+    role: oneOf(ROLES),
+    content: nonEmptyText(maxContentBytes),
+    name: optional(id),
+    toolCallId: optional(id),
+    id: optional(id),
+    createdAt: optional(time),
+    metadata: optional(metadata(maxContentBytes)),
+  } satisfies OptionsSpec<MessageInput>;
+}
 
 /** Validates one input message and turns it into a row (position and context set later). */
 export function validateMessage(core: EngineStore, thread: ThreadRef, input: unknown, field: string): MessageRow {
-  requireOptions(field, input, MESSAGE_KEYS, 'must be an object with role and content');
-  const role = requireOneOf(`${field}.role`, input['role'], ROLES);
-  const content = requireText(`${field}.content`, input['content'], core.settings.maxContentBytes);
-  const name = optionalId(`${field}.name`, input['name']);
-  const toolCallId = optionalId(`${field}.toolCallId`, input['toolCallId']);
-  const id = optionalId(`${field}.id`, input['id']) ?? newId(core.now());
-  const createdAt =
-    input['createdAt'] === undefined ? core.now() : requireTime(`${field}.createdAt`, input['createdAt']);
+  const spec = messageSpec(core.settings.maxContentBytes);
+  const m = checkOptions(field, input, spec, 'must be an object with role and content');
+  const { role, content, name, toolCallId, metadata } = m;
   const row: MessageRow = {
-    id,
+    id: m.id ?? newId(core.now()),
     threadId: thread.threadId,
     role,
     content,
-    createdAt,
+    createdAt: m.createdAt ?? core.now(),
     position: 0,
     hash: messageHash(role, content, name),
     inContext: 1,
@@ -56,7 +55,6 @@ export function validateMessage(core: EngineStore, thread: ThreadRef, input: unk
   if (thread.userId !== undefined) row.userId = thread.userId;
   if (name !== undefined) row.name = name;
   if (toolCallId !== undefined) row.toolCallId = toolCallId;
-  if (input['metadata'] !== undefined)
-    row.metadata = requireMetadata(`${field}.metadata`, input['metadata'], core.settings.maxContentBytes);
+  if (metadata !== undefined) row.metadata = metadata;
   return row;
 }

@@ -5,7 +5,8 @@
  */
 import { ValidationError } from '../errors.js';
 import { MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL } from './persistent-limits.js';
-import { isPlainObject, requireInt, requireOptions } from '../util/validate.js';
+import { isPlainObject, requireInt } from '../util/validate.js';
+import { checkOptions, finiteNumber, int, optional, withDefault, type OptionsSpec } from '../util/options.js';
 import type { ChatMessage, LongTermMemory, SearchResult } from './long-term.js';
 import type { MemoryScope } from '../store/scope.js';
 
@@ -19,6 +20,12 @@ export interface RetrieveOptions {
    */
   minSimilarity?: number;
 }
+
+/** The checks of {@link RetrieveOptions} (no minimum given: the model's, read when needed). */
+const RETRIEVE_OPTIONS_SPEC = {
+  limit: withDefault(int(1, 100), 5),
+  minSimilarity: optional(finiteNumber),
+} satisfies OptionsSpec<RetrieveOptions>;
 
 /** What the agent tools answer. */
 export interface ToolAnswer {
@@ -56,11 +63,8 @@ export class PersistentMemory {
    * (or to the user messages among `messages`); '' when nothing is relevant.
    */
   async retrieve(query: string | readonly ChatMessage[], options: RetrieveOptions = {}): Promise<string> {
-    requireOptions('options', options, ['limit', 'minSimilarity']);
-    const limit = options.limit === undefined ? 5 : requireInt('options.limit', options.limit, 1, 100);
-    const threshold: unknown = options.minSimilarity ?? (await this.#memory.minRelevance());
-    if (typeof threshold !== 'number' || !Number.isFinite(threshold))
-      throw new ValidationError('options.minSimilarity', 'must be a finite number');
+    const { limit, minSimilarity } = checkOptions('options', options, RETRIEVE_OPTIONS_SPEC);
+    const threshold = minSimilarity ?? (await this.#memory.minRelevance());
     const text = typeof query === 'string' ? query : queryOf(query);
     if (text.trim() === '') return '';
     const { results } = await this.#memory.search(text, { ...this.scope, limit, threshold });

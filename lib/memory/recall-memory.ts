@@ -11,7 +11,8 @@ import {
   type MessagePage,
 } from '../engine/conversation/message-search.js';
 import { ROLES, type Role } from '../store/rows.js';
-import { optionalId, requireInt, requireOneOf, requireOptions, requireTime } from '../util/validate.js';
+import { checkOptions, definedOnly, id, int, oneOf, optional, withDefault, type OptionsSpec } from '../util/options.js';
+import { requireTime } from '../util/validate.js';
 
 /** Paging and filters of a recall search. */
 export interface RecallSearchOptions {
@@ -41,21 +42,19 @@ export interface RecallPage {
   total: number;
 }
 
-const OPTION_KEYS = ['count', 'start', 'threadId', 'agentId', 'userId', 'role'] as const;
+/** The checks of {@link RecallSearchOptions}. */
+const RECALL_SEARCH_OPTIONS_SPEC = {
+  count: withDefault(int(1, 10_000), 10),
+  start: withDefault(int(0), 0),
+  threadId: optional(id),
+  agentId: optional(id),
+  userId: optional(id),
+  role: optional(oneOf(ROLES)),
+} satisfies OptionsSpec<RecallSearchOptions>;
 
 function parseOptions(options: unknown): { filter: MessageFilter; start: number; count: number } {
-  requireOptions('options', options, OPTION_KEYS);
-  const count = options['count'] === undefined ? 10 : requireInt('options.count', options['count'], 1, 10_000);
-  const start = options['start'] === undefined ? 0 : requireInt('options.start', options['start'], 0);
-  const filter: MessageFilter = {};
-  const threadId = optionalId('options.threadId', options['threadId']);
-  const agentId = optionalId('options.agentId', options['agentId']);
-  const userId = optionalId('options.userId', options['userId']);
-  if (threadId !== undefined) filter.threadId = threadId;
-  if (agentId !== undefined) filter.agentId = agentId;
-  if (userId !== undefined) filter.userId = userId;
-  if (options['role'] !== undefined) filter.role = requireOneOf('options.role', options['role'], ROLES);
-  return { filter, start, count };
+  const { count, start, ...filter } = checkOptions('options', options, RECALL_SEARCH_OPTIONS_SPEC);
+  return { filter: definedOnly(filter), start, count };
 }
 
 function toPage(page: MessagePage): RecallPage {

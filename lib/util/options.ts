@@ -12,7 +12,15 @@
  */
 import { ValidationError } from '../errors.js';
 import type { Metadata } from '../store/rows.js';
-import { requireId, requireInt, requireMetadata, requireOneOf, requireOptions, requireText } from './validate.js';
+import {
+  requireId,
+  requireInt,
+  requireMetadata,
+  requireOneOf,
+  requireOptions,
+  requireText,
+  requireTime,
+} from './validate.js';
 
 /**
  * Checks one field: returns the value, checked (and narrowed, or defaulted), or
@@ -86,6 +94,9 @@ export function nonEmptyText(maxBytes: number): Check<string> {
   return (field, value) => requireText(field, value, maxBytes);
 }
 
+/** A moment as epoch milliseconds, given as a Date, an ISO date string or epoch milliseconds. */
+export const time: Check<number> = requireTime;
+
 /** Metadata: a plain object of JSON values of at most `maxBytes` as JSON. */
 export function metadata(maxBytes: number): Check<Metadata> {
   return (field, value) => requireMetadata(field, value, maxBytes);
@@ -111,6 +122,14 @@ export function func<F>(): Check<F> {
   return (field, value) => {
     if (typeof value !== 'function') throw new ValidationError(field, 'must be a function');
     return value as F;
+  };
+}
+
+/** An array whose every item passes `check`, each named by its index (`options.tiers[1]`). */
+export function listOf<V>(check: Check<V>): Check<V[]> {
+  return (field, value) => {
+    if (!Array.isArray(value)) throw new ValidationError(field, 'must be an array');
+    return value.map((item, i) => check(`${field}[${i}]`, item));
   };
 }
 
