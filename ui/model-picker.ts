@@ -1,0 +1,154 @@
+/**
+ * The embedding model picker, shared by the demo's settings (demo/embedding-panel.ts)
+ * and the desktop's status view (desktop/renderer/model-section.ts), which only lay
+ * out its parts: the "In use" line (the model the store's vectors are made with and
+ * how many memories), a select of the models this app serves with the one picked for
+ * the store (saved under the app's key, ui/model-picking.ts), and the re-embed offer
+ * with its progress and result (ui/reembed-panel.ts), shown when the picked model is
+ * not the store's. A re-embed closes the app's engram (ui/reembed-store.ts) and hands
+ * the reopened one to the app.
+ */
+import { knownEmbeddingModel, type Engram, type KnownEmbeddingModel } from '../lib/index.js';
+import { h, replace, type Child } from './dom.js';
+import { saveModelChoice } from './model-picking.js';
+import { ReembedPanel } from './reembed-panel.js';
+import { reembedStore, type OpenWithModel, type ReembedOutcome } from './reembed-store.js';
+
+/** What the "In use" line says of the open store. */
+export interface ModelInUse {
+  readonly embedderId: string;
+  readonly dimensions: number;
+  /** Live memories in the store. */
+  readonly total: number;
+}
+
+/** What the picker needs from the app. */
+export interface ModelPickerOptions {
+  /** localStorage key of the picked model. */
+  readonly choiceKey: string;
+  /** The known models this app serves, best first (`planModels().served`). */
+  readonly served: readonly KnownEmbeddingModel[];
+  /** The model picked at start: the saved choice, else the best served (`planModels().picked`). */
+  readonly picked: KnownEmbeddingModel;
+  /** Opens the app's store with a model (and re-embeds with `reembed`). */
+  readonly open: OpenWithModel;
+  /** The select's id, for the view's `<label for>`. */
+  readonly selectId: string;
+  /** The app's open engram (read at each render: a re-embed or an import replaces it). */
+  engram(): Engram;
+  /**
+   * Takes the store reopened after a re-embed and the model it now holds (the picked one when the
+   * run finished, else the one it had). Called first, before the run's error is shown.
+   */
+  adopt(engram: Engram, held: KnownEmbeddingModel): void;
+  /** Then the app re-reads what it shows; `ms` is the run's time. The picker renders after it. */
+  reopened(ms: number): Promise<void> | void;
+  /** What follows the model's label in the "In use" line (each app words it for its layout). */
+  inUseDetail(inUse: ModelInUse): Child;
+  /** After each render (the demo hides its card when nothing is offered). */
+  rendered?(): void;
+  showError(error: unknown): void;
+}
+
+/** The model in use, the select of served models and the re-embed panel; the view places the three. */
+export class ModelPicker {
+  /** "In use: <label> …", with `data-model` the store's embedder id. */
+  readonly inUse = h('p', { attrs: { 'data-testid': 'model-in-use' } });
+  readonly select: HTMLSelectElement;
+  /** The re-embed offer, progress and result; `panel.root` is its element. */
+  readonly panel: ReembedPanel;
+  readonly #options: ModelPickerOptions;
+  #picked: KnownEmbeddingModel;
+  /** The model the open store holds, once read. */
+  #current: KnownEmbeddingModel | undefined;
+  #startedAt = 0;
+
+  constructor(options: ModelPickerOptions) {
+    this.#options = options;
+    this.#picked = options.picked;
+    this.select = h(
+      'select',
+      { attrs: { id: options.selectId, 'data-testid': 'model-select' } },
+      ...options.served.map((m) =>
+        h('option', { attrs: { value: m.id, selected: m.id === options.picked.id } }, `${m.label} · ${m.dimensions}-d`),
+      ),
+    );
+    this.select.addEventListener('change', (event) => {
+      // The pick is saved at once; it is not a change of a form the select may sit in (the demo's settings).
+      event.stopPropagation();
+      const model = options.served.find((m) => m.id === this.select.value);
+      if (model === undefined) return;
+      this.#picked = model;
+      saveModelChoice(options.choiceKey, model.id);
+      void this.render().catch((e: unknown) => {
+        options.showError(e);
+      });
+    });
+    this.panel = new ReembedPanel(
+      (signal, onProgress) => this.#reembed(signal, onProgress),
+      (outcome) => void this.#ended(outcome),
+      (error) => {
+        options.showError(error);
+      },
+    );
+  }
+
+  /** True while a re-embed runs: the app's engram is closed until it ends. */
+  get running(): boolean {
+    return this.panel.running;
+  }
+
+  /** The picked model (the select's). */
+  get picked(): KnownEmbeddingModel {
+    return this.#picked;
+  }
+
+  /** Re-reads the model in use and the number of memories; offers to re-embed when the picked model differs. */
+  async render(): Promise<void> {
+    if (this.panel.running) return;
+    const engram = this.#options.engram();
+    const [ready, { total }] = await Promise.all([engram.ready(), engram.getAll({ limit: 1 })]);
+    this.#current = knownEmbeddingModel(ready.embedderId);
+    this.inUse.dataset['model'] = ready.embedderId;
+    replace(
+      this.inUse,
+      'In use: ',
+      h('strong', {}, this.#current?.label ?? ready.embedderId),
+      this.#options.inUseDetail({ embedderId: ready.embedderId, dimensions: ready.dimensions, total }),
+    );
+    const differs = this.#current !== undefined && this.#current.id !== this.#picked.id;
+    this.panel.offer(
+      differs ? { from: this.#current?.label ?? ready.embedderId, to: this.#picked.label, count: total } : undefined,
+    );
+    this.#options.rendered?.();
+  }
+
+  #reembed(signal: AbortSignal, onProgress: (done: number, total: number) => void): Promise<ReembedOutcome> {
+    const fallback = this.#current;
+    if (fallback === undefined) throw new TypeError('the model in use is not known yet');
+    this.select.disabled = true;
+    this.#startedAt = performance.now();
+    return reembedStore({
+      current: this.#options.engram(),
+      target: this.#picked,
+      fallback,
+      open: this.#options.open,
+      signal,
+      onProgress,
+    }).finally(() => {
+      this.select.disabled = false;
+    });
+  }
+
+  async #ended(outcome: ReembedOutcome): Promise<void> {
+    const options = this.#options;
+    options.adopt(outcome.engram, outcome.kind === 'done' ? this.#picked : (this.#current ?? this.#picked));
+    if (outcome.kind === 'failed') options.showError(outcome.error);
+    try {
+      await options.reopened(performance.now() - this.#startedAt);
+      await this.render();
+    } catch (e) {
+      options.showError(e);
+    }
+  }
+}
