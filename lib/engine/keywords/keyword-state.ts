@@ -397,6 +397,14 @@ export class KeywordState {
     }, wait);
   }
 
+  /**
+   * The store generation the postings reflect (with `seq`, where they stand; a search checks both
+   * against the log's head); undefined until the first catch-up of a restored state.
+   */
+  get generation(): number | undefined {
+    return this.#generation;
+  }
+
   /** Changes applied since the last snapshot; Infinity when there is none yet. */
   get unsnapshotted(): number {
     return this.#lastSnapshotSeq < 0 ? Infinity : this.seq - this.#lastSnapshotSeq;

@@ -5,19 +5,26 @@
  * hits come back when k exist. How the query is embedded in each mode, and
  * the weights of the fusion, are the embedding model's (lib/search/retrieval-profile.ts);
  * the keyword side uses the store's analyzer.
+ *
+ * A search reads IndexedDB once in the common case: it ranks from the in-memory indexes as they
+ * stand, then reads where the change log stands and the best rows in one transaction. When the log
+ * is where both indexes are (nothing written since they last caught up, the usual case), the ranking
+ * was the store's and the rows agree with it; otherwise the indexes catch up from that read and the
+ * search ranks again, reading the rows after (searchAfterCatchUp).
  */
 import { ExactIndex } from '../../vector/exact-index.js';
 import { vectorDefect } from '../../vector/vector-checks.js';
 import type { CompiledFilter } from '../../search/filters.js';
-import { fuse, hybridRelevance, vectorRelevance, type FusedHit } from '../../search/fusion.js';
+import { fuse, hybridRelevance, vectorRelevance, type FusedHit, type FusionWeights } from '../../search/fusion.js';
 import { retrievalProfile } from '../../search/retrieval-profile.js';
-import { readLogHead } from '../../store/change-log.js';
+import { readLogHead, type LogHead } from '../../store/change-log.js';
 import { MEMORY_CORPUS } from '../../store/keyword-terms.js';
 import type { MemoryRow } from '../../store/rows.js';
 import type { EngineStore } from '../engine-store.js';
-import { keywordState } from '../keywords/keyword-state.js';
+import { keywordState, type KeywordState } from '../keywords/keyword-state.js';
 import { matchingRows } from './memories.js';
 import type { SemanticIndex } from '../vectors/semantic-index.js';
+import type { VectorState } from '../vectors/vector-state.js';
 
 /** How results are found. */
 export type SearchMode = 'hybrid' | 'vector' | 'keyword';
@@ -49,6 +56,271 @@ export interface MemorySearchOptions {
   signal?: AbortSignal;
 }
 
+/** One search under way: what every step reads. */
+interface SearchRun {
+  core: EngineStore;
+  state: VectorState;
+  /** The keyword index, except in vector mode. */
+  keywords: KeywordState | undefined;
+  query: string;
+  options: MemorySearchOptions;
+  weights: FusionWeights;
+  /** The query's embedding, except in keyword mode; started first, it runs while the rest is prepared. */
+  embedding: Promise<Float32Array> | undefined;
+  /** How deep each side ranks. */
+  pool: number;
+  /** Rows of each side's best read beyond `limit` before the fused order is known (hybrid only). */
+  spare: number;
+}
+
+/** Each side's ranking of one search, as the indexes stood when it was computed. */
+interface Sides {
+  vectorRanked: { id: string; score: number }[];
+  keywordRanked: { id: string; score: number; relevance: number }[];
+  /** The rows to read first: each side's best (the fused order's best are among them). */
+  early: string[];
+}
+
+/** Where an index stands in the change log: what it reflects. */
+interface IndexPosition {
+  seq: number;
+  generation: number | undefined;
+}
+
+/** Searches live memories that pass the filter. */
+export async function searchMemories(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  query: string,
+  options: MemorySearchOptions,
+): Promise<ScoredMemory[]> {
+  const { state, embedder } = await semantic.ready();
+  const ended = state.beginSearch();
+  try {
+    return await search(startSearch(core, semantic, state, embedder.id, query, options));
+  } finally {
+    ended();
+  }
+}
+
+/** The search's one read (head and rows) when the indexes are up to date, else the catch-up path. */
+async function search(started: Promise<SearchRun>): Promise<ScoredMemory[]> {
+  const run = await started;
+  const { core, options } = run;
+  // A metadata condition needs whole rows to choose the scope, read in their own transaction: the
+  // indexes catch up first, and the rows are read after the ranking.
+  if (options.filter.needsMetadata) return searchAfterCatchUp(run, readLogHead(core.db));
+  const now = core.now();
+  const allowed = options.filter.empty ? undefined : run.state.scopes.matching(options.filter, now);
+  if (allowed?.size === 0) {
+    // An empty scope as the index stands: an answer only if the log has not moved since.
+    const head = await readLogHead(core.db);
+    return upToDate(head, positionsOf(run)) ? [] : searchAfterCatchUp(run, Promise.resolve(head));
+  }
+  const queryVector = await run.embedding;
+  // Nothing is awaited between reading the indexes' positions and ranking from them: the ranking
+  // is of the indexes at those positions.
+  const at = positionsOf(run);
+  const sides = rankSides(run, allowed, queryVector);
+  // The head and rows are read (outside the page's thread) while the sides are fused.
+  const read = readHeadWithRows(core, sides.early);
+  read.catch(() => undefined); // awaited below; a failure surfaces there
+  const ranked = await order(run, sides, queryVector);
+  const { head, rows } = await read;
+  if (!upToDate(head, at)) return searchAfterCatchUp(run, Promise.resolve(head));
+  return collectResults(run, ranked, rowsById(sides.early, rows), now);
+}
+
+/** Starts embedding the query, loads the keyword index (except in vector mode) and sets the search's depths. */
+async function startSearch(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  state: VectorState,
+  embedderId: string,
+  query: string,
+  options: MemorySearchOptions,
+): Promise<SearchRun> {
+  const { mode, limit } = options;
+  const profile = retrievalProfile(embedderId);
+  const form = mode === 'vector' ? profile.vectorQuery : profile.hybridQuery;
+  // The query is embedded (in the embedder's worker) while the keyword index is made ready.
+  const embedding =
+    mode === 'keyword'
+      ? undefined
+      : semantic
+          .embed([form === 'question' ? query : core.analyzer.queryText(query)], options.signal, 'query')
+          .then((e) => e.vectors[0]!);
+  embedding?.catch(() => undefined); // awaited later; a failure surfaces there
+  // Loaded on first use (Engram.open() starts it in the background).
+  const keywords = mode === 'vector' ? undefined : await keywordState(core);
+  return {
+    core,
+    state,
+    keywords,
+    query,
+    options,
+    weights: { vector: profile.vectorWeight, keyword: profile.keywordWeight },
+    embedding,
+    pool: Math.max(limit * 4, 40),
+    // One mode's ranking is its side's: its first `limit` rows are read, no spare (each row is a
+    // request: 14 instead of 10 cost a vector search at 10k about a third more, bench/peers);
+    // hybrid's fused order may differ, so a few spare of each side.
+    spare: mode === 'hybrid' ? ROW_SPARE : 0,
+  };
+}
+
+/**
+ * The slower path: both indexes catch up with the log (from `head`, read once for both), then
+ * the search ranks and reads its rows (the rows may be newer than the ranking; each is checked
+ * against the filter again).
+ */
+async function searchAfterCatchUp(run: SearchRun, head: Promise<LogHead>): Promise<ScoredMemory[]> {
+  const { core, state, keywords, options } = run;
+  head.catch(() => undefined); // awaited by the catch-ups; a failure surfaces there
+  await Promise.all([keywords?.catchUp(head), state.catchUp({}, head)]);
+  const now = core.now();
+  // Which memories may be returned: from the in-memory scope table, or (for metadata
+  // conditions, which need whole rows) from the rows of the scope.
+  const allowed = options.filter.empty
+    ? undefined
+    : options.filter.needsMetadata
+      ? new Set((await matchingRows(core, options.filter)).map((r) => r.id))
+      : state.scopes.matching(options.filter, now);
+  if (allowed?.size === 0) return [];
+  const queryVector = await run.embedding;
+  const sides = rankSides(run, allowed, queryVector);
+  // The rows of each side's best are read while the sides are fused (one wait, not two).
+  const read = core.db.memories.bulkGet(sides.early);
+  read.catch(() => undefined); // awaited below; a failure surfaces there
+  const ranked = await order(run, sides, queryVector);
+  return collectResults(run, ranked, rowsById(sides.early, await read), now);
+}
+
+/** The positions of the indexes a search reads (the keyword one in vector mode is not read). */
+function positionsOf(run: SearchRun): IndexPosition[] {
+  const positions: IndexPosition[] = [{ seq: run.state.seq, generation: run.state.generation }];
+  if (run.keywords !== undefined) positions.push({ seq: run.keywords.seq, generation: run.keywords.generation });
+  return positions;
+}
+
+/**
+ * Whether the log stood, when `head` was read, where every index stood when the search ranked
+ * (`at`): nothing logged after them, none compacted away before them, the same store generation.
+ * Then the ranking is the store's as the rows read with `head` show it.
+ */
+function upToDate(head: LogHead, at: readonly IndexPosition[]): boolean {
+  return at.every((p) => p.generation === head.generation && head.last <= p.seq && head.floor <= p.seq);
+}
+
+/** Where the log stands and the rows of `ids`, in one read transaction (a consistent view). */
+async function readHeadWithRows(
+  core: EngineStore,
+  ids: readonly string[],
+): Promise<{ head: LogHead; rows: (MemoryRow | undefined)[] }> {
+  const { db } = core;
+  return db.transaction('r', [db.meta, db.changes, db.memories], async () => {
+    const [head, rows] = await Promise.all([readLogHead(db), db.memories.bulkGet([...ids])]);
+    return { head, rows };
+  });
+}
+
+function rowsById(
+  ids: readonly string[],
+  rows: readonly (MemoryRow | undefined)[],
+): Map<string, MemoryRow | undefined> {
+  return new Map(ids.map((id, i) => [id, rows[i]]));
+}
+
+/**
+ * Each side's best from the in-memory indexes as they stand (synchronous: the indexes do not move
+ * under it), and the rows to read first: each side's best `limit` (and `spare` more), among which
+ * the fused order's best are.
+ */
+function rankSides(
+  run: SearchRun,
+  allowed: ReadonlySet<string> | undefined,
+  queryVector: Float32Array | undefined,
+): Sides {
+  const keywordRanked = rankKeywords(run, allowed);
+  // A scope is searched from the index's memory, never by reading its vectors: an exact scan of
+  // its members or a filtered graph walk, whichever the measured costs say is cheaper.
+  const vectorRanked =
+    queryVector === undefined
+      ? []
+      : allowed === undefined
+        ? run.state.index.search(queryVector, run.pool)
+        : run.state.index.searchIn(queryVector, run.pool, allowed);
+  const want = run.options.limit + run.spare;
+  const early = [...new Set([...vectorRanked.slice(0, want), ...keywordRanked.slice(0, want)].map((h) => h.id))];
+  return { vectorRanked, keywordRanked, early };
+}
+
+/** The search's order: the two sides fused (hybrid) or the one side's, above the threshold. */
+async function order(run: SearchRun, sides: Sides, queryVector: Float32Array | undefined): Promise<FusedHit[]> {
+  const { mode, threshold } = run.options;
+  let ranked: FusedHit[];
+  if (mode === 'hybrid') ranked = await fuseSides(run, sides, queryVector);
+  else if (mode === 'vector')
+    ranked = sides.vectorRanked.map((h) => ({ id: h.id, relevance: vectorRelevance(h.score), similarity: h.score }));
+  else
+    ranked = sides.keywordRanked.map((h) => ({
+      id: h.id,
+      relevance: h.relevance,
+      keywordScore: h.score,
+      keywordRelevance: h.relevance,
+    }));
+  return threshold === undefined ? ranked : ranked.filter((h) => h.relevance >= threshold);
+}
+
+/**
+ * The keyword side's best, from the in-memory postings (lib/engine/keywords/keyword-state.ts): a
+ * scope is filtered inside the walk of the query terms' postings or, when small against them (one
+ * user of many), its memories alone are scored by binary search in those postings; the ranking is
+ * the same either way. Empty in vector mode.
+ */
+function rankKeywords(
+  run: SearchRun,
+  allowed: ReadonlySet<string> | undefined,
+): { id: string; score: number; relevance: number }[] {
+  if (run.keywords === undefined) return [];
+  return run.keywords.searchCaughtUp(MEMORY_CORPUS, run.query, {
+    depth: run.pool,
+    prune: true,
+    ...(allowed === undefined ? {} : { within: allowed }),
+  }).hits;
+}
+
+/**
+ * Hybrid: both sides fused. Keyword hits the vector pool missed get their true similarity when they
+ * could still be returned: the pool is the best by similarity, so such a hit's similarity is at most
+ * the pool's lowest, and its relevance at most that fused with its keyword relevance. One that
+ * cannot reach the `limit`-th relevance of the pool's hits is left at the keyword side's.
+ */
+async function fuseSides(run: SearchRun, sides: Sides, queryVector: Float32Array | undefined): Promise<FusedHit[]> {
+  const { weights, pool, state } = run;
+  const { vectorRanked, keywordRanked } = sides;
+  const { limit } = run.options;
+  const pooled = new Set(vectorRanked.map((h) => h.id));
+  const floor = vectorRanked.length >= pool ? vectorRanked[vectorRanked.length - 1]!.score : 1;
+  const keywordOf = new Map(keywordRanked.map((h) => [h.id, h.relevance]));
+  const pooledRelevance = vectorRanked
+    .map((h) => hybridRelevance(h.score, keywordOf.get(h.id), weights))
+    .sort((a, b) => b - a);
+  const bar = pooledRelevance.length >= limit ? pooledRelevance[limit - 1]! : -Infinity;
+  const missing = keywordRanked
+    .filter((h) => !pooled.has(h.id) && hybridRelevance(floor, h.relevance, weights) >= bar)
+    .map((h) => h.id);
+  // From the index's own copies (no store read); only ids it does not hold are read from the store.
+  const similarityOf =
+    queryVector !== undefined && missing.length > 0
+      ? state.index.similarities(queryVector, missing)
+      : new Map<string, number>();
+  const unheld = missing.filter((id) => !similarityOf.has(id));
+  if (queryVector !== undefined && unheld.length > 0)
+    for (const [id, s] of await storedScores(run.core, queryVector, unheld)) similarityOf.set(id, s);
+  return fuse(vectorRanked, keywordRanked, { weights, similarityOf });
+}
+
 /**
  * Exact cosine similarity of `query` with the stored vectors of `ids`, read from
  * the store: only for ids the index does not hold (a vector it skipped as damaged).
@@ -71,133 +343,34 @@ async function storedScores(
   return new Map(index.search(query, Math.max(index.size, 1)).map((h) => [h.id, h.score]));
 }
 
-/** Searches live memories that pass the filter. */
-export async function searchMemories(
-  core: EngineStore,
-  semantic: SemanticIndex,
-  query: string,
-  options: MemorySearchOptions,
+/**
+ * The results: the ranked hits whose rows are there and pass the filter on a second look (e.g.
+ * expired since), up to `limit`. `read` holds the rows read already; the next ones are read a few
+ * more than missing at a time while results are missing.
+ */
+async function collectResults(
+  run: SearchRun,
+  ranked: readonly FusedHit[],
+  read: Map<string, MemoryRow | undefined>,
+  now: number,
 ): Promise<ScoredMemory[]> {
-  const { filter, limit, mode, threshold } = options;
-  const { state, embedder } = await semantic.ready();
-  const profile = retrievalProfile(embedder.id);
-  const weights = { vector: profile.vectorWeight, keyword: profile.keywordWeight };
-  const form = mode === 'vector' ? profile.vectorQuery : profile.hybridQuery;
-  // The query is embedded (in the embedder's worker) while the indexes catch up and the keyword side runs.
-  const embedding =
-    mode === 'keyword'
-      ? undefined
-      : semantic.embed([form === 'question' ? query : core.analyzer.queryText(query)], options.signal, 'query');
-  embedding?.catch(() => undefined); // awaited below; a failure surfaces there
-  // Both indexes catch up with the change log at once (the keyword one loads on first use),
-  // from one read of where the log stands.
-  const head = readLogHead(core.db);
-  head.catch(() => undefined); // awaited by the catch-ups; a failure surfaces there
-  const [keywords] = await Promise.all([
-    mode === 'vector' ? undefined : keywordState(core).then(async (k) => (await k.catchUp(head), k)),
-    state.catchUp({}, head),
-  ]);
-  const now = core.now();
-  // Which memories may be returned: from the in-memory scope table, or (for metadata
-  // conditions, which need whole rows) from the rows of the scope.
-  const allowed = filter.empty
-    ? undefined
-    : filter.needsMetadata
-      ? new Set((await matchingRows(core, filter)).map((r) => r.id))
-      : state.scopes.matching(filter, now);
-  if (allowed?.size === 0) return [];
-  const pool = Math.max(limit * 4, 40);
-
-  let keywordRanked: { id: string; score: number; relevance: number }[] = [];
-  if (keywords !== undefined) {
-    // In-memory postings (lib/engine/keywords/keyword-state.ts): a scope is filtered inside the walk of the
-    // query terms' postings or, when small against them (one user of many), its memories alone are
-    // scored by binary search in those postings; the ranking is the same either way.
-    // Caught up above, with the vector index: not again here.
-    const { hits } = keywords.searchCaughtUp(MEMORY_CORPUS, query, {
-      depth: pool,
-      prune: true,
-      ...(allowed === undefined ? {} : { within: allowed }),
-    });
-    keywordRanked = hits;
-  }
-
-  let vectorRanked: { id: string; score: number }[] = [];
-  let queryVector: Float32Array | undefined;
-  if (embedding !== undefined) {
-    queryVector = (await embedding).vectors[0]!;
-    // A scope is searched from the index's memory, never by reading its vectors: an exact scan of
-    // its members or a filtered graph walk, whichever the measured costs say is cheaper.
-    vectorRanked =
-      allowed === undefined ? state.index.search(queryVector, pool) : state.index.searchIn(queryVector, pool, allowed);
-  }
-
-  // The rows of each side's best are read while the ranking is computed (one wait, not two);
-  // a result outside them is read after. One mode's ranking is its side's: its first `limit`
-  // rows are read, no spare (each row is a request: 14 instead of 10 cost a vector search at 10k
-  // about a third more, bench/peers); hybrid's fused order may differ, so a few spare of each side.
-  const spare = mode === 'hybrid' ? ROW_SPARE : 0;
-  const want = limit + spare;
-  const early = [...new Set([...vectorRanked.slice(0, want), ...keywordRanked.slice(0, want)].map((h) => h.id))];
-  const earlyRead = core.db.memories.bulkGet(early);
-  earlyRead.catch(() => undefined); // awaited below; a failure surfaces there
-  let ranked: FusedHit[];
-  if (mode === 'hybrid') {
-    // Keyword hits the vector pool missed get their true similarity when they could still be
-    // returned: the pool is the best by similarity, so such a hit's similarity is at most the
-    // pool's lowest, and its relevance at most that fused with its keyword relevance. One that
-    // cannot reach the `limit`-th relevance of the pool's hits is left at the keyword side's.
-    const pooled = new Set(vectorRanked.map((h) => h.id));
-    const floor = vectorRanked.length >= pool ? vectorRanked[vectorRanked.length - 1]!.score : 1;
-    const keywordOf = new Map(keywordRanked.map((h) => [h.id, h.relevance]));
-    const pooledRelevance = vectorRanked
-      .map((h) => hybridRelevance(h.score, keywordOf.get(h.id), weights))
-      .sort((a, b) => b - a);
-    const bar = pooledRelevance.length >= limit ? pooledRelevance[limit - 1]! : -Infinity;
-    const missing = keywordRanked
-      .filter((h) => !pooled.has(h.id) && hybridRelevance(floor, h.relevance, weights) >= bar)
-      .map((h) => h.id);
-    // From the index's own copies (no store read); only ids it does not hold are read from the store.
-    const similarityOf =
-      queryVector !== undefined && missing.length > 0
-        ? state.index.similarities(queryVector, missing)
-        : new Map<string, number>();
-    const unheld = missing.filter((id) => !similarityOf.has(id));
-    if (queryVector !== undefined && unheld.length > 0)
-      for (const [id, s] of await storedScores(core, queryVector, unheld)) similarityOf.set(id, s);
-    ranked = fuse(vectorRanked, keywordRanked, { weights, similarityOf });
-  } else if (mode === 'vector') {
-    ranked = vectorRanked.map((h) => ({ id: h.id, relevance: vectorRelevance(h.score), similarity: h.score }));
-  } else {
-    ranked = keywordRanked.map((h) => ({
-      id: h.id,
-      relevance: h.relevance,
-      keywordScore: h.score,
-      keywordRelevance: h.relevance,
-    }));
-  }
-  if (threshold !== undefined) ranked = ranked.filter((h) => h.relevance >= threshold);
-
+  const { filter, limit } = run.options;
   const out: ScoredMemory[] = [];
-  // Whole rows only for the best ranked, a few more than asked for (a row may fail the filter
-  // on a second look, e.g. expired since), read again for the next ones while results are missing.
-  const read = new Map<string, MemoryRow | undefined>();
-  (await earlyRead).forEach((row, i) => read.set(early[i]!, row));
   let next = 0;
   for (let round = 0; out.length < limit && next < ranked.length; round++) {
-    const chunk = ranked.slice(next, next + limit - out.length + (round === 0 ? spare : ROW_SPARE));
+    const chunk = ranked.slice(next, next + limit - out.length + (round === 0 ? run.spare : ROW_SPARE));
     next += chunk.length;
     const unread = chunk.map((h) => h.id).filter((id) => !read.has(id));
-    if (unread.length > 0) (await core.db.memories.bulkGet(unread)).forEach((row, i) => read.set(unread[i]!, row));
-    chunk.forEach((hit) => {
+    if (unread.length > 0) (await run.core.db.memories.bulkGet(unread)).forEach((row, i) => read.set(unread[i]!, row));
+    for (const hit of chunk) {
       const row = read.get(hit.id);
-      if (out.length === limit || row === undefined || !filter.matches(row, now)) return;
+      if (out.length === limit || row === undefined || !filter.matches(row, now)) continue;
       const item: ScoredMemory = { row, score: hit.relevance };
       if (hit.similarity !== undefined) item.similarity = hit.similarity;
       if (hit.keywordScore !== undefined) item.keywordScore = hit.keywordScore;
       if (hit.keywordRelevance !== undefined) item.keywordRelevance = hit.keywordRelevance;
       out.push(item);
-    });
+    }
   }
   return out;
 }

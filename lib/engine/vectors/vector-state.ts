@@ -67,8 +67,16 @@ const MERGE_SLICE_MS = 12;
 const SNAPSHOT_SPACING = 10;
 /** Least memory changes outside the last snapshot for which one is taken while this instance is writing (see maybeSnapshot). */
 const BUSY_SNAPSHOT_MIN = 5000;
-/** A restored index's ids are compared with the store's this long after the open. */
+/** A restored index's ids are compared with the store's this long after the open, once searching pauses (see #verifyLater). */
 const VERIFY_DELAY_MS = 250;
+/**
+ * Searching has paused when none is under way and none ended for this long. The check after open reads every vector's
+ * key and every scope field's index and checksums the snapshot: beside searches back to back it was
+ * the whole p95 tail of vector search (bench/peers, "p95 tail" in bench/results/REPORT.md).
+ */
+const SEARCH_PAUSE_MS = 30;
+/** The check after open waits for a pause in searching at most this long. */
+const VERIFY_LATEST_MS = 10_000;
 
 /** How the index came to be on load; reported for tests and diagnostics. */
 export type IndexOrigin = 'snapshot' | 'rebuild' | 'empty';
@@ -102,6 +110,9 @@ export class VectorState {
   /** When (performance.now()) this index last applied a write of this instance. */
   #lastOwnApplied = -Infinity;
   #verifyTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Searches of this index under way, and when (performance.now()) the last one ended (see beginSearch). */
+  #searches = 0;
+  #lastSearch = -Infinity;
 
   readonly #unregister: () => void;
   readonly #unwatch: () => void;
@@ -248,13 +259,22 @@ export class VectorState {
 
   /**
    * Checks a restored index soon after the open (queued behind the work under
-   * way, after a pause; see verifySnapshot); an index that fails is reported
-   * and rebuilt.
+   * way, after a pause in searching, at the latest VERIFY_LATEST_MS after the
+   * open; see verifySnapshot); an index that fails is reported and rebuilt.
+   * Until then searches answer from the restored index, as they did before the
+   * check existed (the open checked the counts).
    */
   #verifyLater(bytes: Uint8Array): void {
     let snapshot: Uint8Array | undefined = bytes;
-    this.#verifyTimer = setTimeout(() => {
+    const latest = performance.now() + VERIFY_LATEST_MS;
+    const verify = (): void => {
       this.#verifyTimer = undefined;
+      const now = performance.now();
+      const quietIn = this.#searches > 0 ? SEARCH_PAUSE_MS : this.#lastSearch + SEARCH_PAUSE_MS - now;
+      if (quietIn > 0 && now < latest) {
+        this.#verifyTimer = setTimeout(verify, Math.min(quietIn, latest - now));
+        return;
+      }
       this.#queue
         .run(async () => {
           const taken = snapshot;
@@ -266,7 +286,23 @@ export class VectorState {
           await this.#reload(await readGeneration(this.#core.db), {});
         })
         .catch(() => undefined);
-    }, VERIFY_DELAY_MS);
+    };
+    this.#verifyTimer = setTimeout(verify, VERIFY_DELAY_MS);
+  }
+
+  /**
+   * A search of this index starts; it calls the function returned when it ends. Background checks
+   * wait for a pause in searching (none under way, none ended for SEARCH_PAUSE_MS; see #verifyLater).
+   */
+  beginSearch(): () => void {
+    this.#searches++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.#searches--;
+      this.#lastSearch = performance.now();
+    };
   }
 
   /**
@@ -533,6 +569,11 @@ export class VectorState {
   /** Memory changes applied since the last snapshot; Infinity when there is none yet. */
   get unsnapshotted(): number {
     return this.#lastSnapshotSeq < 0 ? Infinity : this.#changed;
+  }
+
+  /** The store generation this index reflects (with `seq`, where it stands; a search checks both against the log's head). */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** Whether dispose() was called (a call, so that a check after an await is not narrowed away). */
