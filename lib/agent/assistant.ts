@@ -5,19 +5,19 @@
  * stores the reply and records the turn. With `tools`, the model may also call
  * the memory tools itself (hybrid control).
  */
-import { ClosedError, ValidationError } from '../errors.js';
+import { ClosedError } from '../errors.js';
 import { AgentTools } from './tools.js';
 import type { Engram } from '../engram.js';
 import { toChatModel, type ChatModel, type LlmOption } from '../llm/chat-model.js';
-import { requireOptions } from '../util/validate.js';
+import { boolean, checkOptions, present, withDefault, type OptionsSpec } from '../util/options.js';
 import type { AddResult } from '../engine/memories/memories.js';
 import type { SearchResult } from '../memory/long-term.js';
 import {
   beginTurn,
   endTurn,
-  TURN_MEMORY_OPTION_KEYS,
+  settingsOf,
+  TURN_MEMORY_SPEC,
   turnScope,
-  turnSettings,
   type ToolUse,
   type TurnMemoryOptions,
   type TurnSettings,
@@ -33,6 +33,13 @@ export interface AssistantOptions extends TurnMemoryOptions {
   /** Offer the memory tools to the model as well (hybrid control). @default false */
   tools?: boolean;
 }
+
+/** The checks of {@link AssistantOptions}; the model's own shape is checked by toChatModel. */
+const ASSISTANT_OPTIONS_SPEC = {
+  ...TURN_MEMORY_SPEC,
+  model: present<LlmOption>(),
+  tools: withDefault(boolean, false),
+} satisfies OptionsSpec<AssistantOptions>;
 
 /** Options of {@link Assistant.send}. */
 export interface SendOptions {
@@ -83,13 +90,11 @@ export class Assistant {
   /** Binds a thread and a model to an open engram; options are checked here. */
   constructor(engram: Engram, options: AssistantOptions) {
     if (engram.closed) throw new ClosedError();
-    requireOptions('options', options, [...TURN_MEMORY_OPTION_KEYS, 'model', 'tools']);
-    const model: unknown = options.model;
-    if (model === undefined || model === null) throw new ValidationError('options.model', 'is required');
-    this.#settings = turnSettings(options);
+    const { model, tools, ...turn } = checkOptions('options', options, ASSISTANT_OPTIONS_SPEC);
+    this.#settings = settingsOf(turn);
     this.#engram = engram;
-    this.#model = toChatModel(options.model);
-    this.#tools = options.tools ?? false;
+    this.#model = toChatModel(model);
+    this.#tools = tools;
   }
 
   /**

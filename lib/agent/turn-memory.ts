@@ -18,7 +18,22 @@ import type { SearchResult } from '../memory/long-term.js';
 import { estimateTokens } from '../memory/context-window.js';
 import { formatContext } from '../memory/persistent.js';
 import { retrievalProfile } from '../search/retrieval-profile.js';
-import { optionalId, requireId, requireInt } from '../util/validate.js';
+import {
+  checkOptions,
+  definedOnly,
+  finiteNumber,
+  id,
+  int,
+  oneOf,
+  optional,
+  string,
+  withDefault,
+  type Checked,
+  type OptionsSpec,
+} from '../util/options.js';
+
+/** What a turn may store as long-term memory (see {@link TurnMemoryOptions.remember}). */
+export const REMEMBER_MODES = ['statements', 'all', 'infer', 'none'] as const;
 
 /** Where a turn's memory lives and how it is used. */
 export interface TurnMemoryOptions {
@@ -41,20 +56,20 @@ export interface TurnMemoryOptions {
    * raw messages when the model fails), `'none'` nothing.
    * @default 'statements'
    */
-  remember?: 'statements' | 'all' | 'infer' | 'none';
+  remember?: (typeof REMEMBER_MODES)[number];
 }
 
-/** The option names of {@link TurnMemoryOptions}, for the door checks of those who take them. */
-export const TURN_MEMORY_OPTION_KEYS = [
-  'threadId',
-  'agentId',
-  'userId',
-  'systemPrompt',
-  'recallLimit',
-  'minSimilarity',
-  'maxTokens',
-  'remember',
-] as const;
+/** The checks of {@link TurnMemoryOptions} with their defaults, for the door checks of those who take them. */
+export const TURN_MEMORY_SPEC = {
+  threadId: id,
+  agentId: optional(id),
+  userId: optional(id),
+  systemPrompt: withDefault(string, 'You are a helpful assistant with long-term memory.'),
+  recallLimit: withDefault(int(1, 100), 5),
+  minSimilarity: optional(finiteNumber),
+  maxTokens: withDefault(int(100), 3000),
+  remember: withDefault(oneOf(REMEMBER_MODES), 'statements'),
+} satisfies OptionsSpec<TurnMemoryOptions>;
 
 /** {@link TurnMemoryOptions} checked, with their defaults. */
 export type TurnSettings = Required<Omit<TurnMemoryOptions, 'agentId' | 'userId' | 'minSimilarity'>> & {
@@ -100,24 +115,15 @@ export interface EndedTurn {
   timings: TurnTimings;
 }
 
-/** Checks the options once, at the door (the caller has checked that `options` is an object of known keys). */
-export function turnSettings(options: TurnMemoryOptions): TurnSettings {
-  const remember: unknown = options.remember ?? 'statements';
-  if (remember !== 'statements' && remember !== 'all' && remember !== 'infer' && remember !== 'none') {
-    throw new ValidationError('options.remember', "must be 'statements', 'all', 'infer' or 'none'");
-  }
-  const agentId = optionalId('options.agentId', options.agentId);
-  const userId = optionalId('options.userId', options.userId);
-  return {
-    threadId: requireId('options.threadId', options.threadId),
-    systemPrompt: options.systemPrompt ?? 'You are a helpful assistant with long-term memory.',
-    recallLimit: options.recallLimit === undefined ? 5 : requireInt('options.recallLimit', options.recallLimit, 1, 100),
-    maxTokens: options.maxTokens === undefined ? 3000 : requireInt('options.maxTokens', options.maxTokens, 100),
-    remember,
-    ...(agentId === undefined ? {} : { agentId }),
-    ...(userId === undefined ? {} : { userId }),
-    ...(options.minSimilarity === undefined ? {} : { minSimilarity: options.minSimilarity }),
-  };
+/** Checks the options once, at the door. */
+export function turnSettings(options: unknown): TurnSettings {
+  return settingsOf(checkOptions('options', options, TURN_MEMORY_SPEC));
+}
+
+/** Checked turn options as settings: the optional ones present only when given. */
+export function settingsOf(checked: Checked<typeof TURN_MEMORY_SPEC>): TurnSettings {
+  const { agentId, userId, minSimilarity, ...settings } = checked;
+  return { ...settings, ...definedOnly({ agentId, userId, minSimilarity }) };
 }
 
 /** The agent and user part of the settings, as engram's scope options. */

@@ -8,7 +8,6 @@ import type { ModelMessage } from 'ai';
 import {
   beginTurn,
   endTurn,
-  TURN_MEMORY_OPTION_KEYS,
   turnScope,
   turnSettings,
   type BegunTurn,
@@ -22,7 +21,6 @@ import type { Engram } from '../engram.js';
 import { ClosedError } from '../errors.js';
 import type { ChatTurn } from '../llm/chat-model.js';
 import type { SearchResult } from '../memory/long-term.js';
-import { requireOptions } from '../util/validate.js';
 import { memoryTools, type MemoryToolSet } from './memory-tools.js';
 
 /** One part of a finished step, as the AI SDK reports it (only what a turn keeps is named). */
@@ -122,7 +120,6 @@ export class MemoryChat {
   /** Binds a thread to an open engram; options are checked here. */
   constructor(engram: Engram, options: TurnMemoryOptions) {
     if (engram.closed) throw new ClosedError();
-    requireOptions('options', options, TURN_MEMORY_OPTION_KEYS);
     this.#engram = engram;
     this.#settings = turnSettings(options);
   }

@@ -12,7 +12,7 @@ import type { Conversation } from '../memory/conversation.js';
 import type { MessageInput } from '../memory/message-input.js';
 import type { Json, Metadata } from '../store/rows.js';
 import { ClosedError, ValidationError } from '../errors.js';
-import { optionalId, requireId, requireOptions } from '../util/validate.js';
+import { checkOptions, definedOnly, id, optional, type OptionsSpec } from '../util/options.js';
 
 /** Options of {@link EngramChatMessageHistory}. */
 export interface EngramChatMessageHistoryOptions {
@@ -21,6 +21,13 @@ export interface EngramChatMessageHistoryOptions {
   agentId?: string;
   userId?: string;
 }
+
+/** The checks of {@link EngramChatMessageHistoryOptions}. */
+const HISTORY_OPTIONS_SPEC = {
+  threadId: id,
+  agentId: optional(id),
+  userId: optional(id),
+} satisfies OptionsSpec<EngramChatMessageHistoryOptions>;
 
 /** Where an AI message's tool calls ride along (engram's messages have no field of their own for them). */
 const TOOL_CALLS_KEY = 'langchainToolCalls';
@@ -117,16 +124,10 @@ export class EngramChatMessageHistory extends BaseListChatMessageHistory {
   /** Binds the history to an open engram and a thread; options are checked here. */
   constructor(engram: Engram, options: EngramChatMessageHistoryOptions) {
     if (engram.closed) throw new ClosedError();
-    requireOptions('options', options, ['threadId', 'agentId', 'userId']);
+    const { threadId, ...scope } = checkOptions('options', options, HISTORY_OPTIONS_SPEC);
     super();
-    const agentId = optionalId('options.agentId', options.agentId);
-    const userId = optionalId('options.userId', options.userId);
     // A chat repeats itself ("yes", "thanks"): every message is kept, as LangChain expects.
-    this.#chat = engram.conversation(requireId('options.threadId', options.threadId), {
-      ...(agentId === undefined ? {} : { agentId }),
-      ...(userId === undefined ? {} : { userId }),
-      allowDuplicates: true,
-    });
+    this.#chat = engram.conversation(threadId, { ...definedOnly(scope), allowDuplicates: true });
   }
 
   /** The thread's messages in its context (oldest first), as LangChain messages with engram's ids. */

@@ -14,25 +14,69 @@ import type { MemoryScope } from '../store/scope.js';
 import type { MemoryFilters } from '../search/filters.js';
 import type { Metadata } from '../store/rows.js';
 import { ClosedError, ValidationError } from '../errors.js';
-import { isPlainObject, optionalId, requireOptions } from '../util/validate.js';
+import { isPlainObject } from '../util/validate.js';
+import {
+  checkedByCaller,
+  checkOptions,
+  definedOnly,
+  listOf,
+  oneOf,
+  optional,
+  scopeSpec,
+  withDefault,
+  id,
+  type OptionsSpec,
+} from '../util/options.js';
 
 /** What a search may filter on besides the store's scope (which a filter cannot widen). */
 export type EngramVectorStoreFilter = Pick<MemoryFilters, 'tier' | 'metadata' | 'createdAt' | 'updatedAt'>;
 
-const FILTER_KEYS: readonly string[] = [
-  'tier',
-  'metadata',
-  'createdAt',
-  'updatedAt',
-] satisfies (keyof EngramVectorStoreFilter)[];
 /** The scope fields of a MemoryScope (an adapter imports no value from the store, only its types). */
 const SCOPE_KEYS = ['userId', 'agentId', 'runId'] as const satisfies readonly (keyof MemoryScope)[];
+
+/** The ranking modes of engram's search (an adapter imports no value from the engine either). */
+const SEARCH_MODES = ['hybrid', 'vector', 'keyword'] as const satisfies readonly SearchMode[];
 
 /** Options of {@link EngramVectorStore}. */
 export interface EngramVectorStoreOptions extends MemoryScope {
   /** How searches rank: engram's fusion of vector and keyword search, or one of them. @default 'hybrid' */
   mode?: SearchMode;
 }
+
+/** The parameters of {@link EngramVectorStore.delete} (ids, or a filter, or both). */
+export interface EngramVectorStoreDeleteParams {
+  ids?: string[];
+  filter?: EngramVectorStoreFilter;
+}
+
+/** The checks of {@link EngramVectorStoreOptions}. */
+const STORE_OPTIONS_SPEC = {
+  ...scopeSpec(SCOPE_KEYS),
+  mode: withDefault(oneOf(SEARCH_MODES), 'hybrid'),
+} satisfies OptionsSpec<EngramVectorStoreOptions>;
+
+/**
+ * The keys of a filter: its values are checked where engram compiles it with the
+ * store's scope (compileFilters). A filter may come from a model (a self-querying
+ * retriever): it narrows, never widens, the scope.
+ */
+const FILTER_SPEC = {
+  tier: checkedByCaller<EngramVectorStoreFilter['tier']>(),
+  metadata: checkedByCaller<EngramVectorStoreFilter['metadata']>(),
+  createdAt: checkedByCaller<EngramVectorStoreFilter['createdAt']>(),
+  updatedAt: checkedByCaller<EngramVectorStoreFilter['updatedAt']>(),
+} satisfies OptionsSpec<EngramVectorStoreFilter>;
+
+const FILTER_HINT = `must be an object of ${Object.keys(FILTER_SPEC).join(', ')} (the scope is the store's)`;
+
+/** A filter, checked at the door. */
+const checkFilter = optional((field, value) => definedOnly(checkOptions(field, value, FILTER_SPEC, FILTER_HINT)));
+
+/** The checks of {@link EngramVectorStoreDeleteParams}; an id outside the scope deletes nothing. */
+const DELETE_PARAMS_SPEC = {
+  ids: optional(listOf(id, 'must be an array of ids')),
+  filter: checkFilter,
+} satisfies OptionsSpec<EngramVectorStoreDeleteParams>;
 
 const VECTORS_UNSUPPORTED =
   'engram computes its own embeddings: pass texts (addDocuments, similaritySearch), not vectors';
@@ -48,18 +92,6 @@ class EngramEmbedsItself implements EmbeddingsInterface {
   embedDocuments(): Promise<number[][]> {
     return Promise.reject(new ValidationError('embeddings', VECTORS_UNSUPPORTED));
   }
-}
-
-function checkFilter(filter: unknown): EngramVectorStoreFilter | undefined {
-  if (filter === undefined) return undefined;
-  // A filter may come from a model (a self-querying retriever): it narrows, never widens, the scope.
-  requireOptions(
-    'filter',
-    filter,
-    FILTER_KEYS,
-    `must be an object of ${FILTER_KEYS.join(', ')} (the scope is the store's)`,
-  );
-  return filter;
 }
 
 /**
@@ -78,18 +110,10 @@ export class EngramVectorStore extends VectorStore {
   /** Binds the store to an open engram and a scope; options are checked here. */
   constructor(engram: Engram, options: EngramVectorStoreOptions = {}) {
     if (engram.closed) throw new ClosedError();
-    requireOptions('options', options, [...SCOPE_KEYS, 'mode']);
+    const { mode, ...scope } = checkOptions('options', options, STORE_OPTIONS_SPEC);
     super(new EngramEmbedsItself(), {});
     this.#engram = engram;
-    const scope: MemoryScope = {};
-    for (const key of SCOPE_KEYS) {
-      const id = optionalId(`options.${key}`, options[key]);
-      if (id !== undefined) scope[key] = id;
-    }
-    this.#scope = scope;
-    const mode: unknown = options.mode ?? 'hybrid';
-    if (mode !== 'hybrid' && mode !== 'vector' && mode !== 'keyword')
-      throw new ValidationError('options.mode', "must be 'hybrid', 'vector' or 'keyword'");
+    this.#scope = definedOnly(scope);
     this.#mode = mode;
   }
 
@@ -142,7 +166,7 @@ export class EngramVectorStore extends VectorStore {
     k = 4,
     filter?: EngramVectorStoreFilter,
   ): Promise<[DocumentInterface, number][]> {
-    const filters = checkFilter(filter);
+    const filters = checkFilter('filter', filter);
     const { results } = await this.#engram.search(query, {
       ...this.#scope,
       limit: k,
@@ -166,13 +190,11 @@ export class EngramVectorStore extends VectorStore {
    * deletes nothing), or every memory matching `filter`. Deleted means forgotten:
    * no table keeps the text.
    */
-  override async delete(params: { ids?: string[]; filter?: EngramVectorStoreFilter } = {}): Promise<void> {
-    requireOptions('params', params, ['ids', 'filter']);
-    if (params.ids === undefined && params.filter === undefined)
-      throw new ValidationError('params', 'give ids or a filter');
-    if (params.ids !== undefined) {
-      if (!Array.isArray(params.ids)) throw new ValidationError('params.ids', 'must be an array of ids');
-      for (const id of params.ids) {
+  override async delete(params: EngramVectorStoreDeleteParams = {}): Promise<void> {
+    const { ids, filter: filters } = checkOptions('params', params, DELETE_PARAMS_SPEC);
+    if (ids === undefined && filters === undefined) throw new ValidationError('params', 'give ids or a filter');
+    if (ids !== undefined) {
+      for (const id of ids) {
         const item = await this.#engram.get(id);
         if (
           item !== undefined &&
@@ -181,7 +203,6 @@ export class EngramVectorStore extends VectorStore {
           await this.#engram.delete(id);
       }
     }
-    const filters = checkFilter(params.filter);
     if (filters !== undefined) await this.#engram.deleteAll({ ...this.#scope, filters });
   }
 }

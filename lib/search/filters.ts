@@ -6,15 +6,18 @@
 import { ValidationError } from '../errors.js';
 import { TIERS, isLive, type Json, type MemoryRow, type Tier } from '../store/rows.js';
 import { SCOPE_FIELDS, type Scope, type ScopeField } from '../store/scope.js';
+import { isPlainObject, rejectUnknownKeys, requireJson } from '../util/validate.js';
 import {
-  isPlainObject,
-  optionalId,
-  rejectUnknownKeys,
-  requireJson,
-  requireOneOf,
-  requireOptions,
-  requireTime,
-} from '../util/validate.js';
+  checkOptions,
+  definedOnly,
+  listOf,
+  oneOf,
+  optional,
+  scopeSpec,
+  time,
+  type Check,
+  type OptionsSpec,
+} from '../util/options.js';
 
 /** A date range; either end may be open. Dates, ISO strings or epoch ms. */
 export interface DateRange {
@@ -42,8 +45,6 @@ export interface MemoryFilters {
   updatedAt?: DateRange;
 }
 
-const FILTER_KEYS = [...SCOPE_FIELDS, 'tier', 'metadata', 'createdAt', 'updatedAt'] as const;
-
 /** The fields of a memory that every condition but metadata looks at. */
 export type ScopeEntry = Pick<MemoryRow, 'tier' | 'createdAt' | 'updatedAt' | 'expiresAt' | 'deletedAt' | ScopeField>;
 
@@ -63,12 +64,71 @@ export interface CompiledFilter {
   matchesEntry(entry: ScopeEntry, now: number): boolean;
 }
 
-function compileRange(field: string, value: unknown): [number, number] | undefined {
-  if (value === undefined) return undefined;
-  requireOptions(field, value, ['from', 'to'], 'must be an object with from and/or to');
-  const from = value['from'] === undefined ? -Infinity : requireTime(`${field}.from`, value['from']);
-  const to = value['to'] === undefined ? Infinity : requireTime(`${field}.to`, value['to']);
-  return [from, to];
+/** The checks of a {@link DateRange}. */
+const DATE_RANGE_SPEC = { from: optional(time), to: optional(time) } satisfies OptionsSpec<DateRange>;
+
+/** A date range, its ends as epoch milliseconds. */
+const dateRange: Check<{ from?: number; to?: number }> = (field, value) =>
+  definedOnly(checkOptions(field, value, DATE_RANGE_SPEC, 'must be an object with from and/or to'));
+
+/** One tier or a non-empty list of them. */
+const tierOrTiers: Check<Tier[]> = (field, value) => {
+  if (!Array.isArray(value)) return [oneOf(TIERS)(`${field}[0]`, value)];
+  if (value.length === 0) throw new ValidationError(field, 'must name at least one tier');
+  return listOf(oneOf(TIERS))(field, value);
+};
+
+/** Metadata conditions: key -> a JSON value to equal, or `{ in: [...] }` (a plain object always means membership). */
+const metadataConditions: Check<Record<string, MetadataCondition>> = (field, value) => {
+  if (!isPlainObject(value)) throw new ValidationError(field, 'must be an object of key -> value or { in: [...] }');
+  for (const [key, cond] of Object.entries(value)) {
+    const cf = `${field}.${key}`;
+    if (!isPlainObject(cond)) requireJson(cf, cond);
+    else {
+      rejectUnknownKeys(cf, cond, ['in']);
+      listOf(requireJson)(`${cf}.in`, cond['in']);
+    }
+  }
+  return value as Record<string, MetadataCondition>;
+};
+
+/** The checks of {@link MemoryFilters}: scope ids, tiers, metadata conditions, date ranges. */
+const FILTERS_SPEC = {
+  ...scopeSpec(SCOPE_FIELDS),
+  tier: optional(tierOrTiers),
+  metadata: optional(metadataConditions),
+  createdAt: optional(dateRange),
+  updatedAt: optional(dateRange),
+} satisfies OptionsSpec<MemoryFilters>;
+
+/** The filters' scope merged with the call's own; a field given in both with different values is a conflict. */
+function mergeScope(own: { [K in ScopeField]: string | undefined }, callScope: Scope, field: string): Scope {
+  const scope: Scope = {};
+  for (const key of SCOPE_FIELDS) {
+    const outer = callScope[key];
+    if (own[key] !== undefined && outer !== undefined && own[key] !== outer) {
+      throw new ValidationError(`${field}.${key}`, `conflicts with ${key} "${outer}" given beside the filters`);
+    }
+    const value = own[key] ?? outer;
+    if (value !== undefined) scope[key] = value;
+  }
+  return scope;
+}
+
+/** Checked metadata conditions as tests of a row's value under each key. */
+function metadataTests(meta: Record<string, MetadataCondition> = {}): [string, (v: Json | undefined) => boolean][] {
+  return Object.entries(meta).map(([key, cond]) => {
+    if (isPlainObject(cond)) {
+      const options = (cond as { in: Json[] }).in;
+      return [key, (v) => options.some((o) => sameJson(v, o))];
+    }
+    return [key, (v) => sameJson(v, cond)];
+  });
+}
+
+/** A checked range as inclusive bounds, an open end unbounded. */
+function bounds(range: { from?: number; to?: number } | undefined): [number, number] | undefined {
+  return range === undefined ? undefined : [range.from ?? -Infinity, range.to ?? Infinity];
 }
 
 function sameJson(a: Json | undefined, b: Json): boolean {
@@ -82,44 +142,12 @@ function sameJson(a: Json | undefined, b: Json): boolean {
  * the filters). A scope given twice with different values is a ValidationError.
  */
 export function compileFilters(filters: unknown, callScope: Scope = {}, field = 'filters'): CompiledFilter {
-  const f: Record<string, unknown> = filters === undefined ? {} : (filters as Record<string, unknown>);
-  requireOptions(field, f, FILTER_KEYS);
-  const scope: Scope = {};
-  for (const key of SCOPE_FIELDS) {
-    const own = optionalId(`${field}.${key}`, f[key]);
-    const outer = callScope[key];
-    if (own !== undefined && outer !== undefined && own !== outer) {
-      throw new ValidationError(`${field}.${key}`, `conflicts with ${key} "${outer}" given beside the filters`);
-    }
-    const value = own ?? outer;
-    if (value !== undefined) scope[key] = value;
-  }
-  let tiers: Set<Tier> | undefined;
-  if (f['tier'] !== undefined) {
-    const list = Array.isArray(f['tier']) ? (f['tier'] as unknown[]) : [f['tier']];
-    if (list.length === 0) throw new ValidationError(`${field}.tier`, 'must name at least one tier');
-    tiers = new Set(list.map((t, i) => requireOneOf(`${field}.tier[${i}]`, t, TIERS)));
-  }
-  const conditions: [string, (v: Json | undefined) => boolean][] = [];
-  if (f['metadata'] !== undefined) {
-    const meta = f['metadata'];
-    if (!isPlainObject(meta))
-      throw new ValidationError(`${field}.metadata`, 'must be an object of key -> value or { in: [...] }');
-    for (const [key, cond] of Object.entries(meta)) {
-      const cf = `${field}.metadata.${key}`;
-      if (isPlainObject(cond)) {
-        rejectUnknownKeys(cf, cond, ['in']);
-        if (!Array.isArray(cond['in'])) throw new ValidationError(`${cf}.in`, 'must be an array');
-        const options = (cond['in'] as unknown[]).map((v, i) => requireJson(`${cf}.in[${i}]`, v));
-        conditions.push([key, (v) => options.some((o) => sameJson(v, o))]);
-      } else {
-        const want = requireJson(cf, cond);
-        conditions.push([key, (v) => sameJson(v, want)]);
-      }
-    }
-  }
-  const created = compileRange(`${field}.createdAt`, f['createdAt']);
-  const updated = compileRange(`${field}.updatedAt`, f['updatedAt']);
+  const f = checkOptions(field, filters === undefined ? {} : filters, FILTERS_SPEC);
+  const scope = mergeScope(f, callScope, field);
+  const tiers = f.tier === undefined ? undefined : new Set(f.tier);
+  const conditions = metadataTests(f.metadata);
+  const created = bounds(f.createdAt);
+  const updated = bounds(f.updatedAt);
   const scopeEntries = Object.entries(scope) as [ScopeField, string][];
   const empty =
     scopeEntries.length === 0 &&

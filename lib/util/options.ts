@@ -71,6 +71,14 @@ export function withDefault<V>(check: Check<V>, fallback: V): Check<V> {
   return (field, value) => (value === undefined ? fallback : check(field, value));
 }
 
+/** Anything but undefined or null ('is required'); its shape is checked by the caller (named in the spec's comment). */
+export function present<V>(): Check<V> {
+  return (field, value) => {
+    if (value === undefined || value === null) throw new ValidationError(field, 'is required');
+    return value as V;
+  };
+}
+
 /** Whatever was given, unchecked here: for a field whose check needs more than its value (named in the spec's comment). */
 export function checkedByCaller<V>(): Check<V | undefined> {
   return (_field, value) => value as V | undefined;
@@ -102,6 +110,12 @@ export function metadata(maxBytes: number): Check<Metadata> {
   return (field, value) => requireMetadata(field, value, maxBytes);
 }
 
+/** Any string, the empty one included. */
+export const string: Check<string> = (field, value) => {
+  if (typeof value !== 'string') throw new ValidationError(field, 'must be a string');
+  return value;
+};
+
 export const boolean: Check<boolean> = (field, value) => {
   if (typeof value !== 'boolean') throw new ValidationError(field, 'must be a boolean');
   return value;
@@ -126,9 +140,9 @@ export function func<F>(): Check<F> {
 }
 
 /** An array whose every item passes `check`, each named by its index (`options.tiers[1]`). */
-export function listOf<V>(check: Check<V>): Check<V[]> {
+export function listOf<V>(check: Check<V>, hint = 'must be an array'): Check<V[]> {
   return (field, value) => {
-    if (!Array.isArray(value)) throw new ValidationError(field, 'must be an array');
+    if (!Array.isArray(value)) throw new ValidationError(field, hint);
     return value.map((item, i) => check(`${field}[${i}]`, item));
   };
 }
