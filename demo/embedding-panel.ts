@@ -29,7 +29,7 @@ export class EmbeddingPanel {
   readonly #picker: ModelPicker;
 
   constructor(ctx: DemoContext, options: EmbeddingPanelOptions) {
-    const card = h('section', { class: 'card reembed-card', attrs: { 'aria-label': 'Embedding model' } });
+    const card = h('section', { class: 'card reembed-card reembed-box', attrs: { 'aria-label': 'Embedding model' } });
     const picker = new ModelPicker({
       ...options,
       selectId: 'embedding-model',

@@ -53,6 +53,7 @@ export class ModelSection {
       },
     });
     const picker = this.#picker;
+    picker.panel.root.classList.add('reembed-box');
     this.root = h(
       'section',
       { class: 'card model-card', attrs: { 'data-testid': 'model-card' } },
