@@ -31,16 +31,22 @@ import {
   type AnalyzerLanguage,
 } from './search/analyze.js';
 import {
+  abortSignal,
+  checkedByCaller,
   checkOptions,
   definedOnly,
+  func,
   id,
   int,
+  nested,
+  oneOf,
   optional,
   scopeSpec,
   withDefault,
+  type Check,
   type OptionsSpec,
 } from './util/options.js';
-import { isPlainObject, requireId, requireInt, requireOneOf, requireOptions } from './util/validate.js';
+import { isPlainObject, requireId } from './util/validate.js';
 import { EngineStore, type DamagedRow } from './engine/engine-store.js';
 import { forgetScope, type ForgetResult } from './engine/forget.js';
 import { FORGET_SCOPE_FIELDS, type ForgetScope, type MemoryScope } from './store/scope.js';
@@ -170,23 +176,43 @@ const FORGET_SCOPE_SPEC = scopeSpec(FORGET_SCOPE_FIELDS) satisfies OptionsSpec<F
 /** `maxContentBytes` when not given (1 MiB): what open() holds input to and import() holds a file's rows to. */
 const DEFAULT_MAX_CONTENT_BYTES = 1_048_576;
 
-const OPTION_KEYS = [
-  'name',
-  'language',
-  'maxContentBytes',
-  'now',
-  'embedder',
-  'reembed',
-  'onProgress',
-  'llm',
-  'historyLimit',
-  'encryption',
-] as const;
+/** An Embedder, or a function that makes one (the offline model's by default: transformers.js loads inside create()). */
+const embedderSource: Check<EmbedderSource> = (field, value) => {
+  const embedder = typeof value === 'object' && value !== null && typeof (value as Embedder).embed === 'function';
+  if (typeof value !== 'function' && !embedder)
+    throw new ValidationError(field, 'must be an Embedder or a function returning one');
+  return value as EmbedderSource;
+};
 
-/** The analyzer of `language` (validated here, at the door). */
-function analyzerOf(language: unknown): Promise<Analyzer> {
-  if (language === undefined) return Promise.resolve(ENGLISH_ANALYZER);
-  return loadAnalyzer(requireOneOf('options.language', language, ANALYZER_LANGUAGES));
+/** The checks of {@link LongWorkOptions}. */
+const LONG_WORK_SPEC = {
+  signal: optional(abortSignal),
+  onProgress: optional(func<NonNullable<LongWorkOptions['onProgress']>>()),
+} satisfies OptionsSpec<LongWorkOptions>;
+
+/** `reembed`: false or absent is none, true re-embeds with open()'s progress only, an object with its own. */
+const reembedOption: Check<LongWorkOptions | undefined> = (field, value) => {
+  if (value === undefined || value === false) return undefined;
+  return value === true ? {} : definedOnly(nested(LONG_WORK_SPEC)(field, value));
+};
+
+/** The checks of {@link EngramOptions}; `llm` is checked by toChatModel, `encryption` by parseAtRestEncryption. */
+const OPEN_OPTIONS_SPEC = {
+  name: id,
+  language: optional(oneOf(ANALYZER_LANGUAGES)),
+  maxContentBytes: withDefault(int(1), DEFAULT_MAX_CONTENT_BYTES),
+  now: withDefault(func<() => number>(), Date.now),
+  embedder: withDefault(embedderSource, () => TransformersEmbedder.create()),
+  reembed: reembedOption,
+  onProgress: optional(func<NonNullable<EngramOptions['onProgress']>>()),
+  llm: checkedByCaller<LlmOption>(),
+  historyLimit: withDefault(int(1, 1_000_000), DEFAULT_HISTORY_LIMIT),
+  encryption: (field, value) => parseAtRestEncryption(value, field),
+} satisfies OptionsSpec<EngramOptions>;
+
+/** The analyzer of a checked `language`. */
+function analyzerOf(language: AnalyzerLanguage | undefined): Promise<Analyzer> {
+  return language === undefined ? Promise.resolve(ENGLISH_ANALYZER) : loadAnalyzer(language);
 }
 
 /** Every error leaving the library is typed: a store closed under a call rejects with ClosedError, not Dexie's error. */
@@ -235,36 +261,11 @@ export class Engram {
 
   /** Opens (or creates) the store `options.name`. */
   static async open(options: EngramOptions): Promise<Engram> {
-    requireOptions('options', options, OPTION_KEYS, 'must be an object with a name');
-    const name = requireId('options.name', options.name);
-    const maxContentBytes =
-      options.maxContentBytes === undefined
-        ? DEFAULT_MAX_CONTENT_BYTES
-        : requireInt('options.maxContentBytes', options.maxContentBytes, 1);
-    if (options.now !== undefined && typeof options.now !== 'function')
-      throw new ValidationError('options.now', 'must be a function');
-    const now = options.now ?? Date.now;
-    const historyLimit =
-      options.historyLimit === undefined
-        ? DEFAULT_HISTORY_LIMIT
-        : requireInt('options.historyLimit', options.historyLimit, 1, 1_000_000);
-    // The offline model by default; transformers.js itself loads lazily inside create().
-    const source: EmbedderSource = options.embedder ?? (() => TransformersEmbedder.create());
-    if (typeof source !== 'function' && (typeof source !== 'object' || typeof source.embed !== 'function')) {
-      throw new ValidationError('options.embedder', 'must be an Embedder or a function returning one');
-    }
-    if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
-      throw new ValidationError('options.onProgress', 'must be a function');
-    const reembed =
-      options.reembed === undefined || options.reembed === false
-        ? undefined
-        : options.reembed === true
-          ? {}
-          : options.reembed;
-    const progress: LongWorkOptions = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
-    const model = options.llm === undefined ? undefined : toChatModel(options.llm);
-    const encryption = parseAtRestEncryption(options.encryption, 'options.encryption');
-    const analyzer = await analyzerOf(options.language);
+    const o = checkOptions('options', options, OPEN_OPTIONS_SPEC, 'must be an object with a name');
+    const { name, maxContentBytes, now, historyLimit, embedder: source, reembed, encryption } = o;
+    const progress: LongWorkOptions = o.onProgress === undefined ? {} : { onProgress: o.onProgress };
+    const model = o.llm === undefined ? undefined : toChatModel(o.llm);
+    const analyzer = await analyzerOf(o.language);
     const { db, deviceId } = await openStore(name, encryption);
     try {
       await ensureKeywordIndex(db, analyzer);
@@ -565,19 +566,15 @@ export class Engram {
       ...(signal === undefined ? {} : { signal }),
       ...(onProgress === undefined ? {} : { onProgress }),
     };
-    const maxContentBytes =
-      openOptions.maxContentBytes === undefined
-        ? DEFAULT_MAX_CONTENT_BYTES
-        : requireInt('options.maxContentBytes', openOptions.maxContentBytes, 1);
-    const parsed = await parseExport(file, { maxContentBytes }, transfer);
-    const name = requireId('options.name', openOptions.name);
-    const analyzer = await analyzerOf(openOptions.language);
-    const { db, deviceId } = await openStore(name, parseAtRestEncryption(openOptions.encryption, 'options.encryption'));
-    const core = new EngineStore(
-      db,
-      { maxContentBytes: Number.MAX_SAFE_INTEGER, now: openOptions.now ?? Date.now, deviceId },
-      analyzer,
+    const { name, language, maxContentBytes, now, encryption } = checkOptions(
+      'options',
+      openOptions,
+      OPEN_OPTIONS_SPEC,
     );
+    const parsed = await parseExport(file, { maxContentBytes }, transfer);
+    const analyzer = await analyzerOf(language);
+    const { db, deviceId } = await openStore(name, encryption);
+    const core = new EngineStore(db, { maxContentBytes: Number.MAX_SAFE_INTEGER, now, deviceId }, analyzer);
     try {
       await ensureKeywordIndex(db, analyzer);
       await importParsed(core, parsed, mode, transfer);
