@@ -116,7 +116,9 @@ export interface EngramOptions {
   embedder?: Embedder | (() => Promise<Embedder>);
   /**
    * Re-embed every memory when the store was written with another embedder
-   * (otherwise that is a DimensionMismatchError). `true` or `{ onProgress, signal }`.
+   * (otherwise that is a DimensionMismatchError), inside open(): the same run as
+   * {@link Engram.reembed}, which does it on an open store while searches and writes
+   * go on. `true` or `{ onProgress, signal }`.
    * @default false
    */
   reembed?: boolean | LongWorkOptions;
@@ -145,6 +147,14 @@ export interface EngramOptions {
    * @example { passphrase: 'correct horse battery staple' }
    */
   encryption?: AtRestEncryption;
+}
+
+/** What {@link Engram.reembed} did. */
+export interface ReembedResult {
+  /** Live memories the store now holds with the new model's vectors. */
+  total: number;
+  /** Of them, embedded by this run (the rest were staged by an earlier, stopped run, or written with the new model). */
+  embedded: number;
 }
 
 /** What {@link Engram.stats} reports. */
@@ -510,6 +520,41 @@ export class Engram {
       size: state.index.size,
       damaged: this.#core.damaged.length,
     };
+  }
+
+  /**
+   * Re-embeds every memory with another model while the store stays open, then switches
+   * to it. Meanwhile searches answer from the current model's index (and keywords), and
+   * writes carry on: each memory written is embedded by the new model too before the
+   * switch. The switch is one transaction: the store's recorded embedder changes only
+   * when every live memory of every scope has the new model's vector of its current
+   * text; from then on searches and writes use the new model. Stopped (the signal, a
+   * failing model, a closed tab), the store stays on its model and searches as before;
+   * what was embedded is kept, so the next run with the same model embeds only the rest.
+   * `embedder` is an instance (still yours) or a factory (its embedder is this engram's
+   * from the switch on, disposed by close()). Progress: phase `reembed`, then the new
+   * index's `rebuild`.
+   * @example
+   * const { total } = await engram.reembed(() => TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL }), {
+   *   onProgress: (p) => console.log(p.phase, p.done, p.total),
+   *   signal: controller.signal,
+   * });
+   */
+  async reembed(embedder: Embedder | (() => Promise<Embedder>), options: LongWorkOptions = {}): Promise<ReembedResult> {
+    this.#core.assertOpen();
+    const given: unknown = embedder;
+    if (
+      typeof given !== 'function' &&
+      (typeof given !== 'object' || given === null || typeof (given as { embed?: unknown }).embed !== 'function')
+    )
+      throw new ValidationError('embedder', 'must be an Embedder or a function returning one');
+    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
+    if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
+      throw new ValidationError('options.onProgress', 'must be a function');
+    if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+      throw new ValidationError('options.signal', 'must be an AbortSignal');
+    const { total, embedded } = await typed(this.#semantic.reembed(embedder, options));
+    return { total, embedded };
   }
 
   /**

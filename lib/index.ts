@@ -2,7 +2,7 @@
  * engram's one public door: every export by name.
  */
 export { Engram } from './engram.js';
-export type { EngramOptions, EngramStats } from './engram.js';
+export type { EngramOptions, EngramStats, ReembedResult } from './engram.js';
 export type { DamagedRow } from './engine/engine-store.js';
 export type { Message } from './engine/conversation/messages.js';
 export type { MessageInput } from './memory/message-input.js';

@@ -69,6 +69,20 @@ export interface VectorRow {
   id: string;
   vector: Float32Array;
   embedderId: string;
+  /**
+   * The vector of the model a re-embed is moving the store to, kept beside the current one until
+   * the switch (lib/engine/vectors/reembed.ts); dropped with the row whenever the memory gets a new
+   * vector or is deleted, so it never outlives the text it was made from.
+   */
+  staged?: StagedVector;
+}
+
+/** A vector made by a re-embed's model, waiting for the switch, and the hash of the text it embeds. */
+export interface StagedVector {
+  vector: Float32Array;
+  embedderId: string;
+  /** contentHash() of the memory's text when it was embedded. */
+  textHash: string;
 }
 
 /** Which table a change or history entry is about. */

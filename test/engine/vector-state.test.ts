@@ -189,7 +189,7 @@ describe('vector index persistence', () => {
 });
 
 describe('re-embedding a store', () => {
-  it('reembed stopped by its AbortSignal puts back the vectors it replaced: the old embedder opens a store that is all its own', async () => {
+  it('reembed stopped by its AbortSignal leaves every vector as it was (what it made is only staged): the old embedder opens a store that is all its own', async () => {
     const name = unique('rollback');
     const a = await Engram.open({ name, embedder: embedder(256) });
     await fill(a, 0, 200);
@@ -213,8 +213,11 @@ describe('re-embedding a store', () => {
     await expect(opening).rejects.toThrow(/aborted/);
     expect(progress.map((p) => p.done)).toEqual([0, 64, 128]);
     expect(await Engram.storedEmbedder(name)).toEqual({ id: embedder(256).id, dimensions: 256 });
-    // Every vector is back, bit for bit: the old embedder's, of its dimension.
-    expect(await db.vectors.toArray()).toEqual(before);
+    // Every vector is as it was, bit for bit: the old embedder's, of its dimension; the new model's
+    // vectors made before the stop wait beside them for the next run.
+    const after = await db.vectors.toArray();
+    expect(after.map(({ id, vector, embedderId }) => ({ id, vector, embedderId }))).toEqual(before);
+    expect(after.filter((v) => v.staged?.embedderId === embedder(128).id)).toHaveLength(128);
     db.close();
     expect(new Set(before.map((v) => v.embedderId))).toEqual(new Set([embedder(256).id]));
     const b = await Engram.open({ name, embedder: embedder(256) });
@@ -224,7 +227,7 @@ describe('re-embedding a store', () => {
     await b.close();
   });
 
-  it('reembed that fails mid-way (the embedder throws) puts back what it replaced and rethrows', async () => {
+  it('reembed that fails mid-way (the embedder throws) leaves every vector as it was and rethrows', async () => {
     const name = unique('failing');
     const a = await Engram.open({ name, embedder: embedder(256) });
     await fill(a, 0, 100);
@@ -238,7 +241,8 @@ describe('re-embedding a store', () => {
     failing.embed = (texts, options) =>
       ++calls === 2 ? Promise.reject(new TypeError('model crashed')) : embed(texts, options);
     await expect(Engram.open({ name, embedder: failing, reembed: true })).rejects.toThrow(/model crashed/);
-    expect(await db.vectors.toArray()).toEqual(before);
+    const after = await db.vectors.toArray();
+    expect(after.map(({ id, vector, embedderId }) => ({ id, vector, embedderId }))).toEqual(before);
     db.close();
     const b = await Engram.open({ name, embedder: embedder(256) });
     expect(await allFound(b, 20)).toBe(true);

@@ -2,18 +2,20 @@
  * Semantic memory's moving parts: the embedder (loaded lazily, recorded in the
  * store with its dimension) and the vector state. A store written with one
  * embedder refuses another with DimensionMismatchError unless re-embedding is
- * asked for, which re-embeds every live memory and rebuilds the index.
+ * asked for: `reembed()` on the open store (searches and writes go on meanwhile,
+ * see reembed.ts), or open()'s `reembed`, which runs the same re-embed before the
+ * index loads.
  */
-import { DimensionMismatchError, EmbeddingError, isEngramError, throwIfAborted } from '../../errors.js';
+import { ClosedError, DimensionMismatchError, EmbeddingError, isEngramError, ValidationError } from '../../errors.js';
 import { CachedEmbedder } from '../../embed/cached-embedder.js';
 import { validateEmbeddings, type Embedder } from '../../embed/embedder.js';
 import { isLive, type VectorRow } from '../../store/rows.js';
 import type { EngramDb } from '../../store/schema.js';
 import { storeError } from '../../store/store-error.js';
-import { deleteSnapshot } from '../../store/snapshot-chunks.js';
 import { retrievalProfile, textToEmbed, type EmbeddingRole } from '../../search/retrieval-profile.js';
 import { untilAborted } from '../../util/abort.js';
 import type { EngineStore } from '../engine-store.js';
+import { reembedStore, type ReembedReport } from './reembed.js';
 import { VectorState, type LongWorkOptions } from './vector-state.js';
 
 /** The embedder a store was written with. */
@@ -23,7 +25,13 @@ export interface EmbedderRecord {
 }
 
 const EMBEDDER_KEY = 'embedder';
-const REEMBED_BATCH = 64;
+/** Memories a repair embeds per call. */
+const REPAIR_BATCH = 64;
+/**
+ * How long the index and embedder a re-embed replaced stay usable: a search that took them just
+ * before the swap finishes on them instead of meeting a disposed index (ClosedError).
+ */
+const RETIRE_MS = 10_000;
 
 /** The record's id and dimension when `value` is a well-formed embedder record. */
 function embedderRecordOf(value: unknown): EmbedderRecord | undefined {
@@ -59,9 +67,18 @@ export type EmbedderSource = Embedder | (() => Promise<Embedder>);
 /** Embedder plus vector index, made ready on first use. */
 export class SemanticIndex {
   readonly #core: EngineStore;
-  readonly #source: EmbedderSource;
+  #source: EmbedderSource;
   readonly #reembed: LongWorkOptions | undefined;
   #ready: Promise<{ embedder: Embedder; state: VectorState }> | undefined;
+  /** A reembed() under way. */
+  #reembedding = false;
+  /** While a re-embed switches the store and loads the new index: passage embeddings wait for it. */
+  #switching: Promise<void> | undefined;
+  /** Indexes and embedders replaced by a re-embed, freed after RETIRE_MS or by close(). */
+  readonly #retired = new Set<{ timer: ReturnType<typeof setTimeout>; free: () => Promise<void> }>();
+  /** Live memories found with another model's vector (or none), waiting for {@link #repair}. */
+  readonly #stale = new Set<string>();
+  #repairing: Promise<void> | undefined;
 
   constructor(core: EngineStore, source: EmbedderSource, reembed: LongWorkOptions | undefined) {
     this.#core = core;
@@ -108,28 +125,190 @@ export class SemanticIndex {
         throw new DimensionMismatchError(
           recorded.dimensions,
           embedder.dimensions,
-          `the store was embedded with "${recorded.id}" (${recorded.dimensions}-d); this engram uses "${embedder.id}" (${embedder.dimensions}-d). Open with { reembed: true } to re-embed every memory`,
+          `the store was embedded with "${recorded.id}" (${recorded.dimensions}-d); this engram uses "${embedder.id}" (${embedder.dimensions}-d). Re-embed with engram.reembed(embedder), or open with { reembed: true }`,
         );
       }
       // Both listeners hear the re-embed (open()'s onProgress and reembed's own); the re-embed's signal first.
       const reembed = this.#reembed;
       const signal = reembed.signal ?? options.signal;
-      await reembedAll(this.#core, embedder, {
+      await reembedStore(this.#core, embedder, {
         ...(signal === undefined ? {} : { signal }),
         onProgress: (p) => {
           reembed.onProgress?.(p);
           if (options.onProgress !== reembed.onProgress) options.onProgress?.(p);
         },
+        record: () => recordEmbedder(this.#core.db, embedder),
       });
-    }
-    if (recorded === undefined || recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions) {
-      await this.#core.db.meta.put({
-        key: EMBEDDER_KEY,
-        value: { id: embedder.id, dimensions: embedder.dimensions } satisfies EmbedderRecord,
-      });
+    } else if (recorded === undefined) {
+      await recordEmbedder(this.#core.db, embedder);
     }
     const state = await VectorState.load(this.#core, embedder.id, embedder.dimensions, options);
+    state.onStale = (id) => {
+      this.#noteStale(id);
+    };
     return { embedder, state };
+  }
+
+  /**
+   * Re-embeds every live memory with the embedder of `source` while the store stays
+   * open (see reembed.ts), then switches to it: the store's recorded embedder, its
+   * vectors, this index and the embedder of later searches and writes. Until the
+   * switch, searches answer from the current model's index and writes carry on (each
+   * written memory is embedded by the new model too before the switch). An embedder
+   * handed in stays the caller's; one made by a factory is this engram's from the switch
+   * on (disposed by close()), and is disposed when the run stops.
+   */
+  async reembed(source: EmbedderSource, options: LongWorkOptions = {}): Promise<ReembedReport> {
+    if (this.#reembedding) throw new ValidationError('reembed', 'a re-embed of this store is already under way');
+    this.#reembedding = true;
+    try {
+      return await this.#reembedWith(source, options);
+    } finally {
+      this.#reembedding = false;
+    }
+  }
+
+  async #reembedWith(source: EmbedderSource, options: LongWorkOptions): Promise<ReembedReport> {
+    const core = this.#core;
+    const { signal } = options;
+    if (!this.started && (await SemanticIndex.recorded(core)) === undefined) {
+      // Nothing was ever embedded: the new model simply becomes this engram's (loaded on first use).
+      const previous = this.#source;
+      this.#source = source;
+      try {
+        await untilAborted(this.ready(options), signal);
+      } catch (e) {
+        this.#source = previous;
+        throw e;
+      }
+      return { total: 0, embedded: 0, switchSeq: 0 };
+    }
+    const current = await untilAborted(this.ready(), signal);
+    const inner = typeof source === 'function' ? await untilAborted(source(), signal) : source;
+    const embedder = new CachedEmbedder(inner);
+    const ours = typeof source === 'function';
+    if (embedder.id === current.embedder.id && embedder.dimensions === current.embedder.dimensions) {
+      if (ours) await embedder.dispose();
+      const total = await core.db.memories.filter((m) => isLive(m, core.now())).count();
+      return { total, embedded: 0, switchSeq: 0 };
+    }
+    let report: ReembedReport;
+    let opened: () => void = () => undefined;
+    try {
+      report = await reembedStore(core, embedder, {
+        ...options,
+        record: async () => {
+          // Passage embeddings wait from the switch until the new index is in place (see embed()).
+          this.#switching ??= new Promise<void>((resolve) => (opened = resolve));
+          await recordEmbedder(core.db, embedder);
+        },
+      });
+    } catch (e) {
+      opened();
+      this.#switching = undefined;
+      if (ours) await embedder.dispose();
+      throw e;
+    }
+    // The store is switched: load the new index whatever the signal says now (the run is done).
+    try {
+      const { onProgress } = options;
+      const state = await VectorState.load(core, embedder.id, embedder.dimensions, onProgress ? { onProgress } : {});
+      if (core.closed) {
+        // close() came during the load: it freed what it found; this is freed here.
+        state.dispose();
+        if (ours) await embedder.dispose();
+        throw new ClosedError();
+      }
+      state.onStale = (id) => {
+        this.#noteStale(id);
+      };
+      this.#ready = Promise.resolve({ embedder, state });
+      const previous = this.#source;
+      this.#source = source;
+      this.#retire(current, typeof previous === 'function');
+      // Writes embedded by the old model before the switch and committed after it are logged past it.
+      await state.recheckSince(report.switchSeq);
+    } catch (e) {
+      // The next use loads the store's new model from `source`.
+      this.#ready = undefined;
+      this.#source = source;
+      this.#retire(current, true);
+      throw e;
+    } finally {
+      opened();
+      this.#switching = undefined;
+    }
+    return report;
+  }
+
+  /** Frees an index (and the embedder, when `dispose`) a re-embed replaced, after RETIRE_MS. */
+  #retire(old: { embedder: Embedder; state: VectorState }, dispose: boolean): void {
+    old.state.retire();
+    const entry = {
+      timer: setTimeout(() => {
+        this.#retired.delete(entry);
+        entry.free().catch(() => undefined);
+      }, RETIRE_MS),
+      free: async () => {
+        old.state.dispose();
+        if (dispose) await old.embedder.dispose();
+      },
+    };
+    this.#retired.add(entry);
+  }
+
+  /** A live memory the index met without a vector of its model: embedded again soon. */
+  #noteStale(id: string): void {
+    this.#stale.add(id);
+    this.#repairing ??= this.#repair().finally(() => {
+      this.#repairing = undefined;
+    });
+  }
+
+  /**
+   * Gives the memories noted stale a vector of the current model (a write of another
+   * tab still on the old model, or one embedded by it just before a switch), each only
+   * when it still holds the text embedded and no vector of this model.
+   */
+  async #repair(): Promise<void> {
+    await Promise.resolve();
+    while (this.#stale.size > 0 && !this.#core.closed) {
+      const ids = [...this.#stale].slice(0, REPAIR_BATCH);
+      for (const id of ids) this.#stale.delete(id);
+      try {
+        const { embedder, state } = await this.ready();
+        const { db } = this.#core;
+        // Only the store's recorded model repairs: a tab still on the old one leaves the store alone.
+        if ((await storedEmbedderRecord(db))?.id !== embedder.id) {
+          this.#stale.clear();
+          return;
+        }
+        const rows = await db.memories.bulkGet(ids);
+        const now = this.#core.now();
+        const live = rows.filter((r) => isLive(r, now));
+        if (live.length === 0) continue;
+        const { vectors } = await this.embed(live.map((r) => r.text));
+        await db.transaction('rw', [db.memories, db.vectors, db.meta], async () => {
+          // Checked again where it counts: a switch may have come in between.
+          if (embedderRecordOf((await db.meta.get(EMBEDDER_KEY))?.value)?.id !== embedder.id) return;
+          const [rowsNow, current] = await Promise.all([
+            db.memories.bulkGet(live.map((r) => r.id)),
+            db.vectors.bulkGet(live.map((r) => r.id)),
+          ]);
+          const puts: VectorRow[] = [];
+          live.forEach((r, i) => {
+            const row = rowsNow[i];
+            if (!isLive(row, this.#core.now()) || row.text !== r.text || current[i]?.embedderId === embedder.id) return;
+            puts.push({ id: r.id, vector: vectors[i]!, embedderId: embedder.id });
+          });
+          await db.vectors.bulkPut(puts);
+        });
+        await state.recheck(live.map((r) => r.id));
+      } catch {
+        // Closed, or the model failed: the memory stays findable by keyword; the next sighting tries again.
+        return;
+      }
+    }
   }
 
   /**
@@ -143,6 +322,8 @@ export class SemanticIndex {
     signal?: AbortSignal,
     role: EmbeddingRole = 'passage',
   ): Promise<{ vectors: Float32Array[]; embedder: Embedder }> {
+    // A memory's vector is made by the model the store is switching to, not the one it leaves.
+    if (role === 'passage' && this.#switching !== undefined) await untilAborted(this.#switching, signal);
     const { embedder } = await untilAborted(this.ready(), signal);
     const profile = retrievalProfile(embedder.id);
     let vectors: unknown;
@@ -165,8 +346,14 @@ export class SemanticIndex {
     return { vectors, embedder };
   }
 
-  /** Snapshots the index if it was loaded, then frees it and the embedder. */
+  /** Snapshots the index if it was loaded, then frees it and the embedder (and what a re-embed replaced). */
   async close(): Promise<void> {
+    for (const entry of this.#retired) {
+      clearTimeout(entry.timer);
+      await entry.free().catch(() => undefined);
+    }
+    this.#retired.clear();
+    await this.#repairing;
     if (this.#ready === undefined) return;
     const ready = await this.#ready.catch(() => undefined);
     if (ready === undefined) return;
@@ -181,79 +368,14 @@ export class SemanticIndex {
   }
 }
 
-/**
- * Re-embeds every live memory with `embedder`. All or nothing when it stops: on an
- * abort or a failure the vectors this run replaced are put back (the store then holds
- * the recorded embedder's vectors, searchable as before, its index snapshot still
- * valid) and the error is rethrown. Only a run killed mid-way (a closed tab) leaves
- * new vectors behind, and the next re-embed keeps them: vectors already made by
- * `embedder` are not embedded again.
- */
-async function reembedAll(core: EngineStore, embedder: Embedder, options: LongWorkOptions): Promise<void> {
-  const { db } = core;
-  const rows = (await db.memories.toArray()).filter((r) => isLive(r, core.now()));
-  const existing = await db.vectors.bulkGet(rows.map((r) => r.id));
-  const todo = rows.flatMap((r, i) => {
-    const before = existing[i];
-    return before?.embedderId === embedder.id ? [] : [{ row: r, before }];
-  });
-  const profile = retrievalProfile(embedder.id);
-  let done = rows.length - todo.length;
-  options.onProgress?.({ phase: 'reembed', done, total: rows.length });
-  let replaced = 0;
+/** Records `embedder` as the one the store's vectors are made with. */
+async function recordEmbedder(db: EngramDb, embedder: Embedder): Promise<void> {
   try {
-    for (let i = 0; i < todo.length; i += REEMBED_BATCH) {
-      throwIfAborted(options.signal);
-      const batch = todo.slice(i, i + REEMBED_BATCH);
-      const texts = batch.map((t) => textToEmbed(profile, 'passage', core.analyzer.normalize(t.row.text)));
-      const vectors = await untilAborted(
-        embedder.embed(texts, options.signal === undefined ? {} : { signal: options.signal }),
-        options.signal,
-      );
-      validateEmbeddings(texts, vectors, embedder.dimensions);
-      const out: VectorRow[] = batch.map((t, j) => ({ id: t.row.id, vector: vectors[j]!, embedderId: embedder.id }));
-      // Counted before the write: a put that lands after an abort is still put back.
-      replaced = i + batch.length;
-      try {
-        await db.vectors.bulkPut(out);
-      } catch (e) {
-        throw storeError(e, 're-embedding');
-      }
-      done += batch.length;
-      options.onProgress?.({ phase: 'reembed', done, total: rows.length });
-    }
-  } catch (e) {
-    await putBack(db, embedder.id, todo.slice(0, replaced));
-    throw e;
-  }
-  // The old snapshot indexes old vectors; drop it so the index is rebuilt from the new ones.
-  await deleteSnapshot(db, 'indexSnapshot');
-}
-
-/**
- * Puts back the vectors a stopped re-embed replaced, in one transaction; a vector
- * written since by someone else (no longer `newId`'s) stays.
- */
-async function putBack(
-  db: EngramDb,
-  newId: string,
-  replaced: readonly { row: { id: string }; before: VectorRow | undefined }[],
-): Promise<void> {
-  if (replaced.length === 0) return;
-  try {
-    await db.transaction('rw', db.vectors, async () => {
-      const now = await db.vectors.bulkGet(replaced.map((r) => r.row.id));
-      const restore: VectorRow[] = [];
-      const remove: string[] = [];
-      replaced.forEach((r, i) => {
-        if (now[i]?.embedderId !== newId) return;
-        if (r.before === undefined) remove.push(r.row.id);
-        else restore.push(r.before);
-      });
-      await db.vectors.bulkPut(restore);
-      await db.vectors.bulkDelete(remove);
+    await db.meta.put({
+      key: EMBEDDER_KEY,
+      value: { id: embedder.id, dimensions: embedder.dimensions } satisfies EmbedderRecord,
     });
   } catch (e) {
-    throw storeError(e, 'putting back the vectors of a stopped re-embed');
+    throw storeError(e, 'recording the embedder');
   }
 }

@@ -100,6 +100,12 @@ export class VectorState {
   /** The store generation this index reflects. */
   #generation: number;
   #disposed = false;
+  /** Replaced by a re-embed's index: still answers searches, follows the store no more. */
+  #retired = false;
+  /** Told of each live memory met without a usable-model vector (see {@link onStale}). */
+  #staleSink: ((id: string) => void) | undefined;
+  /** Such memories met before anyone listened (while loading). */
+  #staleEarly: string[] = [];
   /** Catch-ups, this instance's writes, merges, snapshots and the check after open run one at a time. */
   readonly #queue = new SerialQueue();
   #mergeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -232,7 +238,7 @@ export class VectorState {
     // The generation first: a reset while we read is seen by the catch-up below, which reloads.
     const generation = await readGeneration(core.db);
     const scopes = new ScopeTable();
-    const { index, seq, total } = await fillFromStore(core, embedderId, dimensions, scopes, options);
+    const { index, seq, total, stale } = await fillFromStore(core, embedderId, dimensions, scopes, options);
     const state = new VectorState(
       core,
       embedderId,
@@ -242,8 +248,60 @@ export class VectorState {
       total === 0 ? 'empty' : 'rebuild',
       generation,
     );
+    state.#staleEarly.push(...stale);
     await state.catchUp(options);
     return state;
+  }
+
+  /**
+   * Told of every live memory this index meets with another model's vector, or with
+   * none (a write of a tab still on the old model after a re-embed's switch): the
+   * caller gives it a vector of this model (SemanticIndex's repair), then
+   * {@link recheck}s it. Memories met while loading are told when it is set.
+   */
+  set onStale(sink: (id: string) => void) {
+    this.#staleSink = sink;
+    const early = this.#staleEarly;
+    this.#staleEarly = [];
+    for (const id of early) sink(id);
+  }
+
+  /** Reads memories `ids` and their vectors again and indexes them as they stand (after a repair). */
+  recheck(ids: readonly string[]): Promise<void> {
+    return this.#queue.run(async () => {
+      if (this.#disposed || this.#retired || ids.length === 0) return;
+      const { db } = this.#core;
+      const [rows, vectors] = await Promise.all([db.memories.bulkGet([...ids]), db.vectors.bulkGet([...ids])]);
+      const now = this.#core.now();
+      const adds: { id: string; vector: Float32Array }[] = [];
+      ids.forEach((id, i) => {
+        const add = this.#place(id, rows[i], vectors[i], now);
+        if (add !== undefined) adds.push(add);
+      });
+      this.index.addMany(adds);
+      this.#changed += ids.length;
+      await this.#settle();
+    });
+  }
+
+  /** {@link recheck}s every memory the change log names after `seq`. */
+  async recheckSince(seq: number): Promise<void> {
+    const changes = await this.#core.db.changes.where(':id').above(seq).toArray();
+    await this.recheck([...new Set(changes.filter((c) => c.table === 'memories').map((c) => c.recordId))]);
+  }
+
+  /**
+   * Stops following the store (a re-embed replaced this index): no more catch-ups,
+   * snapshots or timers, while searches that already hold it still get answers
+   * until dispose().
+   */
+  retire(): void {
+    this.#retired = true;
+    if (this.#mergeTimer !== undefined) clearTimeout(this.#mergeTimer);
+    if (this.#snapshotTimer !== undefined) clearTimeout(this.#snapshotTimer);
+    if (this.#verifyTimer !== undefined) clearTimeout(this.#verifyTimer);
+    this.#unregister();
+    this.#unwatch();
   }
 
   /** This index as the snapshot checks see it. */
@@ -325,9 +383,15 @@ export class VectorState {
       this.scopes.set(row, statementOf(this.#core.analyzer, row));
       return { id, vector: vector.vector };
     }
+    if (isLive(row, now) && (vector === undefined || vector.embedderId !== this.#embedderId)) this.#stale(id);
     this.index.remove(id);
     this.scopes.delete(id);
     return undefined;
+  }
+
+  #stale(id: string): void {
+    if (this.#staleSink === undefined) this.#staleEarly.push(id);
+    else this.#staleSink(id);
   }
 
   /** True when a live memory's vector can be indexed; otherwise reports the row as damaged. */
@@ -378,7 +442,7 @@ export class VectorState {
   }
 
   async #catchUp(options: LongWorkOptions, head?: Promise<LogHead>): Promise<void> {
-    if (this.#disposed) return;
+    if (this.#disposed || this.#retired) return;
     this.#behind = false;
     const { db } = this.#core;
     const { generation, floor, last } = await (head ?? readLogHead(db));
@@ -416,7 +480,7 @@ export class VectorState {
    */
   #applyOwn(write: LoggedWrite): void {
     void this.#queue.run(async () => {
-      if (this.#disposed) return;
+      if (this.#disposed || this.#retired) return;
       if (write.generation !== this.#generation || write.seqs[0] !== this.seq + 1) {
         this.#behind = true;
         return;
@@ -501,12 +565,19 @@ export class VectorState {
    */
   async #reload(generation: number, options: LongWorkOptions): Promise<void> {
     const scopes = new ScopeTable();
-    const { index, seq } = await fillFromStore(this.#core, this.#embedderId, this.index.dimensions, scopes, options);
+    const { index, seq, stale } = await fillFromStore(
+      this.#core,
+      this.#embedderId,
+      this.index.dimensions,
+      scopes,
+      options,
+    );
     this.index.reset(index);
     this.scopes.replaceWith(scopes);
     this.seq = seq;
     this.#generation = generation;
     this.#lastSnapshotSeq = -1;
+    for (const id of stale) this.#stale(id);
   }
 
   /**
@@ -523,7 +594,7 @@ export class VectorState {
   async maybeSnapshot(): Promise<void> {
     const due = Math.max(1000, this.index.size / 10);
     const unsnapshotted = this.unsnapshotted;
-    if (this.#disposed || unsnapshotted < due) return;
+    if (this.#disposed || this.#retired || unsnapshotted < due) return;
     const spacing = this.#snapshotEnded + SNAPSHOT_SPACING * this.#snapshotCost - performance.now();
     const writing = this.#core.writing || performance.now() - this.#lastOwnApplied < IDLE_MS;
     const wait = writing && unsnapshotted < BUSY_SNAPSHOT_MIN ? Math.max(IDLE_MS, spacing) : spacing;
@@ -541,7 +612,7 @@ export class VectorState {
   snapshot(): Promise<void> {
     return this.#queue.run(async () => {
       // Nothing new since the last one: no write applied, no vector merged.
-      if (this.#disposed || (this.seq === this.#lastSnapshotSeq && !this.#mergedSinceSnapshot)) return;
+      if (this.#disposed || this.#retired || (this.seq === this.#lastSnapshotSeq && !this.#mergedSinceSnapshot)) return;
       const started = performance.now();
       // Never save an index of a store generation that is gone (a reset elsewhere).
       if ((await readGeneration(this.#core.db)) !== this.#generation) return;
@@ -604,12 +675,13 @@ async function fillFromStore(
   dimensions: number,
   scopes: ScopeTable,
   options: LongWorkOptions,
-): Promise<{ index: VectorIndex; seq: number; total: number }> {
+): Promise<{ index: VectorIndex; seq: number; total: number; stale: string[] }> {
   const { db } = core;
   // The seq first: changes made while we read are replayed afterwards (replay is idempotent).
   const seq = await readLastSeq(core.db);
   const total = await db.vectors.count();
   let index = await createIndex({ dimensions, expectedSize: total });
+  const stale: string[] = [];
   let done = 0;
   let after: string | undefined;
   options.onProgress?.({ phase: 'rebuild', done, total });
@@ -625,7 +697,11 @@ async function fillFromStore(
     const items: { id: string; vector: Float32Array }[] = [];
     page.forEach((v, i) => {
       const row = rows[i];
-      if (v.embedderId !== embedderId || !isLive(row, now)) return;
+      if (!isLive(row, now)) return;
+      if (v.embedderId !== embedderId) {
+        stale.push(v.id);
+        return;
+      }
       const defect = vectorDefect(v.vector, dimensions);
       if (defect !== undefined) {
         core.reportDamaged({ table: 'vectors', key: v.id, reason: defect });
@@ -639,5 +715,5 @@ async function fillFromStore(
     options.onProgress?.({ phase: 'rebuild', done, total });
   }
   index = await promote(index);
-  return { index, seq, total };
+  return { index, seq, total, stale };
 }
