@@ -317,14 +317,24 @@ export function clsPooledUnit(states: Float32Array, batch: number, tokens: numbe
   return out;
 }
 
+/** A progress report as transformers.js gives it: any field may be missing or of another type. */
+type ReportedProgress = { [K in keyof ModelLoadProgress]?: unknown };
+
+/** The type each optional field of {@link ModelLoadProgress} must have to be kept from a report. */
+const PROGRESS_FIELD_TYPES = {
+  file: 'string',
+  progress: 'number',
+  loaded: 'number',
+  total: 'number',
+} as const satisfies { [K in Exclude<keyof ModelLoadProgress, 'status'>]-?: 'string' | 'number' };
+
+/** transformers.js' progress report as a {@link ModelLoadProgress}: the fields of the right type, the rest left out. */
 function toProgress(info: unknown): ModelLoadProgress {
-  const o = (typeof info === 'object' && info !== null ? info : {}) as Record<string, unknown>;
-  const p: ModelLoadProgress = { status: typeof o['status'] === 'string' ? o['status'] : 'unknown' };
-  if (typeof o['file'] === 'string') p.file = o['file'];
-  if (typeof o['progress'] === 'number') p.progress = o['progress'];
-  if (typeof o['loaded'] === 'number') p.loaded = o['loaded'];
-  if (typeof o['total'] === 'number') p.total = o['total'];
-  return p;
+  const given: ReportedProgress = typeof info === 'object' && info !== null ? info : {};
+  const fields = Object.keys(PROGRESS_FIELD_TYPES) as (keyof typeof PROGRESS_FIELD_TYPES)[];
+  const kept = fields.filter((key) => typeof given[key] === PROGRESS_FIELD_TYPES[key]);
+  const optional = Object.fromEntries(kept.map((key) => [key, given[key]])) as Omit<ModelLoadProgress, 'status'>;
+  return { status: typeof given.status === 'string' ? given.status : 'unknown', ...optional };
 }
 
 /**
