@@ -3,28 +3,26 @@
 // chat, inspect each turn, search, switch user, reload. Every request that does
 // not go to the local server is blocked and recorded, so the test also proves
 // the page works offline. Leaves a screenshot in test/demo/__screenshots__/.
-import { execFile } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright';
-import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
-import { createServer, type ViteDevServer } from 'vite';
+import type { Browser, Page } from 'playwright';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  STEP_WAIT,
+  appReady,
+  collectErrors,
+  ensureOfflineModel,
+  lastTurnReport,
+  launchChromium,
+  prepareContext,
+  screenshot,
+  sendTurn,
+  startAppServer,
+} from '../ui-helpers/app-page.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SCREENSHOT = resolve(import.meta.dirname, '__screenshots__/demo.png');
-/** Longest wait for the model (5-8 s in the worker on a slow machine) and for one step. */
-const MODEL_WAIT = 90_000;
-const STEP_WAIT = 30_000;
-
-function requireChromium(): string {
-  const found = chromiumPath();
-  if (found === undefined) throw new TypeError(NO_CHROMIUM_HELP);
-  return found;
-}
 
 /** What the local OpenAI-compatible endpoint received. */
 interface CompletionRequest {
@@ -86,22 +84,13 @@ function texts(selector: string): Promise<string[]> {
   return page.locator(selector).allInnerTexts();
 }
 
-async function waitReady(): Promise<void> {
-  await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+function waitReady(): Promise<void> {
+  return appReady(page);
 }
 
 /** Types a message as a user would, sends it, and waits until the turn's report is on the page. */
-async function chat(text: string): Promise<void> {
-  const before = await page.locator('[data-testid="turn"]').count();
-  await page.fill('[data-testid="chat-input"]', text);
-  await page.press('[data-testid="chat-input"]', 'Enter');
-  await page.waitForFunction(
-    (n) =>
-      document.querySelectorAll('[data-testid="turn"]').length === n &&
-      !(document.querySelector('[data-testid="chat-input"]') as HTMLInputElement).disabled,
-    before + 1,
-    { timeout: STEP_WAIT },
-  );
+function chat(text: string): Promise<void> {
+  return sendTurn(page, text);
 }
 
 /** Waits until the memories card shows `scope` ("user/agent"): it renders beside the chat title, not with it. */
@@ -115,7 +104,7 @@ async function memoriesOf(scope: string): Promise<void> {
 
 /** The last turn's sections. */
 function lastTurn(part: 'recalled' | 'stored' | 'timings'): Promise<string> {
-  return page.locator(`[data-testid="turn"]`).last().locator(`[data-testid="${part}"]`).innerText();
+  return lastTurnReport(page, part);
 }
 
 async function search(mode: 'vector' | 'keyword' | 'hybrid' | 'log', query: string): Promise<string[]> {
@@ -133,45 +122,21 @@ async function search(mode: 'vector' | 'keyword' | 'hybrid' | 'log', query: stri
 }
 
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
-  server = await createServer({
-    configFile: resolve(ROOT, 'demo/vite.config.ts'),
-    logLevel: 'error',
-    // No HMR and no watching: edits elsewhere in the checkout must not reload the page under test.
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-  });
-  await server.listen();
+  await ensureOfflineModel();
+  ({ server, origin } = await startAppServer('demo'));
   endpoint = await startEndpoint('Your name is Ana.');
   const endpointOrigin = new URL(endpoint.baseUrl).origin;
-  const address = server.httpServer?.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('the demo server has no address');
-  origin = `http://127.0.0.1:${address.port}`;
-  browser = await chromium.launch({ executablePath: requireChromium(), args: [...CHROMIUM_ARGS] });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1360, height: 1100 } });
-  await context.route('**/*', async (route) => {
-    const url = route.request().url();
-    if (
-      url.startsWith(`${origin}/`) ||
-      url.startsWith(`${endpointOrigin}/`) ||
-      url.startsWith('data:') ||
-      url.startsWith('blob:')
-    )
-      await route.continue();
-    else {
-      offsite.push(url);
-      await route.abort();
-    }
-  });
   // The offline model, picked as a user would in the settings: what this test's expectations are made with
   // (embedding-model.e2e.test.ts covers MiniLM, which the page picks by itself when its folder is served).
-  await context.addInitScript(() => {
-    localStorage.setItem('engram-demo:embedding-model', 'engram-glove-100d');
+  await prepareContext(context, {
+    allow: [origin, endpointOrigin],
+    offsite,
+    pick: { app: 'demo', model: 'engram-glove-100d' },
   });
   page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(m.text());
-  });
+  collectErrors(page, pageErrors);
 }, 180_000);
 
 afterAll(async () => {
@@ -291,8 +256,7 @@ describe('demo page', () => {
     expect(await lastTurn('recalled')).toContain('My name is Ana and I live in Porto');
     expect(await search('vector', 'nut allergy')).toContain('I am allergic to peanuts');
 
-    await mkdir(resolve(SCREENSHOT, '..'), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    await screenshot(page, SCREENSHOT, true);
   }, 120_000);
 
   it('an OpenAI-compatible endpoint entered in the settings answers, given the recalled memories', async () => {

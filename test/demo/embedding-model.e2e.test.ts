@@ -5,27 +5,28 @@
 // status line and the settings; picking the offline model offers to re-embed the stored
 // memories, which runs with progress and leaves the page searching with that model.
 // Leaves test/demo/__screenshots__/embedding-*.png.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright';
-import { createServer, type ViteDevServer } from 'vite';
+import type { Browser, Page } from 'playwright';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_EMBEDDING_MODEL, KNOWN_EMBEDDING_MODELS, type KnownEmbeddingModel } from '../../lib/index.js';
-import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
+import { DEFAULT_EMBEDDING_MODEL, type KnownEmbeddingModel } from '../../lib/index.js';
+import {
+  MODEL_WAIT,
+  appReady,
+  STEP_WAIT,
+  bestBuiltModel,
+  collectErrors,
+  ensureOfflineModel,
+  launchChromium,
+  prepareContext,
+  screenshot,
+  sendTurn,
+  startAppServer,
+} from '../ui-helpers/app-page.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
-const MODEL_WAIT = 90_000;
-const STEP_WAIT = 30_000;
 /** What the app picks by itself: the best known model whose folder this repository built (`npm run model`). */
-const FOUND = KNOWN_EMBEDDING_MODELS.find(
-  (m) => m.id !== DEFAULT_EMBEDDING_MODEL && existsSync(resolve(ROOT, 'models', m.id, 'config.json')),
-);
-if (FOUND === undefined) throw new TypeError('no sentence model in models/: build one with `npm run model`');
-const BEST: KnownEmbeddingModel = FOUND;
+const BEST: KnownEmbeddingModel = bestBuiltModel();
 
 let server: ViteDevServer | undefined;
 let browser: Browser | undefined;
@@ -35,51 +36,21 @@ const offsite: string[] = [];
 const pageErrors: string[] = [];
 
 async function shot(name: string): Promise<void> {
-  await mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  await screenshot(page, join(SHOTS, `${name}.png`), true);
 }
 
-async function chat(text: string): Promise<void> {
-  const before = await page.locator('[data-testid="turn"]').count();
-  await page.fill('[data-testid="chat-input"]', text);
-  await page.press('[data-testid="chat-input"]', 'Enter');
-  await page.waitForFunction(
-    (n) =>
-      document.querySelectorAll('[data-testid="turn"]').length === n &&
-      !(document.querySelector('[data-testid="chat-input"]') as HTMLInputElement).disabled,
-    before + 1,
-    { timeout: STEP_WAIT },
-  );
+function chat(text: string): Promise<void> {
+  return sendTurn(page, text);
 }
 
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
-  server = await createServer({
-    configFile: resolve(ROOT, 'demo/vite.config.ts'),
-    logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-  });
-  await server.listen();
-  const address = server.httpServer?.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('the demo server has no address');
-  origin = `http://127.0.0.1:${address.port}`;
-  const executablePath = chromiumPath();
-  if (executablePath === undefined) throw new TypeError(NO_CHROMIUM_HELP);
-  browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS] });
+  await ensureOfflineModel();
+  ({ server, origin } = await startAppServer('demo'));
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1360, height: 1000 } });
-  await context.route('**/*', async (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
-    else {
-      offsite.push(url);
-      await route.abort();
-    }
-  });
+  await prepareContext(context, { allow: [origin], offsite });
   page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(m.text());
-  });
+  collectErrors(page, pageErrors);
 }, 180_000);
 
 afterAll(async () => {
@@ -90,7 +61,7 @@ afterAll(async () => {
 describe('demo page: embedding model', () => {
   it('opens a new store with the best sentence model served and shows it in the status line and the settings', async () => {
     await page.goto(origin);
-    await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+    await appReady(page);
     const status = page.locator('[data-testid="status"]');
     expect(await status.getAttribute('data-embedder')).toBe(BEST.id);
     expect(await status.innerText()).toContain(`${BEST.label}: ${BEST.id} (${BEST.dimensions}-d)`);
@@ -130,7 +101,7 @@ describe('demo page: embedding model', () => {
     expect(Number(await page.getAttribute('[data-testid="status"]', 'data-memories'))).toBeGreaterThan(total);
     // A reload opens with the offline model, the one now picked and stored: nothing to offer.
     await page.reload();
-    await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+    await appReady(page);
     expect(await page.getAttribute('[data-testid="status"]', 'data-embedder')).toBe(DEFAULT_EMBEDDING_MODEL);
     expect(await page.getAttribute('[data-testid="reembed-panel"]', 'data-state')).toBe('hidden');
   }, 240_000);

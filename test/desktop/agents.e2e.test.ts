@@ -9,23 +9,29 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { chromium, type Browser, type Page } from 'playwright';
-import { createServer, type ViteDevServer } from 'vite';
+import type { Browser, Page } from 'playwright';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ENTRY } from '../../desktop/main/app-protocol.js';
 import { startDesktop, type DesktopApp } from '../../desktop/main/desktop-app.js';
 import { BRIDGE_GLOBAL, CHANNELS, type HubCall } from '../../desktop/preload/bridge-api.js';
-import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
+import {
+  ROOT,
+  STEP_WAIT,
+  appReady,
+  collectErrors,
+  ensureOfflineModel,
+  launchChromium,
+  prepareContext,
+  screenshot,
+  showView,
+  startAppServer,
+} from '../ui-helpers/app-page.js';
 import { FakeContents, fakeElectron, type FakeElectron, type FakeWindow } from './main/fake-electron.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
-const MODEL_WAIT = 90_000;
-const STEP_WAIT = 30_000;
 
 let server: ViteDevServer | undefined;
 let browser: Browser | undefined;
@@ -40,13 +46,11 @@ const offsite: string[] = [];
 const pageErrors: string[] = [];
 
 async function shot(name: string, p: Page = page): Promise<void> {
-  await mkdir(SHOTS, { recursive: true });
-  await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  await screenshot(p, join(SHOTS, `${name}.png`), true);
 }
 
-async function view(name: string, p: Page = page): Promise<void> {
-  await p.click(`[data-testid="nav-${name}"]`);
-  await p.waitForFunction((n) => document.body.dataset['current'] === n, name, { timeout: STEP_WAIT });
+function view(name: string, p: Page = page): Promise<void> {
+  return showView(p, name);
 }
 
 async function agentsReady(): Promise<void> {
@@ -130,7 +134,7 @@ function preloadInPage(global: string): void {
 }
 
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
+  await ensureOfflineModel();
   work = await mkdtemp(join(tmpdir(), 'engram-agents-e2e-'));
   await mkdir(join(work, 'user-data'));
   electron = fakeElectron({ userData: join(work, 'user-data') });
@@ -140,27 +144,12 @@ beforeAll(async () => {
   electron.app.ready();
   await desktop.started;
   mcpUrl = desktop.mcpUrl() ?? '';
-  server = await createServer({
-    configFile: resolve(ROOT, 'desktop/renderer/vite.config.ts'),
-    logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-  });
-  await server.listen();
-  const address = server.httpServer?.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('the renderer server has no address');
-  origin = `http://127.0.0.1:${address.port}`;
-  const executablePath = chromiumPath();
-  if (executablePath === undefined) throw new TypeError(NO_CHROMIUM_HELP);
-  browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS] });
+  ({ server, origin } = await startAppServer('desktop'));
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-  await context.route('**/*', async (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
-    else {
-      offsite.push(url);
-      await route.abort();
-    }
-  });
+  // The offline model, picked as a user would in the status view: the search assertions below use its threshold
+  // (the app picks the best sentence model built in models/ by itself, e5-small in CI).
+  await prepareContext(context, { allow: [origin], offsite, pick: { app: 'desktop', model: 'engram-glove-100d' } });
   // The IPC: a call from the page is handled as if from the app's own frame.
   await context.exposeFunction('__engramIpc', async (channel: string, ...args: unknown[]) => {
     const handler = electron.handlers.get(channel);
@@ -168,16 +157,8 @@ beforeAll(async () => {
     return handler({ senderFrame: { url: APP_ENTRY } }, ...args);
   });
   await context.addInitScript(preloadInPage, BRIDGE_GLOBAL);
-  // The offline model, picked as a user would in the status view: the search assertions below use its threshold
-  // (the app picks the best sentence model built in models/ by itself, e5-small in CI).
-  await context.addInitScript(() => {
-    localStorage.setItem('engram-desktop:embedding-model', 'engram-glove-100d');
-  });
   page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(m.text());
-  });
+  collectErrors(page, pageErrors);
   page.on('dialog', (d) => void d.accept());
   // The main process's calls to the renderer (webContents.send) reach the page's onHubCall.
   const contents = desktop.window()?.webContents;
@@ -191,7 +172,7 @@ beforeAll(async () => {
     );
   };
   await page.goto(`${origin}/#memories`);
-  await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+  await appReady(page);
 }, 240_000);
 
 afterAll(async () => {
@@ -366,7 +347,7 @@ describe('desktop Agents view and memories search (Chromium)', () => {
     // The rest is there on request, dimmed as below the threshold.
     const more = await page.innerText('[data-testid="search-show-weaker"]');
     expect(more).toMatch(/^Show \d+ weaker results? \(relevance below 0\.\d\d\)$/);
-    await shot('memories-search');
+    await shot('memories-search-threshold');
     await page.click('[data-testid="search-show-weaker"]');
     expect(await page.locator('[data-testid="search-results"] .result.below').count()).toBeGreaterThan(0);
     expect(await page.locator('[data-testid="search-results"] .result').first().innerText()).toContain('peanuts');
@@ -391,18 +372,11 @@ describe('desktop Agents view and memories search (Chromium)', () => {
 
   it('the web fallback (no main process) says the view has no server', async () => {
     const context = await browser!.newContext({ viewport: { width: 1360, height: 900 } });
-    await context.route('**/*', async (route) => {
-      const url = route.request().url();
-      if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
-      else {
-        offsite.push(url);
-        await route.abort();
-      }
-    });
+    await prepareContext(context, { allow: [origin], offsite });
     const web = await context.newPage();
     try {
       await web.goto(`${origin}/#agents`);
-      await web.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+      await appReady(web);
       await web.waitForSelector('[data-view="agents"][data-state="ready"]', { timeout: STEP_WAIT });
       expect(await web.getAttribute('[data-testid="hub-status"]', 'data-state')).toBe('off');
       expect(await web.innerText('[data-testid="hub-status"]')).toMatch(/browser fallback.*no main process/);

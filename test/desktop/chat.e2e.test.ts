@@ -5,26 +5,36 @@
 // makes is recorded: nothing goes anywhere but the app's own server and the model servers the
 // user set. Then the browser is closed and started again on the same profile: the store is
 // reopened and the chat recalls what it was told. Leaves screenshots in test/desktop/__screenshots__/.
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright';
-import { createServer, type ViteDevServer } from 'vite';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
+import { CHROMIUM_ARGS } from '../../scripts/chromium.js';
 import {
   startScriptedServer,
   type RecordedRequest,
   type Scripted,
   type ScriptedServer,
 } from '../llm/scripted-server.js';
+import {
+  STEP_WAIT,
+  appReady,
+  collectErrors,
+  ensureOfflineModel,
+  lastTurnReport,
+  prepareContext,
+  requireChromium,
+  screenshot,
+  sendTurn,
+  startAppServer,
+  turnCount,
+  turnsAre as turnsShown,
+  typeTurn,
+} from '../ui-helpers/app-page.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
-const MODEL_WAIT = 90_000;
-const STEP_WAIT = 30_000;
 
 let server: ViteDevServer | undefined;
 let streaming: ScriptedServer | undefined;
@@ -38,12 +48,6 @@ let profile: string;
 const requested: string[] = [];
 const pageErrors: string[] = [];
 let releaseFirst!: () => void;
-
-function requireChromium(): string {
-  const found = chromiumPath();
-  if (found === undefined) throw new TypeError(NO_CHROMIUM_HELP);
-  return found;
-}
 
 /** A reply made from the prompt, streamed in pieces: the first recalled memory, or that none was. */
 function fromPrompt(request: RecordedRequest): Scripted {
@@ -61,58 +65,34 @@ async function launch(): Promise<void> {
     viewport: { width: 1360, height: 900 },
   });
   const allowed = [origin, ...[streaming!, stalling!].map((s) => new URL(s.baseUrl).origin), new URL(closedUrl).origin];
-  await context.route('**/*', async (route) => {
-    const url = route.request().url();
-    requested.push(url);
-    if (url.startsWith('data:') || url.startsWith('blob:') || allowed.some((o) => url.startsWith(`${o}/`)))
-      await route.continue();
-    else await route.abort();
-  });
-  await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
-    });
-  });
+  await prepareContext(context, { allow: allowed, requested, reportCsp: true });
   page = context.pages()[0] ?? (await context.newPage());
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => {
-    // A refused connection (the server that is not there) is logged by Chromium itself; anything else is a fault.
-    if (m.type() === 'error' && !m.text().includes('net::ERR_CONNECTION_REFUSED')) pageErrors.push(m.text());
-  });
+  // A refused connection (the server that is not there) is logged by Chromium itself; anything else is a fault.
+  collectErrors(page, pageErrors, (text) => text.includes('net::ERR_CONNECTION_REFUSED'));
   await page.goto(`${origin}/`);
-  await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+  await appReady(page);
 }
 
 async function shot(name: string): Promise<void> {
-  await mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+  await screenshot(page, join(SHOTS, `${name}.png`));
 }
 
 function turns(): Promise<number> {
-  return page.locator('[data-testid="turn"]').count();
+  return turnCount(page);
 }
 
 /** Types a message and sends it. */
-async function type(text: string): Promise<void> {
-  await page.fill('[data-testid="chat-input"]', text);
-  await page.press('[data-testid="chat-input"]', 'Enter');
+function type(text: string): Promise<void> {
+  return typeTurn(page, text);
 }
 
 /** Waits until the thread shows `n` replies and the composer is free again. */
-async function turnsAre(n: number): Promise<void> {
-  await page.waitForFunction(
-    (count) =>
-      document.querySelectorAll('[data-testid="turn"]').length === count &&
-      document.querySelector('.chat-panel')?.getAttribute('data-busy') === 'false',
-    n,
-    { timeout: STEP_WAIT },
-  );
+function turnsAre(n: number): Promise<void> {
+  return turnsShown(page, n);
 }
 
-async function chat(text: string): Promise<void> {
-  const before = await turns();
-  await type(text);
-  await turnsAre(before + 1);
+function chat(text: string): Promise<void> {
+  return sendTurn(page, text);
 }
 
 function lastReply(): Promise<string> {
@@ -120,7 +100,7 @@ function lastReply(): Promise<string> {
 }
 
 function lastTurn(part: 'recalled' | 'stored' | 'timings'): Promise<string> {
-  return page.locator('[data-testid="turn"]').last().locator(`[data-testid="${part}"]`).innerText();
+  return lastTurnReport(page, part);
 }
 
 async function setServer(baseUrl: string, stallSeconds = 2): Promise<void> {
@@ -138,7 +118,7 @@ async function setServer(baseUrl: string, stallSeconds = 2): Promise<void> {
 }
 
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
+  await ensureOfflineModel();
   profile = await mkdtemp(join(tmpdir(), 'engram-chat-e2e-'));
   const hold = new Promise<void>((r) => (releaseFirst = r));
   streaming = await startScriptedServer([{ stream: ['You live ', 'in Porto', ', Ana.'], hold }], {
@@ -152,15 +132,7 @@ beforeAll(async () => {
   const gone = await startScriptedServer([], { cors: true });
   closedUrl = gone.baseUrl;
   await gone.close();
-  server = await createServer({
-    configFile: resolve(ROOT, 'desktop/renderer/vite.config.ts'),
-    logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-  });
-  await server.listen();
-  const address = server.httpServer?.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('the renderer server has no address');
-  origin = `http://127.0.0.1:${address.port}`;
+  ({ server, origin } = await startAppServer('desktop'));
   await launch();
 }, 240_000);
 

@@ -7,28 +7,28 @@
 // it was, searchable with its GloVe vectors; a second run finishes, and the app then
 // searches with the sentence model and opens with it. Leaves screenshots of the model card and
 // the re-embed progress in test/desktop/__screenshots__/ (reembed-*.png).
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright';
-import { createServer, type ViteDevServer } from 'vite';
+import type { Browser, Page } from 'playwright';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_EMBEDDING_MODEL, KNOWN_EMBEDDING_MODELS, type KnownEmbeddingModel } from '../../lib/index.js';
-import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
+import { DEFAULT_EMBEDDING_MODEL, type KnownEmbeddingModel } from '../../lib/index.js';
+import {
+  ROOT,
+  STEP_WAIT,
+  appReady,
+  bestBuiltModel,
+  collectErrors,
+  ensureOfflineModel,
+  launchChromium,
+  prepareContext,
+  screenshot,
+  startAppServer,
+} from '../ui-helpers/app-page.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
-const MODEL_WAIT = 90_000;
-const STEP_WAIT = 30_000;
 const REEMBED_WAIT = 240_000;
 /** What the app picks by itself: the best known model whose folder this repository built (`npm run model`). */
-const FOUND = KNOWN_EMBEDDING_MODELS.find(
-  (m) => m.id !== DEFAULT_EMBEDDING_MODEL && existsSync(resolve(ROOT, 'models', m.id, 'config.json')),
-);
-if (FOUND === undefined) throw new TypeError('no sentence model in models/: build one with `npm run model`');
-const BEST: KnownEmbeddingModel = FOUND;
+const BEST: KnownEmbeddingModel = bestBuiltModel();
 
 /** Six facts (issue 22) and filler sentences on other subjects, none about food. */
 const FACTS = [
@@ -57,15 +57,14 @@ const offsite: string[] = [];
 const pageErrors: string[] = [];
 
 async function shot(name: string): Promise<void> {
-  await mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+  await screenshot(page, join(SHOTS, `${name}.png`));
 }
 
 /** Loads the app afresh (a reload, not a hash change) on the status view. */
 async function statusView(): Promise<void> {
   await page.goto('about:blank');
   await page.goto(`${origin}/#status`);
-  await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+  await appReady(page);
   await page.waitForSelector('[data-view="status"][data-state="ready"]', { timeout: STEP_WAIT });
 }
 
@@ -90,33 +89,13 @@ async function vectorSearch(query: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
-  server = await createServer({
-    configFile: resolve(ROOT, 'desktop/renderer/vite.config.ts'),
-    logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-  });
-  await server.listen();
-  const address = server.httpServer?.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('the renderer server has no address');
-  origin = `http://127.0.0.1:${address.port}`;
-  const executablePath = chromiumPath();
-  if (executablePath === undefined) throw new TypeError(NO_CHROMIUM_HELP);
-  browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS] });
+  await ensureOfflineModel();
+  ({ server, origin } = await startAppServer('desktop'));
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  await context.route('**/*', async (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
-    else {
-      offsite.push(url);
-      await route.abort();
-    }
-  });
+  await prepareContext(context, { allow: [origin], offsite });
   page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(m.text());
-  });
+  collectErrors(page, pageErrors);
 }, 240_000);
 
 afterAll(async () => {

@@ -4,24 +4,29 @@
 // binary is missing; the Electron preload implements the same interface).
 // Every request off the local server is blocked and recorded. Leaves a
 // screenshot of each view in test/desktop/__screenshots__/.
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
-import { createServer, type ViteDevServer } from 'vite';
+import type { Browser, BrowserContext, Page } from 'playwright';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY_META } from '../../desktop/main/content-security-policy.js';
 import { Engram, TransformersEmbedder } from '../../lib/index.js';
 import { startQdrantServer, type QdrantServer } from '../sync/qdrant-server.js';
+import {
+  STEP_WAIT,
+  appReady,
+  collectErrors,
+  ensureOfflineModel,
+  launchChromium,
+  prepareContext,
+  screenshot,
+  showView,
+  startAppServer,
+} from '../ui-helpers/app-page.js';
 import { startCorsProxy } from './cors-proxy.js';
-import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
-const MODEL_WAIT = 90_000;
-const STEP_WAIT = 30_000;
 /** Memories in the generated import file (beyond the few added by hand): enough that the list must virtualise. */
 const BULK = 400;
 
@@ -36,59 +41,34 @@ let fixtureFile: string;
 const offsite: string[] = [];
 const pageErrors: string[] = [];
 
-function requireChromium(): string {
-  const found = chromiumPath();
-  if (found === undefined) throw new TypeError(NO_CHROMIUM_HELP);
-  return found;
-}
-
 /** A browser context with the network closed except for the local server; CSP violations become page errors. */
 async function newContext(): Promise<{ context: BrowserContext; page: Page }> {
   const ctx = await browser!.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
-  await ctx.route('**/*', async (route) => {
-    const url = route.request().url();
-    if (
-      url.startsWith(`${origin}/`) ||
-      (proxy !== undefined && url.startsWith(`${proxy.url}/`)) ||
-      url.startsWith('data:') ||
-      url.startsWith('blob:')
-    )
-      await route.continue();
-    else {
-      offsite.push(url);
-      await route.abort();
-    }
-  });
-  await ctx.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
-    });
-    // The offline model, picked as a user would in the status view: this test's store and fixture are made
-    // with it (reembed.e2e.test.ts covers MiniLM, which the app picks by itself when its folder is served).
-    localStorage.setItem('engram-desktop:embedding-model', 'engram-glove-100d');
+  // The offline model, picked as a user would in the status view: this test's store and fixture are made
+  // with it (reembed.e2e.test.ts covers MiniLM, which the app picks by itself when its folder is served).
+  await prepareContext(ctx, {
+    allow: () => [origin, proxy?.url],
+    offsite,
+    reportCsp: true,
+    pick: { app: 'desktop', model: 'engram-glove-100d' },
   });
   const p = await ctx.newPage();
-  p.on('pageerror', (e) => pageErrors.push(e.message));
-  p.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(m.text());
-  });
+  collectErrors(p, pageErrors);
   p.on('dialog', (d) => void d.accept());
   return { context: ctx, page: p };
 }
 
 async function open(p: Page): Promise<void> {
   await p.goto(`${origin}/#memories`);
-  await p.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+  await appReady(p);
 }
 
-async function view(name: string, p: Page = page): Promise<void> {
-  await p.click(`[data-testid="nav-${name}"]`);
-  await p.waitForFunction((n) => document.body.dataset['current'] === n, name, { timeout: STEP_WAIT });
+function view(name: string, p: Page = page): Promise<void> {
+  return showView(p, name);
 }
 
 async function shot(name: string, p: Page = page): Promise<void> {
-  await mkdir(SHOTS, { recursive: true });
-  await p.screenshot({ path: join(SHOTS, `${name}.png`) });
+  await screenshot(p, join(SHOTS, `${name}.png`));
 }
 
 async function memoryTotal(p: Page = page): Promise<number> {
@@ -211,20 +191,12 @@ async function makeFixture(path: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
+  await ensureOfflineModel();
   work = await mkdtemp(join(tmpdir(), 'engram-desktop-e2e-'));
   fixtureFile = join(work, 'fixture.jsonl');
   await makeFixture(fixtureFile);
-  server = await createServer({
-    configFile: resolve(ROOT, 'desktop/renderer/vite.config.ts'),
-    logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-  });
-  await server.listen();
-  const address = server.httpServer?.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('the renderer server has no address');
-  origin = `http://127.0.0.1:${address.port}`;
-  browser = await chromium.launch({ executablePath: requireChromium(), args: [...CHROMIUM_ARGS] });
+  ({ server, origin } = await startAppServer('desktop'));
+  browser = await launchChromium();
   ({ page } = await newContext());
 }, 240_000);
 
@@ -240,7 +212,7 @@ describe('desktop renderer', () => {
   it('opens on the offline model with the CSP header and an empty store', async () => {
     const response = await page.goto(`${origin}/#memories`);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self' blob: 'wasm-unsafe-eval'");
-    await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+    await appReady(page);
     expect(await memoryTotal()).toBe(0);
     expect(await page.innerText('[data-testid="list-heading"]')).toBe('0 memories · newest first');
     await view('status');
