@@ -57,13 +57,8 @@ import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memori
 import { ensureKeywordIndex } from './engine/keywords/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
 import { parseAtRestEncryption, type AtRestEncryption } from './store/at-rest-key.js';
-import {
-  exportStore,
-  importParsed,
-  parseExport,
-  type ImportMode,
-  type TransferOptions,
-} from './engine/transfer/transfer.js';
+import { exportStore, parseExport, type TransferOptions } from './engine/transfer/transfer.js';
+import { importParsed, type ImportMode } from './engine/transfer/import-write.js';
 import {
   closeKeywordState,
   flushKeywordState,

@@ -14,7 +14,8 @@ export { DEFAULT_RETRIEVAL_PROFILE, retrievalProfile, textToEmbed } from './sear
 export type { EmbeddingRole, QueryForm, RetrievalProfile } from './search/retrieval-profile.js';
 export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vectors/vector-state.js';
 export type { EmbedderRecord } from './engine/vectors/semantic-index.js';
-export type { ImportMode, TransferOptions, TransferProgress } from './engine/transfer/transfer.js';
+export type { TransferOptions, TransferProgress } from './engine/transfer/transfer.js';
+export type { ImportMode } from './engine/transfer/import-write.js';
 
 export { Conversation } from './memory/conversation.js';
 export type { ContextWindowOptions, ConversationOptions, GetMessagesOptions } from './memory/conversation.js';

@@ -11,16 +11,10 @@ import { ImportError, throwIfAborted } from '../../errors.js';
 import { checkRow, type RowKind } from '../../store/row-checks.js';
 import { rowLimitProblem, type RowLimits } from '../../store/row-limits.js';
 import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../../store/rows.js';
-import { textFreeHistory } from '../../store/forgetting.js';
-import { bumpGeneration } from '../../store/generation.js';
-import { SCOPE_FIELDS } from '../../store/scope.js';
-import { deleteSnapshot } from '../../store/snapshot-chunks.js';
 import { BLOCKS_TABLE, SCHEMA_VERSION, type EngramDb } from '../../store/schema.js';
-import { type RowChange } from '../../store/write.js';
 import { storeError } from '../../store/store-error.js';
 import { blockKey } from '../../store/block-key.js';
 import { digestOf, verifyDigest } from './export-digest.js';
-import { ImportDuplicates } from './import-duplicates.js';
 import type { EngineStore } from '../engine-store.js';
 import type { EmbedderRecord } from '../vectors/semantic-index.js';
 
@@ -178,7 +172,7 @@ export async function exportStore(core: EngineStore, options: TransferOptions = 
 }
 
 /** A validated import file. */
-interface Parsed {
+export interface Parsed {
   header: Header;
   messages: MessageRow[];
   /** Each with its line in the file, for errors found against the store. */
@@ -345,181 +339,4 @@ export async function parseExport(
   }
   if (!ended) throw new ImportError(lines.length + 1, 'the end line is missing: the file is truncated');
   return parsed;
-}
-
-/**
- * A function that makes a history entry text-free when its record was deleted
- * at or after it: by a 'delete' entry among `entries`, or for good (a memory in
- * `deletedMemories`, whose tombstone is final).
- */
-function textFreeUpTo(
-  entries: readonly HistoryRow[],
-  deletedMemories: ReadonlySet<string>,
-): (entry: HistoryRow) => HistoryRow {
-  const lastDelete = new Map<string, number>();
-  const keyOf = (h: HistoryRow): string => `${h.table}\u0000${h.recordId}`;
-  for (const h of entries)
-    if (h.op === 'delete') lastDelete.set(keyOf(h), Math.max(lastDelete.get(keyOf(h)) ?? -Infinity, h.at));
-  return (entry) => {
-    const deleted =
-      (entry.table === 'memories' && deletedMemories.has(entry.recordId)) ||
-      entry.at <= (lastDelete.get(keyOf(entry)) ?? -Infinity);
-    return deleted ? textFreeHistory(entry) : entry;
-  };
-}
-
-/** How an import meets what the store already holds. */
-export type ImportMode = 'merge' | 'replace';
-
-/**
- * Writes a parsed file in one transaction. `replace` empties the store first;
- * `merge` keeps what is there and takes an imported record where it is new or
- * newer (memories and blocks by version, messages and traces when absent).
- */
-export async function importParsed(
-  core: EngineStore,
-  parsed: Parsed,
-  mode: ImportMode,
-  options: TransferOptions = {},
-): Promise<{ records: number }> {
-  const { db } = core;
-  const total =
-    parsed.messages.length +
-    parsed.memories.length +
-    parsed.history.length +
-    parsed.blocks.length +
-    parsed.traces.length;
-  throwIfAborted(options.signal);
-  options.onProgress?.({ phase: 'write', done: 0, total });
-  await core.write(async () => {
-    const recorded = (await db.meta.get('embedder'))?.value as EmbedderRecord | undefined;
-    const incoming = parsed.header.embedder;
-    if (mode === 'replace') {
-      for (const t of ['messages', 'memories', 'vectors', 'history', BLOCKS_TABLE, 'traces', 'terms'] as const)
-        await db.table(t).clear();
-      await db.meta.where('key').anyOf(['stats:m', 'stats:v']).delete();
-      await deleteSnapshot(db, 'indexSnapshot');
-      // Other instances on this store reload their indexes rather than replay onto stale ones.
-      await bumpGeneration(db);
-      if (incoming === null) await db.meta.delete('embedder');
-      else await db.meta.put({ key: 'embedder', value: incoming });
-    } else if (incoming !== null && parsed.memories.some((m) => m.vector !== undefined)) {
-      const live = await db.memories.filter((m) => m.deletedAt === undefined).count();
-      if (
-        recorded !== undefined &&
-        live > 0 &&
-        (recorded.id !== incoming.id || recorded.dimensions !== incoming.dimensions)
-      ) {
-        throw new ImportError(
-          1,
-          `the file's vectors come from "${incoming.id}" (${incoming.dimensions}-d) but this store uses "${recorded.id}" (${recorded.dimensions}-d)`,
-        );
-      }
-      if (recorded === undefined || live === 0) await db.meta.put({ key: 'embedder', value: incoming });
-    }
-    const changes: RowChange[] = [];
-    const existingMessages = mode === 'merge' ? await db.messages.bulkGet(parsed.messages.map((m) => m.id)) : [];
-    parsed.messages.forEach((after, i) => {
-      if (existingMessages[i] === undefined) changes.push({ table: 'messages', op: 'add', id: after.id, after });
-    });
-    const existingMemories = mode === 'merge' ? await db.memories.bulkGet(parsed.memories.map((m) => m.row.id)) : [];
-    // Merging applies add()'s duplicate rule: a text the store holds in the same scope under another id is not stored twice.
-    const duplicates =
-      mode === 'merge'
-        ? await ImportDuplicates.load(
-            core,
-            parsed.memories.filter((_, i) => existingMemories[i] === undefined).map((m) => m.row),
-          )
-        : undefined;
-    const skipped = new Set<string>();
-    /** What the import replaces in the store: logged in history like any update (the file's history is the file's). */
-    const overwritten: HistoryRow[] = [];
-    const at = core.now();
-    /** Memories deleted once the import is written: their history keeps no text (forgetting.ts). */
-    const deletedMemories = new Set<string>();
-    for (const [i, { row: after, vector, line }] of parsed.memories.entries()) {
-      const before = existingMemories[i];
-      if (before !== undefined) {
-        // A known id stays in its scope: a file may update a memory, never hand it to another user, agent or run.
-        const moved = SCOPE_FIELDS.find((k) => before[k] !== after[k]);
-        if (moved !== undefined)
-          throw new ImportError(
-            line,
-            `memory ${after.id} exists in this store with ${moved} ${JSON.stringify(before[moved] ?? null)}; the file gives ${JSON.stringify(after[moved] ?? null)}, and an import never moves a memory to another scope`,
-          );
-      }
-      if (before !== undefined && before.version >= after.version) {
-        if (before.deletedAt !== undefined) deletedMemories.add(after.id);
-        continue;
-      }
-      if (before === undefined && duplicates?.standing(after, vector) !== undefined) {
-        skipped.add(after.id);
-        continue;
-      }
-      if (after.deletedAt !== undefined) deletedMemories.add(after.id);
-      // A tombstone over a live memory is a deletion: the write path strips the memory's standing history of its text.
-      const op =
-        before === undefined
-          ? 'add'
-          : after.deletedAt !== undefined && before.deletedAt === undefined
-            ? 'delete'
-            : 'update';
-      if (before !== undefined) overwritten.push({ table: 'memories', recordId: after.id, op, before, after, at });
-      changes.push({
-        table: 'memories',
-        op,
-        id: after.id,
-        after,
-        ...(before === undefined ? {} : { before }),
-        ...(vector === undefined ? {} : { vector }),
-      });
-    }
-    const existingBlocks =
-      mode === 'merge' ? await db.blocks.bulkGet(parsed.blocks.map((b) => blockKey(b.agentId, b.label, b.userId))) : [];
-    parsed.blocks.forEach((after, i) => {
-      const before = existingBlocks[i];
-      if (before !== undefined && before.version >= after.version) return;
-      const id = blockKey(after.agentId, after.label, after.userId);
-      if (before !== undefined) overwritten.push({ table: 'blocks', recordId: id, op: 'update', before, after, at });
-      changes.push({
-        table: 'blocks',
-        op: before === undefined ? 'add' : 'update',
-        id,
-        after,
-        ...(before === undefined ? {} : { before }),
-      });
-    });
-    const existingTraces = mode === 'merge' ? await db.traces.bulkGet(parsed.traces.map((t) => t.id)) : [];
-    parsed.traces.forEach((after, i) => {
-      if (existingTraces[i] === undefined) changes.push({ table: 'traces', op: 'add', id: after.id, after });
-    });
-    const standing = mode === 'replace' ? [] : await db.history.toArray();
-    // A record deleted in the file or in the store keeps no text in the history the file brings,
-    // as if it had been deleted here: its entries up to its last deletion (a memory's: all of them).
-    const forgetText = textFreeUpTo([...parsed.history, ...standing], deletedMemories);
-    if (mode === 'replace') await db.history.bulkPut(parsed.history.map(forgetText));
-    else {
-      const have = new Set(standing.map((h) => `${h.recordId}|${h.op}|${h.at}`));
-      const fresh = parsed.history.filter(
-        (h) => !have.has(`${h.recordId}|${h.op}|${h.at}`) && !(h.table === 'memories' && skipped.has(h.recordId)),
-      );
-      // New sequence numbers here: the file's may collide with this store's.
-      await db.history.bulkAdd(
-        [
-          ...fresh.map((h) => ({
-            table: h.table,
-            recordId: h.recordId,
-            op: h.op,
-            before: h.before,
-            after: h.after,
-            at: h.at,
-          })),
-          ...overwritten,
-        ].map(forgetText),
-      );
-    }
-    return { changes, result: undefined, withoutHistory: true };
-  });
-  options.onProgress?.({ phase: 'write', done: total, total });
-  return { records: total };
 }
