@@ -195,29 +195,27 @@ export async function holdsAtOpen(restored: Restored, bytes: Uint8Array): Promis
 }
 
 /**
- * The check of a restored index after the open (when the counts agreed): the
- * snapshot's checksum, its ids against the store's, and its scope table's
+ * The check of a restored index after the open (when the counts agreed), once
+ * its checksum held (`snapshotChecksumHolds`, run on the bytes first so that
+ * they need not be kept): its ids against the store's, and its scope table's
  * values against the memories' (scope-check.ts). Returns why the snapshot
- * cannot be trusted (corrupt bytes; counts that agreed but ids or scope values
- * that do not: a vector replaced behind the log's back, two users' values
- * swapped), or undefined when it holds. `closed` stops it between reads.
+ * cannot be trusted (counts that agreed but ids or scope values that do not: a
+ * vector replaced behind the log's back, two users' values swapped), or
+ * undefined when it holds. `closed` stops it between reads.
  */
-export async function verifySnapshot(
-  restored: Restored,
-  bytes: Uint8Array,
-  closed: () => boolean,
-): Promise<string | undefined> {
-  const intact = snapshotChecksumHolds(bytes);
+export async function verifySnapshot(restored: Restored, closed: () => boolean): Promise<string | undefined> {
   if (closed()) return undefined;
   const keys = await restored.core.db.vectors.toCollection().primaryKeys();
   // Closed meanwhile (checked again: each read awaited).
   if (closed()) return undefined;
-  if (!intact) return 'the index snapshot is corrupt (checksum)';
   if (!(await agreesWithStore(restored, keys))) return 'the index snapshot does not match the stored vectors';
   if (!(await scopesMatchStore(restored.core.db, restored.scopes)))
     return 'the index snapshot’s scope table does not match the store';
   return undefined;
 }
+
+/** Why a restored snapshot's bytes cannot be trusted: its checksum failed (see verifySnapshot). */
+export const CORRUPT_SNAPSHOT = 'the index snapshot is corrupt (checksum)';
 
 /** Reports a snapshot found untrustworthy after the open (the caller rebuilds the index). */
 export function reportBadSnapshot(core: EngineStore, reason: string): void {

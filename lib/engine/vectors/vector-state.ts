@@ -22,8 +22,10 @@ import { vectorDefect } from '../../vector/vector-checks.js';
 import { SerialQueue } from '../../util/serial-queue.js';
 import type { DamagedRow, EngineStore } from '../engine-store.js';
 import { ScopeTable, statementOf } from './scope-table.js';
+import { snapshotChecksumHolds } from '../../vector/snapshot-format.js';
 import {
   agreesInCount,
+  CORRUPT_SNAPSHOT,
   holdsAtOpen,
   readSnapshot,
   reportBadSnapshot,
@@ -316,36 +318,48 @@ export class VectorState {
   }
 
   /**
-   * Checks a restored index soon after the open (queued behind the work under
-   * way, after a pause in searching, at the latest VERIFY_LATEST_MS after the
-   * open; see verifySnapshot); an index that fails is reported and rebuilt.
-   * Until then searches answer from the restored index, as they did before the
-   * check existed (the open checked the counts).
+   * Checks a restored index soon after the open (see verifySnapshot): the
+   * snapshot's checksum VERIFY_DELAY_MS after the open (the bytes are let go
+   * then), its ids and scope values against the store after a pause in
+   * searching, at the latest VERIFY_LATEST_MS after the open; each queued behind
+   * the work under way. An index that fails is reported and rebuilt. Until then
+   * searches answer from the restored index (the open checked the counts).
    */
   #verifyLater(bytes: Uint8Array): void {
+    // Held by the closures below only until the checksum has run (not `bytes`, which they would keep).
     let snapshot: Uint8Array | undefined = bytes;
     const latest = performance.now() + VERIFY_LATEST_MS;
-    const verify = (): void => {
+    const rebuild = async (reason: string | undefined): Promise<void> => {
+      if (reason === undefined || this.#isClosed()) return;
+      reportBadSnapshot(this.#core, reason);
+      await this.#reload(await readGeneration(this.#core.db), {});
+    };
+    const againstStore = (): void => {
       this.#verifyTimer = undefined;
       const now = performance.now();
       const quietIn = this.#searches > 0 ? SEARCH_PAUSE_MS : this.#lastSearch + SEARCH_PAUSE_MS - now;
       if (quietIn > 0 && now < latest) {
-        this.#verifyTimer = setTimeout(verify, Math.min(quietIn, latest - now));
+        this.#verifyTimer = setTimeout(againstStore, Math.min(quietIn, latest - now));
         return;
       }
+      this.#queue
+        .run(async () => {
+          if (!this.#isClosed()) await rebuild(await verifySnapshot(this.#restored(), () => this.#isClosed()));
+        })
+        .catch(() => undefined);
+    };
+    this.#verifyTimer = setTimeout(() => {
+      this.#verifyTimer = undefined;
       this.#queue
         .run(async () => {
           const taken = snapshot;
           snapshot = undefined;
           if (taken === undefined || this.#isClosed()) return;
-          const reason = await verifySnapshot(this.#restored(), taken, () => this.#isClosed());
-          if (reason === undefined || this.#isClosed()) return;
-          reportBadSnapshot(this.#core, reason);
-          await this.#reload(await readGeneration(this.#core.db), {});
+          if (!snapshotChecksumHolds(taken)) await rebuild(CORRUPT_SNAPSHOT);
+          else againstStore();
         })
         .catch(() => undefined);
-    };
-    this.#verifyTimer = setTimeout(verify, VERIFY_DELAY_MS);
+    }, VERIFY_DELAY_MS);
   }
 
   /**
