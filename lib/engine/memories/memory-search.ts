@@ -110,17 +110,17 @@ async function search(started: Promise<SearchRun>): Promise<ScoredMemory[]> {
   // A metadata condition needs whole rows to choose the scope, read in their own transaction: the
   // indexes catch up first, and the rows are read after the ranking.
   if (options.filter.needsMetadata) return searchAfterCatchUp(run, readLogHead(core.db));
+  const queryVector = await run.embedding;
+  // Nothing is awaited from here to the ranking: the scope, the positions and the ranking are all
+  // of the indexes as they stand now.
   const now = core.now();
   const allowed = options.filter.empty ? undefined : run.state.scopes.matching(options.filter, now);
-  if (allowed?.size === 0) {
-    // An empty scope as the index stands: an answer only if the log has not moved since.
-    const head = await readLogHead(core.db);
-    return upToDate(head, positionsOf(run)) ? [] : searchAfterCatchUp(run, Promise.resolve(head));
-  }
-  const queryVector = await run.embedding;
-  // Nothing is awaited between reading the indexes' positions and ranking from them: the ranking
-  // is of the indexes at those positions.
   const at = positionsOf(run);
+  if (allowed?.size === 0) {
+    // An empty scope as the index stands: the answer if the log has not moved since.
+    const head = await readLogHead(core.db);
+    return upToDate(head, at) ? [] : searchAfterCatchUp(run, Promise.resolve(head));
+  }
   const sides = rankSides(run, allowed, queryVector);
   // The head and rows are read (outside the page's thread) while the sides are fused.
   const read = readHeadWithRows(core, sides.early);
@@ -177,7 +177,7 @@ async function startSearch(
 async function searchAfterCatchUp(run: SearchRun, head: Promise<LogHead>): Promise<ScoredMemory[]> {
   const { core, state, keywords, options } = run;
   head.catch(() => undefined); // awaited by the catch-ups; a failure surfaces there
-  await Promise.all([keywords?.catchUp(head), state.catchUp({}, head)]);
+  const [queryVector] = await Promise.all([run.embedding, keywords?.catchUp(head), state.catchUp({}, head)]);
   const now = core.now();
   // Which memories may be returned: from the in-memory scope table, or (for metadata
   // conditions, which need whole rows) from the rows of the scope.
@@ -187,7 +187,6 @@ async function searchAfterCatchUp(run: SearchRun, head: Promise<LogHead>): Promi
       ? new Set((await matchingRows(core, options.filter)).map((r) => r.id))
       : state.scopes.matching(options.filter, now);
   if (allowed?.size === 0) return [];
-  const queryVector = await run.embedding;
   const sides = rankSides(run, allowed, queryVector);
   // The rows of each side's best are read while the sides are fused (one wait, not two).
   const read = core.db.memories.bulkGet(sides.early);
