@@ -6,7 +6,7 @@
  * `@huggingface/transformers` is imported lazily, inside `loadExtractor()`.
  */
 
-import type { DataType, FeatureExtractionPipeline, Tensor } from '@huggingface/transformers';
+import type { DataType, FeatureExtractionPipeline, mean_pooling, Tensor } from '@huggingface/transformers';
 import { EmbeddingError, ModelLoadError } from '../errors.js';
 
 /**
@@ -81,8 +81,20 @@ export function loadExtractor(
 }
 
 async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress) => void): Promise<LoadedExtractor> {
-  const where = config.allowRemoteModels ? `${config.localModelPath} or the Hugging Face Hub` : config.localModelPath;
-  let extractor: FeatureExtractionPipeline;
+  const extractor = await loadPipeline(config, onProgress);
+  const { mean_pooling } = await import('@huggingface/transformers');
+  const parts = extractor as unknown as TokenizerAndModel;
+  const shape = await disposedOnFailure(extractor, () => modelShape(parts, config.model));
+  const run = pooledRun(parts, { ...shape, meanPooling: mean_pooling }, config.model);
+  const dimensions = await disposedOnFailure(extractor, () => probeDimensions(run, config.model));
+  return { dimensions, run, dispose: () => extractor.dispose() };
+}
+
+/** transformers.js' environment set for this load, and its pipeline loaded; ModelLoadError says from where. */
+async function loadPipeline(
+  config: RuntimeConfig,
+  onProgress?: (p: ModelLoadProgress) => void,
+): Promise<FeatureExtractionPipeline> {
   try {
     const { env, pipeline } = await import('@huggingface/transformers');
     env.allowLocalModels = true;
@@ -96,95 +108,126 @@ async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress
       if (config.wasmPaths !== undefined) wasm.wasmPaths = config.wasmPaths;
       if (config.numThreads !== undefined) wasm.numThreads = config.numThreads;
     }
-    extractor = await pipeline('feature-extraction', config.model, {
+    return await pipeline('feature-extraction', config.model, {
       ...(config.dtype === undefined ? {} : { dtype: config.dtype }),
       progress_callback: (info) => {
         onProgress?.(toProgress(info));
       },
     });
   } catch (e) {
+    const where = config.allowRemoteModels ? `${config.localModelPath} or the Hugging Face Hub` : config.localModelPath;
     throw new ModelLoadError(`could not load embedding model "${config.model}" from ${where}: ${messageOf(e)}`, {
       cause: e,
     });
   }
+}
 
-  const { mean_pooling } = await import('@huggingface/transformers');
-  const parts = extractor as unknown as TokenizerAndModel;
-  let closing: bigint | undefined;
+/** Runs a step of a load; when it throws, the loaded pipeline is disposed (its session freed) and the error passes on. */
+async function disposedOnFailure<T>(extractor: FeatureExtractionPipeline, step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (e) {
+    await extractor.dispose().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** How a loaded model's texts are encoded and pooled. */
+interface ModelShape {
+  pooling: Pooling;
+  /** The token the tokenizer's template closes every text with, put back on truncated rows. */
+  closing: bigint | undefined;
+}
+
+/** The pooling the model folder asks for and its tokenizer's closing token; ModelLoadError when either fails. */
+function modelShape(parts: TokenizerAndModel, model: string): ModelShape {
   let pooling: Pooling;
   try {
     pooling = poolingOf(parts.model.config);
   } catch (e) {
-    await extractor.dispose().catch(() => undefined);
-    throw new ModelLoadError(`embedding model "${config.model}": ${messageOf(e)}`, { cause: e });
+    throw new ModelLoadError(`embedding model "${model}": ${messageOf(e)}`, { cause: e });
   }
   try {
-    closing = closingToken(parts.tokenizer);
+    return { pooling, closing: closingToken(parts.tokenizer) };
   } catch (e) {
-    await extractor.dispose().catch(() => undefined);
-    throw new ModelLoadError(`embedding model "${config.model}" loaded but its tokenizer failed: ${messageOf(e)}`, {
+    throw new ModelLoadError(`embedding model "${model}" loaded but its tokenizer failed: ${messageOf(e)}`, {
       cause: e,
     });
   }
-  // What the pipeline's own call does (tokenize, run, take the token states), pooled here.
-  const run = async (texts: readonly string[]): Promise<Float32Array> => {
+}
+
+/** The output dimension, learnt by embedding one probe text; ModelLoadError when it fails or is empty. */
+async function probeDimensions(run: LoadedExtractor['run'], model: string): Promise<number> {
+  let dimensions: number;
+  try {
+    dimensions = (await run(['dimension probe'])).length;
+  } catch (e) {
+    throw new ModelLoadError(`embedding model "${model}" loaded but could not embed: ${messageOf(e)}`, { cause: e });
+  }
+  if (dimensions < 1) throw new ModelLoadError(`embedding model "${model}" produced empty vectors`);
+  return dimensions;
+}
+
+/** transformers.js' own mean pooling, for token states of a shape the fast path does not take. */
+type MeanPooling = typeof mean_pooling;
+
+/**
+ * What the pipeline's own call does (tokenize, run, take the token states), pooled
+ * here; EmbeddingError when a batch fails. The model's output tensors are freed
+ * after each batch.
+ */
+function pooledRun(
+  parts: TokenizerAndModel,
+  shape: ModelShape & { meanPooling: MeanPooling },
+  model: string,
+): LoadedExtractor['run'] {
+  return async (texts) => {
     try {
       const inputs = parts.tokenizer([...texts], { padding: true, truncation: true });
-      if (closing !== undefined) closeTruncatedRows(inputs.input_ids, inputs.attention_mask, closing);
+      if (shape.closing !== undefined) closeTruncatedRows(inputs.input_ids, inputs.attention_mask, shape.closing);
       const outputs = await parts.model(inputs);
       try {
-        const states = outputs['last_hidden_state'] ?? outputs['logits'] ?? outputs['token_embeddings'];
-        if (states === undefined)
-          throw new EmbeddingError('the model gave no token states (last_hidden_state, logits or token_embeddings)');
-        const mask = inputs.attention_mask;
-        const [batch, tokens, dims] = states.dims;
-        if (pooling === 'cls') {
-          if (states.dims.length !== 3) throw new EmbeddingError(`token states of shape [${states.dims.join(', ')}]`);
-          const data =
-            states.data instanceof Float32Array ? states.data : Float32Array.from(states.data as ArrayLike<number>);
-          return clsPooledUnit(data, batch!, tokens!, dims!);
-        }
-        if (
-          states.data instanceof Float32Array &&
-          states.dims.length === 3 &&
-          mask.dims.length === 2 &&
-          mask.dims[0] === batch &&
-          mask.dims[1] === tokens
-        ) {
-          return meanPooledUnit(states.data, batch!, tokens!, dims!, mask.data as ArrayLike<bigint | number>);
-        }
-        // Any other shape: transformers.js' own pooling, as its pipeline would.
-        const pooled = mean_pooling(states, mask).normalize(2, -1);
-        return pooled.data instanceof Float32Array ? pooled.data : Float32Array.from(pooled.data as ArrayLike<number>);
+        return poolStates(tokenStates(outputs), inputs.attention_mask, shape.pooling, shape.meanPooling);
       } finally {
         for (const tensor of Object.values(outputs)) tensor?.dispose();
       }
     } catch (e) {
-      throw new EmbeddingError(`"${config.model}" failed to embed ${texts.length} texts: ${messageOf(e)}`, {
-        cause: e,
-      });
+      throw new EmbeddingError(`"${model}" failed to embed ${texts.length} texts: ${messageOf(e)}`, { cause: e });
     }
   };
+}
 
-  let dimensions: number;
-  try {
-    const probe = await run(['dimension probe']);
-    dimensions = probe.length;
-  } catch (e) {
-    await extractor.dispose().catch(() => undefined);
-    throw new ModelLoadError(`embedding model "${config.model}" loaded but could not embed: ${messageOf(e)}`, {
-      cause: e,
-    });
+/** The model's token states, under whichever name its outputs give them. */
+function tokenStates(outputs: Record<string, Tensor | undefined>): Tensor {
+  const states = outputs['last_hidden_state'] ?? outputs['logits'] ?? outputs['token_embeddings'];
+  if (states === undefined)
+    throw new EmbeddingError('the model gave no token states (last_hidden_state, logits or token_embeddings)');
+  return states;
+}
+
+/** Token states (batch × tokens × dims) pooled into unit sentence vectors, row-major. */
+function poolStates(states: Tensor, mask: Tensor, pooling: Pooling, meanPooling: MeanPooling): Float32Array {
+  const [batch, tokens, dims] = states.dims;
+  if (pooling === 'cls') {
+    if (states.dims.length !== 3) throw new EmbeddingError(`token states of shape [${states.dims.join(', ')}]`);
+    return clsPooledUnit(float32(states.data), batch!, tokens!, dims!);
   }
-  if (dimensions < 1) {
-    await extractor.dispose().catch(() => undefined);
-    throw new ModelLoadError(`embedding model "${config.model}" produced empty vectors`);
+  if (
+    states.data instanceof Float32Array &&
+    states.dims.length === 3 &&
+    mask.dims.length === 2 &&
+    mask.dims[0] === batch &&
+    mask.dims[1] === tokens
+  ) {
+    return meanPooledUnit(states.data, batch!, tokens!, dims!, mask.data as ArrayLike<bigint | number>);
   }
-  return {
-    dimensions,
-    run,
-    dispose: () => extractor.dispose(),
-  };
+  // Any other shape: transformers.js' own pooling, as its pipeline would.
+  return float32(meanPooling(states, mask).normalize(2, -1).data);
+}
+
+/** A tensor's data as float32 (copied only when it is another type). */
+function float32(data: Tensor['data']): Float32Array {
+  return data instanceof Float32Array ? data : Float32Array.from(data as ArrayLike<number>);
 }
 
 /** The parts of a feature-extraction pipeline its call uses. */
