@@ -72,9 +72,9 @@ const BUSY_SNAPSHOT_MIN = 5000;
 /** A restored index's ids are compared with the store's this long after the open, once searching pauses (see #verifyLater). */
 const VERIFY_DELAY_MS = 250;
 /**
- * Searching has paused when none is under way and none ended for this long. The check after open reads every vector's
- * key and every scope field's index and checksums the snapshot: beside searches back to back it was
- * the whole p95 tail of vector search (bench/peers, "p95 tail" in bench/results/REPORT.md).
+ * Searching has paused when none is under way and none ended for this long. The check after open
+ * reads every vector's key and every scope field's index: beside searches back to back it was the
+ * whole p95 tail of vector search (bench/results/REPORT.md, "Measurements cited by the code").
  */
 const SEARCH_PAUSE_MS = 30;
 /** The check after open waits for a pause in searching at most this long. */
