@@ -119,7 +119,7 @@ export const DEFAULT_HISTORY_LIMIT = 20;
 /**
  * Runs `plan` inside one read-write transaction over the whole store and applies
  * the changes it returns. `plan` may read (its reads see a consistent store) but
- * must await only Dexie calls (or other work through {@link waitInTransaction}).
+ * must await only Dexie calls (IndexedDB commits a transaction that has no request pending).
  * Throwing anywhere rolls everything back.
  * A deletion leaves no text behind: a memory's tombstone and every history
  * entry of the deleted record are made text-free (see forgetting.ts) in the
@@ -165,18 +165,6 @@ async function logFollows(db: EngramDb, logged: LoggedWrite | undefined, after: 
   const first = logged?.seqs[0];
   if (first !== undefined) return first === after + 1;
   return (await readLastSeq(db)) === after;
-}
-
-/** Longest {@link waitInTransaction} keeps a transaction waiting before it rolls back. */
-const WAIT_IN_TRANSACTION_MS = 10 * 60_000;
-
-/**
- * Inside a write transaction (a `plan`): waits for `work`, which is not a
- * store call, while keeping the transaction alive (Dexie.waitFor: it keeps one
- * cheap read pending meanwhile, so the store is held as long as `work` takes).
- */
-export function waitInTransaction<T>(work: Promise<T>): Promise<T> {
-  return Promise.resolve(Dexie.waitFor(work, WAIT_IN_TRANSACTION_MS));
 }
 
 /** A memory tombstone carries no text, whoever planned it (a delete, a pulled deletion, an import). */

@@ -3,12 +3,13 @@ import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { BULK_WRITE, EngineStore } from '../../lib/engine/engine-store.js';
 import { addMemories, deleteMemories, updateMemory, type MemoryInput } from '../../lib/engine/memories/memories.js';
 import { openStore } from '../../lib/engine/open-store.js';
-import { waitInTransaction, type RowChange } from '../../lib/store/write.js';
+import type { RowChange } from '../../lib/store/write.js';
 import type { MessageRow } from '../../lib/store/rows.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { SemanticIndex } from '../../lib/engine/vectors/semantic-index.js';
 import { VectorState } from '../../lib/engine/vectors/vector-state.js';
 import { waitUntil } from '../helpers.js';
+import { writeGate, type WriteGate } from './held-writes.js';
 
 const embedder = new HashEmbedder({ dimensions: 64 });
 const input = (i: number, userId = 'u'): MemoryInput => ({
@@ -233,10 +234,9 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     await settled(state);
     await state.snapshot();
     expect(state.index.pending).toBe(1100);
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gate = writeGate();
     const writing = core.write(async () => {
-      await waitInTransaction(gate);
+      await gate.hold();
       return { changes: [], result: null };
     });
     Reflect.deleteProperty(core, 'writing');
@@ -245,7 +245,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     // Well past the pause that starts a merge (50 ms): nothing moved while the write is open.
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(state.index.pending).toBe(1100);
-    open();
+    gate.open();
     await writing;
     expect(core.writing).toBe(false);
     await waitUntil(() => state.index.pending === 0);
@@ -257,8 +257,8 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
   it('a bulk write under way (BULK_WRITE changes or more) does not hold the merge back; a small one beside it does', async () => {
     const name = `buffer-bulk-${Math.random().toString(36).slice(2)}`;
     // A write is held at IndexedDB, after its plan has been counted small or bulk, while its gate is shut:
-    // message rows whose first id is in `gates` wait there (Dexie.waitFor keeps the transaction alive).
-    const gates = new Map<string, Promise<void>>();
+    // message rows whose first id is in `gates` wait there (held-writes.ts).
+    const gates = new Map<string, WriteGate>();
     (await openStore(name)).db.close();
     const db = new EngramDb(name);
     db.use({
@@ -274,7 +274,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
               const first =
                 req.type === 'add' || req.type === 'put' ? (req.values[0] as { id?: unknown }).id : undefined;
               const gate = tableName === 'messages' && typeof first === 'string' ? gates.get(first) : undefined;
-              if (gate !== undefined) await waitInTransaction(gate);
+              if (gate !== undefined) await gate.hold();
               return table.mutate(req);
             },
           };
@@ -314,11 +314,10 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
         return { table: 'messages', op: 'add', id: after.id, after };
       });
     const held = (changes: RowChange[]): { open: () => void; done: Promise<null> } => {
-      let open!: () => void;
-      const gate = new Promise<void>((resolve) => (open = resolve));
+      const gate = writeGate();
       gates.set(changes[0]!.id, gate);
       const done = core.write(async () => ({ changes, result: null }));
-      return { open, done };
+      return { open: gate.open, done };
     };
     // A small write and a bulk one under way: the merge waits.
     const small = held(messages(0, 10));
