@@ -12,6 +12,7 @@ import {
   KNOWN_EMBEDDING_MODELS,
   knownEmbeddingModel,
   pickEmbeddingModel,
+  type AtRestEncryption,
   type EmbedderRecord,
   type KnownEmbeddingModel,
 } from '../lib/index.js';
@@ -93,14 +94,30 @@ export interface ModelPlan {
   readonly reembedAtOpen: boolean;
 }
 
+/** Where {@link planModels} looks. */
+export interface PlanOptions {
+  /**
+   * The store's encryption at rest, as the app opens it: the store's model is read
+   * from its sealed rows, so an encrypted store needs its key (a KeyError without it,
+   * or with the wrong one, before anything is read or written: the key check).
+   */
+  readonly encryption?: AtRestEncryption;
+  /** Where the model folders are served. @default MODELS_BASE */
+  readonly base?: string;
+}
+
 /**
  * Plans how to open the store `dbName`, with the choice saved under `choiceKey`.
  * @example
- * const plan = await planModels('engram-desktop', 'engram-desktop:embedding-model');
- * await Engram.open({ name: 'engram-desktop', embedder: () => TransformersEmbedder.create({ model: plan.open.id }) });
+ * const plan = await planModels('engram-desktop', 'engram-desktop:embedding-model', { encryption: { key } });
+ * await Engram.open({ name: 'engram-desktop', encryption: { key }, embedder: () => TransformersEmbedder.create({ model: plan.open.id }) });
  */
-export async function planModels(dbName: string, choiceKey: string, base = MODELS_BASE): Promise<ModelPlan> {
-  const [stored, served] = await Promise.all([Engram.storedEmbedder(dbName), servedModels(base)]);
+export async function planModels(dbName: string, choiceKey: string, options: PlanOptions = {}): Promise<ModelPlan> {
+  const base = options.base ?? MODELS_BASE;
+  const [stored, served] = await Promise.all([
+    Engram.storedEmbedder(dbName, options.encryption === undefined ? {} : { encryption: options.encryption }),
+    servedModels(base),
+  ]);
   const picked = await pickEmbeddingModel(
     (id) => Promise.resolve(served.some((m) => m.id === id)),
     loadModelChoice(choiceKey),

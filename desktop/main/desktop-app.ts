@@ -17,6 +17,7 @@ import { registerIpcHandlers, type HubContext } from './ipc-handlers.js';
 import { McpHttpServer } from './mcp-server.js';
 import { modelServerAccess } from './model-server-access.js';
 import { SecretStore } from './secret-store.js';
+import { StoreKey } from './store-key.js';
 import { SyncServerAccess } from './sync-server-access.js';
 import { windowOptions } from './window-options.js';
 
@@ -139,6 +140,7 @@ export function startDesktop<W extends WindowSurface>(
     registerIpcHandlers(electron, {
       window: () => current,
       secrets,
+      storeKey: new StoreKey(secrets),
       platform,
       syncServer,
       modelServer,

@@ -1,6 +1,6 @@
 /**
  * The main process's IPC handlers: file dialogs for export and import, the
- * secret store, app info, and the sync and model servers the network opens to
+ * secret store, the store's at-rest key (store-key.ts), app info, and the sync and model servers the network opens to
  * (each after the user allowed it in a main-process dialog). Every call is checked first: it must come from the
  * app's own page, and every argument is validated (type, size, allowed names).
  * Handlers answer with a BridgeResult instead of throwing, so the error's code
@@ -25,6 +25,7 @@ import {
   type SaveFileAnswer,
   type SaveFileRequest,
   type SecretName,
+  type StoreKeyAnswer,
 } from '../preload/bridge-api.js';
 import type { ElectronSurface, FileFilter, WindowSurface } from './electron-surface.js';
 import { isAppUrl } from './hardening.js';
@@ -33,6 +34,7 @@ import { askToAllowModelServer } from './model-server-access.js';
 import type { HubCalls } from './hub-calls.js';
 import { requireClientName, requireHubScope, type HubClients } from './hub-clients.js';
 import type { SecretStore } from './secret-store.js';
+import type { StoreKey } from './store-key.js';
 import { askToAllowSyncServer, type SyncServerAccess } from './sync-server-access.js';
 
 /** The export format's file filter. */
@@ -43,6 +45,8 @@ export interface IpcContext<W extends WindowSurface = WindowSurface> {
   /** The window dialogs attach to; undefined when none is open. */
   window(): W | undefined;
   secrets: SecretStore;
+  /** The store's at-rest key in the OS keychain. */
+  storeKey: StoreKey;
   platform: string;
   /** The one origin the network is open to, for sync (opened only with the user's permission). */
   syncServer: SyncServerAccess;
@@ -238,6 +242,10 @@ export function ipcHandlers<W extends WindowSurface>(
           ? { state: 'off', reason: 'this app was started without its MCP server' }
           : ctx.hub.status(),
       );
+    },
+    [CHANNELS.storeKey]: (...args): Promise<StoreKeyAnswer> => {
+      requireArity(args, 0);
+      return ctx.storeKey.get();
     },
     [CHANNELS.appInfo]: (...args): Promise<AppInfo> => {
       requireArity(args, 0);

@@ -19,7 +19,16 @@ import type { ElectronSurface } from './electron-surface.js';
 /** The file, in the user-data folder, holding base64 ciphertexts by secret name. */
 export const SECRETS_FILE = 'secrets.enc.json';
 
-type Ciphertexts = Partial<Record<SecretName, string>>;
+/**
+ * The name of the store's at-rest key (store-key.ts). The main process's own secret: not a
+ * {@link SecretName}, so the renderer can neither read, set nor delete it through the secret calls.
+ */
+export const STORE_KEY_SECRET = 'store-key';
+
+/** Every secret kept here: the renderer's (SecretName) and the main process's own. */
+export type StoredSecretName = SecretName | typeof STORE_KEY_SECRET;
+
+type Ciphertexts = Partial<Record<StoredSecretName, string>>;
 
 /** safeStorage's Linux backends that keep the key in a keyring (anything else, `basic_text` above all, protects nothing). */
 const KEYRING_BACKENDS: ReadonlySet<string> = new Set(['gnome_libsecret', 'kwallet', 'kwallet5', 'kwallet6']);
@@ -36,7 +45,7 @@ export class SecretStore {
   readonly #dir: string;
   readonly #platform: string;
   /** Secrets kept for this session only, when the OS keychain cannot protect them. */
-  readonly #session = new Map<SecretName, string>();
+  readonly #session = new Map<StoredSecretName, string>();
   /** Serialises writes so two quick sets never lose one another. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -69,7 +78,7 @@ export class SecretStore {
   }
 
   /** The secret, or null when none is stored. */
-  async get(name: SecretName): Promise<string | null> {
+  async get(name: StoredSecretName): Promise<string | null> {
     const inSession = this.#session.get(name);
     if (inSession !== undefined) return inSession;
     const stored = (await this.#read())[name];
@@ -100,7 +109,7 @@ export class SecretStore {
    * in memory for this session only and writes nothing (an older copy on disk
    * of the same secret is removed, so it cannot come back).
    */
-  set(name: SecretName, value: string): Promise<void> {
+  set(name: StoredSecretName, value: string): Promise<void> {
     if (!this.persists()) {
       this.#session.set(name, value);
       return this.#update((all) => withoutSecret(all, name), { onlyIfStored: name });
@@ -111,7 +120,7 @@ export class SecretStore {
   }
 
   /** Forgets the secret. */
-  delete(name: SecretName): Promise<void> {
+  delete(name: StoredSecretName): Promise<void> {
     this.#session.delete(name);
     return this.#update((all) => withoutSecret(all, name), { onlyIfStored: name });
   }
@@ -123,7 +132,7 @@ export class SecretStore {
    * mode, or as a link) is removed first, never written through, since a mode
    * given to `writeFile` applies only to a file it creates.
    */
-  #update(change: (all: Ciphertexts) => Ciphertexts, options: { onlyIfStored?: SecretName } = {}): Promise<void> {
+  #update(change: (all: Ciphertexts) => Ciphertexts, options: { onlyIfStored?: StoredSecretName } = {}): Promise<void> {
     const next = this.#queue.then(async () => {
       const current = await this.#read();
       if (options.onlyIfStored !== undefined && current[options.onlyIfStored] === undefined) return;
@@ -164,6 +173,6 @@ export class SecretStore {
   }
 }
 
-function withoutSecret(all: Ciphertexts, name: SecretName): Ciphertexts {
+function withoutSecret(all: Ciphertexts, name: StoredSecretName): Ciphertexts {
   return Object.fromEntries(Object.entries(all).filter(([key]) => key !== name));
 }

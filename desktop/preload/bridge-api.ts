@@ -28,6 +28,7 @@ export const CHANNELS = {
   hubCreateClient: 'engram:hub-create-client',
   hubRevokeClient: 'engram:hub-revoke-client',
   hubStatus: 'engram:hub-status',
+  storeKey: 'engram:store-key',
 } as const;
 
 /** Secrets the app keeps outside IndexedDB: the sync server's API key, the encryption passphrase, the model server's key. */
@@ -101,6 +102,19 @@ export interface AppInfo {
   /** Desktop only, when secrets do not persist: why the OS keychain cannot protect them (a sentence for the user). */
   secretsUnprotectedReason?: string;
 }
+
+/** Bytes of the store's key kept in the OS keychain (an AES-256-GCM key). */
+export const STORE_KEY_BYTES = 32;
+
+/**
+ * The key the app's store is encrypted at rest with, as the shell hands it to the
+ * renderer: `key` holds the raw bytes of a random AES-256 key made once and kept
+ * in the OS keychain (the renderer imports it as a non-extractable CryptoKey and
+ * wipes the bytes); `unavailable` when no keychain can keep it (no OS encryption,
+ * Linux without a keyring, the browser fallback, or a stored key that cannot be
+ * read): the app then asks the user for a passphrase, and `reason` says why.
+ */
+export type StoreKeyAnswer = { kind: 'key'; key: Uint8Array } | { kind: 'unavailable'; reason: string };
 
 /** Who an MCP client acts for: every call it makes reads and writes inside this scope only. */
 export interface HubScope {
@@ -224,6 +238,11 @@ export interface DesktopBridge {
   revokeHubClient(id: string): Promise<BridgeResult<null>>;
   /** Whether the MCP server listens, and where. */
   hubStatus(): Promise<BridgeResult<HubStatus>>;
+  /**
+   * The key of the app's store, made once and kept in the OS keychain (desktop), or
+   * why there is none (then the app asks for a passphrase).
+   */
+  storeKey(): Promise<BridgeResult<StoreKeyAnswer>>;
   /** Calls `listener` on each application-menu command; returns the unsubscribe function. */
   onMenuCommand(listener: (command: MenuCommand) => void): () => void;
 }

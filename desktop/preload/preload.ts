@@ -41,6 +41,7 @@ const bridge: DesktopBridge = {
   createHubClient: (name, scope) => invoke(CHANNELS.hubCreateClient, name, scope),
   revokeHubClient: (id) => invoke(CHANNELS.hubRevokeClient, id),
   hubStatus: () => invoke(CHANNELS.hubStatus),
+  storeKey: () => invoke(CHANNELS.storeKey),
   onMenuCommand: (listener) => {
     const forward = (_event: unknown, command: unknown): void => {
       if (typeof command === 'string' && (MENU_COMMANDS as readonly string[]).includes(command))

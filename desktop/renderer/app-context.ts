@@ -5,6 +5,7 @@
  */
 import { EngramError, isEngramError, type Engram } from '../../lib/index.js';
 import type { BridgeResult, DesktopBridge } from '../preload/bridge-api.js';
+import type { StoreProtection } from './store-unlock.js';
 
 /** The app's views, in menu order. */
 export const VIEWS = [
@@ -28,6 +29,8 @@ export interface AppContext {
   readonly bridge: DesktopBridge;
   /** The IndexedDB database the app uses. */
   readonly dbName: string;
+  /** How the store is encrypted at rest (keychain key, passphrase, or not). */
+  readonly protection: StoreProtection;
   /** Shows a view. */
   navigate(view: ViewName): void;
   /** Opens a memory in the memories view. */

@@ -22,8 +22,8 @@ import { createWebBridge } from './web-bridge.js';
 import { answerHubCall } from './hub-answer.js';
 import { AgentsView } from './agents-view.js';
 import { ModelSection } from './model-section.js';
-import { planModels } from '../../ui/model-picking.js';
 import type { OpenWithModel } from '../../ui/reembed-store.js';
+import { unlockStore } from './store-unlock.js';
 
 /** The IndexedDB database of the desktop app. */
 const DB_NAME = 'engram-desktop';
@@ -64,7 +64,18 @@ async function main(): Promise<void> {
   const loading = byId('loading');
   const banner = byId('banner');
   const bridge = bridgeOf();
-  const plan = await planModels(DB_NAME, MODEL_CHOICE_KEY);
+  // The store's key first (the OS keychain, or a passphrase the user types): every opening below passes it.
+  loading.textContent = 'Unlocking the memory store…';
+  const { plan, encryption, protection } = await unlockStore({
+    bridge,
+    dbName: DB_NAME,
+    choiceKey: MODEL_CHOICE_KEY,
+    host: byId('unlock'),
+    asking: (asking) => {
+      loading.hidden = asking;
+    },
+  });
+  loading.textContent = 'Opening the memory store…';
   const embedderOf = (model: KnownEmbeddingModel): (() => Promise<TransformersEmbedder>) => {
     return () =>
       TransformersEmbedder.create({
@@ -74,8 +85,9 @@ async function main(): Promise<void> {
         },
       });
   };
-  // One object: the import view reopens with it, and a re-embed points it at the new model.
+  // One object: the import view reopens with it, and a re-embed points it at the new model; the same key throughout.
   const openOptions: OpenOptions = {
+    ...(encryption === undefined ? {} : { encryption }),
     embedder: embedderOf(plan.open),
     onProgress: (p) => {
       loading.textContent =
@@ -126,6 +138,7 @@ async function main(): Promise<void> {
     engram,
     bridge,
     dbName: DB_NAME,
+    protection,
     navigate: (name) => {
       if (location.hash !== `#${name}`) location.hash = name;
       else void show(name);

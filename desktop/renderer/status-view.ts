@@ -8,6 +8,7 @@ import { formatMs, h, replace } from '../../ui/dom.js';
 import { modelName } from '../../ui/model-picking.js';
 import { unwrap, type AppContext, type View } from './app-context.js';
 import type { ModelSection } from './model-section.js';
+import { protectionText } from './store-unlock.js';
 
 /** Bytes for people: "812 B", "3.4 MB". */
 export function formatBytes(bytes: number): string {
@@ -87,6 +88,7 @@ export class StatusView implements View {
           : `${formatBytes(estimate.usage)} of ${estimate.quota === undefined ? '?' : formatBytes(estimate.quota)} available to this app${persisted ? ' · persistent' : ''}`,
       ],
       ['database', 'Database', `IndexedDB “${this.#ctx.dbName}”`],
+      ['encryption', 'Encryption at rest', protectionText(this.#ctx.protection)],
       [
         'shell',
         'Shell',

@@ -2,7 +2,7 @@
  * The DesktopBridge in a plain browser tab (`npm start` where Electron's binary
  * is missing): a download instead of the save dialog, a file picker instead of
  * the open dialog, and secrets kept in memory for this session only (never in
- * IndexedDB, localStorage or a file).
+ * IndexedDB, localStorage or a file); no store key (no keychain).
  */
 import type {
   AppInfo,
@@ -17,6 +17,9 @@ import { MAX_FILE_BYTES } from '../preload/bridge-api.js';
 /** Why this shell serves no agents: a browser tab has no main process to listen on a port. */
 export const WEB_NO_HUB =
   'this is the browser fallback (npm run desktop:web), which has no main process and so cannot listen for agents; run the desktop app (npm run desktop:electron once, then npm start) to connect Claude Desktop, Cursor or a script';
+
+/** Why the browser fallback has no store key. */
+export const WEB_NO_KEYCHAIN = 'this is the browser fallback, and a browser tab has no OS keychain to keep a key in';
 
 function ok<T>(value: T): BridgeResult<T> {
   return { ok: true, value };
@@ -115,6 +118,8 @@ export function createWebBridge(): DesktopBridge {
           reason: WEB_NO_HUB,
         }),
       ),
+    // A browser tab has no OS keychain: nothing here could keep a key from whoever reads the disk.
+    storeKey: () => Promise.resolve(ok({ kind: 'unavailable', reason: WEB_NO_KEYCHAIN })),
     onMenuCommand: () => () => undefined,
   };
 }

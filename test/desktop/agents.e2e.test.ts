@@ -129,6 +129,7 @@ function preloadInPage(global: string): void {
     createHubClient: (name: string, scope: unknown) => invoke('engram:hub-create-client', name, scope),
     revokeHubClient: (id: string) => invoke('engram:hub-revoke-client', id),
     hubStatus: () => invoke('engram:hub-status'),
+    storeKey: () => invoke('engram:store-key'),
     onMenuCommand: () => () => undefined,
   };
 }
@@ -293,8 +294,14 @@ describe('desktop Agents view and memories search (Chromium)', () => {
       cursor.callTool({ name: 'recall_from_memory', arguments: { keywords: ['Fridays'], limit: null } }),
     ).rejects.toThrow(/401|not valid/i);
 
-    // Forget what Claude Desktop 2 wrote: its text leaves every table of the page's IndexedDB.
-    expect(await rawDatabase(page, 'engram-desktop')).toContain('keeps bees');
+    // The app's store is encrypted with the key in the (fake) OS keychain: no text is on disk in clear, the scope
+    // ids are (README: what an encrypted store reveals). The text leaving every table when forgotten is
+    // test/desktop/main/mcp-hub-privacy.test.ts's (a plain store, where a raw read can see it).
+    const before = await rawDatabase(page, 'engram-desktop');
+    expect(before).not.toContain('keeps bees');
+    expect(before).not.toContain('Bob deploys on Fridays');
+    expect(before).toContain('"agentId":"claude"');
+    // Forget what Claude Desktop 2 wrote.
     await card.locator('[data-testid="hub-forget"]').click();
     await page.waitForFunction(
       () =>
@@ -307,7 +314,6 @@ describe('desktop Agents view and memories search (Chromium)', () => {
     const raw = await rawDatabase(page, 'engram-desktop');
     expect(raw).not.toContain('keeps bees');
     expect(raw).not.toContain('cello');
-    expect(raw).toContain('Bob deploys on Fridays');
     expect(await callText(claude, 'recall_from_memory', { keywords: ['bees', 'cello'], limit: null })).toBe(
       'No memories found.',
     );

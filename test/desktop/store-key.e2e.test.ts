@@ -1,0 +1,301 @@
+// End to end: the desktop store encrypted at rest, in real Chromium. The
+// renderer (desktop/renderer with its Vite config and CSP) runs on real
+// IndexedDB; the main process is the real one (startDesktop with the injected
+// Electron surface), its safeStorage a fake keychain switched between a keyring
+// (the key is made once and the app opens without a prompt) and Linux's
+// basic_text backend (no usable keychain: the app asks for a passphrase). The
+// page's bridge is the preload's, with ipcRenderer.invoke routed to the main
+// process's handlers. Raw IndexedDB reads show the texts sealed. Leaves
+// screenshots in test/desktop/__screenshots__/.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_ENTRY } from '../../desktop/main/app-protocol.js';
+import { startDesktop, type DesktopApp } from '../../desktop/main/desktop-app.js';
+import { BRIDGE_GLOBAL } from '../../desktop/preload/bridge-api.js';
+import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
+import { fakeElectron, type FakeElectron, type FakeWindow } from './main/fake-electron.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SHOTS = resolve(import.meta.dirname, '__screenshots__');
+const MODEL_WAIT = 120_000;
+const STEP_WAIT = 60_000;
+const DB = 'engram-desktop';
+const PASSPHRASE = 'lantern orchard quietly';
+
+let server: ViteDevServer | undefined;
+let browser: Browser | undefined;
+let desktop: DesktopApp<FakeWindow> | undefined;
+let electron: FakeElectron;
+let origin: string;
+let work: string;
+const offsite: string[] = [];
+const pageErrors: string[] = [];
+
+async function shot(name: string, p: Page): Promise<void> {
+  await mkdir(SHOTS, { recursive: true });
+  await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The page's bridge: the preload's methods over `ipcRenderer.invoke`, here an exposed function into the main process. */
+function preloadInPage(global: string): void {
+  type Invoke = (channel: string, ...args: unknown[]) => Promise<unknown>;
+  const w = window as unknown as Record<string, unknown> & { __engramIpc: Invoke };
+  const invoke: Invoke = (channel, ...args) => w.__engramIpc(channel, ...args);
+  const refused = (): Promise<unknown> =>
+    Promise.resolve({ ok: false, error: { name: 'StoreError', code: 'STORE', message: 'not in this test' } });
+  w[global] = {
+    saveFile: refused,
+    openFile: () => Promise.resolve({ ok: true, value: null }),
+    getSecret: (name: string) => invoke('engram:secret-get', name),
+    setSecret: (name: string, value: string) => invoke('engram:secret-set', name, value),
+    deleteSecret: (name: string) => invoke('engram:secret-delete', name),
+    appInfo: () => invoke('engram:app-info'),
+    setSyncServer: (url: string | null) => invoke('engram:sync-server', url),
+    setModelServer: (url: string | null) => invoke('engram:model-server', url),
+    onHubCall: () => () => undefined,
+    hubClients: () => invoke('engram:hub-clients'),
+    createHubClient: refused,
+    revokeHubClient: refused,
+    hubStatus: () => invoke('engram:hub-status'),
+    storeKey: () => invoke('engram:store-key'),
+    onMenuCommand: () => () => undefined,
+  };
+}
+
+/** A fresh browser profile (its own IndexedDB); with `desktop`, the preload's bridge into the main process. */
+async function newContext(desktopShell: boolean): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser!.newContext({ viewport: { width: 1360, height: 900 } });
+  await context.route('**/*', async (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
+    else {
+      offsite.push(url);
+      await route.abort();
+    }
+  });
+  await context.exposeFunction('__engramIpc', async (channel: string, ...args: unknown[]) => {
+    const handler = electron.handlers.get(channel);
+    if (handler === undefined) throw new TypeError(`no handler for ${channel}`);
+    return handler({ senderFrame: { url: APP_ENTRY } }, ...args);
+  });
+  if (desktopShell) await context.addInitScript(preloadInPage, BRIDGE_GLOBAL);
+  await context.addInitScript(() => {
+    localStorage.setItem('engram-desktop:embedding-model', 'engram-glove-100d');
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    // A wrong passphrase is an expected failure the page shows; anything else logged as an error is not.
+    if (m.type() === 'error' && !m.text().includes('Failed to load resource')) pageErrors.push(m.text());
+  });
+  page.on('dialog', (d) => void d.accept());
+  return { context, page };
+}
+
+/** Loads the app and waits until it is ready or asks for a passphrase. */
+async function load(page: Page, restart = false): Promise<'ready' | 'unlock' | 'create'> {
+  // A restart of the app: the page loads afresh (on the memories view, wherever it was).
+  if (restart) {
+    await page.evaluate(() => {
+      location.hash = '#memories';
+    });
+    await page.reload();
+  } else await page.goto(`${origin}/#memories`);
+  await page.waitForFunction(
+    () =>
+      document.body.dataset['state'] === 'ready' ||
+      document.body.dataset['state'] === 'failed' ||
+      document.querySelector('[data-testid="passphrase-panel"]') !== null,
+    undefined,
+    { timeout: MODEL_WAIT },
+  );
+  const mode = await page.getAttribute('[data-testid="passphrase-panel"]', 'data-mode').catch(() => null);
+  if (mode === 'unlock' || mode === 'create') return mode;
+  expect(await page.getAttribute('body', 'data-state')).toBe('ready');
+  return 'ready';
+}
+
+async function ready(page: Page): Promise<void> {
+  await page.waitForSelector('body[data-state="ready"]', { timeout: MODEL_WAIT });
+}
+
+async function addMemory(page: Page, text: string): Promise<void> {
+  await page.click('[data-testid="add-open"]');
+  await page.fill('[data-testid="add-text"]', text);
+  await page.click('[data-testid="add-submit"]');
+  await page.waitForFunction(
+    (t) => document.querySelector<HTMLTextAreaElement>('[data-testid="detail-text"]')?.value === t,
+    text,
+    { timeout: STEP_WAIT },
+  );
+}
+
+async function memoryTexts(page: Page): Promise<string[]> {
+  await page.waitForSelector('[data-testid="memory-total"]', { timeout: STEP_WAIT });
+  return page.locator('[data-testid="memory-list"] .text').allInnerTexts();
+}
+
+async function statusFact(page: Page, fact: string): Promise<string> {
+  await page.click('[data-testid="nav-status"]');
+  await page.waitForSelector('[data-view="status"][data-state="ready"]', { timeout: STEP_WAIT });
+  return page.innerText(`[data-fact="${fact}"]`);
+}
+
+/** Every row of every object store of the page's database, as one text (what a reader of the disk gets). */
+async function rawDatabase(page: Page): Promise<string> {
+  return page.evaluate(async (dbName) => {
+    const db = await new Promise<IDBDatabase>((res, rej) => {
+      const r = indexedDB.open(dbName);
+      r.onsuccess = () => {
+        res(r.result);
+      };
+      r.onerror = () => {
+        rej(r.error ?? new Error('open failed'));
+      };
+    });
+    const out: string[] = [];
+    for (const store of [...db.objectStoreNames]) {
+      const rows = await new Promise<unknown[]>((res, rej) => {
+        const r = db.transaction(store).objectStore(store).getAll();
+        r.onsuccess = () => {
+          res(r.result as unknown[]);
+        };
+        r.onerror = () => {
+          rej(r.error ?? new Error('read failed'));
+        };
+      });
+      out.push(`${store}:${JSON.stringify(rows)}`);
+    }
+    db.close();
+    return out.join('\n');
+  }, DB);
+}
+
+beforeAll(async () => {
+  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
+  work = await mkdtemp(join(tmpdir(), 'engram-store-key-e2e-'));
+  await mkdir(join(work, 'user-data'));
+  electron = fakeElectron({ userData: join(work, 'user-data') });
+  desktop = startDesktop(electron, { renderer: join(work, 'r'), preload: join(work, 'p.cjs') }, 'linux');
+  electron.app.ready();
+  await desktop.started;
+  server = await createServer({
+    configFile: resolve(ROOT, 'desktop/renderer/vite.config.ts'),
+    logLevel: 'error',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+  });
+  await server.listen();
+  const address = server.httpServer?.address();
+  if (typeof address !== 'object' || address === null) throw new TypeError('the renderer server has no address');
+  origin = `http://127.0.0.1:${address.port}`;
+  const executablePath = chromiumPath();
+  if (executablePath === undefined) throw new TypeError(NO_CHROMIUM_HELP);
+  browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS] });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await desktop?.stop();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('desktop store encrypted at rest (Chromium)', () => {
+  it('with a keychain: a new store is encrypted with the key made once, and reopens without a prompt', async () => {
+    electron.safeStorage.backend = 'gnome_libsecret';
+    const { context, page } = await newContext(true);
+    try {
+      expect(await load(page)).toBe('ready');
+      await addMemory(page, 'The spare key hides under the blue flowerpot');
+      const raw = await rawDatabase(page);
+      expect(raw).not.toContain('blue flowerpot');
+      expect(raw).not.toContain('flowerpot');
+      expect(raw).toContain('"key":"atRest"');
+      expect(await statusFact(page, 'encryption')).toMatch(/^encrypted at rest with a key kept in the OS keychain/);
+      await shot('store-key-status', page);
+
+      // A restart of the page: the same key from the keychain, no prompt.
+      expect(await load(page, true)).toBe('ready');
+      expect(await memoryTexts(page)).toEqual(['The spare key hides under the blue flowerpot']);
+    } finally {
+      await context.close();
+    }
+    expect(pageErrors).toEqual([]);
+  }, 300_000);
+
+  it('without a usable keychain (basic_text): a passphrase creates the store, a wrong one is refused, the right one opens it', async () => {
+    electron.safeStorage.backend = 'basic_text';
+    const { context, page } = await newContext(true);
+    try {
+      expect(await load(page)).toBe('create');
+      expect(await page.innerText('[data-testid="passphrase-panel"]')).toMatch(/basic_text/);
+      await page.fill('[data-testid="passphrase-input"]', PASSPHRASE);
+      await page.fill('[data-testid="passphrase-confirm"]', `${PASSPHRASE}!`);
+      await page.click('[data-testid="passphrase-submit"]');
+      expect(await page.innerText('[data-testid="passphrase-message"]')).toMatch(/differ/);
+      await page.fill('[data-testid="passphrase-input"]', 'short');
+      await page.fill('[data-testid="passphrase-confirm"]', 'short');
+      await page.click('[data-testid="passphrase-submit"]');
+      expect(await page.innerText('[data-testid="passphrase-message"]')).toMatch(/at least 8 characters/);
+      await page.fill('[data-testid="passphrase-input"]', PASSPHRASE);
+      await page.fill('[data-testid="passphrase-confirm"]', PASSPHRASE);
+      await shot('store-key-create', page);
+      await page.click('[data-testid="passphrase-submit"]');
+      await ready(page);
+      expect(await page.isVisible('[data-testid="passphrase-panel"]')).toBe(false);
+      await addMemory(page, 'The boat is moored at pier seven');
+
+      expect(await load(page, true)).toBe('unlock');
+      await page.fill('[data-testid="passphrase-input"]', 'not the passphrase at all');
+      await page.click('[data-testid="passphrase-submit"]');
+      await page.waitForSelector('[data-testid="passphrase-message"][data-state="error"]', { timeout: STEP_WAIT });
+      expect(await page.innerText('[data-testid="passphrase-message"]')).toMatch(
+        /^Wrong passphrase: .*does not open this store/,
+      );
+      expect(await page.getAttribute('body', 'data-state')).toBe('loading');
+      await shot('store-key-wrong-passphrase', page);
+      // Nothing was lost: the right passphrase opens everything.
+      await page.fill('[data-testid="passphrase-input"]', PASSPHRASE);
+      await page.click('[data-testid="passphrase-submit"]');
+      await ready(page);
+      expect(await memoryTexts(page)).toEqual(['The boat is moored at pier seven']);
+      const raw = await rawDatabase(page);
+      expect(raw).not.toContain('pier seven');
+      expect(raw).not.toContain('moored');
+      expect(raw).not.toContain(PASSPHRASE);
+      expect(await statusFact(page, 'encryption')).toMatch(/^encrypted at rest with your passphrase.*basic_text/);
+      // The keychain is back: the store stays a passphrase store (its key cannot open it), still asked for.
+      electron.safeStorage.backend = 'gnome_libsecret';
+      expect(await load(page, true)).toBe('unlock');
+      expect(await page.innerText('[data-testid="passphrase-panel"]')).toMatch(
+        /key in your OS keychain does not open it/,
+      );
+    } finally {
+      await context.close();
+    }
+    expect(pageErrors.filter((e) => !/KEY: /.test(e))).toEqual([]);
+  }, 300_000);
+
+  it('a plain store made before (the browser fallback) opens plain with the keychain there, and says so', async () => {
+    electron.safeStorage.backend = 'gnome_libsecret';
+    const { context, page } = await newContext(false);
+    try {
+      expect(await load(page)).toBe('ready');
+      await addMemory(page, 'Plain text from the browser fallback');
+      expect(await rawDatabase(page)).toContain('Plain text from the browser fallback');
+      await context.addInitScript(preloadInPage, BRIDGE_GLOBAL);
+      expect(await load(page, true)).toBe('ready');
+      expect(await memoryTexts(page)).toEqual(['Plain text from the browser fallback']);
+      expect(await statusFact(page, 'encryption')).toMatch(/^not encrypted: this store was made before/);
+    } finally {
+      await context.close();
+    }
+    expect(offsite).toEqual([]);
+  }, 300_000);
+});
