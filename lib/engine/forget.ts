@@ -11,7 +11,8 @@ import { bumpGeneration } from '../store/generation.js';
 import { deleteSnapshot } from '../store/snapshot-chunks.js';
 import { textFreeTombstone, tombstoneHoldsText } from '../store/forgetting.js';
 import { MEMORY_CORPUS, MESSAGE_CORPUS } from '../store/keyword-terms.js';
-import type { MemoryRow, TableName } from '../store/rows.js';
+import type { BlockRow, MemoryRow, MessageRow, TableName, TraceRow } from '../store/rows.js';
+import type { EngramDb } from '../store/schema.js';
 import { type RowChange } from '../store/write.js';
 import { blockKey } from '../store/block-key.js';
 import type { ForgetScope } from '../store/scope.js';
@@ -54,83 +55,23 @@ export async function forgetScope(
   options: ForgetOptions = {},
 ): Promise<ForgetResult> {
   const { db } = core;
-  const field = (['userId', 'agentId', 'runId', 'projectId'] as const).find((k) => scope[k] !== undefined)!;
   return core.write(async () => {
-    const memories = (await db.memories.where(field).equals(scope[field]!).toArray()).filter((m) => inScope(m, scope));
-    // Messages carry agent and user only; blocks agent and user; traces project only.
-    const messages =
-      scope.runId !== undefined || scope.projectId !== undefined
-        ? []
-        : await db.messages.filter((m) => inScope(m, scope)).toArray();
-    const blocks =
-      scope.runId !== undefined || scope.projectId !== undefined
-        ? []
-        : await db.blocks.filter((b) => inScope(b, scope)).toArray();
-    const traces =
-      scope.userId !== undefined || scope.agentId !== undefined || scope.runId !== undefined
-        ? []
-        : await db.traces.filter((t) => inScope(t, scope)).toArray();
-    const now = core.now();
-    const changes: RowChange[] = [];
-    let live = 0;
-    let tombstones = 0;
-    for (const before of memories) {
-      if (before.deletedAt === undefined) {
-        live++;
-        const after: MemoryRow = {
-          ...before,
-          deletedAt: now,
-          updatedAt: Math.max(now, before.updatedAt),
-          version: before.version + 1,
-          origin: core.settings.deviceId,
-        };
-        changes.push({ table: 'memories', op: 'delete', id: before.id, before, after });
-      } else if (tombstoneHoldsText(before)) {
-        tombstones++;
-        changes.push({
-          table: 'memories',
-          op: 'update',
-          id: before.id,
-          before,
-          after: textFreeTombstone(before),
-          quiet: true,
-        });
-      }
-    }
-    for (const before of messages) changes.push({ table: 'messages', op: 'delete', id: before.id, before });
-    for (const before of blocks)
-      changes.push({
-        table: 'blocks',
-        op: 'delete',
-        id: blockKey(before.agentId, before.label, before.userId),
-        before,
-      });
-    for (const before of traces) changes.push({ table: 'traces', op: 'delete', id: before.id, before });
-
-    const records = [
-      ...memories.map((m) => ({ table: 'memories' as const, id: m.id })),
-      ...messages.map((m) => ({ table: 'messages' as const, id: m.id })),
-      ...changes.filter((c) => c.table === 'blocks' || c.table === 'traces').map((c) => ({ table: c.table, id: c.id })),
-    ];
-    const ids = [...new Set(records.map((r) => r.id))];
-    const history = ids.length === 0 ? 0 : await db.history.where('recordId').anyOf(ids).delete();
-    const liveIds = memories.filter((m) => m.deletedAt === undefined).map((m) => m.id);
-    const vectors = (await db.vectors.bulkGet(liveIds)).filter((v) => v !== undefined).length;
-    const termKeys: [string, string][] = [
-      ...liveIds.map((id): [string, string] => [MEMORY_CORPUS, id]),
-      ...messages.map((m): [string, string] => [MESSAGE_CORPUS, m.id]),
-    ];
-    const terms = (await db.terms.bulkGet(termKeys)).filter((t) => t !== undefined).length;
+    const rows = await scopeRows(db, scope);
+    const memories = memoryRemovals(rows.memories, core.now(), core.settings.deviceId);
+    const changes = [...memories.changes, ...otherRemovals(rows)];
+    const records = forgottenRecords(rows);
+    const history = await deleteHistory(db, records);
+    const { vectors, terms } = await indexedRows(db, rows);
     await db.meta.bulkDelete(options.metaKeysOf?.(records) ?? []);
     // With their chunks and position rows.
     for (const key of SNAPSHOT_KEYS) await deleteSnapshot(db, key);
     await bumpGeneration(db);
     const result: ForgetResult = {
-      memories: live,
-      tombstones,
-      messages: messages.length,
-      blocks: blocks.length,
-      traces: traces.length,
+      memories: memories.live,
+      tombstones: memories.tombstones,
+      messages: rows.messages.length,
+      blocks: rows.blocks.length,
+      traces: rows.traces.length,
       history,
       vectors,
       terms,
@@ -138,4 +79,106 @@ export async function forgetScope(
     // The write path removes the rows, vectors and terms and logs each removal; history of the scope is gone already.
     return { changes, result, withoutHistory: true };
   });
+}
+
+/** The rows of a scope, by kind. */
+interface ScopeRows {
+  memories: MemoryRow[];
+  messages: MessageRow[];
+  blocks: BlockRow[];
+  traces: TraceRow[];
+}
+
+/** Every row of `scope`: memories through the index of one given field; messages carry agent and user only, blocks agent and user, traces project only. */
+async function scopeRows(db: EngramDb, scope: ForgetScope): Promise<ScopeRows> {
+  const field = (['userId', 'agentId', 'runId', 'projectId'] as const).find((k) => scope[k] !== undefined)!;
+  const memories = (await db.memories.where(field).equals(scope[field]!).toArray()).filter((m) => inScope(m, scope));
+  const agentOrUser = scope.runId === undefined && scope.projectId === undefined;
+  const projectOnly = scope.userId === undefined && scope.agentId === undefined && scope.runId === undefined;
+  return {
+    memories,
+    messages: agentOrUser ? await db.messages.filter((m) => inScope(m, scope)).toArray() : [],
+    blocks: agentOrUser ? await db.blocks.filter((b) => inScope(b, scope)).toArray() : [],
+    traces: projectOnly ? await db.traces.filter((t) => inScope(t, scope)).toArray() : [],
+  };
+}
+
+/**
+ * A live memory becomes a text-free tombstone (a deletion, carried by sync); an
+ * earlier tombstone that still holds text is made text-free, quietly.
+ */
+function memoryRemovals(
+  memories: readonly MemoryRow[],
+  now: number,
+  deviceId: string,
+): { changes: RowChange[]; live: number; tombstones: number } {
+  const changes: RowChange[] = [];
+  let live = 0;
+  let tombstones = 0;
+  for (const before of memories) {
+    if (before.deletedAt === undefined) {
+      live++;
+      const after: MemoryRow = {
+        ...before,
+        deletedAt: now,
+        updatedAt: Math.max(now, before.updatedAt),
+        version: before.version + 1,
+        origin: deviceId,
+      };
+      changes.push({ table: 'memories', op: 'delete', id: before.id, before, after });
+    } else if (tombstoneHoldsText(before)) {
+      tombstones++;
+      changes.push({
+        table: 'memories',
+        op: 'update',
+        id: before.id,
+        before,
+        after: textFreeTombstone(before),
+        quiet: true,
+      });
+    }
+  }
+  return { changes, live, tombstones };
+}
+
+/** Messages, blocks and traces are deleted outright. */
+function otherRemovals({ messages, blocks, traces }: ScopeRows): RowChange[] {
+  return [
+    ...messages.map((before): RowChange => ({ table: 'messages', op: 'delete', id: before.id, before })),
+    ...blocks.map((before): RowChange => ({
+      table: 'blocks',
+      op: 'delete',
+      id: blockKey(before.agentId, before.label, before.userId),
+      before,
+    })),
+    ...traces.map((before): RowChange => ({ table: 'traces', op: 'delete', id: before.id, before })),
+  ];
+}
+
+/** Every record forgotten (tombstones included), by table and id. */
+function forgottenRecords({ memories, messages, blocks, traces }: ScopeRows): { table: TableName; id: string }[] {
+  return [
+    ...memories.map((m) => ({ table: 'memories' as const, id: m.id })),
+    ...messages.map((m) => ({ table: 'messages' as const, id: m.id })),
+    ...blocks.map((b) => ({ table: 'blocks' as const, id: blockKey(b.agentId, b.label, b.userId) })),
+    ...traces.map((t) => ({ table: 'traces' as const, id: t.id })),
+  ];
+}
+
+/** Deletes the history of the records; returns how many entries. */
+async function deleteHistory(db: EngramDb, records: readonly { id: string }[]): Promise<number> {
+  const ids = [...new Set(records.map((r) => r.id))];
+  return ids.length === 0 ? 0 : db.history.where('recordId').anyOf(ids).delete();
+}
+
+/** How many stored vectors and keyword terms rows the write path removes with the rows (live memories and messages). */
+async function indexedRows(db: EngramDb, rows: ScopeRows): Promise<{ vectors: number; terms: number }> {
+  const liveIds = rows.memories.filter((m) => m.deletedAt === undefined).map((m) => m.id);
+  const vectors = (await db.vectors.bulkGet(liveIds)).filter((v) => v !== undefined).length;
+  const termKeys: [string, string][] = [
+    ...liveIds.map((id): [string, string] => [MEMORY_CORPUS, id]),
+    ...rows.messages.map((m): [string, string] => [MESSAGE_CORPUS, m.id]),
+  ];
+  const terms = (await db.terms.bulkGet(termKeys)).filter((t) => t !== undefined).length;
+  return { vectors, terms };
 }
