@@ -6,7 +6,7 @@
  * embedding model panel to it. Everything is read back from the store on
  * every render, so a reload shows exactly what is stored.
  */
-import { Engram, TransformersEmbedder, type KnownEmbeddingModel } from '../lib/index.js';
+import { Engram, TransformersEmbedder, type AtRestEncryption, type KnownEmbeddingModel } from '../lib/index.js';
 import { ChatCard, DEMO_MODEL_LABELS } from './chat-card.js';
 import { errorText, type DemoContext } from './context.js';
 import { byId } from '../ui/dom.js';
@@ -17,8 +17,8 @@ import { SettingsPanel } from './settings-panel.js';
 import { loadModelSettings, loadScope } from './settings.js';
 import { StatusLine } from './status-line.js';
 import { EmbeddingPanel } from './embedding-panel.js';
-import { planModels } from '../ui/model-picking.js';
 import type { OpenWithModel } from '../ui/reembed-store.js';
+import { EncryptionCard, unlockDemoStore } from './store-encryption.js';
 
 /** The IndexedDB database of the demo. */
 const DB_NAME = 'engram-demo';
@@ -28,10 +28,14 @@ const MODEL_CHOICE_KEY = 'engram-demo:embedding-model';
 async function main(): Promise<void> {
   const status = new StatusLine();
   const started = performance.now();
-  const plan = await planModels(DB_NAME, MODEL_CHOICE_KEY);
+  // An encrypted store (opt-in, the card below) asks for its passphrase first; every opening then passes it.
+  const access = await unlockDemoStore(DB_NAME, MODEL_CHOICE_KEY, byId('unlock'));
+  const plan = access.plan;
+  let encryption: AtRestEncryption | undefined = access.encryption;
   const openWith: OpenWithModel = (model: KnownEmbeddingModel, reembed) =>
     Engram.open({
       name: DB_NAME,
+      ...(encryption === undefined ? {} : { encryption }),
       embedder: () =>
         TransformersEmbedder.create({
           model: model.id,
@@ -59,7 +63,14 @@ async function main(): Promise<void> {
       await ctx.engram.flush();
       const [{ total }, { size }] = await Promise.all([ctx.engram.getAll({ limit: 1 }), ctx.engram.ready()]);
       status.counts(total, size);
-      await Promise.all([chat.render(), scope.render(), memories.render(), search.render(), embedding.render()]);
+      await Promise.all([
+        chat.render(),
+        scope.render(),
+        memories.render(),
+        search.render(),
+        embedding.render(),
+        encryptionCard.render(),
+      ]);
     },
     showError: (e) => {
       chat.showError(e);
@@ -70,6 +81,15 @@ async function main(): Promise<void> {
   const search = new SearchPanel(ctx);
   const memories = new MemoryPanel(ctx);
   new SettingsPanel(ctx);
+  const encryptionCard = new EncryptionCard(ctx, {
+    dbName: DB_NAME,
+    encryption,
+    reopen: (model, next) => {
+      encryption = next;
+      return openWith(model ?? plan.picked);
+    },
+  });
+  byId('side').append(encryptionCard.root);
   const embedding = new EmbeddingPanel(ctx, {
     choiceKey: MODEL_CHOICE_KEY,
     served: plan.served,
