@@ -18,7 +18,10 @@
  *    lacks to the better of keyword mode and vector mode (share of questions; 0
  *    where it is at or above); the least shortfall wins, then the best mean
  *    recall, then the best mean MRR.
- *    Weighted reciprocal rank fusion is printed beside it for comparison;
+ *    Printed beside it for comparison: the chosen noisy-OR with 100 of each side instead of 40,
+ *    weighted reciprocal rank fusion (40 and 100 deep), a convex combination of the keyword
+ *    relevance and the similarity rescaled above a floor, and the ceiling of any fusion that
+ *    only reorders the two sides' best (evidence in either side's top k);
  * 3. the default threshold: the highest relevance (steps of 0.05) that keeps at
  *    least 95% of the answers hybrid finds in the top 5 on every set (a recall
  *    threshold should seldom drop an answer search found; with 90% the offline
@@ -40,6 +43,8 @@ import { evalModels } from './models.js';
 
 /** The best of each side that hybrid fuses (lib/engine/memories/memory-search.ts: max(limit × 4, 40) at limit 10). */
 const POOL = 40;
+/** A deeper candidate list of each side, measured against POOL (it would cost memory-search more rows and postings). */
+const DEEP = 100;
 const FORMS: readonly QueryForm[] = ['content-words', 'question'];
 const VECTOR_WEIGHTS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 const KEYWORD_WEIGHTS = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
@@ -104,7 +109,7 @@ async function measure(
     const scope = memories.get(q.userId) ?? [];
     const ranked = (form: QueryForm): { id: string; score: number }[] =>
       scope.map((m) => ({ id: m.id, score: dot(m.vector, queries[form][i]!) })).sort((a, b) => b.score - a.score);
-    const { results } = await split.engram.search(q.text, { userId: q.userId, mode: 'keyword', limit: POOL });
+    const { results } = await split.engram.search(q.text, { userId: q.userId, mode: 'keyword', limit: DEEP });
     sides.push({
       evidence: new Set(q.evidence.map((t) => split.memoryOf.get(t)!)),
       vector: { 'content-words': ranked('content-words'), question: ranked('question') },
@@ -117,20 +122,47 @@ async function measure(
 
 type Ranking = (s: Sides) => string[];
 const noisyOr =
-  (form: QueryForm, vector: number, keyword: number): Ranking =>
+  (form: QueryForm, vector: number, keyword: number, pool = POOL): Ranking =>
   (s) =>
-    fuse(s.vector[form].slice(0, POOL), s.keyword, {
+    fuse(s.vector[form].slice(0, pool), s.keyword.slice(0, pool), {
       weights: { vector, keyword },
       similarityOf: new Map(s.vector[form].map((h) => [h.id, h.score])),
     }).map((h) => h.id);
+const byScore = (score: Map<string, number>): string[] =>
+  [...score].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id);
 const rrf =
-  (form: QueryForm, keywordWeight: number, k: number): Ranking =>
+  (form: QueryForm, keywordWeight: number, k: number, pool = POOL): Ranking =>
   (s) => {
     const score = new Map<string, number>();
-    s.vector[form].slice(0, POOL).forEach((h, i) => score.set(h.id, (score.get(h.id) ?? 0) + 1 / (k + i + 1)));
-    s.keyword.forEach((h, i) => score.set(h.id, (score.get(h.id) ?? 0) + keywordWeight / (k + i + 1)));
-    return [...score].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id);
+    s.vector[form].slice(0, pool).forEach((h, i) => score.set(h.id, (score.get(h.id) ?? 0) + 1 / (k + i + 1)));
+    s.keyword.slice(0, pool).forEach((h, i) => score.set(h.id, (score.get(h.id) ?? 0) + keywordWeight / (k + i + 1)));
+    return byScore(score);
   };
+/**
+ * A convex combination α × s' + (1 − α) × keyword relevance, with the similarity rescaled above a
+ * floor the model's cosines sit at for unrelated text, s' = clamp((s − floor) / (1 − floor)).
+ */
+const convex =
+  (form: QueryForm, alpha: number, floor: number): Ranking =>
+  (s) => {
+    const similarity = new Map(s.vector[form].map((h) => [h.id, h.score]));
+    const score = new Map<string, number>();
+    const rescaled = (x: number): number => Math.min(1, Math.max(0, (x - floor) / (1 - floor)));
+    for (const h of s.vector[form].slice(0, POOL)) score.set(h.id, alpha * rescaled(h.score));
+    for (const h of s.keyword.slice(0, POOL))
+      score.set(h.id, alpha * rescaled(similarity.get(h.id) ?? 0) + (1 - alpha) * h.relevance);
+    return byScore(score);
+  };
+/**
+ * Not a ranking: the share of questions with evidence in keyword's top k or vector's top k (up to 2k
+ * results), k = 5 and 10: what a fusion that only reorders the two sides' best would find at most with twice the room.
+ */
+const unionOfTops = (sides: readonly Sides[], form: QueryForm): Scores => {
+  const within = (k: number): number =>
+    sides.filter((s) => [...s.vector[form].slice(0, k), ...s.keyword.slice(0, k)].some((h) => s.evidence.has(h.id)))
+      .length / Math.max(1, sides.length);
+  return { recallAt5: within(5), recallAt10: within(10), mrr: Number.NaN, questions: sides.length };
+};
 
 const fixed = (v: number): string => v.toFixed(3);
 const dir = locomoDir(option('locomo'));
@@ -184,11 +216,26 @@ for (const model of evalModels(option('model'))) {
   );
   const best = candidates[0]!;
   const rrfs = FORMS.flatMap((form) =>
-    [0.5, 1, 1.5, 2, 3].flatMap((w) =>
-      [1, 5, 60].map((k) => ({ name: `RRF ${form}, keyword ${w}:1, k=${k}`, scores: scoresBy(rrf(form, w, k)) })),
+    [0.3, 0.5, 0.7, 1, 1.5, 2, 3].flatMap((w) =>
+      [1, 2, 5, 20, 60].map((k) => ({
+        name: `RRF ${form}, keyword ${w}:1, k=${k}`,
+        scores: scoresBy(rrf(form, w, k)),
+        deep: () => scoresBy(rrf(form, w, k, DEEP)),
+      })),
     ),
   );
-  rrfs.sort((a, b) => shortfall(a.scores) - shortfall(b.scores) || meanRecall(b.scores) - meanRecall(a.scores));
+  const byRule = (a: { scores: Scores[] }, b: { scores: Scores[] }): number =>
+    shortfall(a.scores) - shortfall(b.scores) || meanRecall(b.scores) - meanRecall(a.scores);
+  rrfs.sort(byRule);
+  const convexes = FORMS.flatMap((form) =>
+    [0, 0.5, 0.7, 0.8].flatMap((floor) =>
+      [0.3, 0.5, 0.7, 0.8, 0.9].map((alpha) => ({
+        name: `convex ${form}, α=${alpha}, similarity floor ${floor}`,
+        scores: scoresBy(convex(form, alpha, floor)),
+      })),
+    ),
+  );
+  convexes.sort(byRule);
   const current = retrievalProfile(model.id);
   const rows: [string, Scores[]][] = [
     ['keyword', keywordScores],
@@ -204,7 +251,17 @@ for (const model of evalModels(option('model'))) {
       `hybrid noisy-OR ${current.hybridQuery}, v=${current.vectorWeight} k=${current.keywordWeight} (lib today)`,
       scoresBy(noisyOr(current.hybridQuery, current.vectorWeight, current.keywordWeight)),
     ],
+    [
+      `hybrid noisy-OR ${best.form}, v=${best.v} k=${best.k}, ${DEEP} of each side`,
+      scoresBy(noisyOr(best.form, best.v, best.k, DEEP)),
+    ],
     ...rrfs.slice(0, 3).map((r): [string, Scores[]] => [`hybrid ${r.name}`, r.scores]),
+    [`hybrid ${rrfs[0]!.name}, ${DEEP} of each side`, rrfs[0]!.deep()],
+    ...convexes.slice(0, 2).map((r): [string, Scores[]] => [`hybrid ${r.name}`, r.scores]),
+    [
+      `ceiling: keyword top k ∪ vector top k, ${best.form} (up to 2k results)`,
+      measured.map(({ sides }) => unionOfTops(sides, best.form)),
+    ],
   ];
   const table = rows.map(([method, scores]) => {
     const row: Row = { model: model.name, method };
@@ -214,6 +271,7 @@ for (const model of evalModels(option('model'))) {
       row[`${set} MRR`] = fixed(scores[i]!.mrr);
     });
     row['shortfall'] = method.startsWith('hybrid') ? fixed(shortfall(scores)) : '';
+    if (method.startsWith('ceiling')) for (const { set } of measured) row[`${set} MRR`] = '';
     return row;
   });
   tables[model.name] = table;

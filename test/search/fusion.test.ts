@@ -88,6 +88,27 @@ describe('fuse()', () => {
     );
     expect(fused.map((h) => h.id)).toEqual(['a', 'b']);
   });
+
+  it('fuse() with vector weight 0 keeps the keyword order, whatever the similarities', () => {
+    // The vector side ranks c, b, a; keyword ranks a, b, c: with v = 0 hybrid is the keyword order,
+    // and a document only the vector side found comes after every keyword match.
+    const fused = fuse(
+      [
+        { id: 'c', score: 0.95 },
+        { id: 'b', score: 0.9 },
+        { id: 'a', score: 0.1 },
+        { id: 'd', score: 0.99 },
+      ],
+      [
+        { id: 'a', score: 6, relevance: 0.9 },
+        { id: 'b', score: 4, relevance: 0.6 },
+        { id: 'c', score: 1, relevance: 0.2 },
+      ],
+      { weights: { vector: 0, keyword: 1 } },
+    );
+    expect(fused.map((h) => h.id)).toEqual(['a', 'b', 'c', 'd']);
+    for (const [i, r] of [0.9, 0.6, 0.2, 0].entries()) expect(fused[i]!.relevance).toBeCloseTo(r, 12);
+  });
 });
 
 describe('fuse() never buries a result both inputs rank high', () => {

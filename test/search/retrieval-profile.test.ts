@@ -11,7 +11,7 @@ import {
   type Engram,
   type SearchMode,
 } from '../../lib/index.js';
-import { hybridRelevance } from '../../lib/search/fusion.js';
+import { fuse, hybridRelevance } from '../../lib/search/fusion.js';
 import { openTemp } from '../helpers.js';
 
 describe('retrievalProfile()', () => {
@@ -37,6 +37,22 @@ describe('retrievalProfile()', () => {
     expect(textToEmbed(e5, 'passage', 'She lives in Lisbon.')).toBe('passage: She lives in Lisbon.');
     for (const id of [MINILM_EMBEDDING_MODEL, DEFAULT_EMBEDDING_MODEL, 'unknown'])
       for (const role of ['query', 'passage'] as const) expect(textToEmbed(retrievalProfile(id), role, 'x')).toBe('x');
+  });
+
+  it('the fusion weights are the embedder id’s: the same two lists fuse in another order under GloVe and e5', () => {
+    // x: the vector side's best, no keyword; y: a little less similar, a strong keyword match.
+    const vector = [
+      { id: 'x', score: 0.9 },
+      { id: 'y', score: 0.75 },
+    ];
+    const keyword = [{ id: 'y', score: 5, relevance: 0.8 }];
+    const order = (id: string): string[] => {
+      const p = retrievalProfile(id);
+      return fuse(vector, keyword, { weights: { vector: p.vectorWeight, keyword: p.keywordWeight } }).map((h) => h.id);
+    };
+    expect(order(DEFAULT_EMBEDDING_MODEL)).toEqual(['y', 'x']); // GloVe: its similarity is worth little
+    expect(order(E5_SMALL_EMBEDDING_MODEL)).toEqual(['x', 'y']); // e5: weighed near 1, keywords lightly
+    expect(order('/srv/models/Xenova/E5-SMALL-V2')).toEqual(order(E5_SMALL_EMBEDDING_MODEL));
   });
 
   it('every profile has weights and a threshold in [0, 1] and a known query form', () => {
