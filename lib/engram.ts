@@ -57,6 +57,7 @@ import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memori
 import { ensureKeywordIndex } from './engine/keywords/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
 import { parseAtRestEncryption, type AtRestEncryption } from './store/at-rest-key.js';
+import { saveFreshness } from './store/freshness-snapshot.js';
 import { exportStore, parseExport, type TransferOptions } from './engine/transfer/transfer.js';
 import { importParsed, type ImportMode } from './engine/transfer/import-write.js';
 import {
@@ -709,6 +710,8 @@ export class Engram {
       await this.#sync?.close();
       await this.#semantic.close();
       await closeKeywordState(this.#core);
+      // An encrypted store's row versions: the next open reads them and not the journal (a failure only lengthens it).
+      await saveFreshness(this.#core.db).catch(() => undefined);
     } finally {
       this.#core.closeDb();
     }

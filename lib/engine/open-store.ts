@@ -11,6 +11,7 @@ import {
   type AtRestEncryption,
   type AtRestHeader,
 } from '../store/at-rest-key.js';
+import { loadFreshness } from '../store/freshness-snapshot.js';
 import { bumpGeneration, GENERATION_KEY } from '../store/generation.js';
 import { RowCipher } from '../store/row-cipher.js';
 import { RowSealing } from '../store/row-sealing.js';
@@ -69,6 +70,7 @@ export async function openStore(
   const db = new EngramDb(name, sealing);
   try {
     await db.open();
+    await loadFreshness(db);
     const deviceId = await db.transaction('rw', db.meta, async () => {
       const schema = await db.meta.get('schemaVersion');
       if (header !== undefined) {

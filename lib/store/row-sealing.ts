@@ -22,18 +22,28 @@
  *   over it is refused (StoreError), never answered wrong.
  * A table this file does not name is refused whole: a table added to the schema
  * must be listed here (sealed, or in clear with a reason) before it can be used.
+ *
+ * Freshness (row-freshness.ts, freshness-journal.ts): each row written carries its write
+ * transaction's number as its version (`$v`, bound into the seal); every transaction reaches
+ * `meta` (this middleware adds it to each one) to journal what it wrote. A row whose version is
+ * not the one the ledger holds (an older copy put back under its id) is refused and reported.
  */
 import {
   type DBCore,
   type DBCoreCursor,
   type DBCoreIndex,
+  type DBCoreMutateRequest,
+  type DBCoreMutateResponse,
   type DBCoreQuery,
   type DBCoreTable,
+  type DBCoreTransaction,
   type Middleware,
 } from 'dexie';
 import { StoreError } from '../errors.js';
 import { AT_REST_KEY } from './at-rest-key.js';
+import { FreshnessJournal, type ScannedRow } from './freshness-journal.js';
 import type { RowCipher } from './row-cipher.js';
+import { DELETE, PUT, isFreshnessKey, keyText, type JournalEntry } from './row-freshness.js';
 import { decodeValue, encodeValue } from './value-codec.js';
 
 /** What a sealed table keeps beside the seal. */
@@ -72,9 +82,15 @@ export const CLEAR_TABLES: readonly string[] = ['changes'];
 const SEAL = '$';
 /** The field of an outbound-keyed row that names its key (bound into the seal). */
 const OWNER = '$k';
+/** The field of a row's version (its write transaction's number, row-freshness.ts), bound into the seal. */
+const VERSION = '$v';
+/** Format 1: a row sealed before versions (or one of the ledger's own rows); 2: with its version. */
 const AAD_FORMAT = 1;
+const AAD_VERSIONED = 2;
 /** Dexie's DBCoreRangeType (an ambient const enum, which this build cannot import). */
 const RANGE = { equal: 1, any: 3, never: 4 } as const;
+/** Damaged rows kept until someone listens (found while the store opens); more are dropped. */
+const EARLY_DAMAGE = 1000;
 
 /** A stored row that does not open: the table, its key, what is wrong. */
 export interface SealedRowDamage {
@@ -105,8 +121,27 @@ export class RowSealing {
   readonly cipher: RowCipher;
   readonly storeId: string;
   readonly #bulkKey: Promise<CryptoKey>;
-  /** Told of each row that does not open (the engine reports it like any damaged row). */
-  onDamaged: ((row: SealedRowDamage) => void) | undefined;
+  /** The rows' versions and their journal (row-freshness.ts). */
+  readonly journal = new FreshnessJournal();
+  /** Every sealed table's stored keys and versions (set by the middleware; the ledger's scan). */
+  scan: ((trans: DBCoreTransaction) => Promise<ScannedRow[]>) | undefined;
+  #listener: ((row: SealedRowDamage) => void) | undefined;
+  readonly #early: SealedRowDamage[] = [];
+  readonly #report = (row: SealedRowDamage): void => {
+    if (this.#listener !== undefined) this.#listener(row);
+    else if (this.#early.length < EARLY_DAMAGE) this.#early.push(row);
+  };
+
+  /** Reports a row that does not open; kept until a listener is set (rows found while the store opens). */
+  get onDamaged(): (row: SealedRowDamage) => void {
+    return this.#report;
+  }
+
+  /** The listener of damaged rows (the engine reports them like any damaged row); told of earlier ones at once. */
+  set onDamaged(listener: ((row: SealedRowDamage) => void) | undefined) {
+    this.#listener = listener;
+    if (listener !== undefined) for (const row of this.#early.splice(0)) listener(row);
+  }
 
   /** `bulkKey`: the AES-GCM key of {@link sealBulk} (at-rest-key.ts `bulkKeyOf`), awaited on first use. */
   constructor(cipher: RowCipher, storeId: string, bulkKey: Promise<CryptoKey>) {
@@ -158,10 +193,6 @@ export class RowSealing {
 /** A row that did not open (kept apart from undefined, which is an absent row). */
 const DAMAGED = Symbol('damaged');
 
-function keyText(key: unknown): string {
-  return typeof key === 'string' ? key : JSON.stringify(key);
-}
-
 function sameKey(a: unknown, b: unknown): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
@@ -182,6 +213,7 @@ class TableSealing {
   /** The auto-increment key field, set by IndexedDB after sealing, so not bound. */
   readonly #autoKey: string | undefined;
   readonly outbound: boolean;
+  readonly #keyPath: null | string | string[];
   readonly #encoder = new TextEncoder();
 
   constructor(sealing: RowSealing, name: string, spec: SealedTable, primaryKey: DBCoreIndex) {
@@ -190,13 +222,66 @@ class TableSealing {
     this.#spec = spec;
     this.#blind = new Set(spec.blind);
     this.outbound = primaryKey.outbound === true;
+    this.#keyPath = primaryKey.keyPath;
     this.#autoKey = primaryKey.autoIncrement === true ? (primaryKey.keyPath as string) : undefined;
     this.#bound = [...spec.clear, ...spec.blind, ...(this.outbound ? [OWNER] : [])].filter((f) => f !== this.#autoKey);
   }
 
   #aad(stored: Record<string, unknown>): Uint8Array {
     const fields = this.#bound.map((f) => stored[f] ?? null);
-    return this.#encoder.encode(JSON.stringify([AAD_FORMAT, this.#sealing.storeId, this.#name, fields]));
+    const v = stored[VERSION];
+    return this.#encoder.encode(
+      JSON.stringify(
+        v === undefined
+          ? [AAD_FORMAT, this.#sealing.storeId, this.#name, fields]
+          : [AAD_VERSIONED, this.#sealing.storeId, this.#name, fields, v],
+      ),
+    );
+  }
+
+  /** The primary key of a stored row (its clear fields, or the owner key of an outbound row). */
+  keyOf(stored: Record<string, unknown>): unknown {
+    const path = this.#keyPath;
+    if (path === null) return stored[OWNER];
+    return typeof path === 'string' ? stored[path] : path.map((f) => stored[f]);
+  }
+
+  /** Whether the row under `key` is versioned: all but the ledger's own `meta` rows. */
+  versioned(key: unknown): boolean {
+    return this.#name !== 'meta' || !isFreshnessKey(key);
+  }
+
+  /** Whether `stored` was written by a transaction the ledger has not read yet (another instance's). */
+  behind(stored: unknown): boolean {
+    if (typeof stored !== 'object' || stored === null) return false;
+    const v = (stored as Record<string, unknown>)[VERSION];
+    return typeof v === 'number' && this.#sealing.journal.ledger.behind(v);
+  }
+
+  /** The journal entries of the rows `values` (as stored) whose writes succeeded under `keys`. */
+  written(
+    values: readonly Record<string, unknown>[],
+    keys: readonly unknown[],
+    res: DBCoreMutateResponse,
+  ): JournalEntry[] {
+    const out: JournalEntry[] = [];
+    values.forEach((stored, i) => {
+      if (res.failures[i] !== undefined || stored[VERSION] === undefined) return;
+      out.push([this.#name, keyText(keys[i]), PUT]);
+    });
+    return out;
+  }
+
+  /** Keys a delete may remove: the ledger's own rows are its to delete. */
+  deletable(keys: readonly unknown[]): unknown[] {
+    return this.#name === 'meta' ? keys.filter((k) => !isFreshnessKey(k)) : [...keys];
+  }
+
+  /** A stored row's key and version, for the ledger's scan (the ledger's own and unsealed rows are left out). */
+  scanned(stored: unknown, key: unknown): ScannedRow | undefined {
+    if (typeof stored !== 'object' || stored === null || !(SEAL in stored) || !this.versioned(key)) return undefined;
+    const v = (stored as Record<string, unknown>)[VERSION];
+    return { table: this.#name, key: keyText(key), v: typeof v === 'number' ? v : undefined };
   }
 
   #blindOne(field: string, value: unknown): string {
@@ -210,8 +295,11 @@ class TableSealing {
     return Array.isArray(value) ? value.map((v) => this.#blindOne(field, v)) : this.#blindOne(field, value);
   }
 
-  /** The stored form of `row` (under `key` when the table's keys are outbound). */
-  seal(row: unknown, key: unknown): Record<string, unknown> {
+  /**
+   * The stored form of `row` (under `key` when the table's keys are outbound), versioned `n`
+   * (its write transaction's number) unless it is one of the ledger's own rows.
+   */
+  seal(row: unknown, key: unknown, n: number): Record<string, unknown> {
     if (typeof row !== 'object' || row === null) throw new StoreError(`a ${this.#name} row must be an object`);
     const plain = row as Record<string, unknown>;
     if (this.#spec.clearRow !== undefined && plain[this.#spec.clear[0]!] === this.#spec.clearRow) return plain;
@@ -221,6 +309,7 @@ class TableSealing {
     for (const f of this.#spec.clear) if (plain[f] !== undefined) stored[f] = plain[f];
     for (const f of this.#spec.blind) if (plain[f] !== undefined) stored[f] = this.#blindValue(f, plain[f]);
     if (this.outbound) stored[OWNER] = key;
+    if (this.versioned(this.outbound ? key : this.keyOf(plain))) stored[VERSION] = n;
     stored[SEAL] = this.#sealing.cipher.seal(encodeValue(plain), this.#aad(stored));
     return stored;
   }
@@ -229,7 +318,7 @@ class TableSealing {
   open(stored: unknown, key: unknown): unknown {
     if (stored === undefined) return undefined;
     const damaged = (reason: string): typeof DAMAGED => {
-      this.#sealing.onDamaged?.({ table: this.#name, key: keyText(key ?? this.#keyOf(stored)), reason });
+      this.#sealing.onDamaged({ table: this.#name, key: keyText(key ?? this.#keyOf(stored)), reason });
       return DAMAGED;
     };
     if (typeof stored !== 'object' || stored === null) return damaged('not a row');
@@ -252,6 +341,16 @@ class TableSealing {
     }
     if (this.#autoKey !== undefined && typeof row === 'object' && row !== null)
       (row as Record<string, unknown>)[this.#autoKey] = s[this.#autoKey];
+    const primary = this.keyOf(s);
+    if (this.versioned(primary)) {
+      const v = s[VERSION];
+      const verdict = this.#sealing.journal.ledger.check(
+        this.#name,
+        keyText(primary),
+        typeof v === 'number' ? v : undefined,
+      );
+      if (verdict !== undefined) return damaged(verdict);
+    }
     return row;
   }
 
@@ -262,9 +361,7 @@ class TableSealing {
 
   #keyOf(stored: unknown): unknown {
     if (typeof stored !== 'object' || stored === null) return null;
-    const s = stored as Record<string, unknown>;
-    if (this.outbound) return s[OWNER] ?? null;
-    return this.#spec.clear[0] === undefined ? null : (s[this.#spec.clear[0]] ?? null);
+    return this.keyOf(stored as Record<string, unknown>) ?? null;
   }
 
   /** Whether `index` reads a blinded field. */
@@ -324,7 +421,7 @@ function refusingTable(down: DBCoreTable): DBCoreTable {
 }
 
 /** A cursor whose values are opened; rows that do not open are skipped (and reported). */
-function openingCursor(cursor: DBCoreCursor, table: TableSealing): DBCoreCursor {
+function openingCursor(cursor: DBCoreCursor, table: TableSealing, journal: FreshnessJournal): DBCoreCursor {
   let opened: unknown;
   let at: unknown = DAMAGED;
   const current = (): unknown => {
@@ -342,14 +439,24 @@ function openingCursor(cursor: DBCoreCursor, table: TableSealing): DBCoreCursor 
       value: (onNext: () => void) =>
         cursor.start(() => {
           at = DAMAGED;
-          if (current() === DAMAGED) cursor.continue();
-          else onNext();
+          const step = (): void => {
+            if (current() === DAMAGED) cursor.continue();
+            else onNext();
+          };
+          // A row another instance wrote since the ledger last read the journal: read it first.
+          if (table.behind(cursor.value))
+            journal.catchUp(cursor.trans).then(step, (e: unknown) => {
+              cursor.fail(
+                e instanceof Error ? e : new StoreError('reading the freshness journal failed', { cause: e }),
+              );
+            });
+          else step();
         }),
     },
   }) as DBCoreCursor;
 }
 
-function sealedTable(down: DBCoreTable, table: TableSealing): DBCoreTable {
+function sealedTable(down: DBCoreTable, table: TableSealing, journal: FreshnessJournal): DBCoreTable {
   const openAll = (values: readonly unknown[], keys: readonly unknown[] | undefined): unknown[] => {
     const out: unknown[] = [];
     values.forEach((v, i) => {
@@ -358,42 +465,79 @@ function sealedTable(down: DBCoreTable, table: TableSealing): DBCoreTable {
     });
     return out;
   };
+  /** `stored` once the ledger has read the journal when one of `rows` is newer than it. */
+  const fresh = <T>(trans: DBCoreTransaction, rows: readonly unknown[], stored: T): T | Promise<T> =>
+    rows.some((r) => table.behind(r)) ? journal.catchUp(trans).then(() => stored) : stored;
+  const deleteKeys = (
+    trans: DBCoreTransaction,
+    n: Parameters<FreshnessJournal['record']>[1],
+    keys: unknown[],
+  ): Promise<DBCoreMutateResponse> =>
+    down.mutate({ type: 'delete', trans, keys }).then((res) =>
+      journal
+        .record(
+          trans,
+          n,
+          keys.map((k): JournalEntry => [down.name, keyText(k), DELETE]),
+        )
+        .then(() => res),
+    );
+  const mutate = (req: DBCoreMutateRequest): Promise<DBCoreMutateResponse> =>
+    journal.begin(req.trans).then((tx) => {
+      if (req.type === 'delete') return deleteKeys(req.trans, tx, table.deletable(req.keys));
+      if (req.type === 'deleteRange')
+        // By key, so the journal names each row it removes (and the ledger's own rows stay).
+        return down
+          .query({ trans: req.trans, values: false, query: { index: down.schema.primaryKey, range: req.range } })
+          .then(({ result }) => deleteKeys(req.trans, tx, table.deletable(result)));
+      const values = req.values.map((v, i) => table.seal(v, req.keys?.[i], tx.n));
+      return down
+        .mutate({ ...req, values })
+        .then((res) =>
+          journal.record(req.trans, tx, table.written(values, res.results ?? req.keys ?? [], res)).then(() => res),
+        );
+    });
   return {
     ...down,
-    mutate(req) {
-      if (req.type !== 'add' && req.type !== 'put') return down.mutate(req);
-      const values = req.values.map((v, i) => table.seal(v, req.keys?.[i]));
-      return down.mutate({ ...req, values });
-    },
+    mutate,
     // .then(), not async functions: Dexie keeps its transaction zone across its own promise chain.
     get(req) {
-      return down.get(req).then((stored: unknown) => {
-        const row = table.open(stored, req.key);
-        return row === DAMAGED ? undefined : row;
-      });
+      return down
+        .get(req)
+        .then((stored: unknown) => fresh(req.trans, [stored], stored))
+        .then((stored: unknown) => {
+          const row = table.open(stored, req.key);
+          return row === DAMAGED ? undefined : row;
+        });
     },
     getMany(req) {
-      return down.getMany(req).then((rows: unknown[]) =>
-        rows.map((v, i) => {
-          const row = table.open(v, req.keys[i]);
-          return row === DAMAGED ? undefined : row;
-        }),
-      );
+      return down
+        .getMany(req)
+        .then((rows: unknown[]) => fresh(req.trans, rows, rows))
+        .then((rows: unknown[]) =>
+          rows.map((v, i) => {
+            const row = table.open(v, req.keys[i]);
+            return row === DAMAGED ? undefined : row;
+          }),
+        );
     },
     query(req) {
       const query = table.query(req.query);
       if (!req.values) return down.query({ ...req, query });
       if (!table.outbound)
-        return down.query({ ...req, query }).then((res) => ({ result: openAll(res.result, undefined) }));
+        return down
+          .query({ ...req, query })
+          .then((res) => fresh(req.trans, res.result, res))
+          .then((res) => ({ result: openAll(res.result, undefined) }));
       // Values come without their keys: ask for both (one transaction, same order) to check each row's owner key.
-      return Promise.all([down.query({ ...req, query }), down.query({ ...req, query, values: false })]).then(
-        ([values, keys]) => ({ result: openAll(values.result, keys.result) }),
-      );
+      return Promise.all([down.query({ ...req, query }), down.query({ ...req, query, values: false })])
+        .then((both) => fresh(req.trans, both[0].result, both))
+        .then(([values, keys]) => ({ result: openAll(values.result, keys.result) }));
     },
     openCursor(req) {
       return down
         .openCursor({ ...req, query: table.query(req.query) })
-        .then((cursor) => (cursor === null || !req.values ? cursor : openingCursor(cursor, table)));
+        .then((cursor) => (cursor === null || !req.values ? cursor : openingCursor(cursor, table, journal)));
     },
     count(req) {
       return down.count({ ...req, query: table.query(req.query) });
@@ -415,6 +559,8 @@ export function rowSealingMiddleware(sealing: RowSealing): Middleware<DBCore> {
     level: -10,
     create(down) {
       const tables = new Map<string, DBCoreTable>();
+      const sealings: { table: TableSealing; down: DBCoreTable }[] = [];
+      const { journal } = sealing;
       for (const schema of down.schema.tables) {
         const spec = SEALED_TABLES[schema.name];
         const downTable = down.table(schema.name);
@@ -424,10 +570,29 @@ export function rowSealingMiddleware(sealing: RowSealing): Middleware<DBCore> {
         }
         const table = new TableSealing(sealing, schema.name, spec, schema.primaryKey);
         table.checkIndexes(schema.indexes, schema.primaryKey);
-        tables.set(schema.name, sealedTable(downTable, table));
+        tables.set(schema.name, sealedTable(downTable, table, journal));
+        sealings.push({ table, down: downTable });
+        if (schema.name === 'meta')
+          journal.attach(down, {
+            seal: (row) => table.seal(row, undefined, 0),
+            open: (stored, key) => {
+              const row = table.open(stored, key);
+              return row === DAMAGED || row === undefined ? undefined : (row as { value?: unknown }).value;
+            },
+          });
       }
+      sealing.scan = (trans) =>
+        Promise.all(
+          sealings.map(({ table, down: d }) =>
+            FreshnessJournal.scanTable(d, trans, (stored, key) => table.scanned(stored, key)),
+          ),
+        ).then((all) => all.flat());
       return {
         ...down,
+        // Every transaction reaches `meta`: a write journals there, a read may read the journal.
+        transaction(stores, mode, options) {
+          return down.transaction(stores.includes('meta') ? stores : [...stores, 'meta'], mode, options);
+        },
         table(name) {
           const table = tables.get(name);
           if (table === undefined) throw unlisted(name);

@@ -149,7 +149,7 @@ export async function getSnapshot(
     record = undefined;
   }
   if (typeof record !== 'object' || record === null) {
-    db.sealing.onDamaged?.({ table: 'meta', key, reason: 'the snapshot does not open (changed, moved or cut)' });
+    db.sealing.onDamaged({ table: 'meta', key, reason: 'the snapshot does not open (changed, moved or cut)' });
     return { value: {} };
   }
   const fields: Record<string, unknown> = { ...record };

@@ -278,6 +278,106 @@ export function atRestTests(where: string): void {
       await again.close();
     });
 
+    it('an older version of a memory, vector or block put back under its id, or a deleted memory’s, is refused and reported; the rest opens', async () => {
+      const name = unique('rolled-back');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      const a = (await e.add('Ana plays the theremin', { userId: 'ana' })).results[0]!.id;
+      const b = (await e.add('Bo keeps a heron', { userId: 'bo' })).results[0]!.id;
+      const c = (await e.add('Cy rides a gondola', { userId: 'cy' })).results[0]!.id;
+      await e.blocks('helper', { userId: 'ana' }).set('human', 'Ana, armadillo fan');
+      await e.close();
+      const old = await rawRows(name);
+      const blockKeys = await (async () => {
+        const db = new EngramDb(name);
+        await db.open();
+        try {
+          return (await db.table('coreBlocks').toCollection().primaryKeys()) as string[];
+        } finally {
+          db.close();
+        }
+      })();
+      const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      await again.update(a, 'Ana plays the tuba');
+      await again.blocks('helper', { userId: 'ana' }).set('human', 'Ana, heron fan');
+      await again.delete(c);
+      await again.close();
+
+      // The disk's older copies put back: A's memory and vector rows, Ana's block, and C's row from before its deletion.
+      const db = new EngramDb(name);
+      await db.open();
+      const oldRow = (table: string, id: string) => old[table]!.find((r) => r['id'] === id)!;
+      await db.table('memories').bulkPut([oldRow('memories', a), oldRow('memories', c)]);
+      await db.table('vectors').put(oldRow('vectors', a));
+      await db.table('coreBlocks').put(old['coreBlocks']![0], blockKeys[0]);
+      // Without the index snapshot the index is rebuilt from the vector rows, so the vector row is read too.
+      await db.table('meta').where('key').startsWith('indexSnapshot').delete();
+      db.close();
+
+      const damaged: string[] = [];
+      const opened = await Engram.open({
+        name,
+        embedder: embedder(),
+        encryption: PASS,
+        onProgress: (p) => {
+          if (p.phase === 'damaged') damaged.push(`${p.damaged!.table}:${p.damaged!.key}`);
+        },
+      });
+      expect(await opened.get(a)).toBeUndefined();
+      expect(await opened.get(c)).toBeUndefined();
+      expect(await opened.blocks('helper', { userId: 'ana' }).get('human')).toBeUndefined();
+      expect((await opened.search('theremin', { userId: 'ana' })).results).toEqual([]);
+      const rows = (await opened.stats()).damagedRows;
+      const reported = rows.map((r) => `${r.table}:${r.key}`);
+      for (const row of [`memories:${a}`, `memories:${c}`, `vectors:${a}`, `coreBlocks:${blockKeys[0]}`])
+        expect(reported, row).toContain(row);
+      expect(rows.find((r) => r.key === a && r.table === 'memories')?.reason).toMatch(/older version/);
+      // A deleted memory keeps its text-free tombstone: the row put back is an older version of it.
+      expect(rows.find((r) => r.key === c && r.table === 'memories')?.reason).toMatch(/older version/);
+      expect(damaged).toEqual(expect.arrayContaining([`memories:${a}`, `vectors:${a}`]));
+      // The rest of the store opens and works.
+      expect((await opened.get(b))?.memory).toBe('Bo keeps a heron');
+      expect((await opened.search('heron', { userId: 'bo' })).results.map((r) => r.memory)).toEqual([
+        'Bo keeps a heron',
+      ]);
+      await opened.add('Di flies a kite', { userId: 'di' });
+      expect((await opened.search('kite', { userId: 'di' })).results.map((r) => r.memory)).toEqual(['Di flies a kite']);
+      await opened.close();
+    });
+
+    it('freshness survives many writes, a reopen from the saved versions, and a second instance writing', async () => {
+      const name = unique('fresh-many');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++)
+        ids.push((await e.add(`note number ${i} about birds`, { userId: 'u' })).results[0]!.id);
+      for (const id of ids.slice(0, 10)) await e.update(id, `changed note ${id}`);
+      const other = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      await other.update(ids[20]!, 'changed by the other instance');
+      expect((await e.get(ids[20]!))?.memory).toBe('changed by the other instance');
+      await other.close();
+      await e.close();
+      const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      expect((await again.getAll({ userId: 'u' })).results).toHaveLength(30);
+      expect((await again.get(ids[20]!))?.memory).toBe('changed by the other instance');
+      expect((await again.stats()).damagedRows).toEqual([]);
+      await again.close();
+    });
+
+    it('a missing freshness record is reported, and the rows are taken at their stored versions', async () => {
+      const name = unique('fresh-gone');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      const a = (await e.add('Ana plays the theremin', { userId: 'ana' })).results[0]!.id;
+      await e.close();
+      const db = new EngramDb(name);
+      await db.open();
+      await db.table('meta').where('key').startsWith('fresh/').delete();
+      db.close();
+      const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      expect((await again.get(a))?.memory).toBe('Ana plays the theremin');
+      expect((await again.stats()).damagedRows).toMatchObject([{ table: 'meta', key: 'fresh/head' }]);
+      await again.close();
+    });
+
     it('a row in clear slipped into an encrypted store is refused and reported', async () => {
       const name = unique('clear-row');
       const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });

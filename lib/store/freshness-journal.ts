@@ -1,0 +1,280 @@
+/**
+ * The freshness ledger's I/O at the DBCore level, inside the transactions the row sealing
+ * (row-sealing.ts) sees: each write transaction reads the head once, takes the next number,
+ * journals what it wrote, and moves the head, all in that transaction; a read that meets a row
+ * newer than the ledger reads the journal first; the open loads the ledger (its snapshot, then
+ * the journal, or a scan of the rows when either is missing or damaged). The ledger itself and
+ * what it decides are in row-freshness.ts.
+ */
+import type { DBCore, DBCoreKeyRange, DBCoreTable, DBCoreTransaction } from 'dexie';
+import { StoreError } from '../errors.js';
+import {
+  FRESHNESS_HEAD,
+  FreshnessLedger,
+  JOURNAL_SAVE_EVERY,
+  asHead,
+  asJournalRow,
+  journalAfter,
+  journalKey,
+  journalRange,
+  type FreshnessHead,
+  type JournalEntry,
+  type JournalRow,
+} from './row-freshness.js';
+
+/** Dexie's DBCoreRangeType (an ambient const enum, which this build cannot import). */
+const RANGE_ANY = 3;
+const RANGE_RANGE = 2;
+
+/** The keys from `lower` to `upper` (excluded). */
+function keyRange(lower: string, upper: string): DBCoreKeyRange {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- Dexie's range type is an ambient const enum this build cannot import
+  return { type: RANGE_RANGE, lower, upper, lowerOpen: false, upperOpen: true };
+}
+
+/** How the journal seals and opens its `meta` rows (the meta table's sealing, row-sealing.ts). */
+export interface MetaRowSealing {
+  seal(row: { key: string; value: unknown }): Record<string, unknown>;
+  /** The row's value, or undefined when it does not open (reported by the sealing). */
+  open(stored: unknown, key: string): unknown;
+}
+
+/** A stored row of a sealed table as a scan sees it: its table, key and version. */
+export interface ScannedRow {
+  table: string;
+  key: string;
+  v: number | undefined;
+}
+
+/** The write transaction of this instance under way: its number and what it journaled. */
+interface TxState {
+  n: number;
+  parts: number;
+  prevParts: number;
+  entries: JournalEntry[];
+}
+
+/** What the load found wrong, reported as a damaged `meta` row. */
+export type LoadDamage = string | undefined;
+
+/** The ledger's I/O (see the file's head). */
+export class FreshnessJournal {
+  readonly ledger = new FreshnessLedger();
+  #core: DBCore | undefined;
+  #meta: DBCoreTable | undefined;
+  #rows: MetaRowSealing | undefined;
+  readonly #tx = new WeakMap<DBCoreTransaction, Promise<TxState>>();
+  /** Told when the journal is long enough to be saved into the snapshot (freshness-snapshot.ts). */
+  onLong: (() => void) | undefined;
+  /** Told when a gap was found: the ledger must be loaded again (freshness-snapshot.ts). */
+  onStale: (() => void) | undefined;
+
+  /** The DBCore below the sealing and the meta table's sealing (the middleware's create()). */
+  attach(core: DBCore, rows: MetaRowSealing): void {
+    this.#core = core;
+    this.#meta = core.table('meta');
+    this.#rows = rows;
+  }
+
+  #table(): { meta: DBCoreTable; rows: MetaRowSealing } {
+    if (this.#meta === undefined || this.#rows === undefined)
+      throw new StoreError('the freshness journal is used before the store opened');
+    return { meta: this.#meta, rows: this.#rows };
+  }
+
+  #readHead(trans: DBCoreTransaction): Promise<FreshnessHead | undefined> {
+    const { meta, rows } = this.#table();
+    return meta.get({ trans, key: FRESHNESS_HEAD }).then((stored: unknown) => {
+      if (stored === undefined) return undefined;
+      return asHead(rows.open(stored, FRESHNESS_HEAD));
+    });
+  }
+
+  #readJournal(trans: DBCoreTransaction, after: number): Promise<JournalRow[]> {
+    const { meta, rows } = this.#table();
+    const [lower, upper] = journalRange(after);
+    const index = meta.schema.primaryKey;
+    const range = keyRange(lower, upper);
+    // Keys and values of one range in one transaction come back in the same order.
+    return Promise.all([
+      meta.query({ trans, values: true, query: { index, range } }),
+      meta.query({ trans, values: false, query: { index, range } }),
+    ]).then(([values, keys]) => {
+      const out: JournalRow[] = [];
+      values.result.forEach((stored, i) => {
+        const key = keys.result[i] as string;
+        const row = asJournalRow(key, rows.open(stored, key));
+        if (row !== undefined) out.push(row);
+      });
+      return out;
+    });
+  }
+
+  /** Applies the journal from the ledger's head to `head`; a gap makes the ledger stale (to be loaded again). */
+  #follow(trans: DBCoreTransaction, head: FreshnessHead): Promise<void> {
+    const { ledger } = this;
+    // A head of this instance's own transaction under way: the ledger caught up when it began.
+    if (!ledger.loaded || ledger.stale || head.n <= ledger.head || ledger.pending.has(head.n)) return Promise.resolve();
+    const from = ledger.head;
+    return this.#readJournal(trans, from).then((rows) => {
+      if (ledger.head !== from || ledger.stale) return;
+      const transactions = journalAfter(rows, from, head);
+      if (transactions === undefined) {
+        ledger.stale = true;
+        this.onStale?.();
+        return;
+      }
+      transactions.forEach((entries, i) => {
+        ledger.apply(from + 1 + i, entries);
+      });
+    });
+  }
+
+  /** Reads the journal other instances wrote since the ledger's head (a read met a newer row). */
+  catchUp(trans: DBCoreTransaction): Promise<void> {
+    return this.#readHead(trans).then((head) => {
+      if (head !== undefined) return this.#follow(trans, head);
+      return undefined;
+    });
+  }
+
+  /**
+   * The number of the write transaction `trans` (read from the head once per transaction; the
+   * ledger catches up first). Its journal is applied to the ledger when it commits.
+   */
+  begin(trans: DBCoreTransaction): Promise<TxState> {
+    let state = this.#tx.get(trans);
+    if (state !== undefined) return state;
+    state = this.#readHead(trans).then((head) =>
+      (head === undefined ? Promise.resolve() : this.#follow(trans, head)).then(() => {
+        // A head behind the ledger (put back while this instance runs) does not lower the count.
+        const n = Math.max(head?.n ?? 0, this.ledger.head) + 1;
+        const tx: TxState = { n, parts: 0, prevParts: head?.parts ?? 0, entries: [] };
+        this.ledger.pending.add(n);
+        const idb = trans as unknown as IDBTransaction;
+        idb.addEventListener('complete', () => {
+          this.ledger.pending.delete(n);
+          this.#committed(tx);
+        });
+        idb.addEventListener('abort', () => this.ledger.pending.delete(n));
+        return tx;
+      }),
+    );
+    this.#tx.set(trans, state);
+    return state;
+  }
+
+  #committed(tx: TxState): void {
+    const { ledger } = this;
+    if (tx.parts === 0 || !ledger.loaded || ledger.stale) return;
+    if (tx.n !== ledger.head + 1) {
+      // Another instance's transactions came between, unread: read them at the next open of a row.
+      return;
+    }
+    ledger.apply(tx.n, tx.entries);
+    if (ledger.head - ledger.savedAt >= JOURNAL_SAVE_EVERY) this.onLong?.();
+  }
+
+  /** Journals `entries` of the write transaction `trans` and moves the head, in that transaction. */
+  record(trans: DBCoreTransaction, tx: TxState, entries: JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return Promise.resolve();
+    const { meta, rows } = this.#table();
+    const part = tx.parts++;
+    for (const e of entries) tx.entries.push(e);
+    const row: JournalRow = { n: tx.n, part, ...(part === 0 ? { prevParts: tx.prevParts } : {}), entries };
+    const head: FreshnessHead = { n: tx.n, parts: tx.parts };
+    return meta
+      .mutate({
+        type: 'put',
+        trans,
+        values: [
+          rows.seal({ key: journalKey(tx.n, part), value: row }),
+          rows.seal({ key: FRESHNESS_HEAD, value: head }),
+        ],
+      })
+      .then((res) => {
+        if (res.numFailures > 0) throw Object.values(res.failures)[0]!;
+      });
+  }
+
+  /**
+   * Loads the ledger: `snapshot` (a record of FreshnessLedger.toRecord, or undefined) and the
+   * journal after it, else every row's stored version (`scan`) up to the head. What did not
+   * check is returned as the reason (the caller reports it), undefined when all did.
+   */
+  async load(snapshot: unknown, scan: (trans: DBCoreTransaction) => Promise<ScannedRow[]>): Promise<LoadDamage> {
+    const core = this.#core;
+    if (core === undefined) throw new StoreError('the freshness journal is used before the store opened');
+    const { ledger } = this;
+    ledger.loaded = false;
+    const tables = core.schema.tables.map((t) => t.name);
+    const trans = core.transaction(tables, 'readonly');
+    const head = await this.#readHead(trans);
+    // No snapshot yet: the journal from the first transaction (it is dropped only once a snapshot holds it).
+    if (snapshot === undefined) ledger.clear();
+    const base = snapshot === undefined || ledger.fromRecord(snapshot);
+    if (head !== undefined && base && ledger.head <= head.n) {
+      const transactions = journalAfter(await this.#readJournal(trans, ledger.head), ledger.head, head);
+      if (transactions !== undefined) {
+        const from = ledger.head;
+        transactions.forEach((entries, i) => {
+          ledger.apply(from + 1 + i, entries);
+        });
+        ledger.loaded = true;
+        return undefined;
+      }
+    }
+    // No snapshot and journal that check: every row's own version, up to the head (a newer row is refused).
+    const rows = await scan(trans);
+    ledger.clear();
+    const versioned = rows.filter((r) => r.v !== undefined);
+    const bound = head?.n ?? Math.max(0, ...versioned.map((r) => r.v!));
+    for (const row of rows) if ((row.v ?? 0) <= bound) ledger.set(row.table, row.key, row.v ?? 0);
+    ledger.head = bound;
+    ledger.loaded = true;
+    // A store that never had a head and whose rows carry no versions was made before them (or is new).
+    if (head === undefined && versioned.length === 0) return undefined;
+    if (head === undefined) return 'the freshness record is missing: rows were taken at their stored versions';
+    return 'the freshness record (snapshot and journal) does not check: rows were taken at their stored versions';
+  }
+
+  /** Deletes the journal up to transaction `n` (saved in the snapshot), in its own transaction. */
+  async drop(n: number): Promise<void> {
+    const core = this.#core;
+    if (core === undefined) return;
+    const meta = core.table('meta');
+    const trans = core.transaction(['meta'], 'readwrite');
+    const range = keyRange(journalKey(0, 0), journalKey(n + 1, 0));
+    const done = new Promise<void>((resolve, reject) => {
+      const tx = trans as unknown as IDBTransaction;
+      tx.addEventListener('complete', () => {
+        resolve();
+      });
+      tx.addEventListener('abort', () => {
+        reject(tx.error ?? new StoreError('dropping the freshness journal was aborted'));
+      });
+    });
+    await meta.mutate({ type: 'deleteRange', trans, range });
+    await done;
+  }
+
+  /** The stored rows' keys and versions of every table, in `trans` (for the scan of a load). */
+  static scanTable(
+    table: DBCoreTable,
+    trans: DBCoreTransaction,
+    read: (stored: unknown, key: unknown) => ScannedRow | undefined,
+  ): Promise<ScannedRow[]> {
+    const query = { index: table.schema.primaryKey, range: { type: RANGE_ANY } as unknown as DBCoreKeyRange };
+    return Promise.all([
+      table.query({ trans, values: true, query }),
+      table.query({ trans, values: false, query }),
+    ]).then(([values, keys]) => {
+      const out: ScannedRow[] = [];
+      values.result.forEach((stored, i) => {
+        const row = read(stored, keys.result[i]);
+        if (row !== undefined) out.push(row);
+      });
+      return out;
+    });
+  }
+}
