@@ -22,7 +22,11 @@
  * are within a question or two; with MiniLM weighted reciprocal rank fusion (1:1,
  * k = 1) was ahead on LoCoMo's tuning half (recall@5 0.630 against 0.607, @10
  * 0.725 against 0.711), a gain kept for later because its scores would not be
- * relevances; see bench/results/REPORT.md, section eval.
+ * relevances; see bench/results/REPORT.md, section eval. The quality round of issue 22 measured
+ * more (100 of each side instead of 40, a convex combination with the similarity rescaled above a
+ * floor, RRF over a wider grid): on LoCoMo's tuning half none moved e5's hybrid by more than half a
+ * point, and only weighted RRF kept hybrid at or above both inputs on every generated tuning set
+ * too; the noisy-OR stays, for its relevances.
  */
 
 /** The two weights of hybrid fusion. */
