@@ -16,6 +16,7 @@ import {
 import { checkOptions, id, optional, withDefault, type OptionsSpec } from '../util/options.js';
 import type { Scope, TOOLS_SCOPE_FIELDS } from '../store/scope.js';
 import type { Engram } from '../engram.js';
+import type { RecallPage } from '../memory/recall-memory.js';
 
 export { TOOL_DEFINITIONS } from './tool-definitions.js';
 export type { AnthropicTool, JsonSchema, JsonSchemaType, OpenAiTool, ToolDefinition } from './tool-definitions.js';
@@ -151,83 +152,95 @@ export class AgentTools {
     }
   }
 
-  /** The user part of the scope, for the faces that take it as an option. */
-  #user(): { userId?: string } {
-    return this.userId === undefined ? {} : { userId: this.userId };
-  }
-
-  async #run(name: string, a: Record<string, unknown>): Promise<string> {
-    const scope = { agentId: this.agentId, ...(this.userId === undefined ? {} : { userId: this.userId }) };
-    const pageOf = (): number => (a['page'] as number | undefined) ?? 0;
-    switch (name) {
-      case 'save_to_memory': {
-        const r = await this.#engram
-          .persistent(scope)
-          .saveToMemory({ thinking: a['thinking'] as string, content: a['content'] as string[] });
-        return r.message;
-      }
-      case 'recall_from_memory': {
-        const limit = a['limit'] as number | undefined;
-        const r = await this.#engram
-          .persistent(scope)
-          .recallFromMemory({ keywords: a['keywords'] as string[], ...(limit === undefined ? {} : { limit }) });
-        return r.memories === undefined || r.memories.length === 0
-          ? 'No memories found.'
-          : r.memories.map((m) => `- ${m}`).join('\n');
-      }
-      case 'archival_memory_insert':
-        await this.#engram.archival(this.agentId, this.#user()).insert(a['content'] as string);
-        return 'Inserted into archival memory.';
-      case 'archival_memory_search': {
-        const r = await this.#engram
-          .archival(this.agentId, this.#user())
-          .search(a['query'] as string, { count: PAGE_SIZE, start: pageOf() * PAGE_SIZE });
-        return pageText(
-          r.results.map((x) => `[${x.timestamp}] ${x.content}`),
-          r.total,
-          pageOf(),
-        );
-      }
-      case 'conversation_search': {
-        const r = await this.#engram.recall.textSearch(a['query'] as string, {
-          ...scope,
-          count: PAGE_SIZE,
-          start: pageOf() * PAGE_SIZE,
-        });
-        return pageText(
-          r.results.map((x) => `[${x.timestamp}] ${x.role}: ${x.content}`),
-          r.total,
-          pageOf(),
-        );
-      }
-      case 'conversation_search_date': {
-        const end = endOfDay(a['end_date'] as string);
-        const r = await this.#engram.recall.dateSearch(a['start_date'] as string, end, {
-          ...scope,
-          count: PAGE_SIZE,
-          start: pageOf() * PAGE_SIZE,
-        });
-        return pageText(
-          r.results.map((x) => `[${x.timestamp}] ${x.role}: ${x.content}`),
-          r.total,
-          pageOf(),
-        );
-      }
-      case 'core_memory_append': {
-        const b = await this.#engram
-          .blocks(this.agentId, this.#user())
-          .append(a['label'] as string, a['content'] as string);
-        return `Block "${b.label}" now reads:\n${b.value}`;
-      }
-      default: {
-        const b = await this.#engram
-          .blocks(this.agentId, this.#user())
-          .replace(a['label'] as string, a['old_content'] as string, a['new_content'] as string);
-        return `Block "${b.label}" now reads:\n${b.value}`;
-      }
-    }
+  async #run(name: string, args: Record<string, unknown>): Promise<string> {
+    const user = this.userId === undefined ? {} : { userId: this.userId };
+    const bound: Bound = {
+      engram: this.#engram,
+      agentId: this.agentId,
+      user,
+      scope: { agentId: this.agentId, ...user },
+    };
+    // call() runs only the tools TOOL_DEFINITIONS lists, each in TOOL_RUNS.
+    return TOOL_RUNS[name]!(bound, args);
   }
 }
+
+/** What a tool runs with: the engram and the scope the tools were bound to. */
+interface Bound {
+  engram: Engram;
+  agentId: string;
+  /** The user part of the scope, for the faces that take it as an option. */
+  user: { userId?: string };
+  scope: { agentId: string; userId?: string };
+}
+
+/** A tool's run, given arguments checked against its schema (checkArgs: each present one of its declared type). */
+type ToolRun = (bound: Bound, args: Record<string, unknown>) => Promise<string>;
+
+/** The page asked for (0 when none). */
+const pageOf = (args: Record<string, unknown>): number => (args['page'] as number | undefined) ?? 0;
+
+/** Recall's page of messages as the model reads it. */
+function messagePage(page: RecallPage, pageNo: number): string {
+  return pageText(
+    page.results.map((x) => `[${x.timestamp}] ${x.role}: ${x.content}`),
+    page.total,
+    pageNo,
+  );
+}
+
+/** Each tool's run by its name in TOOL_DEFINITIONS. */
+const TOOL_RUNS: Readonly<Record<string, ToolRun>> = {
+  save_to_memory: async ({ engram, scope }, a) =>
+    (
+      await engram
+        .persistent(scope)
+        .saveToMemory({ thinking: a['thinking'] as string, content: a['content'] as string[] })
+    ).message,
+  recall_from_memory: async ({ engram, scope }, a) => {
+    const limit = a['limit'] as number | undefined;
+    const r = await engram
+      .persistent(scope)
+      .recallFromMemory({ keywords: a['keywords'] as string[], ...(limit === undefined ? {} : { limit }) });
+    return r.memories === undefined || r.memories.length === 0
+      ? 'No memories found.'
+      : r.memories.map((m) => `- ${m}`).join('\n');
+  },
+  archival_memory_insert: async ({ engram, agentId, user }, a) => {
+    await engram.archival(agentId, user).insert(a['content'] as string);
+    return 'Inserted into archival memory.';
+  },
+  archival_memory_search: async ({ engram, agentId, user }, a) => {
+    const r = await engram
+      .archival(agentId, user)
+      .search(a['query'] as string, { count: PAGE_SIZE, start: pageOf(a) * PAGE_SIZE });
+    return pageText(
+      r.results.map((x) => `[${x.timestamp}] ${x.content}`),
+      r.total,
+      pageOf(a),
+    );
+  },
+  conversation_search: async ({ engram, scope }, a) => {
+    const paging = { count: PAGE_SIZE, start: pageOf(a) * PAGE_SIZE };
+    return messagePage(await engram.recall.textSearch(a['query'] as string, { ...scope, ...paging }), pageOf(a));
+  },
+  conversation_search_date: async ({ engram, scope }, a) => {
+    const paging = { count: PAGE_SIZE, start: pageOf(a) * PAGE_SIZE };
+    const end = endOfDay(a['end_date'] as string);
+    const page = await engram.recall.dateSearch(a['start_date'] as string, end, { ...scope, ...paging });
+    return messagePage(page, pageOf(a));
+  },
+  core_memory_append: async ({ engram, agentId, user }, a) => {
+    const b = await engram.blocks(agentId, user).append(a['label'] as string, a['content'] as string);
+    return `Block "${b.label}" now reads:\n${b.value}`;
+  },
+  core_memory_replace: async ({ engram, agentId, user }, a) => {
+    const b = await engram
+      .blocks(agentId, user)
+      .replace(a['label'] as string, a['old_content'] as string, a['new_content'] as string);
+    return `Block "${b.label}" now reads:\n${b.value}`;
+  },
+};
 
 /** A bare YYYY-MM-DD end date covers the whole day. */
 function endOfDay(value: string): string | number {
