@@ -4,22 +4,13 @@
  * re-embed offer, progress and result in a card above the page's panels, shown only
  * while it has something to say. A re-embed hands the reopened engram to the context.
  */
-import type { Engram, KnownEmbeddingModel } from '../lib/index.js';
+import type { Engram } from '../lib/index.js';
 import { h } from '../ui/dom.js';
-import { ModelPicker } from '../ui/model-picker.js';
-import type { OpenWithModel } from '../ui/reembed-store.js';
+import { ModelPicker, type ModelChoice } from '../ui/model-picker.js';
 import type { DemoContext } from './context.js';
 
 /** What the panel needs from the page besides the context. */
-export interface EmbeddingPanelOptions {
-  /** localStorage key of the picked model. */
-  readonly choiceKey: string;
-  /** The known models this page serves, best first. */
-  readonly served: readonly KnownEmbeddingModel[];
-  /** The model picked at load (the saved choice, else the best served). */
-  readonly picked: KnownEmbeddingModel;
-  /** Opens the demo's store with a model (and re-embeds with `reembed`). */
-  readonly open: OpenWithModel;
+export interface EmbeddingPanelOptions extends ModelChoice {
   /** Called with the reopened engram once a re-embed ended, and the run's time (the status line reads them). */
   readonly onReopened: (engram: Engram, ms: number) => Promise<void>;
 }

@@ -8,6 +8,7 @@ import { recallThreshold } from '../ui/chat-panel.js';
 import type { DemoContext } from './context.js';
 import { byId, formatMs, formatTime, h, replace } from '../ui/dom.js';
 import { searchResultItem } from '../ui/search-result-item.js';
+import { renderModes } from '../ui/search-modes.js';
 import { labelOf } from './settings.js';
 
 type Mode = SearchMode | 'log';
@@ -124,31 +125,11 @@ export class SearchPanel {
   }
 
   #renderModes(): void {
-    replace(
-      this.#modes,
-      ...MODES.map((m) =>
-        h(
-          'button',
-          {
-            class: this.#mode === m.mode ? 'active' : '',
-            attrs: {
-              type: 'button',
-              role: 'radio',
-              'aria-checked': this.#mode === m.mode ? 'true' : 'false',
-              'data-testid': `mode-${m.mode}`,
-            },
-            on: {
-              click: () => {
-                this.#mode = m.mode;
-                this.#renderModes();
-                void this.search();
-              },
-            },
-          },
-          m.label,
-        ),
-      ),
-    );
+    renderModes(this.#modes, MODES, this.#mode, (mode) => {
+      this.#mode = mode;
+      this.#renderModes();
+      void this.search();
+    });
     this.#hint.textContent = MODES.find((m) => m.mode === this.#mode)?.hint ?? '';
   }
 }

@@ -22,8 +22,8 @@ export interface ModelInUse {
   readonly total: number;
 }
 
-/** What the picker needs from the app. */
-export interface ModelPickerOptions {
+/** The app's models and how it opens its store: what each view of the picker passes on. */
+export interface ModelChoice {
   /** localStorage key of the picked model. */
   readonly choiceKey: string;
   /** The known models this app serves, best first (`planModels().served`). */
@@ -32,6 +32,10 @@ export interface ModelPickerOptions {
   readonly picked: KnownEmbeddingModel;
   /** Opens the app's store with a model (and re-embeds with `reembed`). */
   readonly open: OpenWithModel;
+}
+
+/** What the picker needs from the app. */
+export interface ModelPickerOptions extends ModelChoice {
   /** The select's id, for the view's `<label for>`. */
   readonly selectId: string;
   /** The app's open engram (read at each render: a re-embed or an import replaces it). */

@@ -6,6 +6,7 @@
 import { retrievalProfile, type MemoryItem, type RetrievalProfile, type SearchMode } from '../../lib/index.js';
 import { formatMs, formatTime, h, replace } from '../../ui/dom.js';
 import { searchResultItem } from '../../ui/search-result-item.js';
+import { renderModes } from '../../ui/search-modes.js';
 import type { AppContext, View } from './app-context.js';
 import { MemoryDetail } from './memory-detail.js';
 import { FilterBar, TIER_LABELS, toMemoryFilters, type FilterValues } from './memory-filters.js';
@@ -335,30 +336,10 @@ export class MemoriesView implements View {
   }
 
   #renderModes(): void {
-    replace(
-      this.#modes,
-      ...MODES.map((m) =>
-        h(
-          'button',
-          {
-            class: this.#mode === m.mode ? 'active' : '',
-            attrs: {
-              type: 'button',
-              role: 'radio',
-              'aria-checked': this.#mode === m.mode ? 'true' : 'false',
-              'data-testid': `mode-${m.mode}`,
-            },
-            on: {
-              click: () => {
-                this.#mode = m.mode;
-                this.#renderModes();
-                this.#newSearch();
-              },
-            },
-          },
-          m.label,
-        ),
-      ),
-    );
+    renderModes(this.#modes, MODES, this.#mode, (mode) => {
+      this.#mode = mode;
+      this.#renderModes();
+      this.#newSearch();
+    });
   }
 }

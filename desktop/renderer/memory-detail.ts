@@ -132,30 +132,25 @@ export class MemoryDetail {
       save.disabled = text.value.trim() === '' || text.value === memory.memory;
     });
     const form = h('form', { class: 'stack' }, text, h('div', { class: 'row' }, save, remove));
+    /** After an edit or a delete: the views re-read the store, and this pane shows what is left of the memory. */
+    const changed = (change: Promise<unknown>): void => {
+      change
+        .then(async () => {
+          this.#ctx.changed();
+          await this.show(memory.id);
+        })
+        .catch((e: unknown) => {
+          this.#ctx.showError(e);
+        });
+    };
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       save.disabled = true;
-      this.#ctx.engram
-        .update(memory.id, text.value)
-        .then(async () => {
-          this.#ctx.changed();
-          await this.show(memory.id);
-        })
-        .catch((e: unknown) => {
-          this.#ctx.showError(e);
-        });
+      changed(this.#ctx.engram.update(memory.id, text.value));
     });
     remove.addEventListener('click', () => {
       if (!window.confirm(`Delete this memory?\n\n${memory.memory}`)) return;
-      this.#ctx.engram
-        .delete(memory.id)
-        .then(async () => {
-          this.#ctx.changed();
-          await this.show(memory.id);
-        })
-        .catch((e: unknown) => {
-          this.#ctx.showError(e);
-        });
+      changed(this.#ctx.engram.delete(memory.id));
     });
     const facts: [string, string][] = [
       ['tier', TIER_LABELS[memory.tier]],

@@ -7,20 +7,11 @@
  */
 import type { KnownEmbeddingModel } from '../../lib/index.js';
 import { h } from '../../ui/dom.js';
-import { ModelPicker } from '../../ui/model-picker.js';
-import type { OpenWithModel } from '../../ui/reembed-store.js';
+import { ModelPicker, type ModelChoice } from '../../ui/model-picker.js';
 import type { AppContext } from './app-context.js';
 
 /** What the section needs from the app besides the context. */
-export interface ModelSectionOptions {
-  /** localStorage key of the picked model. */
-  readonly choiceKey: string;
-  /** The known models this app serves, best first. */
-  readonly served: readonly KnownEmbeddingModel[];
-  /** The model picked at start (the saved choice, else the best served). */
-  readonly picked: KnownEmbeddingModel;
-  /** Opens the app's store with a model (and re-embeds with `reembed`). */
-  readonly open: OpenWithModel;
+export interface ModelSectionOptions extends ModelChoice {
   /** Called when the store is open with another model (what a later reopen, after an import, must use). */
   readonly onModel: (model: KnownEmbeddingModel) => void;
 }
