@@ -538,18 +538,9 @@ export class Engram {
    */
   async reembed(embedder: Embedder | (() => Promise<Embedder>), options: LongWorkOptions = {}): Promise<ReembedResult> {
     this.#core.assertOpen();
-    const given: unknown = embedder;
-    if (
-      typeof given !== 'function' &&
-      (typeof given !== 'object' || given === null || typeof (given as { embed?: unknown }).embed !== 'function')
-    )
-      throw new ValidationError('embedder', 'must be an Embedder or a function returning one');
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object');
-    if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
-      throw new ValidationError('options.onProgress', 'must be a function');
-    if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
-      throw new ValidationError('options.signal', 'must be an AbortSignal');
-    const { total, embedded } = await typed(this.#semantic.reembed(embedder, options));
+    const source = embedderSource('embedder', embedder);
+    const work = definedOnly(checkOptions('options', options, LONG_WORK_SPEC));
+    const { total, embedded } = await typed(this.#semantic.reembed(source, work));
     return { total, embedded };
   }
 
