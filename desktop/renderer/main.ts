@@ -7,7 +7,14 @@
  */
 import { Engram, TransformersEmbedder, type KnownEmbeddingModel, type ModelLoadProgress } from '../../lib/index.js';
 import { byId, h, replace } from '../../ui/dom.js';
-import { BRIDGE_GLOBAL, type DesktopBridge, type MenuCommand } from '../preload/bridge-api.js';
+import {
+  BRIDGE_GLOBAL,
+  type BridgeResult,
+  type DesktopBridge,
+  type HubAnswer,
+  type HubCall,
+  type MenuCommand,
+} from '../preload/bridge-api.js';
 import { VIEWS, errorText, type AppContext, type View, type ViewName } from './app-context.js';
 import { BlocksView } from './blocks-view.js';
 import { ChatView } from './chat-view.js';
@@ -64,6 +71,13 @@ async function main(): Promise<void> {
   const loading = byId('loading');
   const banner = byId('banner');
   const bridge = bridgeOf();
+  // Local agents' MCP calls (desktop) are taken from the start: one that comes while the store is locked (the
+  // passphrase not typed yet) waits for it, within the main process's timeout, instead of going unheard.
+  let opened!: (answer: (call: HubCall) => Promise<BridgeResult<HubAnswer>>) => void;
+  const answerer = new Promise<(call: HubCall) => Promise<BridgeResult<HubAnswer>>>((resolve) => {
+    opened = resolve;
+  });
+  bridge.onHubCall(async (call) => (await answerer)(call));
   // The store's key first (the OS keychain, or a passphrase the user types): every opening below passes it.
   loading.textContent = 'Unlocking the memory store…';
   const { plan, encryption, protection } = await unlockStore({
@@ -221,8 +235,8 @@ async function main(): Promise<void> {
     }
   };
   bridge.onMenuCommand(onMenu);
-  // Local agents' MCP calls (desktop): answered by this page's engram (the current one: an import replaces it), in each client's scope.
-  bridge.onHubCall(async (call) => {
+  // Local agents' MCP calls: answered by this page's engram (the current one: an import replaces it), in each client's scope.
+  opened(async (call) => {
     const answer = await answerHubCall(ctx.engram, call);
     agents.callAnswered();
     return answer;

@@ -12,14 +12,22 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ENTRY } from '../../desktop/main/app-protocol.js';
 import { startDesktop, type DesktopApp } from '../../desktop/main/desktop-app.js';
-import { BRIDGE_GLOBAL } from '../../desktop/preload/bridge-api.js';
+import {
+  BRIDGE_GLOBAL,
+  CHANNELS,
+  type BridgeResult,
+  type HubCall,
+  type HubNewClient,
+} from '../../desktop/preload/bridge-api.js';
 import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
-import { fakeElectron, type FakeElectron, type FakeWindow } from './main/fake-electron.js';
+import { FakeContents, fakeElectron, type FakeElectron, type FakeWindow } from './main/fake-electron.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
@@ -36,6 +44,8 @@ let origin: string;
 let work: string;
 const offsite: string[] = [];
 const pageErrors: string[] = [];
+/** The page the main process's hub calls (webContents.send) reach. */
+let hubPage: Page | undefined;
 
 async function shot(name: string, p: Page): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
@@ -58,7 +68,12 @@ function preloadInPage(global: string): void {
     appInfo: () => invoke('engram:app-info'),
     setSyncServer: (url: string | null) => invoke('engram:sync-server', url),
     setModelServer: (url: string | null) => invoke('engram:model-server', url),
-    onHubCall: () => () => undefined,
+    onHubCall: (answer: (call: { id: string }) => Promise<unknown>) => {
+      w['__engramHubCall'] = async (call: { id: string }) => {
+        await invoke('engram:hub-reply', call.id, await answer(call));
+      };
+      return () => undefined;
+    },
     hubClients: () => invoke('engram:hub-clients'),
     createHubClient: refused,
     revokeHubClient: refused,
@@ -182,9 +197,22 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'engram-store-key-e2e-'));
   await mkdir(join(work, 'user-data'));
   electron = fakeElectron({ userData: join(work, 'user-data') });
-  desktop = startDesktop(electron, { renderer: join(work, 'r'), preload: join(work, 'p.cjs') }, 'linux');
+  desktop = startDesktop(electron, { renderer: join(work, 'r'), preload: join(work, 'p.cjs') }, 'linux', {
+    mcp: { port: 0, timeoutMs: 90_000 },
+  });
   electron.app.ready();
   await desktop.started;
+  // The main process's calls to the renderer (webContents.send) reach the page's onHubCall.
+  const contents = desktop.window()?.webContents;
+  if (contents === undefined) throw new TypeError('no window');
+  contents.send = (channel: string, ...args: unknown[]): void => {
+    FakeContents.prototype.send.call(contents, channel, ...args);
+    if (channel !== CHANNELS.hubCall || hubPage === undefined) return;
+    void hubPage.evaluate(
+      (call) => (window as unknown as { __engramHubCall: (c: HubCall) => Promise<void> }).__engramHubCall(call),
+      args[0] as HubCall,
+    );
+  };
   server = await createServer({
     configFile: resolve(ROOT, 'desktop/renderer/vite.config.ts'),
     logLevel: 'error',
@@ -280,6 +308,59 @@ describe('desktop store encrypted at rest (Chromium)', () => {
       await context.close();
     }
     expect(pageErrors.filter((e) => !/KEY: /.test(e))).toEqual([]);
+  }, 300_000);
+
+  it('an agent call that comes while the store is locked waits for the passphrase, then is answered', async () => {
+    electron.safeStorage.backend = 'basic_text';
+    const { context, page } = await newContext(true);
+    hubPage = page;
+    const client = new Client({ name: 'engram-e2e', version: '1.0.0' });
+    try {
+      expect(await load(page)).toBe('create');
+      await page.fill('[data-testid="passphrase-input"]', PASSPHRASE);
+      await page.fill('[data-testid="passphrase-confirm"]', PASSPHRASE);
+      await page.click('[data-testid="passphrase-submit"]');
+      await ready(page);
+      const created = (await electron.handlers.get(CHANNELS.hubCreateClient)!(
+        { senderFrame: { url: APP_ENTRY } },
+        'Script',
+        { agentId: 'script', userId: 'ana' },
+      )) as BridgeResult<HubNewClient>;
+      if (!created.ok) throw new TypeError(created.error.message);
+      expect(await load(page, true)).toBe('unlock');
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(desktop!.mcpUrl()!), {
+          requestInit: { headers: { authorization: `Bearer ${created.value.token}` } },
+        }),
+      );
+      const saved = client.callTool({
+        name: 'save_to_memory',
+        arguments: { thinking: 'a fact', content: ['Ana waters the bees at noon'] },
+      });
+      let settled = false;
+      void saved.finally(() => {
+        settled = true;
+      });
+      await page.waitForTimeout(1000);
+      expect(settled).toBe(false);
+      await page.fill('[data-testid="passphrase-input"]', PASSPHRASE);
+      await page.click('[data-testid="passphrase-submit"]');
+      const result = await saved;
+      expect(result.isError).not.toBe(true);
+      await ready(page);
+      const recalled = await client.callTool({
+        name: 'recall_from_memory',
+        arguments: { keywords: ['bees'], limit: null },
+      });
+      expect((recalled.content as { text: string }[]).map((c) => c.text).join('\n')).toContain(
+        'Ana waters the bees at noon',
+      );
+      expect(await rawDatabase(page)).not.toContain('waters the bees');
+    } finally {
+      hubPage = undefined;
+      await client.close();
+      await context.close();
+    }
   }, 300_000);
 
   it('a plain store made before (the browser fallback) opens plain with the keychain there, and says so', async () => {
