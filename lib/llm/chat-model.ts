@@ -153,81 +153,139 @@ export function parseCompletion(body: unknown): ModelReply {
  * await llm(messages, { onDelta: (text) => output.append(text) })
  */
 export function openAiCompatible(options: OpenAiCompatibleOptions): ChatModel {
+  const endpoint = checkedEndpoint(options);
+  return async (messages, call = {}) => {
+    const stream = call.onDelta !== undefined;
+    const deadline = deadlineOf(
+      endpoint.url,
+      endpoint.timeoutMs ?? (stream ? DEFAULT_STREAM_TIMEOUT_MS : DEFAULT_MODEL_TIMEOUT_MS),
+    );
+    const signal = call.signal === undefined ? deadline.signal : AbortSignal.any([call.signal, deadline.signal]);
+    const bounds: AnswerBounds = { idleMs: endpoint.idleMs, maxBytes: endpoint.maxBytes, signal, url: endpoint.url };
+    try {
+      const response = await post(endpoint, requestBody(endpoint, messages, call), bounds);
+      return await readReply(response, bounds, call);
+    } finally {
+      deadline.clear();
+    }
+  };
+}
+
+/** An OpenAI-compatible endpoint's options, checked, with their defaults. */
+interface Endpoint {
+  /** The `/chat/completions` URL. */
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  temperature: number;
+  timeoutMs: number | undefined;
+  idleMs: number;
+  maxBytes: number;
+}
+
+/** How an answer is read: within an idle bound and a size bound, until `signal` fires. */
+interface AnswerBounds {
+  idleMs: number;
+  maxBytes: number;
+  signal: AbortSignal;
+  url: string;
+}
+
+function checkedEndpoint(options: OpenAiCompatibleOptions): Endpoint {
   if (!isPlainObject(options)) throw new ValidationError('llm', 'must be { baseUrl, model, apiKey? } or a function');
   if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl))
     throw new ValidationError('llm.baseUrl', 'must be an http(s) URL');
   if (typeof options.model !== 'string' || options.model === '')
     throw new ValidationError('llm.model', 'must be a non-empty string');
-  const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const timeoutMs = optionalPositive('llm.timeoutMs', options.timeoutMs);
-  const idleMs = optionalPositive('llm.idleTimeoutMs', options.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const maxBytes = optionalPositive('llm.maxResponseBytes', options.maxResponseBytes) ?? DEFAULT_MAX_RESPONSE_BYTES;
-  return async (messages, call = {}) => {
-    const stream = call.onDelta !== undefined;
-    const deadlineMs = timeoutMs ?? (stream ? DEFAULT_STREAM_TIMEOUT_MS : DEFAULT_MODEL_TIMEOUT_MS);
-    // The deadline aborts with its own LlmError, so every reader below reports it as a timeout, not an abort.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => {
-      deadline.abort(new LlmError(`${url} did not finish its answer within ${deadlineMs} ms`, { reason: 'timeout' }));
-    }, deadlineMs);
-    const signal = call.signal === undefined ? deadline.signal : AbortSignal.any([call.signal, deadline.signal]);
-    const body: Record<string, unknown> = {
-      model: options.model,
-      messages: messages.map(toWire),
-      temperature: options.temperature ?? 0,
-    };
-    if (stream) body['stream'] = true;
-    if (call.tools !== undefined && call.tools.length > 0) body['tools'] = call.tools;
-    if (call.json === true) body['response_format'] = { type: 'json_object' };
-    const bounds = { idleMs, maxBytes, signal, url };
-    // fetch() itself gets an abort of its own, so a server that never answers is dropped at the idle bound too.
-    const request = new AbortController();
-    const requestSignal = AbortSignal.any([signal, request.signal]);
-    try {
-      const response = await withinIdle(
-        fetch(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }),
-          },
-          body: JSON.stringify(body),
-          signal: requestSignal,
-        }).catch((e: unknown) => {
-          if (signal.aborted) throw abortFailure(signal, 'the model call');
-          throw new LlmError(`could not reach ${url}: ${e instanceof Error ? e.message : String(e)}`, {
-            cause: e,
-            reason: 'unreachable',
-          });
-        }),
-        bounds,
-        () => {
-          request.abort();
-        },
-      );
-      const type = response.headers.get('content-type') ?? '';
-      if (response.ok && stream && type.includes('text/event-stream') && response.body !== null)
-        return await readCompletionStream(response.body, bounds, call.onDelta!);
-      const text = await boundedText(response.body, bounds);
-      if (!response.ok)
-        throw new LlmError(`${url} answered ${response.status}: ${text.slice(0, 200)}`, { reason: 'status' });
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (e) {
-        throw new LlmError(`${url} answered with something that is not JSON: ${text.slice(0, 200)}`, {
-          cause: e,
-          reason: 'malformed',
-        });
-      }
-      const reply = parseCompletion(json);
-      // A server that does not stream answers in one piece.
-      if (reply.content !== '') call.onDelta?.(reply.content);
-      return reply;
-    } finally {
-      clearTimeout(timer);
-    }
+  return {
+    url: `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+    model: options.model,
+    apiKey: options.apiKey,
+    temperature: options.temperature ?? 0,
+    timeoutMs: optionalPositive('llm.timeoutMs', options.timeoutMs),
+    idleMs: optionalPositive('llm.idleTimeoutMs', options.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS,
+    maxBytes: optionalPositive('llm.maxResponseBytes', options.maxResponseBytes) ?? DEFAULT_MAX_RESPONSE_BYTES,
   };
+}
+
+/** A call's deadline: it aborts with its own LlmError, so every reader reports it as a timeout, not an abort. */
+function deadlineOf(url: string, ms: number): { signal: AbortSignal; clear: () => void } {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    deadline.abort(new LlmError(`${url} did not finish its answer within ${ms} ms`, { reason: 'timeout' }));
+  }, ms);
+  return {
+    signal: deadline.signal,
+    clear: () => {
+      clearTimeout(timer);
+    },
+  };
+}
+
+function requestBody(
+  endpoint: Endpoint,
+  messages: readonly ChatTurn[],
+  call: ChatCallOptions,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: endpoint.model,
+    messages: messages.map(toWire),
+    temperature: endpoint.temperature,
+  };
+  if (call.onDelta !== undefined) body['stream'] = true;
+  if (call.tools !== undefined && call.tools.length > 0) body['tools'] = call.tools;
+  if (call.json === true) body['response_format'] = { type: 'json_object' };
+  return body;
+}
+
+/** POSTs the request; an unreachable server is an LlmError, and one that never answers is dropped at the idle bound. */
+function post(endpoint: Endpoint, body: Record<string, unknown>, bounds: AnswerBounds): Promise<Response> {
+  const { url, apiKey } = endpoint;
+  const { signal } = bounds;
+  // fetch() itself gets an abort of its own, so a server that never answers is dropped at the idle bound too.
+  const request = new AbortController();
+  const sent = fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
+    },
+    body: JSON.stringify(body),
+    signal: AbortSignal.any([signal, request.signal]),
+  }).catch((e: unknown) => {
+    if (signal.aborted) throw abortFailure(signal, 'the model call');
+    throw new LlmError(`could not reach ${url}: ${e instanceof Error ? e.message : String(e)}`, {
+      cause: e,
+      reason: 'unreachable',
+    });
+  });
+  return withinIdle(sent, bounds, () => {
+    request.abort();
+  });
+}
+
+/** The answer: streamed text as it comes (when asked and the server streams), else one JSON completion. */
+async function readReply(response: Response, bounds: AnswerBounds, call: ChatCallOptions): Promise<ModelReply> {
+  const { url } = bounds;
+  const type = response.headers.get('content-type') ?? '';
+  if (response.ok && call.onDelta !== undefined && type.includes('text/event-stream') && response.body !== null)
+    return readCompletionStream(response.body, bounds, call.onDelta);
+  const text = await boundedText(response.body, bounds);
+  if (!response.ok)
+    throw new LlmError(`${url} answered ${response.status}: ${text.slice(0, 200)}`, { reason: 'status' });
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new LlmError(`${url} answered with something that is not JSON: ${text.slice(0, 200)}`, {
+      cause: e,
+      reason: 'malformed',
+    });
+  }
+  const reply = parseCompletion(json);
+  // A server that does not stream answers in one piece.
+  if (reply.content !== '') call.onDelta?.(reply.content);
+  return reply;
 }
 
 /**
