@@ -6,11 +6,11 @@
  * the weights of the fusion, are the embedding model's (lib/search/retrieval-profile.ts);
  * the keyword side uses the store's analyzer.
  *
- * A search reads IndexedDB once in the common case: it ranks from the in-memory indexes as they
- * stand, then reads where the change log stands and the best rows in one transaction. When the log
- * is where both indexes are (nothing written since they last caught up, the usual case), the ranking
- * was the store's and the rows agree with it; otherwise the indexes catch up from that read and the
- * search ranks again, reading the rows after (searchAfterCatchUp).
+ * A search does not wait for the indexes' queues in the common case: it reads where the change log
+ * stands while the query is embedded, ranks from the in-memory indexes as they stand, and reads the
+ * best rows. When the log stood where both indexes are (nothing written since they last caught up,
+ * the usual case), the ranking was the store's; otherwise the indexes catch up from that read and
+ * the search ranks again (searchAfterCatchUp).
  */
 import { ExactIndex } from '../../vector/exact-index.js';
 import { vectorDefect } from '../../vector/vector-checks.js';
@@ -97,38 +97,40 @@ export async function searchMemories(
   const { state, embedder } = await semantic.ready();
   const ended = state.beginSearch();
   try {
-    return await search(startSearch(core, semantic, state, embedder.id, query, options));
+    // Where the log stands is read at once, while the query is embedded.
+    const head = readLogHead(core.db);
+    head.catch(() => undefined); // awaited below; a failure surfaces there
+    return await search(startSearch(core, semantic, state, embedder.id, query, options), head);
   } finally {
     ended();
   }
 }
 
-/** The search's one read (head and rows) when the indexes are up to date, else the catch-up path. */
-async function search(started: Promise<SearchRun>): Promise<ScoredMemory[]> {
+/** The search from the indexes as they stand when the log has not moved past them, else the catch-up path. */
+async function search(started: Promise<SearchRun>, head: Promise<LogHead>): Promise<ScoredMemory[]> {
   const run = await started;
   const { core, options } = run;
   // A metadata condition needs whole rows to choose the scope, read in their own transaction: the
   // indexes catch up first, and the rows are read after the ranking.
-  if (options.filter.needsMetadata) return searchAfterCatchUp(run, readLogHead(core.db));
+  if (options.filter.needsMetadata) return searchAfterCatchUp(run, head);
   const queryVector = await run.embedding;
   // Nothing is awaited from here to the ranking: the scope, the positions and the ranking are all
   // of the indexes as they stand now.
   const now = core.now();
   const allowed = options.filter.empty ? undefined : run.state.scopes.matching(options.filter, now);
   const at = positionsOf(run);
-  if (allowed?.size === 0) {
-    // An empty scope as the index stands: the answer if the log has not moved since.
-    const head = await readLogHead(core.db);
-    return upToDate(head, at) ? [] : searchAfterCatchUp(run, Promise.resolve(head));
-  }
+  if (allowed?.size === 0) return upToDate(await head, at) ? [] : searchAfterCatchUp(run, head);
   const sides = rankSides(run, allowed, queryVector);
-  // The head and rows are read (outside the page's thread) while the sides are fused.
-  const read = readHeadWithRows(core, sides.early);
+  // The rows are read (outside the page's thread) while the sides are fused. An implicit
+  // transaction: its results come without waiting for its completion, one round trip fewer than
+  // an explicit one (bench/peers).
+  const read = core.db.memories.bulkGet(sides.early);
   read.catch(() => undefined); // awaited below; a failure surfaces there
   const ranked = await order(run, sides, queryVector);
-  const { head, rows } = await read;
-  if (!upToDate(head, at)) return searchAfterCatchUp(run, Promise.resolve(head));
-  return collectResults(run, ranked, rowsById(sides.early, rows), now);
+  // The head was read before the ranking: at or past it, the indexes held everything the store
+  // did then, and the rows, read after, are as new or newer (each is checked against the filter again).
+  if (!upToDate(await head, at)) return searchAfterCatchUp(run, head);
+  return collectResults(run, ranked, rowsById(sides.early, await read), now);
 }
 
 /** Starts embedding the query, loads the keyword index (except in vector mode) and sets the search's depths. */
@@ -209,18 +211,6 @@ function positionsOf(run: SearchRun): IndexPosition[] {
  */
 function upToDate(head: LogHead, at: readonly IndexPosition[]): boolean {
   return at.every((p) => p.generation === head.generation && head.last <= p.seq && head.floor <= p.seq);
-}
-
-/** Where the log stands and the rows of `ids`, in one read transaction (a consistent view). */
-async function readHeadWithRows(
-  core: EngineStore,
-  ids: readonly string[],
-): Promise<{ head: LogHead; rows: (MemoryRow | undefined)[] }> {
-  const { db } = core;
-  return db.transaction('r', [db.meta, db.changes, db.memories], async () => {
-    const [head, rows] = await Promise.all([readLogHead(db), db.memories.bulkGet([...ids])]);
-    return { head, rows };
-  });
 }
 
 function rowsById(
