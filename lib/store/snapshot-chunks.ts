@@ -61,33 +61,54 @@ async function deleteChunks(db: EngramDb, key: string): Promise<void> {
 }
 
 /**
- * Writes `record` under `key`, its `bytes` in chunks when large, replacing any
- * chunks an earlier record left, and its log position (`seq`) in a small row
- * beside it for log compaction (change-log.ts). Joins the caller's transaction on `meta` when there is one.
- * @example
- * await putSnapshot(db, 'indexSnapshot', { bytes, seq: 12 });
+ * A snapshot record in the form it is stored: in an encrypted store the record encoded and
+ * sealed whole with WebCrypto (asynchronous: made before the transaction that writes it).
  */
-export async function putSnapshot(
+export interface PreparedSnapshot {
+  key: string;
+  stored: Record<string, unknown>;
+}
+
+/**
+ * `record` ready to be written under `key` by {@link writeSnapshot}: as it is in a plain store,
+ * sealed in an encrypted one (see BULK_TAG). Outside any transaction (WebCrypto would end it).
+ */
+export async function prepareSnapshot(
   db: EngramDb,
   key: string,
-  record: { bytes: Uint8Array } & Record<string, unknown>,
+  record: Record<string, unknown>,
+): Promise<PreparedSnapshot> {
+  const { sealing } = db;
+  if (sealing === undefined) return { key, stored: record };
+  const tag = toBase64(crypto.getRandomValues(new Uint8Array(BULK_TAG_BYTES)));
+  const sealed = await sealing.sealBulk(encodeValue(record) as Uint8Array<ArrayBuffer>, bulkName(key, tag));
+  return {
+    key,
+    stored: { bytes: sealed, [BULK_TAG]: tag, ...(typeof record['seq'] === 'number' ? { seq: record['seq'] } : {}) },
+  };
+}
+
+/**
+ * Writes a prepared snapshot, its `bytes` in chunks when large (always, sealed), replacing any
+ * chunks an earlier record left, and its log position (`seq`) in a small row beside it for log
+ * compaction (change-log.ts). Joins the caller's transaction on `meta` when there is one.
+ */
+export async function writeSnapshot(
+  db: EngramDb,
+  prepared: PreparedSnapshot,
   chunkBytes = SNAPSHOT_CHUNK_BYTES,
 ): Promise<void> {
   const { sealing } = db;
-  let stored = record;
-  if (sealing !== undefined) {
-    const tag = toBase64(crypto.getRandomValues(new Uint8Array(BULK_TAG_BYTES)));
-    const sealed = await sealing.sealBulk(encodeValue(record) as Uint8Array<ArrayBuffer>, bulkName(key, tag));
-    stored = { bytes: sealed, [BULK_TAG]: tag, ...(typeof record['seq'] === 'number' ? { seq: record['seq'] } : {}) };
-  }
+  const { key, stored } = prepared;
   await db.transaction('rw', db.meta, async () => {
     await deleteChunks(db, key);
     if (typeof stored['seq'] === 'number') await db.meta.put(snapshotPositionRow(key, stored['seq']));
     const { bytes } = stored;
-    if (sealing === undefined && bytes.length <= chunkBytes) {
+    if (sealing === undefined && (!(bytes instanceof Uint8Array) || bytes.length <= chunkBytes)) {
       await db.meta.put({ key, value: stored });
       return;
     }
+    if (!(bytes instanceof Uint8Array)) throw new TypeError('a sealed snapshot has its bytes');
     const rest: Record<string, unknown> = { ...stored };
     delete rest['bytes'];
     const keys = chunkKeys(key, Math.ceil(bytes.length / chunkBytes));
@@ -100,6 +121,21 @@ export async function putSnapshot(
     };
     await db.meta.bulkPut(keys.map((k, i) => ({ key: k, value: chunk(i) })));
   });
+}
+
+/**
+ * Writes `record` under `key` ({@link prepareSnapshot}, then {@link writeSnapshot}). Not inside
+ * a transaction of the caller's in an encrypted store (the sealing awaits WebCrypto).
+ * @example
+ * await putSnapshot(db, 'indexSnapshot', { bytes, seq: 12 });
+ */
+export async function putSnapshot(
+  db: EngramDb,
+  key: string,
+  record: { bytes: Uint8Array } & Record<string, unknown>,
+  chunkBytes = SNAPSHOT_CHUNK_BYTES,
+): Promise<void> {
+  await writeSnapshot(db, await prepareSnapshot(db, key, record), chunkBytes);
 }
 
 /**
@@ -138,6 +174,8 @@ export async function getSnapshot(
   if (row === undefined || typeof value !== 'object' || value === null) return row;
   // An encrypted store's record: opened now, after the transaction (WebCrypto would have ended it).
   const { [BULK_TAG]: tag, bytes } = value as Record<string, unknown>;
+  // A record written as a sealed row (a keyword snapshot before it was sealed whole): its row seal checked it.
+  if (tag === undefined && bytes === undefined) return row;
   const opened =
     bytes instanceof Uint8Array && typeof tag === 'string'
       ? await db.sealing.openBulk(bytes as Uint8Array<ArrayBuffer>, bulkName(key, tag))

@@ -396,31 +396,33 @@ export function atRestTests(where: string): void {
       await again.close();
     });
 
-    for (const part of ['record', 'bytes'] as const)
-      it(`a flipped bit in the index snapshot's ${part} is refused and reported; the index is rebuilt and search works`, async () => {
-        const name = unique('snapshot');
-        const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
-        for (const text of ['Ana plays the theremin', 'Bo keeps a heron', 'Cy rides a gondola'])
-          await e.add(text, { userId: 'u' });
-        await e.close();
-        const db = new EngramDb(name);
-        await db.open();
-        // The record is a sealed row; its bytes are sealed apart (WebCrypto) in chunk rows beside it.
-        const rowKey = part === 'record' ? 'indexSnapshot' : 'indexSnapshot:0';
-        const field = part === 'record' ? '$' : '$b';
-        const row = (await db.table('meta').get(rowKey)) as Record<string, unknown> | undefined;
-        expect(row?.[field]).toBeInstanceOf(Uint8Array);
-        const sealed = new Uint8Array(row![field] as Uint8Array);
-        sealed[sealed.length >> 1]! ^= 1;
-        await db.table('meta').put({ ...row, [field]: sealed });
-        db.close();
-        const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
-        expect((await again.search('heron', { userId: 'u' })).results[0]?.memory).toBe('Bo keeps a heron');
-        expect((await again.stats()).damagedRows).toContainEqual(
-          expect.objectContaining({ table: 'meta', key: 'indexSnapshot' }),
-        );
-        await again.close();
-      });
+    for (const snapshot of ['indexSnapshot', 'keywordSnapshot'] as const)
+      for (const part of ['record', 'bytes'] as const)
+        it(`a flipped bit in the ${snapshot}'s ${part} is refused and reported; the index is rebuilt and search works`, async () => {
+          const name = unique('snapshot');
+          const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+          for (const text of ['Ana plays the theremin', 'Bo keeps a heron', 'Cy rides a gondola'])
+            await e.add(text, { userId: 'u' });
+          await e.close();
+          const db = new EngramDb(name);
+          await db.open();
+          // The record is a sealed row; its bytes are sealed apart (WebCrypto) in chunk rows beside it.
+          const rowKey = part === 'record' ? snapshot : `${snapshot}:0`;
+          const field = part === 'record' ? '$' : '$b';
+          const row = (await db.table('meta').get(rowKey)) as Record<string, unknown> | undefined;
+          expect(row?.[field]).toBeInstanceOf(Uint8Array);
+          const sealed = new Uint8Array(row![field] as Uint8Array);
+          sealed[sealed.length >> 1]! ^= 1;
+          await db.table('meta').put({ ...row, [field]: sealed });
+          db.close();
+          const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+          for (const mode of ['hybrid', 'keyword'] as const)
+            expect((await again.search('heron', { userId: 'u', mode })).results[0]?.memory).toBe('Bo keeps a heron');
+          expect((await again.stats()).damagedRows).toContainEqual(
+            expect.objectContaining({ table: 'meta', key: snapshot }),
+          );
+          await again.close();
+        });
 
     it('a blinded index answers equality only: a range over it is refused, not answered wrong', async () => {
       const name = unique('blind');

@@ -25,7 +25,7 @@ import {
   type CorpusStats,
 } from '../../store/keyword-terms.js';
 import { readLastSeq, readLogHead, type LogHead } from '../../store/change-log.js';
-import { snapshotPositionRow } from '../../store/snapshot-chunks.js';
+import { getSnapshot, prepareSnapshot, writeSnapshot } from '../../store/snapshot-chunks.js';
 import { readGeneration } from '../../store/generation.js';
 import type { ChangeRow, TermsRow } from '../../store/rows.js';
 import { MAX_KEY, MIN_KEY, type LoggedWrite } from '../../store/write.js';
@@ -110,7 +110,8 @@ export class KeywordState {
   /** Restores from the snapshot (replaying the log, checking against the store) or rebuilds from the terms rows. */
   static async load(core: EngineStore): Promise<KeywordState> {
     const { db } = core;
-    const record = (await db.meta.get(SNAPSHOT_KEY))?.value as KeywordSnapshotRecord | undefined;
+    // Sealed whole with WebCrypto in an encrypted store (snapshot-chunks.ts), opened here.
+    const record = (await getSnapshot(db, SNAPSHOT_KEY))?.value as KeywordSnapshotRecord | undefined;
     if (record !== undefined) {
       const restored = await KeywordState.#restore(core, record);
       if (restored !== undefined) return restored;
@@ -306,6 +307,8 @@ export class KeywordState {
     const write = this.#saving.run(async () => {
       const { db } = this.#core;
       try {
+        // Sealed before the transaction in an encrypted store (WebCrypto, which would end it).
+        const prepared = await prepareSnapshot(db, SNAPSHOT_KEY, { ...record });
         await db.transaction('rw', [db.meta, db.changes], async () => {
           // A deletion committed after the copy was taken dropped the snapshot on purpose
           // (it holds the deleted text's words): writing this older copy would bring them back.
@@ -318,7 +321,7 @@ export class KeywordState {
             this.#lastSnapshotSeq = -1;
             return;
           }
-          await db.meta.bulkPut([{ key: SNAPSHOT_KEY, value: record }, snapshotPositionRow(SNAPSHOT_KEY, record.seq)]);
+          await writeSnapshot(db, prepared);
         });
       } catch (e) {
         this.#lastSnapshotSeq = -1;
