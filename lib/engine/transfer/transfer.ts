@@ -117,46 +117,15 @@ export async function exportStore(core: EngineStore, options: TransferOptions = 
       'r',
       [db.messages, db.memories, db.vectors, db.history, db.blocks, db.traces, db.meta],
       async () => {
-        const embedder = ((await db.meta.get('embedder'))?.value as EmbedderRecord | undefined) ?? null;
-        const counts = {
-          message: await db.messages.count(),
-          memory: await db.memories.count(),
-          history: await db.history.count(),
-          block: await db.blocks.count(),
-          trace: await db.traces.count(),
-        };
-        const total = Object.values(counts).reduce((a, b) => a + b, 0);
-        const header: Header = {
-          type: 'header',
-          format: EXPORT_FORMAT,
-          version: EXPORT_VERSION,
-          schemaVersion: SCHEMA_VERSION,
-          embedder,
-          exportedAt: new Date(core.now()).toISOString(),
-          counts,
-        };
+        const header = await headerOf(db, core.now());
+        const total = Object.values(header.counts).reduce((a, b) => a + b, 0);
         lines.push(JSON.stringify(header));
         const report = (): void => options.onProgress?.({ phase: 'export', done: lines.length - 1, total });
         report();
         for (const { kind, table, keyOf } of EXPORTED) {
           await eachPage(db, table, keyOf as (row: unknown) => IndexableType, async (page) => {
             throwIfAborted(options.signal);
-            if (kind === 'memory') {
-              const rows = page as MemoryRow[];
-              const vectors = await db.vectors.bulkGet(rows.map((m) => m.id));
-              rows.forEach((row, i) => {
-                const v = vectors[i];
-                lines.push(
-                  JSON.stringify({
-                    type: 'memory',
-                    row,
-                    vector: v === undefined ? null : { embedderId: v.embedderId, data: encodeVector(v.vector) },
-                  }),
-                );
-              });
-            } else {
-              for (const row of page) lines.push(JSON.stringify({ type: kind, row }));
-            }
+            lines.push(...(kind === 'memory' ? await memoryLines(db, page as MemoryRow[]) : recordLines(kind, page)));
             report();
           });
         }
@@ -169,6 +138,42 @@ export async function exportStore(core: EngineStore, options: TransferOptions = 
   const parts = lines.map((l) => `${l}\n`);
   parts.push(`${JSON.stringify({ type: 'end', records: lines.length - 1, digest })}\n`);
   return new Blob(parts, { type: 'application/x-ndjson' });
+}
+
+/** The header of an export of the store as it stands (call inside the export's transaction). */
+async function headerOf(db: EngramDb, now: number): Promise<Header> {
+  const embedder = ((await db.meta.get('embedder'))?.value as EmbedderRecord | undefined) ?? null;
+  const counts = {
+    message: await db.messages.count(),
+    memory: await db.memories.count(),
+    history: await db.history.count(),
+    block: await db.blocks.count(),
+    trace: await db.traces.count(),
+  };
+  return {
+    type: 'header',
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    schemaVersion: SCHEMA_VERSION,
+    embedder,
+    exportedAt: new Date(now).toISOString(),
+    counts,
+  };
+}
+
+/** A page of memories as lines, each with its vector (null for a tombstone, which has none). */
+async function memoryLines(db: EngramDb, rows: readonly MemoryRow[]): Promise<string[]> {
+  const vectors = await db.vectors.bulkGet(rows.map((m) => m.id));
+  return rows.map((row, i) => {
+    const v = vectors[i];
+    const vector = v === undefined ? null : { embedderId: v.embedderId, data: encodeVector(v.vector) };
+    return JSON.stringify({ type: 'memory', row, vector });
+  });
+}
+
+/** A page of another kind's rows as lines. */
+function recordLines(kind: RowKind, rows: readonly unknown[]): string[] {
+  return rows.map((row) => JSON.stringify({ type: kind, row }));
 }
 
 /** A validated import file. */
