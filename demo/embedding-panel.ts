@@ -2,7 +2,7 @@
  * The demo's embedding model (ui/model-picker.ts laid out for the page): the model
  * in use and the select of served models in a fieldset of the settings form, and the
  * re-embed offer, progress and result in a card above the page's panels, shown only
- * while it has something to say. A re-embed hands the reopened engram to the context.
+ * while it has something to say. A re-embed runs on the page's open engram.
  */
 import type { Engram } from '../lib/index.js';
 import { h } from '../ui/dom.js';
@@ -11,8 +11,8 @@ import type { DemoContext } from './context.js';
 
 /** What the panel needs from the page besides the context. */
 export interface EmbeddingPanelOptions extends ModelChoice {
-  /** Called with the reopened engram once a re-embed ended, and the run's time (the status line reads them). */
-  readonly onReopened: (engram: Engram, ms: number) => Promise<void>;
+  /** Called with the engram once a re-embed ended, and the run's time (the status line reads them). */
+  readonly onReembedded: (engram: Engram, ms: number) => Promise<void>;
 }
 
 /** The "Embedding model" fieldset of the settings and the re-embed card. */
@@ -25,10 +25,8 @@ export class EmbeddingPanel {
       ...options,
       selectId: 'embedding-model',
       engram: () => ctx.engram,
-      adopt: (engram) => {
-        ctx.engram = engram;
-      },
-      reopened: (ms) => options.onReopened(ctx.engram, ms),
+      adopt: () => undefined,
+      reembedEnded: (ms) => options.onReembedded(ctx.engram, ms),
       inUseDetail: ({ embedderId, dimensions, total }) =>
         ` (${embedderId}, ${dimensions}-d), for ${total} memor${total === 1 ? 'y' : 'ies'}.`,
       rendered: () => {

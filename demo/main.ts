@@ -17,7 +17,6 @@ import { SettingsPanel } from './settings-panel.js';
 import { loadModelSettings, loadScope } from './settings.js';
 import { StatusLine } from './status-line.js';
 import { EmbeddingPanel } from './embedding-panel.js';
-import type { OpenWithModel } from '../ui/reembed-store.js';
 import { EncryptionCard, unlockDemoStore } from './store-encryption.js';
 
 /** The IndexedDB database of the demo. */
@@ -32,7 +31,7 @@ async function main(): Promise<void> {
   const access = await unlockDemoStore(DB_NAME, MODEL_CHOICE_KEY, byId('unlock'));
   const plan = access.plan;
   let encryption: AtRestEncryption | undefined = access.encryption;
-  const openWith: OpenWithModel = (model: KnownEmbeddingModel, reembed) =>
+  const openWith = (model: KnownEmbeddingModel): Promise<Engram> =>
     Engram.open({
       name: DB_NAME,
       ...(encryption === undefined ? {} : { encryption }),
@@ -47,7 +46,7 @@ async function main(): Promise<void> {
         status.index(p);
       },
       // The store's own model is not served here: opening re-embeds with the picked one.
-      ...(reembed === undefined ? (model === plan.open && plan.reembedAtOpen ? { reembed: true } : {}) : { reembed }),
+      ...(model === plan.open && plan.reembedAtOpen ? { reembed: true } : {}),
     });
   const engram = await openWith(plan.open);
   const info = await engram.ready();
@@ -94,9 +93,15 @@ async function main(): Promise<void> {
     choiceKey: MODEL_CHOICE_KEY,
     served: plan.served,
     picked: plan.picked,
-    open: openWith,
-    onReopened: async (reopened, ms) => {
-      status.ready(await reopened.ready(), ms);
+    embedderFor: (model, onLoad) => () =>
+      TransformersEmbedder.create({
+        model: model.id,
+        onProgress: (p) => {
+          onLoad(p);
+        },
+      }),
+    onReembedded: async (engram, ms) => {
+      status.ready(await engram.ready(), ms);
       await ctx.refresh();
     },
   });

@@ -5,14 +5,14 @@
  * how many memories), a select of the models this app serves with the one picked for
  * the store (saved under the app's key, ui/model-picking.ts), and the re-embed offer
  * with its progress and result (ui/reembed-panel.ts), shown when the picked model is
- * not the store's. A re-embed closes the app's engram (ui/reembed-store.ts) and hands
- * the reopened one to the app.
+ * not the store's. A re-embed runs on the app's open engram (ui/reembed-store.ts):
+ * the app, its hub and other tabs keep searching and writing meanwhile.
  */
-import { knownEmbeddingModel, type Engram, type KnownEmbeddingModel } from '../lib/index.js';
+import { knownEmbeddingModel, type Engram, type KnownEmbeddingModel, type ModelLoadProgress } from '../lib/index.js';
 import { h, replace, type Child } from './dom.js';
 import { saveModelChoice } from './model-picking.js';
 import { ReembedPanel } from './reembed-panel.js';
-import { reembedStore, type OpenWithModel, type ReembedOutcome } from './reembed-store.js';
+import { reembedStore, type EmbedderFor, type ReembedOutcome } from './reembed-store.js';
 
 /** What the "In use" line says of the open store. */
 export interface ModelInUse {
@@ -30,23 +30,23 @@ export interface ModelChoice {
   readonly served: readonly KnownEmbeddingModel[];
   /** The model picked at start: the saved choice, else the best served (`planModels().picked`). */
   readonly picked: KnownEmbeddingModel;
-  /** Opens the app's store with a model (and re-embeds with `reembed`). */
-  readonly open: OpenWithModel;
+  /** The embedder of a model, made when a re-embed starts, with its load progress. */
+  readonly embedderFor: EmbedderFor;
 }
 
 /** What the picker needs from the app. */
 export interface ModelPickerOptions extends ModelChoice {
   /** The select's id, for the view's `<label for>`. */
   readonly selectId: string;
-  /** The app's open engram (read at each render: a re-embed or an import replaces it). */
+  /** The app's open engram (read at each render: an import replaces it). */
   engram(): Engram;
   /**
-   * Takes the store reopened after a re-embed and the model it now holds (the picked one when the
-   * run finished, else the one it had). Called first, before the run's error is shown.
+   * Told the model the store holds once a re-embed ended (the picked one when the run
+   * finished, else the one it had). Called first, before the run's error is shown.
    */
-  adopt(engram: Engram, held: KnownEmbeddingModel): void;
+  adopt(held: KnownEmbeddingModel): void;
   /** Then the app re-reads what it shows; `ms` is the run's time. The picker renders after it. */
-  reopened(ms: number): Promise<void> | void;
+  reembedEnded(ms: number): Promise<void> | void;
   /** What follows the model's label in the "In use" line (each app words it for its layout). */
   inUseDetail(inUse: ModelInUse): Child;
   /** After each render (the demo hides its card when nothing is offered). */
@@ -89,7 +89,7 @@ export class ModelPicker {
       });
     });
     this.panel = new ReembedPanel(
-      (signal, onProgress) => this.#reembed(signal, onProgress),
+      (signal, onProgress, onModelLoad) => this.#reembed(signal, onProgress, onModelLoad),
       (outcome) => void this.#ended(outcome),
       (error) => {
         options.showError(error);
@@ -97,7 +97,7 @@ export class ModelPicker {
     );
   }
 
-  /** True while a re-embed runs: the app's engram is closed until it ends. */
+  /** True while a re-embed runs (the app's engram stays open and usable). */
   get running(): boolean {
     return this.panel.running;
   }
@@ -127,18 +127,21 @@ export class ModelPicker {
     this.#options.rendered?.();
   }
 
-  #reembed(signal: AbortSignal, onProgress: (done: number, total: number) => void): Promise<ReembedOutcome> {
-    const fallback = this.#current;
-    if (fallback === undefined) throw new TypeError('the model in use is not known yet');
+  #reembed(
+    signal: AbortSignal,
+    onProgress: (done: number, total: number) => void,
+    onModelLoad: (progress: ModelLoadProgress) => void,
+  ): Promise<ReembedOutcome> {
+    if (this.#current === undefined) throw new TypeError('the model in use is not known yet');
     this.select.disabled = true;
     this.#startedAt = performance.now();
     return reembedStore({
-      current: this.#options.engram(),
+      engram: this.#options.engram(),
       target: this.#picked,
-      fallback,
-      open: this.#options.open,
+      embedderFor: this.#options.embedderFor,
       signal,
       onProgress,
+      onModelLoad,
     }).finally(() => {
       this.select.disabled = false;
     });
@@ -146,10 +149,10 @@ export class ModelPicker {
 
   async #ended(outcome: ReembedOutcome): Promise<void> {
     const options = this.#options;
-    options.adopt(outcome.engram, outcome.kind === 'done' ? this.#picked : (this.#current ?? this.#picked));
+    options.adopt(outcome.kind === 'done' ? this.#picked : (this.#current ?? this.#picked));
     if (outcome.kind === 'failed') options.showError(outcome.error);
     try {
-      await options.reopened(performance.now() - this.#startedAt);
+      await options.reembedEnded(performance.now() - this.#startedAt);
       await this.render();
     } catch (e) {
       options.showError(e);

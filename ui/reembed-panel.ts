@@ -1,10 +1,13 @@
 /**
  * The re-embed offer, shared by the desktop status view and the demo's settings:
  * when the store's vectors were made by another model than the one picked, it says
- * so and offers "Re-embed N memories"; while that runs, a progress bar with the
- * count, the rate and the time left, and a Cancel button; then the result. It only
- * draws and counts: the run itself is the caller's (see reembed-store.ts).
+ * so and offers "Re-embed N memories"; while that runs, first the new model's
+ * download and load (bytes and percent, `data-phase="model"`), then a progress bar
+ * with the count, the rate and the time left (`data-phase="reembed"`), and a Cancel
+ * button throughout; then the result. It only draws and counts: the run itself is the
+ * caller's (see reembed-store.ts).
  */
+import type { ModelLoadProgress } from '../lib/index.js';
 import { formatMs, h, replace } from './dom.js';
 import type { ReembedOutcome } from './reembed-store.js';
 
@@ -18,10 +21,11 @@ export interface ReembedOffer {
   readonly count: number;
 }
 
-/** Runs the re-embed: reports progress, stops on the signal, says how it ended. */
+/** Runs the re-embed: reports the model's load, then progress; stops on the signal; says how it ended. */
 export type RunReembed = (
   signal: AbortSignal,
   onProgress: (done: number, total: number) => void,
+  onModelLoad: (progress: ModelLoadProgress) => void,
 ) => Promise<ReembedOutcome>;
 
 /** The panel's state, also in `root.dataset.state`: hidden when nothing is offered. */
@@ -32,6 +36,11 @@ export function formatRate(perSecond: number): string {
   if (perSecond >= 1000) return `${(perSecond / 1000).toFixed(1)}k/s`;
   if (perSecond >= 10) return `${Math.round(perSecond)}/s`;
   return `${perSecond.toFixed(1)}/s`;
+}
+
+/** Megabytes for people: "12.3 MB". */
+function formatMb(bytes: number): string {
+  return `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
 /** The offer, the progress and the result of a re-embed. */
@@ -48,8 +57,8 @@ export class ReembedPanel {
   #result: HTMLElement | undefined;
 
   /**
-   * `onEnd` is called with every outcome (the app takes the reopened engram from it);
-   * `onError` when a run started from the button rejects (the store could not be reopened).
+   * `onEnd` is called with every outcome (the app learns the model its store now holds);
+   * `onError` when a run started from the button rejects.
    */
   constructor(run: RunReembed, onEnd: (outcome: ReembedOutcome) => void, onError: (error: unknown) => void) {
     this.#run = run;
@@ -114,7 +123,7 @@ export class ReembedPanel {
     this.#controller = controller;
     const bar = h('progress', { attrs: { max: String(offer.count), value: '0', 'data-testid': 'reembed-progress' } });
     const count = h('span', { attrs: { 'data-testid': 'reembed-count' } }, `0 / ${offer.count}`);
-    const rate = h('span', { class: 'muted', attrs: { 'data-testid': 'reembed-rate' } }, 'starting the model…');
+    const rate = h('span', { class: 'muted', attrs: { 'data-testid': 'reembed-rate' } }, 'loading the model…');
     const cancel = h(
       'button',
       {
@@ -137,24 +146,58 @@ export class ReembedPanel {
     );
     const started = performance.now();
     let first: { done: number; at: number } | undefined;
+    /** Bytes of each model file, as transformers.js reports its download and load. */
+    const files = new Map<string, { loaded: number; total: number }>();
+    this.root.dataset['phase'] = 'model';
+    const onModelLoad = (p: ModelLoadProgress): void => {
+      // The model's reports may trail the first re-embed report (a cached model says "ready" late): the count stays.
+      if (first !== undefined) return;
+      if (p.file !== undefined && p.total !== undefined && p.total > 0)
+        files.set(p.file, { loaded: p.loaded ?? (p.status === 'done' ? p.total : 0), total: p.total });
+      else if (p.file !== undefined && p.status === 'done') {
+        const f = files.get(p.file);
+        if (f !== undefined) f.loaded = f.total;
+      }
+      let loaded = 0;
+      let size = 0;
+      for (const f of files.values()) {
+        loaded += f.loaded;
+        size += f.total;
+      }
+      const percent = p.status === 'ready' ? 100 : size > 0 ? Math.min(100, (loaded / size) * 100) : 0;
+      bar.max = 100;
+      bar.value = percent;
+      this.root.dataset['model'] = String(Math.round(percent));
+      count.textContent = `model ${Math.round(percent)}%`;
+      rate.textContent =
+        p.status === 'ready'
+          ? `model loaded (${formatMb(loaded)}), starting…`
+          : `loading the model${p.file === undefined ? '' : ` · ${p.file}`} · ${formatMb(loaded)}${size > 0 ? ` of ${formatMb(size)}` : ''}`;
+    };
     let outcome: ReembedOutcome;
     try {
-      outcome = await this.#run(controller.signal, (done, total) => {
-        const now = performance.now();
-        // The rate counts from the first report: memories an earlier run left embedded cost nothing now.
-        first ??= { done, at: now };
-        bar.max = Math.max(total, 1);
-        bar.value = done;
-        this.root.dataset['done'] = String(done);
-        this.root.dataset['total'] = String(total);
-        count.textContent = `${done} / ${total}`;
-        const perSecond = (done - first.done) / ((now - first.at) / 1000);
-        if (done > first.done && Number.isFinite(perSecond) && perSecond > 0) {
-          rate.textContent = `${formatRate(perSecond)} · about ${formatMs(((total - done) / perSecond) * 1000)} left`;
-        }
-      });
+      outcome = await this.#run(
+        controller.signal,
+        (done, total) => {
+          const now = performance.now();
+          this.root.dataset['phase'] = 'reembed';
+          if (first === undefined) rate.textContent = 'embedding…';
+          // The rate counts from the first report: memories an earlier run left embedded cost nothing now.
+          first ??= { done, at: now };
+          bar.max = Math.max(total, 1);
+          bar.value = done;
+          this.root.dataset['done'] = String(done);
+          this.root.dataset['total'] = String(total);
+          count.textContent = `${done} / ${total}`;
+          const perSecond = (done - first.done) / ((now - first.at) / 1000);
+          if (done > first.done && Number.isFinite(perSecond) && perSecond > 0) {
+            rate.textContent = `${formatRate(perSecond)} · about ${formatMs(((total - done) / perSecond) * 1000)} left`;
+          }
+        },
+        onModelLoad,
+      );
     } catch (error) {
-      // The store could not even be reopened: nothing to hand back; the caller's error reporting takes it.
+      // A run that rejects (reembedStore never does): the caller's error reporting takes it.
       this.#controller = undefined;
       this.#set('failed', h('p', { attrs: { 'data-testid': 'reembed-result' } }, 'Re-embedding failed.'));
       throw error;
@@ -197,6 +240,10 @@ export class ReembedPanel {
 
   #set(state: ReembedPanelState, ...children: (Node | string)[]): void {
     this.root.dataset['state'] = state;
+    if (state !== 'running') {
+      delete this.root.dataset['phase'];
+      delete this.root.dataset['model'];
+    }
     this.root.hidden = state === 'hidden';
     replace(this.root, ...children);
   }

@@ -1,65 +1,73 @@
 /**
- * Re-embedding an app's open store with another model, shared by the demo page
- * and the desktop renderer. engram re-embeds while it opens a store (`reembed`),
- * so the open instance is closed first and the store reopened with the new model;
- * when the run is cancelled or fails, engram has put back every vector it replaced
- * and the store is reopened with the model it had. Either way the caller gets an
- * open engram back.
+ * Re-embedding an app's open store with another model, shared by the demo page and
+ * the desktop renderer: `engram.reembed()` runs on the store while it stays open, so
+ * the app's views, the desktop's MCP hub and any other tab keep searching (with the
+ * old model until the switch) and writing throughout. The new model is made by the
+ * app's factory, whose download and load progress (transformers.js) is reported
+ * before the first re-embed report.
  */
-import { isEngramError, type Engram, type IndexProgress, type KnownEmbeddingModel } from '../lib/index.js';
+import {
+  isEngramError,
+  type Embedder,
+  type Engram,
+  type KnownEmbeddingModel,
+  type ModelLoadProgress,
+} from '../lib/index.js';
 
-/** Opens the app's store with `model`; `reembed` is passed on to `Engram.open()`. */
-export type OpenWithModel = (
+/**
+ * The embedder of `model`, made when the re-embed starts: a factory (the engram owns what it
+ * makes from the switch on); `onLoad` hears the model's download and load.
+ */
+export type EmbedderFor = (
   model: KnownEmbeddingModel,
-  reembed?: { signal: AbortSignal; onProgress: (p: IndexProgress) => void },
-) => Promise<Engram>;
+  onLoad: (progress: ModelLoadProgress) => void,
+) => () => Promise<Embedder>;
 
-/** How a re-embed ended; `engram` is the store open again, with the model it now holds. */
+/** How a re-embed ended; the app's engram stays open throughout and holds `target` only when done. */
 export type ReembedOutcome =
-  | { readonly kind: 'done'; readonly engram: Engram; readonly total: number; readonly ms: number }
-  | { readonly kind: 'cancelled'; readonly engram: Engram }
-  | { readonly kind: 'failed'; readonly engram: Engram; readonly error: unknown };
+  | { readonly kind: 'done'; readonly total: number; readonly ms: number }
+  | { readonly kind: 'cancelled' }
+  | { readonly kind: 'failed'; readonly error: unknown };
 
 /** What {@link reembedStore} needs. */
 export interface ReembedStoreOptions {
-  /** The store's open instance; closed first. */
-  readonly current: Engram;
+  /** The app's open engram; it stays open. */
+  readonly engram: Engram;
   /** The model to re-embed with. */
   readonly target: KnownEmbeddingModel;
-  /** The model the store holds now, reopened when the run stops. */
-  readonly fallback: KnownEmbeddingModel;
-  readonly open: OpenWithModel;
+  readonly embedderFor: EmbedderFor;
   readonly signal: AbortSignal;
-  /** Memories embedded so far (including any a killed earlier run left) of all live memories. */
+  /** Memories embedded so far (including any an earlier, stopped run left) of all live memories. */
   readonly onProgress: (done: number, total: number) => void;
+  /** The new model's download and load, before the first `onProgress`. */
+  readonly onModelLoad?: (progress: ModelLoadProgress) => void;
 }
 
 /**
- * Re-embeds every memory of the store with `target`.
- * Rejects only when the store cannot be reopened with its old model either.
+ * Re-embeds every memory of the open store with `target`. Never rejects: a stop or a
+ * failure is an outcome, and the store then keeps its model and searches as before.
  * @example
- * const outcome = await reembedStore({ current: engram, target, fallback, open, signal, onProgress });
- * engram = outcome.engram;
+ * const outcome = await reembedStore({ engram, target, embedderFor, signal, onProgress });
  */
 export async function reembedStore(options: ReembedStoreOptions): Promise<ReembedOutcome> {
-  const { current, target, fallback, open, signal, onProgress } = options;
+  const { engram, target, embedderFor, signal, onProgress, onModelLoad } = options;
   const started = performance.now();
-  let total = 0;
-  await current.close();
   try {
-    const engram = await open(target, {
-      signal,
-      onProgress: (p) => {
-        if (p.phase !== 'reembed') return;
-        total = p.total;
-        onProgress(p.done, p.total);
+    const { total } = await engram.reembed(
+      embedderFor(target, (p) => {
+        onModelLoad?.(p);
+      }),
+      {
+        signal,
+        onProgress: (p) => {
+          if (p.phase === 'reembed') onProgress(p.done, p.total);
+        },
       },
-    });
-    return { kind: 'done', engram, total, ms: performance.now() - started };
+    );
+    return { kind: 'done', total, ms: performance.now() - started };
   } catch (error) {
-    const engram = await open(fallback);
     // engram's AbortError, or whatever an embedder threw once the signal was up: either way, stopped by the user.
     const aborted = signal.aborted || (isEngramError(error) && error.code === 'ABORTED');
-    return aborted ? { kind: 'cancelled', engram } : { kind: 'failed', engram, error };
+    return aborted ? { kind: 'cancelled' } : { kind: 'failed', error };
   }
 }

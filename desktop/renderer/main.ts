@@ -29,7 +29,6 @@ import { createWebBridge } from './web-bridge.js';
 import { answerHubCall } from './hub-answer.js';
 import { AgentsView } from './agents-view.js';
 import { ModelSection } from './model-section.js';
-import type { OpenWithModel } from '../../ui/reembed-store.js';
 import { unlockStore } from './store-unlock.js';
 
 /** The IndexedDB database of the desktop app. */
@@ -112,13 +111,6 @@ async function main(): Promise<void> {
   };
   const engram = await Engram.open({ ...openOptions, name: DB_NAME, ...(plan.reembedAtOpen ? { reembed: true } : {}) });
   await engram.ready();
-  const openWith: OpenWithModel = (model, reembed) =>
-    Engram.open({
-      ...openOptions,
-      embedder: embedderOf(model),
-      name: DB_NAME,
-      ...(reembed === undefined ? {} : { reembed }),
-    });
 
   const views = new Map<ViewName, View>();
   let current: ViewName = 'chat';
@@ -199,7 +191,13 @@ async function main(): Promise<void> {
         choiceKey: MODEL_CHOICE_KEY,
         served: plan.served,
         picked: plan.picked,
-        open: openWith,
+        embedderFor: (model, onLoad) => () =>
+          TransformersEmbedder.create({
+            model: model.id,
+            onProgress: (p) => {
+              onLoad(p);
+            },
+          }),
         onModel: (model) => {
           openOptions.embedder = embedderOf(model);
           // The re-embed's result says what happened; the status facts show the model now in use.

@@ -2,8 +2,8 @@
  * The status view's "Embedding model" card (ui/model-picker.ts laid out for the
  * app): the model the store's vectors are made with (in use), the models this app
  * serves with the one picked for the store, and, when they differ, the re-embed
- * offer with its progress, Cancel and result. Re-embedding closes the app's engram
- * and hands the reopened one to the context, as an import does.
+ * offer with its progress, Cancel and result. Re-embedding runs on the app's open
+ * engram: the views and the MCP hub keep answering meanwhile.
  */
 import type { KnownEmbeddingModel } from '../../lib/index.js';
 import { h } from '../../ui/dom.js';
@@ -26,11 +26,10 @@ export class ModelSection {
       ...options,
       selectId: 'model-select',
       engram: () => ctx.engram,
-      adopt: (engram, held) => {
-        ctx.engram = engram;
+      adopt: (held) => {
         options.onModel(held);
       },
-      reopened: () => {
+      reembedEnded: () => {
         ctx.changed();
       },
       inUseDetail: ({ embedderId, dimensions, total }) =>
@@ -60,7 +59,7 @@ export class ModelSection {
     );
   }
 
-  /** True while a re-embed runs: the app's engram is closed until it ends. */
+  /** True while a re-embed runs (the app's engram stays open). */
   get running(): boolean {
     return this.#picker.running;
   }

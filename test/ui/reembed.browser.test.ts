@@ -1,5 +1,5 @@
 // The shared re-embed pieces (ui/reembed-store.ts, ui/reembed-panel.ts, ui/model-picking.ts) in real
-// Chromium: real IndexedDB, the panel's DOM, hash embedders standing in for the models (the end-to-end
+// Chromium: real IndexedDB, the panel's DOM, the re-embed on the open store, hash embedders standing in for the models (the end-to-end
 // tests, test/desktop/reembed.e2e.test.ts and test/demo/embedding-model.e2e.test.ts, run the real ones).
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../../lib/index.js';
 import { loadModelChoice, modelServed, saveModelChoice } from '../../ui/model-picking.js';
 import { ReembedPanel } from '../../ui/reembed-panel.js';
-import { reembedStore, type OpenWithModel, type ReembedOutcome } from '../../ui/reembed-store.js';
+import { reembedStore, type EmbedderFor, type ReembedOutcome } from '../../ui/reembed-store.js';
 
 const GLOVE = knownEmbeddingModel(DEFAULT_EMBEDDING_MODEL)!;
 const MINILM = knownEmbeddingModel(MINILM_EMBEDDING_MODEL)!;
@@ -48,56 +48,68 @@ afterEach(async () => {
   document.body.replaceChildren();
 });
 
-async function storeWith(n: number): Promise<{ name: string; open: (fail?: number, hold?: Hold) => OpenWithModel }> {
+/** A store of `n` memories made with the GloVe stand-in, open with it. */
+async function storeWith(n: number): Promise<{ name: string; engram: Engram }> {
   const name = `ui-reembed-${Math.random().toString(36).slice(2)}`;
-  const e = await Engram.open({ name, embedder: standIn(GLOVE) });
+  const engram = await Engram.open({ name, embedder: standIn(GLOVE) });
+  opened.push(engram);
   for (let i = 0; i < n; i += 50)
-    await e.add(
+    await engram.add(
       Array.from({ length: Math.min(50, n - i) }, (_, j) => ({
         role: 'user' as const,
         content: `fact ${i + j} about topic ${i + j}`,
       })),
       { userId: 'u' },
     );
-  await e.close();
-  const open =
-    (fail?: number, hold?: Hold): OpenWithModel =>
-    async (model, reembed) => {
-      const engram = await Engram.open({
-        name,
-        embedder: standIn(model, model === MINILM ? 5 : 0, fail, model === MINILM ? hold : undefined),
-        ...(reembed === undefined ? {} : { reembed }),
-      });
-      opened.push(engram);
-      return engram;
-    };
-  return { name, open };
+  return { name, engram };
+}
+
+/**
+ * The stand-in's factory for a model, as an app's: it reports a two-file download and load
+ * (transformers.js's events) before it hands the embedder over.
+ */
+function embedderFor(fail?: number, hold?: Hold): EmbedderFor {
+  return (model, onLoad) => async () => {
+    for (const [file, total] of [
+      ['config.json', 700],
+      ['onnx/model_quantized.onnx', 23_000_000],
+    ] as const) {
+      onLoad({ status: 'initiate', file });
+      onLoad({ status: 'progress', file, loaded: total / 2, total, progress: 50 });
+      await new Promise((done) => setTimeout(done, 5));
+      onLoad({ status: 'done', file, loaded: total, total });
+    }
+    onLoad({ status: 'ready' });
+    return standIn(model, model === MINILM ? 5 : 0, fail, model === MINILM ? hold : undefined);
+  };
 }
 
 describe('ReembedPanel with reembedStore()', () => {
-  it('offers, shows count and rate while running, and reports the result; the store then holds the new model', async () => {
-    const { name, open } = await storeWith(300);
-    const current = await open()(GLOVE);
-    let engram = current;
+  it("shows the model's load, then count and rate; the store stays open and searchable throughout, then holds the new model", async () => {
+    const { name, engram } = await storeWith(300);
     const progress: number[] = [];
+    const loads: string[] = [];
     let release = (): void => undefined;
     const hold: Hold = { after: 2, until: new Promise((done) => (release = done)) };
+    const ended: ReembedOutcome[] = [];
     const panel = new ReembedPanel(
-      (signal, onProgress) =>
+      (signal, onProgress, onModelLoad) =>
         reembedStore({
-          current: engram,
+          engram,
           target: MINILM,
-          fallback: GLOVE,
-          open: open(undefined, hold),
+          embedderFor: embedderFor(undefined, hold),
           signal,
           onProgress: (done, total) => {
             progress.push(done);
             onProgress(done, total);
           },
+          onModelLoad: (p) => {
+            // What the panel shows at each model report, before any re-embed report.
+            loads.push(`${p.status} ${panel.root.dataset['phase']} ${progress.length}`);
+            onModelLoad(p);
+          },
         }),
-      (outcome) => {
-        engram = outcome.engram;
-      },
+      (outcome) => ended.push(outcome),
       (e) => {
         throw e;
       },
@@ -109,46 +121,63 @@ describe('ReembedPanel with reembedStore()', () => {
     const start = panel.root.querySelector<HTMLButtonElement>('[data-testid="reembed-start"]')!;
     expect(start.textContent).toBe('Re-embed 300 memories');
     start.click();
+    await expect.poll(() => panel.root.dataset['model'], { timeout: 20_000 }).toBe('100');
+    expect(loads.every((l) => l.endsWith('model 0'))).toBe(true);
+    expect(loads.map((l) => l.split(' ')[0])).toEqual([
+      'initiate',
+      'progress',
+      'done',
+      'initiate',
+      'progress',
+      'done',
+      'ready',
+    ]);
     await expect.poll(() => panel.root.dataset['done'], { timeout: 20_000 }).toBe('128');
-    expect(panel.state).toBe('running');
+    expect([panel.state, panel.root.dataset['phase']]).toEqual(['running', 'reembed']);
     expect(panel.root.querySelector('[data-testid="reembed-count"]')?.textContent).toBe('128 / 300');
     expect(panel.root.querySelector('progress')?.value).toBe(128);
     expect(panel.root.querySelector('[data-testid="reembed-rate"]')?.textContent).toMatch(/\/s · about .* left$/);
+    // Mid-run the store is open: it searches with its old model and takes writes.
+    expect(engram.closed).toBe(false);
+    expect((await engram.ready()).embedderId).toBe(GLOVE.id);
+    const found = await engram.search('fact 7 about topic 7', { userId: 'u', mode: 'vector', limit: 1 });
+    expect(found.results[0]?.memory).toBe('fact 7 about topic 7');
+    await engram.add('written while re-embedding about kites', { userId: 'u' });
     release();
     await expect.poll(() => panel.state, { timeout: 20_000 }).toBe('done');
-    expect(progress).toEqual([0, 64, 128, 192, 256, 300]);
+    expect(progress.slice(0, 6)).toEqual([0, 64, 128, 192, 256, 300]);
+    expect(ended.map((o) => o.kind)).toEqual(['done']);
     expect(panel.root.querySelector('[data-testid="reembed-result"]')?.textContent).toMatch(
-      /^Re-embedded 300 memories with all-MiniLM-L6-v2 .* in .*\. Search now uses it\.$/,
+      /^Re-embedded 301 memories with all-MiniLM-L6-v2 .* in .*\. Search now uses it\.$/,
     );
     expect((await engram.ready()).embedderId).toBe(MINILM.id);
     expect(await Engram.storedEmbedder(name)).toEqual({ id: MINILM.id, dimensions: 384 });
-    expect(current.closed).toBe(true);
+    const kite = await engram.search('written while re-embedding about kites', { userId: 'u', mode: 'vector' });
+    expect(kite.results[0]?.memory).toBe('written while re-embedding about kites');
     // The result stays when there is nothing more to offer.
     panel.offer(undefined);
     expect(panel.state).toBe('done');
   });
 
-  it('Cancel stops the run: the store reopens with its old model, every vector as it was, and the offer comes back', async () => {
-    const { name, open } = await storeWith(300);
-    let engram = await open()(GLOVE);
+  it('Cancel stops the run: the store keeps its old model, searching as before, and the offer comes back', async () => {
+    const { name, engram } = await storeWith(300);
     const before = (await engram.search('fact 7 about topic 7', { mode: 'vector', limit: 3 })).results.map((r) => r.id);
     const ended: ReembedOutcome[] = [];
     // The second batch waits until after Cancel: the run is stopped in the middle, deterministically.
     let release = (): void => undefined;
     const hold: Hold = { after: 1, until: new Promise((done) => (release = done)) };
     const panel = new ReembedPanel(
-      (signal, onProgress) =>
+      (signal, onProgress, onModelLoad) =>
         reembedStore({
-          current: engram,
+          engram,
           target: MINILM,
-          fallback: GLOVE,
-          open: open(undefined, hold),
+          embedderFor: embedderFor(undefined, hold),
           signal,
           onProgress,
+          onModelLoad,
         }),
       (outcome) => {
         ended.push(outcome);
-        engram = outcome.engram;
         panel.offer({ from: GLOVE.label, to: MINILM.label, count: 300 });
       },
       (e) => {
@@ -177,15 +206,38 @@ describe('ReembedPanel with reembedStore()', () => {
     ).toEqual(before);
   });
 
-  it('a model that fails mid-way ends as failed, with the reason, and the store open with its old model', async () => {
-    const { open } = await storeWith(200);
-    let engram = await open()(GLOVE);
+  it('Cancel while the model loads: nothing was embedded, and the store keeps its model', async () => {
+    const { engram } = await storeWith(50);
+    let loaded = (): void => undefined;
+    const slow: EmbedderFor = (model, onLoad) => async () => {
+      onLoad({ status: 'progress', file: 'onnx/model_quantized.onnx', loaded: 1, total: 10, progress: 10 });
+      await new Promise<void>((done) => (loaded = done));
+      return standIn(model);
+    };
     const panel = new ReembedPanel(
-      (signal, onProgress) =>
-        reembedStore({ current: engram, target: MINILM, fallback: GLOVE, open: open(2), signal, onProgress }),
-      (outcome) => {
-        engram = outcome.engram;
+      (signal, onProgress, onModelLoad) =>
+        reembedStore({ engram, target: MINILM, embedderFor: slow, signal, onProgress, onModelLoad }),
+      () => undefined,
+      (e) => {
+        throw e;
       },
+    );
+    document.body.append(panel.root);
+    const run = panel.start({ from: GLOVE.label, to: MINILM.label, count: 50 });
+    await expect.poll(() => panel.root.dataset['model'], { timeout: 20_000 }).toBe('10');
+    expect(panel.root.querySelector('[data-testid="reembed-rate"]')?.textContent).toContain('loading the model');
+    panel.root.querySelector<HTMLButtonElement>('[data-testid="reembed-cancel"]')!.click();
+    expect((await run).kind).toBe('cancelled');
+    loaded();
+    expect((await engram.ready()).embedderId).toBe(GLOVE.id);
+  });
+
+  it('a model that fails mid-way ends as failed, with the reason, and the store open with its old model', async () => {
+    const { engram } = await storeWith(200);
+    const panel = new ReembedPanel(
+      (signal, onProgress, onModelLoad) =>
+        reembedStore({ engram, target: MINILM, embedderFor: embedderFor(2), signal, onProgress, onModelLoad }),
+      () => undefined,
       (e) => {
         throw e;
       },

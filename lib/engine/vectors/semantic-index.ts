@@ -184,7 +184,17 @@ export class SemanticIndex {
       return { total: 0, embedded: 0, switchSeq: 0 };
     }
     const current = await untilAborted(this.ready(), signal);
-    const inner = typeof source === 'function' ? await untilAborted(source(), signal) : source;
+    let inner: Embedder;
+    if (typeof source === 'function') {
+      const making = source();
+      try {
+        inner = await untilAborted(making, signal);
+      } catch (e) {
+        // Stopped while the model loads: what it makes once loaded is freed, never used.
+        making.then((made) => made.dispose()).catch(() => undefined);
+        throw e;
+      }
+    } else inner = source;
     const embedder = new CachedEmbedder(inner);
     const ours = typeof source === 'function';
     if (embedder.id === current.embedder.id && embedder.dimensions === current.embedder.dimensions) {
