@@ -13,6 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
+import { rawDatabase } from '../ui-helpers/app-page.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
@@ -47,36 +48,6 @@ async function chat(text: string): Promise<void> {
 
 async function memories(): Promise<string[]> {
   return page.locator('[data-testid="memory-list"] .text').allInnerTexts();
-}
-
-/** Every row of every object store of the demo's database, as one text (what a reader of the disk gets). */
-async function rawDatabase(): Promise<string> {
-  return page.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((res, rej) => {
-      const r = indexedDB.open('engram-demo');
-      r.onsuccess = () => {
-        res(r.result);
-      };
-      r.onerror = () => {
-        rej(r.error ?? new Error('open failed'));
-      };
-    });
-    const out: string[] = [];
-    for (const store of [...db.objectStoreNames]) {
-      const rows = await new Promise<unknown[]>((res, rej) => {
-        const r = db.transaction(store).objectStore(store).getAll();
-        r.onsuccess = () => {
-          res(r.result as unknown[]);
-        };
-        r.onerror = () => {
-          rej(r.error ?? new Error('read failed'));
-        };
-      });
-      out.push(`${store}:${JSON.stringify(rows)}`);
-    }
-    db.close();
-    return out.join('\n');
-  });
 }
 
 /** Loads the page: ready, or the unlock panel. */
@@ -145,11 +116,11 @@ describe('demo encryption at rest (Chromium)', () => {
     await page.click('[data-testid="encrypt-button"]');
     await page.waitForSelector('[data-testid="encryption-card"][data-encrypted="true"]', { timeout: STEP_WAIT });
     expect(await page.innerText('[data-testid="encrypt-message"]')).toMatch(/^Encrypted\./);
-    expect(await rawDatabase()).toContain('"key":"atRest"');
+    expect(await rawDatabase(page, 'engram-demo')).toContain('"key":"atRest"');
 
     await chat('My name is Ana and I keep bees in Porto');
     expect(await memories()).toContain('My name is Ana and I keep bees in Porto');
-    const raw = await rawDatabase();
+    const raw = await rawDatabase(page, 'engram-demo');
     expect(raw).not.toContain('keep bees');
     expect(raw).not.toContain('Porto');
     expect(raw).not.toContain(PASSPHRASE);
@@ -194,6 +165,6 @@ describe('demo encryption at rest (Chromium)', () => {
       { timeout: STEP_WAIT },
     );
     expect(await page.isVisible('[data-testid="encrypt-form"]')).toBe(false);
-    expect(await rawDatabase()).toContain('allergic to peanuts');
+    expect(await rawDatabase(page, 'engram-demo')).toContain('allergic to peanuts');
   }, 240_000);
 });

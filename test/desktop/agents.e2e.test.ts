@@ -25,6 +25,7 @@ import {
   ensureOfflineModel,
   launchChromium,
   prepareContext,
+  rawDatabase,
   screenshot,
   showView,
   startAppServer,
@@ -73,36 +74,6 @@ async function connect(token: string): Promise<Client> {
 async function callText(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
   const result = await client.callTool({ name, arguments: args });
   return (result.content as { text: string }[]).map((c) => c.text).join('\n');
-}
-
-/** Every row of every object store of the page's IndexedDB database, as one text. */
-async function rawDatabase(p: Page, name: string): Promise<string> {
-  return p.evaluate(async (dbName) => {
-    const db = await new Promise<IDBDatabase>((res, rej) => {
-      const r = indexedDB.open(dbName);
-      r.onsuccess = () => {
-        res(r.result);
-      };
-      r.onerror = () => {
-        rej(r.error ?? new Error('open failed'));
-      };
-    });
-    const out: string[] = [];
-    for (const store of [...db.objectStoreNames]) {
-      const rows = await new Promise<unknown[]>((res, rej) => {
-        const r = db.transaction(store).objectStore(store).getAll();
-        r.onsuccess = () => {
-          res(r.result as unknown[]);
-        };
-        r.onerror = () => {
-          rej(r.error ?? new Error('read failed'));
-        };
-      });
-      out.push(`${store}:${JSON.stringify(rows)}`);
-    }
-    db.close();
-    return out.join('\n');
-  }, name);
 }
 
 /** The page's bridge: the preload's methods over `ipcRenderer.invoke`, here an exposed function into the main process. */

@@ -28,6 +28,7 @@ import {
 } from '../../desktop/preload/bridge-api.js';
 import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
 import { FakeContents, fakeElectron, type FakeElectron, type FakeWindow } from './main/fake-electron.js';
+import { rawDatabase } from '../ui-helpers/app-page.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
@@ -162,36 +163,6 @@ async function statusFact(page: Page, fact: string): Promise<string> {
   return page.innerText(`[data-fact="${fact}"]`);
 }
 
-/** Every row of every object store of the page's database, as one text (what a reader of the disk gets). */
-async function rawDatabase(page: Page): Promise<string> {
-  return page.evaluate(async (dbName) => {
-    const db = await new Promise<IDBDatabase>((res, rej) => {
-      const r = indexedDB.open(dbName);
-      r.onsuccess = () => {
-        res(r.result);
-      };
-      r.onerror = () => {
-        rej(r.error ?? new Error('open failed'));
-      };
-    });
-    const out: string[] = [];
-    for (const store of [...db.objectStoreNames]) {
-      const rows = await new Promise<unknown[]>((res, rej) => {
-        const r = db.transaction(store).objectStore(store).getAll();
-        r.onsuccess = () => {
-          res(r.result as unknown[]);
-        };
-        r.onerror = () => {
-          rej(r.error ?? new Error('read failed'));
-        };
-      });
-      out.push(`${store}:${JSON.stringify(rows)}`);
-    }
-    db.close();
-    return out.join('\n');
-  }, DB);
-}
-
 beforeAll(async () => {
   await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
   work = await mkdtemp(join(tmpdir(), 'engram-store-key-e2e-'));
@@ -241,7 +212,7 @@ describe('desktop store encrypted at rest (Chromium)', () => {
     try {
       expect(await load(page)).toBe('ready');
       await addMemory(page, 'The spare key hides under the blue flowerpot');
-      const raw = await rawDatabase(page);
+      const raw = await rawDatabase(page, DB);
       expect(raw).not.toContain('blue flowerpot');
       expect(raw).not.toContain('flowerpot');
       expect(raw).toContain('"key":"atRest"');
@@ -293,7 +264,7 @@ describe('desktop store encrypted at rest (Chromium)', () => {
       await page.click('[data-testid="passphrase-submit"]');
       await ready(page);
       expect(await memoryTexts(page)).toEqual(['The boat is moored at pier seven']);
-      const raw = await rawDatabase(page);
+      const raw = await rawDatabase(page, DB);
       expect(raw).not.toContain('pier seven');
       expect(raw).not.toContain('moored');
       expect(raw).not.toContain(PASSPHRASE);
@@ -355,7 +326,7 @@ describe('desktop store encrypted at rest (Chromium)', () => {
       expect((recalled.content as { text: string }[]).map((c) => c.text).join('\n')).toContain(
         'Ana waters the bees at noon',
       );
-      expect(await rawDatabase(page)).not.toContain('waters the bees');
+      expect(await rawDatabase(page, DB)).not.toContain('waters the bees');
     } finally {
       hubPage = undefined;
       await client.close();
@@ -369,7 +340,7 @@ describe('desktop store encrypted at rest (Chromium)', () => {
     try {
       expect(await load(page)).toBe('ready');
       await addMemory(page, 'Plain text from the browser fallback');
-      expect(await rawDatabase(page)).toContain('Plain text from the browser fallback');
+      expect(await rawDatabase(page, DB)).toContain('Plain text from the browser fallback');
       await context.addInitScript(preloadInPage, BRIDGE_GLOBAL);
       expect(await load(page, true)).toBe('ready');
       expect(await memoryTexts(page)).toEqual(['Plain text from the browser fallback']);

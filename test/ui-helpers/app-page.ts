@@ -197,3 +197,33 @@ export async function showView(page: Page, name: string): Promise<void> {
   await page.click(`[data-testid="nav-${name}"]`);
   await page.waitForFunction((n) => document.body.dataset['current'] === n, name, { timeout: STEP_WAIT });
 }
+
+/** Every row of every object store of the page's IndexedDB database `name`, as one text (what a reader of the disk gets). */
+export async function rawDatabase(p: Page, name: string): Promise<string> {
+  return p.evaluate(async (dbName) => {
+    const db = await new Promise<IDBDatabase>((res, rej) => {
+      const r = indexedDB.open(dbName);
+      r.onsuccess = () => {
+        res(r.result);
+      };
+      r.onerror = () => {
+        rej(r.error ?? new Error('open failed'));
+      };
+    });
+    const out: string[] = [];
+    for (const store of [...db.objectStoreNames]) {
+      const rows = await new Promise<unknown[]>((res, rej) => {
+        const r = db.transaction(store).objectStore(store).getAll();
+        r.onsuccess = () => {
+          res(r.result as unknown[]);
+        };
+        r.onerror = () => {
+          rej(r.error ?? new Error('read failed'));
+        };
+      });
+      out.push(`${store}:${JSON.stringify(rows)}`);
+    }
+    db.close();
+    return out.join('\n');
+  }, name);
+}
