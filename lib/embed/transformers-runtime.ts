@@ -305,9 +305,8 @@ export function closeTruncatedRows(ids: Tensor, mask: Tensor, closing: bigint): 
  * float32, the squared norm summed in float32), so the vectors are the same
  * bit for bit. transformers.js reads the int64 mask element by element once
  * per dimension, as BigInts, and walks the states with a stride; here the
- * mask is read once per text and the states in order. The offline model in
- * its worker went from 6,000–8,400 to 16,000–17,600 texts/s in Chromium
- * (bench/ingest, batches of 64).
+ * mask is read once per text and the states in order (what that gained:
+ * bench/results/REPORT.md, "Measurements cited by the code").
  */
 export function meanPooledUnit(
   states: Float32Array,
