@@ -268,20 +268,25 @@ export class VectorState {
     for (const id of early) sink(id);
   }
 
+  /** Reads memories `ids` and their vectors and places each in the index as it stands in the store (#place). */
+  async #indexAsStored(ids: string[]): Promise<void> {
+    const { db } = this.#core;
+    const [rows, vectors] = await Promise.all([db.memories.bulkGet(ids), db.vectors.bulkGet(ids)]);
+    const now = this.#core.now();
+    const adds: { id: string; vector: Float32Array }[] = [];
+    ids.forEach((id, i) => {
+      const add = this.#place(id, rows[i], vectors[i], now);
+      if (add !== undefined) adds.push(add);
+    });
+    this.index.addMany(adds);
+    this.#changed += ids.length;
+  }
+
   /** Reads memories `ids` and their vectors again and indexes them as they stand (after a repair). */
   recheck(ids: readonly string[]): Promise<void> {
     return this.#queue.run(async () => {
       if (this.#disposed || this.#retired || ids.length === 0) return;
-      const { db } = this.#core;
-      const [rows, vectors] = await Promise.all([db.memories.bulkGet([...ids]), db.vectors.bulkGet([...ids])]);
-      const now = this.#core.now();
-      const adds: { id: string; vector: Float32Array }[] = [];
-      ids.forEach((id, i) => {
-        const add = this.#place(id, rows[i], vectors[i], now);
-        if (add !== undefined) adds.push(add);
-      });
-      this.index.addMany(adds);
-      this.#changed += ids.length;
+      await this.#indexAsStored([...ids]);
       await this.#settle();
     });
   }
@@ -467,18 +472,8 @@ export class VectorState {
       const changes = await db.changes.where(':id').above(this.seq).limit(PAGE).toArray();
       if (changes.length === 0) return;
       const ids = [...new Set(changes.filter((c) => c.table === 'memories').map((c) => c.recordId))];
-      if (ids.length > 0) {
-        const [rows, vectors] = await Promise.all([db.memories.bulkGet(ids), db.vectors.bulkGet(ids)]);
-        const now = this.#core.now();
-        const adds: { id: string; vector: Float32Array }[] = [];
-        ids.forEach((id, i) => {
-          const add = this.#place(id, rows[i], vectors[i], now);
-          if (add !== undefined) adds.push(add);
-        });
-        // Into the exact buffer: HNSW inserts wait for a pause in the writing (see #settle).
-        this.index.addMany(adds);
-        this.#changed += ids.length;
-      }
+      // Into the exact buffer: HNSW inserts wait for a pause in the writing (see #settle).
+      if (ids.length > 0) await this.#indexAsStored(ids);
       this.seq = changes[changes.length - 1]!.seq!;
       options.onProgress?.({ phase: 'replay', done: changes.length, total: changes.length });
       if (changes.length < PAGE) break;
