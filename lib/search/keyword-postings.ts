@@ -82,6 +82,27 @@ export interface PostingsSnapshot {
   counts: Int32Array;
 }
 
+/** A query term with live postings: its number, idf, and the most it adds to a document (idf × (K1 + 1)). */
+interface WeightedTerm {
+  term: number;
+  idf: number;
+  bound: number;
+}
+
+/** A query as search() scores it: its terms with postings, best bound first, and the corpus's average length. */
+interface WeightedQuery {
+  terms: WeightedTerm[];
+  /** The most a document could score (every key's bound, a key without postings included). */
+  bound: number;
+  avgLength: number;
+}
+
+/** What a walk has seen: every document it filtered (scratch to reset) and those it accepted. */
+interface Seen {
+  touched: number[];
+  accepted: number[];
+}
+
 const FIELDS = 4;
 const NONE = -1;
 /**
@@ -217,91 +238,136 @@ export class KeywordPostings {
    * const { hits, total } = postings.search(['m:paris', 'm:trip'], { depth: 10 })
    */
   search(keys: readonly string[], options: PostingsSearchOptions = {}): PostingsResult {
+    const query = this.#weigh(keys);
+    const { within } = options;
+    if (within !== undefined && this.#scoresByLookup(within, query, options.scopeStrategy ?? 'cost')) {
+      return this.#lookUp(within, query, options);
+    }
+    const touched = this.#walk(query, acceptWithin(within, options.accept), options);
+    return this.#collect(touched, options.depth ?? Infinity, query.bound);
+  }
+
+  /**
+   * The query's terms that have live postings, with their idf and the most each
+   * can add to a document, best bound first; `bound` sums every key's (a key
+   * without postings included, as keywordSearch's does).
+   */
+  #weigh(keys: readonly string[]): WeightedQuery {
     const docs = Math.max(this.stats.docs, 1);
-    const avgLength = this.stats.length > 0 ? this.stats.length / docs : 1;
-    const weighted: { term: number; idf: number; bound: number }[] = [];
+    const terms: WeightedTerm[] = [];
     let bound = 0;
     for (const key of keys) {
       const t = this.#termNumber.get(key);
       const df = t === undefined ? 0 : this.#df[t]!;
       const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
       bound += idf * (K1 + 1);
-      if (t !== undefined && df > 0) weighted.push({ term: t, idf, bound: idf * (K1 + 1) });
+      if (t !== undefined && df > 0) terms.push({ term: t, idf, bound: idf * (K1 + 1) });
     }
-    weighted.sort((a, b) => b.bound - a.bound);
-    const { within } = options;
+    terms.sort((a, b) => b.bound - a.bound);
+    return { terms, bound, avgLength: this.stats.length > 0 ? this.stats.length / docs : 1 };
+  }
+
+  /** A term's BM25 contribution to document `d` holding it `f` times (as keywordSearch computes it). */
+  #gain(idf: number, f: number, d: number, avgLength: number): number {
+    return (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.#lengths[d]!) / avgLength));
+  }
+
+  /** Whether a `within` scope is scored by looking its documents up rather than by walking the postings. */
+  #scoresByLookup(
+    within: ReadonlySet<string>,
+    query: WeightedQuery,
+    strategy: NonNullable<PostingsSearchOptions['scopeStrategy']>,
+  ): boolean {
+    if (strategy !== 'cost') return strategy === 'lookup';
+    return scopeLookupWins(
+      within.size,
+      query.terms.map((w) => this.#postDocs[w.term]!.length),
+    );
+  }
+
+  /**
+   * Walks each term's postings, best bound first, adding its gain to every live
+   * document `accept` takes (asked once per document); with `prune`, once the
+   * terms left could not lift an unmatched document into the best `depth`
+   * (MaxScore), a term scores only the documents already matched. Returns every
+   * document it filtered, whose scratch score and state {@link #collect} reads and resets.
+   */
+  #walk(query: WeightedQuery, accept: PostingsSearchOptions['accept'], options: PostingsSearchOptions): number[] {
     const depth = options.depth ?? Infinity;
-    // A term's BM25 contribution to document d holding it f times (as keywordSearch computes it).
-    const gain = (idf: number, f: number, d: number): number =>
-      (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.#lengths[d]!) / avgLength));
-    if (within !== undefined) {
-      const strategy = options.scopeStrategy ?? 'cost';
-      if (
-        strategy === 'lookup' ||
-        (strategy === 'cost' &&
-          scopeLookupWins(
-            within.size,
-            weighted.map((w) => this.#postDocs[w.term]!.length),
-          ))
-      ) {
-        return this.#lookUp(within, weighted, gain, depth, options.accept, bound);
-      }
+    const seen: Seen = { touched: [], accepted: [] };
+    const rest = remainingBounds(query.terms);
+    for (let j = 0; j < query.terms.length; j++) {
+      const term = query.terms[j]!;
+      const pruned =
+        options.prune === true &&
+        seen.accepted.length >= depth &&
+        rest[j]! < kthLargest(this.#scores, seen.accepted, depth);
+      if (pruned) this.#scoreMatched(term, query.avgLength, seen.accepted);
+      else this.#walkPostings(term, query.avgLength, accept, seen);
     }
-    const accept =
-      within === undefined
-        ? options.accept
-        : (id: string, fields: MessageTermsFields): boolean =>
-            within.has(id) && (options.accept === undefined || options.accept(id, fields));
+    return seen.touched;
+  }
+
+  /**
+   * One term's postings walked whole: each live document seen for the first time
+   * is filtered once (state 1 accepted, 2 rejected, and noted as touched), and
+   * every accepted one gains the term's score.
+   */
+  #walkPostings(w: WeightedTerm, avgLength: number, accept: PostingsSearchOptions['accept'], seen: Seen): void {
+    const postDocs = this.#postDocs[w.term]!;
+    const postCounts = this.#postCounts[w.term]!;
     const scores = this.#scores;
     const state = this.#state;
-    const touched: number[] = [];
-    const accepted: number[] = [];
-    // What the terms from j on can add to a document at most.
-    const rest = new Float64Array(weighted.length + 1);
-    for (let j = weighted.length - 1; j >= 0; j--) rest[j] = rest[j + 1]! + weighted[j]!.bound;
-    for (let j = 0; j < weighted.length; j++) {
-      const { term, idf } = weighted[j]!;
-      const postDocs = this.#postDocs[term]!;
-      const postCounts = this.#postCounts[term]!;
-      if (options.prune === true && accepted.length >= depth && rest[j]! < kthLargest(scores, accepted, depth)) {
-        // No unmatched document can make the best `depth` now: score only the matched ones,
-        // each looked up in the (document-ordered) postings when that beats walking them.
-        if (accepted.length * Math.log2(postDocs.length + 2) < postDocs.length) {
-          for (const d of accepted) {
-            const i = indexOf(postDocs, d);
-            if (i >= 0) scores[d] = scores[d]! + gain(idf, postCounts[i]!, d);
-          }
-        } else {
-          for (let i = 0; i < postDocs.length; i++) {
-            const d = postDocs[i]!;
-            if (state[d] === 1 && this.#alive[d] === 1) scores[d] = scores[d]! + gain(idf, postCounts[i]!, d);
-          }
-        }
-        continue;
+    for (let i = 0; i < postDocs.length; i++) {
+      const d = postDocs[i]!;
+      if (this.#alive[d] === 0) continue;
+      let s = state[d]!;
+      if (s === 0) {
+        s = accept === undefined || accept(this.#ids[d]!, this.#fieldsOf(d)) ? 1 : 2;
+        state[d] = s;
+        seen.touched.push(d);
+        if (s === 1) seen.accepted.push(d);
       }
-      for (let i = 0; i < postDocs.length; i++) {
-        const d = postDocs[i]!;
-        if (this.#alive[d] === 0) continue;
-        let s = state[d]!;
-        if (s === 0) {
-          s = accept === undefined || accept(this.#ids[d]!, this.#fieldsOf(d)) ? 1 : 2;
-          state[d] = s;
-          touched.push(d);
-          if (s === 1) accepted.push(d);
-        }
-        if (s !== 1) continue;
-        scores[d] = scores[d]! + gain(idf, postCounts[i]!, d);
+      if (s !== 1) continue;
+      scores[d] = scores[d]! + this.#gain(w.idf, postCounts[i]!, d, avgLength);
+    }
+  }
+
+  /**
+   * One term scored for the documents already matched only (no unmatched one can
+   * make the best `depth` now): each looked up in the (document-ordered) postings
+   * when that beats walking them.
+   */
+  #scoreMatched(w: WeightedTerm, avgLength: number, accepted: readonly number[]): void {
+    const postDocs = this.#postDocs[w.term]!;
+    const postCounts = this.#postCounts[w.term]!;
+    const scores = this.#scores;
+    if (accepted.length * Math.log2(postDocs.length + 2) < postDocs.length) {
+      for (const d of accepted) {
+        const i = indexOf(postDocs, d);
+        if (i >= 0) scores[d] = scores[d]! + this.#gain(w.idf, postCounts[i]!, d, avgLength);
+      }
+      return;
+    }
+    for (let i = 0; i < postDocs.length; i++) {
+      const d = postDocs[i]!;
+      if (this.#state[d] === 1 && this.#alive[d] === 1) {
+        scores[d] = scores[d]! + this.#gain(w.idf, postCounts[i]!, d, avgLength);
       }
     }
+  }
+
+  /** The best `depth` of the accepted documents a walk touched and how many there were; resets their scratch. */
+  #collect(touched: readonly number[], depth: number, bound: number): PostingsResult {
     const top = new TopHits(depth);
     let total = 0;
     for (const d of touched) {
-      if (state[d] === 1) {
+      if (this.#state[d] === 1) {
         total++;
-        top.offer(this.#ids[d]!, scores[d]!);
+        top.offer(this.#ids[d]!, this.#scores[d]!);
       }
-      state[d] = 0;
-      scores[d] = 0;
+      this.#state[d] = 0;
+      this.#scores[d] = 0;
     }
     return { hits: top.sorted(), total, bound };
   }
@@ -315,32 +381,26 @@ export class KeywordPostings {
    * its score is the walk's to the last bit; the heap's order (score, then id) does
    * not depend on the order documents are offered in.
    */
-  #lookUp(
-    within: ReadonlySet<string>,
-    weighted: readonly { term: number; idf: number }[],
-    gain: (idf: number, f: number, d: number) => number,
-    depth: number,
-    accept: PostingsSearchOptions['accept'],
-    bound: number,
-  ): PostingsResult {
-    const top = new TopHits(depth);
+  #lookUp(within: ReadonlySet<string>, query: WeightedQuery, options: PostingsSearchOptions): PostingsResult {
+    const { accept } = options;
+    const top = new TopHits(options.depth ?? Infinity);
     let total = 0;
     for (const id of within) {
       const d = this.#numberOf.get(id);
       if (d === undefined) continue;
       let score = 0;
       let matched = false;
-      for (const { term, idf } of weighted) {
+      for (const { term, idf } of query.terms) {
         const i = indexOf(this.#postDocs[term]!, d);
         if (i < 0) continue;
-        score = score + gain(idf, this.#postCounts[term]![i]!, d);
+        score = score + this.#gain(idf, this.#postCounts[term]![i]!, d, query.avgLength);
         matched = true;
       }
       if (!matched || (accept !== undefined && !accept(id, this.#fieldsOf(d)))) continue;
       total++;
       top.offer(id, score);
     }
-    return { hits: top.sorted(), total, bound };
+    return { hits: top.sorted(), total, bound: query.bound };
   }
 
   /** A compact copy without deleted documents; {@link KeywordPostings.restore} reads it back. */
@@ -519,6 +579,22 @@ export class KeywordPostings {
     if (role !== undefined) fields.role = role as Role;
     return fields;
   }
+}
+
+/** `accept` narrowed to the documents of `within` (each asked of the set first), or `accept` alone. */
+function acceptWithin(
+  within: ReadonlySet<string> | undefined,
+  accept: PostingsSearchOptions['accept'],
+): PostingsSearchOptions['accept'] {
+  if (within === undefined) return accept;
+  return (id, fields) => within.has(id) && (accept === undefined || accept(id, fields));
+}
+
+/** What the terms from j on can add to a document at most, for each j (and 0 past the last). */
+function remainingBounds(terms: readonly WeightedTerm[]): Float64Array {
+  const rest = new Float64Array(terms.length + 1);
+  for (let j = terms.length - 1; j >= 0; j--) rest[j] = rest[j + 1]! + terms[j]!.bound;
+  return rest;
 }
 
 /** Position of `d` in the ascending `docs`, or -1. */
