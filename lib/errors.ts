@@ -22,7 +22,9 @@ export type EngramErrorCode =
   | 'SYNC'
   | 'TOOL_CALL'
   | 'HUB'
-  | 'KEY';
+  | 'KEY'
+  | 'REEMBED_BUSY'
+  | 'EMBEDDER_CHANGED';
 
 /**
  * Base class of every engram error.
@@ -260,6 +262,50 @@ export class KeyError extends EngramError {
   }
 }
 
+/**
+ * Another instance on the same store (a second tab, a second Engram) is re-embedding it:
+ * its lease names the model it moves to and when the lease runs out unless renewed (a
+ * run that died leaves it to expire). Nothing was embedded or written; try again once
+ * that run has finished, or after `expiresAt`.
+ */
+export class ReembedBusyError extends EngramError {
+  /** The embedder id the other run moves the store to. */
+  readonly target: string;
+  /** When the other run's lease runs out unless it renews it (epoch ms, the store's clock). */
+  readonly expiresAt: number;
+  constructor(target: string, expiresAt: number) {
+    super(
+      'REEMBED_BUSY',
+      `another instance is re-embedding this store with "${target}" (its lease runs until ${new Date(expiresAt).toISOString()} unless renewed); try again when it has finished`,
+    );
+    this.name = 'ReembedBusyError';
+    this.target = target;
+    this.expiresAt = expiresAt;
+  }
+}
+
+/**
+ * Another instance switched the store to another embedding model (a re-embed) while
+ * this one was open on the old one. Vector and hybrid search are refused (keyword
+ * search still works); memories this instance writes are stored without a vector,
+ * and an instance on the store's model embeds them. Reopen with `recorded`'s model.
+ */
+export class EmbedderChangedError extends EngramError {
+  /** The embedder id the store holds now. */
+  readonly recorded: string;
+  /** The embedder id of this instance. */
+  readonly current: string;
+  constructor(recorded: string, current: string) {
+    super(
+      'EMBEDDER_CHANGED',
+      `another instance re-embedded this store with "${recorded}"; this engram uses "${current}": keyword search still works, reopen with "${recorded}" for vector and hybrid search`,
+    );
+    this.name = 'EmbedderChangedError';
+    this.recorded = recorded;
+    this.current = current;
+  }
+}
+
 const CODES: ReadonlySet<string> = new Set<EngramErrorCode>([
   'VALIDATION',
   'CLOSED',
@@ -278,6 +324,8 @@ const CODES: ReadonlySet<string> = new Set<EngramErrorCode>([
   'TOOL_CALL',
   'HUB',
   'KEY',
+  'REEMBED_BUSY',
+  'EMBEDDER_CHANGED',
 ]);
 
 /**

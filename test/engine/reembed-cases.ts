@@ -242,11 +242,11 @@ export function reembedTests(where: string): void {
       expect(
         await waitUntil(async () => (await rawVectors(name)).find((v) => v.id === late)?.embedderId === NEW_ID),
       ).toBe(true);
-      const found = await e.search('written by the peer after the switch about otters', {
-        userId: 'u',
-        mode: 'vector',
-      });
-      expect(found.results[0]?.id).toBe(late);
+      // The repair writes the vector, then places it in the index: a search in between may not find it yet.
+      const first = async (): Promise<string | undefined> =>
+        (await e.search('written by the peer after the switch about otters', { userId: 'u', mode: 'vector' }))
+          .results[0]?.id;
+      expect(await waitUntil(async () => (await first()) === late)).toBe(true);
       await peer.close();
       await e.close();
     });

@@ -14,6 +14,10 @@
  * is deleted with its row: the change log names it, and it is staged again (or left
  * out) before the switch. Privacy follows from the same row: deleting or forgetting a
  * memory deletes its staged vector with its vector.
+ *
+ * One run per store at a time, across instances: a run holds the store's lease
+ * (reembed-lease.ts) from its start to its end, and a second run is refused with
+ * ReembedBusyError meanwhile.
  */
 import { EmbeddingError, isEngramError, throwIfAborted } from '../../errors.js';
 import { validateEmbeddings, type Embedder } from '../../embed/embedder.js';
@@ -26,6 +30,7 @@ import { contentHash } from '../../util/hash.js';
 import { untilAborted } from '../../util/abort.js';
 import type { EngineStore } from '../engine-store.js';
 import type { LongWorkOptions } from './vector-state.js';
+import { ReembedLease } from './reembed-lease.js';
 
 /** Texts per call to the embedder (its own batch size in the worker). */
 const REEMBED_BATCH = 64;
@@ -73,10 +78,13 @@ export async function reembedStore(
   const target = embedder.id;
   /** Live memories without a vector row: their new vectors wait here for the switch. */
   const loose = new Map<string, StagedVector>();
-  let checked: LogHead = await readLogHead(db);
-  // This instance's compaction keeps the log entries the run has not checked yet.
-  const unregister = core.addLogReader(() => checked.last);
+  const lease = await ReembedLease.acquire(core, target);
+  let checked: LogHead;
+  let unregister: () => void = () => undefined;
   try {
+    checked = await readLogHead(db);
+    // This instance's compaction keeps the log entries the run has not checked yet.
+    unregister = core.addLogReader(() => checked.last);
     let todo = await unstaged(core, target, await db.memories.toCollection().primaryKeys(), loose);
     let total = todo.live;
     let done = total - todo.ids.length;
@@ -86,8 +94,10 @@ export async function reembedStore(
     for (;;) {
       for (let i = 0; i < todo.ids.length; i += REEMBED_BATCH) {
         throwIfAborted(options.signal);
+        // Its engram closing stops the run (the store closes once close() has snapshotted).
+        core.assertOpen();
         const batch = todo.ids.slice(i, i + REEMBED_BATCH);
-        await stage(core, embedder, batch, loose, options.signal);
+        await stage(core, embedder, batch, loose, lease, options.signal);
         embedded += batch.length;
         done = Math.min(total, done + batch.length);
         options.onProgress?.({ phase: 'reembed', done, total });
@@ -106,7 +116,7 @@ export async function reembedStore(
         total += whole ? 0 : todo.ids.length;
         continue;
       }
-      const switched = await switchOver(core, target, checked, loose, options.record);
+      const switched = await switchOver(core, target, checked, loose, lease, options.record);
       if (typeof switched === 'number') return { total: switched, embedded, switchSeq: checked.last };
       // A write landed in between (the log moved), or a row lost its staged vector without one
       // (another re-embed in another tab): look again, the whole store in the second case.
@@ -114,6 +124,7 @@ export async function reembedStore(
     }
   } finally {
     unregister();
+    await lease.release();
   }
 }
 
@@ -165,6 +176,7 @@ async function stage(
   embedder: Embedder,
   batch: readonly Unstaged[],
   loose: Map<string, StagedVector>,
+  lease: ReembedLease,
   signal: AbortSignal | undefined,
 ): Promise<void> {
   const { db } = core;
@@ -183,7 +195,9 @@ async function stage(
   validateEmbeddings(texts, vectors, embedder.dimensions);
   const made = vectors;
   try {
-    await db.transaction('rw', [db.memories, db.vectors], async () => {
+    await db.transaction('rw', [db.memories, db.vectors, db.meta], async () => {
+      core.assertOpen();
+      await lease.check();
       const ids = batch.map((t) => t.id);
       const [rows, current] = await Promise.all([db.memories.bulkGet(ids), db.vectors.bulkGet(ids)]);
       const now = core.now();
@@ -215,12 +229,15 @@ async function switchOver(
   target: string,
   checked: LogHead,
   loose: Map<string, StagedVector>,
+  lease: ReembedLease,
   record: () => Promise<void>,
 ): Promise<number | 'moved' | 'unstaged'> {
   const { db } = core;
   let total = 0;
   try {
     const outcome = await db.transaction('rw', [db.memories, db.vectors, db.meta, db.changes], async () => {
+      core.assertOpen();
+      await lease.check();
       const head = await readLogHead(db);
       if (head.last !== checked.last || head.generation !== checked.generation) return 'moved' as const;
       const now = core.now();
