@@ -392,7 +392,12 @@ export class StoreHost implements SyncHost {
     });
   }
 
-  /** Decides one pulled record against the local one, adding to `plan`; throws Refused to skip it. */
+  /**
+   * Decides one pulled record against the local one, adding to `plan`; throws Refused to skip it.
+   * The same version is skipped; an older one is kept in history when this device changed the
+   * record since its last push (a conflict this device wins) and refused otherwise (a rollback);
+   * a newer one is applied: deleted, added or updated.
+   */
   async #applyOne(
     plan: ApplyPlan,
     kind: PointKind,
@@ -400,85 +405,44 @@ export class StoreHost implements SyncHost {
     local: LocalRow | undefined,
     mark: RemoteMark | undefined,
   ): Promise<void> {
-    const { deviceId } = this;
-    const { outcome, embedder } = plan;
-    const last = await this.#lastChange(kind, remote.rid);
-    const pendingHere = last !== undefined && last.seq! > plan.pushedSeq;
-    // A row gone here (a block or message is deleted outright) still has the version of
-    // its deletion: the mark of a pulled deletion, or the deletion logged here.
-    const goneVersion: Version | undefined =
-      mark?.deleted === true
-        ? { updatedAt: mark.updatedAt, origin: mark.origin, version: mark.version }
-        : last !== undefined && (pendingHere || last.op === 'delete')
-          ? { updatedAt: last.at, origin: deviceId, version: GONE_VERSION }
-          : undefined;
-    const localVersion: Version | undefined =
-      local === undefined ? goneVersion : this.#versionOf(kind, local, mark, last?.at ?? 0);
-    if (localVersion !== undefined && sameVersion(localVersion, remote)) return;
-    const table = TABLE_OF[kind];
-    const id = kind === 'block' && local !== undefined ? blockRid(local as BlockRow) : remote.rid;
+    const held = await this.#heldVersion(plan, kind, remote.rid, local, mark);
+    if (held.version !== undefined && sameVersion(held.version, remote)) return;
     // Checked before it can count or be kept: a record add() would refuse is never applied, nor kept in history.
-    const after = remote.deleted ? undefined : rowOf(remote, local, this.maxContentBytes);
-    const vector = after !== undefined && kind === 'memory' ? vectorOf(remote, embedder.dimensions) : undefined;
-    const mine = pendingHere && localVersion?.origin === deviceId;
-    const goneHere = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined);
-    if (localVersion !== undefined && !remoteWins(remote, localVersion)) {
-      // Older than the version held, with nothing changed here since the last push: an
-      // honest server never serves it (it keeps the newest), so it is a rollback, refused.
-      if (!pendingHere) throw refuse('rollback', remote, 'a version older than the one held here');
-      // A concurrent edit: this device's version wins and will be pushed; the server's is kept
-      // in history, without its text when the record is deleted here (deletions are text-free).
-      if (mine) outcome.conflicts += 1;
-      const loser = after === undefined ? null : goneHere ? textFreeRow(table, after) : after;
-      plan.losers.push({
-        table,
-        recordId: id,
-        op: remote.deleted ? 'delete' : 'update',
-        before: loser,
-        after: local ?? null,
-        at: plan.at,
-      });
-      return;
+    const pulled = pulledOf(kind, remote, local, this.maxContentBytes, plan.embedder.dimensions);
+    const localWins = held.version !== undefined && !remoteWins(remote, held.version);
+    // Older than the version held, with nothing changed here since the last push: an
+    // honest server never serves it (it keeps the newest), so it is a rollback, refused.
+    if (localWins && !held.pendingHere) throw refuse('rollback', remote, 'a version older than the one held here');
+    if (held.pendingHere && held.version?.origin === this.deviceId) plan.outcome.conflicts += 1;
+    if (localWins) keepLoser(plan, pulled);
+    else if (pulled.after === undefined)
+      applyDeletion(plan, kind, remote, pulled.id, pulled.goneHere ? undefined : local);
+    else applyLive(plan, pulled, pulled.after);
+  }
+
+  /**
+   * The version this store holds of a record, and whether it changed here since the
+   * last push (`pendingHere`). A row gone here (a block or message is deleted outright)
+   * still has the version of its deletion: the mark of a pulled deletion, or the
+   * deletion logged here.
+   */
+  async #heldVersion(
+    plan: ApplyPlan,
+    kind: PointKind,
+    rid: string,
+    local: LocalRow | undefined,
+    mark: RemoteMark | undefined,
+  ): Promise<{ version: Version | undefined; pendingHere: boolean }> {
+    const last = await this.#lastChange(kind, rid);
+    const pendingHere = last !== undefined && last.seq! > plan.pushedSeq;
+    if (local !== undefined) return { version: this.#versionOf(kind, local, mark, last?.at ?? 0), pendingHere };
+    if (mark?.deleted === true) {
+      return { version: { updatedAt: mark.updatedAt, origin: mark.origin, version: mark.version }, pendingHere };
     }
-    if (mine) outcome.conflicts += 1;
-    if (after === undefined) {
-      applyDeletion(plan, kind, remote, id, goneHere ? undefined : local);
-      return;
+    if (last !== undefined && (pendingHere || last.op === 'delete')) {
+      return { version: { updatedAt: last.at, origin: this.deviceId, version: GONE_VERSION }, pendingHere };
     }
-    const op = goneHere ? 'add' : 'update';
-    outcome.downloaded += 1;
-    if (kind === 'memory') {
-      const row = { id, vector: vector!, embedderId: embedder.id };
-      plan.changes.push(
-        local === undefined
-          ? { table: 'memories', op, id, after: after as MemoryRow, vector: row }
-          : { table: 'memories', op, id, before: local as MemoryRow, after: after as MemoryRow, vector: row },
-      );
-      plan.memoriesTouched = true;
-      return;
-    }
-    if (kind === 'block') {
-      plan.changes.push(
-        local === undefined
-          ? { table: 'blocks', op, id, after: after as BlockRow }
-          : { table: 'blocks', op, id, before: local as BlockRow, after: after as BlockRow },
-      );
-    } else {
-      plan.changes.push(
-        local === undefined
-          ? { table: 'messages', op, id, after: after as MessageRow }
-          : { table: 'messages', op, id, before: local as MessageRow, after: after as MessageRow },
-      );
-    }
-    plan.marks.push({
-      key: markKey(kind, remote.rid),
-      value: {
-        origin: remote.origin,
-        updatedAt: remote.updatedAt,
-        version: remote.version,
-        content: contentOf(kind, after),
-      },
-    });
+    return { version: undefined, pendingHere };
   }
 
   #readRows(kind: PointKind, rids: readonly string[]): Promise<(LocalRow | undefined)[]> {
@@ -529,6 +493,90 @@ export class StoreHost implements SyncHost {
   }
 }
 
+/** A pulled record checked (see {@link pulledOf}) and set against the local row. */
+interface Pulled {
+  readonly kind: PointKind;
+  readonly remote: SyncRecord;
+  /** The record's id here: a block's from the key fields of its local row. */
+  readonly id: string;
+  readonly local: LocalRow | undefined;
+  /** The row the record becomes, checked like a row given to add(); undefined for a deletion. */
+  readonly after: LocalRow | undefined;
+  /** A live memory's vector, checked like an embedding given to add(). */
+  readonly vector: Float32Array | undefined;
+  /** No live row here: none, or a memory's tombstone. */
+  readonly goneHere: boolean;
+}
+
+/** A pulled record checked as add() checks its input (throws Refused), set against the local row. */
+function pulledOf(
+  kind: PointKind,
+  remote: SyncRecord,
+  local: LocalRow | undefined,
+  maxContentBytes: number,
+  dimensions: number,
+): Pulled {
+  const id = kind === 'block' && local !== undefined ? blockRid(local as BlockRow) : remote.rid;
+  const after = remote.deleted ? undefined : rowOf(remote, local, maxContentBytes);
+  const vector = after !== undefined && kind === 'memory' ? vectorOf(remote, dimensions) : undefined;
+  const goneHere = local === undefined || (kind === 'memory' && (local as MemoryRow).deletedAt !== undefined);
+  return { kind, remote, id, local, after, vector, goneHere };
+}
+
+/**
+ * A concurrent edit this device wins (its version will be pushed): the server's version is
+ * kept in history, without its text when the record is deleted here (deletions are text-free).
+ */
+function keepLoser(plan: ApplyPlan, pulled: Pulled): void {
+  const table = TABLE_OF[pulled.kind];
+  const { after, goneHere } = pulled;
+  plan.losers.push({
+    table,
+    recordId: pulled.id,
+    op: pulled.remote.deleted ? 'delete' : 'update',
+    before: after === undefined ? null : goneHere ? textFreeRow(table, after) : after,
+    after: pulled.local ?? null,
+    at: plan.at,
+  });
+}
+
+/** A pulled live version that wins: the row added (none live here) or updated; a block's or message's version marked. */
+function applyLive(plan: ApplyPlan, pulled: Pulled, after: LocalRow): void {
+  plan.outcome.downloaded += 1;
+  plan.changes.push(liveChange(pulled, after, plan.embedder.id));
+  if (pulled.kind === 'memory') {
+    plan.memoriesTouched = true;
+    return;
+  }
+  plan.marks.push(markOf(pulled.kind, pulled.remote, contentOf(pulled.kind, after)));
+}
+
+/** The row change of a pulled live version: added when no live row is here, else updated (a memory with its vector). */
+function liveChange({ kind, id, local, vector, goneHere }: Pulled, after: LocalRow, embedderId: string): RowChange {
+  const op = goneHere ? 'add' : 'update';
+  if (kind === 'memory') {
+    const row = { id, vector: vector!, embedderId };
+    return local === undefined
+      ? { table: 'memories', op, id, after: after as MemoryRow, vector: row }
+      : { table: 'memories', op, id, before: local as MemoryRow, after: after as MemoryRow, vector: row };
+  }
+  if (kind === 'block') {
+    return local === undefined
+      ? { table: 'blocks', op, id, after: after as BlockRow }
+      : { table: 'blocks', op, id, before: local as BlockRow, after: after as BlockRow };
+  }
+  return local === undefined
+    ? { table: 'messages', op, id, after: after as MessageRow }
+    : { table: 'messages', op, id, before: local as MessageRow, after: after as MessageRow };
+}
+
+/** The mark of a pulled version of a block or message (`content` '' and `deleted` for a deletion). */
+function markOf(kind: PointKind, remote: SyncRecord, content: string, deleted?: true): MarkWrite {
+  const value: RemoteMark = { origin: remote.origin, updatedAt: remote.updatedAt, version: remote.version, content };
+  if (deleted) value.deleted = true;
+  return { key: markKey(kind, remote.rid), value };
+}
+
 /**
  * A pulled deletion: a block's or message's mark keeps its version (the row itself goes);
  * `live`, the local row when it is still live here, is deleted (a memory becomes a tombstone).
@@ -540,17 +588,7 @@ function applyDeletion(
   id: string,
   live: LocalRow | undefined,
 ): void {
-  if (kind !== 'memory')
-    plan.marks.push({
-      key: markKey(kind, remote.rid),
-      value: {
-        origin: remote.origin,
-        updatedAt: remote.updatedAt,
-        version: remote.version,
-        content: '',
-        deleted: true,
-      },
-    });
+  if (kind !== 'memory') plan.marks.push(markOf(kind, remote, '', true));
   if (live === undefined) return;
   plan.outcome.deleted += 1;
   if (kind === 'memory') {
