@@ -341,30 +341,7 @@ export class StoreHost implements SyncHost {
         pushedSeq,
         memoriesTouched: false,
       };
-      for (const kind of POINT_KINDS) {
-        const indexes: number[] = [];
-        records.forEach((r, index) => {
-          if (r.kind !== kind) return;
-          if (r.rid.length > MAX_RID_CHARS)
-            plan.outcome.refused.push({
-              index,
-              reason: 'over-limit',
-              detail: `pulled ${r.kind}: a record id of ${r.rid.length} characters`,
-            });
-          else indexes.push(index);
-        });
-        if (indexes.length === 0) continue;
-        const rids = indexes.map((i) => records[i]!.rid);
-        const [rows, stored] = await Promise.all([this.#readRows(kind, rids), this.#readMarks(kind, rids)]);
-        for (const [i, index] of indexes.entries()) {
-          try {
-            await this.#applyOne(plan, kind, records[index]!, rows[i], stored[i]);
-          } catch (e) {
-            if (!(e instanceof Refused)) throw e;
-            plan.outcome.refused.push({ index, ...e.refusal });
-          }
-        }
-      }
+      for (const kind of POINT_KINDS) await this.#applyKind(plan, kind, records);
       // Bookkeeping in the same transaction: the losing versions and the marks of pulled versions.
       if (plan.losers.length > 0) await this.#db.history.bulkAdd(plan.losers);
       if (plan.marks.length > 0) await this.#db.meta.bulkPut(plan.marks);
@@ -373,6 +350,22 @@ export class StoreHost implements SyncHost {
     });
     if (touched.memories) await this.#engine.afterWrite();
     return result;
+  }
+
+  /** Applies the page's records of one kind: their rows and marks read at once, then each decided in order. */
+  async #applyKind(plan: ApplyPlan, kind: PointKind, records: readonly SyncRecord[]): Promise<void> {
+    const indexes = indexesToApply(plan, kind, records);
+    if (indexes.length === 0) return;
+    const rids = indexes.map((i) => records[i]!.rid);
+    const [rows, stored] = await Promise.all([this.#readRows(kind, rids), this.#readMarks(kind, rids)]);
+    for (const [i, index] of indexes.entries()) {
+      try {
+        await this.#applyOne(plan, kind, records[index]!, rows[i], stored[i]);
+      } catch (e) {
+        if (!(e instanceof Refused)) throw e;
+        plan.outcome.refused.push({ index, ...e.refusal });
+      }
+    }
   }
 
   async loadState(key: string): Promise<SyncState | undefined> {
@@ -491,6 +484,22 @@ export class StoreHost implements SyncHost {
   async #loadStates(): Promise<Record<string, SyncState>> {
     return ((await this.#db.meta.get(SYNC_STATE_KEY))?.value as Record<string, SyncState> | undefined) ?? {};
   }
+}
+
+/** The page's indexes of the records of `kind`, but for those refused for an over-long record id. */
+function indexesToApply(plan: ApplyPlan, kind: PointKind, records: readonly SyncRecord[]): number[] {
+  const indexes: number[] = [];
+  records.forEach((r, index) => {
+    if (r.kind !== kind) return;
+    if (r.rid.length > MAX_RID_CHARS)
+      plan.outcome.refused.push({
+        index,
+        reason: 'over-limit',
+        detail: `pulled ${r.kind}: a record id of ${r.rid.length} characters`,
+      });
+    else indexes.push(index);
+  });
+  return indexes;
 }
 
 /** A pulled record checked (see {@link pulledOf}) and set against the local row. */
