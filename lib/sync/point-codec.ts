@@ -17,6 +17,7 @@
  * vector the client applies is the sealed one (with `encryptVectors` off, a copy in
  * clear is sent for the server's own search, and never read back).
  */
+import { SyncError } from '../errors.js';
 import type { Json } from '../store/rows.js';
 import { idToUuid } from '../util/id.js';
 import { SEALED_FORMAT, fromBase64, toBase64, uuidOf, type PayloadCipher } from './encryption.js';
@@ -162,6 +163,27 @@ function isRecordObject(v: unknown): v is Record<string, Json> {
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
+/** Why a point is refused, thrown by the steps of {@link decodePoint} and returned by it as a refusal. */
+class PointRefused extends SyncError {
+  constructor(
+    readonly refused: RefusalReason,
+    readonly detail: string,
+    /** Set once the point's origin and push counter are trustworthy (checked, and authenticated when sealed). */
+    readonly position?: PushPosition,
+  ) {
+    super(detail, { reason: 'incompatible' });
+  }
+}
+
+/** The readable fields a client acts on, checked (as encodePoint writes them). */
+interface ReadableFields {
+  origin: string;
+  pushSeq: number;
+  updatedAt: number;
+  version: number;
+  deleted: boolean;
+}
+
 /**
  * The record a point carries, or why it is refused. The readable fields are checked
  * first (types and ranges: a push counter that is not a positive integer, an
@@ -169,87 +191,134 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
  * key and those fields as additional data.
  */
 export async function decodePoint(point: SyncPoint, cipher: PayloadCipher | undefined): Promise<DecodedPoint> {
-  const p = point.payload;
-  const kindValue = p[FIELD.kind];
-  const kind =
-    typeof kindValue === 'string' && (POINT_KINDS as readonly string[]).includes(kindValue)
-      ? (kindValue as PointKind)
-      : undefined;
-  const refuse = (reason: RefusalReason, detail: string, position?: PushPosition): DecodedPoint => ({
-    refused: reason,
-    detail,
-    ...(kind === undefined ? {} : { kind }),
-    ...(position === undefined ? {} : { position }),
-  });
-  if (kind === undefined) return refuse('malformed', `unknown kind ${JSON.stringify(kindValue ?? null).slice(0, 40)}`);
+  const kindValue = point.payload[FIELD.kind];
+  const kind = (POINT_KINDS as readonly unknown[]).includes(kindValue) ? (kindValue as PointKind) : undefined;
+  if (kind === undefined) {
+    return { refused: 'malformed', detail: `unknown kind ${JSON.stringify(kindValue ?? null).slice(0, 40)}` };
+  }
+  try {
+    const readable = readableFields(point.payload);
+    const position: PushPosition = { origin: readable.origin, pushSeq: readable.pushSeq };
+    const content =
+      cipher === undefined
+        ? await plainContent(point, kind, position)
+        : await sealedContent(point, kind, cipher, position);
+    const vector = cipher === undefined ? point.vector : content['vector'];
+    return { record: recordOf(kind, readable, content, vector, position), position };
+  } catch (e) {
+    if (!(e instanceof PointRefused)) throw e;
+    const { refused, detail, position } = e;
+    return position === undefined ? { refused, detail, kind } : { refused, detail, kind, position };
+  }
+}
+
+/** The readable fields of a point, checked: types, ranges, and a stamp that matches them. */
+function readableFields(p: Payload): ReadableFields {
   const { updatedAt, version, deleted } = p;
   const origin = p[FIELD.origin];
   const pushSeq = p[FIELD.pushSeq];
   if (typeof origin !== 'string' || origin === '' || origin.length > MAX_ORIGIN_CHARS)
-    return refuse('malformed', 'origin missing or not a device id');
-  if (!isCount(pushSeq) || pushSeq < 1) return refuse('malformed', 'pushSeq is not a positive integer');
+    throw new PointRefused('malformed', 'origin missing or not a device id');
+  if (!isCount(pushSeq) || pushSeq < 1) throw new PointRefused('malformed', 'pushSeq is not a positive integer');
   if (!isCount(updatedAt) || updatedAt > MAX_UPDATED_AT)
-    return refuse('malformed', `updatedAt is not a time in the stamps' range (integer ms up to ${MAX_UPDATED_AT})`);
-  if (!isCount(version) || typeof deleted !== 'boolean') return refuse('malformed', 'version or deleted missing');
+    throw new PointRefused(
+      'malformed',
+      `updatedAt is not a time in the stamps' range (integer ms up to ${MAX_UPDATED_AT})`,
+    );
+  if (!isCount(version) || typeof deleted !== 'boolean')
+    throw new PointRefused('malformed', 'version or deleted missing');
   if (p[FIELD.stamp] !== stampOf(updatedAt, origin))
-    return refuse('malformed', 'stamp does not match updatedAt and origin');
-  const position: PushPosition = { origin, pushSeq };
-  let secret: Record<string, unknown>;
-  if (cipher !== undefined) {
-    for (const k of Object.keys(p))
-      if (!SEALED_KEYS.has(k))
-        return refuse('malformed', `unexpected readable field ${k.slice(0, 40)} in an encrypted collection`);
-    const sealed = p[SEALED];
-    if (typeof sealed !== 'string') return refuse('malformed', 'the collection is encrypted but this point is not');
-    let plain: string;
-    try {
-      plain = await cipher.open(sealed, additionalData(point.id, p));
-    } catch {
-      // Nothing readable is trustworthy now, its position included.
-      return refuse(
-        'unauthenticated',
-        'the seal does not open with the key and the readable fields (a field was changed, or the point forged)',
-      );
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(plain);
-    } catch {
-      parsed = undefined;
-    }
-    if (!isRecordObject(parsed)) return refuse('malformed', 'sealed content is not an object', position);
-    secret = parsed;
-    if (typeof secret['rid'] !== 'string' || (await cipher.pointId(kind, secret['rid'])) !== point.id)
-      return refuse('malformed', 'the sealed record id does not name this point', position);
-  } else {
-    for (const k of Object.keys(p))
-      if (!PLAIN_KEYS.has(k))
-        return refuse(
-          'malformed',
-          `unexpected payload field ${k.slice(0, 40)} (a sealed point in a plain collection?)`,
-          position,
-        );
-    secret = p;
-    if (typeof secret['rid'] !== 'string' || (await pointIdOf(kind, secret['rid'])) !== point.id)
-      return refuse('malformed', 'the record id does not match the point id', position);
+    throw new PointRefused('malformed', 'stamp does not match updatedAt and origin');
+  return { origin, pushSeq, updatedAt, version, deleted };
+}
+
+/** The first key of `p` not in `allowed`, cut to 40 characters. */
+function unexpectedKey(p: Payload, allowed: ReadonlySet<string>): string | undefined {
+  return Object.keys(p)
+    .find((k) => !allowed.has(k))
+    ?.slice(0, 40);
+}
+
+/** A plain point's content: its payload, with only the plain keys and a record id that names the point. */
+async function plainContent(point: SyncPoint, kind: PointKind, position: PushPosition): Promise<Payload> {
+  const p = point.payload;
+  const unexpected = unexpectedKey(p, PLAIN_KEYS);
+  if (unexpected !== undefined)
+    throw new PointRefused(
+      'malformed',
+      `unexpected payload field ${unexpected} (a sealed point in a plain collection?)`,
+      position,
+    );
+  if (typeof p['rid'] !== 'string' || (await pointIdOf(kind, p['rid'])) !== point.id)
+    throw new PointRefused('malformed', 'the record id does not match the point id', position);
+  return p;
+}
+
+/**
+ * A sealed point's content: its seal opened with the key and the readable fields as
+ * additional data, an object whose record id names the point. Until the seal opens,
+ * nothing readable is trustworthy, its position included.
+ */
+async function sealedContent(
+  point: SyncPoint,
+  kind: PointKind,
+  cipher: PayloadCipher,
+  position: PushPosition,
+): Promise<Record<string, Json>> {
+  const p = point.payload;
+  const unexpected = unexpectedKey(p, SEALED_KEYS);
+  if (unexpected !== undefined)
+    throw new PointRefused('malformed', `unexpected readable field ${unexpected} in an encrypted collection`);
+  const sealed = p[SEALED];
+  if (typeof sealed !== 'string')
+    throw new PointRefused('malformed', 'the collection is encrypted but this point is not');
+  const content = parsedObject(await opened(cipher, sealed, additionalData(point.id, p)));
+  if (content === undefined) throw new PointRefused('malformed', 'sealed content is not an object', position);
+  if (typeof content['rid'] !== 'string' || (await cipher.pointId(kind, content['rid'])) !== point.id)
+    throw new PointRefused('malformed', 'the sealed record id does not name this point', position);
+  return content;
+}
+
+/** The seal's plain text; a seal that does not open is refused as unauthenticated (no position: nothing is trusted). */
+async function opened(cipher: PayloadCipher, sealed: string, additional: string): Promise<string> {
+  try {
+    return await cipher.open(sealed, additional);
+  } catch {
+    throw new PointRefused(
+      'unauthenticated',
+      'the seal does not open with the key and the readable fields (a field was changed, or the point forged)',
+    );
   }
-  const rid = secret['rid'];
-  const record: SyncRecord = { kind, rid, updatedAt, origin, version, deleted };
-  if (!deleted) {
-    const body = secret['body'];
-    if (!isRecordObject(body)) return refuse('malformed', 'fields missing on a live record', position);
-    record.body = body;
-    const vector = cipher === undefined ? point.vector : secret['vector'];
-    if (vector !== undefined) {
-      const numbers =
-        typeof vector === 'string'
-          ? vectorFromBase64(vector)
-          : Array.isArray(vector)
-            ? (vector as number[])
-            : undefined;
-      if (numbers === undefined) return refuse('malformed', 'the vector is not a list of numbers', position);
-      record.vector = numbers;
-    }
+}
+
+/** `text` parsed as JSON when it is an object, else undefined. */
+function parsedObject(text: string): Record<string, Json> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
   }
-  return { record, position };
+  return isRecordObject(parsed) ? parsed : undefined;
+}
+
+/** The record of a point's checked fields and content: a live one with its fields and, when it has one, its vector. */
+function recordOf(
+  kind: PointKind,
+  { origin, updatedAt, version, deleted }: ReadableFields,
+  content: Record<string, unknown>,
+  vector: unknown,
+  position: PushPosition,
+): SyncRecord {
+  const record: SyncRecord = { kind, rid: content['rid'] as string, updatedAt, origin, version, deleted };
+  if (deleted) return record;
+  const body = content['body'];
+  if (!isRecordObject(body)) throw new PointRefused('malformed', 'fields missing on a live record', position);
+  record.body = body;
+  if (vector === undefined) return record;
+  const numbers =
+    typeof vector === 'string' ? vectorFromBase64(vector) : Array.isArray(vector) ? (vector as number[]) : undefined;
+  if (numbers === undefined) throw new PointRefused('malformed', 'the vector is not a list of numbers', position);
+  record.vector = numbers;
+  return record;
 }
