@@ -46,12 +46,11 @@ export interface ScannedRow {
   v: number | undefined;
 }
 
-/** The write transaction of this instance under way: its number and what it journaled. */
-interface TxState {
+/** The write transaction of this instance under way: its number and what each journal part holds. */
+export interface TxState {
   n: number;
-  parts: number;
   prevParts: number;
-  entries: JournalEntry[];
+  parts: JournalEntry[][];
 }
 
 /** What the load found wrong, reported as a damaged `meta` row. */
@@ -140,7 +139,9 @@ export class FreshnessJournal {
 
   /**
    * The number of the write transaction `trans` (read from the head once per transaction; the
-   * ledger catches up first). Its journal is applied to the ledger when it commits.
+   * ledger catches up first). Its journal is applied to the ledger when it commits. Called as the
+   * transaction is made (row-sealing.ts), so the head is read beside the transaction's first reads
+   * rather than before its first write.
    */
   begin(trans: DBCoreTransaction): Promise<TxState> {
     let state = this.#tx.get(trans);
@@ -149,7 +150,7 @@ export class FreshnessJournal {
       (head === undefined ? Promise.resolve() : this.#follow(trans, head)).then(() => {
         // A head behind the ledger (put back while this instance runs) does not lower the count.
         const n = Math.max(head?.n ?? 0, this.ledger.head) + 1;
-        const tx: TxState = { n, parts: 0, prevParts: head?.parts ?? 0, entries: [] };
+        const tx: TxState = { n, prevParts: head?.parts ?? 0, parts: [] };
         this.ledger.pending.add(n);
         const idb = trans as unknown as IDBTransaction;
         idb.addEventListener('complete', () => {
@@ -166,35 +167,54 @@ export class FreshnessJournal {
 
   #committed(tx: TxState): void {
     const { ledger } = this;
-    if (tx.parts === 0 || !ledger.loaded || ledger.stale) return;
+    if (tx.parts.length === 0 || !ledger.loaded || ledger.stale) return;
     if (tx.n !== ledger.head + 1) {
       // Another instance's transactions came between, unread: read them at the next open of a row.
       return;
     }
-    ledger.apply(tx.n, tx.entries);
+    ledger.apply(tx.n, tx.parts.flat());
     if (ledger.head - ledger.savedAt >= JOURNAL_SAVE_EVERY) this.onLong?.();
   }
 
-  /** Journals `entries` of the write transaction `trans` and moves the head, in that transaction. */
-  record(trans: DBCoreTransaction, tx: TxState, entries: JournalEntry[]): Promise<void> {
-    if (entries.length === 0) return Promise.resolve();
+  /**
+   * Journals `entries` of the write transaction `trans` as its next part and moves the head, in
+   * that transaction; resolves to the part's number (-1 when there was nothing to journal). The
+   * requests are made at once: made right after the rows' own (row-sealing.ts), they land in the
+   * same round trip, and IndexedDB applies them in that order.
+   */
+  record(trans: DBCoreTransaction, tx: TxState, entries: JournalEntry[]): Promise<number> {
+    if (entries.length === 0) return Promise.resolve(-1);
+    const part = tx.parts.length;
+    tx.parts.push(entries);
+    return this.#putPart(trans, tx, part, true).then(() => part);
+  }
+
+  /**
+   * Strikes `failed` (rows whose own write failed while the transaction goes on) from part
+   * `part` of `trans`'s journal, which named them before their writes answered.
+   */
+  strike(trans: DBCoreTransaction, tx: TxState, part: number, failed: readonly JournalEntry[]): Promise<void> {
+    const entries = tx.parts[part];
+    if (entries === undefined || failed.length === 0) return Promise.resolve();
+    const gone = new Set(failed.map(([table, key]) => `${table}\u0000${key}`));
+    tx.parts[part] = entries.filter(([table, key]) => !gone.has(`${table}\u0000${key}`));
+    return this.#putPart(trans, tx, part, false);
+  }
+
+  /** Puts part `part` of `tx`'s journal as it stands (and the head, counting every part so far). */
+  #putPart(trans: DBCoreTransaction, tx: TxState, part: number, withHead: boolean): Promise<void> {
     const { meta, rows } = this.#table();
-    const part = tx.parts++;
-    for (const e of entries) tx.entries.push(e);
-    const row: JournalRow = { n: tx.n, part, ...(part === 0 ? { prevParts: tx.prevParts } : {}), entries };
-    const head: FreshnessHead = { n: tx.n, parts: tx.parts };
-    return meta
-      .mutate({
-        type: 'put',
-        trans,
-        values: [
-          rows.seal({ key: journalKey(tx.n, part), value: row }),
-          rows.seal({ key: FRESHNESS_HEAD, value: head }),
-        ],
-      })
-      .then((res) => {
-        if (res.numFailures > 0) throw Object.values(res.failures)[0]!;
-      });
+    const row: JournalRow = {
+      n: tx.n,
+      part,
+      ...(part === 0 ? { prevParts: tx.prevParts } : {}),
+      entries: tx.parts[part]!,
+    };
+    const values = [rows.seal({ key: journalKey(tx.n, part), value: row })];
+    if (withHead) values.push(rows.seal({ key: FRESHNESS_HEAD, value: { n: tx.n, parts: tx.parts.length } }));
+    return meta.mutate({ type: 'put', trans, values }).then((res) => {
+      if (res.numFailures > 0) throw Object.values(res.failures)[0]!;
+    });
   }
 
   /**

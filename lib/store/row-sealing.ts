@@ -32,7 +32,6 @@ import {
   type DBCore,
   type DBCoreCursor,
   type DBCoreIndex,
-  type DBCoreMutateRequest,
   type DBCoreMutateResponse,
   type DBCoreQuery,
   type DBCoreTable,
@@ -41,7 +40,7 @@ import {
 } from 'dexie';
 import { StoreError } from '../errors.js';
 import { AT_REST_KEY } from './at-rest-key.js';
-import { FreshnessJournal, type ScannedRow } from './freshness-journal.js';
+import { FreshnessJournal, type ScannedRow, type TxState } from './freshness-journal.js';
 import type { RowCipher } from './row-cipher.js';
 import { DELETE, PUT, isFreshnessKey, keyText, type JournalEntry } from './row-freshness.js';
 import { decodeValue, encodeValue } from './value-codec.js';
@@ -272,6 +271,29 @@ class TableSealing {
     return out;
   }
 
+  /**
+   * The journal entries of a put of `values` (as stored, under `keys` when outbound), one per
+   * row (undefined for a row not versioned), named before IndexedDB answers; undefined when a
+   * key is not known yet (one IndexedDB will make).
+   */
+  putEntries(
+    values: readonly Record<string, unknown>[],
+    keys: readonly unknown[] | undefined,
+  ): (JournalEntry | undefined)[] | undefined {
+    const out: (JournalEntry | undefined)[] = [];
+    for (let i = 0; i < values.length; i++) {
+      const stored = values[i]!;
+      if (stored[VERSION] === undefined) {
+        out.push(undefined);
+        continue;
+      }
+      const key = this.outbound ? keys?.[i] : this.keyOf(stored);
+      if (key === undefined || (Array.isArray(key) && key.includes(undefined))) return undefined;
+      out.push([this.#name, keyText(key), PUT]);
+    }
+    return out;
+  }
+
   /** Keys a delete may remove: the ledger's own rows are its to delete. */
   deletable(keys: readonly unknown[]): unknown[] {
     return this.#name === 'meta' ? keys.filter((k) => !isFreshnessKey(k)) : [...keys];
@@ -456,33 +478,68 @@ function openingCursor(cursor: DBCoreCursor, table: TableSealing, journal: Fresh
   }) as DBCoreCursor;
 }
 
-function sealedTable(down: DBCoreTable, table: TableSealing, journal: FreshnessJournal): DBCoreTable {
-  const openAll = (values: readonly unknown[], keys: readonly unknown[] | undefined): unknown[] => {
-    const out: unknown[] = [];
-    values.forEach((v, i) => {
-      const row = table.open(v, keys?.[i]);
-      if (row !== DAMAGED) out.push(row);
-    });
-    return out;
-  };
-  /** `stored` once the ledger has read the journal when one of `rows` is newer than it. */
-  const fresh = <T>(trans: DBCoreTransaction, rows: readonly unknown[], stored: T): T | Promise<T> =>
-    rows.some((r) => table.behind(r)) ? journal.catchUp(trans).then(() => stored) : stored;
-  const deleteKeys = (
-    trans: DBCoreTransaction,
-    n: Parameters<FreshnessJournal['record']>[1],
-    keys: unknown[],
-  ): Promise<DBCoreMutateResponse> =>
-    down.mutate({ type: 'delete', trans, keys }).then((res) =>
-      journal
-        .record(
-          trans,
-          n,
-          keys.map((k): JournalEntry => [down.name, keyText(k), DELETE]),
-        )
-        .then(() => res),
+/** The rows of `values` that opened (the damaged ones are skipped, and reported). */
+function openAll(table: TableSealing, values: readonly unknown[], keys: readonly unknown[] | undefined): unknown[] {
+  const out: unknown[] = [];
+  values.forEach((v, i) => {
+    const row = table.open(v, keys?.[i]);
+    if (row !== DAMAGED) out.push(row);
+  });
+  return out;
+}
+
+/** The row `stored` holds, undefined when absent or damaged. */
+function openOne(table: TableSealing, stored: unknown, key: unknown): unknown {
+  const row = table.open(stored, key);
+  return row === DAMAGED ? undefined : row;
+}
+
+/** `stored` once the ledger has read the journal when one of `rows` is newer than it (another instance's). */
+function fresh<T>(
+  table: TableSealing,
+  journal: FreshnessJournal,
+  trans: DBCoreTransaction,
+  rows: readonly unknown[],
+  stored: T,
+): T | Promise<T> {
+  return rows.some((r) => table.behind(r)) ? journal.catchUp(trans).then(() => stored) : stored;
+}
+
+/**
+ * `write` (the rows' own requests) and the journal part naming `entries`, made at once so both
+ * land in one round trip; a row whose write failed (the transaction going on) is struck from
+ * the part afterwards. `entries` holds one entry per request, in order.
+ */
+function journaled(
+  journal: FreshnessJournal,
+  trans: DBCoreTransaction,
+  tx: TxState,
+  write: Promise<DBCoreMutateResponse>,
+  entries: readonly (JournalEntry | undefined)[],
+): Promise<DBCoreMutateResponse> {
+  const part = journal.record(
+    trans,
+    tx,
+    entries.filter((e) => e !== undefined),
+  );
+  return Promise.all([write, part]).then(([res, at]) => {
+    if (res.numFailures === 0) return res;
+    const failed = entries.filter((e, i): e is JournalEntry => e !== undefined && res.failures[i] !== undefined);
+    return journal.strike(trans, tx, at, failed).then(() => res);
+  });
+}
+
+/** A sealed table's writes: rows sealed with the transaction's number, and journaled. */
+function sealedMutate(down: DBCoreTable, table: TableSealing, journal: FreshnessJournal): DBCoreTable['mutate'] {
+  const deleteKeys = (trans: DBCoreTransaction, tx: TxState, keys: unknown[]): Promise<DBCoreMutateResponse> =>
+    journaled(
+      journal,
+      trans,
+      tx,
+      down.mutate({ type: 'delete', trans, keys }),
+      keys.map((k): JournalEntry => [down.name, keyText(k), DELETE]),
     );
-  const mutate = (req: DBCoreMutateRequest): Promise<DBCoreMutateResponse> =>
+  return (req) =>
     journal.begin(req.trans).then((tx) => {
       if (req.type === 'delete') return deleteKeys(req.trans, tx, table.deletable(req.keys));
       if (req.type === 'deleteRange')
@@ -491,58 +548,70 @@ function sealedTable(down: DBCoreTable, table: TableSealing, journal: FreshnessJ
           .query({ trans: req.trans, values: false, query: { index: down.schema.primaryKey, range: req.range } })
           .then(({ result }) => deleteKeys(req.trans, tx, table.deletable(result)));
       const values = req.values.map((v, i) => table.seal(v, req.keys?.[i], tx.n));
-      return down
-        .mutate({ ...req, values })
-        .then((res) =>
-          journal.record(req.trans, tx, table.written(values, res.results ?? req.keys ?? [], res)).then(() => res),
-        );
+      const write = down.mutate({ ...req, values });
+      const entries = table.putEntries(values, req.keys);
+      if (entries !== undefined) return journaled(journal, req.trans, tx, write, entries);
+      // Keys IndexedDB makes (auto-increment): journaled once it answers with them.
+      return write.then((res) =>
+        journal.record(req.trans, tx, table.written(values, res.results ?? req.keys ?? [], res)).then(() => res),
+      );
     });
+}
+
+/** A sealed table's reads: rows opened (and checked), after the journal when one is newer than the ledger. */
+function sealedReads(
+  down: DBCoreTable,
+  table: TableSealing,
+  journal: FreshnessJournal,
+): Pick<DBCoreTable, 'get' | 'getMany' | 'query' | 'openCursor' | 'count'> {
   return {
-    ...down,
-    mutate,
     // .then(), not async functions: Dexie keeps its transaction zone across its own promise chain.
-    get(req) {
-      return down
+    get: (req) =>
+      down
         .get(req)
-        .then((stored: unknown) => fresh(req.trans, [stored], stored))
-        .then((stored: unknown) => {
-          const row = table.open(stored, req.key);
-          return row === DAMAGED ? undefined : row;
-        });
-    },
-    getMany(req) {
-      return down
+        .then((stored: unknown) => fresh(table, journal, req.trans, [stored], stored))
+        .then((stored: unknown) => openOne(table, stored, req.key)),
+    getMany: (req) =>
+      down
         .getMany(req)
-        .then((rows: unknown[]) => fresh(req.trans, rows, rows))
-        .then((rows: unknown[]) =>
-          rows.map((v, i) => {
-            const row = table.open(v, req.keys[i]);
-            return row === DAMAGED ? undefined : row;
-          }),
-        );
-    },
-    query(req) {
+        .then((rows: unknown[]) => fresh(table, journal, req.trans, rows, rows))
+        .then((rows: unknown[]) => rows.map((v, i) => openOne(table, v, req.keys[i]))),
+    query: (req) => {
       const query = table.query(req.query);
       if (!req.values) return down.query({ ...req, query });
       if (!table.outbound)
         return down
           .query({ ...req, query })
-          .then((res) => fresh(req.trans, res.result, res))
-          .then((res) => ({ result: openAll(res.result, undefined) }));
+          .then((res) => fresh(table, journal, req.trans, res.result, res))
+          .then((res) => ({ result: openAll(table, res.result, undefined) }));
       // Values come without their keys: ask for both (one transaction, same order) to check each row's owner key.
       return Promise.all([down.query({ ...req, query }), down.query({ ...req, query, values: false })])
-        .then((both) => fresh(req.trans, both[0].result, both))
-        .then(([values, keys]) => ({ result: openAll(values.result, keys.result) }));
+        .then((both) => fresh(table, journal, req.trans, both[0].result, both))
+        .then(([values, keys]) => ({ result: openAll(table, values.result, keys.result) }));
     },
-    openCursor(req) {
-      return down
+    openCursor: (req) =>
+      down
         .openCursor({ ...req, query: table.query(req.query) })
-        .then((cursor) => (cursor === null || !req.values ? cursor : openingCursor(cursor, table, journal)));
-    },
-    count(req) {
-      return down.count({ ...req, query: table.query(req.query) });
-    },
+        .then((cursor) => (cursor === null || !req.values ? cursor : openingCursor(cursor, table, journal))),
+    count: (req) => down.count({ ...req, query: table.query(req.query) }),
   };
+}
+
+function sealedTable(down: DBCoreTable, table: TableSealing, journal: FreshnessJournal): DBCoreTable {
+  return { ...down, mutate: sealedMutate(down, table, journal), ...sealedReads(down, table, journal) };
+}
+
+/**
+ * Starts reading the number of the write transaction `trans` as it is made: the head's read then
+ * goes beside the transaction's first reads instead of before its first write. A failure here
+ * surfaces at the first write, which asks again.
+ */
+function prefetchNumber(journal: FreshnessJournal, trans: DBCoreTransaction): void {
+  try {
+    journal.begin(trans).catch(() => undefined);
+  } catch {
+    // the same error comes back from the first write's begin()
+  }
 }
 
 /**
@@ -591,7 +660,10 @@ export function rowSealingMiddleware(sealing: RowSealing): Middleware<DBCore> {
         ...down,
         // Every transaction reaches `meta`: a write journals there, a read may read the journal.
         transaction(stores, mode, options) {
-          return down.transaction(stores.includes('meta') ? stores : [...stores, 'meta'], mode, options);
+          const trans = down.transaction(stores.includes('meta') ? stores : [...stores, 'meta'], mode, options);
+          // A write's number, read now: the head's read goes beside the transaction's first reads.
+          if (mode === 'readwrite') prefetchNumber(journal, trans);
+          return trans;
         },
         table(name) {
           const table = tables.get(name);

@@ -363,6 +363,26 @@ export function atRestTests(where: string): void {
       await again.close();
     });
 
+    it('a row whose write failed in a transaction that went on is not journaled: it opens at its earlier version', async () => {
+      const name = unique('fresh-failed');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      const a = (await e.add('Ana plays the theremin', { userId: 'ana' })).results[0]!.id;
+      await e.close();
+      const { openStore } = await import('../../lib/engine/open-store.js');
+      const { db } = await openStore(name, PASS);
+      const row = (await db.memories.get(a))!;
+      const copy = { ...row, id: `${a}-copy` };
+      // The add of an existing key fails on its own; the transaction goes on and commits the copy.
+      await db.transaction('rw', db.memories, async () => {
+        await expect(db.memories.bulkAdd([copy, row])).rejects.toThrow();
+      });
+      db.close(); // no snapshot saved: the next open reads this transaction from the journal
+      const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      expect((await again.get(a))?.memory).toBe('Ana plays the theremin');
+      expect((await again.stats()).damagedRows).toEqual([]);
+      await again.close();
+    });
+
     it('a missing freshness record is reported, and the rows are taken at their stored versions', async () => {
       const name = unique('fresh-gone');
       const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
