@@ -59,6 +59,14 @@ import { openStore, resetStore } from './engine/open-store.js';
 import { parseAtRestEncryption, type AtRestEncryption } from './store/at-rest-key.js';
 import { saveFreshness } from './store/freshness-snapshot.js';
 import { exportStore, parseExport, type TransferOptions } from './engine/transfer/transfer.js';
+import {
+  parseExportDecryption,
+  parseExportEncryption,
+  plainExportOf,
+  sealExport,
+  type ExportDecryption,
+  type ExportOptions,
+} from './engine/transfer/sealed-export.js';
 import { importParsed, type ImportMode } from './engine/transfer/import-write.js';
 import {
   closeKeywordState,
@@ -215,6 +223,13 @@ const OPEN_OPTIONS_SPEC = {
   historyLimit: withDefault(int(1, 1_000_000), DEFAULT_HISTORY_LIMIT),
   encryption: (field, value) => parseAtRestEncryption(value, field),
 } satisfies OptionsSpec<EngramOptions>;
+
+/** The checks of {@link ExportOptions}. */
+const EXPORT_OPTIONS_SPEC = {
+  signal: optional(abortSignal),
+  onProgress: optional(func<NonNullable<ExportOptions['onProgress']>>()),
+  encrypt: (field, value) => parseExportEncryption(value, field),
+} satisfies OptionsSpec<ExportOptions>;
 
 /** The analyzer of a checked `language`. */
 function analyzerOf(language: AnalyzerLanguage | undefined): Promise<Analyzer> {
@@ -566,29 +581,36 @@ export class Engram {
 
   /**
    * The whole store as a versioned JSON-lines file (messages, memories with
-   * vectors, history, blocks, traces), with progress.
+   * vectors, history, blocks, traces), with progress; with `encrypt`, that file
+   * sealed under a passphrase (sealed-export.ts).
    * @example
    * const file = await engram.export({ onProgress: (p) => console.log(p.done, p.total) })
+   * const sealed = await engram.export({ encrypt: 'correct horse battery staple' })
    */
-  async export(options: TransferOptions = {}): Promise<Blob> {
+  async export(options: ExportOptions = {}): Promise<Blob> {
     this.#core.assertOpen();
-    return exportStore(this.#core, options);
+    const { encrypt, ...transfer } = definedOnly(checkOptions('options', options, EXPORT_OPTIONS_SPEC));
+    const plain = await exportStore(this.#core, transfer);
+    return encrypt === undefined ? plain : sealExport(plain, encrypt, transfer);
   }
 
   /**
    * Imports an export file into the store `options.name` and opens it. Every line
    * is validated first; a bad file gives an ImportError with the line number and
    * the store is left as it was. `replace` empties the store first; `merge` keeps
-   * it and takes new or newer records.
+   * it and takes new or newer records. An encrypted export needs its passphrase as
+   * `decrypt` (a KeyError `key-needed` without it, `wrong-key` for a wrong one,
+   * `not-encrypted` when the file is plain); `encryption` is the store's own, as in open().
    * @example
    * const engram = await Engram.import(file, { name: 'assistant', mode: 'merge' })
+   * const copy = await Engram.import(sealed, { name: 'copy', mode: 'replace', decrypt: 'correct horse battery staple' })
    */
   static async import(
     file: Blob | string,
-    options: EngramOptions & TransferOptions & { mode: ImportMode },
+    options: EngramOptions & TransferOptions & { mode: ImportMode; decrypt?: ExportDecryption },
   ): Promise<Engram> {
     if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object with name and mode');
-    const { mode, signal, onProgress, ...openOptions } = options;
+    const { mode, signal, onProgress, decrypt, ...openOptions } = options;
     const given: unknown = mode;
     if (given !== 'merge' && given !== 'replace')
       throw new ValidationError('options.mode', "must be 'merge' or 'replace'");
@@ -603,7 +625,9 @@ export class Engram {
       openOptions,
       OPEN_OPTIONS_SPEC,
     );
-    const parsed = await parseExport(file, { maxContentBytes }, transfer);
+    const passphrase = parseExportDecryption(decrypt, 'options.decrypt');
+    const plain = await plainExportOf(file, passphrase, transfer);
+    const parsed = await parseExport(plain, { maxContentBytes }, transfer);
     const analyzer = await analyzerOf(language);
     const { db, deviceId } = await openStore(name, encryption);
     const core = new EngineStore(db, { maxContentBytes: Number.MAX_SAFE_INTEGER, now, deviceId }, analyzer);

@@ -242,16 +242,16 @@ export class HubError extends EngramError {
 }
 
 /**
- * Why a store's encryption at rest refused to open it: `wrong-key` (the key or
- * passphrase does not open this store), `key-needed` (an encrypted store opened
- * without one), `not-encrypted` (a plain store opened with one), `unsupported`
- * (no WebCrypto, or a key header this engram cannot read).
+ * Why a store's encryption at rest, or an encrypted export file, refused: `wrong-key`
+ * (the key or passphrase does not open this store or file), `key-needed` (an encrypted
+ * store or export opened without one), `not-encrypted` (a plain store or export given
+ * one), `unsupported` (no WebCrypto, or a key header this engram cannot read).
  */
 export type KeyFailure = 'wrong-key' | 'key-needed' | 'not-encrypted' | 'unsupported';
 
 /**
- * The store's encryption at rest refused to open it; `reason` says why. Nothing
- * was read or written.
+ * The store's encryption at rest refused to open it, or import() refused an export's
+ * passphrase; `reason` says why. Nothing was read or written.
  */
 export class KeyError extends EngramError {
   readonly reason: KeyFailure;

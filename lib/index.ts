@@ -15,6 +15,7 @@ export type { EmbeddingRole, QueryForm, RetrievalProfile } from './search/retrie
 export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vectors/vector-state.js';
 export type { EmbedderRecord } from './engine/vectors/semantic-index.js';
 export type { TransferOptions, TransferProgress } from './engine/transfer/transfer.js';
+export type { ExportDecryption, ExportEncryption, ExportOptions } from './engine/transfer/sealed-export.js';
 export type { ImportMode } from './engine/transfer/import-write.js';
 
 export { Conversation } from './memory/conversation.js';

@@ -14,6 +14,8 @@ export type OpenOptions = Omit<Parameters<typeof Engram.open>[0], 'name'>;
 
 const PHASES: Readonly<Record<TransferProgress['phase'] | IndexProgress['phase'], string>> = {
   export: 'Exporting',
+  encrypt: 'Encrypting',
+  decrypt: 'Decrypting',
   validate: 'Checking',
   write: 'Writing',
   restore: 'Loading the index',

@@ -25,9 +25,9 @@ export const EXPORT_VERSION = 2;
 /** Export format versions this engram reads. */
 const READABLE_VERSIONS: readonly unknown[] = [1, EXPORT_VERSION];
 
-/** Progress of an export or import. */
+/** Progress of an export or import (`encrypt` and `decrypt` count bytes of an encrypted export, the others records). */
 export interface TransferProgress {
-  phase: 'export' | 'validate' | 'write';
+  phase: 'export' | 'encrypt' | 'decrypt' | 'validate' | 'write';
   done: number;
   total: number;
 }

@@ -1,0 +1,4 @@
+// Encrypted exports over fake-indexeddb (cases in sealed-export-cases.ts).
+import { sealedExportTests } from './sealed-export-cases.js';
+
+sealedExportTests('Node');
