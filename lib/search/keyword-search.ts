@@ -57,6 +57,22 @@ interface WeightedTerm {
   bound: number;
 }
 
+/** The query as keywordSearch scores it. */
+interface WeighedQuery {
+  /** The terms some document holds, best bound first. */
+  weighted: WeightedTerm[];
+  /** The most a document could score: every query term, including those no document has (they count against relevance). */
+  bound: number;
+  avgLength: number;
+}
+
+/** What reading the terms' rows found: each accepted document's row and score so far, and how many terms were read. */
+interface Scored {
+  rows: Map<string, TermsEntry>;
+  scores: Map<string, number>;
+  read: number;
+}
+
 /**
  * BM25 over the terms rows of the query's terms. Returns matching documents (at
  * least one query term, accepted by the filter), best first, ties in id order,
@@ -75,60 +91,94 @@ export async function keywordSearch(
 ): Promise<{ hits: KeywordHit[]; total: number; bound: number }> {
   const asked = [...new Set((options.analyzer ?? ENGLISH_ANALYZER).query(query).map((t) => termKey(corpus, t)))];
   if (asked.length === 0) return { hits: [], total: 0, bound: 0 };
+  const weighed = await weigh(terms, meta, corpus, asked);
+  const scored = await scoreByTerm(terms, weighed.weighted, weighed.avgLength, options);
+  const skipped = weighed.weighted.slice(scored.read);
+  let total = scored.scores.size;
+  if (skipped.length > 0) {
+    // Every document read so far gets the skipped terms' share from its own row: no further reads.
+    for (const [d, row] of scored.rows) {
+      scored.scores.set(
+        d,
+        scored.scores.get(d)! + skipped.reduce((sum, t) => sum + contribution(t, row, weighed.avgLength), 0),
+      );
+    }
+    total = await unionSize(terms, skipped, scored.rows);
+  }
+  return { hits: rankedHits(scored.scores, weighed.bound), total, bound: weighed.bound };
+}
+
+/**
+ * The asked terms weighed: the corpus statistics and each term's document count read
+ * at once, bounded like the in-memory search to the rarest MAX_QUERY_TERMS terms.
+ */
+async function weigh(
+  terms: TermsTable,
+  meta: Table<MetaRow, string>,
+  corpus: Corpus,
+  asked: readonly string[],
+): Promise<WeighedQuery> {
   const [statsRow, ...askedDfs] = await Promise.all([
     meta.get(statsKey(corpus)),
     ...asked.map((k) => terms.where('k').equals(k).count()),
   ]);
-  // Bounded like the in-memory search: the rarest MAX_QUERY_TERMS terms.
   const dfOf = new Map(asked.map((k, i) => [k, askedDfs[i] ?? 0]));
   const keys = rarestTerms(asked, (k) => dfOf.get(k) ?? 0);
-  const dfs = keys.map((k) => dfOf.get(k) ?? 0);
   const stats = (statsRow?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
   const docs = Math.max(stats.docs, 1);
-  const avgLength = stats.length > 0 ? stats.length / docs : 1;
-  const all: WeightedTerm[] = keys.map((key, i) => {
-    const df = dfs[i] ?? 0;
+  const all: WeightedTerm[] = keys.map((key) => {
+    const df = dfOf.get(key) ?? 0;
     const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
     return { key, df, idf, bound: idf * (K1 + 1) };
   });
-  // The most a document could score: every query term, including those no document has (they count against relevance).
-  const bound = all.reduce((sum, t) => sum + t.bound, 0);
-  const weighted = all.filter((t) => t.df > 0).sort((a, b) => b.bound - a.bound);
-  /** BM25 contribution of one term to one document (0 when the document lacks it). */
-  const contribution = (t: WeightedTerm, entry: TermsEntry): number => {
-    const at = entry.keys.indexOf(t.key);
-    if (at < 0) return 0;
-    const f = entry.counts[at]!;
-    return (t.idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * entry.length) / avgLength));
+  return {
+    weighted: all.filter((t) => t.df > 0).sort((a, b) => b.bound - a.bound),
+    bound: all.reduce((sum, t) => sum + t.bound, 0),
+    avgLength: stats.length > 0 ? stats.length / docs : 1,
   };
-  const rows = new Map<string, TermsEntry>();
-  const scores = new Map<string, number>();
-  const { filter } = options;
-  const depth = options.depth ?? Infinity;
-  let read = 0;
-  for (; read < weighted.length; read++) {
+}
+
+/**
+ * Reads the rows of each term, best bound first, adding its contribution to every
+ * document the filter accepts. Without a filter, once `depth` documents are scored
+ * and the terms left could not lift another above the `depth`-th best (MaxScore),
+ * it stops: those terms are skipped.
+ */
+async function scoreByTerm(
+  terms: TermsTable,
+  weighted: readonly WeightedTerm[],
+  avgLength: number,
+  { filter, depth = Infinity }: KeywordSearchOptions,
+): Promise<Scored> {
+  const scored: Scored = { rows: new Map(), scores: new Map(), read: 0 };
+  const { rows, scores } = scored;
+  for (; scored.read < weighted.length; scored.read++) {
     if (filter === undefined && scores.size >= depth) {
-      const rest = weighted.slice(read).reduce((sum, t) => sum + t.bound, 0);
+      const rest = weighted.slice(scored.read).reduce((sum, t) => sum + t.bound, 0);
       if (rest < kthLargest([...scores.values()], depth)) break;
     }
-    const term = weighted[read]!;
+    const term = weighted[scored.read]!;
     for (const entry of await readEntries(terms, term.key)) {
       if (filter !== undefined && !filter(entry)) continue;
       rows.set(entry.docId, entry);
-      scores.set(entry.docId, (scores.get(entry.docId) ?? 0) + contribution(term, entry));
+      scores.set(entry.docId, (scores.get(entry.docId) ?? 0) + contribution(term, entry, avgLength));
     }
   }
-  const skipped = weighted.slice(read);
-  let total = scores.size;
-  if (skipped.length > 0) {
-    // Every document read so far gets the skipped terms' share from its own row: no further reads.
-    for (const [d, row] of rows)
-      scores.set(d, scores.get(d)! + skipped.reduce((sum, t) => sum + contribution(t, row), 0));
-    total = await unionSize(terms, skipped, rows);
-  }
+  return scored;
+}
+
+/** BM25 contribution of one term to one document (0 when the document lacks it). */
+function contribution(t: WeightedTerm, entry: TermsEntry, avgLength: number): number {
+  const at = entry.keys.indexOf(t.key);
+  if (at < 0) return 0;
+  const f = entry.counts[at]!;
+  return (t.idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * entry.length) / avgLength));
+}
+
+/** The scored documents best first, ties in id order, each with its relevance (score over `bound`). */
+function rankedHits(scores: ReadonlyMap<string, number>, bound: number): KeywordHit[] {
   const hits = [...scores].map(([id, score]) => ({ id, score, relevance: bound > 0 ? Math.min(1, score / bound) : 0 }));
-  hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  return { hits, total, bound };
+  return hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 }
 
 function kthLargest(values: number[], k: number): number {
