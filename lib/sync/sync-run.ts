@@ -90,7 +90,7 @@ export async function runSync(host: SyncHost, options: SyncRunOptions): Promise<
   options.onProgress?.({ phase: 'connect', done: 0 });
   const embedder = await host.embedder();
   await call(() => target.ensureCollection(embedder.dimensions, { signal }));
-  const cipher = await agree(host, options, embedder, call);
+  const cipher = await agree(options, embedder, call);
   throwIfAborted(signal);
 
   const stored = await host.loadState(options.key);
@@ -118,46 +118,81 @@ interface EmbedderIdentity {
   dimensions: number;
 }
 
-/** Reads (or writes, for a new collection) the header and checks this device agrees with it. */
+/**
+ * Reads (or writes, for a new collection) the header and checks this device agrees with it:
+ * the same embedder, and encryption on both sides or on neither. Returns the cipher of an
+ * encrypted collection.
+ */
 async function agree(
-  host: SyncHost,
   options: SyncRunOptions,
   embedder: EmbedderIdentity,
   call: Call,
 ): Promise<PayloadCipher | undefined> {
-  const { target, signal, encryption } = options;
-  let header = await call(() => target.readHeader({ signal }));
-  let created: PayloadCipher | undefined;
-  if (header === undefined) {
-    const fresh: CollectionHeader = {
-      format: encryption === undefined ? 1 : SEALED_FORMAT,
-      embedderId: embedder.id,
-      dimensions: embedder.dimensions,
-    };
-    if (encryption !== undefined) {
-      const made = await PayloadCipher.create(encryption, fresh, options.kdfIterations, options.keys);
-      created = made.cipher;
-      fresh.encryption = made.encryption;
-    }
-    const proposed = fresh;
-    header = await call(() => target.writeHeader(proposed, { signal }));
-    // Another device may have written its header first: then that one holds.
-    if (JSON.stringify(header) !== JSON.stringify(proposed)) created = undefined;
-  }
-  if (header.embedderId !== embedder.id || header.dimensions !== embedder.dimensions) {
+  const { header, created } = await collectionHeader(options, embedder, call);
+  checkEmbedder(header, embedder);
+  const encryption = sealedWith(header, options.encryption);
+  if (encryption === undefined) return undefined;
+  const cipher = created ?? (await PayloadCipher.open(encryption.passphrase, header, options.keys));
+  if (encryption.encryptVectors === true && !cipher.encryptVectors) {
     throw new SyncError(
-      `the collection holds vectors of embedder ${header.embedderId} (${header.dimensions} dimensions); this store uses ${embedder.id} (${embedder.dimensions}). Use another collection, or re-embed with the same model`,
+      'this device asks for sealed vectors (encryptVectors), and the collection keeps vectors in clear: use a new collection',
       { reason: 'incompatible' },
     );
   }
+  return cipher;
+}
+
+/**
+ * The collection's header; a new collection gets this device's (with a new key when it
+ * encrypts, `created`). Another device may have written its header first: then that one
+ * holds, and the key made here is dropped.
+ */
+async function collectionHeader(
+  options: SyncRunOptions,
+  embedder: EmbedderIdentity,
+  call: Call,
+): Promise<{ header: CollectionHeader; created: PayloadCipher | undefined }> {
+  const { target, signal, encryption } = options;
+  const header = await call(() => target.readHeader({ signal }));
+  if (header !== undefined) return { header, created: undefined };
+  const proposed: CollectionHeader = {
+    format: encryption === undefined ? 1 : SEALED_FORMAT,
+    embedderId: embedder.id,
+    dimensions: embedder.dimensions,
+  };
+  let created: PayloadCipher | undefined;
+  if (encryption !== undefined) {
+    const made = await PayloadCipher.create(encryption, proposed, options.kdfIterations, options.keys);
+    created = made.cipher;
+    proposed.encryption = made.encryption;
+  }
+  const written = await call(() => target.writeHeader(proposed, { signal }));
+  return { header: written, created: JSON.stringify(written) === JSON.stringify(proposed) ? created : undefined };
+}
+
+function checkEmbedder(header: CollectionHeader, embedder: EmbedderIdentity): void {
+  if (header.embedderId === embedder.id && header.dimensions === embedder.dimensions) return;
+  throw new SyncError(
+    `the collection holds vectors of embedder ${header.embedderId} (${header.dimensions} dimensions); this store uses ${embedder.id} (${embedder.dimensions}). Use another collection, or re-embed with the same model`,
+    { reason: 'incompatible' },
+  );
+}
+
+/**
+ * The encryption options when the collection is encrypted (undefined when it is plain),
+ * once this device agrees: it encrypts too, and the collection seals every readable field
+ * (format 2).
+ */
+function sealedWith(
+  header: CollectionHeader,
+  encryption: EncryptionOptions | undefined,
+): EncryptionOptions | undefined {
   if (header.encryption === undefined) {
-    if (encryption !== undefined) {
-      throw new SyncError(
-        'the collection is not encrypted: sync it without encryption, or choose a new collection for end-to-end encryption',
-        { reason: 'incompatible' },
-      );
-    }
-    return undefined;
+    if (encryption === undefined) return undefined;
+    throw new SyncError(
+      'the collection is not encrypted: sync it without encryption, or choose a new collection for end-to-end encryption',
+      { reason: 'incompatible' },
+    );
   }
   if (encryption === undefined)
     throw new SyncError('the collection is end-to-end encrypted: pass encryption: { passphrase }', {
@@ -171,14 +206,7 @@ async function agree(
       { reason: 'incompatible' },
     );
   }
-  const cipher = created ?? (await PayloadCipher.open(encryption.passphrase, header, options.keys));
-  if (encryption.encryptVectors === true && !cipher.encryptVectors) {
-    throw new SyncError(
-      'this device asks for sealed vectors (encryptVectors), and the collection keeps vectors in clear: use a new collection',
-      { reason: 'incompatible' },
-    );
-  }
-  return cipher;
+  return encryption;
 }
 
 /** Sets an origin's cursor as an own property: an origin named "__proto__" is a cursor like any other. */
