@@ -17,6 +17,7 @@
  */
 import type { EngramDb } from './schema.js';
 import { readGeneration } from './generation.js';
+import { readEmbedderId } from './embedder-record.js';
 import { deleteSnapshot, snapshotPositionKey } from './snapshot-chunks.js';
 
 /** `meta` key of the log floor: entries with a seq at or below it may be gone. */
@@ -52,10 +53,12 @@ export interface LogHead {
   last: number;
   floor: number;
   generation: number;
+  /** The store's recorded embedder (undefined: none, or a damaged record): a re-embed elsewhere changes it. */
+  embedderId: string | undefined;
 }
 
 /**
- * The log's last position, floor and the store generation in one read
+ * The log's last position, floor, the store generation and the recorded embedder in one read
  * transaction (a consistent view). A cache of the store checks this before a
  * search: in the common case, nothing written since it last caught up, this
  * one transaction is all the catch-up reads (bench/peers: three separate reads
@@ -65,8 +68,13 @@ export interface LogHead {
  */
 export async function readLogHead(db: EngramDb): Promise<LogHead> {
   return db.transaction('r', [db.meta, db.changes], async () => {
-    const [last, floor, generation] = await Promise.all([readLastSeq(db), readLogFloor(db), readGeneration(db)]);
-    return { last, floor, generation };
+    const [last, floor, generation, embedderId] = await Promise.all([
+      readLastSeq(db),
+      readLogFloor(db),
+      readGeneration(db),
+      readEmbedderId(db),
+    ]);
+    return { last, floor, generation, embedderId };
   });
 }
 

@@ -21,6 +21,7 @@ import { blockKey } from './block-key.js';
 import { TEXT_SNAPSHOT_KEYS, textFreeHistory, textFreeTombstone } from './forgetting.js';
 import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 import { readGeneration } from './generation.js';
+import { readEmbedderId } from './embedder-record.js';
 import { deleteSnapshot } from './snapshot-chunks.js';
 import { readLastSeq } from './change-log.js';
 import { storeError } from './store-error.js';
@@ -34,7 +35,8 @@ export type RowChange =
       id: string;
       before?: MemoryRow;
       after?: MemoryRow;
-      vector?: VectorRow;
+      /** The memory's new vector row; null deletes it (a text changed by an instance on a model the store left). */
+      vector?: VectorRow | null;
       /** Bookkeeping only (access counts): no history entry, no change-log entry. */
       quiet?: boolean;
     }
@@ -78,6 +80,8 @@ export interface LoggedWrite {
   changes: readonly RowChange[];
   seqs: readonly number[];
   generation: number;
+  /** The store's recorded embedder when the write landed (an instance on another model learns of a re-embed here). */
+  embedderId: string | undefined;
   /** What the write did to the keyword terms rows and the corpus statistics (the keyword index applies it). */
   terms: LoggedTerms;
 }
@@ -230,7 +234,7 @@ async function applyChanges(
   });
   // Every write of the transaction in flight at once (IndexedDB applies a transaction's
   // requests in order): one wait instead of one per table (bench/ingest).
-  const [, , seqs, generation] = await Promise.all([
+  const [, , seqs, generation, embedderId] = await Promise.all([
     rows.flush(db),
     withoutHistory
       ? undefined
@@ -249,6 +253,7 @@ async function applyChanges(
       { allKeys: true },
     ),
     readGeneration(db),
+    readEmbedderId(db),
     termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
     termsPuts.length > 0 ? db.terms.bulkPut(termsPuts) : undefined,
     ...stats.map(([corpus, value]) => db.meta.put({ key: statsKey(corpus), value: { ...value } })),
@@ -261,7 +266,7 @@ async function applyChanges(
       logged.filter((c) => c.op === 'delete'),
     ),
   ]);
-  return { changes: logged, seqs, generation, terms: { puts: termsPuts, deletes: termsDeletes, stats } };
+  return { changes: logged, seqs, generation, embedderId, terms: { puts: termsPuts, deletes: termsDeletes, stats } };
 }
 
 /** Keeps the newest `limit` history entries of every record a change touched again. */
@@ -310,7 +315,7 @@ class RowBatch {
         this.#write('memories', change.id, change.after);
         if (change.after === undefined || change.after.deletedAt !== undefined)
           this.#write('vectors', change.id, undefined);
-        else if (change.vector !== undefined) this.#write('vectors', change.id, change.vector);
+        else if (change.vector !== undefined) this.#write('vectors', change.id, change.vector ?? undefined);
         return;
       case 'blocks': {
         const row = change.after ?? change.before;

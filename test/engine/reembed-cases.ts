@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Embedder, EmbedOptions } from '../../lib/embed/embedder.js';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import { ClosedError, Engram, ValidationError, type EngramOptions, type IndexProgress } from '../../lib/index.js';
+import {
+  ClosedError,
+  EmbedderChangedError,
+  Engram,
+  ValidationError,
+  type EngramOptions,
+  type IndexProgress,
+} from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import type { VectorRow } from '../../lib/store/rows.js';
 import { waitUntil } from '../helpers.js';
@@ -223,7 +230,7 @@ export function reembedTests(where: string): void {
       expect(rows).toHaveLength(71);
     });
 
-    it('another instance on the store keeps answering during the run, and its old-model writes after the switch are re-embedded', async () => {
+    it('another instance on the store keeps answering during the run, and its writes after the switch are embedded by the new model', async () => {
       const name = unique('peer');
       const e = await open(name);
       await fill(e, 0, 100);
@@ -233,8 +240,12 @@ export function reembedTests(where: string): void {
         if (batch === 2) expect(await allFound(peer, 0, 10)).toBe(true);
       };
       await e.reembed(model);
-      // The peer still holds the old model's index and embedder: it answers, it is not closed.
-      expect((await peer.search(text(5), { userId: 'u', limit: 3 })).results.length).toBeGreaterThan(0);
+      // The peer still holds the old model's index and embedder: it learns of the switch from the log head,
+      // refuses a ranking by its model (reembed-peers-cases.ts) and answers by keyword; it is not closed.
+      await expect(peer.search(text(5), { userId: 'u', limit: 3 })).rejects.toThrow(EmbedderChangedError);
+      expect((await peer.search(text(5), { userId: 'u', mode: 'keyword', limit: 3 })).results.length).toBeGreaterThan(
+        0,
+      );
       const late = (await peer.add('written by the peer after the switch about otters', { userId: 'u' })).results[0]!
         .id;
       // The instance on the new model finds it with another model's vector and embeds it again.

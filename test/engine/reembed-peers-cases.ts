@@ -2,13 +2,16 @@
  * Two Engram instances on one store while one re-embeds it (lib/engine/vectors/reembed-lease.ts and the
  * switch's effect on the other instance), shared by the Node (fake-indexeddb) and Chromium tests: a second
  * re-embed is refused while the first runs, runs after the first finished, was closed, or its lease (left by a
- * tab that died) expired, and a stalled run that lost its lease stops.
+ * tab that died) expired, and a stalled run that lost its lease stops; an instance still on the old model once
+ * the other switched learns of it, refuses vector and hybrid search with EmbedderChangedError (keyword works),
+ * writes memories without a vector for the new model's instance to embed, and never snapshots its old index.
  */
 import { describe, expect, it } from 'vitest';
 import type { Embedder, EmbedOptions } from '../../lib/embed/embedder.js';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { LEASE_MS, REEMBED_LEASE_KEY } from '../../lib/engine/vectors/reembed-lease.js';
-import { ClosedError, Engram, ReembedBusyError } from '../../lib/index.js';
+import { ClosedError, EmbedderChangedError, Engram, ReembedBusyError } from '../../lib/index.js';
+import { waitUntil } from '../helpers.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import type { VectorRow } from '../../lib/store/rows.js';
 
@@ -162,6 +165,65 @@ export function reembedPeerTests(where: string): void {
       expect((await rawVectors(name)).every((v) => v.embedderId === 'hash-64' && v.staged === undefined)).toBe(true);
       await a.close();
       await b.close();
+    });
+
+    it('an instance on the old model learns of the switch: vector and hybrid search refused, keyword works, its writes carry no vector and are embedded by the new model', async () => {
+      const name = unique('superseded');
+      const a = await Engram.open({ name, embedder: new HashEmbedder({ dimensions: 256 }) });
+      await fill(a, 0, 100);
+      const b = await Engram.open({ name, embedder: new HashEmbedder({ dimensions: 256 }) });
+      const c = await Engram.open({ name, embedder: new HashEmbedder({ dimensions: 256 }) });
+      expect((await b.search(text(5), { userId: 'u', mode: 'vector', limit: 1 })).results[0]?.memory).toBe(text(5));
+      expect((await c.ready()).embedderId).toBe('hash-256');
+      await a.reembed(new HookedEmbedder(128));
+
+      // b learns it from the log head its next search reads.
+      const refused = await b.search(text(5), { userId: 'u', mode: 'vector' }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(EmbedderChangedError);
+      expect(refused).toMatchObject({ code: 'EMBEDDER_CHANGED', recorded: 'hash-128', current: 'hash-256' });
+      await expect(b.search(text(5), { userId: 'u' })).rejects.toThrow(EmbedderChangedError);
+      expect((await b.search(text(5), { userId: 'u', mode: 'keyword', limit: 1 })).results[0]?.memory).toBe(text(5));
+      // Its writes: a new memory without a vector row, a changed text without its old vector.
+      const late = (await b.add('written by b after the switch about otters', { userId: 'u' })).results[0]!.id;
+      // (a, idle, has not met it yet: it repairs what it meets, on its next search.)
+      const target = (await b.search(text(9), { userId: 'u', mode: 'keyword', limit: 1 })).results[0]!.id;
+      await b.update(target, { text: 'changed by b: the lighthouse keeper collects barometers' });
+      const rows = new Map((await rawVectors(name)).map((v) => [v.id, v]));
+      expect(rows.has(late)).toBe(false);
+      expect(rows.has(target)).toBe(false);
+
+      // c only writes: its first write after the switch still embeds with the old model, and its commit tells c.
+      const first = (await c.add('c writes about walruses first', { userId: 'u' })).results[0]!.id;
+      const second = (await c.add('c writes about narwhals second', { userId: 'u' })).results[0]!.id;
+      const byId = new Map((await rawVectors(name)).map((v) => [v.id, v]));
+      expect(byId.get(first)?.embedderId).toBe('hash-256');
+      expect(byId.has(second)).toBe(false);
+
+      // The instance on the store's model embeds all of them when it meets them, with the texts they hold now.
+      const firstHit = async (query: string): Promise<string | undefined> =>
+        (await a.search(query, { userId: 'u', mode: 'vector', limit: 1 })).results[0]?.id;
+      expect(await waitUntil(async () => (await firstHit('written by b after the switch about otters')) === late)).toBe(
+        true,
+      );
+      expect(
+        await waitUntil(
+          async () => (await firstHit('changed by b: the lighthouse keeper collects barometers')) === target,
+        ),
+      ).toBe(true);
+      expect(await waitUntil(async () => (await firstHit('c writes about walruses first')) === first)).toBe(true);
+      expect(await waitUntil(async () => (await firstHit('c writes about narwhals second')) === second)).toBe(true);
+      expect((await rawVectors(name)).every((v) => v.embedderId === 'hash-128')).toBe(true);
+
+      // Closing the old-model instances last writes no old-model snapshot over the new model's.
+      await a.close();
+      await b.close();
+      await c.close();
+      const again = await Engram.open({ name, embedder: new HashEmbedder({ dimensions: 128 }) });
+      expect((await again.ready()).index).toBe('snapshot');
+      expect((await again.search(text(42), { userId: 'u', mode: 'vector', limit: 1 })).results[0]?.memory).toBe(
+        text(42),
+      );
+      await again.close();
     });
   });
 }

@@ -53,8 +53,8 @@ interface InferPlan {
   decisions: MemoryDecision[];
 }
 
-/** An UPDATE's new text embedded (each distinct text once, before the write). */
-type UpdateVector = (text: string) => { vector: Float32Array; embedderId: string };
+/** An UPDATE's new text embedded (each distinct text once, before the write); null: the store moved to another model. */
+type UpdateVector = (text: string) => { vector: Float32Array; embedderId: string } | null;
 
 /**
  * Extracts, decides and applies; falls back to storing the raw input on model
@@ -187,9 +187,12 @@ async function embedUpdates(
   signal: AbortSignal | undefined,
 ): Promise<UpdateVector> {
   const texts = [...new Set(decisions.filter((d) => d.event === 'UPDATE').map((d) => d.text))];
-  const embedded = texts.length === 0 ? undefined : await semantic.embed(texts, signal);
-  const vectorOf = new Map(texts.map((t, i) => [t, embedded!.vectors[i]!]));
-  return (text) => ({ vector: vectorOf.get(text)!, embedderId: embedded!.embedder.id });
+  if (texts.length === 0) return () => null; // never called: no UPDATE
+  const embedded = await semantic.embedForWrite(texts, signal);
+  // null when the store moved to another model: the updated memories lose their old vectors (see updateChange).
+  if (embedded === undefined) return () => null;
+  const vectorOf = new Map(texts.map((t, i) => [t, embedded.vectors[i]!]));
+  return (text) => ({ vector: vectorOf.get(text)!, embedderId: embedded.embedderId });
 }
 
 /**

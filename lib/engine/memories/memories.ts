@@ -192,7 +192,8 @@ export async function addMemories(
 /** The embedding of an add's distinct texts: each text's vector, and the embedder's id. */
 export interface Embedded {
   vectorOf: ReadonlyMap<string, Float32Array>;
-  embedderId: string;
+  /** undefined: the store moved to another model (SemanticIndex.embedForWrite), memories are written without vectors. */
+  embedderId: string | undefined;
 }
 
 /**
@@ -206,9 +207,12 @@ export type Embedding = Promise<{ result(): Embedded }>;
 /** Starts embedding the distinct texts of `inputs`. */
 export function embedInputs(semantic: SemanticIndex, inputs: readonly MemoryInput[], signal?: AbortSignal): Embedding {
   const texts = [...new Set(inputs.map((i) => i.text))];
-  return semantic.embed(texts, signal).then(
-    ({ vectors, embedder }) => {
-      const embedded = { vectorOf: new Map(texts.map((t, i) => [t, vectors[i]!])), embedderId: embedder.id };
+  return semantic.embedForWrite(texts, signal).then(
+    (made) => {
+      const embedded = {
+        vectorOf: new Map(made === undefined ? [] : texts.map((t, i) => [t, made.vectors[i]!])),
+        embedderId: made?.embedderId,
+      };
       return { result: () => embedded };
     },
     (error: unknown) => ({
@@ -237,8 +241,12 @@ export interface PreparedAdds {
   }>;
 }
 
-/** The vector row of new memory `id` of `text`: a copy of the vector when another new memory of the batch has the same text. */
-function newVectorRow(embedded: Embedded, id: string, text: string, copy: boolean): VectorRow {
+/**
+ * The vector row of new memory `id` of `text`: a copy of the vector when another new memory of the batch has the
+ * same text; undefined when the add embedded nothing (the store moved to another model).
+ */
+function newVectorRow(embedded: Embedded, id: string, text: string, copy: boolean): VectorRow | undefined {
+  if (embedded.embedderId === undefined) return undefined;
   const vector = embedded.vectorOf.get(text);
   if (vector === undefined) throw new ValidationError('text', 'no vector was computed for a new memory');
   return { id, vector: copy ? vector.slice() : vector, embedderId: embedded.embedderId };
@@ -433,13 +441,8 @@ function writeNew(
     const row = newRow(core, input, now);
     const copy = fresh.some((f) => f.row.text === input.text);
     fresh.push({ row, vector, comparable });
-    changes.push({
-      table: 'memories',
-      op: 'add',
-      id: row.id,
-      after: row,
-      vector: newVectorRow(embedded, row.id, input.text, copy),
-    });
+    const vectorRow = newVectorRow(embedded, row.id, input.text, copy);
+    changes.push({ table: 'memories', op: 'add', id: row.id, after: row, ...(vectorRow && { vector: vectorRow }) });
     out.push({ item: toItem(row), added: true });
   });
   return { changes, out, ...(logAfter === undefined ? {} : { logAfter }) };
@@ -507,7 +510,7 @@ export async function updateMemory(
   const current = await getLive(core, id);
   if (current === undefined) throw new NotFoundError('memory', id);
   const textChanged = patch.text !== undefined && patch.text !== current.text;
-  const embedded = textChanged ? await semantic.embed([patch.text!], signal) : undefined;
+  const embedded = textChanged ? await semantic.embedForWrite([patch.text!], signal) : undefined;
   throwIfAborted(signal);
   const item = await core.write(async () => {
     const before = await core.db.memories.get(id);
@@ -516,7 +519,7 @@ export async function updateMemory(
       core,
       before,
       patch,
-      embedded === undefined ? undefined : { vector: embedded.vectors[0]!, embedderId: embedded.embedder.id },
+      !textChanged ? undefined : embedded ? { vector: embedded.vectors[0]!, embedderId: embedded.embedderId } : null,
     );
     return { changes: [change], result: toItem(change.after!) };
   });
@@ -524,12 +527,15 @@ export async function updateMemory(
   return item;
 }
 
-/** The change that applies `patch` to a live row (inside a write transaction); `vector` when the text changed. */
+/**
+ * The change that applies `patch` to a live row (inside a write transaction); `vector` when the text changed,
+ * null when it changed but nothing embedded it (the store moved to another model: the old vector goes).
+ */
 export function updateChange(
   core: EngineStore,
   before: MemoryRow,
   patch: MemoryPatch,
-  vector?: { vector: Float32Array; embedderId: string },
+  vector?: { vector: Float32Array; embedderId: string } | null,
 ): RowChange & { table: 'memories' } {
   const now = core.now();
   const after: MemoryRow = {
@@ -546,7 +552,8 @@ export function updateChange(
   if (patch.value !== undefined) after.value = patch.value;
   if (patch.expiresAt !== undefined) after.expiresAt = patch.expiresAt;
   const change: RowChange & { table: 'memories' } = { table: 'memories', op: 'update', id: before.id, before, after };
-  if (vector !== undefined) change.vector = { id: before.id, ...vector };
+  if (vector === null) change.vector = null;
+  else if (vector !== undefined) change.vector = { id: before.id, ...vector };
   return change;
 }
 

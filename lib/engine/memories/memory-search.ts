@@ -85,6 +85,8 @@ interface Sides {
 interface IndexPosition {
   seq: number;
   generation: number | undefined;
+  /** The model of the vector index when the search ranks by it: the store's must still be it. */
+  embedderId?: string;
 }
 
 /** Searches live memories that pass the filter. */
@@ -180,6 +182,8 @@ async function searchAfterCatchUp(run: SearchRun, head: Promise<LogHead>): Promi
   const { core, state, keywords, options } = run;
   head.catch(() => undefined); // awaited by the catch-ups; a failure surfaces there
   const [queryVector] = await Promise.all([run.embedding, keywords?.catchUp(head), state.catchUp({}, head)]);
+  // Another instance re-embedded the store (the catch-up saw its record): this index's model is not the store's.
+  if (options.mode !== 'keyword') state.assertCurrent();
   const now = core.now();
   // Which memories may be returned: from the in-memory scope table, or (for metadata
   // conditions, which need whole rows) from the rows of the scope.
@@ -200,17 +204,25 @@ async function searchAfterCatchUp(run: SearchRun, head: Promise<LogHead>): Promi
 /** The positions of the indexes a search reads (the keyword one in vector mode is not read). */
 function positionsOf(run: SearchRun): IndexPosition[] {
   const positions: IndexPosition[] = [{ seq: run.state.seq, generation: run.state.generation }];
+  if (run.options.mode !== 'keyword') positions[0]!.embedderId = run.state.embedderId;
   if (run.keywords !== undefined) positions.push({ seq: run.keywords.seq, generation: run.keywords.generation });
   return positions;
 }
 
 /**
  * Whether the log stood, when `head` was read, where every index stood when the search ranked
- * (`at`): nothing logged after them, none compacted away before them, the same store generation.
+ * (`at`): nothing logged after them, none compacted away before them, the same store generation and
+ * (for a ranking by vector) the same recorded model.
  * Then the ranking is the store's as the rows read with `head` show it.
  */
 function upToDate(head: LogHead, at: readonly IndexPosition[]): boolean {
-  return at.every((p) => p.generation === head.generation && head.last <= p.seq && head.floor <= p.seq);
+  return at.every(
+    (p) =>
+      p.generation === head.generation &&
+      head.last <= p.seq &&
+      head.floor <= p.seq &&
+      (p.embedderId === undefined || head.embedderId === undefined || p.embedderId === head.embedderId),
+  );
 }
 
 function rowsById(

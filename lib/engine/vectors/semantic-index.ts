@@ -14,17 +14,13 @@ import type { EngramDb } from '../../store/schema.js';
 import { storeError } from '../../store/store-error.js';
 import { retrievalProfile, textToEmbed, type EmbeddingRole } from '../../search/retrieval-profile.js';
 import { untilAborted } from '../../util/abort.js';
+import { EMBEDDER_KEY, embedderRecordOf, type EmbedderRecord } from '../../store/embedder-record.js';
 import type { EngineStore } from '../engine-store.js';
 import { reembedStore, type ReembedReport } from './reembed.js';
 import { VectorState, type LongWorkOptions } from './vector-state.js';
 
-/** The embedder a store was written with. */
-export interface EmbedderRecord {
-  id: string;
-  dimensions: number;
-}
+export type { EmbedderRecord };
 
-const EMBEDDER_KEY = 'embedder';
 /** Memories a repair embeds per call. */
 const REPAIR_BATCH = 64;
 /**
@@ -32,22 +28,6 @@ const REPAIR_BATCH = 64;
  * before the swap finishes on them instead of meeting a disposed index (ClosedError).
  */
 const RETIRE_MS = 10_000;
-
-/** The record's id and dimension when `value` is a well-formed embedder record. */
-function embedderRecordOf(value: unknown): EmbedderRecord | undefined {
-  const record = value as Partial<EmbedderRecord> | null;
-  if (
-    typeof record === 'object' &&
-    record !== null &&
-    typeof record.id === 'string' &&
-    typeof record.dimensions === 'number' &&
-    Number.isInteger(record.dimensions) &&
-    record.dimensions > 0
-  ) {
-    return { id: record.id, dimensions: record.dimensions };
-  }
-  return undefined;
-}
 
 /**
  * The embedder recorded in an open database, read without loading anything else;
@@ -210,10 +190,13 @@ export class SemanticIndex {
         record: async () => {
           // Passage embeddings wait from the switch until the new index is in place (see embed()).
           this.#switching ??= new Promise<void>((resolve) => (opened = resolve));
+          // The old index sees this record before the new one replaces it: this instance's own switch.
+          current.state.expectRecorded(embedder.id);
           await recordEmbedder(core.db, embedder);
         },
       });
     } catch (e) {
+      current.state.expectRecorded(undefined);
       opened();
       this.#switching = undefined;
       if (ours) await embedder.dispose();
@@ -319,6 +302,23 @@ export class SemanticIndex {
         return;
       }
     }
+  }
+
+  /**
+   * The vectors of memories about to be written (see {@link embed}), or undefined once this
+   * instance learned that another one switched the store to another model (EmbedderChangedError
+   * for searches): the memories are then written without a vector, and an instance on the
+   * store's model embeds them when it meets them (its repair). A wrong-model vector would only
+   * be embedded again there.
+   */
+  async embedForWrite(
+    texts: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<{ vectors: Float32Array[]; embedderId: string } | undefined> {
+    const { state } = await untilAborted(this.ready(), signal);
+    if (state.superseded !== undefined) return undefined;
+    const { vectors, embedder } = await this.embed(texts, signal, 'passage');
+    return { vectors, embedderId: embedder.id };
   }
 
   /**

@@ -10,7 +10,7 @@
  * and rebuilt when it does not agree. A stored vector that cannot be indexed
  * (wrong length, NaN) is skipped and reported, never fatal.
  */
-import { isEngramError, throwIfAborted } from '../../errors.js';
+import { EmbedderChangedError, isEngramError, throwIfAborted } from '../../errors.js';
 import { BufferedIndex } from '../../vector/buffered-index.js';
 import { createIndex, EXACT_CROSSOVER, preloadHnsw, promote } from '../../vector/choose-index.js';
 import type { VectorIndex } from '../../vector/vector-index.js';
@@ -108,6 +108,14 @@ export class VectorState {
   #staleSink: ((id: string) => void) | undefined;
   /** Such memories met before anyone listened (while loading). */
   #staleEarly: string[] = [];
+  /**
+   * The model another instance switched the store to (a re-embed elsewhere), learned from the log
+   * head or from a write's commit: this index no longer answers vector queries (see assertCurrent),
+   * writes no snapshot (it would replace the new model's) and asks for no repairs.
+   */
+  #superseded: string | undefined;
+  /** The model this instance's own re-embed is switching the store to: its record is not another's switch. */
+  #expected: string | undefined;
   /** Catch-ups, this instance's writes, merges, snapshots and the check after open run one at a time. */
   readonly #queue = new SerialQueue();
   #mergeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -409,6 +417,7 @@ export class VectorState {
   }
 
   #stale(id: string): void {
+    if (this.#superseded !== undefined) return; // only an instance on the store's model repairs
     if (this.#staleSink === undefined) this.#staleEarly.push(id);
     else this.#staleSink(id);
   }
@@ -464,7 +473,8 @@ export class VectorState {
     if (this.#disposed || this.#retired) return;
     this.#behind = false;
     const { db } = this.#core;
-    const { generation, floor, last } = await (head ?? readLogHead(db));
+    const { generation, floor, last, embedderId } = await (head ?? readLogHead(db));
+    this.#noteRecorded(embedderId);
     // Another instance replaced the store, or compacted log entries this index has not applied yet: reload from the store.
     if (generation !== this.#generation || this.seq < floor) await this.#reload(generation, options);
     else if (last <= this.seq) return; // nothing logged that this index lacks
@@ -490,6 +500,7 @@ export class VectorState {
   #applyOwn(write: LoggedWrite): void {
     void this.#queue.run(async () => {
       if (this.#disposed || this.#retired) return;
+      this.#noteRecorded(write.embedderId);
       if (write.generation !== this.#generation || write.seqs[0] !== this.seq + 1) {
         this.#behind = true;
         return;
@@ -508,7 +519,8 @@ export class VectorState {
           this.#changed += 1;
           continue;
         }
-        const add = this.#place(change.id, row, change.vector, now);
+        // null: the write deleted the vector (an instance on a model the store left changed the text).
+        const add = this.#place(change.id, row, change.vector ?? undefined, now);
         if (add !== undefined) this.index.addMany([add]);
         this.#changed += 1;
       }
@@ -603,7 +615,7 @@ export class VectorState {
   async maybeSnapshot(): Promise<void> {
     const due = Math.max(1000, this.index.size / 10);
     const unsnapshotted = this.unsnapshotted;
-    if (this.#disposed || this.#retired || unsnapshotted < due) return;
+    if (this.#disposed || this.#retired || this.#superseded !== undefined || unsnapshotted < due) return;
     const spacing = this.#snapshotEnded + SNAPSHOT_SPACING * this.#snapshotCost - performance.now();
     const writing = this.#core.writing || performance.now() - this.#lastOwnApplied < IDLE_MS;
     const wait = writing && unsnapshotted < BUSY_SNAPSHOT_MIN ? Math.max(IDLE_MS, spacing) : spacing;
@@ -621,7 +633,8 @@ export class VectorState {
   snapshot(): Promise<void> {
     return this.#queue.run(async () => {
       // Nothing new since the last one: no write applied, no vector merged.
-      if (this.#disposed || this.#retired || (this.seq === this.#lastSnapshotSeq && !this.#mergedSinceSnapshot)) return;
+      if (this.#disposed || this.#retired || this.#superseded !== undefined) return;
+      if (this.seq === this.#lastSnapshotSeq && !this.#mergedSinceSnapshot) return;
       const started = performance.now();
       // Never save an index of a store generation that is gone (a reset elsewhere).
       if ((await readGeneration(this.#core.db)) !== this.#generation) return;
@@ -654,6 +667,33 @@ export class VectorState {
   /** The store generation this index reflects (with `seq`, where it stands; a search checks both against the log's head). */
   get generation(): number {
     return this.#generation;
+  }
+
+  /** The embedder id this index holds vectors of. */
+  get embedderId(): string {
+    return this.#embedderId;
+  }
+
+  /** The model another instance switched the store to, once this instance learned of it; else undefined. */
+  get superseded(): string | undefined {
+    return this.#superseded;
+  }
+
+  /** This instance's own re-embed records `target` now (or its switch failed: undefined): not another's switch. */
+  expectRecorded(target: string | undefined): void {
+    this.#expected = target;
+  }
+
+  /** Throws EmbedderChangedError once the store is known to have moved to another model (a vector query would be wrong). */
+  assertCurrent(): void {
+    if (this.#superseded !== undefined) throw new EmbedderChangedError(this.#superseded, this.#embedderId);
+  }
+
+  /** The recorded embedder as a log head or a write saw it: another model than this index's is another instance's switch. */
+  #noteRecorded(embedderId: string | undefined): void {
+    if (embedderId === undefined || embedderId === this.#embedderId || embedderId === this.#expected) return;
+    this.#superseded = embedderId;
+    this.#staleEarly = [];
   }
 
   /** Whether dispose() was called (a call, so that a check after an await is not narrowed away). */
