@@ -16,6 +16,7 @@ export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vecto
 export type { EmbedderRecord } from './engine/vectors/semantic-index.js';
 export type { TransferOptions, TransferProgress } from './engine/transfer/transfer.js';
 export type { ExportDecryption, ExportEncryption, ExportOptions } from './engine/transfer/sealed-export.js';
+export { isEncryptedExport } from './engine/transfer/sealed-export.js';
 export type { ImportMode } from './engine/transfer/import-write.js';
 
 export { Conversation } from './memory/conversation.js';

@@ -37,8 +37,8 @@ import type { SecretStore } from './secret-store.js';
 import type { StoreKey } from './store-key.js';
 import { askToAllowSyncServer, type SyncServerAccess } from './sync-server-access.js';
 
-/** The export format's file filter. */
-export const EXPORT_FILTERS: FileFilter[] = [{ name: 'engram export', extensions: ['jsonl'] }];
+/** The export formats' file filter: plain (JSON lines) and encrypted (`.engram`). */
+export const EXPORT_FILTERS: FileFilter[] = [{ name: 'engram export', extensions: ['jsonl', 'engram'] }];
 
 /** What the handlers need besides Electron. */
 export interface IpcContext<W extends WindowSurface = WindowSurface> {

@@ -1,11 +1,19 @@
 /**
  * The import and export view: the whole store as an engram export file, with a
  * progress bar and a cancel button for both directions. Export hands the file
- * to the shell (a save dialog, or a download); import reads one (an open
- * dialog, or a file picker), closes the store, imports (merge or replace; a bad
- * file leaves the store as it was) and reopens it.
+ * to the shell (a save dialog, or a download), sealed under a passphrase when
+ * asked; import reads one (an open dialog, or a file picker), asks for the
+ * passphrase when the file is encrypted, closes the store, imports (merge or
+ * replace; a bad file or a wrong passphrase leaves the store as it was) and reopens it.
  */
-import { Engram, isEngramError, type ImportMode, type IndexProgress, type TransferProgress } from '../../lib/index.js';
+import {
+  Engram,
+  isEncryptedExport,
+  isEngramError,
+  type ImportMode,
+  type IndexProgress,
+  type TransferProgress,
+} from '../../lib/index.js';
 import { h } from '../../ui/dom.js';
 import { unwrap, type AppContext, type View } from './app-context.js';
 
@@ -25,9 +33,27 @@ const PHASES: Readonly<Record<TransferProgress['phase'] | IndexProgress['phase']
   damaged: 'Skipping a damaged row',
 };
 
-/** The file name offered for an export, e.g. engram-2026-12-01.jsonl. */
-export function exportFileName(at: Date): string {
-  return `engram-${at.toISOString().slice(0, 10)}.jsonl`;
+/** Fewest characters of an export passphrase (as the library holds it). */
+const MIN_PASSPHRASE = 8;
+
+/** The file name offered for an export, e.g. engram-2026-12-01.jsonl (engram-2026-12-01-encrypted.engram when sealed). */
+export function exportFileName(at: Date, encrypted = false): string {
+  const day = at.toISOString().slice(0, 10);
+  return encrypted ? `engram-${day}-encrypted.engram` : `engram-${day}.jsonl`;
+}
+
+/** Why an export passphrase and its repetition cannot be used, or undefined when they can. */
+export function passphraseProblem(passphrase: string, repeated: string): string | undefined {
+  if (passphrase.length < MIN_PASSPHRASE) return `The passphrase needs at least ${MIN_PASSPHRASE} characters.`;
+  if (passphrase !== repeated) return 'The two passphrases differ.';
+  return undefined;
+}
+
+/** A passphrase field (never autofilled from a saved password: each file has its own). */
+function passphraseInput(testid: string, label: string): HTMLInputElement {
+  return h('input', {
+    attrs: { type: 'password', autocomplete: 'new-password', 'data-testid': testid, 'aria-label': label, size: '28' },
+  });
 }
 
 /** The transfer view. */
@@ -60,6 +86,36 @@ export class TransferView implements View {
     h('option', { attrs: { value: 'replace' } }, 'replace everything here'),
   );
   readonly #result = h('p', { class: 'small', attrs: { 'data-testid': 'transfer-result', 'data-state': 'idle' } });
+  readonly #encrypt = h('input', { attrs: { type: 'checkbox', 'data-testid': 'export-encrypt' } });
+  readonly #passphrase = passphraseInput('export-passphrase', 'Export passphrase');
+  readonly #repeat = passphraseInput('export-passphrase-repeat', 'Export passphrase again');
+  readonly #passphraseFields = h(
+    'div',
+    { class: 'stack', attrs: { 'data-testid': 'export-passphrase-fields', hidden: true } },
+    h('label', { class: 'field' }, h('span', {}, 'Passphrase'), this.#passphrase),
+    h('label', { class: 'field' }, h('span', {}, 'Again'), this.#repeat),
+    h(
+      'p',
+      { class: 'muted small' },
+      'Keep it safe: without it nobody, you included, can read the file. It is not saved anywhere.',
+    ),
+  );
+  readonly #filePassphrase = passphraseInput('import-passphrase', 'Passphrase of the file');
+  readonly #unlock = h(
+    'button',
+    { class: 'primary', attrs: { type: 'submit', 'data-testid': 'import-unlock' } },
+    'Import',
+  );
+  readonly #dismiss = h('button', { attrs: { type: 'button', 'data-testid': 'import-unlock-cancel' } }, 'Cancel');
+  readonly #unlockForm = h(
+    'form',
+    { class: 'stack', attrs: { 'data-testid': 'import-unlock-form', hidden: true } },
+    h('p', { class: 'small', attrs: { 'data-testid': 'import-unlock-file' } }),
+    h('label', { class: 'field' }, h('span', {}, 'Passphrase'), this.#filePassphrase),
+    h('div', { class: 'row' }, this.#unlock, this.#dismiss),
+  );
+  /** The encrypted file waiting for its passphrase. */
+  #pending: { name: string; file: Blob } | undefined;
   #controller: AbortController | undefined;
 
   constructor(ctx: AppContext, openOptions: OpenOptions) {
@@ -69,6 +125,17 @@ export class TransferView implements View {
     this.#importButton.addEventListener('click', () => void this.import());
     this.#cancel.addEventListener('click', () => {
       this.#controller?.abort();
+    });
+    this.#encrypt.addEventListener('change', () => {
+      this.#passphraseFields.hidden = !this.#encrypt.checked;
+    });
+    this.#unlockForm.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const pending = this.#pending;
+      if (pending !== undefined) void this.#importFile(pending.name, pending.file, this.#filePassphrase.value);
+    });
+    this.#dismiss.addEventListener('click', () => {
+      this.#askPassphrase(undefined);
     });
     this.root = h(
       'section',
@@ -83,6 +150,8 @@ export class TransferView implements View {
           { class: 'muted small' },
           'Everything in this store (conversations, memories with their vectors and history, core memory, traces) as one engram export file.',
         ),
+        h('label', { class: 'check' }, this.#encrypt, 'Encrypt the file with a passphrase'),
+        this.#passphraseFields,
         h('div', { class: 'row' }, this.#exportButton),
       ),
       h(
@@ -92,9 +161,10 @@ export class TransferView implements View {
         h(
           'p',
           { class: 'muted small' },
-          'An engram export file. Every line is checked before anything is written: a bad file changes nothing.',
+          'An engram export file, plain or encrypted (you are asked for its passphrase). Every line is checked before anything is written: a bad file changes nothing.',
         ),
         h('div', { class: 'row' }, this.#mode, this.#importButton),
+        this.#unlockForm,
       ),
       h('div', { class: 'card stack' }, h('div', { class: 'row' }, this.#bar, this.#label, this.#cancel), this.#result),
     );
@@ -104,8 +174,17 @@ export class TransferView implements View {
     return Promise.resolve();
   }
 
-  /** Exports the store and hands the file to the shell. */
+  /** Exports the store (sealed under the passphrase typed, when asked) and hands the file to the shell. */
   async export(): Promise<void> {
+    const encrypted = this.#encrypt.checked;
+    const passphrase = this.#passphrase.value;
+    if (encrypted) {
+      const problem = passphraseProblem(passphrase, this.#repeat.value);
+      if (problem !== undefined) {
+        this.#end('failed', problem);
+        return;
+      }
+    }
     const signal = this.#begin();
     try {
       const blob = await this.#ctx.engram.export({
@@ -113,13 +192,15 @@ export class TransferView implements View {
         onProgress: (p) => {
           this.#progress(p);
         },
+        ...(encrypted ? { encrypt: passphrase } : {}),
       });
       const bytes = new Uint8Array(await blob.arrayBuffer());
-      const answer = await unwrap(this.#ctx.bridge.saveFile({ suggestedName: exportFileName(new Date()), bytes }));
+      const suggestedName = exportFileName(new Date(), encrypted);
+      const answer = await unwrap(this.#ctx.bridge.saveFile({ suggestedName, bytes }));
       this.#end(
         answer.saved ? 'done' : 'cancelled',
         answer.saved
-          ? `Exported ${bytes.byteLength.toLocaleString()} bytes to ${answer.location ?? 'a file'}.`
+          ? `Exported ${bytes.byteLength.toLocaleString()} bytes${encrypted ? ', encrypted,' : ''} to ${answer.location ?? 'a file'}.`
           : 'Export not saved.',
       );
     } catch (e) {
@@ -127,22 +208,40 @@ export class TransferView implements View {
     }
   }
 
-  /** Asks for a file and imports it. */
+  /** Asks for a file and imports it; an encrypted one waits for its passphrase. */
   async import(): Promise<void> {
-    let file;
+    let opened;
     try {
-      file = await unwrap(this.#ctx.bridge.openFile());
+      opened = await unwrap(this.#ctx.bridge.openFile());
     } catch (e) {
       this.#fail(e);
       return;
     }
-    if (file === null) return;
+    if (opened === null) return;
+    const file = new Blob([opened.bytes as Uint8Array<ArrayBuffer>]);
+    if (await isEncryptedExport(file)) this.#askPassphrase({ name: opened.name, file });
+    else await this.#importFile(opened.name, file, undefined);
+  }
+
+  /** Shows the passphrase form for `pending` (hides it for undefined). */
+  #askPassphrase(pending: { name: string; file: Blob } | undefined): void {
+    this.#pending = pending;
+    this.#unlockForm.hidden = pending === undefined;
+    this.#filePassphrase.value = '';
+    if (pending === undefined) return;
+    this.#unlockForm.querySelector('[data-testid="import-unlock-file"]')!.textContent =
+      `${pending.name} is encrypted. Its passphrase:`;
+    this.#filePassphrase.focus();
+  }
+
+  /** Closes the store, imports `file` (opened with `passphrase` when it is encrypted) and reopens the store. */
+  async #importFile(name: string, file: Blob, passphrase: string | undefined): Promise<void> {
     const mode = this.#mode.value as ImportMode;
     const signal = this.#begin();
     const { engram, dbName } = this.#ctx;
     await engram.close();
     try {
-      this.#ctx.engram = await Engram.import(new Blob([file.bytes as Uint8Array<ArrayBuffer>]), {
+      this.#ctx.engram = await Engram.import(file, {
         ...this.#openOptions,
         name: dbName,
         mode,
@@ -150,13 +249,19 @@ export class TransferView implements View {
         onProgress: (p) => {
           this.#progress(p);
         },
+        ...(passphrase === undefined ? {} : { decrypt: passphrase }),
       });
+      this.#askPassphrase(undefined);
       const { total } = await this.#ctx.engram.getAll({ limit: 1 });
-      this.#end('done', `Imported ${file.name} (${mode}). The store now holds ${total} memories.`);
+      this.#end('done', `Imported ${name} (${mode}). The store now holds ${total} memories.`);
     } catch (e) {
       // The store was left as it was; open it again.
       this.#ctx.engram = await Engram.open({ ...this.#openOptions, name: dbName });
-      this.#fail(e);
+      if (isEngramError(e) && e.code === 'KEY' && passphrase !== undefined) {
+        // The form stays up for another try; nothing was written.
+        this.#end('failed', 'That passphrase does not open the file; nothing was changed. Try again.');
+        this.#filePassphrase.select();
+      } else this.#fail(e);
     } finally {
       this.#ctx.changed();
     }
@@ -169,6 +274,7 @@ export class TransferView implements View {
     this.#cancel.disabled = false;
     this.#exportButton.disabled = true;
     this.#importButton.disabled = true;
+    this.#unlock.disabled = true;
     this.#result.dataset['state'] = 'running';
     this.#result.textContent = '';
     return this.#controller.signal;
@@ -184,6 +290,7 @@ export class TransferView implements View {
     this.#cancel.disabled = true;
     this.#exportButton.disabled = false;
     this.#importButton.disabled = false;
+    this.#unlock.disabled = false;
     if (state === 'done') this.#bar.value = 1;
     this.#label.textContent = state === 'done' ? 'Done' : state === 'cancelled' ? 'Cancelled' : 'Failed';
     this.#result.dataset['state'] = state;

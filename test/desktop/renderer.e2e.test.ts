@@ -627,6 +627,76 @@ describe('desktop renderer', () => {
     await fresh.context.close();
   }, 180_000);
 
+  it('exports encrypted with a passphrase; importing the file asks for it, refuses a wrong one, then imports', async () => {
+    const passphrase = 'lantern orchard quietly';
+    await view('transfer');
+    await page.check('[data-testid="export-encrypt"]');
+    await page.fill('[data-testid="export-passphrase"]', 'short');
+    await page.fill('[data-testid="export-passphrase-repeat"]', 'short');
+    await page.click('[data-testid="export-button"]');
+    expect(await page.innerText('[data-testid="transfer-result"]')).toBe('The passphrase needs at least 8 characters.');
+    await page.fill('[data-testid="export-passphrase"]', passphrase);
+    await page.fill('[data-testid="export-passphrase-repeat"]', `${passphrase}!`);
+    await page.click('[data-testid="export-button"]');
+    expect(await page.innerText('[data-testid="transfer-result"]')).toBe('The two passphrases differ.');
+    await page.fill('[data-testid="export-passphrase-repeat"]', passphrase);
+    const download = page.waitForEvent('download');
+    await page.click('[data-testid="export-button"]');
+    const file = join(work, 'export-sealed.engram');
+    await (await download).saveAs(file);
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="transfer-result"]')?.getAttribute('data-state') === 'done',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    expect(await page.innerText('[data-testid="transfer-result"]')).toMatch(
+      /^Exported [\d,]+ bytes, encrypted, to engram-\d{4}-\d\d-\d\d-encrypted\.engram\.$/,
+    );
+    await shot('transfer-export-encrypted');
+    const bytes = await readFile(file);
+    expect(bytes.subarray(0, 40).toString('latin1')).toBe('{"format":"engram-sealed-export","versio');
+    for (const word of ['peanuts', 'Porto', 'gardening', 'archivist', 'zoe'])
+      expect(bytes.toString('latin1').includes(word), word).toBe(false);
+
+    const fresh = await newContext();
+    await open(fresh.page);
+    await view('transfer', fresh.page);
+    await fresh.page.selectOption('[data-testid="import-mode"]', 'replace');
+    const chooser = fresh.page.waitForEvent('filechooser');
+    await fresh.page.click('[data-testid="import-button"]');
+    await (await chooser).setFiles(file);
+    await fresh.page.waitForSelector('[data-testid="import-unlock-form"]:not([hidden])', { timeout: STEP_WAIT });
+    expect(await fresh.page.innerText('[data-testid="import-unlock-file"]')).toBe(
+      'export-sealed.engram is encrypted. Its passphrase:',
+    );
+    await fresh.page.fill('[data-testid="import-passphrase"]', 'not the passphrase');
+    await fresh.page.click('[data-testid="import-unlock"]');
+    await fresh.page.waitForFunction(
+      () => document.querySelector('[data-testid="transfer-result"]')?.getAttribute('data-state') === 'failed',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    expect(await fresh.page.innerText('[data-testid="transfer-result"]')).toBe(
+      'That passphrase does not open the file; nothing was changed. Try again.',
+    );
+    await shot('transfer-import-passphrase', fresh.page);
+    await fresh.page.fill('[data-testid="import-passphrase"]', passphrase);
+    await fresh.page.click('[data-testid="import-unlock"]');
+    await fresh.page.waitForFunction(
+      () => document.querySelector('[data-testid="transfer-result"]')?.getAttribute('data-state') === 'done',
+      undefined,
+      { timeout: 60_000 },
+    );
+    expect(await fresh.page.innerText('[data-testid="transfer-result"]')).toBe(
+      `Imported export-sealed.engram (replace). The store now holds ${BULK + 2} memories.`,
+    );
+    expect(await fresh.page.isHidden('[data-testid="import-unlock-form"]')).toBe(true);
+    await shot('transfer-import-encrypted', fresh.page);
+    await view('memories', fresh.page);
+    expect((await search('vector', 'nut allergy', fresh.page)).texts[0]).toBe('I am allergic to peanuts and shellfish');
+    await fresh.context.close();
+  }, 180_000);
+
   it('syncs end to end encrypted with a Qdrant-compatible server, and a second device gets the memories', async () => {
     qdrant = await startQdrantServer();
     proxy = await startCorsProxy(qdrant.url);

@@ -7,7 +7,7 @@
 import { Dexie } from 'dexie';
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
-import { Engram, ImportError, KeyError, ValidationError } from '../../lib/index.js';
+import { Engram, ImportError, KeyError, ValidationError, isEncryptedExport } from '../../lib/index.js';
 import {
   MIN_CHUNK_BYTES,
   SEALED_EXPORT_FORMAT,
@@ -200,6 +200,11 @@ export function sealedExportTests(where: string): void {
         reason: 'not-encrypted',
       });
       await expect(importing(await sealed.text(), { name, decrypt: SECRET.passphrase })).rejects.toThrow(ImportError);
+      expect([await isEncryptedExport(sealed), await isEncryptedExport(plain)]).toEqual([true, false]);
+      expect([await isEncryptedExport(await plain.text()), await isEncryptedExport(new Blob([]))]).toEqual([
+        false,
+        false,
+      ]);
       expect(await Dexie.exists(name)).toBe(false);
     });
 

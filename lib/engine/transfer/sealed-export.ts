@@ -229,8 +229,12 @@ async function readHeaderLine(file: Blob): Promise<{ text: string; bytes: Uint8A
   return { text: new TextDecoder().decode(bytes.subarray(0, end)), bytes };
 }
 
-/** Whether `file` is an encrypted export (its first bytes are a sealed export's header). */
-export async function isSealedExport(file: Blob | string): Promise<boolean> {
+/**
+ * Whether `file` is an encrypted export (its first bytes are a sealed export's header):
+ * an app asks for the passphrase before it imports.
+ * @example if (await isEncryptedExport(file)) passphrase = await ask()
+ */
+export async function isEncryptedExport(file: Blob | string): Promise<boolean> {
   if (typeof file === 'string') return file.startsWith(`{"format":"${SEALED_EXPORT_FORMAT}"`);
   try {
     return (await readHeaderLine(file)) !== undefined;
@@ -350,7 +354,7 @@ export async function plainExportOf(
   passphrase: string | undefined,
   options: TransferOptions = {},
 ): Promise<Blob | string> {
-  const sealed = await isSealedExport(file);
+  const sealed = await isEncryptedExport(file);
   if (sealed && passphrase === undefined)
     throw new KeyError(
       'key-needed',

@@ -75,7 +75,10 @@ describe('IPC handlers', () => {
     expect(electron.dialogCalls[0]).toMatchObject({
       kind: 'save',
       window,
-      options: { defaultPath: 'engram-2026.jsonl', filters: [{ name: 'engram export', extensions: ['jsonl'] }] },
+      options: {
+        defaultPath: 'engram-2026.jsonl',
+        filters: [{ name: 'engram export', extensions: ['jsonl', 'engram'] }],
+      },
     });
   });
 

@@ -12,7 +12,7 @@ import { project2d } from '../../../desktop/renderer/projection.js';
 import { formatBytes } from '../../../desktop/renderer/status-view.js';
 import { includeOf, loadSyncSettings, saveSyncSettings } from '../../../desktop/renderer/sync-settings.js';
 import { refusedText, secretsNote } from '../../../desktop/renderer/sync-view.js';
-import { exportFileName } from '../../../desktop/renderer/transfer-view.js';
+import { exportFileName, passphraseProblem } from '../../../desktop/renderer/transfer-view.js';
 import { pagesFor, visibleRange } from '../../../desktop/renderer/virtual-list.js';
 import { createWebBridge } from '../../../desktop/renderer/web-bridge.js';
 
@@ -264,6 +264,7 @@ describe('small formats', () => {
     expect(formatBytes(160_800)).toBe('157 KB');
     expect(formatBytes(3.4 * 1024 * 1024)).toBe('3.4 MB');
     expect(exportFileName(new Date(Date.UTC(2026, 11, 1, 3)))).toBe('engram-2026-12-01.jsonl');
+    expect(exportFileName(new Date(Date.UTC(2026, 11, 1, 3)), true)).toBe('engram-2026-12-01-encrypted.engram');
     expect(
       forgetSummary('ana', {
         memories: 2,
@@ -276,5 +277,11 @@ describe('small formats', () => {
         terms: 9,
       }),
     ).toBe('Forgot ana: 2 memories, 3 messages, 1 core memory blocks, 0 traces, 5 history entries, 2 vectors.');
+  });
+
+  it('passphraseProblem() asks for 8 characters typed the same twice', () => {
+    expect(passphraseProblem('short', 'short')).toBe('The passphrase needs at least 8 characters.');
+    expect(passphraseProblem('long enough', 'long enough!')).toBe('The two passphrases differ.');
+    expect(passphraseProblem('long enough', 'long enough')).toBeUndefined();
   });
 });
