@@ -133,9 +133,86 @@ export function journalAfter(
 /** Why a row is refused, or undefined when its version is the current one. */
 export type FreshnessVerdict = undefined | string;
 
+/** A version that stands for "deleted" in {@link TableVersions}' overlay over its saved keys. */
+const GONE = -1;
+
+/** The code-unit order of strings (`<`), the order of a snapshot's saved keys. */
+function sortedKeys(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (!(keys[i - 1]! < keys[i]!)) return false;
+  return true;
+}
+
+/**
+ * One table's versions: the keys a snapshot saved (sorted, looked up by binary search: an open
+ * builds no map of every row) under the changes since (a map; GONE marks a deleted key).
+ */
+class TableVersions {
+  #keys: readonly string[] = [];
+  #versions: Float64Array = new Float64Array(0);
+  readonly #changed = new Map<string, number>();
+
+  /** Versions saved as sorted `keys` and their `versions` (same length). */
+  static saved(keys: readonly string[], versions: Float64Array): TableVersions {
+    const table = new TableVersions();
+    table.#keys = keys;
+    table.#versions = versions;
+    return table;
+  }
+
+  #savedAt(key: string): number {
+    const keys = this.#keys;
+    let lo = 0;
+    let hi = keys.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = keys[mid]!;
+      if (k === key) return mid;
+      if (k < key) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  get(key: string): number | undefined {
+    const changed = this.#changed.get(key);
+    if (changed !== undefined) return changed === GONE ? undefined : changed;
+    const at = this.#savedAt(key);
+    return at < 0 ? undefined : this.#versions[at];
+  }
+
+  set(key: string, v: number): void {
+    this.#changed.set(key, v);
+  }
+
+  delete(key: string): void {
+    if (this.#savedAt(key) < 0) this.#changed.delete(key);
+    else this.#changed.set(key, GONE);
+  }
+
+  /** Every live key and its version, keys sorted: the saved ones merged with the changes. */
+  sorted(): { keys: string[]; versions: Float64Array } {
+    const extra = [...this.#changed.keys()].filter((k) => this.#savedAt(k) < 0).sort((a, b) => (a < b ? -1 : 1));
+    const keys: string[] = [];
+    const versions: number[] = [];
+    const push = (key: string): void => {
+      const v = this.get(key);
+      if (v === undefined) return;
+      keys.push(key);
+      versions.push(v);
+    };
+    let j = 0;
+    for (const key of this.#keys) {
+      while (j < extra.length && extra[j]! < key) push(extra[j++]!);
+      push(key);
+    }
+    while (j < extra.length) push(extra[j++]!);
+    return { keys, versions: Float64Array.from(versions) };
+  }
+}
+
 /** Every row's current version, by table and key (see the file's head). */
 export class FreshnessLedger {
-  readonly #versions = new Map<string, Map<string, number>>();
+  readonly #versions = new Map<string, TableVersions>();
   /** The last write transaction applied. */
   head = 0;
   /** The transaction the last snapshot (loaded or saved) reflects. */
@@ -150,10 +227,10 @@ export class FreshnessLedger {
   /** The numbers of this instance's write transactions under way: their rows are seen only inside them. */
   readonly pending = new Set<number>();
 
-  #table(table: string): Map<string, number> {
+  #table(table: string): TableVersions {
     let versions = this.#versions.get(table);
     if (versions === undefined) {
-      versions = new Map<string, number>();
+      versions = new TableVersions();
       this.#versions.set(table, versions);
     }
     return versions;
@@ -199,11 +276,17 @@ export class FreshnessLedger {
     this.stale = false;
   }
 
-  /** The ledger as a snapshot record: per table its keys (a JSON array) and their versions. */
-  toRecord(): { n: number; tables: Record<string, { keys: string; versions: Float64Array }> } {
-    const tables: Record<string, { keys: string; versions: Float64Array }> = {};
+  /**
+   * The ledger as a snapshot record: per table its keys, sorted, as the UTF-8 bytes of a JSON
+   * array (bytes, not a string: the record's encoding stores them as they are, not escaped into
+   * its own JSON) and their versions.
+   */
+  toRecord(): { n: number; tables: Record<string, { keys: Uint8Array; versions: Float64Array }> } {
+    const tables: Record<string, { keys: Uint8Array; versions: Float64Array }> = {};
+    const encoder = new TextEncoder();
     for (const [table, versions] of this.#versions) {
-      tables[table] = { keys: JSON.stringify([...versions.keys()]), versions: Float64Array.from(versions.values()) };
+      const { keys, versions: v } = versions.sorted();
+      tables[table] = { keys: encoder.encode(JSON.stringify(keys)), versions: v };
     }
     return { n: this.head, tables };
   }
@@ -213,20 +296,29 @@ export class FreshnessLedger {
     if (typeof record !== 'object' || record === null) return false;
     const { n, tables } = record as { n?: unknown; tables?: unknown };
     if (!Number.isSafeInteger(n) || typeof tables !== 'object' || tables === null) return false;
-    const loaded = new Map<string, Map<string, number>>();
+    const loaded = new Map<string, TableVersions>();
+    const decoder = new TextDecoder();
     for (const [table, value] of Object.entries(tables)) {
       const { keys, versions } = (value ?? {}) as { keys?: unknown; versions?: unknown };
-      if (typeof keys !== 'string' || !(versions instanceof Float64Array)) return false;
+      // Keys as bytes (sorted) since the ledger looks them up without a map; a string in older snapshots.
+      if (!(typeof keys === 'string' || keys instanceof Uint8Array) || !(versions instanceof Float64Array))
+        return false;
       let names: unknown;
       try {
-        names = JSON.parse(keys);
+        names = JSON.parse(typeof keys === 'string' ? keys : decoder.decode(keys));
       } catch {
         return false;
       }
       if (!Array.isArray(names) || names.length !== versions.length) return false;
-      const map = new Map<string, number>();
-      for (let i = 0; i < names.length; i++) map.set(String(names[i]), versions[i]!);
-      loaded.set(table, map);
+      if (!names.every((k) => typeof k === 'string')) return false;
+      const keyList = names;
+      if (sortedKeys(keyList)) loaded.set(table, TableVersions.saved(keyList, versions));
+      else {
+        // An older snapshot's keys, in no order: held as changes.
+        const versionsOf = new TableVersions();
+        for (let i = 0; i < keyList.length; i++) versionsOf.set(keyList[i]!, versions[i]!);
+        loaded.set(table, versionsOf);
+      }
     }
     this.clear();
     for (const [table, map] of loaded) this.#versions.set(table, map);

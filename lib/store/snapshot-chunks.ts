@@ -22,9 +22,21 @@ import { decodeValue, encodeValue } from './value-codec.js';
  */
 const BULK_TAG = 'bulkTag';
 const BULK_TAG_BYTES = 12;
+/**
+ * The field of the head that counts its sealed pieces: the encoded record is sealed in pieces of
+ * {@link SEALED_PIECE_BYTES}, one per chunk row, each bound to its place (`i` of `count`), so a
+ * piece is opened as soon as its row is read, while the next ones are (heads without it: the
+ * record sealed whole, opened once every chunk has arrived).
+ */
+const BULK_PIECES = 'bulkPieces';
+export const SEALED_PIECE_BYTES = 4 * 2 ** 20;
 
 function bulkName(key: string, tag: string): string {
   return `${key}\u0000${tag}`;
+}
+
+function pieceName(key: string, tag: string, i: number, count: number): string {
+  return `${bulkName(key, tag)}\u0000${i}/${count}`;
 }
 
 /** Largest `bytes` kept inline in the record; larger ones are split into chunks of this size (the default of putSnapshot's `chunkBytes`). */
@@ -77,14 +89,29 @@ export async function prepareSnapshot(
   db: EngramDb,
   key: string,
   record: Record<string, unknown>,
+  pieceBytes = SEALED_PIECE_BYTES,
 ): Promise<PreparedSnapshot> {
   const { sealing } = db;
   if (sealing === undefined) return { key, stored: record };
   const tag = toBase64(crypto.getRandomValues(new Uint8Array(BULK_TAG_BYTES)));
-  const sealed = await sealing.sealBulk(encodeValue(record) as Uint8Array<ArrayBuffer>, bulkName(key, tag));
+  const encoded = encodeValue(record);
+  const count = Math.max(1, Math.ceil(encoded.length / pieceBytes));
+  const pieces = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      sealing.sealBulk(
+        encoded.subarray(i * pieceBytes, (i + 1) * pieceBytes) as Uint8Array<ArrayBuffer>,
+        pieceName(key, tag, i, count),
+      ),
+    ),
+  );
   return {
     key,
-    stored: { bytes: sealed, [BULK_TAG]: tag, ...(typeof record['seq'] === 'number' ? { seq: record['seq'] } : {}) },
+    stored: {
+      pieces,
+      [BULK_TAG]: tag,
+      [BULK_PIECES]: count,
+      ...(typeof record['seq'] === 'number' ? { seq: record['seq'] } : {}),
+    },
   };
 }
 
@@ -103,7 +130,18 @@ export async function writeSnapshot(
   await db.transaction('rw', db.meta, async () => {
     await deleteChunks(db, key);
     if (typeof stored['seq'] === 'number') await db.meta.put(snapshotPositionRow(key, stored['seq']));
-    const { bytes } = stored;
+    const { bytes, pieces } = stored;
+    if (sealing !== undefined && Array.isArray(pieces)) {
+      // Sealed in pieces (prepareSnapshot): one chunk row each, stored as they are.
+      const rest: Record<string, unknown> = { ...stored };
+      delete rest['pieces'];
+      const sealedPieces = pieces as Uint8Array[];
+      const keys = chunkKeys(key, sealedPieces.length);
+      const byteLength = sealedPieces.reduce((sum, p) => sum + p.length, 0);
+      await db.meta.put({ key, value: { ...rest, chunks: keys.length, byteLength } });
+      await db.meta.bulkPut(keys.map((k, i) => ({ key: k, value: new PreSealedBytes(sealedPieces[i]!) })));
+      return;
+    }
     if (sealing === undefined && (!(bytes instanceof Uint8Array) || bytes.length <= chunkBytes)) {
       await db.meta.put({ key, value: stored });
       return;
@@ -135,7 +173,7 @@ export async function putSnapshot(
   record: { bytes: Uint8Array } & Record<string, unknown>,
   chunkBytes = SNAPSHOT_CHUNK_BYTES,
 ): Promise<void> {
-  await writeSnapshot(db, await prepareSnapshot(db, key, record), chunkBytes);
+  await writeSnapshot(db, await prepareSnapshot(db, key, record, Math.min(chunkBytes, SEALED_PIECE_BYTES)), chunkBytes);
 }
 
 /**
@@ -169,16 +207,27 @@ export async function getSnapshot(
   whileReading?: (fields: Readonly<Record<string, unknown>>) => void,
 ): Promise<{ value: unknown } | undefined> {
   if (db.sealing === undefined) return readSnapshot(db, key, whileReading);
-  const row = await readSnapshot(db, key);
+  const { sealing } = db;
+  const row = await readSnapshot(db, key, undefined, {
+    // Sealed in pieces, one per chunk row (heads without a count: sealed whole, opened once joined).
+    accepts: (fields) => typeof fields[BULK_TAG] === 'string' && fields[BULK_PIECES] === fields['chunks'],
+    // A piece is opened as its row arrives: WebCrypto works beside the reads of the next ones.
+    open: (fields, i, chunk) =>
+      sealing.openBulk(
+        chunk as Uint8Array<ArrayBuffer>,
+        pieceName(key, fields[BULK_TAG] as string, i, fields[BULK_PIECES] as number),
+      ),
+  });
   const value = row?.value;
   if (row === undefined || typeof value !== 'object' || value === null) return row;
   // An encrypted store's record: opened now, after the transaction (WebCrypto would have ended it).
   const { [BULK_TAG]: tag, bytes } = value as Record<string, unknown>;
   // A record written as a sealed row (a keyword snapshot before it was sealed whole): its row seal checked it.
   if (tag === undefined && bytes === undefined) return row;
-  const opened =
-    bytes instanceof Uint8Array && typeof tag === 'string'
-      ? await db.sealing.openBulk(bytes as Uint8Array<ArrayBuffer>, bulkName(key, tag))
+  const opened = row.opened
+    ? await joinPieces(row.opened)
+    : bytes instanceof Uint8Array && typeof tag === 'string'
+      ? await sealing.openBulk(bytes as Uint8Array<ArrayBuffer>, bulkName(key, tag))
       : undefined;
   let record: unknown;
   try {
@@ -187,7 +236,7 @@ export async function getSnapshot(
     record = undefined;
   }
   if (typeof record !== 'object' || record === null) {
-    db.sealing.onDamaged({ table: 'meta', key, reason: 'the snapshot does not open (changed, moved or cut)' });
+    sealing.onDamaged({ table: 'meta', key, reason: 'the snapshot does not open (changed, moved or cut)' });
     return { value: {} };
   }
   const fields: Record<string, unknown> = { ...record };
@@ -196,12 +245,36 @@ export async function getSnapshot(
   return { value: record };
 }
 
-/** The record under `key` with its chunks joined, as stored (sealed bytes in an encrypted store). */
+/** The pieces opened one by one, joined; undefined when one does not open. */
+async function joinPieces(opening: readonly Promise<Uint8Array | undefined>[]): Promise<Uint8Array | undefined> {
+  const pieces = await Promise.all(opening);
+  if (pieces.some((p) => p === undefined)) return undefined;
+  const out = new Uint8Array(pieces.reduce((sum, p) => sum + p!.length, 0));
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p!, at);
+    at += p!.length;
+  }
+  return out;
+}
+
+/** Opens each chunk of a record whose head it accepts (sealed pieces) as the chunk arrives. */
+interface ChunkOpener {
+  accepts(fields: Readonly<Record<string, unknown>>): boolean;
+  open(fields: Readonly<Record<string, unknown>>, i: number, chunk: Uint8Array): Promise<Uint8Array | undefined>;
+}
+
+/**
+ * The record under `key` with its chunks joined, as stored (sealed bytes in an encrypted store);
+ * with `openChunk`, a record whose chunks it opens one by one comes back with those openings
+ * (`opened`, in order) instead of joined bytes.
+ */
 async function readSnapshot(
   db: EngramDb,
   key: string,
   whileReading?: (fields: Readonly<Record<string, unknown>>) => void,
-): Promise<{ value: unknown } | undefined> {
+  openChunk?: ChunkOpener,
+): Promise<{ value: unknown; opened?: Promise<Uint8Array | undefined>[] } | undefined> {
   return db.transaction('r', db.meta, async () => {
     const row = await db.meta.get(key);
     if (row === undefined) return undefined;
@@ -213,6 +286,8 @@ async function readSnapshot(
     if (!Number.isSafeInteger(chunks) || chunks < 1 || !Number.isSafeInteger(byteLength) || chunks > byteLength)
       return { value: rest };
     if ((await db.meta.where('key').between(`${key}:`, `${key}:\uffff`).count()) < chunks) return { value: rest };
+    if (openChunk?.accepts(value) === true)
+      return { value: rest, opened: await openChunks(db, key, value, chunks, openChunk) };
     // Allocated when the first chunk arrives: its length is the chunk size, which with `chunks` bounds byteLength.
     let bytes: Uint8Array | undefined;
     // Requests in one transaction are answered in the order they were made: each chunk is copied into place
@@ -251,6 +326,26 @@ async function readSnapshot(
       ? { value: { ...rest, bytes } }
       : { value: rest };
   });
+}
+
+/** Each chunk of `key` handed to `openChunk` as it arrives (in one transaction); a missing chunk is an undefined opening. */
+function openChunks(
+  db: EngramDb,
+  key: string,
+  fields: Readonly<Record<string, unknown>>,
+  chunks: number,
+  openChunk: ChunkOpener,
+): Promise<Promise<Uint8Array | undefined>[]> {
+  return Promise.all(
+    chunkKeys(key, chunks).map((chunkKey, i) =>
+      db.meta.get(chunkKey).then((part) => {
+        const chunk = part?.value;
+        const opening = chunk instanceof Uint8Array ? openChunk.open(fields, i, chunk) : undefined;
+        // Wrapped: the transaction must not wait for WebCrypto, only for the reads.
+        return [opening ?? Promise.resolve(undefined)] as const;
+      }),
+    ),
+  ).then((all) => all.map(([opening]) => opening));
 }
 
 /** Deletes the record under `key`, its chunks and its position row. Joins the caller's transaction on `meta` when there is one. */

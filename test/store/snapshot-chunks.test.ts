@@ -142,3 +142,63 @@ describe('snapshot chunks', () => {
     expect(await chunkRows()).toEqual(['snap:0', 'snap:1', 'snap:2', 'snap:3', 'snap:4']);
   });
 });
+
+describe('snapshot chunks in an encrypted store', () => {
+  const PASS = { passphrase: 'correct horse battery', kdfIterations: 1000 };
+  let sealed: EngramDb;
+  let damaged: string[];
+  beforeEach(async () => {
+    ({ db: sealed } = await openStore(`sealed-chunks-${Math.random()}`, PASS));
+    damaged = [];
+    sealed.sealing!.onDamaged = (row) => damaged.push(`${row.key}: ${row.reason}`);
+  });
+  afterEach(() => {
+    sealed.close();
+  });
+  /** The raw stored chunk rows (pre-sealed bytes), read below the sealing. */
+  const rawChunk = (i: number): Promise<Uint8Array> =>
+    sealed.meta.get(`snap:${i}`).then((row) => row!.value as Uint8Array);
+  const putRaw = async (i: number, bytes: Uint8Array): Promise<void> => {
+    const { PreSealedBytes } = await import('../../lib/store/row-sealing.js');
+    await sealed.meta.put({ key: `snap:${i}`, value: new PreSealedBytes(bytes) });
+  };
+
+  it('seals the record in pieces, one per chunk row, and reads them back whole', async () => {
+    await putSnapshot(sealed, 'snap', { bytes: bytesOf(4500, 2), seq: 4, scopes: ['a'] }, 1000);
+    const chunks = ((await sealed.meta.get('snap'))!.value as { chunks: number }).chunks;
+    expect(chunks).toBeGreaterThan(4);
+    expect(await getSnapshot(sealed, 'snap')).toEqual({ value: { bytes: bytesOf(4500, 2), seq: 4, scopes: ['a'] } });
+    expect(damaged).toEqual([]);
+  });
+
+  it('reads a record sealed whole (before pieces): the head without a piece count', async () => {
+    const { encodeValue } = await import('../../lib/store/value-codec.js');
+    const record = { bytes: bytesOf(4500, 2), seq: 4 };
+    const whole = await sealed.sealing!.sealBulk(encodeValue(record) as Uint8Array<ArrayBuffer>, 'snap\u0000t1');
+    await sealed.meta.put({ key: 'snap', value: { bulkTag: 't1', seq: 4, chunks: 2, byteLength: whole.length } });
+    const half = Math.ceil(whole.length / 2);
+    await putRaw(0, whole.slice(0, half));
+    await putRaw(1, whole.slice(half));
+    expect(await getSnapshot(sealed, 'snap')).toEqual({ value: record });
+    expect(damaged).toEqual([]);
+  });
+
+  it('a flipped bit in a piece, two pieces swapped, or the last piece missing is refused and reported', async () => {
+    for (const harm of ['flip', 'swap', 'cut'] as const) {
+      damaged = [];
+      await putSnapshot(sealed, 'snap', { bytes: bytesOf(4500, 2), seq: 4 }, 1000);
+      const chunks = ((await sealed.meta.get('snap'))!.value as { chunks: number }).chunks;
+      if (harm === 'flip') {
+        const bytes = (await rawChunk(2)).slice();
+        bytes[20]! ^= 1;
+        await putRaw(2, bytes);
+      } else if (harm === 'swap') {
+        const [one, two] = [await rawChunk(1), await rawChunk(2)];
+        await putRaw(1, two);
+        await putRaw(2, one);
+      } else await sealed.meta.delete(`snap:${chunks - 1}`);
+      expect((await getSnapshot(sealed, 'snap'))?.value, harm).toEqual({});
+      expect(damaged, harm).toEqual([expect.stringMatching(/^snap: the snapshot does not open/)]);
+    }
+  });
+});
