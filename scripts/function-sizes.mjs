@@ -1,6 +1,8 @@
 // Function sizes in lib/ (issue 25: "the median and largest function in lib/ are smaller").
-//   node scripts/function-sizes.mjs [--ref <commit>] [--top N]
+//   node scripts/function-sizes.mjs [--ref <commit>] [--top N] [--distribution]
 // Without --ref it reads the working tree; with --ref it reads lib/ as committed there (git show).
+// --distribution also prints how many functions have each size from 1 to 10 lines (and 0 to 10 statements),
+// with the running share, so one sees what moving the median would take.
 // A function is a named one: a function declaration, method, constructor, accessor, or a function
 // expression / arrow bound to a variable, property or class field. Inline callbacks (`xs.map((x) => …)`)
 // are part of the function that holds them. Per function:
@@ -13,6 +15,7 @@ import ts from 'typescript';
 const args = process.argv.slice(2);
 const ref = args.includes('--ref') ? args[args.indexOf('--ref') + 1] : undefined;
 const top = args.includes('--top') ? Number(args[args.indexOf('--top') + 1]) : 10;
+const distribution = args.includes('--distribution');
 
 /** @param {string[]} a */
 const git = (...a) => execFileSync('git', a, { encoding: 'utf8', maxBuffer: 1 << 28 });
@@ -108,3 +111,21 @@ console.log(
 console.log(`\nlargest ${top} by lines:`);
 for (const f of [...fns].sort((a, b) => b.lines - a.lines).slice(0, top))
   console.log(`${String(f.lines).padStart(5)} lines ${String(f.statements).padStart(4)} stmts  ${f.name}  ${f.where}`);
+
+if (distribution) {
+  /** @param {string} label @param {number[]} xs @param {number} from */
+  const table = (label, xs, from) => {
+    console.log(`\n${label}: functions of each size, and the share at or below it (median at 50%)`);
+    let below = xs.filter((x) => x < from).length;
+    for (let n = from; n <= 10; n++) {
+      const at = xs.filter((x) => x === n).length;
+      below += at;
+      console.log(
+        `${String(n).padStart(4)} ${String(at).padStart(6)}  ${((100 * below) / xs.length).toFixed(1).padStart(5)}%`,
+      );
+    }
+    console.log(`   > 10 ${String(xs.filter((x) => x > 10).length).padStart(3)}`);
+  };
+  table('lines', lines, 1);
+  table('statements', stmts, 0);
+}
