@@ -6,17 +6,14 @@
 // ipcRenderer.invoke routed to the main process's handlers, and the main
 // process's hub calls delivered to the page. The SDK's Client connects with the
 // token the page shows. Leaves screenshots in test/desktop/__screenshots__/.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, Page } from 'playwright';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ENTRY } from '../../desktop/main/app-protocol.js';
-import { startDesktop, type DesktopApp } from '../../desktop/main/desktop-app.js';
-import { BRIDGE_GLOBAL, CHANNELS, type HubCall } from '../../desktop/preload/bridge-api.js';
+import type { DesktopApp } from '../../desktop/main/desktop-app.js';
 import {
   ROOT,
   STEP_WAIT,
@@ -30,7 +27,8 @@ import {
   showView,
   startAppServer,
 } from '../ui-helpers/app-page.js';
-import { FakeContents, fakeElectron, type FakeElectron, type FakeWindow } from './main/fake-electron.js';
+import { addPreload, deliverHubCalls, exposeMainProcess, startFakeDesktop } from '../ui-helpers/desktop-main.js';
+import type { FakeElectron, FakeWindow } from './main/fake-electron.js';
 
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
 
@@ -76,45 +74,13 @@ async function callText(client: Client, name: string, args: Record<string, unkno
   return (result.content as { text: string }[]).map((c) => c.text).join('\n');
 }
 
-/** The page's bridge: the preload's methods over `ipcRenderer.invoke`, here an exposed function into the main process. */
-function preloadInPage(global: string): void {
-  type Invoke = (channel: string, ...args: unknown[]) => Promise<unknown>;
-  const w = window as unknown as Record<string, unknown> & { __engramIpc: Invoke };
-  const invoke: Invoke = (channel, ...args) => w.__engramIpc(channel, ...args);
-  w[global] = {
-    saveFile: () =>
-      Promise.resolve({ ok: false, error: { name: 'StoreError', code: 'STORE', message: 'not in this test' } }),
-    openFile: () => Promise.resolve({ ok: true, value: null }),
-    getSecret: (name: string) => invoke('engram:secret-get', name),
-    setSecret: (name: string, value: string) => invoke('engram:secret-set', name, value),
-    deleteSecret: (name: string) => invoke('engram:secret-delete', name),
-    appInfo: () => invoke('engram:app-info'),
-    setSyncServer: (url: string | null) => invoke('engram:sync-server', url),
-    onHubCall: (answer: (call: { id: string }) => Promise<unknown>) => {
-      w['__engramHubCall'] = async (call: { id: string }) => {
-        await invoke('engram:hub-reply', call.id, await answer(call));
-      };
-      return () => undefined;
-    },
-    hubClients: () => invoke('engram:hub-clients'),
-    createHubClient: (name: string, scope: unknown) => invoke('engram:hub-create-client', name, scope),
-    revokeHubClient: (id: string) => invoke('engram:hub-revoke-client', id),
-    hubStatus: () => invoke('engram:hub-status'),
-    storeKey: () => invoke('engram:store-key'),
-    onMenuCommand: () => () => undefined,
-  };
-}
-
 beforeAll(async () => {
   await ensureOfflineModel();
-  work = await mkdtemp(join(tmpdir(), 'engram-agents-e2e-'));
-  await mkdir(join(work, 'user-data'));
-  electron = fakeElectron({ userData: join(work, 'user-data') });
-  desktop = startDesktop(electron, { renderer: join(work, 'r'), preload: join(work, 'p.cjs') }, 'linux', {
-    mcp: { port: 0, timeoutMs: 20_000, bridgeScript: resolve(ROOT, 'scripts/engram-mcp.mjs') },
-  });
-  electron.app.ready();
-  await desktop.started;
+  ({ desktop, electron, work } = await startFakeDesktop('engram-agents-e2e-', {
+    port: 0,
+    timeoutMs: 20_000,
+    bridgeScript: resolve(ROOT, 'scripts/engram-mcp.mjs'),
+  }));
   mcpUrl = desktop.mcpUrl() ?? '';
   ({ server, origin } = await startAppServer('desktop'));
   browser = await launchChromium();
@@ -122,27 +88,12 @@ beforeAll(async () => {
   // The offline model, picked as a user would in the status view: the search assertions below use its threshold
   // (the app picks the best sentence model built in models/ by itself, e5-small in CI).
   await prepareContext(context, { allow: [origin], offsite, pick: { app: 'desktop', model: 'engram-glove-100d' } });
-  // The IPC: a call from the page is handled as if from the app's own frame.
-  await context.exposeFunction('__engramIpc', async (channel: string, ...args: unknown[]) => {
-    const handler = electron.handlers.get(channel);
-    if (handler === undefined) throw new TypeError(`no handler for ${channel}`);
-    return handler({ senderFrame: { url: APP_ENTRY } }, ...args);
-  });
-  await context.addInitScript(preloadInPage, BRIDGE_GLOBAL);
+  await exposeMainProcess(context, electron);
+  await addPreload(context);
   page = await context.newPage();
   collectErrors(page, pageErrors);
   page.on('dialog', (d) => void d.accept());
-  // The main process's calls to the renderer (webContents.send) reach the page's onHubCall.
-  const contents = desktop.window()?.webContents;
-  if (contents === undefined) throw new TypeError('no window');
-  contents.send = (channel: string, ...args: unknown[]): void => {
-    FakeContents.prototype.send.call(contents, channel, ...args);
-    if (channel !== CHANNELS.hubCall) return;
-    void page.evaluate(
-      (call) => (window as unknown as { __engramHubCall: (c: HubCall) => Promise<void> }).__engramHubCall(call),
-      args[0] as HubCall,
-    );
-  };
+  deliverHubCalls(desktop, () => page);
   await page.goto(`${origin}/#memories`);
   await appReady(page);
 }, 240_000);

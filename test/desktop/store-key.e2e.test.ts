@@ -7,30 +7,28 @@
 // page's bridge is the preload's, with ipcRenderer.invoke routed to the main
 // process's handlers. Raw IndexedDB reads show the texts sealed. Leaves
 // screenshots in test/desktop/__screenshots__/.
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
-import { createServer, type ViteDevServer } from 'vite';
+import type { Browser, BrowserContext, Page } from 'playwright';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ENTRY } from '../../desktop/main/app-protocol.js';
-import { startDesktop, type DesktopApp } from '../../desktop/main/desktop-app.js';
+import type { DesktopApp } from '../../desktop/main/desktop-app.js';
+import { CHANNELS, type BridgeResult, type HubNewClient } from '../../desktop/preload/bridge-api.js';
+import type { FakeElectron, FakeWindow } from './main/fake-electron.js';
 import {
-  BRIDGE_GLOBAL,
-  CHANNELS,
-  type BridgeResult,
-  type HubCall,
-  type HubNewClient,
-} from '../../desktop/preload/bridge-api.js';
-import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
-import { FakeContents, fakeElectron, type FakeElectron, type FakeWindow } from './main/fake-electron.js';
-import { rawDatabase } from '../ui-helpers/app-page.js';
+  collectErrors,
+  ensureOfflineModel,
+  launchChromium,
+  prepareContext,
+  rawDatabase,
+  screenshot,
+  startAppServer,
+} from '../ui-helpers/app-page.js';
+import { addPreload, deliverHubCalls, exposeMainProcess, startFakeDesktop } from '../ui-helpers/desktop-main.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
 const MODEL_WAIT = 120_000;
 const STEP_WAIT = 60_000;
@@ -49,67 +47,18 @@ const pageErrors: string[] = [];
 let hubPage: Page | undefined;
 
 async function shot(name: string, p: Page): Promise<void> {
-  await mkdir(SHOTS, { recursive: true });
-  await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-/** The page's bridge: the preload's methods over `ipcRenderer.invoke`, here an exposed function into the main process. */
-function preloadInPage(global: string): void {
-  type Invoke = (channel: string, ...args: unknown[]) => Promise<unknown>;
-  const w = window as unknown as Record<string, unknown> & { __engramIpc: Invoke };
-  const invoke: Invoke = (channel, ...args) => w.__engramIpc(channel, ...args);
-  const refused = (): Promise<unknown> =>
-    Promise.resolve({ ok: false, error: { name: 'StoreError', code: 'STORE', message: 'not in this test' } });
-  w[global] = {
-    saveFile: refused,
-    openFile: () => Promise.resolve({ ok: true, value: null }),
-    getSecret: (name: string) => invoke('engram:secret-get', name),
-    setSecret: (name: string, value: string) => invoke('engram:secret-set', name, value),
-    deleteSecret: (name: string) => invoke('engram:secret-delete', name),
-    appInfo: () => invoke('engram:app-info'),
-    setSyncServer: (url: string | null) => invoke('engram:sync-server', url),
-    setModelServer: (url: string | null) => invoke('engram:model-server', url),
-    onHubCall: (answer: (call: { id: string }) => Promise<unknown>) => {
-      w['__engramHubCall'] = async (call: { id: string }) => {
-        await invoke('engram:hub-reply', call.id, await answer(call));
-      };
-      return () => undefined;
-    },
-    hubClients: () => invoke('engram:hub-clients'),
-    createHubClient: refused,
-    revokeHubClient: refused,
-    hubStatus: () => invoke('engram:hub-status'),
-    storeKey: () => invoke('engram:store-key'),
-    onMenuCommand: () => () => undefined,
-  };
+  await screenshot(p, join(SHOTS, `${name}.png`), true);
 }
 
 /** A fresh browser profile (its own IndexedDB); with `desktop`, the preload's bridge into the main process. */
 async function newContext(desktopShell: boolean): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser!.newContext({ viewport: { width: 1360, height: 900 } });
-  await context.route('**/*', async (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
-    else {
-      offsite.push(url);
-      await route.abort();
-    }
-  });
-  await context.exposeFunction('__engramIpc', async (channel: string, ...args: unknown[]) => {
-    const handler = electron.handlers.get(channel);
-    if (handler === undefined) throw new TypeError(`no handler for ${channel}`);
-    return handler({ senderFrame: { url: APP_ENTRY } }, ...args);
-  });
-  if (desktopShell) await context.addInitScript(preloadInPage, BRIDGE_GLOBAL);
-  await context.addInitScript(() => {
-    localStorage.setItem('engram-desktop:embedding-model', 'engram-glove-100d');
-  });
+  await prepareContext(context, { allow: [origin], offsite, pick: { app: 'desktop', model: 'engram-glove-100d' } });
+  await exposeMainProcess(context, electron);
+  if (desktopShell) await addPreload(context);
   const page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => {
-    // A wrong passphrase is an expected failure the page shows; anything else logged as an error is not.
-    if (m.type() === 'error' && !m.text().includes('Failed to load resource')) pageErrors.push(m.text());
-  });
+  // A wrong passphrase is an expected failure the page shows; anything else logged as an error is not.
+  collectErrors(page, pageErrors, (text) => text.includes('Failed to load resource'));
   page.on('dialog', (d) => void d.accept());
   return { context, page };
 }
@@ -164,38 +113,11 @@ async function statusFact(page: Page, fact: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
-  work = await mkdtemp(join(tmpdir(), 'engram-store-key-e2e-'));
-  await mkdir(join(work, 'user-data'));
-  electron = fakeElectron({ userData: join(work, 'user-data') });
-  desktop = startDesktop(electron, { renderer: join(work, 'r'), preload: join(work, 'p.cjs') }, 'linux', {
-    mcp: { port: 0, timeoutMs: 90_000 },
-  });
-  electron.app.ready();
-  await desktop.started;
-  // The main process's calls to the renderer (webContents.send) reach the page's onHubCall.
-  const contents = desktop.window()?.webContents;
-  if (contents === undefined) throw new TypeError('no window');
-  contents.send = (channel: string, ...args: unknown[]): void => {
-    FakeContents.prototype.send.call(contents, channel, ...args);
-    if (channel !== CHANNELS.hubCall || hubPage === undefined) return;
-    void hubPage.evaluate(
-      (call) => (window as unknown as { __engramHubCall: (c: HubCall) => Promise<void> }).__engramHubCall(call),
-      args[0] as HubCall,
-    );
-  };
-  server = await createServer({
-    configFile: resolve(ROOT, 'desktop/renderer/vite.config.ts'),
-    logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-  });
-  await server.listen();
-  const address = server.httpServer?.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('the renderer server has no address');
-  origin = `http://127.0.0.1:${address.port}`;
-  const executablePath = chromiumPath();
-  if (executablePath === undefined) throw new TypeError(NO_CHROMIUM_HELP);
-  browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS] });
+  await ensureOfflineModel();
+  ({ desktop, electron, work } = await startFakeDesktop('engram-store-key-e2e-', { port: 0, timeoutMs: 90_000 }));
+  deliverHubCalls(desktop, () => hubPage);
+  ({ server, origin } = await startAppServer('desktop'));
+  browser = await launchChromium();
 }, 240_000);
 
 afterAll(async () => {
@@ -341,7 +263,7 @@ describe('desktop store encrypted at rest (Chromium)', () => {
       expect(await load(page)).toBe('ready');
       await addMemory(page, 'Plain text from the browser fallback');
       expect(await rawDatabase(page, DB)).toContain('Plain text from the browser fallback');
-      await context.addInitScript(preloadInPage, BRIDGE_GLOBAL);
+      await addPreload(context);
       expect(await load(page, true)).toBe('ready');
       expect(await memoryTexts(page)).toEqual(['Plain text from the browser fallback']);
       expect(await statusFact(page, 'encryption')).toMatch(/^not encrypted: this store was made before/);
