@@ -32,8 +32,8 @@ const HARD_KEYS = ['sync.pushedSeq'];
 /** Soft consumers: the index snapshots (SNAPSHOT_KEY of vector-state.ts and keyword-state.ts). */
 const SOFT_KEYS = ['indexSnapshot', 'keywordSnapshot'];
 
-/** A consumer's position from its `meta` value, or undefined when it holds none. */
-function positionOf(value: unknown): number | undefined {
+/** A log position (a consumer's, the floor) from its `meta` value, or undefined when it holds none. */
+export function logPositionOf(value: unknown): number | undefined {
   const seq = typeof value === 'object' && value !== null ? (value as { seq?: unknown }).seq : value;
   return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
 }
@@ -45,7 +45,7 @@ export async function readLastSeq(db: EngramDb): Promise<number> {
 
 /** The log floor: every entry at or below it may have been compacted away (0 when never compacted). */
 export async function readLogFloor(db: EngramDb): Promise<number> {
-  return positionOf((await db.meta.get(LOG_FLOOR_KEY))?.value) ?? 0;
+  return logPositionOf((await db.meta.get(LOG_FLOOR_KEY))?.value) ?? 0;
 }
 
 /** Where the log stands: its last position, its floor and the store generation, read together. */
@@ -120,7 +120,7 @@ export async function compactChangeLog(
     const registered = await db.meta.where('key').startsWith(LOG_CONSUMER_PREFIX).toArray();
     const hard = [...(await db.meta.bulkGet(HARD_KEYS)).filter((r) => r !== undefined), ...registered]
       // A registered consumer whose position cannot be read keeps everything.
-      .map((r) => positionOf(r.value) ?? 0);
+      .map((r) => logPositionOf(r.value) ?? 0);
     // The last entry always stays: the log's end is the position every snapshot is checked against.
     let bound = Math.min(last - 1, keepAfter, ...hard);
     const droppedSnapshots: string[] = [];
@@ -134,7 +134,7 @@ export async function compactChangeLog(
     for (const [i, key] of SOFT_KEYS.entries()) {
       const row = positions[i] ?? records.get(key);
       if (row === undefined) continue;
-      const seq = positionOf(row.value);
+      const seq = logPositionOf(row.value);
       if (seq !== undefined && last - seq <= lagLimit) bound = Math.min(bound, seq);
       else if (seq === undefined || seq < bound) {
         // Unusable or too far behind: the index is rebuilt from the store on its next load.

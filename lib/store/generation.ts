@@ -14,7 +14,11 @@ export const GENERATION_KEY = 'generation';
 
 /** The store's generation (0 when never bumped, or when the row is damaged). */
 export async function readGeneration(db: EngramDb): Promise<number> {
-  const value = (await db.meta.get(GENERATION_KEY))?.value;
+  return generationOf((await db.meta.get(GENERATION_KEY))?.value);
+}
+
+/** The generation a `meta` value holds (0 when absent, or when the row is damaged). */
+export function generationOf(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) ? value : 0;
 }
 

@@ -6,9 +6,10 @@
  * the weights of the fusion, are the embedding model's (lib/search/retrieval-profile.ts);
  * the keyword side uses the store's analyzer.
  *
- * A search does not wait for the indexes' queues in the common case: it reads where the change log
- * stands while the query is embedded, ranks from the in-memory indexes as they stand, and reads the
- * best rows. When the log stood where both indexes are (nothing written since they last caught up,
+ * A search does not wait for the indexes' queues in the common case: it ranks from the in-memory
+ * indexes as they stand, then reads where the change log stands and the best rows, in one read on a
+ * plain store (lib/store/head-with-rows.ts; an encrypted store reads the head while the query is
+ * embedded). When the log stood where both indexes are (nothing written since they last caught up,
  * the usual case), the ranking was the store's; otherwise the indexes catch up from that read and
  * the search ranks again (searchAfterCatchUp).
  */
@@ -17,7 +18,8 @@ import { vectorDefect } from '../../vector/vector-checks.js';
 import type { CompiledFilter } from '../../search/filters.js';
 import { fuse, hybridRelevance, vectorRelevance, type FusedHit, type FusionWeights } from '../../search/fusion.js';
 import { retrievalProfile } from '../../search/retrieval-profile.js';
-import { readLogHead, type LogHead } from '../../store/change-log.js';
+import type { LogHead } from '../../store/change-log.js';
+import { startHeadWithRows, type HeadWithRows } from '../../store/head-with-rows.js';
 import { MEMORY_CORPUS } from '../../store/keyword-terms.js';
 import type { MemoryRow } from '../../store/rows.js';
 import type { EngineStore } from '../engine-store.js';
@@ -99,40 +101,50 @@ export async function searchMemories(
   const { state, embedder } = await semantic.ready();
   const ended = state.beginSearch();
   try {
-    // Where the log stands is read at once, while the query is embedded.
-    const head = readLogHead(core.db);
-    head.catch(() => undefined); // awaited below; a failure surfaces there
-    return await search(startSearch(core, semantic, state, embedder.id, query, options), head);
+    // Started before the query is embedded: an encrypted store reads the log head meanwhile.
+    const read = startHeadWithRows(core.db);
+    return await search(startSearch(core, semantic, state, embedder.id, query, options), read);
   } finally {
     ended();
   }
 }
 
 /** The search from the indexes as they stand when the log has not moved past them, else the catch-up path. */
-async function search(started: Promise<SearchRun>, head: Promise<LogHead>): Promise<ScoredMemory[]> {
+async function search(
+  started: Promise<SearchRun>,
+  read: (ids: readonly string[]) => Promise<HeadWithRows>,
+): Promise<ScoredMemory[]> {
   const run = await started;
   const { core, options } = run;
   // A metadata condition needs whole rows to choose the scope, read in their own transaction: the
   // indexes catch up first, and the rows are read after the ranking.
-  if (options.filter.needsMetadata) return searchAfterCatchUp(run, head);
+  if (options.filter.needsMetadata) return searchAfterCatchUp(run, headOf(read([])));
   const queryVector = await run.embedding;
   // Nothing is awaited from here to the ranking: the scope, the positions and the ranking are all
   // of the indexes as they stand now.
   const now = core.now();
   const allowed = options.filter.empty ? undefined : run.state.scopes.matching(options.filter, now);
   const at = positionsOf(run);
-  if (allowed?.size === 0) return upToDate(await head, at) ? [] : searchAfterCatchUp(run, head);
+  if (allowed?.size === 0) {
+    const { head } = await read([]);
+    return upToDate(head, at) ? [] : searchAfterCatchUp(run, Promise.resolve(head));
+  }
   const sides = rankSides(run, allowed, queryVector);
-  // The rows are read (outside the page's thread) while the sides are fused. An implicit
-  // transaction: its results come without waiting for its completion, one round trip fewer than
-  // an explicit one (bench/peers).
-  const read = core.db.memories.bulkGet(sides.early);
-  read.catch(() => undefined); // awaited below; a failure surfaces there
+  // The head and the rows are read (outside the page's thread) while the sides are fused.
+  const reading = read(sides.early);
+  reading.catch(() => undefined); // awaited below; a failure surfaces there
   const ranked = await order(run, sides, queryVector);
-  // The head was read before the ranking: at or past it, the indexes held everything the store
-  // did then, and the rows, read after, are as new or newer (each is checked against the filter again).
-  if (!upToDate(await head, at)) return searchAfterCatchUp(run, head);
-  return collectResults(run, ranked, rowsById(sides.early, await read), now);
+  const { head, rows } = await reading;
+  // The head was read after the ranking (or before it), the rows with it or after: at or past the
+  // head, the indexes held everything the store did then, and the rows are as new or newer (each
+  // is checked against the filter again).
+  if (!upToDate(head, at)) return searchAfterCatchUp(run, Promise.resolve(head));
+  return collectResults(run, ranked, rowsById(sides.early, rows), now);
+}
+
+/** The log head of a search's reads. */
+async function headOf(reading: Promise<HeadWithRows>): Promise<LogHead> {
+  return (await reading).head;
 }
 
 /** Starts embedding the query, loads the keyword index (except in vector mode) and sets the search's depths. */
