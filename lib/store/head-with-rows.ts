@@ -1,10 +1,10 @@
 /**
  * The reads of a memory search: where the change log stands (`LogHead`: its last position, its
- * floor, the store generation) and the memories the ranking returns. The search needs both for
+ * floor, the store generation, the recorded embedder) and the memories the ranking returns. The search needs both for
  * every query; beside the ranking itself they were most of a vector search's time over the bare
  * index (bench/peers), so each costs as little as the store allows:
  * - a plain store: one read-only IndexedDB transaction over `changes`, `meta` and `memories`,
- *   asked after the ranking, the head's three requests beside the rows' (one round trip, a
+ *   asked after the ranking, the head's four requests beside the rows' (one round trip, a
  *   consistent view of both), straight on Dexie's connection: plain rows are stored as they are
  *   read, and Dexie's explicit transactions cost their zone bookkeeping on every microtask of the
  *   page while they run, and a round trip more (they resolve at the commit);
@@ -16,6 +16,7 @@
  */
 import { ClosedError } from '../errors.js';
 import { LOG_FLOOR_KEY, logPositionOf, readLogHead, type LogHead } from './change-log.js';
+import { EMBEDDER_KEY, embedderRecordOf } from './embedder-record.js';
 import { GENERATION_KEY, generationOf } from './generation.js';
 import type { MemoryRow } from './rows.js';
 import type { EngramDb } from './schema.js';
@@ -58,10 +59,17 @@ function readPlain(db: EngramDb, ids: readonly string[]): Promise<HeadWithRows> 
     let last = 0;
     let floor: unknown;
     let generation: unknown;
-    let waiting = 3 + ids.length;
+    let embedder: unknown;
+    let waiting = 4 + ids.length;
     const arrived = (): void => {
       if (--waiting > 0) return;
-      resolve({ head: { last, floor: logPositionOf(floor) ?? 0, generation: generationOf(generation) }, rows });
+      const head: LogHead = {
+        last,
+        floor: logPositionOf(floor) ?? 0,
+        generation: generationOf(generation),
+        embedderId: embedderRecordOf(embedder)?.id,
+      };
+      resolve({ head, rows });
     };
     const lastKey = tx.objectStore('changes').openKeyCursor(null, 'prev');
     lastKey.onsuccess = () => {
@@ -70,16 +78,16 @@ function readPlain(db: EngramDb, ids: readonly string[]): Promise<HeadWithRows> 
       arrived();
     };
     const meta = tx.objectStore('meta');
-    const floorRow = meta.get(LOG_FLOOR_KEY);
-    floorRow.onsuccess = () => {
-      floor = (floorRow.result as { value?: unknown } | undefined)?.value;
-      arrived();
+    const metaValue = (key: string, got: (value: unknown) => void): void => {
+      const row = meta.get(key);
+      row.onsuccess = () => {
+        got((row.result as { value?: unknown } | undefined)?.value);
+        arrived();
+      };
     };
-    const generationRow = meta.get(GENERATION_KEY);
-    generationRow.onsuccess = () => {
-      generation = (generationRow.result as { value?: unknown } | undefined)?.value;
-      arrived();
-    };
+    metaValue(LOG_FLOOR_KEY, (value) => (floor = value));
+    metaValue(GENERATION_KEY, (value) => (generation = value));
+    metaValue(EMBEDDER_KEY, (value) => (embedder = value));
     if (ids.length === 0) return;
     const memories = tx.objectStore('memories');
     ids.forEach((id, i) => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ClosedError } from '../../lib/errors.js';
 import { openStore } from '../../lib/engine/open-store.js';
 import { compactChangeLog, readLogHead } from '../../lib/store/change-log.js';
+import { EMBEDDER_KEY } from '../../lib/store/embedder-record.js';
 import { bumpGeneration } from '../../lib/store/generation.js';
 import { startHeadWithRows } from '../../lib/store/head-with-rows.js';
 import type { MemoryRow } from '../../lib/store/rows.js';
@@ -43,14 +44,20 @@ describe('startHeadWithRows', () => {
       const { db } = await openStore(`head-with-rows-${Math.random()}`, encryption);
       try {
         // An empty log: nothing logged, never compacted, first generation.
-        expect((await startHeadWithRows(db)([])).head).toEqual({ last: 0, floor: 0, generation: 0 });
+        expect((await startHeadWithRows(db)([])).head).toEqual({
+          last: 0,
+          floor: 0,
+          generation: 0,
+          embedderId: undefined,
+        });
         await db.memories.bulkPut([memory('a', 'the ferry leaves at noon'), memory('b', 'the gulls follow it')]);
         await logEntries(db, 120);
         await compactChangeLog(db, 50);
         await db.transaction('rw', db.meta, () => bumpGeneration(db));
+        await db.meta.put({ key: EMBEDDER_KEY, value: { id: 'hash-64', dimensions: 64 } });
         const { head, rows } = await startHeadWithRows(db)(['b', 'missing', 'a']);
         expect(head).toEqual(await readLogHead(db));
-        expect(head).toMatchObject({ last: 120, generation: 1 });
+        expect(head).toMatchObject({ last: 120, generation: 1, embedderId: 'hash-64' });
         expect(head.floor).toBeGreaterThan(0);
         expect(rows.map((r) => r?.text)).toEqual(['the gulls follow it', undefined, 'the ferry leaves at noon']);
         expect(rows[0]).toEqual(memory('b', 'the gulls follow it'));
