@@ -56,7 +56,7 @@ import { storeError } from './store/store-error.js';
 import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories/memories.js';
 import { ensureKeywordIndex } from './engine/keywords/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
-import { parseAtRestEncryption, type AtRestEncryption } from './store/at-rest-key.js';
+import { changeAtRestKey, parseAtRestEncryption, type AtRestEncryption } from './store/at-rest-key.js';
 import { saveFreshness } from './store/freshness-snapshot.js';
 import { exportStore, parseExport, type TransferOptions } from './engine/transfer/transfer.js';
 import {
@@ -224,6 +224,19 @@ const OPEN_OPTIONS_SPEC = {
   encryption: (field, value) => parseAtRestEncryption(value, field),
 } satisfies OptionsSpec<EngramOptions>;
 
+/** A key or passphrase that must be given (the current one, or the next one of a store). */
+const requiredEncryption: Check<AtRestEncryption> = (field, value) => {
+  const encryption = parseAtRestEncryption(value, field);
+  if (encryption === undefined) throw new ValidationError(field, 'is required: a key or a passphrase');
+  return encryption;
+};
+
+/** The checks of {@link Engram.changeStoreKey}'s options. */
+const STORE_KEY_CHANGE_SPEC = {
+  encryption: requiredEncryption,
+  newEncryption: requiredEncryption,
+} satisfies OptionsSpec<{ encryption: AtRestEncryption; newEncryption: AtRestEncryption }>;
+
 /** The checks of {@link ExportOptions}. */
 const EXPORT_OPTIONS_SPEC = {
   signal: optional(abortSignal),
@@ -343,6 +356,23 @@ export class Engram {
     } finally {
       db.close();
     }
+  }
+
+  /**
+   * Changes the passphrase (or key) of the encrypted store `name`: the store's data key is
+   * wrapped again under `newEncryption`, one small write of its key header; no row is
+   * re-encrypted, and instances that hold the store open keep working. `encryption` must open
+   * the store (a `KeyError` `wrong-key` before anything is written; `not-encrypted` for a plain
+   * store, which `Engram.encryptStore` converts). Afterwards only `newEncryption` opens it.
+   * @example
+   * await Engram.changeStoreKey('assistant', { encryption: { passphrase: old }, newEncryption: { passphrase: next } })
+   */
+  static async changeStoreKey(
+    name: string,
+    options: { encryption: AtRestEncryption; newEncryption: AtRestEncryption },
+  ): Promise<void> {
+    const { encryption, newEncryption } = checkOptions('options', options, STORE_KEY_CHANGE_SPEC);
+    await changeAtRestKey(requireId('name', name), encryption, newEncryption);
   }
 
   /** True after close(). */

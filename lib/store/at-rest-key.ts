@@ -10,7 +10,8 @@
  * (fewer KDF rounds, another store id) also fails the unwrap.
  */
 import { Dexie } from 'dexie';
-import { KeyError, ValidationError } from '../errors.js';
+import { KeyError, NotFoundError, StoreError, ValidationError } from '../errors.js';
+import { storeError } from './store-error.js';
 import {
   DEFAULT_KDF_ITERATIONS,
   MAX_KDF_ITERATIONS,
@@ -147,6 +148,16 @@ async function wrappingKey(encryption: AtRestEncryption, kdf: AtRestHeader['kdf'
 /** A new store's header and data key. */
 export async function createAtRestKey(encryption: AtRestEncryption): Promise<{ header: AtRestHeader } & UnlockedKey> {
   const storeId = toBase64(crypto.getRandomValues(new Uint8Array(STORE_ID_BYTES)));
+  const dataKey = crypto.getRandomValues(new Uint8Array(DATA_KEY_BYTES));
+  return { header: await wrapDataKey(encryption, storeId, dataKey), storeId, dataKey };
+}
+
+/** The header of store `storeId` with `dataKey` wrapped under `encryption` (a passphrase gets a new salt). */
+async function wrapDataKey(
+  encryption: AtRestEncryption,
+  storeId: string,
+  dataKey: Uint8Array<ArrayBuffer>,
+): Promise<AtRestHeader> {
   const kdf =
     encryption.passphrase === undefined
       ? undefined
@@ -156,7 +167,6 @@ export async function createAtRestKey(encryption: AtRestEncryption): Promise<{ h
           salt: toBase64(crypto.getRandomValues(new Uint8Array(SALT_BYTES))),
         };
   const settings = { format: HEADER_FORMAT, storeId, ...(kdf === undefined ? {} : { kdf }) } as const;
-  const dataKey = crypto.getRandomValues(new Uint8Array(DATA_KEY_BYTES));
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   let sealed: Uint8Array;
   try {
@@ -176,7 +186,7 @@ export async function createAtRestKey(encryption: AtRestEncryption): Promise<{ h
   const wrapped = new Uint8Array(IV_BYTES + sealed.length);
   wrapped.set(iv);
   wrapped.set(sealed, IV_BYTES);
-  return { header: { ...settings, wrapped: toBase64(wrapped) }, storeId, dataKey };
+  return { ...settings, wrapped: toBase64(wrapped) };
 }
 
 /** The header if `value` is one this engram wrote, else undefined. */
@@ -255,6 +265,45 @@ export async function readStoredHeader(name: string): Promise<{ created: boolean
       // A sealed row keeps its value under `$` (row-sealing.ts), never under `value`.
       sealed: schema !== undefined && !('value' in schema),
     };
+  } finally {
+    probe.close();
+  }
+}
+
+/**
+ * Changes the key or passphrase of the encrypted store `name` (closed or open elsewhere):
+ * its data key is unwrapped with `current` and wrapped again under `next` (a passphrase
+ * gets a new salt), and the key header, the one row in clear, is replaced in one small
+ * transaction. No row is re-encrypted: the data key and the store id stay, so instances
+ * that hold the store open keep working, and the next open needs `next`. A KeyError
+ * (`wrong-key`) when `current` does not open the store, `not-encrypted` for a plain one,
+ * before anything is written; a StoreError when the header changed while this ran.
+ */
+export async function changeAtRestKey(name: string, current: AtRestEncryption, next: AtRestEncryption): Promise<void> {
+  const stored = await readStoredHeader(name);
+  if (!stored.created) throw new NotFoundError('store', name);
+  if (stored.header === undefined)
+    throw new KeyError('not-encrypted', `store "${name}" is not encrypted: it has no key to change`);
+  const { storeId, dataKey } = await unlockAtRestKey(current, stored.header);
+  let header: AtRestHeader;
+  try {
+    header = await wrapDataKey(next, storeId, dataKey);
+  } finally {
+    dataKey.fill(0);
+  }
+  const probe = new Dexie(name);
+  try {
+    await probe.open();
+    const meta = probe.table<{ key: string; value: unknown }, string>('meta');
+    await probe.transaction('rw', meta, async () => {
+      // Compare and swap: another change (or a conversion) between the read above and now wins.
+      const now = (await meta.get(AT_REST_KEY))?.value as Partial<AtRestHeader> | undefined;
+      if (now?.wrapped !== (stored.header as AtRestHeader).wrapped)
+        throw new StoreError(`the key of store "${name}" changed while this changed it; nothing was written`);
+      await meta.put({ key: AT_REST_KEY, value: header });
+    });
+  } catch (e) {
+    throw storeError(e, `changing the key of store "${name}"`);
   } finally {
     probe.close();
   }
