@@ -14,7 +14,7 @@
  * --efs, --m, --ef-construction, --dims, --real-size, --skip-native (vector);
  * --sizes, --queries (memory-search); --sizes (recall-search, cold-open); --count, --batches (ingest); --count, --sizes,
  * --changes, --rounds (sync); --sizes, --queries, --rounds, --systems (peers); --adds, --updates, --deletes, --hot (growth);
- * --sizes, --queries (mcp-search);
+ * --sizes, --queries (mcp-search); --configs (reembed);
  * --crossover-sizes (as --sizes to vector --crossover). Also --timeout-min
  * (per benchmark, default 90) and --no-report. Writes bench/results/run.json
  * (machine, per-benchmark status and time) and bench/results/<name>.log.
@@ -176,6 +176,14 @@ export const PLANS: BenchmarkPlan[] = [
     args: [],
     accepts: ['sizes', 'queries'],
     quick: ['--sizes', '1000', '--queries', '30'],
+    browser: true,
+  },
+  {
+    name: 'reembed',
+    script: 'bench/reembed.ts',
+    args: [],
+    accepts: ['configs'],
+    quick: ['--configs', '1000:hash,200:minilm'],
     browser: true,
   },
   {

@@ -223,3 +223,36 @@ export interface AtRestResult {
   plain: AtRestSide;
   encrypted: AtRestSide;
 }
+
+/** Search latency over one stretch of a re-embed (bench/reembed). */
+export interface ReembedWindow {
+  searches: number;
+  p50Ms: number;
+  p95Ms: number;
+  maxMs: number;
+}
+
+/** bench/reembed at one size and model: a store re-embedded while the same engram searches back to back. */
+export interface ReembedBenchResult {
+  memories: number;
+  /** The new model: `hash-384` (engram's own work) or MiniLM. */
+  model: string;
+  /** The new model's load (create() to the first vector), not part of the run. */
+  modelLoadMs: number;
+  /** engram.reembed() from its call to its return (staging, switch, the new index's rebuild). */
+  totalMs: number;
+  /** The staging phase: first to last `reembed` progress report. */
+  stagingMs: number;
+  /** Texts embedded and staged per second of the staging phase. */
+  textsPerSecond: number;
+  /** Last staged batch to the new index's first `rebuild` report: the log check and the switch transaction. */
+  switchMs: number;
+  /** The new model's index, built from the switched vectors, until reembed() returned. */
+  rebuildMs: number;
+  /** Search latency before the run (idle), while it stages, and from the last staged batch to its return. */
+  before: ReembedWindow;
+  staging: ReembedWindow;
+  switching: ReembedWindow;
+  /** The longest single search that overlapped the switch transaction. */
+  longestOverSwitchMs: number;
+}
