@@ -5,17 +5,21 @@
 // with a clear message and the right one opens everything that was stored. Raw
 // IndexedDB reads show the texts sealed. Leaves screenshots in
 // test/demo/__screenshots__/.
-import { execFile } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright';
-import { createServer, type ViteDevServer } from 'vite';
+import type { Browser, Page } from 'playwright';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, NO_CHROMIUM_HELP, chromiumPath } from '../../scripts/chromium.js';
-import { rawDatabase } from '../ui-helpers/app-page.js';
+import {
+  collectErrors,
+  ensureOfflineModel,
+  launchChromium,
+  prepareContext,
+  rawDatabase,
+  screenshot,
+  sendTurn,
+  startAppServer,
+} from '../ui-helpers/app-page.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
 const MODEL_WAIT = 120_000;
 const STEP_WAIT = 60_000;
@@ -29,21 +33,11 @@ const offsite: string[] = [];
 const pageErrors: string[] = [];
 
 async function shot(name: string): Promise<void> {
-  await mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  await screenshot(page, join(SHOTS, `${name}.png`), true);
 }
 
-async function chat(text: string): Promise<void> {
-  const before = await page.locator('[data-testid="turn"]').count();
-  await page.fill('[data-testid="chat-input"]', text);
-  await page.press('[data-testid="chat-input"]', 'Enter');
-  await page.waitForFunction(
-    (n) =>
-      document.querySelectorAll('[data-testid="turn"]').length === n &&
-      !(document.querySelector('[data-testid="chat-input"]') as HTMLInputElement).disabled,
-    before + 1,
-    { timeout: STEP_WAIT },
-  );
+function chat(text: string): Promise<void> {
+  return sendTurn(page, text);
 }
 
 async function memories(): Promise<string[]> {
@@ -63,36 +57,13 @@ async function load(): Promise<'ready' | 'unlock'> {
 }
 
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [resolve(ROOT, 'scripts/ensure-model.mjs')], { cwd: ROOT });
-  server = await createServer({
-    configFile: resolve(ROOT, 'demo/vite.config.ts'),
-    logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-  });
-  await server.listen();
-  const address = server.httpServer?.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('the demo server has no address');
-  origin = `http://127.0.0.1:${address.port}`;
-  const executablePath = chromiumPath();
-  if (executablePath === undefined) throw new TypeError(NO_CHROMIUM_HELP);
-  browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS] });
+  await ensureOfflineModel();
+  ({ server, origin } = await startAppServer('demo'));
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1360, height: 1100 } });
-  await context.route('**/*', async (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')) await route.continue();
-    else {
-      offsite.push(url);
-      await route.abort();
-    }
-  });
-  await context.addInitScript(() => {
-    localStorage.setItem('engram-demo:embedding-model', 'engram-glove-100d');
-  });
+  await prepareContext(context, { allow: [origin], offsite, pick: { app: 'demo', model: 'engram-glove-100d' } });
   page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(m.text());
-  });
+  collectErrors(page, pageErrors);
   page.on('dialog', (d) => void d.accept());
 }, 180_000);
 
