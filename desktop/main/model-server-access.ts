@@ -6,11 +6,7 @@
  * `SyncServerAccess` of its own, so allowing one server never opens the other.
  */
 import type { ElectronSurface, WindowSurface } from './electron-surface.js';
-import { SyncServerAccess } from './sync-server-access.js';
-
-/** The dialog's buttons: "Allow" first, the safe answer is the default and what Escape gives. */
-const ALLOW = 0;
-const REFUSE = 1;
+import { askToAllow, SyncServerAccess } from './sync-server-access.js';
 
 /** The access for the model server (its errors name it). */
 export function modelServerAccess(): SyncServerAccess {
@@ -23,22 +19,16 @@ export function modelServerAccess(): SyncServerAccess {
  * @example
  * await askToAllowModelServer(electron.dialog, window, 'http://127.0.0.1:11434')
  */
-export async function askToAllowModelServer<W extends WindowSurface>(
+export function askToAllowModelServer<W extends WindowSurface>(
   dialog: Pick<ElectronSurface<W>['dialog'], 'showMessageBox'>,
   window: W,
   origin: string,
 ): Promise<boolean> {
-  const answer = await dialog.showMessageBox(window, {
-    type: 'question',
+  return askToAllow(dialog, window, {
     title: 'Allow a model server?',
     message: `Let the chat use the model server at ${origin}?`,
     detail:
       'Each chat turn sends its prompt there: your message, the memories recalled for it and the recent conversation. ' +
       'Every other address stays blocked. Allow it only if you run this server or trust it.',
-    buttons: ['Allow', 'Don’t allow'],
-    defaultId: REFUSE,
-    cancelId: REFUSE,
-    noLink: true,
   });
-  return answer.response === ALLOW;
 }

@@ -12,30 +12,53 @@ import type { ElectronSurface, WindowSurface } from './electron-surface.js';
 const ALLOW = 0;
 const REFUSE = 1;
 
+/** What a permission dialog asks: its title, its question naming the origin, and what allowing it means. */
+export interface AllowQuestion {
+  title: string;
+  message: string;
+  detail: string;
+}
+
 /**
- * Asks the user, in a main-process dialog on `window`, whether the app may
- * connect to `origin`; true only when they chose "Allow".
+ * Asks the user, in a main-process dialog on `window`, whether to allow what `question`
+ * says; true only when they chose "Allow" (the default, and Escape, refuse).
  * @example
- * await askToAllowSyncServer(electron.dialog, window, 'https://qdrant.example.net:6333')
+ * await askToAllow(electron.dialog, window, { title: 'Allow a sync server?', message: `Let engram connect to ${origin}?`, detail })
  */
-export async function askToAllowSyncServer<W extends WindowSurface>(
+export async function askToAllow<W extends WindowSurface>(
   dialog: Pick<ElectronSurface<W>['dialog'], 'showMessageBox'>,
   window: W,
-  origin: string,
+  question: AllowQuestion,
 ): Promise<boolean> {
   const answer = await dialog.showMessageBox(window, {
     type: 'question',
-    title: 'Allow a sync server?',
-    message: `Let engram connect to ${origin}?`,
-    detail:
-      'The app asked to sync with this server. engram will send your memories there (sealed first when end-to-end encryption is on) and read from it. ' +
-      'Every other address stays blocked. Allow it only if it is your own server.',
+    ...question,
     buttons: ['Allow', 'Don’t allow'],
     defaultId: REFUSE,
     cancelId: REFUSE,
     noLink: true,
   });
   return answer.response === ALLOW;
+}
+
+/**
+ * Asks the user, in a main-process dialog on `window`, whether the app may
+ * connect to `origin`; true only when they chose "Allow".
+ * @example
+ * await askToAllowSyncServer(electron.dialog, window, 'https://qdrant.example.net:6333')
+ */
+export function askToAllowSyncServer<W extends WindowSurface>(
+  dialog: Pick<ElectronSurface<W>['dialog'], 'showMessageBox'>,
+  window: W,
+  origin: string,
+): Promise<boolean> {
+  return askToAllow(dialog, window, {
+    title: 'Allow a sync server?',
+    message: `Let engram connect to ${origin}?`,
+    detail:
+      'The app asked to sync with this server. engram will send your memories there (sealed first when end-to-end encryption is on) and read from it. ' +
+      'Every other address stays blocked. Allow it only if it is your own server.',
+  });
 }
 
 /**
