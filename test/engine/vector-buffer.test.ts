@@ -31,6 +31,30 @@ async function openCore(name: string): Promise<{ core: EngineStore; semantic: Se
   return { core, semantic: new SemanticIndex(core, embedder, undefined) };
 }
 
+/**
+ * Adds 1100 memories (past the crossover: they wait in the exact buffer) while the instance is held as
+ * writing a small write, so that neither a pause nor the add itself (a bulk write) merges the buffer, then
+ * takes the first snapshot, so that none waits for a later write and holds the queue. The hold stays on
+ * until the returned `release()`.
+ */
+async function fillBufferHeld(core: EngineStore, semantic: SemanticIndex, state: VectorState): Promise<() => void> {
+  Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
+  Object.defineProperty(core, 'onlyBulkWrites', { configurable: true, get: () => false });
+  await addMemories(
+    core,
+    semantic,
+    range(0, 1100).map((i) => input(i)),
+    undefined,
+    'off',
+  );
+  await settled(state);
+  await state.snapshot();
+  return () => {
+    Reflect.deleteProperty(core, 'writing');
+    Reflect.deleteProperty(core, 'onlyBulkWrites');
+  };
+}
+
 describe('vector state: own writes, the exact buffer and its merge', () => {
   it('past the crossover, new vectors wait in the buffer, searchable at once; the buffer is snapshotted apart and merged when writing pauses', async () => {
     const name = `buffer-${Math.random().toString(36).slice(2)}`;
@@ -219,28 +243,15 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const name = `buffer-writing-${Math.random().toString(36).slice(2)}`;
     const { core, semantic } = await openCore(name);
     const { state } = await semantic.ready();
-    // Held as writing until the gated write below takes over, so that no pause merges the buffer first
-    // (nor the add of 1100 itself, a bulk write).
-    Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
-    Object.defineProperty(core, 'onlyBulkWrites', { configurable: true, get: () => false });
-    await addMemories(
-      core,
-      semantic,
-      range(0, 1100).map((i) => input(i)),
-      undefined,
-      'off',
-    );
-    // The first snapshot now, so that none waits for the write below and holds the queue.
-    await settled(state);
-    await state.snapshot();
+    // Held as writing until the gated write below takes over.
+    const release = await fillBufferHeld(core, semantic, state);
     expect(state.index.pending).toBe(1100);
     const gate = writeGate();
     const writing = core.write(async () => {
       await gate.hold();
       return { changes: [], result: null };
     });
-    Reflect.deleteProperty(core, 'writing');
-    Reflect.deleteProperty(core, 'onlyBulkWrites');
+    release();
     expect(core.writing).toBe(true);
     // Well past the pause that starts a merge (50 ms): nothing moved while the write is open.
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -286,18 +297,8 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const core = new EngineStore(db, { maxContentBytes: 1_000_000, now: Date.now, deviceId });
     const semantic = new SemanticIndex(core, embedder, undefined);
     const { state } = await semantic.ready();
-    // Held as writing, so that neither a pause nor the add of 1100 itself (a bulk write) merges the buffer first.
-    Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
-    Object.defineProperty(core, 'onlyBulkWrites', { configurable: true, get: () => false });
-    await addMemories(
-      core,
-      semantic,
-      range(0, 1100).map((i) => input(i)),
-      undefined,
-      'off',
-    );
-    await settled(state);
-    await state.snapshot();
+    // Held as writing until the two gated writes below are under way.
+    const release = await fillBufferHeld(core, semantic, state);
     expect(state.index.pending).toBe(1100);
     const messages = (from: number, count: number): RowChange[] =>
       range(from, from + count).map((i) => {
@@ -322,8 +323,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     // A small write and a bulk one under way: the merge waits.
     const small = held(messages(0, 10));
     const bulk = held(messages(10, BULK_WRITE));
-    Reflect.deleteProperty(core, 'writing');
-    Reflect.deleteProperty(core, 'onlyBulkWrites');
+    release();
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(core.onlyBulkWrites).toBe(false);
     expect(state.index.pending).toBe(1100);
