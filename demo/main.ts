@@ -10,6 +10,7 @@ import { Engram, TransformersEmbedder, type AtRestEncryption, type KnownEmbeddin
 import { ChatCard, DEMO_MODEL_LABELS } from './chat-card.js';
 import { errorText, type DemoContext } from './context.js';
 import { byId } from '../ui/dom.js';
+import { transformersEmbedderFor } from '../ui/reembed-store.js';
 import { MemoryPanel } from './memory-panel.js';
 import { ScopePanel } from './scope-panel.js';
 import { SearchPanel } from './search-panel.js';
@@ -93,13 +94,7 @@ async function main(): Promise<void> {
     choiceKey: MODEL_CHOICE_KEY,
     served: plan.served,
     picked: plan.picked,
-    embedderFor: (model, onLoad) => () =>
-      TransformersEmbedder.create({
-        model: model.id,
-        onProgress: (p) => {
-          onLoad(p);
-        },
-      }),
+    embedderFor: transformersEmbedderFor,
     onReembedded: async (engram, ms) => {
       status.ready(await engram.ready(), ms);
       await ctx.refresh();

@@ -8,6 +8,7 @@
  */
 import {
   isEngramError,
+  TransformersEmbedder,
   type Embedder,
   type Engram,
   type KnownEmbeddingModel,
@@ -22,6 +23,15 @@ export type EmbedderFor = (
   model: KnownEmbeddingModel,
   onLoad: (progress: ModelLoadProgress) => void,
 ) => () => Promise<Embedder>;
+
+/** Both apps' {@link EmbedderFor}: the model's TransformersEmbedder (in its worker), its load reported to `onLoad`. */
+export const transformersEmbedderFor: EmbedderFor = (model, onLoad) => () =>
+  TransformersEmbedder.create({
+    model: model.id,
+    onProgress: (p) => {
+      onLoad(p);
+    },
+  });
 
 /** How a re-embed ended; the app's engram stays open throughout and holds `target` only when done. */
 export type ReembedOutcome =

@@ -7,6 +7,7 @@
  */
 import { Engram, TransformersEmbedder, type KnownEmbeddingModel, type ModelLoadProgress } from '../../lib/index.js';
 import { byId, h, replace } from '../../ui/dom.js';
+import { transformersEmbedderFor } from '../../ui/reembed-store.js';
 import {
   BRIDGE_GLOBAL,
   type BridgeResult,
@@ -191,13 +192,7 @@ async function main(): Promise<void> {
         choiceKey: MODEL_CHOICE_KEY,
         served: plan.served,
         picked: plan.picked,
-        embedderFor: (model, onLoad) => () =>
-          TransformersEmbedder.create({
-            model: model.id,
-            onProgress: (p) => {
-              onLoad(p);
-            },
-          }),
+        embedderFor: transformersEmbedderFor,
         onModel: (model) => {
           openOptions.embedder = embedderOf(model);
           // The re-embed's result says what happened; the status facts show the model now in use.
