@@ -47,30 +47,35 @@ function statusOf(met) {
  * Every goal row of a report, grouped by the name of where it stands (a name several runs' tables share,
  * as at-rest's, holds each of their rows, in order).
  * @param {string} text
- * @returns {Map<string, { status: Status; target: string; measured: string }[]>}
+ * @returns {Map<string, GoalRow[]>}
  */
 function goalsOf(text) {
   const lines = text.split('\n');
   /** @type {string[]} */
   const headings = [];
+  /** @type {Map<string, GoalRow[]>} */
   const goals = new Map();
   for (let i = 0; i < lines.length; i++) {
-    const heading = /^(#{2,6})\s+(.*)$/.exec(lines[i]);
+    const line = lines[i] ?? '';
+    const heading = /^(#{2,6})\s+(.*)$/.exec(line);
     if (heading !== null) {
-      headings.length = heading[1].length - 2;
-      headings.push(heading[2].trim());
+      headings.length = (heading[1] ?? '##').length - 2;
+      headings.push((heading[2] ?? '').trim());
       continue;
     }
-    if (!lines[i].startsWith('|') || !/^\|\s*:?-/.test(lines[i + 1] ?? '')) continue;
-    const header = cells(lines[i]).map((c) => c.toLowerCase());
-    const [goal, met, bench] = ['goal', 'met', 'benchmark'].map((c) => header.indexOf(c));
+    if (!line.startsWith('|') || !/^\|\s*:?-/.test(lines[i + 1] ?? '')) continue;
+    const header = cells(line).map((c) => c.toLowerCase());
+    const goal = header.indexOf('goal');
+    const met = header.indexOf('met');
+    const bench = header.indexOf('benchmark');
     let j = i + 2;
-    for (; j < lines.length && lines[j].startsWith('|'); j++) {
+    for (; j < lines.length && (lines[j] ?? '').startsWith('|'); j++) {
       if (goal < 0 || met < 0) continue;
-      const row = cells(lines[j]);
+      const row = cells(lines[j] ?? '');
       // A "Goals" heading says nothing the table does not: a section's goals are named as the summary names them.
       const where = bench >= 0 ? [row[bench] ?? ''] : headings.filter((h) => h && !/^goals$/i.test(h));
       const name = [...where, row[goal] ?? ''].join(' › ');
+      /** @type {GoalRow} */
       const goalRow = {
         status: statusOf(row[met] ?? ''),
         target: row[header.indexOf('target')] ?? '',
@@ -86,6 +91,7 @@ function goalsOf(text) {
   return goals;
 }
 
+/** @typedef {{ status: Status; target: string; measured: string }} GoalRow */
 /** @typedef {'met' | 'not met' | 'reported only'} Status */
 const MARK = { met: '✔', 'not met': '✘', 'reported only': '–' };
 
@@ -147,8 +153,8 @@ if (ref === undefined) {
   console.log(`other status changes: ${other.length}`);
   for (const line of other) console.log(line);
   console.log(`only at ${ref}: ${onlyBefore.length}`);
-  for (const n of onlyBefore) console.log(`  ${marks(before.get(n))} ${n}`);
+  for (const n of onlyBefore) console.log(`  ${marks(before.get(n) ?? [])} ${n}`);
   console.log(`only at ${hereName}: ${onlyAfter.length}`);
-  for (const n of onlyAfter) console.log(`  ${marks(here.get(n))} ${n}`);
+  for (const n of onlyAfter) console.log(`  ${marks(here.get(n) ?? [])} ${n}`);
   if (lost.length > 0) process.exitCode = 1;
 }
