@@ -82,6 +82,18 @@ describe('CachedEmbedder', () => {
     expect(cached.stats).toEqual({ hits: 3, misses: 3, size: 3 });
   });
 
+  it('embed() keys a short text by itself and a long one by its digest: each is embedded once, and texts that differ past the short length stay apart', async () => {
+    const inner = new RecordingEmbedder();
+    const cached = new CachedEmbedder(inner);
+    const long = 'harbour '.repeat(40);
+    const texts = ['x'.repeat(256), 'x'.repeat(257), long, `${long}!`];
+    const first = await cached.embed(texts);
+    const again = await cached.embed(texts);
+    expect(again).toEqual(first);
+    expect(inner.embeddedTexts).toEqual(texts);
+    expect(cached.stats).toMatchObject({ misses: 4, size: 4 });
+  });
+
   it('embed() embeds duplicates within one call once', async () => {
     const inner = new RecordingEmbedder();
     const cached = new CachedEmbedder(inner);
