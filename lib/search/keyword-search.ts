@@ -1,10 +1,12 @@
 /**
- * The keyword index in IndexedDB and BM25 ranking over it. Each document has
- * one terms row, multi-entry indexed by term; a search reads the rows of the
- * query's terms only (one index range per term), never every document, so it
- * stays fast as the conversation log grows.
+ * BM25 straight over the stored terms rows (one per document): what the
+ * in-memory postings (keyword-postings.ts, which every search ranks with) must
+ * rank alike, and the reference they are tested against. It reads every terms
+ * row of the corpus by primary key: the rows keep no term index (schema v5
+ * dropped it: no search reads IndexedDB by term, and each write paid an index
+ * entry per distinct term).
  */
-import type { Table } from 'dexie';
+import { Dexie, type Table } from 'dexie';
 import {
   readTermsRow,
   statsKey,
@@ -18,6 +20,8 @@ import { ENGLISH_ANALYZER, type Analyzer } from './analyze.js';
 import { rarestTerms } from './query-terms.js';
 
 type TermsTable = Table<TermsRow, [string, string]>;
+/** The terms entries of every document holding each asked term (read once per search). */
+type EntriesByTerm = ReadonlyMap<string, readonly TermsEntry[]>;
 
 const K1 = 1.2;
 const B = 0.75;
@@ -37,7 +41,7 @@ export interface KeywordSearchOptions {
   filter?: (entry: TermsEntry) => boolean;
   /**
    * Only the best `depth` hits need exact scores and order (start + count of the
-   * page asked for). Lets an unfiltered search skip reading the rows of very
+   * page asked for). Lets an unfiltered search skip scoring the documents of very
    * common terms (MaxScore): they can no longer change the top `depth`.
    * @default Infinity
    */
@@ -77,13 +81,14 @@ interface Scored {
  * BM25 over the terms rows of the query's terms. Returns matching documents (at
  * least one query term, accepted by the filter), best first, ties in id order,
  * and how many matched in all. The first `depth` hits are exact; without a
- * filter, the rows of terms too common to reach the top `depth` are not read,
- * only counted.
+ * filter, the documents of terms too common to reach the top `depth` are not
+ * scored, only counted. `terms` is the table, or its rows read once (a test
+ * comparing many queries over one store).
  * @example
  * const { hits, total } = await keywordSearch(db.terms, db.meta, 'm', 'paris trip', { depth: 10 })
  */
 export async function keywordSearch(
-  terms: TermsTable,
+  terms: TermsTable | readonly TermsRow[],
   meta: Table<MetaRow, string>,
   corpus: Corpus,
   query: string,
@@ -91,8 +96,9 @@ export async function keywordSearch(
 ): Promise<{ hits: KeywordHit[]; total: number; bound: number }> {
   const asked = [...new Set((options.analyzer ?? ENGLISH_ANALYZER).query(query).map((t) => termKey(corpus, t)))];
   if (asked.length === 0) return { hits: [], total: 0, bound: 0 };
-  const weighed = await weigh(terms, meta, corpus, asked);
-  const scored = await scoreByTerm(terms, weighed.weighted, weighed.avgLength, options);
+  const [statsRow, byTerm] = await Promise.all([meta.get(statsKey(corpus)), entriesByTerm(terms, corpus, asked)]);
+  const weighed = weigh(statsRow, byTerm, asked);
+  const scored = scoreByTerm(byTerm, weighed.weighted, weighed.avgLength, options);
   const skipped = weighed.weighted.slice(scored.read);
   let total = scored.scores.size;
   if (skipped.length > 0) {
@@ -103,25 +109,17 @@ export async function keywordSearch(
         scored.scores.get(d)! + skipped.reduce((sum, t) => sum + contribution(t, row, weighed.avgLength), 0),
       );
     }
-    total = await unionSize(terms, skipped, scored.rows);
+    total = unionSize(byTerm, skipped, scored.rows);
   }
   return { hits: rankedHits(scored.scores, weighed.bound), total, bound: weighed.bound };
 }
 
 /**
- * The asked terms weighed: the corpus statistics and each term's document count read
- * at once, bounded like the in-memory search to the rarest MAX_QUERY_TERMS terms.
+ * The asked terms weighed by the corpus statistics and each term's document count,
+ * bounded like the in-memory search to the rarest MAX_QUERY_TERMS terms.
  */
-async function weigh(
-  terms: TermsTable,
-  meta: Table<MetaRow, string>,
-  corpus: Corpus,
-  asked: readonly string[],
-): Promise<WeighedQuery> {
-  const [statsRow, ...askedDfs] = await Promise.all([
-    meta.get(statsKey(corpus)),
-    ...asked.map((k) => terms.where('k').equals(k).count()),
-  ]);
+function weigh(statsRow: MetaRow | undefined, byTerm: EntriesByTerm, asked: readonly string[]): WeighedQuery {
+  const askedDfs = asked.map((k) => byTerm.get(k)?.length ?? 0);
   const dfOf = new Map(asked.map((k, i) => [k, askedDfs[i] ?? 0]));
   const keys = rarestTerms(asked, (k) => dfOf.get(k) ?? 0);
   const stats = (statsRow?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
@@ -139,17 +137,17 @@ async function weigh(
 }
 
 /**
- * Reads the rows of each term, best bound first, adding its contribution to every
+ * Goes through the documents of each term, best bound first, adding its contribution to every
  * document the filter accepts. Without a filter, once `depth` documents are scored
  * and the terms left could not lift another above the `depth`-th best (MaxScore),
  * it stops: those terms are skipped.
  */
-async function scoreByTerm(
-  terms: TermsTable,
+function scoreByTerm(
+  byTerm: EntriesByTerm,
   weighted: readonly WeightedTerm[],
   avgLength: number,
   { filter, depth = Infinity }: KeywordSearchOptions,
-): Promise<Scored> {
+): Scored {
   const scored: Scored = { rows: new Map(), scores: new Map(), read: 0 };
   const { rows, scores } = scored;
   for (; scored.read < weighted.length; scored.read++) {
@@ -158,7 +156,7 @@ async function scoreByTerm(
       if (rest < kthLargest([...scores.values()], depth)) break;
     }
     const term = weighted[scored.read]!;
-    for (const entry of await readEntries(terms, term.key)) {
+    for (const entry of byTerm.get(term.key) ?? []) {
       if (filter !== undefined && !filter(entry)) continue;
       rows.set(entry.docId, entry);
       scores.set(entry.docId, (scores.get(entry.docId) ?? 0) + contribution(term, entry, avgLength));
@@ -191,19 +189,32 @@ function kthLargest(values: number[], k: number): number {
  * How many documents contain any query term: the largest skipped list counted
  * by the index alone, plus every other matching document that lacks its term.
  */
-async function unionSize(terms: TermsTable, skipped: WeightedTerm[], seen: Map<string, TermsEntry>): Promise<number> {
+function unionSize(byTerm: EntriesByTerm, skipped: WeightedTerm[], seen: Map<string, TermsEntry>): number {
   const largest = skipped.reduce((a, b) => (b.df > a.df ? b : a));
   const others = new Map(seen);
   for (const t of skipped) {
     if (t === largest) continue;
-    for (const entry of await readEntries(terms, t.key)) others.set(entry.docId, entry);
+    for (const entry of byTerm.get(t.key) ?? []) others.set(entry.docId, entry);
   }
   let outside = 0;
   for (const entry of others.values()) if (!entry.keys.includes(largest.key)) outside++;
   return largest.df + outside;
 }
 
-/** The terms entries of every document holding `key`. */
-async function readEntries(terms: TermsTable, key: string): Promise<TermsEntry[]> {
-  return (await terms.where('k').equals(key).toArray()).map(readTermsRow);
+/** For each of `keys`, the terms entries of every document of `corpus` holding it (one read of the corpus's rows). */
+async function entriesByTerm(
+  terms: TermsTable | readonly TermsRow[],
+  corpus: Corpus,
+  keys: readonly string[],
+): Promise<EntriesByTerm> {
+  const byTerm = new Map(keys.map((k) => [k, [] as TermsEntry[]]));
+  const rows: readonly TermsRow[] =
+    'where' in terms
+      ? await terms.where(':id').between([corpus, Dexie.minKey], [corpus, Dexie.maxKey]).toArray()
+      : terms.filter((row) => row.c === corpus);
+  for (const row of rows) {
+    const entry = readTermsRow(row);
+    for (const key of entry.keys) byTerm.get(key)?.push(entry);
+  }
+  return byTerm;
 }

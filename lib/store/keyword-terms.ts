@@ -1,6 +1,6 @@
 /**
  * The write side of the keyword index: one terms row per document (message or
- * memory), multi-entry indexed by term, plus each corpus's statistics in `meta`.
+ * memory), plus each corpus's statistics in `meta`.
  * The store keeps these rows in the same transaction as the document, so the
  * keyword index can never disagree with the text. How a text becomes terms (the
  * analyzer) is handed in by the engine; this file only lays the rows out.

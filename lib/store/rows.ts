@@ -143,10 +143,10 @@ export interface MetaRow {
 
 /**
  * The keyword terms of one document of corpus `c` ('m' messages, 'v' memories):
- * one row per document, multi-entry indexed on `k`, so a write adds one row
- * however many terms the text has, and IndexedDB maintains the term index
- * itself. Terms carry their corpus as a prefix ('m:paris'). Message rows carry
- * the fields recall search filters on.
+ * one row per document, keyed by [c+d] and read whole into the in-memory
+ * postings (no index on `k` since schema v5: no query looks a term up in
+ * IndexedDB). Terms carry their corpus as a prefix ('m:paris'). Message rows
+ * carry the fields recall search filters on.
  */
 export interface TermsRow {
   c: 'm' | 'v';

@@ -19,7 +19,11 @@ import type {
   VectorRow,
 } from './rows.js';
 
-/** The schema version engram writes; stored in `meta` and in exports. */
+/**
+ * The schema version engram writes; stored in `meta` and in exports. It names the rows' layout:
+ * the Dexie version below may be higher when a version only dropped indexes (v5), which changes
+ * no row, so an export stays readable by an engram of this schema version.
+ */
 export const SCHEMA_VERSION = 4;
 
 /**
@@ -148,6 +152,14 @@ export class EngramDb extends Dexie {
     this.version(3).stores({ blocks: null });
     // v4: an agent's own block whose `agentId/label` key reads back more than one way gets its unambiguous key (block-key.ts).
     this.version(4).stores({}).upgrade(rekeyBlocks);
+    // v5: indexes no query reads are dropped, which the bulk write paid for in every row: the terms
+    // rows' multi-entry term index (keyword search ranks from the in-memory postings, built from the
+    // rows by primary key) and the memories' createdAt and updatedAt (nothing walks or looks them up).
+    // About 10 of the 16 index entries a short memory wrote (bench/results/REPORT.md, peers).
+    this.version(5).stores({
+      memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId',
+      terms: '[c+d]',
+    });
     this.blocks = this.table(BLOCKS_TABLE);
   }
 

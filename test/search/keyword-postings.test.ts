@@ -101,6 +101,7 @@ describe('KeywordPostings', () => {
     ] as const) {
       const db = await storeOf(corpus(seed, 1500, vocabulary));
       const postings = await postingsOf(db);
+      const rows = await db.terms.toArray();
       const scopes: { accept: (id: string, f: MessageTermsFields) => boolean; filter: (e: TermsEntry) => boolean }[] = [
         { accept: (_, f) => f.userId === 'u1', filter: (e) => e.userId === 'u1' },
         {
@@ -112,14 +113,14 @@ describe('KeywordPostings', () => {
         for (const depth of [10, 40]) {
           expectSameRanking(
             postings.search(keysOf(q), { depth }),
-            await keywordSearch(db.terms, db.meta, 'm', q, { depth }),
+            await keywordSearch(rows, db.meta, 'm', q, { depth }),
             depth,
           );
         }
         for (const scope of scopes) {
           expectSameRanking(
             postings.search(keysOf(q), { depth: 10, accept: scope.accept }),
-            await keywordSearch(db.terms, db.meta, 'm', q, { filter: scope.filter }),
+            await keywordSearch(rows, db.meta, 'm', q, { filter: scope.filter }),
             10,
           );
         }
@@ -200,18 +201,19 @@ describe('KeywordPostings', () => {
     for (const r of deleted) postings.remove(r.id);
     postings.stats = (await db.meta.get(statsKey('m')))!.value as CorpusStats;
     expect(postings.size).toBe(await db.terms.count());
+    const stored = await db.terms.toArray();
     expect(postings.documentFrequency(termKey('m', 'w299'))).toBe(
-      await db.terms.where('k').equals(termKey('m', 'w299')).count(),
+      stored.filter((row) => row.k.includes(termKey('m', 'w299'))).length,
     );
     for (const q of [...queries(5, 30, 300), 'w1 w299', 'w299']) {
       expectSameRanking(
         postings.search(keysOf(q), { depth: 20 }),
-        await keywordSearch(db.terms, db.meta, 'm', q, { depth: 20 }),
+        await keywordSearch(stored, db.meta, 'm', q, { depth: 20 }),
         20,
       );
       expectSameRanking(
         postings.search(keysOf(q), { depth: 20, accept: (_, f) => f.userId === 'u9' }),
-        await keywordSearch(db.terms, db.meta, 'm', q, { filter: (e) => e.userId === 'u9' }),
+        await keywordSearch(stored, db.meta, 'm', q, { filter: (e) => e.userId === 'u9' }),
         20,
       );
     }
