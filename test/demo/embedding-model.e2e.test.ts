@@ -15,13 +15,9 @@ import {
   appReady,
   STEP_WAIT,
   bestBuiltModel,
-  collectErrors,
-  ensureOfflineModel,
-  launchChromium,
-  prepareContext,
   screenshot,
   sendTurn,
-  startAppServer,
+  openApp,
 } from '../ui-helpers/app-page.js';
 
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
@@ -44,13 +40,11 @@ function chat(text: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  await ensureOfflineModel();
-  ({ server, origin } = await startAppServer('demo'));
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1360, height: 1000 } });
-  await prepareContext(context, { allow: [origin], offsite });
-  page = await context.newPage();
-  collectErrors(page, pageErrors);
+  ({ server, origin, browser, page } = await openApp('demo', {
+    viewport: { width: 1360, height: 1000 },
+    offsite,
+    errors: pageErrors,
+  }));
 }, 180_000);
 
 afterAll(async () => {

@@ -9,16 +9,7 @@ import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  collectErrors,
-  ensureOfflineModel,
-  launchChromium,
-  prepareContext,
-  rawDatabase,
-  screenshot,
-  sendTurn,
-  startAppServer,
-} from '../ui-helpers/app-page.js';
+import { rawDatabase, screenshot, sendTurn, openApp } from '../ui-helpers/app-page.js';
 
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
 const MODEL_WAIT = 120_000;
@@ -57,13 +48,12 @@ async function load(): Promise<'ready' | 'unlock'> {
 }
 
 beforeAll(async () => {
-  await ensureOfflineModel();
-  ({ server, origin } = await startAppServer('demo'));
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1360, height: 1100 } });
-  await prepareContext(context, { allow: [origin], offsite, pick: { app: 'demo', model: 'engram-glove-100d' } });
-  page = await context.newPage();
-  collectErrors(page, pageErrors);
+  ({ server, origin, browser, page } = await openApp('demo', {
+    viewport: { width: 1360, height: 1100 },
+    offsite,
+    errors: pageErrors,
+    pick: 'engram-glove-100d',
+  }));
   page.on('dialog', (d) => void d.accept());
 }, 180_000);
 

@@ -12,18 +12,7 @@ import type { Browser, Page } from 'playwright';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EMBEDDING_MODEL, type KnownEmbeddingModel } from '../../lib/index.js';
-import {
-  ROOT,
-  STEP_WAIT,
-  appReady,
-  bestBuiltModel,
-  collectErrors,
-  ensureOfflineModel,
-  launchChromium,
-  prepareContext,
-  screenshot,
-  startAppServer,
-} from '../ui-helpers/app-page.js';
+import { ROOT, STEP_WAIT, appReady, bestBuiltModel, screenshot, openApp } from '../ui-helpers/app-page.js';
 
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
 const REEMBED_WAIT = 240_000;
@@ -89,13 +78,11 @@ async function vectorSearch(query: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  await ensureOfflineModel();
-  ({ server, origin } = await startAppServer('desktop'));
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  await prepareContext(context, { allow: [origin], offsite });
-  page = await context.newPage();
-  collectErrors(page, pageErrors);
+  ({ server, origin, browser, page } = await openApp('desktop', {
+    viewport: { width: 1280, height: 860 },
+    offsite,
+    errors: pageErrors,
+  }));
 }, 240_000);
 
 afterAll(async () => {

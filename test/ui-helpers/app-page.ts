@@ -139,6 +139,42 @@ export async function prepareContext(context: BrowserContext, options: ContextOp
     );
 }
 
+/** An app served and opened in one page of headless Chromium (close the browser and the server after). */
+export interface OpenedApp {
+  readonly server: ViteDevServer;
+  readonly origin: string;
+  readonly browser: Browser;
+  readonly page: Page;
+}
+
+/**
+ * What most e2e tests' beforeAll does: the offline model built, `app` served, Chromium launched, and one
+ * page in a context of `viewport` with the network closed but for the app's origin (blocked requests into
+ * `offsite`), `pick` saved as the user's model, and the page's errors collected into `errors`.
+ */
+export async function openApp(
+  app: AppName,
+  options: {
+    readonly viewport: { width: number; height: number };
+    readonly offsite: string[];
+    readonly errors: string[];
+    readonly pick?: string;
+  },
+): Promise<OpenedApp> {
+  await ensureOfflineModel();
+  const { server, origin } = await startAppServer(app);
+  const browser = await launchChromium();
+  const context = await browser.newContext({ viewport: options.viewport });
+  await prepareContext(context, {
+    allow: [origin],
+    offsite: options.offsite,
+    ...(options.pick === undefined ? {} : { pick: { app, model: options.pick } }),
+  });
+  const page = await context.newPage();
+  collectErrors(page, options.errors);
+  return { server, origin, browser, page };
+}
+
 /** Collects the page's uncaught errors and console errors (but those `ignore` passes) into `errors`. */
 export function collectErrors(page: Page, errors: string[], ignore?: (text: string) => boolean): void {
   page.on('pageerror', (e) => errors.push(e.message));
