@@ -729,12 +729,16 @@ export class Engram {
    */
   async flush(): Promise<void> {
     this.#core.assertOpen();
-    await flushKeywordState(this.#core);
-    if (!this.#semantic.started) return;
-    const { state } = await this.#semantic.ready();
-    await state.catchUp();
-    await state.mergeAll();
-    await state.snapshot();
+    const vectors = async (): Promise<void> => {
+      if (!this.#semantic.started) return;
+      const { state } = await this.#semantic.ready();
+      await state.catchUp();
+      await state.mergeAll();
+      await state.snapshot();
+    };
+    // Side by side: the HNSW merge (WebAssembly on this thread) runs while IndexedDB writes the keyword snapshot.
+    const settled = await Promise.allSettled([flushKeywordState(this.#core), vectors()]);
+    for (const s of settled) if (s.status === 'rejected') throw s.reason;
   }
 
   /**

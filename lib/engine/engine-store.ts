@@ -51,6 +51,9 @@ export const BULK_WRITE = 256;
 /** Least lag, in log entries, an index snapshot may have and stay replayable (more when the store is larger). */
 const MIN_SNAPSHOT_LAG = 10_000;
 
+/** Least changes outside an index snapshot for which one is taken while this instance makes small writes. */
+const BUSY_SNAPSHOT_MIN = 5000;
+
 /** A stored row that could not be used and was skipped; the rest of the store works. */
 export interface DamagedRow {
   table: string;
@@ -90,6 +93,8 @@ export class EngineStore {
   /** Of those, how many are bulk writes (planned with BULK_WRITE changes or more) and how many are not (or not planned yet). */
   #bulkWrites = 0;
   #smallWrites = 0;
+  /** Whether the last write of this instance to commit was a bulk write. */
+  #lastWriteBulk = false;
   /** Told of every damaged row as it is found (the facade forwards it to onProgress). */
   onDamaged: ((row: DamagedRow) => void) | undefined;
 
@@ -131,6 +136,20 @@ export class EngineStore {
    */
   get onlyBulkWrites(): boolean {
     return this.#bulkWrites > 0 && this.#smallWrites === 0;
+  }
+
+  /**
+   * Least changes outside an index snapshot (vector-state.ts, keyword-state.ts) for which one is
+   * taken while this instance writes; a smaller one waits for the pause. Beside small writes
+   * BUSY_SNAPSHOT_MIN, whose replay on the next open is quick. Beside bulk writes (an import, a
+   * first sync, add() of large batches) the store's size `size`, at least MIN_SNAPSHOT_LAG: each
+   * snapshot serialises the whole index and the writes wait behind its transaction (three of them
+   * during a 10k fill, bench/peers), so a fill's snapshots double in size (all of them together
+   * less than twice the last), a crash leaves at most half of the store to replay, and the
+   * snapshot stays within the lag compaction keeps replayable (compactLog).
+   */
+  busySnapshotMin(size: number): number {
+    return this.#lastWriteBulk ? Math.max(MIN_SNAPSHOT_LAG, size) : BUSY_SNAPSHOT_MIN;
   }
 
   get closed(): boolean {
@@ -193,6 +212,7 @@ export class EngineStore {
     this.#writes.add(run);
     try {
       const result = await run;
+      this.#lastWriteBulk = counts.bulk;
       if (this.#logged >= COMPACT_EVERY) await this.compactLog();
       return result;
     } finally {

@@ -48,8 +48,6 @@ const SNAPSHOT_KEY = 'keywordSnapshot';
 const PAGE = 5000;
 /** The writer has paused when no write of this instance was applied for this long (as in vector-state.ts). */
 const IDLE_MS = 50;
-/** Least changes outside the last snapshot for which one is taken while this instance is writing (as in vector-state.ts). */
-const BUSY_SNAPSHOT_MIN = 5000;
 /** A snapshot follows the last one after at least this many times the last one's duration. */
 const SNAPSHOT_SPACING = 10;
 const CORPORA: readonly Corpus[] = [MESSAGE_CORPUS, MEMORY_CORPUS];
@@ -377,8 +375,8 @@ export class KeywordState {
    * Snapshots when max(1000, 10%) changes are not in the last snapshot (or it
    * was dropped by a deletion), spaced so that snapshots take at most about a
    * tenth of the time. While this instance writes (a write under way or
-   * applied within IDLE_MS), a snapshot of fewer than BUSY_SNAPSHOT_MIN changes
-   * waits for the pause. The log stays the source of truth: a crash in between
+   * applied within IDLE_MS), a snapshot of fewer changes than
+   * EngineStore.busySnapshotMin waits for the pause. The log stays the source of truth: a crash in between
    * only means a longer replay on the next open.
    */
   async maybeSnapshot(): Promise<void> {
@@ -389,7 +387,9 @@ export class KeywordState {
     const spacing = this.#snapshotEnded + SNAPSHOT_SPACING * this.#snapshotCost - performance.now();
     const writing = this.#core.writing || performance.now() - this.#lastOwnApplied < IDLE_MS;
     const wait =
-      writing && (this.#snapshotDropped || unsnapshotted < BUSY_SNAPSHOT_MIN) ? Math.max(IDLE_MS, spacing) : spacing;
+      writing && (this.#snapshotDropped || unsnapshotted < this.#core.busySnapshotMin(size))
+        ? Math.max(IDLE_MS, spacing)
+        : spacing;
     if (wait <= 0) {
       await this.snapshot();
       return;

@@ -67,8 +67,6 @@ const IDLE_MS = 50;
 const MERGE_SLICE_MS = 12;
 /** A snapshot follows the last one after at least this many times the last one's duration (see maybeSnapshot). */
 const SNAPSHOT_SPACING = 10;
-/** Least memory changes outside the last snapshot for which one is taken while this instance is writing (see maybeSnapshot). */
-const BUSY_SNAPSHOT_MIN = 5000;
 /** A restored index's ids are compared with the store's this long after the open, once searching pauses (see #verifyLater). */
 const VERIFY_DELAY_MS = 250;
 /**
@@ -606,8 +604,9 @@ export class VectorState {
    * spaced so that snapshots take at most about a tenth of the time while
    * writing goes on (a large store's snapshot costs seconds). While this instance
    * writes (a write under way or applied within IDLE_MS), a snapshot of fewer
-   * than {@link BUSY_SNAPSHOT_MIN} changes waits for the pause, and replaying
-   * that many changes on the next open is quick (the costs: bench/results/REPORT.md, "Measurements cited by the code").
+   * changes than EngineStore.busySnapshotMin waits for the pause (5000 beside
+   * small writes, whose replay on the next open is quick; beside bulk writes the
+   * store's size, so a fill's snapshots double; the costs: bench/results/REPORT.md, "Measurements cited by the code").
    * A snapshot held back runs once the spacing has passed (and the pause come).
    * The log stays the source of truth: a crash in between only means a longer
    * replay on the next open.
@@ -618,7 +617,8 @@ export class VectorState {
     if (this.#disposed || this.#retired || this.#superseded !== undefined || unsnapshotted < due) return;
     const spacing = this.#snapshotEnded + SNAPSHOT_SPACING * this.#snapshotCost - performance.now();
     const writing = this.#core.writing || performance.now() - this.#lastOwnApplied < IDLE_MS;
-    const wait = writing && unsnapshotted < BUSY_SNAPSHOT_MIN ? Math.max(IDLE_MS, spacing) : spacing;
+    const wait =
+      writing && unsnapshotted < this.#core.busySnapshotMin(this.index.size) ? Math.max(IDLE_MS, spacing) : spacing;
     if (wait <= 0) {
       await this.snapshot();
       return;
