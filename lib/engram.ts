@@ -3,7 +3,7 @@
  */
 import type { Embedder } from './embed/embedder.js';
 import { TransformersEmbedder } from './embed/transformers-embedder.js';
-import { ValidationError } from './errors.js';
+import { KeyError, ValidationError } from './errors.js';
 import { toChatModel, type ChatModel, type LlmOption } from './llm/chat-model.js';
 import { Archival, parseArchivalOptions, type ArchivalOptions } from './memory/archival.js';
 import { Blocks, parseBlocksOptions, type BlocksOptions } from './memory/blocks.js';
@@ -57,6 +57,7 @@ import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memori
 import { ensureKeywordIndex } from './engine/keywords/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
 import { changeAtRestKey, parseAtRestEncryption, type AtRestEncryption } from './store/at-rest-key.js';
+import { decryptStore, encryptStore, type ConversionResult, type ConversionWork } from './engine/store-conversion.js';
 import { saveFreshness } from './store/freshness-snapshot.js';
 import { exportStore, parseExport, type TransferOptions } from './engine/transfer/transfer.js';
 import {
@@ -244,6 +245,26 @@ const EXPORT_OPTIONS_SPEC = {
   encrypt: (field, value) => parseExportEncryption(value, field),
 } satisfies OptionsSpec<ExportOptions>;
 
+/** Options of {@link Engram.encryptStore} and {@link Engram.decryptStore}. */
+export interface StoreConversionOptions extends ConversionWork {
+  /**
+   * The key or passphrase: the one to encrypt with, or the one the store is encrypted with.
+   * @example { passphrase: 'correct horse battery staple' }
+   */
+  encryption: AtRestEncryption;
+}
+
+/** The checks of {@link StoreConversionOptions}. */
+const CONVERSION_OPTIONS_SPEC = {
+  encryption: (field, value) => {
+    const encryption = parseAtRestEncryption(value, field);
+    if (encryption === undefined) throw new ValidationError(field, 'is required: a key or a passphrase');
+    return encryption;
+  },
+  signal: optional(abortSignal),
+  onProgress: optional(func<NonNullable<ConversionWork['onProgress']>>()),
+} satisfies OptionsSpec<StoreConversionOptions>;
+
 /** The analyzer of a checked `language`. */
 function analyzerOf(language: AnalyzerLanguage | undefined): Promise<Analyzer> {
   return language === undefined ? Promise.resolve(ENGLISH_ANALYZER) : loadAnalyzer(language);
@@ -373,6 +394,45 @@ export class Engram {
   ): Promise<void> {
     const { encryption, newEncryption } = checkOptions('options', options, STORE_KEY_CHANGE_SPEC);
     await changeAtRestKey(requireId('name', name), encryption, newEncryption);
+  }
+
+  /**
+   * Encrypts the existing plain store `name` at rest (as `open({ encryption })` would have made
+   * it), in place, all of it or nothing: one IndexedDB upgrade, so a cancel (`signal`), an error
+   * or a killed tab leaves the store exactly as it was. Other instances holding the store are
+   * closed by it and refuse their next call with a KeyError (open it again with the key); the
+   * index snapshots are rebuilt on the next open. `KeyError` `already-encrypted`, `NotFoundError`
+   * when there is no such store, `AbortError` when cancelled. See the README's "Encryption at rest".
+   * @example
+   * await Engram.encryptStore('assistant', { encryption: { passphrase }, onProgress: (p) => show(p.done, p.total) })
+   * const engram = await Engram.open({ name: 'assistant', encryption: { passphrase } })
+   */
+  static async encryptStore(name: string, options: StoreConversionOptions): Promise<ConversionResult> {
+    const { encryption, ...work } = checkOptions(
+      'options',
+      options,
+      CONVERSION_OPTIONS_SPEC,
+      'must be an object with encryption',
+    );
+    return encryptStore(requireId('name', name), encryption, definedOnly(work));
+  }
+
+  /**
+   * Turns the encrypted store `name` back into a plain one, in place, all of it or nothing (as
+   * {@link Engram.encryptStore}). `encryption` must open it: a `KeyError` `wrong-key` before
+   * anything is written; `not-encrypted` for a plain store. Rows that do not open (damaged) are
+   * reported in the result and dropped.
+   * @example
+   * await Engram.decryptStore('assistant', { encryption: { passphrase } })
+   */
+  static async decryptStore(name: string, options: StoreConversionOptions): Promise<ConversionResult> {
+    const { encryption, ...work } = checkOptions(
+      'options',
+      options,
+      CONVERSION_OPTIONS_SPEC,
+      'must be an object with encryption',
+    );
+    return decryptStore(requireId('name', name), encryption, definedOnly(work));
   }
 
   /** True after close(). */
@@ -761,6 +821,11 @@ export class Engram {
       await closeKeywordState(this.#core);
       // An encrypted store's row versions: the next open reads them and not the journal (a failure only lengthens it).
       await saveFreshness(this.#core.db).catch(() => undefined);
+    } catch (e) {
+      // The store was encrypted or decrypted by another instance since (Engram.encryptStore): its
+      // reopen refuses (KeyError), and nothing of this instance's is saved into it.
+      const failure = storeError(e, 'close');
+      if (!(failure instanceof KeyError)) throw failure;
     } finally {
       this.#core.closeDb();
     }

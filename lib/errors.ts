@@ -245,9 +245,10 @@ export class HubError extends EngramError {
  * Why a store's encryption at rest, or an encrypted export file, refused: `wrong-key`
  * (the key or passphrase does not open this store or file), `key-needed` (an encrypted
  * store or export opened without one), `not-encrypted` (a plain store or export given
- * one), `unsupported` (no WebCrypto, or a key header this engram cannot read).
+ * one), `unsupported` (no WebCrypto, or a key header this engram cannot read),
+ * `already-encrypted` (a store `Engram.encryptStore` was asked to encrypt is encrypted).
  */
-export type KeyFailure = 'wrong-key' | 'key-needed' | 'not-encrypted' | 'unsupported';
+export type KeyFailure = 'wrong-key' | 'key-needed' | 'not-encrypted' | 'unsupported' | 'already-encrypted';
 
 /**
  * The store's encryption at rest refused to open it, or import() refused an export's

@@ -2,7 +2,8 @@
  * engram's one public door: every export by name.
  */
 export { Engram } from './engram.js';
-export type { EngramOptions, EngramStats, ReembedResult } from './engram.js';
+export type { EngramOptions, EngramStats, ReembedResult, StoreConversionOptions } from './engram.js';
+export type { ConversionProgress, ConversionResult, ConversionWork } from './engine/store-conversion.js';
 export type { DamagedRow } from './engine/engine-store.js';
 export type { Message } from './engine/conversation/messages.js';
 export type { MessageInput } from './memory/message-input.js';
@@ -120,6 +121,7 @@ export {
 } from './errors.js';
 export type { EngramErrorCode, KeyFailure, LlmFailure, SyncFailure } from './errors.js';
 export type { AtRestEncryption } from './store/at-rest-key.js';
+export type { SealedRowDamage } from './store/row-sealing.js';
 
 export type { AutoSyncOptions, SyncInclude, SyncOptions } from './sync/sync-options.js';
 export type { SyncProgress, SyncResult } from './sync/sync-run.js';

@@ -15,6 +15,7 @@ import { loadFreshness } from '../store/freshness-snapshot.js';
 import { bumpGeneration, GENERATION_KEY } from '../store/generation.js';
 import { RowCipher } from '../store/row-cipher.js';
 import { RowSealing } from '../store/row-sealing.js';
+import type { MetaRow } from '../store/rows.js';
 import { ALL_TABLES, EngramDb, SCHEMA_VERSION } from '../store/schema.js';
 import { storeError } from '../store/store-error.js';
 import { newId } from '../util/id.js';
@@ -59,6 +60,43 @@ async function storeKeys(
 }
 
 /**
+ * Makes every later open of `db` (Dexie reopens a store on its next use after another connection
+ * asked to upgrade it: a conversion, store-conversion.ts) refuse with a KeyError when the store is
+ * no longer of the kind this instance opened: a plain instance never writes a plain row into a
+ * store encrypted since, nor an encrypted one sealed rows into a store decrypted or re-keyed since.
+ * The first open is checked by storeKeys() already.
+ */
+function guardStoreKind(db: EngramDb, name: string): void {
+  let opened = false;
+  db.on(
+    'ready',
+    async (vip) => {
+      if (!opened) {
+        opened = true;
+        return;
+      }
+      // The store as `vip` reads it (through the sealing when there is one): `db` waits for this open.
+      const meta = vip.table<MetaRow, string>('meta');
+      const header = (await meta.get(AT_REST_KEY))?.value as { storeId?: unknown } | undefined;
+      const { sealing } = db;
+      if (sealing === undefined && header !== undefined)
+        throw new KeyError(
+          'key-needed',
+          `store "${name}" was encrypted by another instance; open it again with its key`,
+        );
+      if (sealing !== undefined && header === undefined)
+        throw new KeyError(
+          'not-encrypted',
+          `store "${name}" was decrypted by another instance; open it again without a key`,
+        );
+      if (sealing !== undefined && header?.storeId !== sealing.storeId)
+        throw new KeyError('wrong-key', `store "${name}" was encrypted again by another instance; open it again`);
+    },
+    true,
+  );
+}
+
+/**
  * Opens (or creates) the database `name` and returns it with this device's id;
  * with `encryption`, a store encrypted at rest (made so when it is new).
  */
@@ -68,6 +106,7 @@ export async function openStore(
 ): Promise<{ db: EngramDb; deviceId: string }> {
   const { sealing, header } = await storeKeys(name, encryption);
   const db = new EngramDb(name, sealing);
+  guardStoreKind(db, name);
   try {
     await db.open();
     await loadFreshness(db);

@@ -12,13 +12,13 @@ import { MemoryTarget } from '../../lib/sync/memory-target.js';
 import { manualClock } from '../helpers.js';
 
 const DIMENSIONS = 32;
-const embedder = (): HashEmbedder => new HashEmbedder({ dimensions: DIMENSIONS });
-const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
+export const embedder = (): HashEmbedder => new HashEmbedder({ dimensions: DIMENSIONS });
+export const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
 /** Few KDF rounds: the tests derive many keys (a real store has 600k). */
-const PASS = { passphrase: 'correct horse battery', kdfIterations: 1000 };
+export const PASS = { passphrase: 'correct horse battery', kdfIterations: 1000 };
 
 /** Every stored row of every table, read without a key. */
-async function rawRows(name: string): Promise<Record<string, Record<string, unknown>[]>> {
+export async function rawRows(name: string): Promise<Record<string, Record<string, unknown>[]>> {
   const db = new EngramDb(name);
   await db.open();
   try {
@@ -52,7 +52,7 @@ function holds(haystack: Uint8Array, needle: Uint8Array): boolean {
 }
 
 /** The secrets a raw read must not find: words (texts, metadata, keys, terms) and the vectors' bytes. */
-async function expectNothingReadable(name: string, words: readonly string[], vectorsOf: readonly string[]) {
+export async function expectNothingReadable(name: string, words: readonly string[], vectorsOf: readonly string[]) {
   const { text, bytes } = await rawDump(name);
   for (const word of words) expect(text.includes(word.toLowerCase()), word).toBe(false);
   const [vectors] = await Promise.all([embedder().embed(vectorsOf)]);
@@ -62,10 +62,19 @@ async function expectNothingReadable(name: string, words: readonly string[], vec
   }
 }
 
-const SECRET_WORDS = ['quokka', 'zeppelin', 'theremin', 'narwhal', 'armadillo', 'gondola', 'mdsecret', 'mdkeyname'];
-const SECRET_TEXTS = ['Ana hides a quokka', 'Ana hides a zeppelin', 'Ana plays the theremin'];
+export const SECRET_WORDS = [
+  'quokka',
+  'zeppelin',
+  'theremin',
+  'narwhal',
+  'armadillo',
+  'gondola',
+  'mdsecret',
+  'mdkeyname',
+];
+export const SECRET_TEXTS = ['Ana hides a quokka', 'Ana hides a zeppelin', 'Ana plays the theremin'];
 
-async function feed(e: Engram): Promise<{ kept: string; updated: string }> {
+export async function feed(e: Engram): Promise<{ kept: string; updated: string }> {
   const kept = (await e.add('Ana plays the theremin', { userId: 'ana', metadata: { mdkeyname: 'mdsecret' } }))
     .results[0]!.id;
   const updated = (await e.add('Ana hides a quokka', { userId: 'ana' })).results[0]!.id;
