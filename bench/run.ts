@@ -187,6 +187,14 @@ export const PLANS: BenchmarkPlan[] = [
     browser: true,
   },
   {
+    name: 'convert',
+    script: 'bench/convert.ts',
+    args: [],
+    accepts: ['sizes'],
+    quick: ['--sizes', '1000'],
+    browser: true,
+  },
+  {
     name: 'peers',
     script: 'bench/peers.ts',
     args: [],

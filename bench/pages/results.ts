@@ -256,3 +256,29 @@ export interface ReembedBenchResult {
   /** The longest single search that overlapped the switch transaction. */
   longestOverSwitchMs: number;
 }
+
+/** bench/convert: one store converted to encrypted and back (Chromium). */
+export interface ConvertResult {
+  memories: number;
+  /** Rows of the sealed tables converted. */
+  rows: number;
+  progressReports: number;
+  encryptMs: number;
+  decryptMs: number;
+  heapBeforeMb: number;
+  encryptPeakHeapMb: number;
+  decryptPeakHeapMb: number;
+  /** From the call to its AbortError, cancelled at half-way. */
+  cancelRunMs: number;
+  /** From the abort() to the AbortError. */
+  cancelReturnMs: number;
+  cancelIntact: boolean;
+  /** open() to the first hybrid search: the plain store (from its snapshots) before the conversion. */
+  plainOpenMs: number;
+  /** The same, encrypted, right after the conversion (index snapshots rebuilt). */
+  firstOpenMs: number;
+  /** The same, encrypted, from the snapshots the first open's close wrote. */
+  secondOpenMs: number;
+  /** The same, plain again after decryptStore (snapshots rebuilt). */
+  plainAgainOpenMs: number;
+}
