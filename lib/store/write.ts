@@ -177,15 +177,15 @@ function withoutDeletedText(change: RowChange): RowChange {
   return { ...change, after: textFreeTombstone(change.after) };
 }
 
-async function applyChanges(
-  db: EngramDb,
-  changes: RowChange[],
-  at: number,
-  analyze: Analyzer,
-  withoutHistory: boolean,
-  historyLimit: number,
-): Promise<LoggedWrite | undefined> {
-  if (changes.length === 0) return undefined;
+/** What a batch of changes does to the keyword side: terms rows put and deleted, and each corpus's change of statistics. */
+interface TermsPlan {
+  puts: TermsRow[];
+  deletes: [Corpus, string][];
+  statDelta: Map<Corpus, CorpusStats>;
+}
+
+/** The terms rows and corpus statistics `changes` make, as if applied in order (the last terms row of each document wins). */
+function planTerms(changes: readonly RowChange[], analyze: Analyzer): TermsPlan {
   const statDelta = new Map<Corpus, CorpusStats>();
   const bump = (corpus: Corpus, docs: number, length: number): void => {
     const s = statDelta.get(corpus) ?? { docs: 0, length: 0 };
@@ -193,10 +193,7 @@ async function applyChanges(
     s.length += length;
     statDelta.set(corpus, s);
   };
-  // The last terms row of each document wins, as if the changes were applied in order.
   const termsOps = new Map<string, { key: [Corpus, string]; row: TermsRow | undefined }>();
-  const rows = new RowBatch();
-
   for (const change of changes) {
     const corpus: Corpus | undefined =
       change.table === 'messages' ? MESSAGE_CORPUS : change.table === 'memories' ? MEMORY_CORPUS : undefined;
@@ -206,32 +203,52 @@ async function applyChanges(
       change.table === 'messages' && change.before !== undefined && change.after !== undefined
         ? JSON.stringify(messageTermsFields(change.before)) !== JSON.stringify(messageTermsFields(change.after))
         : false;
-    if (corpus !== undefined && (beforeText !== afterText || fieldsChanged)) {
-      if (beforeText !== undefined) bump(corpus, -1, -analyze(beforeText).length);
-      const after =
-        afterText === undefined
-          ? undefined
-          : termsRowOf(
-              corpus,
-              change.id,
-              analyze(afterText),
-              change.table === 'messages' ? messageTermsFields(change.after!) : {},
-            );
-      if (afterText !== undefined) bump(corpus, 1, after?.n ?? 0);
-      termsOps.set(`${corpus}:${change.id}`, { key: [corpus, change.id], row: after });
-    }
-    rows.add(change);
+    if (corpus === undefined || (beforeText === afterText && !fieldsChanged)) continue;
+    if (beforeText !== undefined) bump(corpus, -1, -analyze(beforeText).length);
+    const after =
+      afterText === undefined
+        ? undefined
+        : termsRowOf(
+            corpus,
+            change.id,
+            analyze(afterText),
+            change.table === 'messages' ? messageTermsFields(change.after!) : {},
+          );
+    if (afterText !== undefined) bump(corpus, 1, after?.n ?? 0);
+    termsOps.set(`${corpus}:${change.id}`, { key: [corpus, change.id], row: after });
   }
-  const logged = changes.filter((c) => !(c.table === 'memories' && c.quiet === true));
   const ops = [...termsOps.values()];
-  const termsDeletes = ops.filter((o) => o.row === undefined).map((o) => o.key);
-  const termsPuts = ops.flatMap((o) => (o.row === undefined ? [] : [o.row]));
+  return {
+    puts: ops.flatMap((o) => (o.row === undefined ? [] : [o.row])),
+    deletes: ops.filter((o) => o.row === undefined).map((o) => o.key),
+    statDelta,
+  };
+}
+
+/** Each touched corpus's statistics after `statDelta`, from what `meta` holds now. */
+async function statsAfter(db: EngramDb, statDelta: ReadonlyMap<Corpus, CorpusStats>): Promise<[Corpus, CorpusStats][]> {
   const deltas = [...statDelta];
   const current = await Promise.all(deltas.map(([corpus]) => db.meta.get(statsKey(corpus))));
-  const stats = deltas.map(([corpus, delta], i): [Corpus, CorpusStats] => {
+  return deltas.map(([corpus, delta], i): [Corpus, CorpusStats] => {
     const was = (current[i]?.value as CorpusStats | undefined) ?? { docs: 0, length: 0 };
     return [corpus, { docs: was.docs + delta.docs, length: was.length + delta.length }];
   });
+}
+
+async function applyChanges(
+  db: EngramDb,
+  changes: RowChange[],
+  at: number,
+  analyze: Analyzer,
+  withoutHistory: boolean,
+  historyLimit: number,
+): Promise<LoggedWrite | undefined> {
+  if (changes.length === 0) return undefined;
+  const { puts: termsPuts, deletes: termsDeletes, statDelta } = planTerms(changes, analyze);
+  const rows = new RowBatch();
+  for (const change of changes) rows.add(change);
+  const logged = changes.filter((c) => !(c.table === 'memories' && c.quiet === true));
+  const stats = await statsAfter(db, statDelta);
   // Every write of the transaction in flight at once (IndexedDB applies a transaction's
   // requests in order): one wait instead of one per table (bench/ingest).
   const [, , seqs, generation, embedderId] = await Promise.all([
