@@ -4,17 +4,29 @@
  * an encrypted store shows the passphrase panel (ui/passphrase-panel.ts) above
  * the page until the passphrase opens it; a wrong one is said under the field
  * and nothing was read or written. The "Encryption at rest" card says how the
- * store is kept, and turns encryption on for a store that holds nothing yet:
- * the empty plain store is deleted and made again, encrypted, so nothing is
- * lost. Encrypting a store that already holds memories needs engram's
- * conversion of a plain store, which the library does not have yet: the card
- * says so (reset first to start encrypted).
+ * store is kept and converts it in place (engram's `Engram.encryptStore` /
+ * `decryptStore`): "Encrypt this store" (a new passphrase typed twice) and
+ * "Remove encryption" (the current one), with a progress bar of the rows and a
+ * Cancel button (ui/conversion-progress.ts). The page's instance is closed for
+ * the conversion and the store reopened after it: with the new encryption when
+ * it finished, as it was when it was cancelled or refused (a wrong passphrase is
+ * refused before anything is written). The first open after a conversion
+ * rebuilds the search indexes (the conversion drops their snapshots): the card
+ * says so while the page's status line shows the index progress.
  */
-import { knownEmbeddingModel, type AtRestEncryption, type Engram, type KnownEmbeddingModel } from '../lib/index.js';
+import {
+  Engram,
+  knownEmbeddingModel,
+  type AtRestEncryption,
+  type ConversionResult,
+  type ConversionWork,
+  type KnownEmbeddingModel,
+} from '../lib/index.js';
+import { ConversionProgressView } from '../ui/conversion-progress.js';
 import { h, replace } from '../ui/dom.js';
 import { errorText } from '../ui/error-text.js';
 import { planModels, type ModelPlan } from '../ui/model-picking.js';
-import { MIN_PASSPHRASE_CHARS, PassphrasePanel, keyFailureOf } from '../ui/passphrase-panel.js';
+import { MIN_PASSPHRASE_CHARS, PassphrasePanel, attemptFailure, keyFailureOf } from '../ui/passphrase-panel.js';
 import type { DemoContext } from './context.js';
 
 /** The demo's store, ready to open: its model plan and the `encryption` every opening of it passes. */
@@ -98,54 +110,72 @@ export interface EncryptionCardOptions {
   ) => Promise<Engram>;
 }
 
-/** The "Encryption at rest" card: how the store is kept, and the passphrase field that turns encryption on. */
+function passwordInput(label: string, testid: string, autocomplete: string, placeholder: string): HTMLInputElement {
+  return h('input', {
+    attrs: { type: 'password', autocomplete, placeholder, 'aria-label': label, 'data-testid': testid },
+  });
+}
+
+/** The "Encryption at rest" card: how the store is kept, and the conversion of it to encrypted and back. */
 export class EncryptionCard {
   readonly root: HTMLElement;
   readonly #ctx: DemoContext;
   readonly #options: EncryptionCardOptions;
-  #encrypted: boolean;
+  #encryption: AtRestEncryption | undefined;
+  #busy = false;
   readonly #state = h('p', { class: 'small', attrs: { 'data-testid': 'encryption-state' } });
-  readonly #passphrase = h('input', {
-    attrs: {
-      type: 'password',
-      autocomplete: 'new-password',
-      placeholder: `passphrase (at least ${MIN_PASSPHRASE_CHARS} characters)`,
-      'aria-label': 'New passphrase',
-      'data-testid': 'encrypt-passphrase',
-    },
-  });
-  readonly #confirm = h('input', {
-    attrs: {
-      type: 'password',
-      autocomplete: 'new-password',
-      placeholder: 'the same again',
-      'aria-label': 'Type the passphrase again',
-      'data-testid': 'encrypt-confirm',
-    },
-  });
+  readonly #passphrase = passwordInput(
+    'New passphrase',
+    'encrypt-passphrase',
+    'new-password',
+    `passphrase (at least ${MIN_PASSPHRASE_CHARS} characters)`,
+  );
+  readonly #confirm = passwordInput('Type the passphrase again', 'encrypt-confirm', 'new-password', 'the same again');
   readonly #button = h(
     'button',
     { class: 'primary', attrs: { type: 'submit', 'data-testid': 'encrypt-button' } },
     'Encrypt this store',
   );
+  readonly #current = passwordInput(
+    'Current passphrase',
+    'decrypt-passphrase',
+    'current-password',
+    'the passphrase that opened it',
+  );
+  readonly #decryptButton = h(
+    'button',
+    { attrs: { type: 'submit', 'data-testid': 'decrypt-button' } },
+    'Remove encryption',
+  );
   readonly #message = h('p', { class: 'small', attrs: { role: 'alert', 'data-testid': 'encrypt-message' } });
   readonly #form: HTMLFormElement;
+  readonly #decryptForm: HTMLFormElement;
+  readonly #progress = new ConversionProgressView('Converting the store in place: nothing changes until it ends.');
 
   constructor(ctx: DemoContext, options: EncryptionCardOptions) {
     this.#ctx = ctx;
     this.#options = options;
-    this.#encrypted = options.encryption !== undefined;
+    this.#encryption = options.encryption;
     this.#form = h(
       'form',
       { class: 'encrypt-form', attrs: { 'data-testid': 'encrypt-form' } },
       this.#passphrase,
       this.#confirm,
       h('div', { class: 'row' }, this.#button),
-      this.#message,
+    );
+    this.#decryptForm = h(
+      'form',
+      { class: 'encrypt-form', attrs: { 'data-testid': 'decrypt-form' } },
+      this.#current,
+      h('div', { class: 'row' }, this.#decryptButton),
     );
     this.#form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.#encrypt();
+    });
+    this.#decryptForm.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.#decrypt();
     });
     this.root = h(
       'section',
@@ -153,77 +183,128 @@ export class EncryptionCard {
       h('header', { class: 'card-head' }, h('h2', {}, 'Encryption at rest')),
       this.#state,
       this.#form,
+      this.#decryptForm,
+      this.#progress.root,
+      this.#message,
     );
   }
 
-  /** Re-reads the store: whether it is encrypted, and whether it is empty enough to be made again encrypted. */
+  /** Says how the store is kept and shows the form that converts it. */
   async render(): Promise<void> {
-    this.root.dataset['encrypted'] = String(this.#encrypted);
-    if (this.#encrypted) {
+    const encrypted = this.#encryption !== undefined;
+    this.root.dataset['encrypted'] = String(encrypted);
+    if (encrypted) {
       replace(
         this.#state,
-        'Encrypted with your passphrase: the texts, vectors and index in this browser’s IndexedDB are sealed. It is asked at each visit and stored nowhere.',
+        'Encrypted with your passphrase: the texts, vectors and index in this browser’s IndexedDB are sealed. It is asked at each visit and stored nowhere. Type it to turn encryption off.',
       );
-      this.#form.hidden = true;
-      return;
+    } else {
+      const { memories, messages } = await this.#ctx.engram.stats();
+      replace(
+        this.#state,
+        'Not encrypted: what is remembered sits readable in this browser’s IndexedDB. ',
+        `Choose a passphrase to seal the ${memories} memories and ${messages} messages here (asked at each visit; nothing can open the store without it).`,
+      );
     }
-    const { memories, messages } = await this.#ctx.engram.stats();
-    const empty = memories === 0 && messages === 0;
-    replace(
-      this.#state,
-      'Not encrypted: what is remembered sits readable in this browser’s IndexedDB. ',
-      empty
-        ? 'Choose a passphrase to keep it sealed (asked at each visit; nothing can open the store without it).'
-        : `Encrypting the ${memories} memories and ${messages} messages here needs engram’s conversion of a plain store, which it does not have yet. To start encrypted, use “Forget everything” first.`,
-    );
-    this.#form.hidden = !empty;
+    this.#form.hidden = encrypted;
+    this.#decryptForm.hidden = !encrypted;
   }
 
   async #encrypt(): Promise<void> {
     const passphrase = this.#passphrase.value;
     if (passphrase.length < MIN_PASSPHRASE_CHARS) {
-      this.#say(`A passphrase has at least ${MIN_PASSPHRASE_CHARS} characters.`, true);
+      this.#say(`A passphrase has at least ${MIN_PASSPHRASE_CHARS} characters.`, 'error');
       return;
     }
     if (this.#confirm.value !== passphrase) {
-      this.#say('The two passphrases differ: type the same one twice.', true);
+      this.#say('The two passphrases differ: type the same one twice.', 'error');
       return;
     }
-    this.#button.disabled = true;
-    this.#say('Encrypting…', false);
+    const encryption = { passphrase };
+    const converted = await this.#convert(encryption, (work) =>
+      Engram.encryptStore(this.#options.dbName, { encryption, ...work }),
+    );
+    if (converted === undefined) return;
+    this.#passphrase.value = '';
+    this.#confirm.value = '';
+    this.#say(`Encrypted (${converted.rows} rows sealed). A reload asks for the passphrase.`, 'info');
+  }
+
+  async #decrypt(): Promise<void> {
+    const passphrase = this.#current.value;
+    if (passphrase.length === 0) {
+      this.#say('Type the passphrase that opened this store.', 'error');
+      return;
+    }
+    const converted = await this.#convert(undefined, (work) =>
+      Engram.decryptStore(this.#options.dbName, { encryption: { passphrase }, ...work }),
+    );
+    if (converted === undefined) return;
+    this.#current.value = '';
+    const damaged =
+      converted.damaged.length === 0 ? '' : ` ${converted.damaged.length} damaged rows did not open and were dropped.`;
+    this.#say(`Encryption removed: the store is plain again.${damaged}`, 'info');
+  }
+
+  /**
+   * Closes the page's store, converts it with progress and cancel, and reopens it: with `next`
+   * when the conversion finished, as it was otherwise. Undefined when it did not finish (said).
+   */
+  async #convert(
+    next: AtRestEncryption | undefined,
+    convert: (work: ConversionWork) => Promise<ConversionResult>,
+  ): Promise<ConversionResult | undefined> {
+    if (this.#busy) return undefined;
+    this.#setBusy(true);
     const { engram } = this.#ctx;
+    const before = this.#encryption;
+    let result: ConversionResult | undefined;
+    let failure: string | undefined;
     try {
-      // Made again only while it holds nothing (checked again here, after the click): nothing is lost.
-      const { memories, messages } = await engram.stats();
-      if (memories !== 0 || messages !== 0) {
-        this.#say('Something was stored meanwhile: the store was left as it is.', true);
-        await this.render();
-        return;
-      }
       const model = knownEmbeddingModel((await engram.ready()).embedderId);
       await engram.close();
       try {
-        await deleteDatabase(this.#options.dbName);
-        this.#ctx.engram = await this.#options.reopen(model, { passphrase });
-        this.#encrypted = true;
+        this.#say('Converting…', 'working');
+        const outcome = await this.#progress.run(convert);
+        if (outcome.kind === 'done') result = outcome.result;
+        else failure = 'Cancelled: the store was left as it was.';
       } catch (e) {
-        // Still plain (the delete was refused), or gone and empty: open what is there, plain, and say why.
-        this.#ctx.engram = await this.#options.reopen(model, undefined);
-        throw e;
+        failure = attemptFailure(e);
       }
-      this.#passphrase.value = '';
-      this.#confirm.value = '';
-      this.#say('Encrypted. Reload the page: it asks for the passphrase.', false);
+      if (result !== undefined) this.#encryption = next;
+      // The conversion dropped the index snapshots: this open rebuilds them from the rows.
+      this.#say(
+        result === undefined
+          ? 'Reopening the store…'
+          : 'Reopening the store: rebuilding the search index from the converted rows (tens of seconds for thousands of memories)…',
+        'working',
+      );
+      this.#ctx.engram = await this.#options.reopen(model, this.#encryption);
       await this.#ctx.refresh();
     } catch (e) {
-      this.#say(errorText(e), true);
+      // The conversion ended (or never began) but the reopen failed: say it; a reload opens the store as it is now.
+      this.#encryption = result === undefined ? before : next;
+      this.#say(`${errorText(e)} Reload the page to open the store.`, 'error');
+      return undefined;
     } finally {
-      this.#button.disabled = false;
+      this.#setBusy(false);
     }
+    if (failure !== undefined) {
+      this.#say(failure, 'error');
+      return undefined;
+    }
+    return result;
   }
 
-  #say(text: string, error: boolean): void {
-    this.#message.dataset['state'] = error ? 'error' : 'info';
+  #setBusy(busy: boolean): void {
+    this.#busy = busy;
+    this.root.dataset['busy'] = String(busy);
+    for (const el of [this.#passphrase, this.#confirm, this.#button, this.#current, this.#decryptButton])
+      el.disabled = busy;
+  }
+
+  #say(text: string, state: 'error' | 'info' | 'working'): void {
+    this.#message.dataset['state'] = state;
     replace(this.#message, text);
   }
 }

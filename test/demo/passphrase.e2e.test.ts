@@ -1,9 +1,11 @@
 // End to end: the demo's opt-in encryption at rest in real Chromium (demo/
 // served by its own Vite config, the offline model, the network closed). A
-// fresh store is plain; the "Encryption at rest" card's passphrase makes it
-// again, encrypted; a reload asks for the passphrase, a wrong one is refused
-// with a clear message and the right one opens everything that was stored. Raw
-// IndexedDB reads show the texts sealed. Leaves screenshots in
+// fresh store is plain; the "Encryption at rest" card converts it in place
+// (Engram.encryptStore) with a progress bar; a reload asks for the passphrase,
+// a wrong one is refused with a clear message and the right one opens
+// everything that was stored; "Remove encryption" turns it plain again (a wrong
+// passphrase changes nothing); a cancel mid-way leaves the store plain and the
+// page usable. Raw IndexedDB reads show what is sealed. Leaves screenshots in
 // test/demo/__screenshots__/.
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright';
@@ -35,6 +37,22 @@ async function memories(): Promise<string[]> {
   return page.locator('[data-testid="memory-list"] .text').allInnerTexts();
 }
 
+/** A keyword search through the page's search panel: the texts found. */
+async function search(query: string): Promise<string[]> {
+  await page.click('[data-testid="mode-keyword"]');
+  await page.fill('[data-testid="search-input"]', query);
+  await page.click('[data-testid="search-button"]');
+  await page.waitForSelector('[data-testid="search-results"][data-state="done"]', { timeout: STEP_WAIT });
+  return page.locator('[data-testid="search-results"] .result .text').allInnerTexts();
+}
+
+/** The card's message once it settles (`info` or `error`: the conversion and the reopen ended). */
+async function settledMessage(state: 'info' | 'error'): Promise<string> {
+  await page.waitForSelector(`[data-testid="encrypt-message"][data-state="${state}"]`, { timeout: MODEL_WAIT });
+  await page.waitForSelector('[data-testid="encryption-card"][data-busy="false"]', { timeout: STEP_WAIT });
+  return page.innerText('[data-testid="encrypt-message"]');
+}
+
 /** Loads the page: ready, or the unlock panel. */
 async function load(): Promise<'ready' | 'unlock'> {
   await page.goto(origin);
@@ -63,28 +81,41 @@ afterAll(async () => {
 });
 
 describe('demo encryption at rest (Chromium)', () => {
-  it('a new store is plain; the passphrase field makes it encrypted while it is empty', async () => {
+  it('a plain store with memories is encrypted in place with progress: its texts leave the disk, search finds them', async () => {
     expect(await load()).toBe('ready');
     const card = page.locator('[data-testid="encryption-card"]');
     expect(await card.getAttribute('data-encrypted')).toBe('false');
+    await chat('My name is Ana and I keep bees in Porto');
+    expect(await memories()).toContain('My name is Ana and I keep bees in Porto');
+    expect(await rawDatabase(page, 'engram-demo')).toContain('keep bees');
     expect(await page.innerText('[data-testid="encryption-state"]')).toMatch(/^Not encrypted: .*Choose a passphrase/);
     await page.fill('[data-testid="encrypt-passphrase"]', PASSPHRASE);
     await page.fill('[data-testid="encrypt-confirm"]', 'something else');
     await page.click('[data-testid="encrypt-button"]');
     expect(await page.innerText('[data-testid="encrypt-message"]')).toMatch(/differ/);
+    expect(await card.getAttribute('data-encrypted')).toBe('false');
     await page.fill('[data-testid="encrypt-confirm"]', PASSPHRASE);
     await shot('passphrase-encrypt');
     await page.click('[data-testid="encrypt-button"]');
-    await page.waitForSelector('[data-testid="encryption-card"][data-encrypted="true"]', { timeout: STEP_WAIT });
-    expect(await page.innerText('[data-testid="encrypt-message"]')).toMatch(/^Encrypted\./);
-    expect(await rawDatabase(page, 'engram-demo')).toContain('"key":"atRest"');
+    expect(await settledMessage('info')).toMatch(/^Encrypted \(\d+ rows sealed\)/);
+    expect(await card.getAttribute('data-encrypted')).toBe('true');
+    const bar = page.locator('[data-testid="conversion-progress"]');
+    expect(await bar.getAttribute('data-state')).toBe('done');
+    const total = Number(await bar.getAttribute('data-total'));
+    expect(total).toBeGreaterThan(0);
+    expect(Number(await bar.getAttribute('data-done'))).toBe(total);
+    await shot('conversion-encrypted');
 
-    await chat('My name is Ana and I keep bees in Porto');
-    expect(await memories()).toContain('My name is Ana and I keep bees in Porto');
     const raw = await rawDatabase(page, 'engram-demo');
+    expect(raw).toContain('"key":"atRest"');
     expect(raw).not.toContain('keep bees');
     expect(raw).not.toContain('Porto');
     expect(raw).not.toContain(PASSPHRASE);
+    // The page reopened the converted store: what was remembered is there and found.
+    expect(await memories()).toContain('My name is Ana and I keep bees in Porto');
+    expect(await search('bees')).toContain('My name is Ana and I keep bees in Porto');
+    await chat('I grow tomatoes on the balcony');
+    expect(await rawDatabase(page, 'engram-demo')).not.toContain('tomatoes');
   }, 240_000);
 
   it('a reload asks for the passphrase: a wrong one is refused clearly, the right one opens everything', async () => {
@@ -104,28 +135,68 @@ describe('demo encryption at rest (Chromium)', () => {
     expect(await memories()).toContain('My name is Ana and I keep bees in Porto');
     expect(await page.getAttribute('[data-testid="encryption-card"]', 'data-encrypted')).toBe('true');
     // The store keeps working encrypted: a search finds what was said.
-    await page.click('[data-testid="mode-keyword"]');
-    await page.fill('[data-testid="search-input"]', 'bees');
-    await page.click('[data-testid="search-button"]');
-    await page.waitForSelector('[data-testid="search-results"][data-state="done"]', { timeout: STEP_WAIT });
-    expect(await page.locator('[data-testid="search-results"] .result .text').allInnerTexts()).toContain(
-      'My name is Ana and I keep bees in Porto',
-    );
+    expect(await search('bees')).toContain('My name is Ana and I keep bees in Porto');
     await shot('passphrase-unlocked');
     expect(pageErrors).toEqual([]);
     expect(offsite).toEqual([]);
   }, 240_000);
 
-  it('a store that holds memories is not made again: the card says conversion is needed', async () => {
-    await page.evaluate(() => indexedDB.deleteDatabase('engram-demo'));
-    expect(await load()).toBe('ready');
-    await chat('I am allergic to peanuts');
-    await page.waitForFunction(
-      () => document.querySelector('[data-testid="encryption-state"]')?.textContent.includes('conversion'),
-      undefined,
-      { timeout: STEP_WAIT },
-    );
+  it('"Remove encryption": a wrong passphrase changes nothing, the right one makes the store plain again', async () => {
+    const card = page.locator('[data-testid="encryption-card"]');
     expect(await page.isVisible('[data-testid="encrypt-form"]')).toBe(false);
+    await page.fill('[data-testid="decrypt-passphrase"]', 'not my passphrase');
+    await page.click('[data-testid="decrypt-button"]');
+    expect(await settledMessage('error')).toMatch(/^Wrong passphrase: /);
+    expect(await card.getAttribute('data-encrypted')).toBe('true');
+    await shot('conversion-decrypt-wrong');
+    const sealed = await rawDatabase(page, 'engram-demo');
+    expect(sealed).toContain('"key":"atRest"');
+    expect(sealed).not.toContain('keep bees');
+
+    await page.fill('[data-testid="decrypt-passphrase"]', PASSPHRASE);
+    await page.click('[data-testid="decrypt-button"]');
+    expect(await settledMessage('info')).toMatch(/^Encryption removed/);
+    expect(await card.getAttribute('data-encrypted')).toBe('false');
+    const raw = await rawDatabase(page, 'engram-demo');
+    expect(raw).not.toContain('"key":"atRest"');
+    expect(raw).toContain('keep bees');
+    expect(raw).toContain('tomatoes');
+    expect(await search('tomatoes')).toContain('I grow tomatoes on the balcony');
+  }, 240_000);
+
+  it('a cancel mid-way leaves the store plain, says so, and the page keeps working', async () => {
+    const card = page.locator('[data-testid="encryption-card"]');
+    // Cancel as soon as the first page of rows is converted and more remain (the bar's attributes change).
+    await page.evaluate(() => {
+      const bar = document.querySelector<HTMLElement>('[data-testid="conversion-progress"]')!;
+      const observer = new MutationObserver(() => {
+        const done = Number(bar.dataset['done']);
+        if (done > 0 && done < Number(bar.dataset['total'])) {
+          observer.disconnect();
+          document.querySelector<HTMLButtonElement>('[data-testid="conversion-cancel"]')!.click();
+        }
+      });
+      observer.observe(bar, { attributes: true, attributeFilter: ['data-done'] });
+    });
+    await page.fill('[data-testid="encrypt-passphrase"]', PASSPHRASE);
+    await page.fill('[data-testid="encrypt-confirm"]', PASSPHRASE);
+    await page.click('[data-testid="encrypt-button"]');
+    expect(await settledMessage('error')).toMatch(/^Cancelled: the store was left as it was/);
+    const bar = page.locator('[data-testid="conversion-progress"]');
+    expect(await bar.getAttribute('data-state')).toBe('cancelled');
+    expect(Number(await bar.getAttribute('data-done'))).toBeLessThan(Number(await bar.getAttribute('data-total')));
+    expect(await page.innerText('[data-testid="conversion-count"]')).toMatch(/^Cancelled at \d+ \/ \d+ rows/);
+    await shot('conversion-cancelled');
+    expect(await card.getAttribute('data-encrypted')).toBe('false');
+    const raw = await rawDatabase(page, 'engram-demo');
+    expect(raw).not.toContain('"key":"atRest"');
+    expect(raw).toContain('keep bees');
+    // Usable: a new memory is stored (plain) and search finds old and new.
+    await chat('I am allergic to peanuts');
+    expect(await memories()).toContain('I am allergic to peanuts');
     expect(await rawDatabase(page, 'engram-demo')).toContain('allergic to peanuts');
+    expect(await search('bees')).toContain('My name is Ana and I keep bees in Porto');
+    expect(pageErrors).toEqual([]);
+    expect(offsite).toEqual([]);
   }, 240_000);
 });
