@@ -80,7 +80,7 @@ async function main(): Promise<void> {
   bridge.onHubCall(async (call) => (await answerer)(call));
   // The store's key first (the OS keychain, or a passphrase the user types): every opening below passes it.
   loading.textContent = 'Unlocking the memory store…';
-  const { plan, encryption, protection } = await unlockStore({
+  const { plan, encryption, protection, notice } = await unlockStore({
     bridge,
     dbName: DB_NAME,
     choiceKey: MODEL_CHOICE_KEY,
@@ -244,6 +244,8 @@ async function main(): Promise<void> {
   document.body.dataset['state'] = 'ready';
   if (plan.open.id !== plan.picked.id)
     ctx.notify(`The ${plan.picked.label} is here: Status offers to re-embed your memories with it.`);
+  // A conversion at unlock (store-unlock.ts): done, cancelled or failed, said once the app is open.
+  if (notice !== undefined) ctx.notify(notice);
 }
 
 main().catch((e: unknown) => {

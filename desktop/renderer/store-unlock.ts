@@ -5,14 +5,22 @@
  * CryptoKey and wiped, and the store opens without a prompt; a new store is
  * created encrypted with it. With no usable keychain the app asks for a
  * passphrase (ui/passphrase-panel.ts): to unlock an encrypted store, or to create
- * a new one. A store made plain before the app encrypted its stores opens plain,
- * and the app says so. The browser fallback has no keychain: it asks the
+ * a new one. A plain store found with a keychain key (made before the app
+ * encrypted its stores, or by the browser fallback) is encrypted in place with
+ * that key (engram's `Engram.encryptStore`, all of it or nothing) in the unlock
+ * view, with a progress bar and Cancel (ui/conversion-progress.ts); a cancel or a
+ * failure leaves it exactly as it was, and it opens plain, the app saying so (and
+ * offering the conversion again at the next start). The first open after the
+ * conversion rebuilds the index snapshots it dropped: the loading line shows that
+ * open's progress. The browser fallback has no keychain: it asks the
  * passphrase of an encrypted store, and makes a new store plain (it is the
  * preview of the app; README). The key check is the model planning's read of the
  * store (`planModels`, which opens it with the same `encryption`): a wrong key or
  * passphrase is a KeyError before anything is read or written.
  */
-import type { AtRestEncryption } from '../../lib/index.js';
+import { Engram, type AtRestEncryption } from '../../lib/index.js';
+import { ConversionProgressView } from '../../ui/conversion-progress.js';
+import { h } from '../../ui/dom.js';
 import { errorText } from '../../ui/error-text.js';
 import { planModels, type ModelPlan } from '../../ui/model-picking.js';
 import { PassphrasePanel, keyFailureOf } from '../../ui/passphrase-panel.js';
@@ -32,6 +40,8 @@ export interface UnlockedStore {
   readonly plan: ModelPlan;
   readonly encryption: AtRestEncryption | undefined;
   readonly protection: StoreProtection;
+  /** What the app says once open (a conversion that ran or did not), or undefined. */
+  readonly notice?: string;
 }
 
 /** What {@link unlockStore} needs. */
@@ -46,8 +56,11 @@ export interface UnlockOptions {
   readonly asking?: (asking: boolean) => void;
 }
 
-/** Why a store made before the app encrypted its stores is plain. */
+/** Why a store made before the app encrypted its stores is plain (no keychain key to encrypt it with). */
 const PLAIN_OLD = 'this store was made before the app encrypted its stores; it stays readable on disk';
+/** Why a plain store is still plain after its conversion was cancelled. */
+const PLAIN_CANCELLED =
+  'you cancelled its encryption at this start, so it stays readable on disk; the next start encrypts it again (Cancel keeps it plain)';
 /** Why the browser fallback makes its store plain. */
 const PLAIN_WEB =
   'the browser fallback has no OS keychain to keep a key in, so it makes its store unencrypted; the desktop app encrypts its store';
@@ -98,8 +111,7 @@ export async function unlockStore(options: UnlockOptions): Promise<UnlockedStore
       };
     } catch (e) {
       const failure = keyFailureOf(e);
-      if (failure === 'not-encrypted')
-        return { plan: await planModels(dbName, choiceKey), encryption: undefined, protection: plainOld() };
+      if (failure === 'not-encrypted') return encryptPlainStore(options, encryption);
       if (failure !== 'wrong-key') throw e;
       // Made with a passphrase while no keychain was usable (or under a key the keychain no longer has).
       return askPassphrase(options, 'unlock', `the key in your OS keychain does not open it (${errorText(e)})`);
@@ -125,6 +137,63 @@ export async function unlockStore(options: UnlockOptions): Promise<UnlockedStore
 
 function plainOld(): StoreProtection {
   return { kind: 'plain', reason: PLAIN_OLD };
+}
+
+/**
+ * Encrypts the plain store in place with the keychain's key, shown in `host` with progress and
+ * Cancel. Done: it opens encrypted, without a prompt from now on. Cancelled or failed: the
+ * conversion changed nothing (one IndexedDB upgrade), so it opens plain and the app says why.
+ */
+async function encryptPlainStore(options: UnlockOptions, encryption: { key: CryptoKey }): Promise<UnlockedStore> {
+  const { dbName, choiceKey, host } = options;
+  const progress = new ConversionProgressView(
+    'Your memories are being sealed in place; nothing changes on disk until it ends. Cancel keeps the store as it is, unencrypted.',
+  );
+  const view = h(
+    'section',
+    { class: 'card passphrase-panel store-conversion', attrs: { 'data-testid': 'store-conversion' } },
+    h('h2', {}, 'Encrypting your memories'),
+    h(
+      'p',
+      { class: 'muted' },
+      'This store was made before the app encrypted its stores (or by the browser preview), so it is readable on this disk. The app encrypts it now with the key kept in your OS keychain; from then on it opens without a prompt.',
+    ),
+    progress.root,
+  );
+  host.append(view);
+  options.asking?.(true);
+  let notice: string;
+  let reason = PLAIN_CANCELLED;
+  try {
+    const outcome = await progress.run((work) => Engram.encryptStore(dbName, { encryption, ...work }));
+    if (outcome.kind === 'done') {
+      view.dataset['state'] = 'done';
+      const plan = await planModels(dbName, choiceKey, { encryption });
+      return {
+        plan,
+        encryption,
+        protection: { kind: 'keychain' },
+        notice: `Your memories are now encrypted on this disk (${outcome.result.rows} rows sealed) with the key in your OS keychain.`,
+      };
+    }
+    view.dataset['state'] = 'cancelled';
+    notice =
+      'Encryption cancelled: your memories stay unencrypted on this disk. The next start encrypts it again (Cancel keeps it plain).';
+  } catch (e) {
+    // All of it or nothing: whatever failed left the store plain, so it opens plain.
+    view.dataset['state'] = 'failed';
+    reason = `its encryption failed at this start (${errorText(e)}), so it stays readable on disk`;
+    notice = `The store could not be encrypted (${errorText(e)}); it was left as it was, unencrypted. The app tries again at the next start.`;
+  } finally {
+    view.remove();
+    options.asking?.(false);
+  }
+  return {
+    plan: await planModels(dbName, choiceKey),
+    encryption: undefined,
+    protection: { kind: 'plain', reason },
+    notice,
+  };
 }
 
 /** Shows the passphrase panel until a passphrase opens (or creates) the store. */

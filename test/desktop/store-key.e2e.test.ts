@@ -5,8 +5,10 @@
 // (the key is made once and the app opens without a prompt) and Linux's
 // basic_text backend (no usable keychain: the app asks for a passphrase). The
 // page's bridge is the preload's, with ipcRenderer.invoke routed to the main
-// process's handlers. Raw IndexedDB reads show the texts sealed. Leaves
-// screenshots in test/desktop/__screenshots__/.
+// process's handlers. Raw IndexedDB reads show the texts sealed. A plain store
+// (the browser fallback's) met with a keychain key is encrypted in place at
+// unlock with progress; a cancel mid-way leaves it plain and the app usable.
+// Leaves screenshots in test/desktop/__screenshots__/.
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -84,6 +86,60 @@ async function load(page: Page, restart = false): Promise<'ready' | 'unlock' | '
   if (mode === 'unlock' || mode === 'create') return mode;
   expect(await page.getAttribute('body', 'data-state')).toBe('ready');
   return 'ready';
+}
+
+/** What the conversion view's bar showed in a page (installed by {@link watchConversion}). */
+interface ConversionSeen {
+  /** `done/total` at each change of the bar, and `cancel` where Cancel was clicked. */
+  steps: string[];
+}
+
+/**
+ * Records the unlock view's conversion bar in every page of `context`; with `cancelOnce`, clicks
+ * Cancel once per tab (sessionStorage) as soon as a page of rows is converted and more remain.
+ */
+async function watchConversion(context: BrowserContext, cancelOnce: boolean): Promise<void> {
+  await context.addInitScript((cancel) => {
+    const seen: ConversionSeen = { steps: [] };
+    (window as unknown as { conversionSeen: ConversionSeen }).conversionSeen = seen;
+    new MutationObserver(() => {
+      const bar = document.querySelector<HTMLElement>('[data-testid="conversion-progress"]');
+      if (bar === null) return;
+      const done = Number(bar.dataset['done']);
+      const total = Number(bar.dataset['total']);
+      const step = `${done}/${total}`;
+      if (seen.steps.at(-1) !== step) seen.steps.push(step);
+      if (cancel && done > 0 && done < total && sessionStorage.getItem('cancelled') === null) {
+        sessionStorage.setItem('cancelled', '1');
+        seen.steps.push('cancel');
+        document.querySelector<HTMLButtonElement>('[data-testid="conversion-cancel"]')!.click();
+      }
+    }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-done'] });
+  }, cancelOnce);
+}
+
+async function conversionSteps(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as unknown as { conversionSeen: ConversionSeen }).conversionSeen.steps);
+}
+
+/** Whether the bar showed some rows converted of more (0 < done < total) and, with `finished`, ended at total. */
+function showedProgress(steps: string[], finished: boolean): boolean {
+  const counts = steps.filter((s) => s !== 'cancel').map((s) => s.split('/').map(Number) as [number, number]);
+  const midway = counts.some(([done, total]) => done > 0 && done < total);
+  const last = counts.at(-1);
+  return midway && (!finished || (last !== undefined && last[0] === last[1]));
+}
+
+async function search(page: Page, query: string): Promise<string[]> {
+  await page.click('[data-testid="nav-memories"]');
+  await page.click('[data-testid="mode-keyword"]');
+  await page.fill('[data-testid="search-input"]', query);
+  await page.evaluate(() =>
+    document.querySelector('[data-testid="search-results"]')?.setAttribute('data-state', 'stale'),
+  );
+  await page.click('[data-testid="search-button"]');
+  await page.waitForSelector('[data-testid="search-results"][data-state="done"]', { timeout: STEP_WAIT });
+  return page.locator('[data-testid="search-results"] .result .text').allInnerTexts();
 }
 
 async function ready(page: Page): Promise<void> {
@@ -256,17 +312,86 @@ describe('desktop store encrypted at rest (Chromium)', () => {
     }
   }, 300_000);
 
-  it('a plain store made before (the browser fallback) opens plain with the keychain there, and says so', async () => {
+  it('a plain store made before (the browser fallback) is encrypted in place at the next start with the keychain key', async () => {
     electron.safeStorage.backend = 'gnome_libsecret';
     const { context, page } = await newContext(false);
     try {
+      await watchConversion(context, false);
       expect(await load(page)).toBe('ready');
       await addMemory(page, 'Plain text from the browser fallback');
+      await addMemory(page, 'The bicycle lock code is written in the red notebook');
       expect(await rawDatabase(page, DB)).toContain('Plain text from the browser fallback');
       await addPreload(context);
+      // The desktop shell with a keychain key: the unlock converts the plain store, with progress, then opens it.
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 });
+      const loading = load(page, true);
+      // A look at the conversion under way (slowed down so it can be seen; no assertion rests on catching it).
+      const caught = await page
+        .waitForSelector('[data-testid="conversion-progress"][data-state="running"]', { timeout: 10_000 })
+        .then(() => true)
+        .catch(() => false);
+      if (caught) await shot('store-key-converting', page);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+      expect(await loading).toBe('ready');
+      expect(showedProgress(await conversionSteps(page), true)).toBe(true);
+      expect(await page.innerText('#banner')).toMatch(
+        /^Your memories are now encrypted on this disk \(\d+ rows sealed\)/,
+      );
+      await shot('store-key-converted', page);
+      const raw = await rawDatabase(page, DB);
+      expect(raw).toContain('"key":"atRest"');
+      expect(raw).not.toContain('browser fallback');
+      expect(raw).not.toContain('red notebook');
+      expect((await memoryTexts(page)).sort()).toEqual([
+        'Plain text from the browser fallback',
+        'The bicycle lock code is written in the red notebook',
+      ]);
+      expect(await search(page, 'notebook')).toEqual(['The bicycle lock code is written in the red notebook']);
+      expect(await statusFact(page, 'encryption')).toMatch(/^encrypted at rest with a key kept in the OS keychain/);
+      // The next start opens it with the key, no conversion, no prompt.
       expect(await load(page, true)).toBe('ready');
-      expect(await memoryTexts(page)).toEqual(['Plain text from the browser fallback']);
-      expect(await statusFact(page, 'encryption')).toMatch(/^not encrypted: this store was made before/);
+      expect(await conversionSteps(page)).toEqual([]);
+      expect(await search(page, 'fallback')).toEqual(['Plain text from the browser fallback']);
+    } finally {
+      await context.close();
+    }
+    expect(offsite).toEqual([]);
+  }, 300_000);
+
+  it('a cancel mid-way leaves the store plain, the app opens it plain and says so; the next start encrypts it', async () => {
+    electron.safeStorage.backend = 'gnome_libsecret';
+    const { context, page } = await newContext(false);
+    try {
+      await watchConversion(context, true);
+      expect(await load(page)).toBe('ready');
+      await addMemory(page, 'Written before the keychain was there');
+      await addMemory(page, 'The greenhouse thermostat is set to nineteen degrees');
+      await addPreload(context);
+      expect(await load(page, true)).toBe('ready');
+      const steps = await conversionSteps(page);
+      expect(steps).toContain('cancel');
+      expect(showedProgress(steps, false)).toBe(true);
+      expect(await page.innerText('#banner')).toMatch(/^Encryption cancelled: your memories stay unencrypted/);
+      await shot('store-key-conversion-cancelled', page);
+      const raw = await rawDatabase(page, DB);
+      expect(raw).not.toContain('"key":"atRest"');
+      expect(raw).toContain('Written before the keychain was there');
+      expect(await statusFact(page, 'encryption')).toMatch(/^not encrypted: you cancelled its encryption/);
+      // Usable, plain: a new memory is kept and search finds the old ones.
+      await page.click('[data-testid="nav-memories"]');
+      await addMemory(page, 'Added after the cancel');
+      expect(await rawDatabase(page, DB)).toContain('Added after the cancel');
+      expect(await search(page, 'greenhouse')).toEqual(['The greenhouse thermostat is set to nineteen degrees']);
+
+      // The next start converts it (not cancelled this time): all three sealed, all found.
+      expect(await load(page, true)).toBe('ready');
+      expect(showedProgress(await conversionSteps(page), true)).toBe(true);
+      const sealed = await rawDatabase(page, DB);
+      expect(sealed).toContain('"key":"atRest"');
+      for (const word of ['keychain was there', 'greenhouse', 'after the cancel']) expect(sealed).not.toContain(word);
+      expect((await memoryTexts(page)).length).toBe(3);
+      expect(await search(page, 'cancel')).toEqual(['Added after the cancel']);
     } finally {
       await context.close();
     }
