@@ -6,7 +6,13 @@
  * embedding model panel to it. Everything is read back from the store on
  * every render, so a reload shows exactly what is stored.
  */
-import { Engram, TransformersEmbedder, type AtRestEncryption, type KnownEmbeddingModel } from '../lib/index.js';
+import {
+  Engram,
+  TransformersEmbedder,
+  type AtRestEncryption,
+  type IndexProgress,
+  type KnownEmbeddingModel,
+} from '../lib/index.js';
 import { ChatCard, DEMO_MODEL_LABELS } from './chat-card.js';
 import { errorText, type DemoContext } from './context.js';
 import { byId } from '../ui/dom.js';
@@ -32,7 +38,7 @@ async function main(): Promise<void> {
   const access = await unlockDemoStore(DB_NAME, MODEL_CHOICE_KEY, byId('unlock'));
   const plan = access.plan;
   let encryption: AtRestEncryption | undefined = access.encryption;
-  const openWith = (model: KnownEmbeddingModel): Promise<Engram> =>
+  const openWith = (model: KnownEmbeddingModel, onIndex?: (p: IndexProgress) => void): Promise<Engram> =>
     Engram.open({
       name: DB_NAME,
       ...(encryption === undefined ? {} : { encryption }),
@@ -45,6 +51,7 @@ async function main(): Promise<void> {
         }),
       onProgress: (p) => {
         status.index(p);
+        onIndex?.(p);
       },
       // The store's own model is not served here: opening re-embeds with the picked one.
       ...(model === plan.open && plan.reembedAtOpen ? { reembed: true } : {}),
@@ -84,9 +91,13 @@ async function main(): Promise<void> {
   const encryptionCard = new EncryptionCard(ctx, {
     dbName: DB_NAME,
     encryption,
-    reopen: (model, next) => {
+    reopen: async (model, next, onIndex) => {
       encryption = next;
-      return openWith(model ?? plan.picked);
+      const reopened = Date.now();
+      const engram = await openWith(model ?? plan.picked, onIndex);
+      // The status line then says how this open got its index (rebuilt, after a conversion).
+      status.ready(await engram.ready(), Date.now() - reopened);
+      return engram;
     },
   });
   byId('side').append(encryptionCard.root);

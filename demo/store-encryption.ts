@@ -20,6 +20,7 @@ import {
   type AtRestEncryption,
   type ConversionResult,
   type ConversionWork,
+  type IndexProgress,
   type KnownEmbeddingModel,
 } from '../lib/index.js';
 import { ConversionProgressView } from '../ui/conversion-progress.js';
@@ -102,12 +103,28 @@ export interface EncryptionCardOptions {
   readonly encryption: AtRestEncryption | undefined;
   /**
    * Opens the store with the model it held (undefined: the page's pick) and `encryption`, which
-   * every later opening of the page then passes too (undefined: plain).
+   * every later opening of the page then passes too (undefined: plain); `onIndex` hears the
+   * open's index progress (a rebuild after a conversion).
    */
   readonly reopen: (
     model: KnownEmbeddingModel | undefined,
     encryption: AtRestEncryption | undefined,
+    onIndex?: (progress: IndexProgress) => void,
   ) => Promise<Engram>;
+}
+
+/** What an open is doing to its index (IndexProgress.phase), in words. */
+const INDEX_PHASES: Record<IndexProgress['phase'], string> = {
+  restore: 'Restoring the index snapshot',
+  replay: 'Replaying changes',
+  rebuild: 'Rebuilding the index',
+  reembed: 'Re-embedding memories',
+  damaged: 'Skipping a damaged row',
+};
+
+/** An open's index progress in words, e.g. "Rebuilding the index: 1,200 / 10,000". */
+function indexStep({ phase, done, total }: IndexProgress): string {
+  return `${INDEX_PHASES[phase]}: ${done.toLocaleString('en')} / ${total.toLocaleString('en')}`;
 }
 
 function passwordInput(label: string, testid: string, autocomplete: string, placeholder: string): HTMLInputElement {
@@ -273,13 +290,14 @@ export class EncryptionCard {
       }
       if (result !== undefined) this.#encryption = next;
       // The conversion dropped the index snapshots: this open rebuilds them from the rows.
-      this.#say(
+      const reopening =
         result === undefined
           ? 'Reopening the store…'
-          : 'Reopening the store: rebuilding the search index from the converted rows (tens of seconds for thousands of memories)…',
-        'working',
-      );
-      this.#ctx.engram = await this.#options.reopen(model, this.#encryption);
+          : 'Reopening the store: rebuilding the search index from the converted rows (tens of seconds for thousands of memories)…';
+      this.#say(reopening, 'working');
+      this.#ctx.engram = await this.#options.reopen(model, this.#encryption, (p) => {
+        this.#say(`${reopening} ${indexStep(p)}`, 'working');
+      });
       await this.#ctx.refresh();
     } catch (e) {
       // The conversion ended (or never began) but the reopen failed: say it; a reload opens the store as it is now.

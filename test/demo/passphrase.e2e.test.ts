@@ -96,6 +96,17 @@ describe('demo encryption at rest (Chromium)', () => {
     expect(await card.getAttribute('data-encrypted')).toBe('false');
     await page.fill('[data-testid="encrypt-confirm"]', PASSPHRASE);
     await shot('passphrase-encrypt');
+    // What the card says along the way (the reopen after the conversion rebuilds the index: said, not frozen).
+    await page.evaluate(() => {
+      const said: string[] = [];
+      (window as unknown as { cardSaid: string[] }).cardSaid = said;
+      const message = document.querySelector('[data-testid="encrypt-message"]')!;
+      new MutationObserver(() => said.push(message.textContent)).observe(message, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
+    });
     await page.click('[data-testid="encrypt-button"]');
     expect(await settledMessage('info')).toMatch(/^Encrypted \(\d+ rows sealed\)/);
     expect(await card.getAttribute('data-encrypted')).toBe('true');
@@ -105,6 +116,8 @@ describe('demo encryption at rest (Chromium)', () => {
     expect(total).toBeGreaterThan(0);
     expect(Number(await bar.getAttribute('data-done'))).toBe(total);
     await shot('conversion-encrypted');
+    const said = await page.evaluate(() => (window as unknown as { cardSaid: string[] }).cardSaid);
+    expect(said.some((t) => t.startsWith('Reopening the store: rebuilding the search index'))).toBe(true);
 
     const raw = await rawDatabase(page, 'engram-demo');
     expect(raw).toContain('"key":"atRest"');
