@@ -151,39 +151,17 @@ export class SemanticIndex {
   async #reembedWith(source: EmbedderSource, options: LongWorkOptions): Promise<ReembedReport> {
     const core = this.#core;
     const { signal } = options;
-    if (!this.started && (await SemanticIndex.recorded(core)) === undefined) {
-      // Nothing was ever embedded: the new model simply becomes this engram's (loaded on first use).
-      const previous = this.#source;
-      this.#source = source;
-      try {
-        await untilAborted(this.ready(options), signal);
-      } catch (e) {
-        this.#source = previous;
-        throw e;
-      }
-      return { total: 0, embedded: 0, switchSeq: 0 };
-    }
+    if (!this.started && (await SemanticIndex.recorded(core)) === undefined) return this.#adoptUnused(source, options);
     const current = await untilAborted(this.ready(), signal);
-    let inner: Embedder;
-    if (typeof source === 'function') {
-      const making = source();
-      try {
-        inner = await untilAborted(making, signal);
-      } catch (e) {
-        // Stopped while the model loads: what it makes once loaded is freed, never used.
-        making.then((made) => made.dispose()).catch(() => undefined);
-        throw e;
-      }
-    } else inner = source;
-    const embedder = new CachedEmbedder(inner);
+    const embedder = new CachedEmbedder(await embedderOf(source, signal));
     const ours = typeof source === 'function';
     if (embedder.id === current.embedder.id && embedder.dimensions === current.embedder.dimensions) {
       if (ours) await embedder.dispose();
       const total = await core.db.memories.filter((m) => isLive(m, core.now())).count();
       return { total, embedded: 0, switchSeq: 0 };
     }
-    let report: ReembedReport;
     let opened: () => void = () => undefined;
+    let report: ReembedReport;
     try {
       report = await reembedStore(core, embedder, {
         ...options,
@@ -202,7 +180,42 @@ export class SemanticIndex {
       if (ours) await embedder.dispose();
       throw e;
     }
-    // The store is switched: load the new index whatever the signal says now (the run is done).
+    try {
+      await this.#adoptSwitched(source, embedder, current, report, options);
+    } finally {
+      opened();
+      this.#switching = undefined;
+    }
+    return report;
+  }
+
+  /** Nothing was ever embedded: the new model simply becomes this engram's (loaded on first use). */
+  async #adoptUnused(source: EmbedderSource, options: LongWorkOptions): Promise<ReembedReport> {
+    const previous = this.#source;
+    this.#source = source;
+    try {
+      await untilAborted(this.ready(options), options.signal);
+    } catch (e) {
+      this.#source = previous;
+      throw e;
+    }
+    return { total: 0, embedded: 0, switchSeq: 0 };
+  }
+
+  /**
+   * The store is switched to `embedder`: loads its index whatever the signal says now (the run is
+   * done), makes it this engram's and retires `current`; on a failure the next use loads the store's
+   * new model from `source`.
+   */
+  async #adoptSwitched(
+    source: EmbedderSource,
+    embedder: CachedEmbedder,
+    current: { embedder: Embedder; state: VectorState },
+    report: ReembedReport,
+    options: LongWorkOptions,
+  ): Promise<void> {
+    const core = this.#core;
+    const ours = typeof source === 'function';
     try {
       const { onProgress } = options;
       const state = await VectorState.load(core, embedder.id, embedder.dimensions, onProgress ? { onProgress } : {});
@@ -222,16 +235,11 @@ export class SemanticIndex {
       // Writes embedded by the old model before the switch and committed after it are logged past it.
       await state.recheckSince(report.switchSeq);
     } catch (e) {
-      // The next use loads the store's new model from `source`.
       this.#ready = undefined;
       this.#source = source;
       this.#retire(current, true);
       throw e;
-    } finally {
-      opened();
-      this.#switching = undefined;
     }
-    return report;
   }
 
   /** Frees an index (and the embedder, when `dispose`) a re-embed replaced, after RETIRE_MS. */
@@ -387,5 +395,20 @@ async function recordEmbedder(db: EngramDb, embedder: Embedder): Promise<void> {
     });
   } catch (e) {
     throw storeError(e, 'recording the embedder');
+  }
+}
+
+/**
+ * The embedder a re-embed runs with: `source` itself, or what its factory makes. Stopped while
+ * the model loads, what the factory makes once loaded is freed, never used.
+ */
+async function embedderOf(source: EmbedderSource, signal: AbortSignal | undefined): Promise<Embedder> {
+  if (typeof source !== 'function') return source;
+  const making = source();
+  try {
+    return await untilAborted(making, signal);
+  } catch (e) {
+    making.then((made) => made.dispose()).catch(() => undefined);
+    throw e;
   }
 }
