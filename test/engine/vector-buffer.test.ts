@@ -55,6 +55,25 @@ async function fillBufferHeld(core: EngineStore, semantic: SemanticIndex, state:
   };
 }
 
+/** Adds memories `from` to `to` in writes of `size` (under BULK_WRITE: small writes). */
+async function addInSmallWrites(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  from: number,
+  to: number,
+  size: number,
+): Promise<void> {
+  expect(size).toBeLessThan(BULK_WRITE);
+  for (let at = from; at < to; at += size)
+    await addMemories(
+      core,
+      semantic,
+      range(at, Math.min(at + size, to)).map((i) => input(i)),
+      undefined,
+      'off',
+    );
+}
+
 describe('vector state: own writes, the exact buffer and its merge', () => {
   it('past the crossover, new vectors wait in the buffer, searchable at once; the buffer is snapshotted apart and merged when writing pauses', async () => {
     const name = `buffer-${Math.random().toString(36).slice(2)}`;
@@ -388,20 +407,47 @@ describe('vector state: snapshots while this instance writes', () => {
     await settled(state);
     await state.snapshot();
     expect(state.unsnapshotted).toBe(0);
-    // Writes back to back: the instance reports one under way all along.
+    // Small writes back to back (each under BULK_WRITE): the instance reports one under way all along.
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
-    await addMemories(
-      core,
-      semantic,
-      range(100, 1300).map((i) => input(i)),
-      undefined,
-      'off',
-    );
+    await addInSmallWrites(core, semantic, 100, 1300, 240);
     await settled(state);
     // 1200 changes are due a snapshot (1000), but not while writing goes on, however long (well past the 50 ms pause).
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(state.unsnapshotted).toBe(1200);
-    for (let from = 1300; from < 5200; from += 1300)
+    // In writes of 130: the last (5070 to 5200) is the one that takes it past 5000.
+    await addInSmallWrites(core, semantic, 1300, 5200, 130);
+    // 5100 unsnapshotted: the replay a crash would cost is no longer small, so it is taken, writing or not.
+    await waitUntil(() => state.unsnapshotted === 0);
+    expect(state.unsnapshotted).toBe(0);
+    await addInSmallWrites(core, semantic, 5200, 6400, 240);
+    await settled(state);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(state.unsnapshotted).toBe(1200);
+    // The writer pauses: the snapshot follows.
+    Reflect.deleteProperty(core, 'writing');
+    await waitUntil(() => state.unsnapshotted === 0);
+    expect(state.unsnapshotted).toBe(0);
+    await semantic.close();
+    core.closeDb();
+  });
+
+  it("beside bulk writes a snapshot waits for the pause until the store's size (at least 10k) in changes is outside it", async () => {
+    const name = `buffer-bulk-snapshot-${Math.random().toString(36).slice(2)}`;
+    const { core, semantic } = await openCore(name);
+    const { state } = await semantic.ready();
+    await addMemories(
+      core,
+      semantic,
+      range(0, 100).map((i) => input(i)),
+      undefined,
+      'off',
+    );
+    await settled(state);
+    await state.snapshot();
+    expect(state.unsnapshotted).toBe(0);
+    Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
+    // Bulk writes (BULK_WRITE changes or more each), as an import or a large add() makes them.
+    for (let from = 100; from < 5200; from += 1300)
       await addMemories(
         core,
         semantic,
@@ -409,19 +455,10 @@ describe('vector state: snapshots while this instance writes', () => {
         undefined,
         'off',
       );
-    // 5100 unsnapshotted: the replay a crash would cost is no longer small, so it is taken, writing or not.
-    await waitUntil(() => state.unsnapshotted === 0);
-    expect(state.unsnapshotted).toBe(0);
-    await addMemories(
-      core,
-      semantic,
-      range(5200, 6400).map((i) => input(i)),
-      undefined,
-      'off',
-    );
     await settled(state);
+    // 5100 unsnapshotted would be taken beside small writes; beside bulk writes the fill goes on unbroken.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(state.unsnapshotted).toBe(1200);
+    expect(state.unsnapshotted).toBe(5100);
     // The writer pauses: the snapshot follows.
     Reflect.deleteProperty(core, 'writing');
     await waitUntil(() => state.unsnapshotted === 0);
