@@ -104,10 +104,13 @@ async function main(): Promise<void> {
     ...(encryption === undefined ? {} : { encryption }),
     embedder: embedderOf(plan.open),
     onProgress: (p) => {
+      // A rebuild: no usable snapshot (the first open after a conversion at unlock drops them, store-unlock.ts).
       loading.textContent =
         p.phase === 'reembed'
           ? `Re-embedding memories with the ${plan.open.label} (the store's model is not here)… ${p.done} / ${p.total}`
-          : `Loading the vector index… ${p.done} / ${p.total}`;
+          : p.phase === 'rebuild'
+            ? `Rebuilding the search index… ${p.done} / ${p.total}`
+            : `Loading the vector index… ${p.done} / ${p.total}`;
     },
   };
   const engram = await Engram.open({ ...openOptions, name: DB_NAME, ...(plan.reembedAtOpen ? { reembed: true } : {}) });

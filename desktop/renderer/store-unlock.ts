@@ -10,7 +10,7 @@
  * that key (engram's `Engram.encryptStore`, all of it or nothing) in the unlock
  * view, with a progress bar and Cancel (ui/conversion-progress.ts); a cancel or a
  * failure leaves it exactly as it was, and it opens plain, the app saying so (and
- * offering the conversion again at the next start). The first open after the
+ * running the conversion again at the next start). The first open after the
  * conversion rebuilds the index snapshots it dropped: the loading line shows that
  * open's progress. The browser fallback has no keychain: it asks the
  * passphrase of an encrypted store, and makes a new store plain (it is the
@@ -19,7 +19,7 @@
  * passphrase is a KeyError before anything is read or written.
  */
 import { Engram, type AtRestEncryption } from '../../lib/index.js';
-import { ConversionProgressView } from '../../ui/conversion-progress.js';
+import { ConversionProgressView, type ConversionOutcome } from '../../ui/conversion-progress.js';
 import { h } from '../../ui/dom.js';
 import { errorText } from '../../ui/error-text.js';
 import { planModels, type ModelPlan } from '../../ui/model-picking.js';
@@ -60,7 +60,7 @@ export interface UnlockOptions {
 const PLAIN_OLD = 'this store was made before the app encrypted its stores; it stays readable on disk';
 /** Why a plain store is still plain after its conversion was cancelled. */
 const PLAIN_CANCELLED =
-  'you cancelled its encryption at this start, so it stays readable on disk; the next start encrypts it again (Cancel keeps it plain)';
+  'you cancelled its encryption at this start, so it stays readable on disk; the next start encrypts it (Cancel there keeps it as it is)';
 /** Why the browser fallback makes its store plain. */
 const PLAIN_WEB =
   'the browser fallback has no OS keychain to keep a key in, so it makes its store unencrypted; the desktop app encrypts its store';
@@ -162,37 +162,39 @@ async function encryptPlainStore(options: UnlockOptions, encryption: { key: Cryp
   );
   host.append(view);
   options.asking?.(true);
-  let notice: string;
-  let reason = PLAIN_CANCELLED;
+  let outcome: ConversionOutcome | undefined;
+  let failure: unknown;
   try {
-    const outcome = await progress.run((work) => Engram.encryptStore(dbName, { encryption, ...work }));
-    if (outcome.kind === 'done') {
-      view.dataset['state'] = 'done';
-      const plan = await planModels(dbName, choiceKey, { encryption });
-      return {
-        plan,
-        encryption,
-        protection: { kind: 'keychain' },
-        notice: `Your memories are now encrypted on this disk (${outcome.result.rows} rows sealed) with the key in your OS keychain.`,
-      };
-    }
-    view.dataset['state'] = 'cancelled';
-    notice =
-      'Encryption cancelled: your memories stay unencrypted on this disk. The next start encrypts it again (Cancel keeps it plain).';
+    outcome = await progress.run((work) => Engram.encryptStore(dbName, { encryption, ...work }));
   } catch (e) {
-    // All of it or nothing: whatever failed left the store plain, so it opens plain.
-    view.dataset['state'] = 'failed';
-    reason = `its encryption failed at this start (${errorText(e)}), so it stays readable on disk`;
-    notice = `The store could not be encrypted (${errorText(e)}); it was left as it was, unencrypted. The app tries again at the next start.`;
+    failure = e;
   } finally {
     view.remove();
     options.asking?.(false);
   }
+  if (outcome?.kind === 'done')
+    return {
+      plan: await planModels(dbName, choiceKey, { encryption }),
+      encryption,
+      protection: { kind: 'keychain' },
+      notice: `Your memories are now encrypted on this disk (${outcome.result.rows} rows sealed) with the key in your OS keychain.`,
+    };
+  // All of it or nothing: a cancel or a failure left the store as it was, plain, so it opens plain.
+  const failed = outcome === undefined ? errorText(failure) : undefined;
   return {
     plan: await planModels(dbName, choiceKey),
     encryption: undefined,
-    protection: { kind: 'plain', reason },
-    notice,
+    protection: {
+      kind: 'plain',
+      reason:
+        failed === undefined
+          ? PLAIN_CANCELLED
+          : `its encryption failed at this start (${failed}), so it stays readable on disk`,
+    },
+    notice:
+      failed === undefined
+        ? 'Encryption cancelled: your memories stay unencrypted on this disk. The app encrypts them at the next start (Cancel there keeps them as they are).'
+        : `Your memories could not be encrypted (${failed}); the store was left as it was, unencrypted. The app tries again at the next start.`,
   };
 }
 

@@ -92,6 +92,8 @@ async function load(page: Page, restart = false): Promise<'ready' | 'unlock' | '
 interface ConversionSeen {
   /** `done/total` at each change of the bar, and `cancel` where Cancel was clicked. */
   steps: string[];
+  /** The loading line's texts, in order. */
+  loading: string[];
 }
 
 /**
@@ -100,8 +102,12 @@ interface ConversionSeen {
  */
 async function watchConversion(context: BrowserContext, cancelOnce: boolean): Promise<void> {
   await context.addInitScript((cancel) => {
-    const seen: ConversionSeen = { steps: [] };
+    const seen: ConversionSeen = { steps: [], loading: [] };
     (window as unknown as { conversionSeen: ConversionSeen }).conversionSeen = seen;
+    new MutationObserver(() => {
+      const text = document.getElementById('loading')?.textContent;
+      if (text !== undefined && seen.loading.at(-1) !== text) seen.loading.push(text);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
     new MutationObserver(() => {
       const bar = document.querySelector<HTMLElement>('[data-testid="conversion-progress"]');
       if (bar === null) return;
@@ -120,6 +126,10 @@ async function watchConversion(context: BrowserContext, cancelOnce: boolean): Pr
 
 async function conversionSteps(page: Page): Promise<string[]> {
   return page.evaluate(() => (window as unknown as { conversionSeen: ConversionSeen }).conversionSeen.steps);
+}
+
+async function loadingSaid(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as unknown as { conversionSeen: ConversionSeen }).conversionSeen.loading);
 }
 
 /** Whether the bar showed some rows converted of more (0 < done < total) and, with `finished`, ended at total. */
@@ -324,17 +334,21 @@ describe('desktop store encrypted at rest (Chromium)', () => {
       await addPreload(context);
       // The desktop shell with a keychain key: the unlock converts the plain store, with progress, then opens it.
       const cdp = await context.newCDPSession(page);
-      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 });
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 50 });
       const loading = load(page, true);
-      // A look at the conversion under way (slowed down so it can be seen; no assertion rests on catching it).
+      // A look at the conversion under way, rows counted (slowed down so it can be seen; no assertion rests on catching it).
       const caught = await page
-        .waitForSelector('[data-testid="conversion-progress"][data-state="running"]', { timeout: 10_000 })
+        .waitForSelector('[data-testid="conversion-progress"][data-state="running"]:not([data-done="0"])', {
+          timeout: 20_000,
+        })
         .then(() => true)
         .catch(() => false);
       if (caught) await shot('store-key-converting', page);
       await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
       expect(await loading).toBe('ready');
       expect(showedProgress(await conversionSteps(page), true)).toBe(true);
+      // The open after the conversion rebuilt the index (its snapshots were dropped), and said so.
+      expect((await loadingSaid(page)).some((t) => t.startsWith('Rebuilding the search index…'))).toBe(true);
       expect(await page.innerText('#banner')).toMatch(
         /^Your memories are now encrypted on this disk \(\d+ rows sealed\)/,
       );
