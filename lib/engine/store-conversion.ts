@@ -33,7 +33,6 @@ import {
 import { AbortError, KeyError, NotFoundError, StoreError } from '../errors.js';
 import {
   AT_REST_KEY,
-  bulkKeyOf,
   createAtRestKey,
   readStoredHeader,
   unlockAtRestKey,
@@ -41,12 +40,11 @@ import {
 } from '../store/at-rest-key.js';
 import { loadFreshness, saveFreshness } from '../store/freshness-snapshot.js';
 import { TEXT_SNAPSHOT_KEYS } from '../store/forgetting.js';
-import { RowCipher } from '../store/row-cipher.js';
 import { isFreshnessKey } from '../store/row-freshness.js';
 import { RowSealing, SEALED_TABLES, type SealedRowDamage } from '../store/row-sealing.js';
 import { EngramDb } from '../store/schema.js';
 import { storeError } from '../store/store-error.js';
-import { openStore } from './open-store.js';
+import { openStore, sealingOf } from './open-store.js';
 import { SNAPSHOT_KEY } from './vectors/vector-snapshot.js';
 
 /** Progress of a conversion: rows of the sealed tables converted so far, of all of them. */
@@ -282,8 +280,7 @@ export async function encryptStore(
   // Brings an older schema up to date (its upgrades read plain rows), as a plain open does.
   (await openStore(name)).db.close();
   const { header, storeId, dataKey } = await createAtRestKey(encryption);
-  const sealing = new RowSealing(new RowCipher(dataKey), storeId, bulkKeyOf(dataKey));
-  dataKey.fill(0);
+  const sealing = sealingOf(storeId, dataKey);
   const damaged: SealedRowDamage[] = [];
   sealing.onDamaged = (row) => damaged.push(row);
   throwIfAborted(work.signal);
@@ -347,8 +344,7 @@ export async function decryptStore(
   opened.sealing!.onDamaged = (row) => damaged.push(row);
   opened.close();
   const { storeId, dataKey } = await unlockAtRestKey(encryption, stored.header);
-  const sealing = new RowSealing(new RowCipher(dataKey), storeId, bulkKeyOf(dataKey));
-  dataKey.fill(0);
+  const sealing = sealingOf(storeId, dataKey);
   sealing.onDamaged = (row) => damaged.push(row);
   throwIfAborted(work.signal);
   const rows = await runConversion(
