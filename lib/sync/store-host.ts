@@ -10,6 +10,7 @@ import { textFreeRow } from '../store/forgetting.js';
 import { ROW_CHECKS } from '../store/row-checks.js';
 import { rowLimitProblem } from '../store/row-limits.js';
 import type { BlockRow, ChangeRow, HistoryRow, Json, MemoryRow, MessageRow, TableName } from '../store/rows.js';
+import { readCurrentVectors } from '../store/current-vector.js';
 import type { EngramDb } from '../store/schema.js';
 import { type RowChange, type WritePlan } from '../store/write.js';
 import { blockKey } from '../store/block-key.js';
@@ -478,7 +479,8 @@ export class StoreHost implements SyncHost {
 
   async #vectorsOf(kind: PointKind, rids: readonly string[]): Promise<(Float32Array | undefined)[]> {
     if (kind !== 'memory') return rids.map(() => undefined);
-    return (await this.#db.vectors.bulkGet([...rids])).map((v) => v?.vector);
+    // The current vector: after a re-embed's switch, a row's staged vector of the recorded model (current-vector.ts).
+    return (await readCurrentVectors(this.#db, rids)).map((v) => v?.vector);
   }
 
   async #loadStates(): Promise<Record<string, SyncState>> {

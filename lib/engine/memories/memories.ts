@@ -7,6 +7,7 @@ import { NotFoundError, throwIfAborted, ValidationError } from '../../errors.js'
 import { type CompiledFilter } from '../../search/filters.js';
 import { SCOPE_FIELDS, type Scope } from '../../store/scope.js';
 import { isLive, type Json, type MemoryRow, type Metadata, type Tier, type VectorRow } from '../../store/rows.js';
+import { currentVector } from '../../store/current-vector.js';
 import { LogMovedError, type RowChange } from '../../store/write.js';
 import { contentHash } from '../../util/hash.js';
 import { newId } from '../../util/id.js';
@@ -129,6 +130,7 @@ async function findDuplicates(
 async function changedSince(
   core: EngineStore,
   seq: number,
+  model: string,
 ): Promise<{ row: MemoryRow; vector: Float32Array | undefined }[] | undefined> {
   const { db } = core;
   const [floor, logged] = await Promise.all([readLogFloor(db), db.changes.where(':id').above(seq).toArray()]);
@@ -147,7 +149,10 @@ async function changedSince(
   }
   if (read.length === 0) return known;
   const [rows, vectors] = await Promise.all([db.memories.bulkGet(read), db.vectors.bulkGet(read)]);
-  return [...known, ...rows.flatMap((row, i) => (row === undefined ? [] : [{ row, vector: vectors[i]?.vector }]))];
+  return [
+    ...known,
+    ...rows.flatMap((row, i) => (row === undefined ? [] : [{ row, vector: currentVector(vectors[i], model)?.vector }])),
+  ];
 }
 
 /**
@@ -354,7 +359,7 @@ async function readForCheck(
       : undefined;
   if (own !== undefined) return { rowOf: new Map(), since: own.memories, logAfter: own.last };
   const [since, rows] = await Promise.all([
-    near === undefined ? [] : changedSince(core, near.seq),
+    near === undefined ? [] : changedSince(core, near.seq, near.embedderId),
     candidateIds.length === 0 ? [] : core.db.memories.bulkGet(candidateIds),
   ]);
   const rowOf = new Map(rows.flatMap((r) => (r === undefined ? [] : [[r.id, r] as const])));

@@ -22,6 +22,7 @@ import type { LogHead } from '../../store/change-log.js';
 import { startHeadWithRows, type HeadWithRows } from '../../store/head-with-rows.js';
 import { MEMORY_CORPUS } from '../../store/keyword-terms.js';
 import type { MemoryRow } from '../../store/rows.js';
+import { currentVector } from '../../store/current-vector.js';
 import type { EngineStore } from '../engine-store.js';
 import { keywordState, type KeywordState } from '../keywords/keyword-state.js';
 import { matchingRows } from './memories.js';
@@ -330,7 +331,8 @@ async function fuseSides(run: SearchRun, sides: Sides, queryVector: Float32Array
       : new Map<string, number>();
   const unheld = missing.filter((id) => !similarityOf.has(id));
   if (queryVector !== undefined && unheld.length > 0)
-    for (const [id, s] of await storedScores(run.core, queryVector, unheld)) similarityOf.set(id, s);
+    for (const [id, s] of await storedScores(run.core, run.state.embedderId, queryVector, unheld))
+      similarityOf.set(id, s);
   return fuse(vectorRanked, keywordRanked, { weights, similarityOf });
 }
 
@@ -340,19 +342,23 @@ async function fuseSides(run: SearchRun, sides: Sides, queryVector: Float32Array
  */
 async function storedScores(
   core: EngineStore,
+  model: string,
   query: Float32Array,
   ids: readonly string[],
 ): Promise<Map<string, number>> {
-  const vectors = await core.db.vectors.bulkGet([...ids]);
+  const rows = await core.db.vectors.bulkGet([...ids]);
   const index = ExactIndex.create({ dimensions: query.length });
-  const usable = vectors.filter((v) => {
-    if (v === undefined) return false;
+  const usable: { id: string; vector: Float32Array }[] = [];
+  rows.forEach((row, i) => {
+    // The query's model is the store's as this search knows it (a switched row's staged vector counts).
+    const v = currentVector(row, model);
+    if (v === undefined) return;
     // A stored vector that cannot be scored (wrong length, NaN) is skipped and reported.
     const defect = vectorDefect(v.vector, query.length);
-    if (defect !== undefined) core.reportDamaged({ table: 'vectors', key: v.id, reason: defect });
-    return defect === undefined;
+    if (defect !== undefined) core.reportDamaged({ table: 'vectors', key: ids[i]!, reason: defect });
+    else usable.push({ id: ids[i]!, vector: v.vector });
   });
-  index.addMany(usable.map((v) => ({ id: v!.id, vector: v!.vector })));
+  index.addMany(usable);
   return new Map(index.search(query, Math.max(index.size, 1)).map((h) => [h.id, h.score]));
 }
 

@@ -64,6 +64,8 @@ export interface NearCandidates {
   candidates: ReadonlyMap<number, readonly string[]>;
   /** The change-log position the scope table reflected. */
   seq: number;
+  /** The model of the index's vectors (the store's, as this instance knows it). */
+  embedderId: string;
   /** Similarity of `vector` to each of `ids` in the current index. */
   similarities: VectorIndex['similarities'];
   /**
@@ -111,6 +113,7 @@ export async function nearCandidates(
   return {
     candidates,
     seq: state.seq,
+    embedderId: state.embedderId,
     similarities: (vector, ids) => state.index.similarities(vector, ids),
     complete: core.damaged.length === 0,
   };

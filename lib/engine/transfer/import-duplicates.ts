@@ -8,6 +8,7 @@
  */
 import { SCOPE_FIELDS, type Scope } from '../../store/scope.js';
 import { isLive, type MemoryRow, type VectorRow } from '../../store/rows.js';
+import { readCurrentVectors } from '../../store/current-vector.js';
 import type { EngineStore } from '../engine-store.js';
 import { cosine, NEAR_DUPLICATE_SIMILARITY } from '../memories/near-duplicates.js';
 
@@ -68,7 +69,10 @@ export class ImportDuplicates {
       for (const [name, known] of slot)
         if (name.startsWith('c:') && wanted.has(`${slotName}|${name}`)) candidates.push(...known);
     }
-    const vectors = await core.db.vectors.bulkGet(candidates.map((k) => k.row.id));
+    const vectors = await readCurrentVectors(
+      core.db,
+      candidates.map((k) => k.row.id),
+    );
     candidates.forEach((known, i) => {
       known.vector = vectors[i]?.vector;
     });

@@ -13,6 +13,7 @@ import { rowLimitProblem, type RowLimits } from '../../store/row-limits.js';
 import type { BlockRow, HistoryRow, MemoryRow, MessageRow, TraceRow, VectorRow } from '../../store/rows.js';
 import { BLOCKS_TABLE, SCHEMA_VERSION, type EngramDb } from '../../store/schema.js';
 import { storeError } from '../../store/store-error.js';
+import { currentVector } from '../../store/current-vector.js';
 import { blockKey } from '../../store/block-key.js';
 import { digestOf, verifyDigest } from './export-digest.js';
 import type { EngineStore } from '../engine-store.js';
@@ -125,7 +126,11 @@ export async function exportStore(core: EngineStore, options: TransferOptions = 
         for (const { kind, table, keyOf } of EXPORTED) {
           await eachPage(db, table, keyOf as (row: unknown) => IndexableType, async (page) => {
             throwIfAborted(options.signal);
-            lines.push(...(kind === 'memory' ? await memoryLines(db, page as MemoryRow[]) : recordLines(kind, page)));
+            lines.push(
+              ...(kind === 'memory'
+                ? await memoryLines(db, page as MemoryRow[], header.embedder?.id)
+                : recordLines(kind, page)),
+            );
             report();
           });
         }
@@ -161,11 +166,14 @@ async function headerOf(db: EngramDb, now: number): Promise<Header> {
   };
 }
 
-/** A page of memories as lines, each with its vector (null for a tombstone, which has none). */
-async function memoryLines(db: EngramDb, rows: readonly MemoryRow[]): Promise<string[]> {
+/**
+ * A page of memories as lines, each with its current vector for the `recorded` model
+ * (current-vector.ts; null for a tombstone, which has none).
+ */
+async function memoryLines(db: EngramDb, rows: readonly MemoryRow[], recorded: string | undefined): Promise<string[]> {
   const vectors = await db.vectors.bulkGet(rows.map((m) => m.id));
   return rows.map((row, i) => {
-    const v = vectors[i];
+    const v = currentVector(vectors[i], recorded);
     const vector = v === undefined ? null : { embedderId: v.embedderId, data: encodeVector(v.vector) };
     return JSON.stringify({ type: 'memory', row, vector });
   });

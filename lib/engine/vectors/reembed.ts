@@ -1,27 +1,34 @@
 /**
  * Re-embedding a store while it stays open. A run stages the new model's vector of
  * every live memory beside its current one (`VectorRow.staged`), so searches and
- * writes go on with the recorded model meanwhile; then one transaction checks that
- * every live memory holds a staged vector of the text it holds now and switches:
- * the staged vectors become the vectors and the recorded embedder changes (the
- * caller's `record`, inside that transaction), the index snapshot goes. At no moment
- * is the store half-done: before the switch it is all the old model's (plus staged
- * vectors nothing reads), after it all the new model's.
+ * writes go on with the recorded model meanwhile. Then the switch, one small
+ * transaction, checks that nothing was logged since the run last looked at the log
+ * (so every live memory holds a staged vector of the text it holds now) and changes
+ * only the recorded embedder (the caller's `record`, inside that transaction) and
+ * drops the index snapshot. From that moment every reader takes a row's staged vector
+ * of the recorded model as the memory's vector (lib/store/current-vector.ts), so the
+ * store is all the new model's at once, while the rows are rewritten afterwards in
+ * small transactions that readers never wait long for. A crash between the switch and
+ * the end of the rewrite leaves a correct store: readers resolve the staged vectors,
+ * and the next re-embed's staging or a write of the memory replaces such a row.
  *
  * A run stopped (its signal, a failing model, a closed tab) keeps what it staged; the
  * next run with the same model embeds only the rest. A memory written during the run
  * gets a new vector row without a staged vector (the write path rewrites the row), or
  * is deleted with its row: the change log names it, and it is staged again (or left
  * out) before the switch. Privacy follows from the same row: deleting or forgetting a
- * memory deletes its staged vector with its vector.
+ * memory deletes its staged vector with its vector, and the rewrite writes a row back
+ * only inside the transaction that read it.
  *
  * One run per store at a time, across instances: a run holds the store's lease
- * (reembed-lease.ts) from its start to its end, and a second run is refused with
- * ReembedBusyError meanwhile.
+ * (reembed-lease.ts) from its start to the end of the rewrite, and a second run is
+ * refused with ReembedBusyError meanwhile.
  */
 import { EmbeddingError, isEngramError, throwIfAborted } from '../../errors.js';
 import { validateEmbeddings, type Embedder } from '../../embed/embedder.js';
 import { isLive, type MemoryRow, type StagedVector, type VectorRow } from '../../store/rows.js';
+import { currentVector } from '../../store/current-vector.js';
+import { readEmbedderId } from '../../store/embedder-record.js';
 import { readLogHead, type LogHead } from '../../store/change-log.js';
 import { deleteSnapshot } from '../../store/snapshot-chunks.js';
 import { storeError } from '../../store/store-error.js';
@@ -36,6 +43,11 @@ import { ReembedLease } from './reembed-lease.js';
 const REEMBED_BATCH = 64;
 /** Rows read per request while walking the store. */
 const PAGE = 2000;
+/**
+ * Vector rows rewritten per transaction after the switch: small, so a search (which reads
+ * `vectors`) waits for one such transaction at most, never for the whole store.
+ */
+const REWRITE_PAGE = 256;
 /** The `meta` key of the vector index's snapshot, dropped by the switch (it indexes the old vectors). */
 const INDEX_SNAPSHOT_KEY = 'indexSnapshot';
 
@@ -53,6 +65,11 @@ export interface ReembedReport {
 export interface ReembedStoreOptions extends LongWorkOptions {
   /** Records the new embedder in `meta`; called inside the switch's transaction. */
   record: () => Promise<void>;
+  /**
+   * Called once the switch has committed, before the rows are rewritten (the new model's
+   * index can be put in place meanwhile: readers already take the staged vectors).
+   */
+  afterSwitch?: (report: ReembedReport) => Promise<void>;
 }
 
 /** A live memory whose new vector is still to be made. */
@@ -60,9 +77,6 @@ interface Unstaged {
   id: string;
   text: string;
 }
-
-/** The switch found a live memory without a staged vector of its current text: its transaction rolls back. */
-class NotStaged extends Error {}
 
 /**
  * Re-embeds every live memory of the open store with `embedder` and switches the store
@@ -85,11 +99,12 @@ export async function reembedStore(
     checked = await readLogHead(db);
     // This instance's compaction keeps the log entries the run has not checked yet.
     unregister = core.addLogReader(() => checked.last);
-    let todo = await unstaged(core, target, await db.memories.toCollection().primaryKeys(), loose);
+    /** The live memories as the run last read them (their count is the report's total). */
+    const live = new Set<string>();
+    let todo = await unstaged(core, target, await db.memories.toCollection().primaryKeys(), loose, live);
     let total = todo.live;
     let done = total - todo.ids.length;
     let embedded = 0;
-    let wholeNext = false;
     options.onProgress?.({ phase: 'reembed', done, total });
     for (;;) {
       for (let i = 0; i < todo.ids.length; i += REEMBED_BATCH) {
@@ -106,21 +121,21 @@ export async function reembedStore(
       // What was written meanwhile: the memories the log names since the last check, or every
       // memory again when the store was replaced or its log compacted past that check.
       const head = await readLogHead(db);
-      const whole = wholeNext || head.generation !== checked.generation || head.floor > checked.last;
-      wholeNext = false;
+      const whole = head.generation !== checked.generation || head.floor > checked.last;
       const ids = whole ? await db.memories.toCollection().primaryKeys() : await changedSince(core, checked.last);
       checked = head;
-      todo = await unstaged(core, target, ids, loose);
+      if (whole) live.clear();
+      todo = await unstaged(core, target, ids, loose, live);
       if (whole) total = todo.live;
       if (todo.ids.length > 0) {
         total += whole ? 0 : todo.ids.length;
         continue;
       }
-      const switched = await switchOver(core, target, checked, loose, lease, options.record);
-      if (typeof switched === 'number') return { total: switched, embedded, switchSeq: checked.last };
-      // A write landed in between (the log moved), or a row lost its staged vector without one
-      // (another re-embed in another tab): look again, the whole store in the second case.
-      wholeNext = switched === 'unstaged';
+      if (!(await switchOver(core, target, checked, loose, lease, options.record))) continue; // a write landed in between
+      const report = { total: live.size, embedded, switchSeq: checked.last };
+      await options.afterSwitch?.(report);
+      await rewrite(core, target, lease);
+      return report;
     }
   } finally {
     unregister();
@@ -141,15 +156,19 @@ function hasNewVector(row: MemoryRow, vector: VectorRow | undefined, target: str
   return staged?.embedderId === target && staged.textHash === contentHash(row.text);
 }
 
-/** Of the memories `ids`, the live ones still without the new model's vector, and how many are live. */
+/**
+ * Of the memories `ids`, the live ones still without the new model's vector, and how many
+ * are live; `live` is kept as the set of the live ones among all the run has read.
+ */
 async function unstaged(
   core: EngineStore,
   target: string,
   ids: readonly string[],
   loose: Map<string, StagedVector>,
+  live: Set<string>,
 ): Promise<{ ids: Unstaged[]; live: number }> {
   const out: Unstaged[] = [];
-  let live = 0;
+  let count = 0;
   for (let i = 0; i < ids.length; i += PAGE) {
     const page = ids.slice(i, i + PAGE);
     const [rows, vectors] = await Promise.all([core.db.memories.bulkGet(page), core.db.vectors.bulkGet(page)]);
@@ -157,13 +176,15 @@ async function unstaged(
     rows.forEach((row, j) => {
       if (!isLive(row, now)) {
         loose.delete(page[j]!);
+        live.delete(page[j]!);
         return;
       }
-      live++;
+      count++;
+      live.add(row.id);
       if (!hasNewVector(row, vectors[j], target, loose)) out.push({ id: row.id, text: row.text });
     });
   }
-  return { ids: out, live };
+  return { ids: out, live: count };
 }
 
 /**
@@ -199,7 +220,11 @@ async function stage(
       core.assertOpen();
       await lease.check();
       const ids = batch.map((t) => t.id);
-      const [rows, current] = await Promise.all([db.memories.bulkGet(ids), db.vectors.bulkGet(ids)]);
+      const [rows, current, recorded] = await Promise.all([
+        db.memories.bulkGet(ids),
+        db.vectors.bulkGet(ids),
+        readEmbedderId(db),
+      ]);
       const now = core.now();
       const puts: VectorRow[] = [];
       batch.forEach((t, j) => {
@@ -207,8 +232,10 @@ async function stage(
         const vector = current[j];
         if (!isLive(row, now) || row.text !== t.text || vector?.embedderId === embedder.id) return;
         const staged: StagedVector = { vector: made[j]!, embedderId: embedder.id, textHash: contentHash(t.text) };
-        if (vector === undefined) loose.set(t.id, staged);
-        else puts.push({ id: vector.id, vector: vector.vector, embedderId: vector.embedderId, staged });
+        // The row's current vector stays (a row an earlier switch left unrewritten keeps its staged one as it).
+        const kept = currentVector(vector, recorded);
+        if (kept === undefined) loose.set(t.id, staged);
+        else puts.push({ id: t.id, vector: kept.vector, embedderId: kept.embedderId, staged });
       });
       await db.vectors.bulkPut(puts);
     });
@@ -218,11 +245,15 @@ async function stage(
 }
 
 /**
- * The switch, in one transaction: when nothing was logged since `checked` and every live
- * memory holds a staged vector of its current text (or already the new model's), each
- * becomes the memory's vector, `record` records the new embedder and the index snapshot
- * is dropped. Otherwise nothing changes: 'moved' when the log moved, 'unstaged' when a
- * row lacks its staged vector.
+ * The switch, in one small transaction: when nothing was logged since `checked` (the run's
+ * last look at the log found every live memory staged), the memories without a vector
+ * row get theirs (`loose`, few), `record` records the new embedder and the index
+ * snapshot is dropped; readers take the staged vectors from then on (current-vector.ts).
+ * False, changing nothing, when the log moved.
+ *
+ * A memory that lost its staged vector without a log entry (a run whose lease was taken
+ * over cannot write, so nothing known does this) would show up in the new model's index
+ * as a memory without a vector of its model, which the index's repair embeds again.
  */
 async function switchOver(
   core: EngineStore,
@@ -231,46 +262,59 @@ async function switchOver(
   loose: Map<string, StagedVector>,
   lease: ReembedLease,
   record: () => Promise<void>,
-): Promise<number | 'moved' | 'unstaged'> {
+): Promise<boolean> {
   const { db } = core;
-  let total = 0;
   try {
-    const outcome = await db.transaction('rw', [db.memories, db.vectors, db.meta, db.changes], async () => {
+    return await db.transaction('rw', [db.memories, db.vectors, db.meta, db.changes], async () => {
       core.assertOpen();
       await lease.check();
       const head = await readLogHead(db);
-      if (head.last !== checked.last || head.generation !== checked.generation) return 'moved' as const;
-      const now = core.now();
-      let after: string | undefined;
-      for (;;) {
-        const rows = await (after === undefined ? db.memories.orderBy(':id') : db.memories.where(':id').above(after))
-          .limit(PAGE)
-          .toArray();
-        if (rows.length === 0) break;
-        after = rows[rows.length - 1]!.id;
-        const live = rows.filter((r) => isLive(r, now));
-        const vectors = await db.vectors.bulkGet(live.map((r) => r.id));
-        const puts: VectorRow[] = [];
-        live.forEach((row, i) => {
-          const vector = vectors[i];
-          if (!hasNewVector(row, vector, target, loose)) throw new NotStaged();
-          if (vector?.embedderId === target) {
-            if (vector.staged !== undefined) puts.push({ id: row.id, vector: vector.vector, embedderId: target });
-            return;
-          }
-          const staged = (vector?.staged ?? loose.get(row.id))!;
-          puts.push({ id: row.id, vector: staged.vector, embedderId: target });
-        });
-        await db.vectors.bulkPut(puts);
-        total += live.length;
-      }
+      if (head.last !== checked.last || head.generation !== checked.generation) return false;
+      await db.vectors.bulkPut([...loose].map(([id, staged]) => ({ id, vector: staged.vector, embedderId: target })));
       await record();
       await deleteSnapshot(db, INDEX_SNAPSHOT_KEY);
-      return 'done' as const;
+      return true;
     });
-    return outcome === 'done' ? total : outcome;
   } catch (e) {
-    if (e instanceof NotStaged) return 'unstaged';
     throw storeError(e, 'switching the store to the re-embedded vectors');
+  }
+}
+
+/**
+ * After the switch: rewrites every vector row that still holds a staged vector as its
+ * current vector alone (current-vector.ts), REWRITE_PAGE rows per transaction, each
+ * reading the rows it writes (a memory deleted or forgotten meanwhile is not written
+ * back). Stops quietly when the store is closed, its recorded model changed or the
+ * lease was lost: the store is correct without the rewrite (readers resolve the staged
+ * vectors), only larger.
+ */
+async function rewrite(core: EngineStore, target: string, lease: ReembedLease): Promise<void> {
+  const { db } = core;
+  let after: string | undefined;
+  try {
+    for (;;) {
+      if (core.closed) return;
+      const more = await db.transaction('rw', [db.vectors, db.meta], async () => {
+        core.assertOpen();
+        await lease.check();
+        if ((await readEmbedderId(db)) !== target) return false;
+        const rows = await (after === undefined ? db.vectors.orderBy(':id') : db.vectors.where(':id').above(after))
+          .limit(REWRITE_PAGE)
+          .toArray();
+        if (rows.length === 0) return false;
+        after = rows[rows.length - 1]!.id;
+        const puts: VectorRow[] = [];
+        for (const row of rows) {
+          if (row.staged === undefined) continue;
+          const kept = currentVector(row, target)!;
+          puts.push({ id: row.id, vector: kept.vector, embedderId: kept.embedderId });
+        }
+        await db.vectors.bulkPut(puts);
+        return rows.length === REWRITE_PAGE;
+      });
+      if (!more) return;
+    }
+  } catch {
+    // Closed, the lease taken over, or a failing store: the switched store stays correct as it is.
   }
 }

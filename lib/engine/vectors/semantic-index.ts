@@ -12,6 +12,7 @@ import { validateEmbeddings, type Embedder } from '../../embed/embedder.js';
 import { isLive, type VectorRow } from '../../store/rows.js';
 import type { EngramDb } from '../../store/schema.js';
 import { storeError } from '../../store/store-error.js';
+import { vectorOfModel } from '../../store/current-vector.js';
 import { retrievalProfile, textToEmbed, type EmbeddingRole } from '../../search/retrieval-profile.js';
 import { untilAborted } from '../../util/abort.js';
 import { EMBEDDER_KEY, embedderRecordOf, type EmbedderRecord } from '../../store/embedder-record.js';
@@ -161,9 +162,10 @@ export class SemanticIndex {
       return { total, embedded: 0, switchSeq: 0 };
     }
     let opened: () => void = () => undefined;
-    let report: ReembedReport;
+    /** Set once the switch committed: from then on a failure leaves the new model in place. */
+    const run = { switched: false };
     try {
-      report = await reembedStore(core, embedder, {
+      return await reembedStore(core, embedder, {
         ...options,
         record: async () => {
           // Passage embeddings wait from the switch until the new index is in place (see embed()).
@@ -172,21 +174,25 @@ export class SemanticIndex {
           current.state.expectRecorded(embedder.id);
           await recordEmbedder(core.db, embedder);
         },
+        // The new index goes in place while the run rewrites the rows (readers resolve them meanwhile).
+        afterSwitch: async (report) => {
+          run.switched = true;
+          try {
+            await this.#adoptSwitched(source, embedder, current, report, options);
+          } finally {
+            opened();
+            this.#switching = undefined;
+          }
+        },
       });
     } catch (e) {
+      if (run.switched) throw e;
       current.state.expectRecorded(undefined);
       opened();
       this.#switching = undefined;
       if (ours) await embedder.dispose();
       throw e;
     }
-    try {
-      await this.#adoptSwitched(source, embedder, current, report, options);
-    } finally {
-      opened();
-      this.#switching = undefined;
-    }
-    return report;
   }
 
   /** Nothing was ever embedded: the new model simply becomes this engram's (loaded on first use). */
@@ -299,7 +305,8 @@ export class SemanticIndex {
           const puts: VectorRow[] = [];
           live.forEach((r, i) => {
             const row = rowsNow[i];
-            if (!isLive(row, this.#core.now()) || row.text !== r.text || current[i]?.embedderId === embedder.id) return;
+            if (!isLive(row, this.#core.now()) || row.text !== r.text) return;
+            if (vectorOfModel(current[i], embedder.id) !== undefined) return;
             puts.push({ id: r.id, vector: vectors[i]!, embedderId: embedder.id });
           });
           await db.vectors.bulkPut(puts);

@@ -7,6 +7,7 @@
  * stored vectors (vector-state.ts), never lost memories.
  */
 import { isLive } from '../../store/rows.js';
+import { vectorOfModel } from '../../store/current-vector.js';
 import { getSnapshot, putSnapshot } from '../../store/snapshot-chunks.js';
 import { storeError } from '../../store/store-error.js';
 import { BufferedIndex } from '../../vector/buffered-index.js';
@@ -178,9 +179,9 @@ export async function agreesWithStore(restored: Restored, keys: readonly string[
   const [rows, vectors] = await Promise.all([core.db.memories.bulkGet(left), core.db.vectors.bulkGet(left)]);
   const now = core.now();
   return left.every((id, i) => {
-    const v = vectors[i];
-    if (v === undefined || v.embedderId !== restored.embedderId || !isLive(rows[i], now)) return true;
-    return !restored.usable(id, v.vector);
+    const vector = vectorOfModel(vectors[i], restored.embedderId);
+    if (vector === undefined || !isLive(rows[i], now)) return true;
+    return !restored.usable(id, vector);
   });
 }
 

@@ -17,6 +17,7 @@ import type { VectorIndex } from '../../vector/vector-index.js';
 import { isLive, type MemoryRow, type VectorRow } from '../../store/rows.js';
 import { readLastSeq, readLogHead, type LogHead } from '../../store/change-log.js';
 import { readGeneration } from '../../store/generation.js';
+import { vectorOfModel } from '../../store/current-vector.js';
 import type { LoggedWrite } from '../../store/write.js';
 import { vectorDefect } from '../../vector/vector-checks.js';
 import { SerialQueue } from '../../util/serial-queue.js';
@@ -399,16 +400,13 @@ export class VectorState {
     vector: VectorRow | undefined,
     now: number,
   ): { id: string; vector: Float32Array } | undefined {
-    if (
-      vector !== undefined &&
-      vector.embedderId === this.#embedderId &&
-      isLive(row, now) &&
-      this.#usable(id, vector.vector)
-    ) {
+    // Its own vector of this model, or its staged one after a re-embed's switch (current-vector.ts).
+    const own = vectorOfModel(vector, this.#embedderId);
+    if (own !== undefined && isLive(row, now) && this.#usable(id, own)) {
       this.scopes.set(row, statementOf(this.#core.analyzer, row));
-      return { id, vector: vector.vector };
+      return { id, vector: own };
     }
-    if (isLive(row, now) && (vector === undefined || vector.embedderId !== this.#embedderId)) this.#stale(id);
+    if (isLive(row, now) && own === undefined) this.#stale(id);
     this.index.remove(id);
     this.scopes.delete(id);
     return undefined;
@@ -747,16 +745,17 @@ async function fillFromStore(
     page.forEach((v, i) => {
       const row = rows[i];
       if (!isLive(row, now)) return;
-      if (v.embedderId !== embedderId) {
+      const vector = vectorOfModel(v, embedderId);
+      if (vector === undefined) {
         stale.push(v.id);
         return;
       }
-      const defect = vectorDefect(v.vector, dimensions);
+      const defect = vectorDefect(vector, dimensions);
       if (defect !== undefined) {
         core.reportDamaged({ table: 'vectors', key: v.id, reason: defect });
         return;
       }
-      items.push({ id: v.id, vector: v.vector });
+      items.push({ id: v.id, vector });
       scopes.set(row, statementOf(core.analyzer, row));
     });
     index.addMany(items);
