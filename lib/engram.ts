@@ -627,9 +627,10 @@ export class Engram {
    * Re-embeds every memory with another model while the store stays open, then switches
    * to it. Meanwhile searches answer from the current model's index (and keywords), and
    * writes carry on: each memory written is embedded by the new model too before the
-   * switch. The switch is one transaction: the store's recorded embedder changes only
-   * when every live memory of every scope has the new model's vector of its current
-   * text; from then on searches and writes use the new model. Stopped (the signal, a
+   * switch. The switch is one small transaction: the store's recorded embedder changes
+   * only when every live memory of every scope has the new model's vector of its current
+   * text; from then on searches and writes use the new model, and the vector rows are
+   * rewritten in small transactions before this returns. Stopped (the signal, a
    * failing model, a closed tab), the store stays on its model and searches as before;
    * what was embedded is kept, so the next run with the same model embeds only the rest.
    * `embedder` is an instance (still yours) or a factory (its embedder is this engram's

@@ -19,16 +19,16 @@ import { EngramDb } from '../../lib/store/schema.js';
 import type { VectorRow } from '../../lib/store/rows.js';
 import { waitUntil } from '../helpers.js';
 
-const OLD = 256;
-const NEW = 128;
-const OLD_ID = `hash-${OLD}`;
-const NEW_ID = `hash-${NEW}`;
-const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
+export const OLD = 256;
+export const NEW = 128;
+export const OLD_ID = `hash-${OLD}`;
+export const NEW_ID = `hash-${NEW}`;
+export const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
 /** Few KDF rounds: a real store has 600k. */
 const PASS = { passphrase: 'correct horse battery', kdfIterations: 1000 };
 
 /** The new model, with a hook run before each batch it embeds (the test acts mid-run there). */
-class HookedEmbedder implements Embedder {
+export class HookedEmbedder implements Embedder {
   readonly #inner = new HashEmbedder({ dimensions: NEW });
   readonly id = NEW_ID;
   readonly dimensions = NEW;
@@ -48,9 +48,9 @@ class HookedEmbedder implements Embedder {
   }
 }
 
-const text = (i: number): string => `memory number ${i} about topic${i}`;
+export const text = (i: number): string => `memory number ${i} about topic${i}`;
 
-async function fill(e: Engram, from: number, to: number, userId = 'u'): Promise<string[]> {
+export async function fill(e: Engram, from: number, to: number, userId = 'u'): Promise<string[]> {
   const ids: string[] = [];
   for (let i = from; i < to; i++) ids.push((await e.add(text(i), { userId })).results[0]!.id);
   return ids;
@@ -60,7 +60,7 @@ async function fill(e: Engram, from: number, to: number, userId = 'u'): Promise<
  * Whether a vector search finds each of memories `from`..`to` first (or tied first: the hash
  * embedder gives a few of these texts the same vector).
  */
-async function allFound(e: Engram, from: number, to: number, userId = 'u'): Promise<boolean> {
+export async function allFound(e: Engram, from: number, to: number, userId = 'u'): Promise<boolean> {
   for (let i = from; i < to; i++) {
     const { results } = await e.search(text(i), { userId, mode: 'vector', limit: 3 });
     const top = results[0]?.score;
@@ -70,7 +70,7 @@ async function allFound(e: Engram, from: number, to: number, userId = 'u'): Prom
 }
 
 /** The store's vector rows, read without the engine (a plain store). */
-async function rawVectors(name: string): Promise<VectorRow[]> {
+export async function rawVectors(name: string): Promise<VectorRow[]> {
   const db = new EngramDb(name);
   await db.open();
   try {
@@ -80,7 +80,7 @@ async function rawVectors(name: string): Promise<VectorRow[]> {
   }
 }
 
-async function open(name: string, extra: Partial<EngramOptions> = {}): Promise<Engram> {
+export async function open(name: string, extra: Partial<EngramOptions> = {}): Promise<Engram> {
   return Engram.open({ name, embedder: new HashEmbedder({ dimensions: OLD }), ...extra });
 }
 

@@ -105,6 +105,11 @@ export class ReembedLease {
     return this.#lost;
   }
 
+  /** True once a renewal or a check found the lease taken over (known without reading the store). */
+  get lost(): boolean {
+    return this.#lost !== undefined;
+  }
+
   /**
    * Throws LeaseLost when the lease is no longer this run's. Call it inside the transaction
    * that writes (it needs `meta` in scope), so nothing lands after a takeover.

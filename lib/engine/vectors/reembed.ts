@@ -281,33 +281,31 @@ async function switchOver(
 }
 
 /**
- * After the switch: rewrites every vector row that still holds a staged vector as its
- * current vector alone (current-vector.ts), REWRITE_PAGE rows per transaction, each
- * reading the rows it writes (a memory deleted or forgotten meanwhile is not written
- * back). Stops quietly when the store is closed, its recorded model changed or the
- * lease was lost: the store is correct without the rewrite (readers resolve the staged
- * vectors), only larger.
+ * After the switch: rewrites every vector row that still holds a staged vector of the
+ * new model as that vector alone (what readers take it as, current-vector.ts), and drops
+ * what else is staged beside a vector of the new model, REWRITE_PAGE rows per transaction.
+ * Each transaction reads the rows it writes (a memory deleted or forgotten meanwhile is
+ * not written back), and spans only `vectors`, which a search reads only for a memory its
+ * index lacks: searches do not wait for it. Stops quietly when the store is closed or the lease was lost (another run
+ * stages now): the store is correct without the rewrite, only larger.
  */
 async function rewrite(core: EngineStore, target: string, lease: ReembedLease): Promise<void> {
   const { db } = core;
   let after: string | undefined;
   try {
     for (;;) {
-      if (core.closed) return;
-      const more = await db.transaction('rw', [db.vectors, db.meta], async () => {
+      if (core.closed || lease.lost) return;
+      const more = await db.transaction('rw', db.vectors, async () => {
         core.assertOpen();
-        await lease.check();
-        if ((await readEmbedderId(db)) !== target) return false;
         const rows = await (after === undefined ? db.vectors.orderBy(':id') : db.vectors.where(':id').above(after))
           .limit(REWRITE_PAGE)
           .toArray();
         if (rows.length === 0) return false;
         after = rows[rows.length - 1]!.id;
         const puts: VectorRow[] = [];
-        for (const row of rows) {
-          if (row.staged === undefined) continue;
-          const kept = currentVector(row, target)!;
-          puts.push({ id: row.id, vector: kept.vector, embedderId: kept.embedderId });
+        for (const { id, embedderId, vector, staged } of rows) {
+          if (staged?.embedderId === target) puts.push({ id, vector: staged.vector, embedderId: target });
+          else if (staged !== undefined && embedderId === target) puts.push({ id, vector, embedderId });
         }
         await db.vectors.bulkPut(puts);
         return rows.length === REWRITE_PAGE;
@@ -315,6 +313,6 @@ async function rewrite(core: EngineStore, target: string, lease: ReembedLease): 
       if (!more) return;
     }
   } catch {
-    // Closed, the lease taken over, or a failing store: the switched store stays correct as it is.
+    // Closed or a failing store: the switched store stays correct as it is.
   }
 }
