@@ -2,15 +2,19 @@
  * The reads of a memory search: where the change log stands (`LogHead`: its last position, its
  * floor, the store generation, the recorded embedder) and the memories the ranking returns. The search needs both for
  * every query; beside the ranking itself they were most of a vector search's time over the bare
- * index (bench/peers), so each costs as little as the store allows:
- * - a plain store: one read-only IndexedDB transaction over `changes`, `meta` and `memories`,
- *   asked after the ranking, the head's four requests beside the rows' (one round trip, a
- *   consistent view of both), straight on Dexie's connection: plain rows are stored as they are
- *   read, and Dexie's explicit transactions cost their zone bookkeeping on every microtask of the
- *   page while they run, and a round trip more (they resolve at the commit);
- * - a store encrypted at rest: every read goes through the row-sealing middleware (which opens and
- *   checks each row), so the head is read at once in its own Dexie transaction (as `readLogHead`)
- *   while the query is embedded, and the rows through `bulkGet` once they are known.
+ * index (bench/peers), so each costs as little as the store allows: one read-only IndexedDB
+ * transaction over `changes`, `meta` and `memories`, asked after the ranking, the head's four
+ * requests beside the rows' (one round trip, a consistent view of both), straight on Dexie's
+ * connection: Dexie's explicit transactions cost their zone bookkeeping on every microtask of the
+ * page while they run, and a round trip more (they resolve at the commit).
+ * - a plain store's rows are stored as they are read;
+ * - a store encrypted at rest stores sealed rows, opened here by the row-sealing middleware's own
+ *   code (RowSealing.openStored: the same checks, a row that does not open reported the same way).
+ *   Only a row another instance wrote since this one last read the freshness journal cannot be
+ *   opened here (the journal is read first, inside a transaction of the middleware): then the whole
+ *   read is made again through Dexie, the head first, then the rows. An encrypted store read them
+ *   through Dexie always before, the head in a transaction of its own: that cost an encrypted
+ *   search most of what it cost over a plain one (bench/at-rest).
  * Either way the rows are read at the head or after it (never before), so a ranking from indexes
  * at or past the head reflects everything the returned rows do.
  */
@@ -28,72 +32,105 @@ export interface HeadWithRows {
 }
 
 /**
- * Starts a search's reads: on an encrypted store the head is read now; the function returned reads
- * the memories `ids` (none: the head alone) and returns them with the head. Call it once.
+ * Starts a search's reads: the function returned reads the log head and the memories `ids` (none:
+ * the head alone) and returns them together. Call it once, after the ranking.
  * @example
- * const read = startHeadWithRows(db); // before the query is embedded
+ * const read = startHeadWithRows(db);
  * const { head, rows } = await read(['m1', 'm2']); // after the ranking
  */
 export function startHeadWithRows(db: EngramDb): (ids: readonly string[]) => Promise<HeadWithRows> {
-  if (db.sealing === undefined) return (ids) => readPlain(db, ids);
-  const head = readLogHead(db);
-  head.catch(() => undefined); // awaited below; a failure surfaces there
-  return async (ids) => {
-    const rows = ids.length === 0 ? [] : db.memories.bulkGet([...ids]);
-    return { head: await head, rows: await rows };
-  };
+  return (ids) => readHeadWithRows(db, ids);
 }
 
-/** The head and the rows of a plain store in one IndexedDB transaction, each result as it arrives. */
-function readPlain(db: EngramDb, ids: readonly string[]): Promise<HeadWithRows> {
+/** The stored `meta` values the head reads, in this order. */
+const HEAD_KEYS = [LOG_FLOOR_KEY, GENERATION_KEY, EMBEDDER_KEY] as const;
+
+/** What one read-only transaction found, as stored: the log's last key, the head's `meta` rows, the memories. */
+interface Stored {
+  ids: readonly string[];
+  last: number;
+  meta: unknown[];
+  rows: unknown[];
+}
+
+/** The head and the rows in one IndexedDB transaction (see the file's head). */
+async function readHeadWithRows(db: EngramDb, ids: readonly string[]): Promise<HeadWithRows> {
+  const stored = await readStored(db, ids);
+  const { sealing } = db;
+  if (sealing === undefined) return headWithRows(stored, (_table, row) => row);
+  // Asked of every row before any is opened: a row that does not open is reported once, by one path.
+  const behind =
+    stored.meta.some((row) => sealing.behindStored('meta', row)) ||
+    stored.rows.some((row) => sealing.behindStored('memories', row));
+  if (behind) return readThroughDexie(db, ids);
+  return headWithRows(stored, (table, row, key) => sealing.openStored(table, row, key));
+}
+
+/** The head and the rows of `stored`, each stored row through `open` (its table, the row, its key). */
+function headWithRows(
+  stored: Stored,
+  open: (table: 'meta' | 'memories', row: unknown, key: string) => unknown,
+): HeadWithRows {
+  const [floor, generation, embedder] = HEAD_KEYS.map(
+    (key, i) => (open('meta', stored.meta[i], key) as { value?: unknown } | undefined)?.value,
+  );
+  const rows = stored.rows.map((row, i) => open('memories', row, stored.ids[i]!) as MemoryRow | undefined);
+  const head: LogHead = {
+    last: stored.last,
+    floor: logPositionOf(floor) ?? 0,
+    generation: generationOf(generation),
+    embedderId: embedderRecordOf(embedder)?.id,
+  };
+  return { head, rows };
+}
+
+/** The head, then the rows, through Dexie (and so through the row-sealing middleware, which reads the journal first). */
+async function readThroughDexie(db: EngramDb, ids: readonly string[]): Promise<HeadWithRows> {
+  const head = await readLogHead(db);
+  return { head, rows: ids.length === 0 ? [] : await db.memories.bulkGet([...ids]) };
+}
+
+/** The log's last key, the head's `meta` rows and the memories `ids`, as stored, in one read-only transaction. */
+function readStored(db: EngramDb, ids: readonly string[]): Promise<Stored> {
   const idb = db.backendDB() as IDBDatabase | null;
   // Dexie let go of its connection (closed, or another instance deleted or upgraded the store).
   if (idb === null) return Promise.reject(new ClosedError());
-  return new Promise<HeadWithRows>((resolve, reject) => {
+  return new Promise<Stored>((resolve, reject) => {
     const tx = idb.transaction(ids.length === 0 ? ['changes', 'meta'] : ['changes', 'meta', 'memories'], 'readonly');
     // A failed request aborts the transaction (its error bubbles there).
     tx.onabort = () => {
       reject(tx.error ?? new DOMException('the read transaction was aborted', 'AbortError'));
     };
-    const rows = new Array<MemoryRow | undefined>(ids.length);
-    let last = 0;
-    let floor: unknown;
-    let generation: unknown;
-    let embedder: unknown;
-    let waiting = 4 + ids.length;
+    const stored: Stored = {
+      ids,
+      last: 0,
+      meta: new Array<unknown>(HEAD_KEYS.length),
+      rows: new Array<unknown>(ids.length),
+    };
+    let waiting = 1 + HEAD_KEYS.length + ids.length;
     const arrived = (): void => {
-      if (--waiting > 0) return;
-      const head: LogHead = {
-        last,
-        floor: logPositionOf(floor) ?? 0,
-        generation: generationOf(generation),
-        embedderId: embedderRecordOf(embedder)?.id,
-      };
-      resolve({ head, rows });
+      if (--waiting === 0) resolve(stored);
     };
     const lastKey = tx.objectStore('changes').openKeyCursor(null, 'prev');
     lastKey.onsuccess = () => {
       const key = lastKey.result?.primaryKey;
-      if (typeof key === 'number') last = key;
+      if (typeof key === 'number') stored.last = key;
       arrived();
     };
     const meta = tx.objectStore('meta');
-    const metaValue = (key: string, got: (value: unknown) => void): void => {
+    HEAD_KEYS.forEach((key, i) => {
       const row = meta.get(key);
       row.onsuccess = () => {
-        got((row.result as { value?: unknown } | undefined)?.value);
+        stored.meta[i] = row.result;
         arrived();
       };
-    };
-    metaValue(LOG_FLOOR_KEY, (value) => (floor = value));
-    metaValue(GENERATION_KEY, (value) => (generation = value));
-    metaValue(EMBEDDER_KEY, (value) => (embedder = value));
+    });
     if (ids.length === 0) return;
     const memories = tx.objectStore('memories');
     ids.forEach((id, i) => {
       const row = memories.get(id);
       row.onsuccess = () => {
-        rows[i] = row.result as MemoryRow | undefined;
+        stored.rows[i] = row.result;
         arrived();
       };
     });

@@ -124,6 +124,8 @@ export class RowSealing {
   readonly journal = new FreshnessJournal();
   /** Every sealed table's stored keys and versions (set by the middleware; the ledger's scan). */
   scan: ((trans: DBCoreTransaction) => Promise<ScannedRow[]>) | undefined;
+  /** Each sealed table's sealing, by name (set by the middleware): {@link openStored} opens with it. */
+  tables: ReadonlyMap<string, TableSealing> = new Map();
   #listener: ((row: SealedRowDamage) => void) | undefined;
   readonly #early: SealedRowDamage[] = [];
   readonly #report = (row: SealedRowDamage): void => {
@@ -140,6 +142,31 @@ export class RowSealing {
   set onDamaged(listener: ((row: SealedRowDamage) => void) | undefined) {
     this.#listener = listener;
     if (listener !== undefined) for (const row of this.#early.splice(0)) listener(row);
+  }
+
+  /**
+   * Whether `stored`, read from the sealed table `table` straight from IndexedDB (below this
+   * middleware, head-with-rows.ts), was written by another instance since the ledger last read the
+   * freshness journal: then the journal must be read first, which only a read through the
+   * middleware does, and {@link openStored} would refuse the row.
+   */
+  behindStored(table: string, stored: unknown): boolean {
+    return this.#table(table).behind(stored);
+  }
+
+  /**
+   * The row `stored` holds, read under `key` from the sealed table `table` straight from IndexedDB,
+   * opened and checked by the middleware's own code: undefined when absent or when it does not open
+   * (reported, as the middleware reports it). Ask {@link behindStored} first.
+   */
+  openStored(table: string, stored: unknown, key: unknown): unknown {
+    return openOne(this.#table(table), stored, key);
+  }
+
+  #table(name: string): TableSealing {
+    const table = this.tables.get(name);
+    if (table === undefined) throw unlisted(name);
+    return table;
   }
 
   /** `bulkKey`: the AES-GCM key of {@link sealBulk} (at-rest-key.ts `bulkKeyOf`), awaited on first use. */
@@ -629,6 +656,7 @@ export function rowSealingMiddleware(sealing: RowSealing): Middleware<DBCore> {
     create(down) {
       const tables = new Map<string, DBCoreTable>();
       const sealings: { table: TableSealing; down: DBCoreTable }[] = [];
+      const byName = new Map<string, TableSealing>();
       const { journal } = sealing;
       for (const schema of down.schema.tables) {
         const spec = SEALED_TABLES[schema.name];
@@ -641,6 +669,7 @@ export function rowSealingMiddleware(sealing: RowSealing): Middleware<DBCore> {
         table.checkIndexes(schema.indexes, schema.primaryKey);
         tables.set(schema.name, sealedTable(downTable, table, journal));
         sealings.push({ table, down: downTable });
+        byName.set(schema.name, table);
         if (schema.name === 'meta')
           journal.attach(down, {
             seal: (row) => table.seal(row, undefined, 0),
@@ -650,6 +679,7 @@ export function rowSealingMiddleware(sealing: RowSealing): Middleware<DBCore> {
             },
           });
       }
+      sealing.tables = byName;
       sealing.scan = (trans) =>
         Promise.all(
           sealings.map(({ table, down: d }) =>

@@ -1,0 +1,178 @@
+/**
+ * A search's reads of a store encrypted at rest (lib/store/head-with-rows.ts), shared by the Node
+ * (fake-indexeddb) and Chromium (real IndexedDB) tests: the head and the rows are read in one
+ * IndexedDB transaction below Dexie and opened by the row-sealing middleware's own code, so they
+ * equal what a read through the middleware returns, and a row swapped, put back at an older
+ * version or copied from another store is refused and reported exactly as the middleware reports
+ * it. A row another instance wrote since the ledger read the journal is read through the
+ * middleware, which reads the journal first.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { Engram } from '../../lib/index.js';
+import { openStore } from '../../lib/engine/open-store.js';
+import { readLogHead } from '../../lib/store/change-log.js';
+import { bumpGeneration } from '../../lib/store/generation.js';
+import { startHeadWithRows } from '../../lib/store/head-with-rows.js';
+import type { SealedRowDamage } from '../../lib/store/row-sealing.js';
+import type { MemoryRow } from '../../lib/store/rows.js';
+import { EngramDb } from '../../lib/store/schema.js';
+import { PASS, embedder, unique } from './at-rest-cases.js';
+
+function memory(id: string, text: string): MemoryRow {
+  return {
+    id,
+    text,
+    tier: 'long_term',
+    userId: 'ana',
+    metadata: { n: 1 },
+    hash: `h-${id}`,
+    createdAt: 1,
+    updatedAt: 1,
+    accessCount: 0,
+    version: 1,
+    origin: 'device-a',
+  };
+}
+
+/** The `memories` rows `ids` as stored (sealed), read without a key. */
+async function storedRows(name: string, ids: readonly string[]): Promise<Record<string, unknown>[]> {
+  const raw = new EngramDb(name);
+  await raw.open();
+  try {
+    return (await raw.table('memories').bulkGet([...ids])) as Record<string, unknown>[];
+  } finally {
+    raw.close();
+  }
+}
+
+async function putStored(name: string, rows: readonly Record<string, unknown>[]): Promise<void> {
+  const raw = new EngramDb(name);
+  await raw.open();
+  try {
+    await raw.table('memories').bulkPut([...rows]);
+  } finally {
+    raw.close();
+  }
+}
+
+const byKey = (a: SealedRowDamage, b: SealedRowDamage): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+export function sealedSearchReadTests(where: string): void {
+  describe(`a search's reads of an encrypted store (${where})`, () => {
+    it('return what a read through the row sealing returns; a swapped, rolled-back or foreign row is refused and reported the same way, once', async () => {
+      const name = unique('sealed-reads');
+      const { db } = await openStore(name, PASS);
+      const other = unique('sealed-reads-other');
+      const { db: otherDb } = await openStore(other, PASS);
+      try {
+        await db.memories.bulkPut(['a', 'b', 'c', 'd', 'e'].map((id) => memory(id, `the ${id} note`)));
+        await otherDb.memories.put(memory('d', 'a note of another store'));
+        const [oldA] = await storedRows(name, ['a']);
+        await db.memories.put(memory('a', 'the a note, changed'));
+        const [rowB, rowC] = await storedRows(name, ['b', 'c']);
+        const [foreignD] = await storedRows(other, ['d']);
+        // A's older version put back, B's and C's seals swapped, D replaced by the other store's D.
+        await putStored(name, [oldA!, { ...rowB!, $: rowC!['$'] }, { ...rowC!, $: rowB!['$'] }, foreignD!]);
+
+        const reported: SealedRowDamage[] = [];
+        db.sealing!.onDamaged = (row) => reported.push(row);
+        const ids = ['a', 'b', 'missing', 'c', 'd', 'e'];
+        const { head, rows } = await startHeadWithRows(db)(ids);
+        const fromSearch = [...reported].sort(byKey);
+        expect(rows.map((r) => r?.text)).toEqual([undefined, undefined, undefined, undefined, undefined, 'the e note']);
+        expect(rows[5]).toEqual(memory('e', 'the e note'));
+        expect(fromSearch.map((r) => r.key)).toEqual(['a', 'b', 'c', 'd']);
+        expect(fromSearch.every((r) => r.table === 'memories')).toBe(true);
+        expect(fromSearch[0]!.reason).toMatch(/older version/);
+
+        // Through Dexie and the middleware: the same rows, the same reports.
+        reported.length = 0;
+        expect(await db.memories.bulkGet(ids)).toEqual(rows);
+        expect([...reported].sort(byKey)).toEqual(fromSearch);
+        expect(head).toEqual(await readLogHead(db));
+      } finally {
+        db.close();
+        otherDb.close();
+      }
+    });
+
+    it('a row or head another instance wrote since is read after the journal: taken, not reported, and only then through Dexie', async () => {
+      const name = unique('sealed-reads-behind');
+      const { db: a } = await openStore(name, PASS);
+      const { db: b } = await openStore(name, PASS);
+      try {
+        await a.memories.bulkPut([memory('x', 'the x note'), memory('y', 'the y note')]);
+        const reported: SealedRowDamage[] = [];
+        a.sealing!.onDamaged = (row) => reported.push(row);
+        const throughDexie = vi.spyOn(a.memories, 'bulkGet');
+        expect((await startHeadWithRows(a)(['x', 'y'])).rows.map((r) => r?.text)).toEqual(['the x note', 'the y note']);
+        expect(throughDexie).not.toHaveBeenCalled();
+
+        // The other instance changes a row: newer than what this instance's ledger has read.
+        await b.memories.put(memory('x', 'the x note, changed by b'));
+        expect((await startHeadWithRows(a)(['x', 'y'])).rows.map((r) => r?.text)).toEqual([
+          'the x note, changed by b',
+          'the y note',
+        ]);
+        expect(throughDexie).toHaveBeenCalledTimes(1);
+        // The journal read, the next read opens the rows itself again.
+        expect((await startHeadWithRows(a)(['x'])).rows[0]?.text).toBe('the x note, changed by b');
+        expect(throughDexie).toHaveBeenCalledTimes(1);
+
+        // The other instance moves the store's generation (a `meta` row of the head).
+        await b.transaction('rw', b.meta, () => bumpGeneration(b));
+        const { head } = await startHeadWithRows(a)([]);
+        expect(head.generation).toBe(1);
+        expect(head).toEqual(await readLogHead(a));
+        expect(reported).toEqual([]);
+        throughDexie.mockRestore();
+      } finally {
+        a.close();
+        b.close();
+      }
+    });
+
+    it('a search refuses and reports the rows it reads that were swapped or rolled back, and returns the rest as a plain store does', async () => {
+      const name = unique('sealed-search');
+      const plainName = unique('plain-search');
+      const texts = [
+        'the lighthouse keeper sings to whales',
+        'the lighthouse keeper feeds gulls',
+        'the lighthouse keeper rows at night',
+        'the lighthouse keeper paints the door',
+      ];
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      const p = await Engram.open({ name: plainName, embedder: embedder() });
+      const ids: string[] = [];
+      for (const text of texts) {
+        ids.push((await e.add(text, { userId: 'ana' })).results[0]!.id);
+        await p.add(text, { userId: 'ana' });
+      }
+      for (const mode of ['hybrid', 'vector', 'keyword'] as const) {
+        const found = async (s: Engram) =>
+          (await s.search('lighthouse keeper', { mode, limit: 10, userId: 'ana' })).results.map((r) => [
+            r.memory,
+            r.score,
+          ]);
+        expect(await found(e), mode).toEqual(await found(p));
+      }
+      const [old0] = await storedRows(name, [ids[0]!]);
+      await e.update(ids[0]!, 'the lighthouse keeper sings to seals');
+      await e.close();
+      await p.close();
+      const [row1, row2] = await storedRows(name, [ids[1]!, ids[2]!]);
+      await putStored(name, [old0!, { ...row1!, $: row2!['$'] }, { ...row2!, $: row1!['$'] }]);
+
+      const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      for (const mode of ['hybrid', 'vector', 'keyword'] as const)
+        expect(
+          (await again.search('lighthouse keeper', { mode, limit: 10, userId: 'ana' })).results.map((r) => r.memory),
+          mode,
+        ).toEqual(['the lighthouse keeper paints the door']);
+      const damaged = (await again.stats()).damagedRows.filter((r) => r.table === 'memories');
+      expect(damaged.map((r) => r.key).sort()).toEqual([ids[0]!, ids[1]!, ids[2]!].sort());
+      expect(damaged.find((r) => r.key === ids[0])?.reason).toMatch(/older version/);
+      await again.close();
+    });
+  });
+}
