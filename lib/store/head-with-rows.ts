@@ -53,9 +53,25 @@ interface Stored {
   rows: unknown[];
 }
 
+/**
+ * The memories `ids` (undefined where none is stored), in the order asked, in one read-only
+ * IndexedDB transaction below Dexie, opened as the head's rows are: the rows a search reads once
+ * its order is known, beyond those read with the head.
+ * @example
+ * const rows = await readMemories(db, ['m3', 'm4']);
+ */
+export async function readMemories(db: EngramDb, ids: readonly string[]): Promise<(MemoryRow | undefined)[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await readStored(db, ids, false);
+  const { sealing } = db;
+  if (sealing === undefined) return rows as (MemoryRow | undefined)[];
+  if (rows.some((row) => sealing.behindStored('memories', row))) return db.memories.bulkGet([...ids]);
+  return rows.map((row, i) => sealing.openStored('memories', row, ids[i]) as MemoryRow | undefined);
+}
+
 /** The head and the rows in one IndexedDB transaction (see the file's head). */
 async function readHeadWithRows(db: EngramDb, ids: readonly string[]): Promise<HeadWithRows> {
-  const stored = await readStored(db, ids);
+  const stored = await readStored(db, ids, true);
   const { sealing } = db;
   if (sealing === undefined) return headWithRows(stored, (_table, row) => row);
   // Asked of every row before any is opened: a row that does not open is reported once, by one path.
@@ -90,13 +106,17 @@ async function readThroughDexie(db: EngramDb, ids: readonly string[]): Promise<H
   return { head, rows: ids.length === 0 ? [] : await db.memories.bulkGet([...ids]) };
 }
 
-/** The log's last key, the head's `meta` rows and the memories `ids`, as stored, in one read-only transaction. */
-function readStored(db: EngramDb, ids: readonly string[]): Promise<Stored> {
+/**
+ * The memories `ids` and (`withHead`) the log's last key and the head's `meta` rows, as stored, in
+ * one read-only transaction.
+ */
+function readStored(db: EngramDb, ids: readonly string[], withHead: boolean): Promise<Stored> {
   const idb = db.backendDB() as IDBDatabase | null;
   // Dexie let go of its connection (closed, or another instance deleted or upgraded the store).
   if (idb === null) return Promise.reject(new ClosedError());
   return new Promise<Stored>((resolve, reject) => {
-    const tx = idb.transaction(ids.length === 0 ? ['changes', 'meta'] : ['changes', 'meta', 'memories'], 'readonly');
+    const tables = withHead ? ['changes', 'meta'] : [];
+    const tx = idb.transaction(ids.length === 0 ? tables : [...tables, 'memories'], 'readonly');
     // A failed request aborts the transaction (its error bubbles there).
     tx.onabort = () => {
       reject(tx.error ?? new DOMException('the read transaction was aborted', 'AbortError'));
@@ -107,24 +127,11 @@ function readStored(db: EngramDb, ids: readonly string[]): Promise<Stored> {
       meta: new Array<unknown>(HEAD_KEYS.length),
       rows: new Array<unknown>(ids.length),
     };
-    let waiting = 1 + HEAD_KEYS.length + ids.length;
+    let waiting = (withHead ? 1 + HEAD_KEYS.length : 0) + ids.length;
     const arrived = (): void => {
       if (--waiting === 0) resolve(stored);
     };
-    const lastKey = tx.objectStore('changes').openKeyCursor(null, 'prev');
-    lastKey.onsuccess = () => {
-      const key = lastKey.result?.primaryKey;
-      if (typeof key === 'number') stored.last = key;
-      arrived();
-    };
-    const meta = tx.objectStore('meta');
-    HEAD_KEYS.forEach((key, i) => {
-      const row = meta.get(key);
-      row.onsuccess = () => {
-        stored.meta[i] = row.result;
-        arrived();
-      };
-    });
+    if (withHead) readHead(tx, stored, arrived);
     if (ids.length === 0) return;
     const memories = tx.objectStore('memories');
     ids.forEach((id, i) => {
@@ -134,5 +141,23 @@ function readStored(db: EngramDb, ids: readonly string[]): Promise<Stored> {
         arrived();
       };
     });
+  });
+}
+
+/** Asks `tx` for the log's last key and the head's `meta` rows into `stored`, calling `arrived` as each comes. */
+function readHead(tx: IDBTransaction, stored: Stored, arrived: () => void): void {
+  const lastKey = tx.objectStore('changes').openKeyCursor(null, 'prev');
+  lastKey.onsuccess = () => {
+    const key = lastKey.result?.primaryKey;
+    if (typeof key === 'number') stored.last = key;
+    arrived();
+  };
+  const meta = tx.objectStore('meta');
+  HEAD_KEYS.forEach((key, i) => {
+    const row = meta.get(key);
+    row.onsuccess = () => {
+      stored.meta[i] = row.result;
+      arrived();
+    };
   });
 }

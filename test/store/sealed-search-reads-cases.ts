@@ -12,7 +12,7 @@ import { Engram } from '../../lib/index.js';
 import { openStore } from '../../lib/engine/open-store.js';
 import { readLogHead } from '../../lib/store/change-log.js';
 import { bumpGeneration } from '../../lib/store/generation.js';
-import { startHeadWithRows } from '../../lib/store/head-with-rows.js';
+import { readMemories, startHeadWithRows } from '../../lib/store/head-with-rows.js';
 import type { SealedRowDamage } from '../../lib/store/row-sealing.js';
 import type { MemoryRow } from '../../lib/store/rows.js';
 import { EngramDb } from '../../lib/store/schema.js';
@@ -90,6 +90,10 @@ export function sealedSearchReadTests(where: string): void {
         expect(await db.memories.bulkGet(ids)).toEqual(rows);
         expect([...reported].sort(byKey)).toEqual(fromSearch);
         expect(head).toEqual(await readLogHead(db));
+        // The further rows a search reads once its order is known: the same again.
+        reported.length = 0;
+        expect(await readMemories(db, ids)).toEqual(rows);
+        expect([...reported].sort(byKey)).toEqual(fromSearch);
       } finally {
         db.close();
         otherDb.close();
@@ -118,6 +122,16 @@ export function sealedSearchReadTests(where: string): void {
         // The journal read, the next read opens the rows itself again.
         expect((await startHeadWithRows(a)(['x'])).rows[0]?.text).toBe('the x note, changed by b');
         expect(throughDexie).toHaveBeenCalledTimes(1);
+
+        // The further rows a search reads: the same way.
+        await b.memories.put(memory('y', 'the y note, changed by b'));
+        expect((await readMemories(a, ['y', 'x'])).map((r) => r?.text)).toEqual([
+          'the y note, changed by b',
+          'the x note, changed by b',
+        ]);
+        expect(throughDexie).toHaveBeenCalledTimes(2);
+        expect((await readMemories(a, ['y']))[0]?.text).toBe('the y note, changed by b');
+        expect(throughDexie).toHaveBeenCalledTimes(2);
 
         // The other instance moves the store's generation (a `meta` row of the head).
         await b.transaction('rw', b.meta, () => bumpGeneration(b));

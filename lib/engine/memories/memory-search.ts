@@ -7,11 +7,11 @@
  * the keyword side uses the store's analyzer.
  *
  * A search does not wait for the indexes' queues in the common case: it ranks from the in-memory
- * indexes as they stand, then reads where the change log stands and the best rows, in one read on a
- * plain store (lib/store/head-with-rows.ts; an encrypted store reads the head while the query is
- * embedded). When the log stood where both indexes are (nothing written since they last caught up,
- * the usual case), the ranking was the store's; otherwise the indexes catch up from that read and
- * the search ranks again (searchAfterCatchUp).
+ * indexes as they stand, then reads where the change log stands and the best rows in one read
+ * (lib/store/head-with-rows.ts, which opens an encrypted store's rows). When the log stood where
+ * both indexes are (nothing written since they last caught up, the usual case), the ranking was the
+ * store's; otherwise the indexes catch up from that read and the search ranks again
+ * (searchAfterCatchUp).
  */
 import { ExactIndex } from '../../vector/exact-index.js';
 import { vectorDefect } from '../../vector/vector-checks.js';
@@ -19,7 +19,7 @@ import type { CompiledFilter } from '../../search/filters.js';
 import { fuse, hybridRelevance, vectorRelevance, type FusedHit, type FusionWeights } from '../../search/fusion.js';
 import { retrievalProfile } from '../../search/retrieval-profile.js';
 import type { LogHead } from '../../store/change-log.js';
-import { startHeadWithRows, type HeadWithRows } from '../../store/head-with-rows.js';
+import { readMemories, startHeadWithRows, type HeadWithRows } from '../../store/head-with-rows.js';
 import { MEMORY_CORPUS } from '../../store/keyword-terms.js';
 import type { MemoryRow } from '../../store/rows.js';
 import { currentVector } from '../../store/current-vector.js';
@@ -102,7 +102,6 @@ export async function searchMemories(
   const { state, embedder } = await semantic.ready();
   const ended = state.beginSearch();
   try {
-    // Started before the query is embedded: an encrypted store reads the log head meanwhile.
     const read = startHeadWithRows(core.db);
     return await search(startSearch(core, semantic, state, embedder.id, query, options), read);
   } finally {
@@ -208,7 +207,7 @@ async function searchAfterCatchUp(run: SearchRun, head: Promise<LogHead>): Promi
   if (allowed?.size === 0) return [];
   const sides = rankSides(run, allowed, queryVector);
   // The rows of each side's best are read while the sides are fused (one wait, not two).
-  const read = core.db.memories.bulkGet(sides.early);
+  const read = readMemories(core.db, sides.early);
   read.catch(() => undefined); // awaited below; a failure surfaces there
   const ranked = await order(run, sides, queryVector);
   return collectResults(run, ranked, rowsById(sides.early, await read), now);
@@ -380,7 +379,7 @@ async function collectResults(
     const chunk = ranked.slice(next, next + limit - out.length + (round === 0 ? run.spare : ROW_SPARE));
     next += chunk.length;
     const unread = chunk.map((h) => h.id).filter((id) => !read.has(id));
-    if (unread.length > 0) (await run.core.db.memories.bulkGet(unread)).forEach((row, i) => read.set(unread[i]!, row));
+    if (unread.length > 0) (await readMemories(run.core.db, unread)).forEach((row, i) => read.set(unread[i]!, row));
     for (const hit of chunk) {
       const row = read.get(hit.id);
       if (out.length === limit || row === undefined || !filter.matches(row, now)) continue;
