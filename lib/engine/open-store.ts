@@ -92,6 +92,29 @@ function guardStoreKind(db: EngramDb, name: string): void {
   );
 }
 
+/** The refusal of a store made by a newer engram. */
+function newerSchema(name: string, stored: number): ValidationError {
+  return new ValidationError(
+    'name',
+    `store "${name}" has schema version ${stored}, newer than this engram (${SCHEMA_VERSION})`,
+  );
+}
+
+/**
+ * The device id of a store that needs nothing written at open (its schema version current, its
+ * device id made, no key header to write), read in one read-only transaction: the usual open,
+ * which in an encrypted store then does not read the freshness head a write transaction reads
+ * (row-sealing.ts). Undefined when something is to be written.
+ */
+async function knownDevice(db: EngramDb, name: string, header: AtRestHeader | undefined): Promise<string | undefined> {
+  if (header !== undefined) return undefined;
+  const [schema, device] = await db.transaction('r', db.meta, () => db.meta.bulkGet(['schemaVersion', 'deviceId']));
+  const stored = schema?.value;
+  if (typeof stored === 'number' && stored > SCHEMA_VERSION) throw newerSchema(name, stored);
+  const id = device?.value;
+  return stored === SCHEMA_VERSION && typeof id === 'string' ? id : undefined;
+}
+
 /**
  * Opens (or creates) the database `name` and returns it with this device's id;
  * with `encryption`, a store encrypted at rest (made so when it is new).
@@ -106,28 +129,25 @@ export async function openStore(
   try {
     await db.open();
     await loadFreshness(db);
-    const deviceId = await db.transaction('rw', db.meta, async () => {
-      const schema = await db.meta.get('schemaVersion');
-      if (header !== undefined) {
-        // Another tab may have made the store since it was probed: never write a second key over its rows.
-        if (schema !== undefined || (await db.meta.get(AT_REST_KEY)) !== undefined)
-          throw new KeyError('wrong-key', `store "${name}" was created meanwhile by another instance; open it again`);
-        await db.meta.put({ key: AT_REST_KEY, value: header });
-      }
-      const stored = schema?.value;
-      if (typeof stored === 'number' && stored > SCHEMA_VERSION) {
-        throw new ValidationError(
-          'name',
-          `store "${name}" has schema version ${stored}, newer than this engram (${SCHEMA_VERSION})`,
-        );
-      }
-      if (stored !== SCHEMA_VERSION) await db.meta.put({ key: 'schemaVersion', value: SCHEMA_VERSION });
-      const device = (await db.meta.get('deviceId'))?.value;
-      if (typeof device === 'string') return device;
-      const id = newId();
-      await db.meta.put({ key: 'deviceId', value: id });
-      return id;
-    });
+    const deviceId =
+      (await knownDevice(db, name, header)) ??
+      (await db.transaction('rw', db.meta, async () => {
+        const schema = await db.meta.get('schemaVersion');
+        if (header !== undefined) {
+          // Another tab may have made the store since it was probed: never write a second key over its rows.
+          if (schema !== undefined || (await db.meta.get(AT_REST_KEY)) !== undefined)
+            throw new KeyError('wrong-key', `store "${name}" was created meanwhile by another instance; open it again`);
+          await db.meta.put({ key: AT_REST_KEY, value: header });
+        }
+        const stored = schema?.value;
+        if (typeof stored === 'number' && stored > SCHEMA_VERSION) throw newerSchema(name, stored);
+        if (stored !== SCHEMA_VERSION) await db.meta.put({ key: 'schemaVersion', value: SCHEMA_VERSION });
+        const device = (await db.meta.get('deviceId'))?.value;
+        if (typeof device === 'string') return device;
+        const id = newId();
+        await db.meta.put({ key: 'deviceId', value: id });
+        return id;
+      }));
     return { db, deviceId };
   } catch (e) {
     db.close();

@@ -229,12 +229,14 @@ export class FreshnessJournal {
     ledger.loaded = false;
     const tables = core.schema.tables.map((t) => t.name);
     const trans = core.transaction(tables, 'readonly');
-    const head = await this.#readHead(trans);
+    // The head is read while the snapshot is taken in, and the journal after the snapshot beside it (one round trip).
+    const reading = this.#readHead(trans);
     // No snapshot yet: the journal from the first transaction (it is dropped only once a snapshot holds it).
     if (snapshot === undefined) ledger.clear();
     const base = snapshot === undefined || ledger.fromRecord(snapshot);
+    const [head, journal] = await Promise.all([reading, base ? this.#readJournal(trans, ledger.head) : []]);
     if (head !== undefined && base && ledger.head <= head.n) {
-      const transactions = journalAfter(await this.#readJournal(trans, ledger.head), ledger.head, head);
+      const transactions = journalAfter(journal, ledger.head, head);
       if (transactions !== undefined) {
         const from = ledger.head;
         transactions.forEach((entries, i) => {

@@ -7,7 +7,7 @@
  * the record, written and read in one transaction with it.
  */
 import { toBase64 } from '../util/web-crypto.js';
-import { PreSealedBytes } from './row-sealing.js';
+import { PreSealedBytes, type RowSealing } from './row-sealing.js';
 import type { EngramDb } from './schema.js';
 import { decodeValue, encodeValue } from './value-codec.js';
 
@@ -23,12 +23,24 @@ import { decodeValue, encodeValue } from './value-codec.js';
 const BULK_TAG = 'bulkTag';
 const BULK_TAG_BYTES = 12;
 /**
- * The field of the head that counts its sealed pieces: the encoded record is sealed in pieces of
+ * The field of the head that counts its sealed pieces: the record is sealed in pieces of
  * {@link SEALED_PIECE_BYTES}, one per chunk row, each bound to its place (`i` of `count`), so a
  * piece is opened as soon as its row is read, while the next ones are (heads without it: the
  * record sealed whole, opened once every chunk has arrived).
  */
 const BULK_PIECES = 'bulkPieces';
+/**
+ * The fields of a head whose record is sealed in two parts (heads without them: the whole record
+ * encoded, then cut into pieces): first the record without `bytes`, encoded (value-codec.ts), in
+ * `bulkFields` pieces, then `bytes` as they are, `bulkBytes` long, in pieces of `bulkPieceBytes`.
+ * The fields are opened and handed to the reader (`whileReading`: the scope table is made from
+ * them) while the bytes' pieces are still read, and each bytes piece is put into place as it
+ * opens, so nothing is joined after the last one arrives. `bulkBytes` is absent for a record
+ * without `bytes` (the keyword snapshot).
+ */
+const BULK_FIELDS = 'bulkFields';
+const BULK_BYTES = 'bulkBytes';
+const BULK_PIECE_BYTES = 'bulkPieceBytes';
 export const SEALED_PIECE_BYTES = 4 * 2 ** 20;
 
 function bulkName(key: string, tag: string): string {
@@ -37,6 +49,11 @@ function bulkName(key: string, tag: string): string {
 
 function pieceName(key: string, tag: string, i: number, count: number): string {
   return `${bulkName(key, tag)}\u0000${i}/${count}`;
+}
+
+/** A piece's name in a record sealed in two parts: the split is bound in too, so no piece of another layout opens here. */
+function partedPieceName(key: string, tag: string, i: number, count: number, fieldPieces: number): string {
+  return `${pieceName(key, tag, i, count)}\u0000f${fieldPieces}`;
 }
 
 /** Largest `bytes` kept inline in the record; larger ones are split into chunks of this size (the default of putSnapshot's `chunkBytes`). */
@@ -94,15 +111,20 @@ export async function prepareSnapshot(
   const { sealing } = db;
   if (sealing === undefined) return { key, stored: record };
   const tag = toBase64(crypto.getRandomValues(new Uint8Array(BULK_TAG_BYTES)));
-  const encoded = encodeValue(record);
-  const count = Math.max(1, Math.ceil(encoded.length / pieceBytes));
+  const { bytes, ...rest } = record;
+  const withBytes = bytes instanceof Uint8Array;
+  // The fields first, encoded; `bytes` after them as they are (no copy into one encoding: see BULK_FIELDS).
+  const fields = encodeValue(withBytes ? rest : record);
+  const parts = [fields, ...(withBytes ? [bytes] : [])];
+  const fieldPieces = Math.max(1, Math.ceil(fields.length / pieceBytes));
+  const bytesPieces = withBytes ? Math.ceil(bytes.length / pieceBytes) : 0;
+  const count = fieldPieces + bytesPieces;
+  const cut = (i: number): Uint8Array<ArrayBuffer> => {
+    const [part, at] = i < fieldPieces ? [parts[0]!, i] : [parts[1]!, i - fieldPieces];
+    return part.subarray(at * pieceBytes, (at + 1) * pieceBytes) as Uint8Array<ArrayBuffer>;
+  };
   const pieces = await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      sealing.sealBulk(
-        encoded.subarray(i * pieceBytes, (i + 1) * pieceBytes) as Uint8Array<ArrayBuffer>,
-        pieceName(key, tag, i, count),
-      ),
-    ),
+    Array.from({ length: count }, (_, i) => sealing.sealBulk(cut(i), partedPieceName(key, tag, i, count, fieldPieces))),
   );
   return {
     key,
@@ -110,6 +132,9 @@ export async function prepareSnapshot(
       pieces,
       [BULK_TAG]: tag,
       [BULK_PIECES]: count,
+      [BULK_FIELDS]: fieldPieces,
+      [BULK_PIECE_BYTES]: pieceBytes,
+      ...(withBytes ? { [BULK_BYTES]: bytes.length } : {}),
       ...(typeof record['seq'] === 'number' ? { seq: record['seq'] } : {}),
     },
   };
@@ -208,18 +233,34 @@ export async function getSnapshot(
 ): Promise<{ value: unknown } | undefined> {
   if (db.sealing === undefined) return readSnapshot(db, key, whileReading);
   const { sealing } = db;
+  let parted: PartedRecord | undefined;
   const row = await readSnapshot(db, key, undefined, {
     // Sealed in pieces, one per chunk row (heads without a count: sealed whole, opened once joined).
     accepts: (fields) => typeof fields[BULK_TAG] === 'string' && fields[BULK_PIECES] === fields['chunks'],
     // A piece is opened as its row arrives: WebCrypto works beside the reads of the next ones.
-    open: (fields, i, chunk) =>
-      sealing.openBulk(
+    open: (fields, i, chunk) => {
+      if (fields[BULK_FIELDS] !== undefined) {
+        parted ??= new PartedRecord(key, fields, whileReading);
+        return parted.open(sealing, i, chunk);
+      }
+      return sealing.openBulk(
         chunk as Uint8Array<ArrayBuffer>,
         pieceName(key, fields[BULK_TAG] as string, i, fields[BULK_PIECES] as number),
-      ),
+      );
+    },
   });
   const value = row?.value;
   if (row === undefined || typeof value !== 'object' || value === null) return row;
+  const damaged = (): { value: unknown } => {
+    sealing.onDamaged({ table: 'meta', key, reason: 'the snapshot does not open (changed, moved or cut)' });
+    return { value: {} };
+  };
+  if (row.opened !== undefined && parted !== undefined) {
+    // Its fields were handed to whileReading as soon as they opened; the bytes are in place.
+    await Promise.all(row.opened);
+    const record = parted.record();
+    return record === undefined ? damaged() : { value: record };
+  }
   // An encrypted store's record: opened now, after the transaction (WebCrypto would have ended it).
   const { [BULK_TAG]: tag, bytes } = value as Record<string, unknown>;
   // A record written as a sealed row (a keyword snapshot before it was sealed whole): its row seal checked it.
@@ -235,14 +276,121 @@ export async function getSnapshot(
   } catch {
     record = undefined;
   }
-  if (typeof record !== 'object' || record === null) {
-    sealing.onDamaged({ table: 'meta', key, reason: 'the snapshot does not open (changed, moved or cut)' });
-    return { value: {} };
-  }
+  if (typeof record !== 'object' || record === null) return damaged();
   const fields: Record<string, unknown> = { ...record };
   delete fields['bytes'];
   whileReading?.(fields);
   return { value: record };
+}
+
+const isCount = (n: unknown, least: number): n is number => Number.isSafeInteger(n) && (n as number) >= least;
+
+/**
+ * A record sealed in two parts (see BULK_FIELDS), put together as its pieces open: the fields
+ * decoded and handed to `whileReading` once their pieces have opened, each bytes piece copied
+ * into its place in the record's `bytes` as it opens. Any piece that does not open, or a layout
+ * the head does not add up to, leaves no record.
+ */
+class PartedRecord {
+  readonly #key: string;
+  readonly #tag: string;
+  readonly #count: number;
+  readonly #fieldPieces: number;
+  readonly #pieceBytes: number;
+  /** The length of `bytes`, undefined for a record without them. */
+  readonly #bytesLength: number | undefined;
+  readonly #whileReading: ((fields: Readonly<Record<string, unknown>>) => void) | undefined;
+  readonly #fieldParts: (Uint8Array | undefined)[] = [];
+  #fieldsLeft: number;
+  #fields: Record<string, unknown> | undefined;
+  #bytes: Uint8Array | undefined;
+  /** Pieces opened and in place so far. */
+  #opened = 0;
+  #failed = false;
+
+  constructor(
+    key: string,
+    head: Readonly<Record<string, unknown>>,
+    whileReading: ((fields: Readonly<Record<string, unknown>>) => void) | undefined,
+  ) {
+    this.#key = key;
+    this.#tag = head[BULK_TAG] as string;
+    this.#count = head[BULK_PIECES] as number;
+    const fieldPieces = head[BULK_FIELDS];
+    const pieceBytes = head[BULK_PIECE_BYTES];
+    const bytesLength = head[BULK_BYTES];
+    this.#fieldPieces = isCount(fieldPieces, 1) ? fieldPieces : 0;
+    this.#pieceBytes = isCount(pieceBytes, 1) ? pieceBytes : 0;
+    this.#bytesLength = isCount(bytesLength, 0) ? bytesLength : undefined;
+    this.#fieldsLeft = this.#fieldPieces;
+    this.#whileReading = whileReading;
+    const bytesPieces = this.#bytesLength === undefined ? 0 : Math.ceil(this.#bytesLength / this.#pieceBytes);
+    // The head is sealed and checked, so this holds unless it was written wrong.
+    this.#failed =
+      this.#fieldPieces === 0 ||
+      this.#pieceBytes === 0 ||
+      (bytesLength !== undefined && this.#bytesLength === undefined) ||
+      this.#fieldPieces + bytesPieces !== this.#count;
+  }
+
+  /** Opens piece `i` and puts it into place; resolves to it (undefined when it does not open). */
+  async open(sealing: RowSealing, i: number, chunk: Uint8Array): Promise<Uint8Array | undefined> {
+    if (this.#failed) return undefined;
+    const name = partedPieceName(this.#key, this.#tag, i, this.#count, this.#fieldPieces);
+    const piece = await sealing.openBulk(chunk as Uint8Array<ArrayBuffer>, name);
+    const placed =
+      piece !== undefined &&
+      (i < this.#fieldPieces ? this.#fieldPiece(i, piece) : this.#bytesPiece(i - this.#fieldPieces, piece));
+    if (!placed) {
+      this.#failed = true;
+      return undefined;
+    }
+    this.#opened++;
+    return piece;
+  }
+
+  /** Keeps a piece of the fields; decodes them once all have opened and hands them to whileReading. False when they do not decode. */
+  #fieldPiece(i: number, piece: Uint8Array): boolean {
+    this.#fieldParts[i] = piece;
+    if (--this.#fieldsLeft > 0) return true;
+    const parts = this.#fieldParts as Uint8Array[];
+    const joined = parts.length === 1 ? parts[0]! : new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    if (parts.length > 1) parts.reduce((at, p) => (joined.set(p, at), at + p.length), 0);
+    let fields: unknown;
+    try {
+      fields = decodeValue(joined);
+    } catch {
+      return false;
+    }
+    if (typeof fields !== 'object' || fields === null || Array.isArray(fields) || 'bytes' in fields) return false;
+    this.#fields = fields as Record<string, unknown>;
+    // The scope table is made from these while the bytes' pieces are still read and opened.
+    this.#whileReading?.({ ...this.#fields });
+    return true;
+  }
+
+  /** Copies bytes piece `j` into its place. False when it is not of its place's length, or no buffer can be had. */
+  #bytesPiece(j: number, piece: Uint8Array): boolean {
+    const total = this.#bytesLength!;
+    const at = j * this.#pieceBytes;
+    if (piece.length !== Math.min(this.#pieceBytes, total - at)) return false;
+    if (this.#bytes === undefined) {
+      try {
+        this.#bytes = new Uint8Array(total);
+      } catch {
+        return false; // a length no buffer can have
+      }
+    }
+    this.#bytes.set(piece, at);
+    return true;
+  }
+
+  /** The record once every piece has opened; undefined when one did not, or the layout does not add up. */
+  record(): Record<string, unknown> | undefined {
+    if (this.#failed || this.#fields === undefined || this.#opened !== this.#count) return undefined;
+    if (this.#bytesLength === undefined) return this.#fields;
+    return { ...this.#fields, bytes: this.#bytes ?? new Uint8Array(0) };
+  }
 }
 
 /** The pieces opened one by one, joined; undefined when one does not open. */

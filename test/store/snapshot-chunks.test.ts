@@ -183,6 +183,57 @@ describe('snapshot chunks in an encrypted store', () => {
     expect(damaged).toEqual([]);
   });
 
+  it('hands the fields of a sealed record to the caller once they open, and reads a record without bytes', async () => {
+    const record = { bytes: bytesOf(4500, 2), seq: 9, scopeColumns: { ids: ['a'], codes: new Int32Array([1, 2]) } };
+    await putSnapshot(sealed, 'snap', record, 1000);
+    const fields: unknown[] = [];
+    expect(await getSnapshot(sealed, 'snap', (f) => fields.push(f))).toEqual({ value: record });
+    expect(fields).toEqual([{ seq: 9, scopeColumns: record.scopeColumns }]);
+    // A record without bytes (the keyword snapshot's) comes back without them.
+    const { prepareSnapshot, writeSnapshot } = await import('../../lib/store/snapshot-chunks.js');
+    const postings = { seq: 3, memories: { terms: ['x', 'y'], docs: new Uint32Array([7, 8, 9]) } };
+    await writeSnapshot(sealed, await prepareSnapshot(sealed, 'words', postings, 16));
+    expect(await getSnapshot(sealed, 'words')).toEqual({ value: postings });
+    expect(damaged).toEqual([]);
+  });
+
+  it('reads a record sealed whole and cut into pieces (before its fields were sealed apart)', async () => {
+    const { encodeValue } = await import('../../lib/store/value-codec.js');
+    const record = { bytes: bytesOf(2500, 4), seq: 6, scopes: ['b'] };
+    const encoded = encodeValue(record);
+    const count = Math.ceil(encoded.length / 1000);
+    for (let i = 0; i < count; i++) {
+      const piece = encoded.slice(i * 1000, (i + 1) * 1000);
+      await putRaw(i, await sealed.sealing!.sealBulk(piece, `snap\u0000t2\u0000${i}/${count}`));
+    }
+    await sealed.meta.put({
+      key: 'snap',
+      value: { bulkTag: 't2', bulkPieces: count, seq: 6, chunks: count, byteLength: count * 1000 },
+    });
+    expect(await getSnapshot(sealed, 'snap')).toEqual({ value: record });
+    expect(damaged).toEqual([]);
+  });
+
+  it('a flipped bit in the piece of the fields, or the head’s layout changed, is refused and reported', async () => {
+    for (const harm of ['fields', 'layout'] as const) {
+      damaged = [];
+      await putSnapshot(sealed, 'snap', { bytes: bytesOf(4500, 2), seq: 4, scopes: ['a'] }, 1000);
+      if (harm === 'fields') {
+        const bytes = (await rawChunk(0)).slice();
+        bytes[20]! ^= 1;
+        await putRaw(0, bytes);
+      } else {
+        // A head that moves the split between fields and bytes (a sealed row, so written through the sealing).
+        const head = (await sealed.meta.get('snap'))!.value as Record<string, number>;
+        await sealed.meta.put({ key: 'snap', value: { ...head, bulkFields: 2 } });
+      }
+      const fields: unknown[] = [];
+      expect((await getSnapshot(sealed, 'snap', (f) => fields.push(f)))?.value, harm).toEqual({});
+      expect(damaged, harm).toEqual([expect.stringMatching(/^snap: the snapshot does not open/)]);
+      if (harm === 'fields') expect(fields).toEqual([]);
+    }
+  });
+
   it('a flipped bit in a piece, two pieces swapped, or the last piece missing is refused and reported', async () => {
     for (const harm of ['flip', 'swap', 'cut'] as const) {
       damaged = [];

@@ -34,6 +34,8 @@ export interface AnalyzerRecord {
  */
 export async function ensureKeywordIndex(db: EngramDb, analyzer: Analyzer): Promise<boolean> {
   try {
+    // The usual open: the analyzer is the recorded one, found by one read (no write transaction over four tables).
+    if (((await db.meta.get(ANALYZER_KEY))?.value as AnalyzerRecord | undefined)?.id === analyzer.id) return false;
     return await db.transaction('rw', [db.messages, db.memories, db.terms, db.meta], async () => {
       const recorded = (await db.meta.get(ANALYZER_KEY))?.value as AnalyzerRecord | undefined;
       if (recorded?.id === analyzer.id) return false;
