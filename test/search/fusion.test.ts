@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  combine,
   DEFAULT_FUSION_WEIGHTS,
   fuse,
+  fusionScaling,
   hybridRelevance,
   keywordRelevance,
   vectorRelevance,
@@ -170,5 +172,133 @@ describe('fuse() never buries a result both inputs rank high', () => {
         expect(fused.indexOf(h.id)).toBeLessThanOrEqual(vectorRank + keywordRank);
       });
     }
+  });
+});
+
+describe('per-query scaling (the fusion of sentence models)', () => {
+  const perQuery = { vector: 1, keyword: 1, scale: 'per-query' as const };
+  function lcg(seed: number): () => number {
+    let x = seed >>> 0;
+    return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296;
+  }
+
+  it('fusionScaling() maps each side min-max over its own list, and absolute is the old scale', () => {
+    const vector = [
+      { id: 'a', score: 0.8 },
+      { id: 'b', score: 0.7 },
+      { id: 'c', score: 0.6 },
+    ];
+    const keyword = [
+      { id: 'b', score: 6, relevance: 0.6 },
+      { id: 'd', score: 2, relevance: 0.2 },
+    ];
+    const scaling = fusionScaling(vector, keyword, perQuery);
+    expect(scaling.vector(0.8)).toBeCloseTo(1, 12);
+    expect(scaling.vector(0.7)).toBeCloseTo(0.5, 12);
+    expect(scaling.vector(0.6)).toBe(0);
+    expect(scaling.vector(0.1)).toBe(0); // below the pool: as not found
+    expect(scaling.vector(undefined)).toBe(0);
+    expect(scaling.keyword(0.6)).toBeCloseTo(1, 12);
+    expect(scaling.keyword(0.4)).toBeCloseTo(0.5, 12);
+    expect(scaling.keyword(undefined)).toBe(0);
+    const absolute = fusionScaling(vector, keyword, { vector: 1, keyword: 1 });
+    expect(absolute.vector(0.7)).toBe(0.7);
+    expect(absolute.vector(-0.2)).toBe(0);
+    expect(absolute.keyword(0.4)).toBe(0.4);
+  });
+
+  it('fuse() per query: empty sides, one keyword match, equal similarities', () => {
+    expect(fuse([], [], { weights: perQuery })).toEqual([]);
+    // Only the keyword side: its order, the best at the keyword weight.
+    const keywordOnly = fuse(
+      [],
+      [
+        { id: 'x', score: 5, relevance: 0.5 },
+        { id: 'y', score: 4, relevance: 0.4 },
+      ],
+      { weights: { ...perQuery, keyword: 0.8 } },
+    );
+    expect(keywordOnly.map((h) => h.id)).toEqual(['x', 'y']);
+    expect(keywordOnly[0]!.relevance).toBeCloseTo(0.8, 12);
+    // Only the vector side: its order.
+    const vectorOnly = fuse(
+      [
+        { id: 'p', score: 0.5 },
+        { id: 'q', score: 0.4 },
+        { id: 'r', score: 0.3 },
+      ],
+      [],
+      { weights: perQuery },
+    );
+    expect(vectorOnly.map((h) => h.id)).toEqual(['p', 'q', 'r']);
+    // One keyword match scales to 1; a pool of equal similarities scales each to 1; ties by id.
+    const tied = fuse(
+      [
+        { id: 'n', score: 0.6 },
+        { id: 'm', score: 0.6 },
+      ],
+      [{ id: 'k', score: 3, relevance: 0.3 }],
+      { weights: perQuery },
+    );
+    expect(tied.map((h) => h.id)).toEqual(['k', 'm', 'n']);
+    for (const h of tied) expect(h.relevance).toBeCloseTo(1, 12);
+  });
+
+  it('fuse() per query: a memory only one side found keeps its score, and carries a similarity it is given', () => {
+    const fused = fuse(
+      [
+        { id: 'a', score: 0.9 },
+        { id: 'b', score: 0.5 },
+      ],
+      [
+        { id: 'c', score: 4, relevance: 0.7 },
+        { id: 'b', score: 1, relevance: 0.1 },
+      ],
+      { weights: perQuery, similarityOf: new Map([['c', 0.2]]) },
+    );
+    const c = fused.find((h) => h.id === 'c')!;
+    expect(c.similarity).toBe(0.2);
+    expect(c.relevance).toBeCloseTo(1, 12); // best keyword match, below the vector pool: 0 from that side
+    expect(fused.find((h) => h.id === 'a')!.relevance).toBeCloseTo(1, 12);
+  });
+
+  it('fuse() per query: relevances in [0, 1], monotone in each side, and a result both rank first is first', () => {
+    const rand = lcg(22);
+    const broken: string[] = [];
+    for (let trial = 0; trial < 60; trial++) {
+      const n = 3 + Math.floor(rand() * 15);
+      const ids = Array.from({ length: n }, (_, i) => `d${i}`);
+      const vector = ids.map((id) => ({ id, score: rand() * 2 - 1 })).sort((a, b) => b.score - a.score);
+      const keyword = ids
+        .filter(() => rand() < 0.5)
+        .map((id) => {
+          const relevance = rand();
+          return { id, score: relevance * 7, relevance };
+        })
+        .sort((a, b) => b.relevance - a.relevance);
+      const weights = { vector: rand(), keyword: rand(), scale: 'per-query' as const };
+      const fused = fuse(vector, keyword, { weights });
+      for (const h of fused)
+        if (!(h.relevance >= 0 && h.relevance <= 1)) broken.push(`${trial}: ${h.id} out of [0, 1]`);
+      // Monotone: with the lists' bounds fixed, a document above another on both sides is not below it.
+      const scaling = fusionScaling(vector, keyword, weights);
+      const keywordOf = new Map(keyword.map((h) => [h.id, h.relevance]));
+      const at = new Map(fused.map((h) => [h.id, h.relevance]));
+      for (const a of vector)
+        for (const b of vector)
+          if (
+            scaling.vector(a.score) >= scaling.vector(b.score) &&
+            scaling.keyword(keywordOf.get(a.id)) >= scaling.keyword(keywordOf.get(b.id)) &&
+            at.get(a.id)! < at.get(b.id)! - 1e-12
+          )
+            broken.push(`${trial}: ${a.id} below ${b.id}`);
+      if (keyword.length > 0 && keyword[0]!.id === vector[0]!.id && weights.vector > 0 && weights.keyword > 0)
+        expect(fused[0]!.id).toBe(vector[0]!.id);
+      // combine() grows with each input.
+      const [s, k] = [rand(), rand()];
+      expect(combine(Math.min(1, s + 0.05), k, weights)).toBeGreaterThanOrEqual(combine(s, k, weights));
+      expect(combine(s, Math.min(1, k + 0.05), weights)).toBeGreaterThanOrEqual(combine(s, k, weights));
+    }
+    expect(broken).toEqual([]);
   });
 });

@@ -16,7 +16,14 @@
 import { ExactIndex } from '../../vector/exact-index.js';
 import { vectorDefect } from '../../vector/vector-checks.js';
 import type { CompiledFilter } from '../../search/filters.js';
-import { fuse, hybridRelevance, vectorRelevance, type FusedHit, type FusionWeights } from '../../search/fusion.js';
+import {
+  combine,
+  fuse,
+  fusionScaling,
+  vectorRelevance,
+  type FusedHit,
+  type FusionWeights,
+} from '../../search/fusion.js';
 import { retrievalProfile } from '../../search/retrieval-profile.js';
 import type { LogHead } from '../../store/change-log.js';
 import { readMemories, startHeadWithRows, type HeadWithRows } from '../../store/head-with-rows.js';
@@ -175,7 +182,7 @@ async function startSearch(
     keywords,
     query,
     options,
-    weights: { vector: profile.vectorWeight, keyword: profile.keywordWeight },
+    weights: { vector: profile.vectorWeight, keyword: profile.keywordWeight, scale: profile.fusionScale },
     embedding,
     pool: Math.max(limit * 4, 40),
     // One mode's ranking is its side's: its first `limit` rows are read, no spare (each row is a
@@ -306,22 +313,24 @@ function rankKeywords(
 /**
  * Hybrid: both sides fused. Keyword hits the vector pool missed get their true similarity when they
  * could still be returned: the pool is the best by similarity, so such a hit's similarity is at most
- * the pool's lowest, and its relevance at most that fused with its keyword relevance. One that
- * cannot reach the `limit`-th relevance of the pool's hits is left at the keyword side's.
+ * the pool's lowest, and its relevance at most that fused with its keyword relevance (each side
+ * scaled as the model's fusion scales it, lib/search/fusion.ts). One that cannot reach the
+ * `limit`-th relevance of the pool's hits is left at the keyword side's.
  */
 async function fuseSides(run: SearchRun, sides: Sides, queryVector: Float32Array | undefined): Promise<FusedHit[]> {
   const { weights, pool, state } = run;
   const { vectorRanked, keywordRanked } = sides;
   const { limit } = run.options;
+  const scaling = fusionScaling(vectorRanked, keywordRanked, weights);
   const pooled = new Set(vectorRanked.map((h) => h.id));
   const floor = vectorRanked.length >= pool ? vectorRanked[vectorRanked.length - 1]!.score : 1;
   const keywordOf = new Map(keywordRanked.map((h) => [h.id, h.relevance]));
   const pooledRelevance = vectorRanked
-    .map((h) => hybridRelevance(h.score, keywordOf.get(h.id), weights))
+    .map((h) => combine(scaling.vector(h.score), scaling.keyword(keywordOf.get(h.id)), weights))
     .sort((a, b) => b - a);
   const bar = pooledRelevance.length >= limit ? pooledRelevance[limit - 1]! : -Infinity;
   const missing = keywordRanked
-    .filter((h) => !pooled.has(h.id) && hybridRelevance(floor, h.relevance, weights) >= bar)
+    .filter((h) => !pooled.has(h.id) && combine(scaling.vector(floor), scaling.keyword(h.relevance), weights) >= bar)
     .map((h) => h.id);
   // From the index's own copies (no store read); only ids it does not hold are read from the store.
   const similarityOf =
