@@ -132,7 +132,7 @@ for (const model of evalModels(option('model'))) {
   // 2. hybrid: every candidate ranked once.
   const candidates = SCALES.flatMap((scale) =>
     FORMS.flatMap((form) =>
-      VECTOR_WEIGHTS.flatMap((v) => KEYWORD_WEIGHTS.map((k) => ({ scale, form, v, k }) as Candidate)),
+      VECTOR_WEIGHTS.flatMap((v) => KEYWORD_WEIGHTS.map((k): Candidate => ({ scale, form, v, k }))),
     ),
   ).map((c) => ({ c, ranks: ranksOf((s) => fused(c, s).map((h) => h.id)) }));
   const pick = (among: typeof candidates, subset: Subset): (typeof candidates)[number] =>
