@@ -332,7 +332,8 @@ export class EngineStore {
     this.#logged = 0;
     if (this.#closed) return;
     const run = (async () => {
-      const live = (await this.db.memories.count()) + (await this.db.messages.count());
+      const [memories, messages] = await Promise.all([this.db.memories.count(), this.db.messages.count()]);
+      const live = memories + messages;
       const positions = [...this.#logReaders].map((seq) => seq());
       await compactChangeLog(
         this.db,

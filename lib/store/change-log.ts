@@ -115,17 +115,20 @@ export async function compactChangeLog(
   keepAfter = Number.MAX_SAFE_INTEGER,
 ): Promise<Compaction> {
   return db.transaction('rw', [db.changes, db.meta], async () => {
-    const last = await readLastSeq(db);
-    const floor = await readLogFloor(db);
-    const registered = await db.meta.where('key').startsWith(LOG_CONSUMER_PREFIX).toArray();
-    const hard = [...(await db.meta.bulkGet(HARD_KEYS)).filter((r) => r !== undefined), ...registered]
+    // Every read at once (IndexedDB answers a transaction's requests in order): one wait instead of five.
+    const [last, floor, registered, hardRows, positions] = await Promise.all([
+      readLastSeq(db),
+      readLogFloor(db),
+      db.meta.where('key').startsWith(LOG_CONSUMER_PREFIX).toArray(),
+      db.meta.bulkGet(HARD_KEYS),
+      db.meta.bulkGet(SOFT_KEYS.map(snapshotPositionKey)),
+    ]);
+    const hard = [...hardRows.filter((r) => r !== undefined), ...registered]
       // A registered consumer whose position cannot be read keeps everything.
       .map((r) => logPositionOf(r.value) ?? 0);
     // The last entry always stays: the log's end is the position every snapshot is checked against.
     let bound = Math.min(last - 1, keepAfter, ...hard);
     const droppedSnapshots: string[] = [];
-    const positionKeys = SOFT_KEYS.map(snapshotPositionKey);
-    const positions = await db.meta.bulkGet(positionKeys);
     // A snapshot written before position rows existed: its record says where it stands.
     const unplaced = SOFT_KEYS.filter((_, i) => positions[i] === undefined);
     const records = new Map(
