@@ -4,27 +4,31 @@
  * `instanceof`, because class identity is lost across workers and Electron's bridge.
  */
 
+/** Every error code engram can report, in one list: the type and isEngramError() both read it. */
+const ERROR_CODES = [
+  'VALIDATION',
+  'CLOSED',
+  'NOT_FOUND',
+  'LIMIT_EXCEEDED',
+  'DIMENSION_MISMATCH',
+  'MODEL_LOAD',
+  'EMBEDDING',
+  'INDEX',
+  'QUOTA_EXCEEDED',
+  'STORE',
+  'ABORTED',
+  'IMPORT',
+  'LLM',
+  'SYNC',
+  'TOOL_CALL',
+  'HUB',
+  'KEY',
+  'REEMBED_BUSY',
+  'EMBEDDER_CHANGED',
+] as const;
+
 /** Every error code engram can report. */
-export type EngramErrorCode =
-  | 'VALIDATION'
-  | 'CLOSED'
-  | 'NOT_FOUND'
-  | 'LIMIT_EXCEEDED'
-  | 'DIMENSION_MISMATCH'
-  | 'MODEL_LOAD'
-  | 'EMBEDDING'
-  | 'INDEX'
-  | 'QUOTA_EXCEEDED'
-  | 'STORE'
-  | 'ABORTED'
-  | 'IMPORT'
-  | 'LLM'
-  | 'SYNC'
-  | 'TOOL_CALL'
-  | 'HUB'
-  | 'KEY'
-  | 'REEMBED_BUSY'
-  | 'EMBEDDER_CHANGED';
+export type EngramErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * Base class of every engram error.
@@ -40,110 +44,98 @@ export class EngramError extends Error {
   }
 }
 
+/** What every failure domain's class is built with: a message and, optionally, the underlying error. */
+type EngramErrorClass<C extends EngramErrorCode> = new (
+  message: string,
+  options?: { cause?: unknown },
+) => EngramError & { readonly code: C };
+
+/**
+ * The one shape of a failure domain's class: an {@link EngramError} of the literal `code`, named `name` (set here,
+ * not read from the class, which a minifier may rename). A class with fields extends it and sets only its fields.
+ */
+function errorClass<const C extends EngramErrorCode>(name: string, code: C): EngramErrorClass<C> {
+  return class extends EngramError {
+    declare readonly code: C;
+    constructor(message: string, options?: { cause?: unknown }) {
+      super(code, message, options);
+      this.name = name;
+    }
+  };
+}
+
 /** Bad input: names the offending field. Nothing was written. */
-export class ValidationError extends EngramError {
+export class ValidationError extends errorClass('ValidationError', 'VALIDATION') {
   readonly field: string;
   constructor(field: string, message: string, options?: { cause?: unknown }) {
-    super('VALIDATION', `${field}: ${message}`, options);
-    this.name = 'ValidationError';
+    super(`${field}: ${message}`, options);
     this.field = field;
   }
 }
 
 /** The store was closed; open a new instance. */
-export class ClosedError extends EngramError {
+export class ClosedError extends errorClass('ClosedError', 'CLOSED') {
   constructor(what = 'engram') {
-    super('CLOSED', `${what} is closed`);
-    this.name = 'ClosedError';
+    super(`${what} is closed`);
   }
 }
 
 /** A record that was asked for by id does not exist. */
-export class NotFoundError extends EngramError {
+export class NotFoundError extends errorClass('NotFoundError', 'NOT_FOUND') {
   constructor(what: string, id: string) {
-    super('NOT_FOUND', `${what} not found: ${id}`);
-    this.name = 'NotFoundError';
+    super(`${what} not found: ${id}`);
   }
 }
 
 /** A write would exceed a limit (a core memory block's character limit, for example). */
-export class LimitExceededError extends EngramError {
+export class LimitExceededError extends errorClass('LimitExceededError', 'LIMIT_EXCEEDED') {
   readonly limit: number;
   readonly attempted: number;
   constructor(what: string, limit: number, attempted: number) {
-    super('LIMIT_EXCEEDED', `${what}: ${attempted} exceeds the limit of ${limit}`);
-    this.name = 'LimitExceededError';
+    super(`${what}: ${attempted} exceeds the limit of ${limit}`);
     this.limit = limit;
     this.attempted = attempted;
   }
 }
 
 /** Vectors of a different length than the store or index expects. */
-export class DimensionMismatchError extends EngramError {
+export class DimensionMismatchError extends errorClass('DimensionMismatchError', 'DIMENSION_MISMATCH') {
   readonly expected: number;
   readonly actual: number;
   constructor(expected: number, actual: number, detail = '') {
-    super('DIMENSION_MISMATCH', `expected dimension ${expected}, got ${actual}${detail ? ` (${detail})` : ''}`);
-    this.name = 'DimensionMismatchError';
+    super(`expected dimension ${expected}, got ${actual}${detail ? ` (${detail})` : ''}`);
     this.expected = expected;
     this.actual = actual;
   }
 }
 
 /** The embedding model could not be loaded. */
-export class ModelLoadError extends EngramError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('MODEL_LOAD', message, options);
-    this.name = 'ModelLoadError';
-  }
-}
+export class ModelLoadError extends errorClass('ModelLoadError', 'MODEL_LOAD') {}
 
 /** The embedder failed or returned vectors of the wrong shape. */
-export class EmbeddingError extends EngramError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('EMBEDDING', message, options);
-    this.name = 'EmbeddingError';
-  }
-}
+export class EmbeddingError extends errorClass('EmbeddingError', 'EMBEDDING') {}
 
 /** The vector index failed (capacity, corrupt snapshot, WASM fault). */
-export class IndexError extends EngramError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('INDEX', message, options);
-    this.name = 'IndexError';
-  }
-}
+export class IndexError extends errorClass('IndexError', 'INDEX') {}
 
 /** The browser refused to store more data. */
-export class QuotaExceededError extends EngramError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('QUOTA_EXCEEDED', message, options);
-    this.name = 'QuotaExceededError';
-  }
-}
+export class QuotaExceededError extends errorClass('QuotaExceededError', 'QUOTA_EXCEEDED') {}
 
 /** IndexedDB failed for a reason other than quota. */
-export class StoreError extends EngramError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('STORE', message, options);
-    this.name = 'StoreError';
-  }
-}
+export class StoreError extends errorClass('StoreError', 'STORE') {}
 
 /** Long work was cancelled through its AbortSignal. */
-export class AbortError extends EngramError {
+export class AbortError extends errorClass('AbortError', 'ABORTED') {
   constructor(message = 'aborted', options?: { cause?: unknown }) {
-    super('ABORTED', message, options);
-    this.name = 'AbortError';
+    super(message, options);
   }
 }
 
 /** An import file is malformed; `line` is 1-based. The store is unchanged. */
-export class ImportError extends EngramError {
+export class ImportError extends errorClass('ImportError', 'IMPORT') {
   readonly line: number;
   constructor(line: number, message: string, options?: { cause?: unknown }) {
-    super('IMPORT', `line ${line}: ${message}`, options);
-    this.name = 'ImportError';
+    super(`line ${line}: ${message}`, options);
     this.line = line;
   }
 }
@@ -158,11 +150,10 @@ export class ImportError extends EngramError {
 export type LlmFailure = 'unreachable' | 'status' | 'timeout' | 'stalled' | 'malformed' | 'too-large' | 'failed';
 
 /** A language-model call failed or answered in an unusable shape; `reason` says which. */
-export class LlmError extends EngramError {
+export class LlmError extends errorClass('LlmError', 'LLM') {
   readonly reason: LlmFailure;
   constructor(message: string, options?: { cause?: unknown; reason?: LlmFailure }) {
-    super('LLM', message, options);
-    this.name = 'LlmError';
+    super(message, options);
     this.reason = options?.reason ?? 'failed';
   }
 }
@@ -172,12 +163,11 @@ export class LlmError extends EngramError {
  * a block that does not exist. The message is written for the model to read and
  * correct its call (the framework adapters hand it back as the tool's error).
  */
-export class ToolCallError extends EngramError {
+export class ToolCallError extends errorClass('ToolCallError', 'TOOL_CALL') {
   /** The tool the model called. */
   readonly tool: string;
   constructor(tool: string, message: string, options?: { cause?: unknown }) {
-    super('TOOL_CALL', message, options);
-    this.name = 'ToolCallError';
+    super(message, options);
     this.tool = tool;
   }
 }
@@ -209,12 +199,11 @@ const TRANSIENT_SYNC_FAILURES: ReadonlySet<SyncFailure> = new Set<SyncFailure>([
 ]);
 
 /** Sync with the remote target failed; `reason` says why, `retryAfterMs` when the server asked to wait. */
-export class SyncError extends EngramError {
+export class SyncError extends errorClass('SyncError', 'SYNC') {
   readonly reason: SyncFailure;
   readonly retryAfterMs: number | undefined;
   constructor(message: string, options?: { cause?: unknown; reason?: SyncFailure; retryAfterMs?: number }) {
-    super('SYNC', message, options);
-    this.name = 'SyncError';
+    super(message, options);
     this.reason = options?.reason ?? 'server';
     this.retryAfterMs = options?.retryAfterMs;
   }
@@ -232,11 +221,10 @@ export type HubFailure = 'no-window' | 'timeout' | 'renderer' | 'closed';
  * A call from a local agent (MCP) could not be answered by the app: no window
  * holds the store, it did not answer in time, or it failed; `reason` says which.
  */
-export class HubError extends EngramError {
+export class HubError extends errorClass('HubError', 'HUB') {
   readonly reason: HubFailure;
   constructor(reason: HubFailure, message: string, options?: { cause?: unknown }) {
-    super('HUB', message, options);
-    this.name = 'HubError';
+    super(message, options);
     this.reason = reason;
   }
 }
@@ -254,11 +242,10 @@ export type KeyFailure = 'wrong-key' | 'key-needed' | 'not-encrypted' | 'unsuppo
  * The store's encryption at rest refused to open it, or import() refused an export's
  * passphrase; `reason` says why. Nothing was read or written.
  */
-export class KeyError extends EngramError {
+export class KeyError extends errorClass('KeyError', 'KEY') {
   readonly reason: KeyFailure;
   constructor(reason: KeyFailure, message: string, options?: { cause?: unknown }) {
-    super('KEY', message, options);
-    this.name = 'KeyError';
+    super(message, options);
     this.reason = reason;
   }
 }
@@ -269,17 +256,15 @@ export class KeyError extends EngramError {
  * run that died leaves it to expire). Nothing was embedded or written; try again once
  * that run has finished, or after `expiresAt`.
  */
-export class ReembedBusyError extends EngramError {
+export class ReembedBusyError extends errorClass('ReembedBusyError', 'REEMBED_BUSY') {
   /** The embedder id the other run moves the store to. */
   readonly target: string;
   /** When the other run's lease runs out unless it renews it (epoch ms, the store's clock). */
   readonly expiresAt: number;
   constructor(target: string, expiresAt: number) {
     super(
-      'REEMBED_BUSY',
       `another instance is re-embedding this store with "${target}" (its lease runs until ${new Date(expiresAt).toISOString()} unless renewed); try again when it has finished`,
     );
-    this.name = 'ReembedBusyError';
     this.target = target;
     this.expiresAt = expiresAt;
   }
@@ -291,43 +276,21 @@ export class ReembedBusyError extends EngramError {
  * search still works); memories this instance writes are stored without a vector,
  * and an instance on the store's model embeds them. Reopen with `recorded`'s model.
  */
-export class EmbedderChangedError extends EngramError {
+export class EmbedderChangedError extends errorClass('EmbedderChangedError', 'EMBEDDER_CHANGED') {
   /** The embedder id the store holds now. */
   readonly recorded: string;
   /** The embedder id of this instance. */
   readonly current: string;
   constructor(recorded: string, current: string) {
     super(
-      'EMBEDDER_CHANGED',
       `another instance re-embedded this store with "${recorded}"; this engram uses "${current}": keyword search still works, reopen with "${recorded}" for vector and hybrid search`,
     );
-    this.name = 'EmbedderChangedError';
     this.recorded = recorded;
     this.current = current;
   }
 }
 
-const CODES: ReadonlySet<string> = new Set<EngramErrorCode>([
-  'VALIDATION',
-  'CLOSED',
-  'NOT_FOUND',
-  'LIMIT_EXCEEDED',
-  'DIMENSION_MISMATCH',
-  'MODEL_LOAD',
-  'EMBEDDING',
-  'INDEX',
-  'QUOTA_EXCEEDED',
-  'STORE',
-  'ABORTED',
-  'IMPORT',
-  'LLM',
-  'SYNC',
-  'TOOL_CALL',
-  'HUB',
-  'KEY',
-  'REEMBED_BUSY',
-  'EMBEDDER_CHANGED',
-]);
+const CODES: ReadonlySet<string> = new Set<string>(ERROR_CODES);
 
 /**
  * True for any engram error, including one that crossed a worker or IPC boundary.
