@@ -15,10 +15,9 @@ import { HubCalls } from './hub-calls.js';
 import { HubClients } from './hub-clients.js';
 import { registerIpcHandlers, type HubContext } from './ipc-handlers.js';
 import { McpHttpServer } from './mcp-server.js';
-import { modelServerAccess } from './model-server-access.js';
 import { SecretStore } from './secret-store.js';
 import { StoreKey } from './store-key.js';
-import { SyncServerAccess } from './sync-server-access.js';
+import { modelServerAccess, syncServerAccess } from './server-access.js';
 import { windowOptions } from './window-options.js';
 
 /** Where the built app's parts are. */
@@ -126,7 +125,7 @@ export function startDesktop<W extends WindowSurface>(
     if (electron.BrowserWindow.getAllWindows().length === 0) void createWindow();
   });
 
-  const syncServer = new SyncServerAccess();
+  const syncServer = syncServerAccess();
   const modelServer = modelServerAccess();
   const started = app.whenReady().then(async () => {
     hardenSession(electron.session.defaultSession, () => [syncServer.origin(), modelServer.origin()]);

@@ -30,12 +30,11 @@ import {
 import type { ElectronSurface, FileFilter, WindowSurface } from './electron-surface.js';
 import { isAppUrl } from './hardening.js';
 import { MAX_SERVER_URL_CHARS, serverOrigin } from '../preload/server-origin.js';
-import { askToAllowModelServer } from './model-server-access.js';
 import type { HubCalls } from './hub-calls.js';
 import { requireClientName, requireHubScope, type HubClients } from './hub-clients.js';
 import type { SecretStore } from './secret-store.js';
 import type { StoreKey } from './store-key.js';
-import { askToAllowSyncServer, type SyncServerAccess } from './sync-server-access.js';
+import { askToAllow, type ServerAccess } from './server-access.js';
 
 /** The export formats' file filter: plain (JSON lines) and encrypted (`.engram`). */
 export const EXPORT_FILTERS: FileFilter[] = [{ name: 'engram export', extensions: ['jsonl', 'engram'] }];
@@ -49,9 +48,9 @@ export interface IpcContext<W extends WindowSurface = WindowSurface> {
   storeKey: StoreKey;
   platform: string;
   /** The one origin the network is open to, for sync (opened only with the user's permission). */
-  syncServer: SyncServerAccess;
+  syncServer: ServerAccess;
   /** The one origin the network is open to for the chat's model (opened only with the user's permission). */
-  modelServer: SyncServerAccess;
+  modelServer: ServerAccess;
   /** The MCP hub, when the app runs its server. */
   hub?: HubContext;
 }
@@ -146,6 +145,24 @@ function requireWindow<W extends WindowSurface>(ctx: IpcContext<W>): W {
   return window;
 }
 
+/**
+ * A server channel's handler: the origin of the URL the renderer names, opened once the user allowed it (the user,
+ * not the renderer, opens the network: a main-process dialog names the origin), or null to close `access`.
+ */
+function serverHandler<W extends WindowSurface>(
+  electron: Pick<ElectronSurface<W>, 'dialog'>,
+  ctx: IpcContext<W>,
+  access: ServerAccess,
+): Handler {
+  return async (...args) => {
+    requireArity(args, 1);
+    const origin = requireServerOrigin(args[0]);
+    if (origin === null) access.close();
+    else await access.open(origin, (question) => askToAllow(electron.dialog, requireWindow(ctx), question));
+    return null;
+  };
+}
+
 /** The handlers by channel, without the sender check (exported for tests of each one). */
 export function ipcHandlers<W extends WindowSurface>(
   electron: Pick<ElectronSurface<W>, 'dialog' | 'app'>,
@@ -193,27 +210,8 @@ export function ipcHandlers<W extends WindowSurface>(
       await ctx.secrets.delete(requireSecretName(args[0]));
       return null;
     },
-    [CHANNELS.syncServer]: async (...args) => {
-      requireArity(args, 1);
-      const origin = requireServerOrigin(args[0]);
-      if (origin === null) {
-        ctx.syncServer.close();
-        return null;
-      }
-      // The user, not the renderer, opens the network: a main-process dialog names the origin.
-      await ctx.syncServer.open(origin, () => askToAllowSyncServer(electron.dialog, requireWindow(ctx), origin));
-      return null;
-    },
-    [CHANNELS.modelServer]: async (...args) => {
-      requireArity(args, 1);
-      const origin = requireServerOrigin(args[0]);
-      if (origin === null) {
-        ctx.modelServer.close();
-        return null;
-      }
-      await ctx.modelServer.open(origin, () => askToAllowModelServer(electron.dialog, requireWindow(ctx), origin));
-      return null;
-    },
+    [CHANNELS.syncServer]: serverHandler(electron, ctx, ctx.syncServer),
+    [CHANNELS.modelServer]: serverHandler(electron, ctx, ctx.modelServer),
     [CHANNELS.hubReply]: (...args) => {
       requireArity(args, 2);
       requireHub(ctx).calls.answer(args[0], args[1]);

@@ -1,9 +1,9 @@
 /**
- * The one sync server (or, with another instance, the one model server) the request filter lets through. The renderer may only
- * ask for it: the filter opens to an origin after the user allowed that origin
- * in a dialog of the main process (which a compromised renderer can neither
- * draw nor answer). An origin allowed once stays allowed until the app quits,
- * so saving the settings again does not ask again.
+ * The servers the request filter lets through: one sync server and, apart from it, one model server for the chat
+ * (Ollama, llama.cpp, LM Studio…), each a {@link ServerAccess} of its own, so allowing one never opens the other.
+ * The renderer may only ask for one: the filter opens to an origin after the user allowed that origin in a dialog
+ * of the main process (which a compromised renderer can neither draw nor answer). An origin allowed once stays
+ * allowed until the app quits, so saving the settings again does not ask again.
  */
 import { AbortError } from '../../lib/errors.js';
 import type { ElectronSurface, WindowSurface } from './electron-surface.js';
@@ -41,36 +41,50 @@ export async function askToAllow<W extends WindowSurface>(
   return answer.response === ALLOW;
 }
 
-/**
- * Asks the user, in a main-process dialog on `window`, whether the app may
- * connect to `origin`; true only when they chose "Allow".
- * @example
- * await askToAllowSyncServer(electron.dialog, window, 'https://qdrant.example.net:6333')
- */
-export function askToAllowSyncServer<W extends WindowSurface>(
-  dialog: Pick<ElectronSurface<W>['dialog'], 'showMessageBox'>,
-  window: W,
-  origin: string,
-): Promise<boolean> {
-  return askToAllow(dialog, window, {
+/** What the user is asked before the app may sync with `origin`. */
+function syncServerQuestion(origin: string): AllowQuestion {
+  return {
     title: 'Allow a sync server?',
     message: `Let engram connect to ${origin}?`,
     detail:
       'The app asked to sync with this server. engram will send your memories there (sealed first when end-to-end encryption is on) and read from it. ' +
       'Every other address stays blocked. Allow it only if it is your own server.',
-  });
+  };
+}
+
+/** What the user is asked before the chat may send its prompts to `origin`. */
+function modelServerQuestion(origin: string): AllowQuestion {
+  return {
+    title: 'Allow a model server?',
+    message: `Let the chat use the model server at ${origin}?`,
+    detail:
+      'Each chat turn sends its prompt there: your message, the memories recalled for it and the recent conversation. ' +
+      'Every other address stays blocked. Allow it only if you run this server or trust it.',
+  };
+}
+
+/** The access for the sync server. */
+export function syncServerAccess(): ServerAccess {
+  return new ServerAccess('sync server', syncServerQuestion);
+}
+
+/** The access for the chat's model server (its errors and its question name it). */
+export function modelServerAccess(): ServerAccess {
+  return new ServerAccess('model server', modelServerQuestion);
 }
 
 /**
- * The sync server origin the network is open to.
+ * The one origin of a kind of server the network is open to.
  * @example
- * const access = new SyncServerAccess()
+ * const access = syncServerAccess()
  * hardenSession(session, () => access.origin())
- * await access.open('https://qdrant.example.net:6333', () => askToAllowSyncServer(dialog, window, origin))
+ * await access.open('https://qdrant.example.net:6333', (question) => askToAllow(dialog, window, question))
  */
-export class SyncServerAccess {
+export class ServerAccess {
   /** What the server is, in the errors ("sync server", "model server"). */
   readonly #what: string;
+  /** What the user is asked before the network opens to an origin. */
+  readonly #question: (origin: string) => AllowQuestion;
   #open: string | undefined;
   readonly #allowed = new Set<string>();
   /** Questions on screen, by origin: two quick calls for one origin show one dialog. */
@@ -78,9 +92,13 @@ export class SyncServerAccess {
   /** Bumped by every open() and close(): an answer that arrives after a later call does not undo it. */
   #generation = 0;
 
-  /** @param what names the server in the errors. @default 'sync server' */
-  constructor(what = 'sync server') {
+  /**
+   * @param what names the server in the errors.
+   * @param question what the user is asked before the network opens to an origin.
+   */
+  constructor(what: string, question: (origin: string) => AllowQuestion) {
     this.#what = what;
+    this.#question = question;
   }
 
   /** The origin requests may go to, if any. */
@@ -89,17 +107,17 @@ export class SyncServerAccess {
   }
 
   /**
-   * Opens the network to `origin` once `confirm()` says the user allowed it
+   * Opens the network to `origin` once `confirm(question)` says the user allowed it
    * (asked only the first time in this session). Refused: nothing changes
    * (the origin stays blocked, an origin opened before stays open) and an
    * `AbortError` names the origin.
    */
-  async open(origin: string, confirm: () => Promise<boolean>): Promise<void> {
+  async open(origin: string, confirm: (question: AllowQuestion) => Promise<boolean>): Promise<void> {
     const generation = ++this.#generation;
     if (!this.#allowed.has(origin)) {
       let asking = this.#asking.get(origin);
       if (asking === undefined) {
-        asking = confirm().finally(() => this.#asking.delete(origin));
+        asking = confirm(this.#question(origin)).finally(() => this.#asking.delete(origin));
         this.#asking.set(origin, asking);
       }
       if (!(await asking))
