@@ -213,7 +213,8 @@ const encoder = new TextEncoder();
 /**
  * Texts up to this many UTF-16 units are their own key: at most 512 bytes beside a vector of
  * 1.5 KB (384-d), and no digest, which is an asynchronous round trip to Web Crypto's thread in
- * every query's embedding (about 0.1 ms of a vector search at 10k, bench/peers).
+ * every query's embedding (a visible share of a vector search at 10k: bench/peers; the number:
+ * bench/results/REPORT.md, "Measurements cited by the code").
  */
 const KEY_TEXT_CHARS = 256;
 

@@ -42,9 +42,10 @@ export const COMPACT_EVERY = 1000;
 /**
  * Changes in one write from which it counts as a bulk write (see
  * EngineStore.onlyBulkWrites): an add() of a large batch, an import's batch, a
- * first sync's pull. At batch 64 a write takes 20-40 ms in Chromium, and a
- * 12 ms merge slice beside it would slow it by a third; a write of 1000
- * memories takes hundreds of ms, idle on the page's thread (bench/peers).
+ * first sync's pull. A small write is short enough that a merge slice beside it
+ * would slow it noticeably; a large one waits for IndexedDB, idle on the page's
+ * thread, long enough for graph inserts to overlap its commit (bench/peers; the
+ * numbers: bench/results/REPORT.md, "Measurements cited by the code").
  */
 export const BULK_WRITE = 256;
 

@@ -108,9 +108,9 @@ const NONE = -1;
 /**
  * What one walked posting costs against one step of a binary search: the walk
  * filters each newly seen document (the scope's id set, its fields) and adds
- * its gain, a search step is a compare. Measured on 100k memories of 1,000
- * users, 5-word queries, Node 20 on a loaded machine: 1,274 ns per posting,
- * 69 ns per step (18x); taken lower so the lookup is chosen only when clearly cheaper.
+ * its gain, a search step is a compare. Set below the measured ratio so the
+ * lookup is chosen only when clearly cheaper (the measurement:
+ * bench/results/REPORT.md, "Measurements cited by the code").
  */
 const WALK_STEP_COST = 8;
 
