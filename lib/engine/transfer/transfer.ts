@@ -293,62 +293,96 @@ function addParsed(
   }
 }
 
+/** The file's lines (a last empty one dropped); throws ImportError when there are none. */
+async function fileLines(file: Blob | string): Promise<string[]> {
+  const text = typeof file === 'string' ? file : await file.text();
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length === 0) throw new ImportError(1, 'the file is empty');
+  return lines;
+}
+
+/** The keys of the records read so far, by kind: a second record of one key is refused. */
+type SeenKeys = Record<RowKind, Set<string>>;
+
+/**
+ * One record line checked: a known type, a row of its kind's shape, within the target store's `limits` (as add()
+ * holds them: no imported row is larger than one a caller could add), and not a duplicate of an earlier record.
+ */
+function checkedRecord(
+  record: Record<string, unknown>,
+  line: number,
+  limits: RowLimits,
+  seen: SeenKeys,
+): { kind: RowKind; row: Record<string, unknown> } {
+  const type = record['type'];
+  if (typeof type !== 'string' || !(KINDS as readonly string[]).includes(type))
+    throw new ImportError(line, `unknown record type ${JSON.stringify(type)}`);
+  const kind = type as RowKind;
+  const problem = checkRow(kind, record['row']);
+  if (problem !== undefined) throw new ImportError(line, `${kind}: ${problem}`);
+  const row = record['row'] as Record<string, unknown>;
+  const over = rowLimitProblem(kind, row, limits);
+  if (over !== undefined) throw new ImportError(line, `${kind}: ${over}`);
+  const key = recordKey(kind, row);
+  if (kind !== 'history' || row['seq'] !== undefined) {
+    if (seen[kind].has(key)) throw new ImportError(line, `duplicate ${kind} ${key}`);
+    seen[kind].add(key);
+  }
+  return { kind, row };
+}
+
+/**
+ * The end line (at index `i`) checked: it counts every record before it, and (export version 2 on) its digest
+ * says each line is the one exported: edited or removed lines are named.
+ */
+async function checkEnd(
+  lines: readonly string[],
+  i: number,
+  record: Record<string, unknown>,
+  version: number,
+): Promise<void> {
+  const line = i + 1;
+  if (record['records'] !== i - 1)
+    throw new ImportError(
+      line,
+      `the end line counts ${String(record['records'])} records but the file has ${i - 1}: it is truncated or edited`,
+    );
+  if (version === EXPORT_VERSION) await verifyDigest(lines.slice(0, i), record['digest'], line);
+}
+
 /** Parses and validates every line against the target store's `limits`; throws ImportError naming the first bad line. */
 export async function parseExport(
   file: Blob | string,
   limits: RowLimits,
   options: TransferOptions = {},
 ): Promise<Parsed> {
-  const text = typeof file === 'string' ? file : await file.text();
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  if (lines.length === 0) throw new ImportError(1, 'the file is empty');
+  const lines = await fileLines(file);
   const header = checkHeader(jsonLine(lines, 0));
   const parsed: Parsed = { header, messages: [], memories: [], history: [], blocks: [], traces: [] };
-  const embedder = header.embedder;
-  let ended = false;
-  const seen = {
-    message: new Set<string>(),
-    memory: new Set<string>(),
-    block: new Set<string>(),
-    trace: new Set<string>(),
-    history: new Set<string>(),
+  const seen: SeenKeys = {
+    message: new Set(),
+    memory: new Set(),
+    block: new Set(),
+    trace: new Set(),
+    history: new Set(),
   };
+  let ended = false;
   for (let i = 1; i < lines.length; i++) {
     if (i % PAGE === 0) {
       throwIfAborted(options.signal);
       options.onProgress?.({ phase: 'validate', done: i, total: lines.length });
     }
-    const line = i + 1;
-    if (ended) throw new ImportError(line, 'comes after the end line');
+    if (ended) throw new ImportError(i + 1, 'comes after the end line');
     const record = jsonLine(lines, i);
-    const type = record['type'];
-    if (type === 'end') {
-      if (record['records'] !== i - 1)
-        throw new ImportError(
-          line,
-          `the end line counts ${String(record['records'])} records but the file has ${i - 1}: it is truncated or edited`,
-        );
+    if (record['type'] === 'end') {
+      // Every line is well formed: now whether each is the line that was exported.
+      await checkEnd(lines, i, record, header.version);
       ended = true;
-      // Every line is well formed: now whether each is the line that was exported (edited or removed lines are named).
-      if (header.version === EXPORT_VERSION) await verifyDigest(lines.slice(0, i), record['digest'], line);
       continue;
     }
-    if (typeof type !== 'string' || !(KINDS as readonly string[]).includes(type))
-      throw new ImportError(line, `unknown record type ${JSON.stringify(type)}`);
-    const kind = type as RowKind;
-    const problem = checkRow(kind, record['row']);
-    if (problem !== undefined) throw new ImportError(line, `${kind}: ${problem}`);
-    const row = record['row'] as Record<string, unknown>;
-    // The target store's limits, as add() holds them: no imported row is larger than one a caller could add.
-    const over = rowLimitProblem(kind, row, limits);
-    if (over !== undefined) throw new ImportError(line, `${kind}: ${over}`);
-    const key = recordKey(kind, row);
-    if (kind !== 'history' || row['seq'] !== undefined) {
-      if (seen[kind].has(key)) throw new ImportError(line, `duplicate ${kind} ${key}`);
-      seen[kind].add(key);
-    }
-    addParsed(parsed, kind, record, line, embedder);
+    const { kind } = checkedRecord(record, i + 1, limits, seen);
+    addParsed(parsed, kind, record, i + 1, header.embedder);
   }
   if (!ended) throw new ImportError(lines.length + 1, 'the end line is missing: the file is truncated');
   return parsed;
