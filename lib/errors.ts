@@ -44,17 +44,11 @@ export class EngramError extends Error {
   }
 }
 
-/** What every failure domain's class is built with: a message and, optionally, the underlying error. */
-type EngramErrorClass<C extends EngramErrorCode> = new (
-  message: string,
-  options?: { cause?: unknown },
-) => EngramError & { readonly code: C };
-
 /**
  * The one shape of a failure domain's class: an {@link EngramError} of the literal `code`, named `name` (set here,
  * not read from the class, which a minifier may rename). A class with fields extends it and sets only its fields.
  */
-function errorClass<const C extends EngramErrorCode>(name: string, code: C): EngramErrorClass<C> {
+function errorClass<const C extends EngramErrorCode>(name: string, code: C) {
   return class extends EngramError {
     declare readonly code: C;
     constructor(message: string, options?: { cause?: unknown }) {
