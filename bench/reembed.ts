@@ -2,8 +2,8 @@
  * bench/reembed: engram.reembed() on an open store in Chromium (issue 22), while the same engram
  * searches back to back: at 10k and 100k memories to a fast hash model (engram's own work: the
  * walk, the staging transactions, the switch, the new index) and at 2k to MiniLM (the model's
- * cost). Prints the run's total time, texts/s, the switch (the log check and the one switch
- * transaction), the new index's rebuild, and search p50/p95 before, during staging and over the
+ * cost). Prints the run's total time, texts/s, the switch (the log check and the flip of the recorded
+ * model), the new index's rebuild and the rows' rewrite after it, and search p50/p95 before, during staging and over the
  * switch and rebuild. No goal is set: the numbers say whether the switch blocks readers.
  * Run: npx tsx bench/reembed.ts [--configs 10000:hash,2000:minilm,100000:hash]
  */

@@ -3,7 +3,8 @@
  * embedder, at IndexedDB speed) re-embedded on the open store by engram.reembed() to a new
  * model, while the same engram searches (hybrid, limit 10) back to back. Times the run, its
  * staging (texts/s), the switch (last staged batch to the new index's first rebuild report:
- * the log check and the one switch transaction) and the new index's rebuild, and search
+ * the log check and the flip of the recorded model), the new index's rebuild with the rows' rewrite
+ * after it (first rebuild report to the return), and search
  * latency before, during staging and over the switch and rebuild.
  */
 import { Engram, HashEmbedder, MINILM_EMBEDDING_MODEL, TransformersEmbedder, type Embedder } from '../../lib/index.js';
