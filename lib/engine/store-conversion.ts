@@ -17,8 +17,16 @@
  * and the freshness journal names it (transaction 1, row-freshness.ts); the key header goes in
  * last. Decrypting: each row is read through the sealing (its seal and version checked against
  * the ledger loaded at the start; a row that does not open is reported and dropped) and written
- * back raw; the key header and the ledger's rows go. Both index snapshots are dropped (they
- * rebuild on the next open), and `changes` (kept in clear either way) is left as it is.
+ * back raw; the key header and the ledger's rows go. `changes` (kept in clear either way) is left
+ * as it is.
+ *
+ * The index snapshots are carried over, so the next open restores from them instead of
+ * rebuilding both indexes from the rows. An encrypted store's snapshot is sealed (or opened)
+ * with WebCrypto, which cannot run inside the upgrade: they are read, with the log head they
+ * reflect, and converted before it (the log head first, so anything written after it moves it),
+ * held as the rows to write, and written at the end of the upgrade only when the store's log
+ * head (last entry, floor, generation, embedder) is still the one read; else they are dropped
+ * and rebuilt on the next open, as a snapshot that is not there.
  */
 import {
   Dexie,
@@ -37,12 +45,18 @@ import {
   readStoredHeader,
   unlockAtRestKey,
   type AtRestEncryption,
+  type AtRestHeader,
 } from '../store/at-rest-key.js';
+import { LOG_FLOOR_KEY, logPositionOf, readLogHead, type LogHead } from '../store/change-log.js';
+import { EMBEDDER_KEY, embedderRecordOf } from '../store/embedder-record.js';
 import { loadFreshness, saveFreshness } from '../store/freshness-snapshot.js';
 import { TEXT_SNAPSHOT_KEYS } from '../store/forgetting.js';
-import { isFreshnessKey } from '../store/row-freshness.js';
+import { GENERATION_KEY, generationOf } from '../store/generation.js';
+import { isFreshnessKey, type FreshnessLedger } from '../store/row-freshness.js';
 import { RowSealing, SEALED_TABLES, type SealedRowDamage } from '../store/row-sealing.js';
+import type { MetaRow } from '../store/rows.js';
 import { EngramDb } from '../store/schema.js';
+import { getSnapshot, prepareSnapshot, snapshotRows } from '../store/snapshot-chunks.js';
 import { storeError } from '../store/store-error.js';
 import { openStore, sealingOf } from './open-store.js';
 import { SNAPSHOT_KEY } from './vectors/vector-snapshot.js';
@@ -75,14 +89,14 @@ export interface ConversionResult {
  * before), so only one still open after this long refuses the conversion.
  */
 const BLOCKED_GRACE_MS = 3000;
-/** Conversions a store can go through at one schema version (see runConversion). */
+/** Conversions a store can go through at one schema version (see refuseTooMany). */
 const MAX_CONVERSIONS = 9;
 /** Rows read and written per step: progress and the signal are checked between steps. */
 const PAGE = 500;
 /** Dexie's DBCoreRangeType (an ambient const enum, which this build cannot import). */
 const RANGE_ANY = 3;
 const RANGE_RANGE = 2;
-/** Index snapshots, dropped by a conversion: rebuilt from the rows on the next open. */
+/** Index snapshots: carried through a conversion (see the file's head). */
 const SNAPSHOT_KEYS: readonly string[] = [SNAPSHOT_KEY, ...TEXT_SNAPSHOT_KEYS];
 
 function isSnapshotKey(key: unknown): boolean {
@@ -93,6 +107,11 @@ function isSnapshotKey(key: unknown): boolean {
 function rangeAfter(after: unknown): DBCoreKeyRange {
   const range = after === undefined ? { type: RANGE_ANY } : { type: RANGE_RANGE, lower: after, lowerOpen: true };
   return range as unknown as DBCoreKeyRange;
+}
+
+/** The upgrade transaction as the DBCore sees it. */
+function transOf(tx: Transaction): DBCoreTransaction {
+  return tx.idbtrans;
 }
 
 /** One page of a table's stored keys (and rows, when `values`), as stored, after `after`. */
@@ -127,6 +146,82 @@ async function dropMetaRows(raw: DBCore, trans: DBCoreTransaction, drop: (key: u
     await meta.query({ trans, values: false, query: { index: meta.schema.primaryKey, range: rangeAfter(undefined) } })
   ).result.filter(drop);
   if (keys.length > 0) await meta.mutate({ type: 'delete', trans, keys });
+}
+
+/** The index snapshots read before a conversion, as the `meta` rows of the converted store, and the log head they reflect. */
+interface CarriedSnapshots {
+  head: LogHead;
+  rows: MetaRow[];
+}
+
+/** A snapshot record worth carrying: one with the log position it reflects (the restore judges the rest). */
+function isSnapshotRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { seq?: unknown }).seq === 'number';
+}
+
+/**
+ * The snapshots of the open store `db`, each turned by `toRows` into the rows of the converted
+ * store, and the log head read before them. A record that does not encode is left out (rebuilt).
+ */
+async function carrySnapshots(
+  db: EngramDb,
+  toRows: (key: string, record: Record<string, unknown>) => Promise<MetaRow[]>,
+): Promise<CarriedSnapshots> {
+  // The head first: anything written after it (a write, a forget dropping the keyword snapshot) moves it.
+  const head = await readLogHead(db);
+  const rows: MetaRow[] = [];
+  for (const key of SNAPSHOT_KEYS) {
+    const record = (await getSnapshot(db, key))?.value;
+    if (!isSnapshotRecord(record)) continue;
+    try {
+      rows.push(...(await toRows(key, record)));
+    } catch (e) {
+      if (!(e instanceof StoreError)) throw e;
+    }
+  }
+  return { head, rows };
+}
+
+/**
+ * The rows of `record` in the store `target` will be (prepareSnapshot reads only its sealing:
+ * `target` is never opened). Typed arrays that are views into a larger buffer (an opened
+ * snapshot's) are copied out first: a stored view would carry its whole buffer.
+ */
+async function convertedRows(target: EngramDb, key: string, record: Record<string, unknown>): Promise<MetaRow[]> {
+  const prepared = await prepareSnapshot(target, key, ownBuffers(record) as Record<string, unknown>);
+  return snapshotRows(prepared, target.sealing !== undefined);
+}
+
+/** `value` with every typed array that does not own its whole buffer copied. */
+function ownBuffers(value: unknown): unknown {
+  if (ArrayBuffer.isView(value)) {
+    const view = value as Uint8Array;
+    return view.byteOffset === 0 && view.byteLength === view.buffer.byteLength ? view : view.slice();
+  }
+  if (Array.isArray(value)) return value.map(ownBuffers);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, ownBuffers(v)]));
+}
+
+/** The log head as stored in the upgrade (`meta` read raw: call it where its rows are plain). */
+async function logHeadIn(raw: DBCore, trans: DBCoreTransaction): Promise<LogHead> {
+  const changes = raw.table('changes');
+  const query = { index: changes.schema.primaryKey, range: rangeAfter(undefined) };
+  const last = await changes.openCursor({ trans, values: false, reverse: true, query });
+  const keys = [LOG_FLOOR_KEY, GENERATION_KEY, EMBEDDER_KEY];
+  const [floor, generation, embedder] = (await raw.table('meta').getMany({ trans, keys })) as (
+    { value?: unknown } | undefined
+  )[];
+  return {
+    last: last === null ? 0 : (last.primaryKey as number),
+    floor: logPositionOf(floor?.value) ?? 0,
+    generation: generationOf(generation?.value),
+    embedderId: embedderRecordOf(embedder?.value)?.id,
+  };
+}
+
+function sameHead(a: LogHead, b: LogHead): boolean {
+  return a.last === b.last && a.floor === b.floor && a.generation === b.generation && a.embedderId === b.embedderId;
 }
 
 /** How a conversion reports: `begin` with the rows to convert, then `step` after each page. */
@@ -176,75 +271,120 @@ async function nativeVersionOf(name: string): Promise<number> {
 }
 
 /**
- * Runs `convert` in the upgrade of the store `name` opened with `sealing` (see the file's head):
- * all of it or nothing. The count of rows converted.
+ * Dexie declares schema version v as native 10v: a conversion takes the next native number, and
+ * one reaching the next schema version's would keep that version's upgrade from ever running.
  */
-async function runConversion(
-  name: string,
-  sealing: RowSealing,
-  phase: ConversionProgress['phase'],
-  convert: Converter,
-  work: ConversionWork,
-  after?: (db: EngramDb) => Promise<void>,
-): Promise<number> {
-  const { signal, onProgress } = work;
-  const nativeVersion = await nativeVersionOf(name);
-  // Dexie declares schema version v as native 10v: a conversion takes the next native number, and
-  // one reaching the next schema version's would keep that version's upgrade from ever running.
+function refuseTooMany(name: string, nativeVersion: number): void {
   if ((nativeVersion + 1) % 10 === 0)
     throw new StoreError(
       `store "${name}" was converted ${MAX_CONVERSIONS} times at this schema version, the most it can be; export it and import the file into a new store`,
     );
-  let failure: unknown;
-  /** `blocked`: refused after the grace; `started`: the upgrade runs (a later refusal cannot apply). */
-  const state = { blocked: false, started: false };
-  let waiting: ReturnType<typeof setTimeout> | undefined;
-  let done = 0;
-  const db = new ConversionDb(name, sealing, nativeVersion, async (tx, raw) => {
-    state.started = true;
-    clearTimeout(waiting);
+}
+
+/** One conversion's course: progress, the signal, and a connection that blocks it. */
+class ConversionRun {
+  done = 0;
+  #total = 0;
+  #failure: unknown;
+  /** Refused after the grace (see BLOCKED_GRACE_MS). */
+  #blocked = false;
+  /** The upgrade runs: a later refusal cannot apply. */
+  #started = false;
+  #waiting: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly phase: ConversionProgress['phase'],
+    readonly work: ConversionWork,
+  ) {}
+
+  /** The upgrade's body: `convert`, reporting after each page and stopping there when the signal has aborted. */
+  async upgrade(tx: Transaction, raw: DBCore, convert: Converter): Promise<void> {
+    this.#started = true;
+    clearTimeout(this.#waiting);
     try {
       // A blocked open cancelled: its upgrade may still run once the other connection closes.
-      if (state.blocked) throw new StoreError(`store "${name}" is held open elsewhere; nothing was converted`);
-      let total = 0;
+      if (this.#blocked) throw new StoreError(`store "${this.name}" is held open elsewhere; nothing was converted`);
       await convert(tx, raw, {
         begin: (rows) => {
-          total = rows;
-          onProgress?.({ phase, done, total });
+          this.#begin(rows);
         },
         step: (rows) => {
-          done += rows;
-          onProgress?.({ phase, done, total });
-          if (signal?.aborted)
-            throw new AbortError('the conversion was cancelled; the store is as it was', { cause: signal.reason });
+          this.#step(rows);
         },
       });
     } catch (e) {
-      failure = e;
+      this.#failure = e;
       throw e;
     }
-  });
-  db.on('blocked', () => {
-    waiting ??= setTimeout(() => {
-      if (state.started) return;
-      state.blocked = true;
-      db.close();
-    }, BLOCKED_GRACE_MS);
-  });
+  }
+
+  #begin(total: number): void {
+    this.#total = total;
+    this.work.onProgress?.({ phase: this.phase, done: this.done, total });
+  }
+
+  #step(rows: number): void {
+    this.done += rows;
+    this.work.onProgress?.({ phase: this.phase, done: this.done, total: this.#total });
+    const { signal } = this.work;
+    if (signal?.aborted)
+      throw new AbortError('the conversion was cancelled; the store is as it was', { cause: signal.reason });
+  }
+
+  /** Closes `db` (refusing the conversion) when another connection still blocks it after the grace. */
+  watch(db: Dexie): void {
+    db.on('blocked', () => {
+      this.#waiting ??= setTimeout(() => {
+        if (this.#started) return;
+        this.#blocked = true;
+        db.close();
+      }, BLOCKED_GRACE_MS);
+    });
+  }
+
+  /** The error a failed open of the conversion rejects with. */
+  failed(e: unknown): Error {
+    if (this.#blocked && this.#failure === undefined)
+      return new StoreError(
+        `store "${this.name}" is held open by a connection that does not close; nothing was converted`,
+        { cause: e },
+      );
+    return storeError(this.#failure ?? e, `converting store "${this.name}"`);
+  }
+
+  end(): void {
+    clearTimeout(this.#waiting);
+  }
+}
+
+/** One direction of a conversion of the store `name`, opened with `sealing`; `after` runs on it once converted. */
+interface ConversionPlan {
+  name: string;
+  sealing: RowSealing;
+  phase: ConversionProgress['phase'];
+  convert: Converter;
+  after?: (db: EngramDb) => Promise<void>;
+}
+
+/** Runs the plan's `convert` in the store's upgrade (see the file's head): all of it or nothing. The count of rows converted. */
+async function runConversion(plan: ConversionPlan, work: ConversionWork): Promise<number> {
+  const { name, sealing, phase, convert, after } = plan;
+  const nativeVersion = await nativeVersionOf(name);
+  refuseTooMany(name, nativeVersion);
+  const run = new ConversionRun(name, phase, work);
+  const db = new ConversionDb(name, sealing, nativeVersion, (tx, raw) => run.upgrade(tx, raw, convert));
+  run.watch(db);
   try {
     await db.open();
     await after?.(db);
   } catch (e) {
-    if (state.blocked && failure === undefined)
-      throw new StoreError(`store "${name}" is held open by a connection that does not close; nothing was converted`, {
-        cause: e,
-      });
-    throw storeError(failure ?? e, `converting store "${name}"`);
+    throw run.failed(e);
   } finally {
-    clearTimeout(waiting);
+    run.end();
     db.close();
   }
-  return done;
+  return run.done;
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
@@ -263,6 +403,63 @@ async function storedKind(name: string): Promise<Awaited<ReturnType<typeof readS
   return stored;
 }
 
+/** `use` of the store `opening` opens, closed after. */
+async function withStore<T>(opening: Promise<{ db: EngramDb }>, use: (db: EngramDb) => Promise<T>): Promise<T> {
+  const { db } = await opening;
+  try {
+    return await use(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** Writes every row of the sealed table `down` (read as stored, plain) back through the sealing. */
+async function sealTable(
+  tx: Transaction,
+  down: DBCoreTable,
+  trans: DBCoreTransaction,
+  step: (rows: number) => void,
+): Promise<void> {
+  const table = down.schema.name;
+  const outbound = down.schema.primaryKey.outbound === true;
+  let after: unknown;
+  for (;;) {
+    const { keys, rows } = await storedPage(down, trans, after, true);
+    if (keys.length === 0) return;
+    // Through the sealing: sealed, versioned (transaction 1) and journaled. The journal's own rows,
+    // written by this conversion into `meta`, are left as they are.
+    const values = table === 'meta' ? rows.filter((_, i) => !isFreshnessKey(keys[i])) : rows;
+    if (outbound) await tx.table(table).bulkPut(values, keys as IndexableTypeArrayReadonly);
+    else if (values.length > 0) await tx.table(table).bulkPut(values);
+    step(values.length);
+    after = keys[keys.length - 1];
+  }
+}
+
+/** The encryption of the plain store `name` inside its upgrade, keyed by `header`, its snapshots `carried`. */
+function sealRows(name: string, header: AtRestHeader, carried: CarriedSnapshots): Converter {
+  return async (tx, raw, { begin, step }) => {
+    const trans = transOf(tx);
+    // Checked again inside the upgrade: another instance may have converted it since.
+    if ((await raw.table('meta').get({ trans, key: AT_REST_KEY })) !== undefined)
+      throw new KeyError('already-encrypted', `store "${name}" was encrypted meanwhile; nothing was written`);
+    const keep = sameHead(await logHeadIn(raw, trans), carried.head);
+    // No ledger rows stay from an earlier encryption (the journal this conversion writes starts anew).
+    await dropMetaRows(raw, trans, (k) => isSnapshotKey(k) || isFreshnessKey(k));
+    begin(await storedCount(raw, trans));
+    for (const table of Object.keys(SEALED_TABLES)) await sealTable(tx, raw.table(table), trans, step);
+    await tx.table('meta').put({ key: AT_REST_KEY, value: header });
+    // Sealed before the upgrade: their heads are sealed and journaled now, their pieces stored as they are.
+    if (keep) await tx.table('meta').bulkPut(carried.rows);
+  };
+}
+
+/** The ledger's snapshot written now, so the first open reads it rather than the whole journal. */
+async function saveLedger(db: EngramDb): Promise<void> {
+  await loadFreshness(db);
+  await saveFreshness(db);
+}
+
 /**
  * Encrypts the plain store `name` at rest with `encryption` (a new data key, as a new encrypted
  * store gets). A KeyError `already-encrypted` when it is encrypted, a NotFoundError when there is
@@ -277,50 +474,88 @@ export async function encryptStore(
   const stored = await storedKind(name);
   if (stored.header !== undefined || stored.sealed)
     throw new KeyError('already-encrypted', `store "${name}" is already encrypted; nothing was written`);
-  // Brings an older schema up to date (its upgrades read plain rows), as a plain open does.
-  (await openStore(name)).db.close();
   const { header, storeId, dataKey } = await createAtRestKey(encryption);
   const sealing = sealingOf(storeId, dataKey);
   const damaged: SealedRowDamage[] = [];
   sealing.onDamaged = (row) => damaged.push(row);
+  const target = new EngramDb(name, sealing);
+  // The plain open brings an older schema up to date (its upgrades read plain rows), as a plain open does.
+  const carried = await withStore(openStore(name), (db) => carrySnapshots(db, (k, r) => convertedRows(target, k, r)));
   throwIfAborted(work.signal);
-  const rows = await runConversion(
-    name,
-    sealing,
-    'encrypt',
-    async (tx, raw, { begin, step }) => {
-      const trans = tx.idbtrans as unknown as DBCoreTransaction;
-      // Checked again inside the upgrade: another instance may have converted it since.
-      if ((await raw.table('meta').get({ trans, key: AT_REST_KEY })) !== undefined)
-        throw new KeyError('already-encrypted', `store "${name}" was encrypted meanwhile; nothing was written`);
-      // No ledger rows stay from an earlier encryption (the journal this conversion writes starts anew).
-      await dropMetaRows(raw, trans, (k) => isSnapshotKey(k) || isFreshnessKey(k));
-      begin(await storedCount(raw, trans));
-      for (const table of Object.keys(SEALED_TABLES)) {
-        const outbound = raw.table(table).schema.primaryKey.outbound === true;
-        let after: unknown;
-        for (;;) {
-          const { keys, rows: page } = await storedPage(raw.table(table), trans, after, true);
-          if (keys.length === 0) break;
-          // Through the sealing: sealed, versioned (transaction 1) and journaled. The journal's own rows,
-          // written by this conversion into `meta`, are left as they are.
-          const values = table === 'meta' ? page.filter((_, i) => !isFreshnessKey(keys[i])) : page;
-          if (outbound) await tx.table(table).bulkPut(values, keys as IndexableTypeArrayReadonly);
-          else if (values.length > 0) await tx.table(table).bulkPut(values);
-          step(values.length);
-          after = keys[keys.length - 1];
-        }
-      }
-      await tx.table('meta').put({ key: AT_REST_KEY, value: header });
-    },
-    work,
-    // The ledger's snapshot written now, so the first open reads it rather than the whole journal.
-    async (db) => {
-      await loadFreshness(db);
-      await saveFreshness(db);
-    },
-  );
+  const convert = sealRows(name, header, carried);
+  const rows = await runConversion({ name, sealing, phase: 'encrypt', convert, after: saveLedger }, work);
   return { rows, damaged };
+}
+
+/** Refuses (a KeyError `wrong-key`) when the store's key header is not the one of `storeId`. */
+async function checkStoreId(raw: DBCore, trans: DBCoreTransaction, name: string, storeId: string): Promise<void> {
+  const header = (await raw.table('meta').get({ trans, key: AT_REST_KEY })) as
+    { value?: { storeId?: unknown } } | undefined;
+  if (header?.value?.storeId !== storeId)
+    throw new KeyError('wrong-key', `store "${name}" was converted meanwhile by another instance; nothing was written`);
+}
+
+/** The ledger read at the start (`ledger`) brought up to the store's journal inside the upgrade. */
+async function catchUpLedger(
+  sealing: RowSealing,
+  ledger: ReturnType<FreshnessLedger['toRecord']>,
+  trans: DBCoreTransaction,
+  name: string,
+): Promise<void> {
+  const { journal } = sealing;
+  journal.ledger.fromRecord(ledger);
+  journal.ledger.loaded = true;
+  await journal.catchUp(trans);
+  if (journal.ledger.stale)
+    throw new StoreError(`store "${name}" changed while it was being decrypted; nothing was written, try again`);
+}
+
+/** Writes every row of the sealed table `down` that opens back as stored (plain); deletes the others. */
+async function openTable(
+  tx: Transaction,
+  down: DBCoreTable,
+  trans: DBCoreTransaction,
+  step: (rows: number) => void,
+): Promise<void> {
+  const outbound = down.schema.primaryKey.outbound === true;
+  let after: unknown;
+  for (;;) {
+    const { keys } = await storedPage(down, trans, after, false);
+    if (keys.length === 0) return;
+    after = keys[keys.length - 1];
+    // Through the sealing: each seal and version checked; undefined for a row that does not open.
+    const plain = (await tx.table(down.schema.name).bulkGet(keys as IndexableType[])) as unknown[];
+    const good = keys.flatMap((k, i) => (plain[i] === undefined ? [] : [{ key: k, row: plain[i] }]));
+    const bad = keys.filter((_, i) => plain[i] === undefined);
+    const values = good.map((g) => g.row);
+    if (good.length > 0)
+      await down.mutate({ type: 'put', trans, values, ...(outbound ? { keys: good.map((g) => g.key) } : {}) });
+    if (bad.length > 0) await down.mutate({ type: 'delete', trans, keys: bad });
+    step(keys.length);
+  }
+}
+
+/** What a decryption knows before its upgrade: the store's id, its ledger, its snapshots opened. */
+interface DecryptionStart {
+  storeId: string;
+  ledger: ReturnType<FreshnessLedger['toRecord']>;
+  carried: CarriedSnapshots;
+}
+
+/** The decryption of the store `name` (opened with `sealing`) inside its upgrade. */
+function openRows(name: string, sealing: RowSealing, { storeId, ledger, carried }: DecryptionStart): Converter {
+  return async (tx, raw, { begin, step }) => {
+    const trans = transOf(tx);
+    await checkStoreId(raw, trans, name, storeId);
+    await catchUpLedger(sealing, ledger, trans, name);
+    // The key header, the ledger's rows and the snapshots go (the ledger is in memory from here on).
+    await dropMetaRows(raw, trans, (k) => k === AT_REST_KEY || isFreshnessKey(k) || isSnapshotKey(k));
+    begin(await storedCount(raw, trans));
+    for (const table of Object.keys(SEALED_TABLES)) await openTable(tx, raw.table(table), trans, step);
+    // Every row is plain now: the head is read as stored, and the snapshots opened before go in as a plain store keeps them.
+    if (sameHead(await logHeadIn(raw, trans), carried.head))
+      await raw.table('meta').mutate({ type: 'put', trans, values: carried.rows });
+  };
 }
 
 /**
@@ -334,66 +569,22 @@ export async function decryptStore(
   work: ConversionWork = {},
 ): Promise<ConversionResult> {
   throwIfAborted(work.signal);
-  const stored = await storedKind(name);
-  if (stored.header === undefined)
+  const { header } = await storedKind(name);
+  if (header === undefined)
     throw new KeyError('not-encrypted', `store "${name}" is not encrypted; nothing was written`);
   const damaged: SealedRowDamage[] = [];
+  const target = new EngramDb(name);
   // The rows' versions as the store records them (its ledger, checked as an open does), to check each row read.
-  const { db: opened } = await openStore(name, encryption);
-  const ledger = opened.sealing!.journal.ledger.toRecord();
-  opened.sealing!.onDamaged = (row) => damaged.push(row);
-  opened.close();
-  const { storeId, dataKey } = await unlockAtRestKey(encryption, stored.header);
+  const { ledger, carried } = await withStore(openStore(name, encryption), async (db) => {
+    const ledger = db.sealing!.journal.ledger.toRecord();
+    db.sealing!.onDamaged = (row) => damaged.push(row);
+    return { ledger, carried: await carrySnapshots(db, (k, r) => convertedRows(target, k, r)) };
+  });
+  const { storeId, dataKey } = await unlockAtRestKey(encryption, header);
   const sealing = sealingOf(storeId, dataKey);
   sealing.onDamaged = (row) => damaged.push(row);
   throwIfAborted(work.signal);
-  const rows = await runConversion(
-    name,
-    sealing,
-    'decrypt',
-    async (tx, raw, { begin, step }) => {
-      const trans = tx.idbtrans as unknown as DBCoreTransaction;
-      const header = (await raw.table('meta').get({ trans, key: AT_REST_KEY })) as
-        { value?: { storeId?: unknown } } | undefined;
-      if (header?.value?.storeId !== storeId)
-        throw new KeyError(
-          'wrong-key',
-          `store "${name}" was converted meanwhile by another instance; nothing was written`,
-        );
-      const { journal } = sealing;
-      journal.ledger.fromRecord(ledger);
-      journal.ledger.loaded = true;
-      await journal.catchUp(trans);
-      if (journal.ledger.stale)
-        throw new StoreError(`store "${name}" changed while it was being decrypted; nothing was written, try again`);
-      // The key header, the ledger's rows and the snapshots go (the ledger is in memory from here on).
-      await dropMetaRows(raw, trans, (k) => k === AT_REST_KEY || isFreshnessKey(k) || isSnapshotKey(k));
-      begin(await storedCount(raw, trans));
-      for (const table of Object.keys(SEALED_TABLES)) {
-        const down = raw.table(table);
-        const outbound = down.schema.primaryKey.outbound === true;
-        let after: unknown;
-        for (;;) {
-          const { keys } = await storedPage(down, trans, after, false);
-          if (keys.length === 0) break;
-          after = keys[keys.length - 1];
-          // Through the sealing: each seal and version checked; undefined for a row that does not open.
-          const plain = (await tx.table(table).bulkGet(keys as IndexableType[])) as unknown[];
-          const good = keys.flatMap((k, i) => (plain[i] === undefined ? [] : [{ key: k, row: plain[i] }]));
-          const bad = keys.filter((_, i) => plain[i] === undefined);
-          if (good.length > 0)
-            await down.mutate({
-              type: 'put',
-              trans,
-              values: good.map((g) => g.row),
-              ...(outbound ? { keys: good.map((g) => g.key) } : {}),
-            });
-          if (bad.length > 0) await down.mutate({ type: 'delete', trans, keys: bad });
-          step(keys.length);
-        }
-      }
-    },
-    work,
-  );
+  const convert = openRows(name, sealing, { storeId, ledger, carried });
+  const rows = await runConversion({ name, sealing, phase: 'decrypt', convert }, work);
   return { rows, damaged };
 }

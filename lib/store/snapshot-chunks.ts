@@ -8,6 +8,7 @@
  */
 import { toBase64 } from '../util/web-crypto.js';
 import { PreSealedBytes, type RowSealing } from './row-sealing.js';
+import type { MetaRow } from './rows.js';
 import type { EngramDb } from './schema.js';
 import { decodeValue, encodeValue } from './value-codec.js';
 
@@ -150,40 +151,55 @@ export async function writeSnapshot(
   prepared: PreparedSnapshot,
   chunkBytes = SNAPSHOT_CHUNK_BYTES,
 ): Promise<void> {
-  const { sealing } = db;
-  const { key, stored } = prepared;
   await db.transaction('rw', db.meta, async () => {
-    await deleteChunks(db, key);
-    if (typeof stored['seq'] === 'number') await db.meta.put(snapshotPositionRow(key, stored['seq']));
-    const { bytes, pieces } = stored;
-    if (sealing !== undefined && Array.isArray(pieces)) {
-      // Sealed in pieces (prepareSnapshot): one chunk row each, stored as they are.
-      const rest: Record<string, unknown> = { ...stored };
-      delete rest['pieces'];
-      const sealedPieces = pieces as Uint8Array[];
-      const keys = chunkKeys(key, sealedPieces.length);
-      const byteLength = sealedPieces.reduce((sum, p) => sum + p.length, 0);
-      await db.meta.put({ key, value: { ...rest, chunks: keys.length, byteLength } });
-      await db.meta.bulkPut(keys.map((k, i) => ({ key: k, value: new PreSealedBytes(sealedPieces[i]!) })));
-      return;
-    }
-    if (sealing === undefined && (!(bytes instanceof Uint8Array) || bytes.length <= chunkBytes)) {
-      await db.meta.put({ key, value: stored });
-      return;
-    }
-    if (!(bytes instanceof Uint8Array)) throw new TypeError('a sealed snapshot has its bytes');
-    const rest: Record<string, unknown> = { ...stored };
-    delete rest['bytes'];
-    const keys = chunkKeys(key, Math.ceil(bytes.length / chunkBytes));
-    const head: ChunkedRecord & Record<string, unknown> = { ...rest, chunks: keys.length, byteLength: bytes.length };
-    await db.meta.put({ key, value: head });
-    // slice(), not subarray(): a view is cloned with its whole buffer.
-    const chunk = (i: number): Uint8Array | PreSealedBytes => {
-      const part = bytes.slice(i * chunkBytes, (i + 1) * chunkBytes);
-      return sealing === undefined ? part : new PreSealedBytes(part);
-    };
-    await db.meta.bulkPut(keys.map((k, i) => ({ key: k, value: chunk(i) })));
+    await deleteChunks(db, prepared.key);
+    await db.meta.bulkPut(snapshotRows(prepared, db.sealing !== undefined, chunkBytes));
   });
+}
+
+/**
+ * The `meta` rows that hold a prepared snapshot (`sealed`: prepared for an encrypted store), as
+ * {@link writeSnapshot} puts them once older chunks are gone: the position row, the record or its
+ * head, the chunk rows. For a writer that cannot use writeSnapshot's transaction (a store
+ * conversion's upgrade, engine/store-conversion.ts), which starts with no rows under the key.
+ */
+export function snapshotRows(
+  prepared: PreparedSnapshot,
+  sealed: boolean,
+  chunkBytes = SNAPSHOT_CHUNK_BYTES,
+): MetaRow[] {
+  const { key, stored } = prepared;
+  const rows: MetaRow[] = [];
+  if (typeof stored['seq'] === 'number') rows.push(snapshotPositionRow(key, stored['seq']));
+  const { bytes, pieces } = stored;
+  if (sealed && Array.isArray(pieces)) {
+    // Sealed in pieces (prepareSnapshot): one chunk row each, stored as they are.
+    const rest: Record<string, unknown> = { ...stored };
+    delete rest['pieces'];
+    const sealedPieces = pieces as Uint8Array[];
+    const keys = chunkKeys(key, sealedPieces.length);
+    const byteLength = sealedPieces.reduce((sum, p) => sum + p.length, 0);
+    rows.push({ key, value: { ...rest, chunks: keys.length, byteLength } });
+    rows.push(...keys.map((k, i) => ({ key: k, value: new PreSealedBytes(sealedPieces[i]!) })));
+    return rows;
+  }
+  if (!sealed && (!(bytes instanceof Uint8Array) || bytes.length <= chunkBytes)) {
+    rows.push({ key, value: stored });
+    return rows;
+  }
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('a sealed snapshot has its bytes');
+  const rest: Record<string, unknown> = { ...stored };
+  delete rest['bytes'];
+  const keys = chunkKeys(key, Math.ceil(bytes.length / chunkBytes));
+  const head: ChunkedRecord & Record<string, unknown> = { ...rest, chunks: keys.length, byteLength: bytes.length };
+  rows.push({ key, value: head });
+  // slice(), not subarray(): a view is cloned with its whole buffer.
+  const chunk = (i: number): Uint8Array | PreSealedBytes => {
+    const part = bytes.slice(i * chunkBytes, (i + 1) * chunkBytes);
+    return sealed ? new PreSealedBytes(part) : part;
+  };
+  rows.push(...keys.map((k, i) => ({ key: k, value: chunk(i) })));
+  return rows;
 }
 
 /**

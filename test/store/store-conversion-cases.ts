@@ -4,7 +4,8 @@
  * answers before and after, nothing half-done when stopped, the checks at the door, another
  * instance holding the store, and tampering on a converted store.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { KeywordState } from '../../lib/engine/keywords/keyword-state.js';
 import { Engram, StoreError, type ConversionProgress, type EngramOptions } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { manualClock } from '../helpers.js';
@@ -65,6 +66,76 @@ async function plainStore(name: string, now: () => number): Promise<string[]> {
 
 const opening = (name: string, now: () => number, encryption?: EngramOptions['encryption']) =>
   Engram.open({ name, embedder: embedder(), now, ...(encryption === undefined ? {} : { encryption }) });
+
+const SNAPSHOTS = ['indexSnapshot', 'keywordSnapshot'] as const;
+
+/** The `meta` rows of the index snapshots (records, chunks, positions) as stored. */
+async function snapshotRowsOf(name: string): Promise<Record<string, unknown>[]> {
+  return (await rawRows(name))['meta']!.filter((r) => SNAPSHOTS.some((s) => String(r['key']).startsWith(s)));
+}
+
+/**
+ * An open of the store, with how both indexes came to be: the vector index's progress phases and
+ * whether the keyword index was rebuilt from the terms rows (a spy on KeywordState.rebuild, after a
+ * keyword search has loaded it), and the answers.
+ */
+async function openObserved(
+  name: string,
+  now: () => number,
+  ids: readonly string[],
+  encryption?: EngramOptions['encryption'],
+): Promise<{ phases: string[]; keywordRebuilt: boolean; answered: unknown[]; damaged: readonly unknown[] }> {
+  const rebuild = vi.spyOn(KeywordState, 'rebuild');
+  const phases: string[] = [];
+  const e = await Engram.open({
+    name,
+    embedder: embedder(),
+    now,
+    onProgress: (p) => phases.push(p.phase),
+    ...(encryption === undefined ? {} : { encryption }),
+  });
+  try {
+    await e.search('heron', { mode: 'keyword' });
+    const keywordRebuilt = rebuild.mock.calls.length > 0;
+    rebuild.mockRestore();
+    return { phases, keywordRebuilt, answered: await answers(e, ids), damaged: (await e.stats()).damagedRows };
+  } finally {
+    rebuild.mockRestore();
+    await e.close();
+  }
+}
+
+/**
+ * Starts `convert` while a connection that is not engram's holds the store: when the conversion's
+ * upgrade asks it to close (after the snapshots were read), it appends a change-log entry, as
+ * another instance's write would, then closes.
+ */
+async function convertWithWriteBetween(name: string, recordId: string, convert: () => Promise<unknown>) {
+  const connection = await new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open(name);
+    req.onsuccess = () => {
+      resolve(req.result);
+    };
+    req.onerror = () => {
+      reject(req.error ?? new Error('open failed'));
+    };
+  });
+  const wrote = new Promise<void>((resolve, reject) => {
+    connection.onversionchange = () => {
+      const tx = connection.transaction('changes', 'readwrite');
+      tx.objectStore('changes').add({ table: 'memories', recordId, op: 'update', at: Date.now() });
+      tx.oncomplete = () => {
+        connection.close();
+        resolve();
+      };
+      tx.onerror = () => {
+        reject(tx.error ?? new Error('write failed'));
+      };
+    };
+  });
+  await convert();
+  await wrote;
+}
 
 export function storeConversionTests(where: string): void {
   describe(`converting a store to encrypted and back (${where})`, () => {
@@ -243,6 +314,86 @@ export function storeConversionTests(where: string): void {
       const plain = await opening(name, clock.now);
       expect((await plain.get(ids[2]!))?.memory).toBe(CORPUS[0]);
       await plain.close();
+    });
+
+    it('the index snapshots go through encryptStore and decryptStore: the next open restores both, the same answers, nothing readable', async () => {
+      const name = unique('convert-snapshots');
+      const clock = manualClock();
+      const ids = await plainStore(name, clock.now);
+      const plain = await openObserved(name, clock.now, ids);
+      expect(plain.phases).toContain('restore');
+      const plainSnapshots = await snapshotRowsOf(name);
+      for (const key of SNAPSHOTS) expect(plainSnapshots.map((r) => r['key'])).toContain(key);
+
+      await Engram.encryptStore(name, { encryption: PASS });
+      await expectNothingReadable(name, [...SECRET_WORDS, 'heron', 'venice'], [...SECRET_TEXTS, CORPUS[2]!]);
+      // Carried sealed: every snapshot row's value is sealed ($) or pre-sealed bytes ($b), none plain.
+      const sealedSnapshots = await snapshotRowsOf(name);
+      for (const key of SNAPSHOTS) expect(sealedSnapshots.map((r) => r['key'])).toContain(key);
+      for (const row of sealedSnapshots) expect(row['value']).toBeUndefined();
+      const sealed = await openObserved(name, clock.now, ids, PASS);
+      expect(sealed.phases).toContain('restore');
+      expect(sealed.phases).not.toContain('rebuild');
+      expect(sealed.keywordRebuilt).toBe(false);
+      expect(sealed.answered).toEqual(plain.answered);
+      expect(sealed.damaged).toEqual([]);
+      await expectNothingReadable(name, [...SECRET_WORDS, 'heron', 'venice'], [...SECRET_TEXTS, CORPUS[2]!]);
+
+      await Engram.decryptStore(name, { encryption: PASS });
+      const plainAgainSnapshots = await snapshotRowsOf(name);
+      for (const key of SNAPSHOTS) expect(plainAgainSnapshots.map((r) => r['key'])).toContain(key);
+      for (const row of plainAgainSnapshots) expect(row['$']).toBeUndefined();
+      const again = await openObserved(name, clock.now, ids);
+      expect(again.phases).toContain('restore');
+      expect(again.phases).not.toContain('rebuild');
+      expect(again.keywordRebuilt).toBe(false);
+      expect(again.answered).toEqual(plain.answered);
+      expect(again.damaged).toEqual([]);
+    });
+
+    it('a flipped bit in a converted snapshot chunk is refused and reported; the indexes are rebuilt and answer the same', async () => {
+      const name = unique('convert-snapshot-tamper');
+      const clock = manualClock();
+      const ids = await plainStore(name, clock.now);
+      const plain = await openObserved(name, clock.now, ids);
+      await Engram.encryptStore(name, { encryption: PASS });
+      const db = new EngramDb(name);
+      await db.open();
+      for (const key of SNAPSHOTS) {
+        const row = (await db.table('meta').get(`${key}:0`)) as Record<string, unknown> | undefined;
+        expect(row?.['$b']).toBeInstanceOf(Uint8Array);
+        const bytes = new Uint8Array(row!['$b'] as Uint8Array);
+        bytes[bytes.length >> 1]! ^= 1;
+        await db.table('meta').put({ ...row, $b: bytes });
+      }
+      db.close();
+      const tampered = await openObserved(name, clock.now, ids, PASS);
+      expect(tampered.phases).toContain('rebuild');
+      expect(tampered.keywordRebuilt).toBe(true);
+      expect(tampered.answered).toEqual(plain.answered);
+      for (const key of SNAPSHOTS)
+        expect(tampered.damaged).toContainEqual(expect.objectContaining({ table: 'meta', key }));
+    });
+
+    it('a write between reading the snapshots and the upgrade: they are dropped (both ways), and the next open rebuilds', async () => {
+      const name = unique('convert-snapshot-race');
+      const clock = manualClock();
+      const ids = await plainStore(name, clock.now);
+      const plain = await openObserved(name, clock.now, ids);
+      expect(await snapshotRowsOf(name)).not.toEqual([]);
+      await convertWithWriteBetween(name, ids[2]!, () => Engram.encryptStore(name, { encryption: PASS }));
+      expect(await snapshotRowsOf(name)).toEqual([]);
+      const sealed = await openObserved(name, clock.now, ids, PASS);
+      expect(sealed.phases).toContain('rebuild');
+      expect(sealed.keywordRebuilt).toBe(true);
+      expect(sealed.answered).toEqual(plain.answered);
+      expect(await snapshotRowsOf(name)).not.toEqual([]);
+      await convertWithWriteBetween(name, ids[2]!, () => Engram.decryptStore(name, { encryption: PASS }));
+      expect(await snapshotRowsOf(name)).toEqual([]);
+      const again = await openObserved(name, clock.now, ids);
+      expect(again.phases).toContain('rebuild');
+      expect(again.keywordRebuilt).toBe(true);
+      expect(again.answered).toEqual(plain.answered);
     });
 
     it('another instance holding the store is closed by the conversion and refuses its next call; it never writes the wrong kind of row', async () => {
