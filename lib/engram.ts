@@ -401,7 +401,7 @@ export class Engram {
    * it), in place, all of it or nothing: one IndexedDB upgrade, so a cancel (`signal`), an error
    * or a killed tab leaves the store exactly as it was. Other instances holding the store are
    * closed by it and refuse their next call with a KeyError (open it again with the key); the
-   * index snapshots are rebuilt on the next open. `KeyError` `already-encrypted`, `NotFoundError`
+   * index snapshots are carried over (the next open restores from them). `KeyError` `already-encrypted`, `NotFoundError`
    * when there is no such store, `AbortError` when cancelled. See the README's "Encryption at rest".
    * @example
    * await Engram.encryptStore('assistant', { encryption: { passphrase }, onProgress: (p) => show(p.done, p.total) })

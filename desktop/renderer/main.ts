@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     ...(encryption === undefined ? {} : { encryption }),
     embedder: embedderOf(plan.open),
     onProgress: (p) => {
-      // A rebuild: no usable snapshot (the first open after a conversion at unlock drops them, store-unlock.ts).
+      // A rebuild: no usable snapshot (e.g. a store converted at unlock that had none, store-unlock.ts).
       loading.textContent =
         p.phase === 'reembed'
           ? `Re-embedding memories with the ${plan.open.label} (the store's model is not here)… ${p.done} / ${p.total}`

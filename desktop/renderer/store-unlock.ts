@@ -10,9 +10,9 @@
  * that key (engram's `Engram.encryptStore`, all of it or nothing) in the unlock
  * view, with a progress bar and Cancel (ui/conversion-progress.ts); a cancel or a
  * failure leaves it exactly as it was, and it opens plain, the app saying so (and
- * running the conversion again at the next start). The first open after the
- * conversion rebuilds the index snapshots it dropped: the loading line shows that
- * open's progress. The browser fallback has no keychain: it asks the
+ * running the conversion again at the next start). The conversion carries the
+ * index snapshots over (when the store had them); the loading line shows the
+ * next open's progress, a rebuild included. The browser fallback has no keychain: it asks the
  * passphrase of an encrypted store, and makes a new store plain (it is the
  * preview of the app; README). The key check is the model planning's read of the
  * store (`planModels`, which opens it with the same `encryption`): a wrong key or
