@@ -22,15 +22,14 @@ const MODES: { mode: SearchMode; label: string }[] = [
 
 /**
  * The relevance a result needs to be listed as a match: the embedding model's
- * measured `minRelevance` for hybrid, the same cut in cosine for meaning search
- * (hybrid scores a vector-only match as vectorWeight × cosine), and any keyword
- * match for keyword search (its relevance is a share of the query's terms).
+ * measured `minRelevance` for hybrid, its `minSimilarity` (a cosine) for meaning search,
+ * and any keyword match for keyword search (its relevance is a share of the query's terms).
  * @example
  * matchThreshold('vector', retrievalProfile('engram-glove-100d')) // 0.35
  */
 export function matchThreshold(mode: SearchMode, profile: RetrievalProfile): number {
   if (mode === 'hybrid') return profile.minRelevance;
-  if (mode === 'vector') return profile.minRelevance / profile.vectorWeight;
+  if (mode === 'vector') return profile.minSimilarity;
   return Number.MIN_VALUE;
 }
 

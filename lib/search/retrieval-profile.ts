@@ -47,6 +47,14 @@ export interface RetrievalProfile {
    */
   readonly minRelevance: number;
   /**
+   * The lowest cosine similarity of a match in `vector` mode (a meaning search lists
+   * nothing below it). With `absolute` fusion it is the same cut as {@link minRelevance}
+   * (hybrid scores a memory only the vector side finds as vectorWeight × cosine, so
+   * minRelevance / vectorWeight); with `per-query` fusion hybrid's threshold is relative to the
+   * query's best and says nothing about a cosine, so the model keeps its own.
+   */
+  readonly minSimilarity: number;
+  /**
    * Put before a query's text when it is embedded, and {@link passagePrefix}
    * before a memory's: models trained on marked pairs (e5's "query: " and
    * "passage: ") embed unmarked text worse. Applied in one place, {@link textToEmbed}.
@@ -80,6 +88,7 @@ export const DEFAULT_RETRIEVAL_PROFILE: RetrievalProfile = Object.freeze({
   keywordWeight: 0.9,
   fusionScale: 'absolute',
   minRelevance: 0.35,
+  minSimilarity: 0.35,
   queryPrefix: '',
   passagePrefix: '',
 });
@@ -101,6 +110,7 @@ const PROFILES: ReadonlyMap<string, RetrievalProfile> = new Map<string, Retrieva
       keywordWeight: 1,
       fusionScale: 'absolute',
       minRelevance: 0.0875,
+      minSimilarity: 0.35,
       queryPrefix: '',
       passagePrefix: '',
     }),
@@ -118,6 +128,8 @@ const PROFILES: ReadonlyMap<string, RetrievalProfile> = new Map<string, Retrieva
       keywordWeight: 1,
       fusionScale: 'per-query',
       minRelevance: 0.55,
+      // The cosine cut hybrid's absolute fusion made before this round (0.15 at vector weight 0.6).
+      minSimilarity: 0.25,
       queryPrefix: '',
       passagePrefix: '',
     }),
@@ -135,6 +147,7 @@ const PROFILES: ReadonlyMap<string, RetrievalProfile> = new Map<string, Retrieva
       keywordWeight: 0.3,
       fusionScale: 'absolute',
       minRelevance: 0.7,
+      minSimilarity: 0.7 / 0.9,
       queryPrefix: 'query: ',
       passagePrefix: 'passage: ',
     }),
@@ -150,6 +163,7 @@ const PROFILES: ReadonlyMap<string, RetrievalProfile> = new Map<string, Retrieva
       keywordWeight: 0.8,
       fusionScale: 'absolute',
       minRelevance: 0.4,
+      minSimilarity: 0.4 / 0.8,
       queryPrefix: 'Represent this sentence for searching relevant passages: ',
       passagePrefix: '',
     }),

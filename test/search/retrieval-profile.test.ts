@@ -63,6 +63,18 @@ describe('retrievalProfile()', () => {
       expect(['content-words', 'question']).toContain(p.hybridQuery);
     }
   });
+
+  it("a meaning search's cosine cut is hybrid's own cut for a vector-only match where fusion is absolute", () => {
+    for (const id of [...KNOWN_EMBEDDING_MODELS.map((m) => m.id), 'unknown']) {
+      const p = retrievalProfile(id);
+      expect(p.minSimilarity > 0 && p.minSimilarity < 1, id).toBe(true);
+      if (p.fusionScale === 'absolute' && id !== DEFAULT_EMBEDDING_MODEL) {
+        expect(p.minSimilarity * p.vectorWeight, id).toBeCloseTo(p.minRelevance, 10);
+      }
+    }
+    // GloVe's hybrid threshold is the old cosine 0.35 in its fusion's scale (0.25 × 0.35).
+    expect(retrievalProfile(DEFAULT_EMBEDDING_MODEL).minSimilarity * 0.25).toBeCloseTo(0.0875, 10);
+  });
 });
 
 /** Six facts of one user, and a question about one of them that shares no word with it (issue 22). */
