@@ -3,7 +3,7 @@
  * (BM25), or both fused (hybrid, what the chat's recall uses), and BM25 over
  * the conversation log (MemGPT recall memory).
  */
-import type { SearchMode } from '../lib/index.js';
+import { isRecalled, retrievalProfile, type SearchMode } from '../lib/index.js';
 import { recallThreshold } from '../ui/chat-panel.js';
 import type { DemoContext } from './context.js';
 import { byId, formatMs, formatTime, h, replace } from '../ui/dom.js';
@@ -106,7 +106,11 @@ export class SearchPanel {
           limit: LIMIT,
         });
         const minScore = await recallThreshold(engram);
-        items = results.map((r) => searchResultItem(r, mode, { minScore }));
+        const profile = retrievalProfile((await engram.ready()).embedderId);
+        // Recall is a hybrid search: there a result is judged as recall judges it (its evidence too).
+        items = results.map((r) =>
+          searchResultItem(r, mode, { minScore, ...(mode === 'hybrid' ? { below: !isRecalled(r, profile) } : {}) }),
+        );
       }
     } catch (e) {
       this.#ctx.showError(e);

@@ -11,8 +11,8 @@ export type { AddOutcome, AddResult, MemoryItem, MemoryHistoryEntry } from './en
 export type { ForgetResult } from './engine/forget.js';
 export type { ForgetScope, MemoryScope, Scope, ScopeField } from './store/scope.js';
 export type { SearchMode } from './engine/memories/memory-search.js';
-export { DEFAULT_RETRIEVAL_PROFILE, retrievalProfile, textToEmbed } from './search/retrieval-profile.js';
-export type { EmbeddingRole, QueryForm, RetrievalProfile } from './search/retrieval-profile.js';
+export { DEFAULT_RETRIEVAL_PROFILE, isRecalled, retrievalProfile, textToEmbed } from './search/retrieval-profile.js';
+export type { EmbeddingRole, QueryForm, RecallEvidence, RetrievalProfile } from './search/retrieval-profile.js';
 export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vectors/vector-state.js';
 export type { EmbedderRecord } from './engine/vectors/semantic-index.js';
 export type { TransferOptions, TransferProgress } from './engine/transfer/transfer.js';

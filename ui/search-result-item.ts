@@ -21,6 +21,8 @@ export function scoreLabel(
 export interface SearchResultItemOptions {
   /** Results under this relevance are dimmed and say why on hover. */
   minScore?: number;
+  /** Whether the result falls under the recall cut, when the caller judges more than the score (isRecalled). */
+  below?: boolean;
   /** Called when the result is clicked or Enter is pressed on it (the desktop opens the memory). */
   onOpen?: (id: string) => void;
 }
@@ -36,7 +38,7 @@ export function searchResultItem(
   options: SearchResultItemOptions = {},
 ): HTMLLIElement {
   const { minScore, onOpen } = options;
-  const below = minScore !== undefined && result.score < minScore;
+  const below = options.below ?? (minScore !== undefined && result.score < minScore);
   const bar = h('span', { class: 'fill' });
   bar.style.width = `${(Math.min(1, Math.max(0, result.score)) * 100).toFixed(0)}%`;
   return h(

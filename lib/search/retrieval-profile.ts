@@ -185,3 +185,30 @@ export function retrievalProfile(embedderId: string): RetrievalProfile {
       ?.toLowerCase() ?? '';
   return PROFILES.get(name) ?? DEFAULT_RETRIEVAL_PROFILE;
 }
+
+/** What recall judges of a search result: its relevance and the evidence behind it. */
+export interface RecallEvidence {
+  readonly score: number;
+  readonly similarity?: number;
+  readonly keywordRelevance?: number;
+}
+
+/**
+ * Whether a search result counts as recalled (PersistentMemory.retrieve, the agent's turn, the
+ * apps' recall marks): its relevance reaches `threshold` (by default the profile's
+ * {@link RetrievalProfile.minRelevance}) and, where the profile's fusion scales per query, it also
+ * matched the query's keywords or its cosine reaches {@link RetrievalProfile.minSimilarity}. A
+ * per-query relevance is relative (the query's best is near 1 whether or not anything fits), so
+ * without that evidence a question about a fact never told would recall the nearest unrelated ones.
+ * @example
+ * isRecalled({ score: 1, similarity: 0.1 }, retrievalProfile('Xenova/all-MiniLM-L6-v2')) // false
+ */
+export function isRecalled(
+  result: RecallEvidence,
+  profile: RetrievalProfile,
+  threshold: number = profile.minRelevance,
+): boolean {
+  if (!(result.score >= threshold)) return false;
+  if (profile.fusionScale === 'absolute') return true;
+  return (result.keywordRelevance ?? 0) > 0 || (result.similarity ?? 0) >= profile.minSimilarity;
+}

@@ -6,11 +6,13 @@ import {
   KNOWN_EMBEDDING_MODELS,
   MINILM_EMBEDDING_MODEL,
   TransformersEmbedder,
+  isRecalled,
   retrievalProfile,
   textToEmbed,
   type Engram,
   type SearchMode,
 } from '../../lib/index.js';
+import { beginTurn, turnSettings } from '../../lib/agent/turn-memory.js';
 import { fuse, hybridRelevance } from '../../lib/search/fusion.js';
 import { openTemp } from '../helpers.js';
 
@@ -75,6 +77,20 @@ describe('retrievalProfile()', () => {
     // GloVe's hybrid threshold is the old cosine 0.35 in its fusion's scale (0.25 × 0.35).
     expect(retrievalProfile(DEFAULT_EMBEDDING_MODEL).minSimilarity * 0.25).toBeCloseTo(0.0875, 10);
   });
+
+  it('isRecalled() needs the threshold, and where fusion is per query a keyword match or the cosine cut too', () => {
+    const glove = retrievalProfile(DEFAULT_EMBEDDING_MODEL);
+    expect(isRecalled({ score: glove.minRelevance, similarity: 0.01 }, glove)).toBe(true);
+    expect(isRecalled({ score: glove.minRelevance - 1e-6, keywordRelevance: 1 }, glove)).toBe(false);
+    const minilm = retrievalProfile(MINILM_EMBEDDING_MODEL);
+    expect(minilm.fusionScale).toBe('per-query');
+    expect(isRecalled({ score: 1, similarity: minilm.minSimilarity - 0.01 }, minilm)).toBe(false);
+    expect(isRecalled({ score: 1, similarity: minilm.minSimilarity }, minilm)).toBe(true);
+    expect(isRecalled({ score: 1, similarity: 0, keywordRelevance: 0.2 }, minilm)).toBe(true);
+    expect(isRecalled({ score: minilm.minRelevance - 0.01, similarity: 0.9 }, minilm)).toBe(false);
+    expect(isRecalled({ score: 0.3, similarity: 0.9 }, minilm, 0.2)).toBe(true);
+    expect(isRecalled({ score: Number.NaN, similarity: 0.9 }, minilm)).toBe(false);
+  });
 });
 
 /** Six facts of one user, and a question about one of them that shares no word with it (issue 22). */
@@ -138,6 +154,30 @@ describe('search() with MiniLM: the issue 22 case', () => {
       expect(results[0]?.memory).toBe(FACTS[0]);
     });
   }
+
+  it('recall keeps the fact a question is about and recalls nothing for facts never told', async () => {
+    const memory = engram.persistent({ userId: 'u1' });
+    const food = await memory.retrieve('What does she like to eat?', { limit: 6 });
+    expect(food).toContain(FACTS[0]);
+    expect(food).not.toContain(FACTS[5]);
+    // Per-query fusion puts the nearest unrelated fact near 1 for any question; recall needs evidence.
+    const { results } = await engram.search('What is my passport number?', { userId: 'u1', limit: 6 });
+    expect(results[0]!.score).toBeGreaterThan(retrievalProfile(MINILM_EMBEDDING_MODEL).minRelevance);
+    expect(await memory.retrieve('What is my passport number?', { limit: 6 })).toBe('');
+    expect(await memory.retrieve('Which football team do I support?', { limit: 6 })).toBe('');
+    // The agent's turn recalls as retrieve() does.
+    const turn = await beginTurn(
+      engram,
+      turnSettings({ threadId: 'never-told', userId: 'u1' }),
+      'What is my passport number?',
+    );
+    expect(turn.recalledMemories).toEqual([]);
+    expect(turn.recalled).toBe('');
+    const eat = await beginTurn(engram, turnSettings({ threadId: 'eat', userId: 'u1' }), 'What does she like to eat?');
+    expect(eat.recalledMemories.map((m) => m.memory)).toContain(FACTS[0]);
+    // Nothing is hidden from the facts the question names: a keyword match is evidence.
+    expect(await memory.retrieve('Where does my sister live?', { limit: 6 })).toContain(FACTS[3]);
+  });
 
   it('search() with no mode given is hybrid and finds the food fact for the question', async () => {
     const { results } = await engram.search('What does she like to eat?', { userId: 'u1' });
