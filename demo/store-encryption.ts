@@ -11,8 +11,9 @@
  * the conversion and the store reopened after it: with the new encryption when
  * it finished, as it was when it was cancelled or refused (a wrong passphrase is
  * refused before anything is written). The first open after a conversion
- * rebuilds the search indexes (the conversion drops their snapshots): the card
- * says so while the page's status line shows the index progress.
+ * restores the search indexes from the snapshots it carried over, or rebuilds
+ * them when there were none (or a write came between): the card shows the
+ * open's index progress in words either way.
  */
 import {
   Engram,
@@ -104,7 +105,7 @@ export interface EncryptionCardOptions {
   /**
    * Opens the store with the model it held (undefined: the page's pick) and `encryption`, which
    * every later opening of the page then passes too (undefined: plain); `onIndex` hears the
-   * open's index progress (a rebuild after a conversion).
+   * open's index progress (a restore, or a rebuild, after a conversion).
    */
   readonly reopen: (
     model: KnownEmbeddingModel | undefined,
@@ -289,11 +290,8 @@ export class EncryptionCard {
         failure = attemptFailure(e);
       }
       if (result !== undefined) this.#encryption = next;
-      // The conversion dropped the index snapshots: this open rebuilds them from the rows.
-      const reopening =
-        result === undefined
-          ? 'Reopening the store…'
-          : 'Reopening the store: rebuilding the search index from the converted rows (tens of seconds for thousands of memories)…';
+      // The conversion carried the index snapshots over when it could; the open's progress says what it does.
+      const reopening = 'Reopening the store…';
       this.#say(reopening, 'working');
       this.#ctx.engram = await this.#options.reopen(model, this.#encryption, (p) => {
         this.#say(`${reopening} ${indexStep(p)}`, 'working');
