@@ -49,9 +49,6 @@ export const COMPACT_EVERY = 1000;
  */
 export const BULK_WRITE = 256;
 
-/** The writer has paused when no write of this instance is under way this long after the last (a deferred compaction waits for it). */
-const PAUSE_MS = 50;
-
 /** Least lag, in log entries, an index snapshot may have and stay replayable (more when the store is larger). */
 const MIN_SNAPSHOT_LAG = 10_000;
 
@@ -99,8 +96,6 @@ export class EngineStore {
   #smallWrites = 0;
   /** Whether the last write of this instance to commit was a bulk write. */
   #lastWriteBulk = false;
-  /** A compaction held back from a bulk write until the writing pauses (see write()). */
-  #compactTimer: ReturnType<typeof setTimeout> | undefined;
   /** Told of every damaged row as it is found (the facade forwards it to onProgress). */
   onDamaged: ((row: DamagedRow) => void) | undefined;
 
@@ -219,14 +214,10 @@ export class EngineStore {
     try {
       const result = await run;
       this.#lastWriteBulk = counts.bulk;
-      // A bulk write (an import, a first sync, add() of a large batch) leaves the compaction for the pause:
-      // awaited here it held every next write back by its transaction over the log (bench/peers). A small
-      // write compacts at once, unless one is waiting for the pause already (it would wait behind the writes
-      // under way, which the pause comes after).
-      if (this.#logged >= COMPACT_EVERY) {
-        if (counts.bulk || this.#compactTimer !== undefined) this.#compactAtPause();
-        else await this.compactLog();
-      }
+      // Compacted here, awaited, after bulk writes too: left for the pause in the writing (b2d9b7f) it
+      // saved no measurable time on a quiet machine and doubled the per-query time of the searches
+      // after the next open (bench/peers; bench/results/REPORT.md, section peers).
+      if (this.#logged >= COMPACT_EVERY) await this.compactLog();
       return result;
     } finally {
       this.#writes.delete(run);
@@ -311,23 +302,10 @@ export class EngineStore {
     return () => this.#logReaders.delete(seq);
   }
 
-  /** Compacts the change log once no write of this instance has been under way for PAUSE_MS (unless a write compacted it before). */
-  #compactAtPause(): void {
-    if (this.#compactTimer !== undefined) return;
-    const check = (): void => {
-      this.#compactTimer = undefined;
-      if (this.#closed || this.#logged < COMPACT_EVERY) return;
-      if (this.writing) this.#compactTimer = setTimeout(check, PAUSE_MS);
-      else void this.compactLog();
-    };
-    this.#compactTimer = setTimeout(check, PAUSE_MS);
-  }
-
   /**
    * Deletes the change-log entries every consumer has passed (see
    * store/change-log.ts). Runs by itself every {@link COMPACT_EVERY} logged
-   * changes (after a bulk write, at the next pause in the writing); a failure
-   * only leaves the log longer until the next run.
+   * changes; a failure only leaves the log longer until the next run.
    */
   async compactLog(): Promise<void> {
     this.#logged = 0;
@@ -356,8 +334,6 @@ export class EngineStore {
    */
   async markClosed(): Promise<void> {
     this.#closed = true;
-    if (this.#compactTimer !== undefined) clearTimeout(this.#compactTimer);
-    this.#compactTimer = undefined;
     await Promise.allSettled([...this.#writes]);
   }
 }
