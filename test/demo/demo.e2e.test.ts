@@ -9,18 +9,7 @@ import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  STEP_WAIT,
-  appReady,
-  collectErrors,
-  ensureOfflineModel,
-  lastTurnReport,
-  launchChromium,
-  prepareContext,
-  screenshot,
-  sendTurn,
-  startAppServer,
-} from '../ui-helpers/app-page.js';
+import { STEP_WAIT, appReady, lastTurnReport, openApp, screenshot, sendTurn } from '../ui-helpers/app-page.js';
 
 const SCREENSHOT = resolve(import.meta.dirname, '__screenshots__/demo.png');
 
@@ -122,21 +111,16 @@ async function search(mode: 'vector' | 'keyword' | 'hybrid' | 'log', query: stri
 }
 
 beforeAll(async () => {
-  await ensureOfflineModel();
-  ({ server, origin } = await startAppServer('demo'));
   endpoint = await startEndpoint('Your name is Ana.');
-  const endpointOrigin = new URL(endpoint.baseUrl).origin;
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1360, height: 1100 } });
   // The offline model, picked as a user would in the settings: what this test's expectations are made with
   // (embedding-model.e2e.test.ts covers MiniLM, which the page picks by itself when its folder is served).
-  await prepareContext(context, {
-    allow: [origin, endpointOrigin],
+  ({ server, origin, browser, page } = await openApp('demo', {
+    viewport: { width: 1360, height: 1100 },
+    allow: [new URL(endpoint.baseUrl).origin],
     offsite,
-    pick: { app: 'demo', model: 'engram-glove-100d' },
-  });
-  page = await context.newPage();
-  collectErrors(page, pageErrors);
+    errors: pageErrors,
+    pick: 'engram-glove-100d',
+  }));
 }, 180_000);
 
 afterAll(async () => {

@@ -18,14 +18,12 @@ import {
   ROOT,
   STEP_WAIT,
   appReady,
-  collectErrors,
-  ensureOfflineModel,
-  launchChromium,
-  prepareContext,
+  openPage,
   rawDatabase,
   screenshot,
+  serveApp,
   showView,
-  startAppServer,
+  type ServedApp,
 } from '../ui-helpers/app-page.js';
 import { addPreload, deliverHubCalls, exposeMainProcess, startFakeDesktop } from '../ui-helpers/desktop-main.js';
 import type { FakeElectron, FakeWindow } from './main/fake-electron.js';
@@ -34,6 +32,7 @@ const SHOTS = resolve(import.meta.dirname, '__screenshots__');
 
 let server: ViteDevServer | undefined;
 let browser: Browser | undefined;
+let served: ServedApp | undefined;
 let desktop: DesktopApp<FakeWindow> | undefined;
 let electron: FakeElectron;
 let page: Page;
@@ -75,24 +74,26 @@ async function callText(client: Client, name: string, args: Record<string, unkno
 }
 
 beforeAll(async () => {
-  await ensureOfflineModel();
+  served = await serveApp('desktop');
+  ({ server, origin, browser } = served);
   ({ desktop, electron, work } = await startFakeDesktop('engram-agents-e2e-', {
     port: 0,
     timeoutMs: 20_000,
     bridgeScript: resolve(ROOT, 'scripts/engram-mcp.mjs'),
   }));
   mcpUrl = desktop.mcpUrl() ?? '';
-  ({ server, origin } = await startAppServer('desktop'));
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
   // The offline model, picked as a user would in the status view: the search assertions below use its threshold
   // (the app picks the best sentence model built in models/ by itself, e5-small in CI).
-  await prepareContext(context, { allow: [origin], offsite, pick: { app: 'desktop', model: 'engram-glove-100d' } });
-  await exposeMainProcess(context, electron);
-  await addPreload(context);
-  page = await context.newPage();
-  collectErrors(page, pageErrors);
-  page.on('dialog', (d) => void d.accept());
+  ({ page } = await openPage(served, {
+    offsite,
+    errors: pageErrors,
+    pick: 'engram-glove-100d',
+    acceptDialogs: true,
+    setUp: async (context) => {
+      await exposeMainProcess(context, electron);
+      await addPreload(context);
+    },
+  }));
   deliverHubCalls(desktop, () => page);
   await page.goto(`${origin}/#memories`);
   await appReady(page);
@@ -299,9 +300,7 @@ describe('desktop Agents view and memories search (Chromium)', () => {
   }, 90_000);
 
   it('the web fallback (no main process) says the view has no server', async () => {
-    const context = await browser!.newContext({ viewport: { width: 1360, height: 900 } });
-    await prepareContext(context, { allow: [origin], offsite });
-    const web = await context.newPage();
+    const { context, page: web } = await openPage(served!, { offsite });
     try {
       await web.goto(`${origin}/#agents`);
       await appReady(web);

@@ -21,10 +21,9 @@ import {
 import {
   STEP_WAIT,
   appReady,
-  collectErrors,
   ensureOfflineModel,
   lastTurnReport,
-  prepareContext,
+  preparePage,
   requireChromium,
   screenshot,
   sendTurn,
@@ -64,11 +63,18 @@ async function launch(): Promise<void> {
     args: [...CHROMIUM_ARGS],
     viewport: { width: 1360, height: 900 },
   });
-  const allowed = [origin, ...[streaming!, stalling!].map((s) => new URL(s.baseUrl).origin), new URL(closedUrl).origin];
-  await prepareContext(context, { allow: allowed, requested, reportCsp: true });
-  page = context.pages()[0] ?? (await context.newPage());
-  // A refused connection (the server that is not there) is logged by Chromium itself; anything else is a fault.
-  collectErrors(page, pageErrors, (text) => text.includes('net::ERR_CONNECTION_REFUSED'));
+  page = await preparePage(
+    context,
+    { app: 'desktop', origin },
+    {
+      allow: [...[streaming!, stalling!].map((s) => new URL(s.baseUrl).origin), new URL(closedUrl).origin],
+      requested,
+      reportCsp: true,
+      errors: pageErrors,
+      // A refused connection (the server that is not there) is logged by Chromium itself; anything else is a fault.
+      ignoreError: (text) => text.includes('net::ERR_CONNECTION_REFUSED'),
+    },
+  );
   await page.goto(`${origin}/`);
   await appReady(page);
 }

@@ -16,13 +16,11 @@ import { startQdrantServer, type QdrantServer } from '../sync/qdrant-server.js';
 import {
   STEP_WAIT,
   appReady,
-  collectErrors,
-  ensureOfflineModel,
-  launchChromium,
-  prepareContext,
+  openPage,
   screenshot,
+  serveApp,
   showView,
-  startAppServer,
+  type ServedApp,
 } from '../ui-helpers/app-page.js';
 import { startCorsProxy } from './cors-proxy.js';
 
@@ -34,6 +32,7 @@ let server: ViteDevServer | undefined;
 let qdrant: QdrantServer | undefined;
 let proxy: Awaited<ReturnType<typeof startCorsProxy>> | undefined;
 let browser: Browser | undefined;
+let served: ServedApp | undefined;
 let page: Page;
 let origin: string;
 let work: string;
@@ -42,20 +41,18 @@ const offsite: string[] = [];
 const pageErrors: string[] = [];
 
 /** A browser context with the network closed except for the local server; CSP violations become page errors. */
-async function newContext(): Promise<{ context: BrowserContext; page: Page }> {
-  const ctx = await browser!.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
+function newContext(): Promise<{ context: BrowserContext; page: Page }> {
   // The offline model, picked as a user would in the status view: this test's store and fixture are made
   // with it (reembed.e2e.test.ts covers MiniLM, which the app picks by itself when its folder is served).
-  await prepareContext(ctx, {
-    allow: () => [origin, proxy?.url],
+  return openPage(served!, {
+    allow: () => [proxy?.url],
     offsite,
+    errors: pageErrors,
     reportCsp: true,
-    pick: { app: 'desktop', model: 'engram-glove-100d' },
+    pick: 'engram-glove-100d',
+    acceptDownloads: true,
+    acceptDialogs: true,
   });
-  const p = await ctx.newPage();
-  collectErrors(p, pageErrors);
-  p.on('dialog', (d) => void d.accept());
-  return { context: ctx, page: p };
 }
 
 async function open(p: Page): Promise<void> {
@@ -191,12 +188,11 @@ async function makeFixture(path: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  await ensureOfflineModel();
+  served = await serveApp('desktop');
+  ({ server, origin, browser } = served);
   work = await mkdtemp(join(tmpdir(), 'engram-desktop-e2e-'));
   fixtureFile = join(work, 'fixture.jsonl');
   await makeFixture(fixtureFile);
-  ({ server, origin } = await startAppServer('desktop'));
-  browser = await launchChromium();
   ({ page } = await newContext());
 }, 240_000);
 

@@ -20,15 +20,7 @@ import { APP_ENTRY } from '../../desktop/main/app-protocol.js';
 import type { DesktopApp } from '../../desktop/main/desktop-app.js';
 import { CHANNELS, type BridgeResult, type HubNewClient } from '../../desktop/preload/bridge-api.js';
 import type { FakeElectron, FakeWindow } from './main/fake-electron.js';
-import {
-  collectErrors,
-  ensureOfflineModel,
-  launchChromium,
-  prepareContext,
-  rawDatabase,
-  screenshot,
-  startAppServer,
-} from '../ui-helpers/app-page.js';
+import { openPage, rawDatabase, screenshot, serveApp, type ServedApp } from '../ui-helpers/app-page.js';
 import { addPreload, deliverHubCalls, exposeMainProcess, startFakeDesktop } from '../ui-helpers/desktop-main.js';
 
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
@@ -39,6 +31,7 @@ const PASSPHRASE = 'lantern orchard quietly';
 
 let server: ViteDevServer | undefined;
 let browser: Browser | undefined;
+let served: ServedApp | undefined;
 let desktop: DesktopApp<FakeWindow> | undefined;
 let electron: FakeElectron;
 let origin: string;
@@ -53,16 +46,19 @@ async function shot(name: string, p: Page): Promise<void> {
 }
 
 /** A fresh browser profile (its own IndexedDB); with `desktop`, the preload's bridge into the main process. */
-async function newContext(desktopShell: boolean): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser!.newContext({ viewport: { width: 1360, height: 900 } });
-  await prepareContext(context, { allow: [origin], offsite, pick: { app: 'desktop', model: 'engram-glove-100d' } });
-  await exposeMainProcess(context, electron);
-  if (desktopShell) await addPreload(context);
-  const page = await context.newPage();
-  // A wrong passphrase is an expected failure the page shows; anything else logged as an error is not.
-  collectErrors(page, pageErrors, (text) => text.includes('Failed to load resource'));
-  page.on('dialog', (d) => void d.accept());
-  return { context, page };
+function newContext(desktopShell: boolean): Promise<{ context: BrowserContext; page: Page }> {
+  return openPage(served!, {
+    offsite,
+    errors: pageErrors,
+    // A wrong passphrase is an expected failure the page shows; anything else logged as an error is not.
+    ignoreError: (text) => text.includes('Failed to load resource'),
+    pick: 'engram-glove-100d',
+    acceptDialogs: true,
+    setUp: async (context) => {
+      await exposeMainProcess(context, electron);
+      if (desktopShell) await addPreload(context);
+    },
+  });
 }
 
 /** Loads the app and waits until it is ready or asks for a passphrase. */
@@ -179,11 +175,10 @@ async function statusFact(page: Page, fact: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  await ensureOfflineModel();
+  served = await serveApp('desktop');
+  ({ server, origin, browser } = served);
   ({ desktop, electron, work } = await startFakeDesktop('engram-store-key-e2e-', { port: 0, timeoutMs: 90_000 }));
   deliverHubCalls(desktop, () => hubPage);
-  ({ server, origin } = await startAppServer('desktop'));
-  browser = await launchChromium();
 }, 240_000);
 
 afterAll(async () => {

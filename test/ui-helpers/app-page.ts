@@ -139,40 +139,94 @@ export async function prepareContext(context: BrowserContext, options: ContextOp
     );
 }
 
-/** An app served and opened in one page of headless Chromium (close the browser and the server after). */
-export interface OpenedApp {
+/** An app served on loopback and the headless Chromium that drives it (close both after). */
+export interface ServedApp {
+  readonly app: AppName;
   readonly server: ViteDevServer;
   readonly origin: string;
   readonly browser: Browser;
-  readonly page: Page;
 }
 
-/**
- * What most e2e tests' beforeAll does: the offline model built, `app` served, Chromium launched, and one
- * page in a context of `viewport` with the network closed but for the app's origin (blocked requests into
- * `offsite`), `pick` saved as the user's model, and the page's errors collected into `errors`.
- */
-export async function openApp(
-  app: AppName,
-  options: {
-    readonly viewport: { width: number; height: number };
-    readonly offsite: string[];
-    readonly errors: string[];
-    readonly pick?: string;
-  },
-): Promise<OpenedApp> {
+/** The offline model built, `app` served by its own Vite config, and Chromium launched. */
+export async function serveApp(app: AppName): Promise<ServedApp> {
   await ensureOfflineModel();
   const { server, origin } = await startAppServer(app);
   const browser = await launchChromium();
-  const context = await browser.newContext({ viewport: options.viewport });
+  return { app, server, origin, browser };
+}
+
+/** How {@link openPage} and {@link preparePage} set a page of the app up. */
+export interface PageOptions {
+  /** @default { width: 1360, height: 900 } */
+  readonly viewport?: { width: number; height: number };
+  /** Receives every URL blocked (the network is closed but for the app's origin and `allow`). */
+  readonly offsite?: string[];
+  /** Receives every URL the page asks for, allowed or not. */
+  readonly requested?: string[];
+  /** Origins the page may reach besides the app's; a function is asked at each request, for a server started later. */
+  readonly allow?: readonly string[] | (() => readonly (string | undefined)[]);
+  /** Receives the page's uncaught errors and console errors. */
+  readonly errors?: string[];
+  /** Console errors this test expects (a refused connection, a failed load), left out of `errors`. */
+  readonly ignoreError?: (text: string) => boolean;
+  /** Saves this embedding model as the user's pick before any page script runs. */
+  readonly pick?: string;
+  /** Logs each Content-Security-Policy violation as a console error. */
+  readonly reportCsp?: boolean;
+  /** Lets the page download files (an export). */
+  readonly acceptDownloads?: boolean;
+  /** Accepts every dialog the page opens (a confirm before a deletion). */
+  readonly acceptDialogs?: boolean;
+  /** Runs on the context before its page opens (the desktop's main process and preload bridge). */
+  readonly setUp?: (context: BrowserContext) => Promise<void>;
+}
+
+/**
+ * Sets `context` up for a page of the app at `origin` (the network closed but for it and `options.allow`, the
+ * model picked, `setUp` run) and opens its page (a persistent context's first), collecting its errors.
+ */
+export async function preparePage(
+  context: BrowserContext,
+  { app, origin }: { readonly app: AppName; readonly origin: string },
+  options: PageOptions,
+): Promise<Page> {
+  const { allow = [] } = options;
   await prepareContext(context, {
-    allow: [origin],
-    offsite: options.offsite,
+    allow: typeof allow === 'function' ? () => [origin, ...allow()] : [origin, ...allow],
+    ...(options.offsite === undefined ? {} : { offsite: options.offsite }),
+    ...(options.requested === undefined ? {} : { requested: options.requested }),
+    ...(options.reportCsp === undefined ? {} : { reportCsp: options.reportCsp }),
     ...(options.pick === undefined ? {} : { pick: { app, model: options.pick } }),
   });
-  const page = await context.newPage();
-  collectErrors(page, options.errors);
-  return { server, origin, browser, page };
+  await options.setUp?.(context);
+  const page = context.pages()[0] ?? (await context.newPage());
+  if (options.errors !== undefined) collectErrors(page, options.errors, options.ignoreError);
+  if (options.acceptDialogs === true) page.on('dialog', (d) => void d.accept());
+  return page;
+}
+
+/** A page of the served app in a fresh browser context (its own IndexedDB): see {@link preparePage}. */
+export async function openPage(
+  served: ServedApp,
+  options: PageOptions,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await served.browser.newContext({
+    viewport: options.viewport ?? { width: 1360, height: 900 },
+    ...(options.acceptDownloads === true ? { acceptDownloads: true } : {}),
+  });
+  return { context, page: await preparePage(context, served, options) };
+}
+
+/** An app served and opened in one page of headless Chromium (close the browser and the server after). */
+export interface OpenedApp extends ServedApp {
+  readonly page: Page;
+}
+
+/** What most e2e tests' beforeAll does: {@link serveApp}, then one page of it ({@link openPage}). */
+export async function openApp(app: AppName, options: PageOptions): Promise<OpenedApp> {
+  const served = await serveApp(app);
+  const { page } = await openPage(served, options);
+  return { ...served, page };
 }
 
 /** Collects the page's uncaught errors and console errors (but those `ignore` passes) into `errors`. */
