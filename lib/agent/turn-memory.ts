@@ -17,7 +17,7 @@ import type { Conversation } from '../memory/conversation.js';
 import type { SearchResult } from '../memory/long-term.js';
 import { estimateTokens } from '../memory/context-window.js';
 import { formatContext } from '../memory/persistent.js';
-import { isRecalled, retrievalProfile } from '../search/retrieval-profile.js';
+import { retrievalProfile } from '../search/retrieval-profile.js';
 import {
   checkOptions,
   definedOnly,
@@ -47,7 +47,7 @@ export interface TurnMemoryOptions {
   recallLimit?: number;
   /**
    * Minimum relevance (search score, in [0, 1]) of a recalled memory, which also needs the model's
-   * evidence (isRecalled, lib/search/retrieval-profile.ts). @default the embedding model's `minRelevance`
+   * evidence (hasEvidence, lib/search/retrieval-profile.ts). @default the embedding model's `minRelevance`
    */
   minSimilarity?: number;
   /** Token budget of the conversation part of the prompt. @default 3000 */
@@ -155,10 +155,9 @@ export async function beginTurn(engram: Engram, settings: TurnSettings, text: st
 
   const tRecall = performance.now();
   // The model's own threshold unless one was given: what a relevance is worth depends on the model.
-  const profile = retrievalProfile((await engram.ready()).embedderId);
-  const threshold = settings.minSimilarity ?? profile.minRelevance;
-  const { results } = await engram.search(text, { ...scope, limit: settings.recallLimit, threshold });
-  const recalledMemories = results.filter((r) => isRecalled(r, profile, threshold));
+  // Hybrid search's threshold also asks for evidence where the model's fusion is per query (hasEvidence).
+  const threshold = settings.minSimilarity ?? retrievalProfile((await engram.ready()).embedderId).minRelevance;
+  const { results: recalledMemories } = await engram.search(text, { ...scope, limit: settings.recallLimit, threshold });
   const recalled = formatContext(recalledMemories);
   const recallMs = performance.now() - tRecall;
 

@@ -24,7 +24,7 @@ import { DEDUPE_MODES, type DedupeMode } from '../engine/memories/near-duplicate
 import type { SemanticIndex } from '../engine/vectors/semantic-index.js';
 import { inferAndApply } from '../engine/memories/infer.js';
 import type { ChatModel } from '../llm/chat-model.js';
-import { retrievalProfile, type RetrievalProfile } from '../search/retrieval-profile.js';
+import { retrievalProfile } from '../search/retrieval-profile.js';
 import { compileFilters, type MemoryFilters } from '../search/filters.js';
 import { MEMORY_SCOPE_FIELDS, type MemoryScope, type Scope } from '../store/scope.js';
 import { ROLES, type Metadata } from '../store/rows.js';
@@ -82,7 +82,9 @@ export interface SearchOptions extends MemoryScope {
   /** Most results. @default 10 */
   limit?: number;
   /**
-   * Minimum relevance (`score`, in [0, 1]) of a result, in every mode.
+   * Minimum relevance (`score`, in [0, 1]) of a result, in every mode; in hybrid mode, where the
+   * model's fusion is per query, a result also needs evidence (hasEvidence,
+   * lib/search/retrieval-profile.ts).
    * @example 0.45
    */
   threshold?: number;
@@ -97,8 +99,8 @@ export interface SearchResult extends MemoryItem {
    * Relevance in [0, 1]: cosine similarity (vector), BM25 over the most the query
    * could score (keyword), or their fusion (hybrid). Comparable across queries where
    * the model's fusion is `absolute`; where it is `per-query` (MiniLM) a hybrid
-   * relevance is relative to the query's best, and recall also asks for evidence
-   * (isRecalled, lib/search/retrieval-profile.ts).
+   * relevance is relative to the query's best, and a hybrid `threshold` also asks
+   * for evidence (hasEvidence, lib/search/retrieval-profile.ts).
    */
   score: number;
   /** Cosine similarity with the query, where computed. */
@@ -296,14 +298,9 @@ export class LongTermMemory {
    * measured `minRelevance` (lib/search/retrieval-profile.ts). Loads the embedder.
    */
   async minRelevance(): Promise<number> {
-    return (await this.retrievalProfile()).minRelevance;
-  }
-
-  /** The search settings of the embedding model in use (lib/search/retrieval-profile.ts). Loads the embedder. */
-  async retrievalProfile(): Promise<RetrievalProfile> {
     this.#core.assertOpen();
     const { embedder } = await this.#semantic.ready();
-    return retrievalProfile(embedder.id);
+    return retrievalProfile(embedder.id).minRelevance;
   }
 
   /** One memory, or undefined when missing or deleted. */

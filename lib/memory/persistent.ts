@@ -4,7 +4,6 @@
  * user and run.
  */
 import { ValidationError } from '../errors.js';
-import { isRecalled } from '../search/retrieval-profile.js';
 import { MAX_FACTS_PER_SAVE, MAX_KEYWORDS_PER_RECALL } from './persistent-limits.js';
 import { isPlainObject, requireInt } from '../util/validate.js';
 import { checkOptions, finiteNumber, int, optional, withDefault, type OptionsSpec } from '../util/options.js';
@@ -18,7 +17,7 @@ export interface RetrieveOptions {
   /**
    * Minimum relevance (the search score, in [0, 1]) for a memory to count; where the model's
    * fusion is relative to the query, a memory also needs a keyword match or the model's
-   * `minSimilarity` (isRecalled, lib/search/retrieval-profile.ts).
+   * `minSimilarity` (hasEvidence, lib/search/retrieval-profile.ts).
    * @default the embedding model's `minRelevance` (lib/search/retrieval-profile.ts, measured in bench/eval)
    */
   minSimilarity?: number;
@@ -67,12 +66,12 @@ export class PersistentMemory {
    */
   async retrieve(query: string | readonly ChatMessage[], options: RetrieveOptions = {}): Promise<string> {
     const { limit, minSimilarity } = checkOptions('options', options, RETRIEVE_OPTIONS_SPEC);
-    const profile = await this.#memory.retrievalProfile();
-    const threshold = minSimilarity ?? profile.minRelevance;
+    const threshold = minSimilarity ?? (await this.#memory.minRelevance());
     const text = typeof query === 'string' ? query : queryOf(query);
     if (text.trim() === '') return '';
+    // Hybrid search's threshold also asks for evidence where the model's fusion is per query (hasEvidence).
     const { results } = await this.#memory.search(text, { ...this.scope, limit, threshold });
-    return formatContext(results.filter((r) => isRecalled(r, profile, threshold)));
+    return formatContext(results);
   }
 
   /** Agent tool: saves each content string as a memory. */

@@ -186,29 +186,38 @@ export function retrievalProfile(embedderId: string): RetrievalProfile {
   return PROFILES.get(name) ?? DEFAULT_RETRIEVAL_PROFILE;
 }
 
-/** What recall judges of a search result: its relevance and the evidence behind it. */
+/** What a hybrid result carries besides its fused relevance: the evidence of each side. */
 export interface RecallEvidence {
-  readonly score: number;
   readonly similarity?: number;
   readonly keywordRelevance?: number;
 }
 
 /**
- * Whether a search result counts as recalled (PersistentMemory.retrieve, the agent's turn, the
- * apps' recall marks): its relevance reaches `threshold` (by default the profile's
- * {@link RetrievalProfile.minRelevance}) and, where the profile's fusion scales per query, it also
- * matched the query's keywords or its cosine reaches {@link RetrievalProfile.minSimilarity}. A
- * per-query relevance is relative (the query's best is near 1 whether or not anything fits), so
- * without that evidence a question about a fact never told would recall the nearest unrelated ones.
+ * Whether a hybrid result's relevance means something on its own under `profile`: always where
+ * the fusion is absolute; where it scales per query (the query's best is near 1 whether or not
+ * anything fits), only when it matched the query's keywords or its cosine reaches
+ * {@link RetrievalProfile.minSimilarity}. A hybrid search's `threshold` keeps only such results
+ * (memory-search.ts), so a question about a fact never told recalls nothing.
+ * @example
+ * hasEvidence({ similarity: 0.1 }, retrievalProfile('Xenova/all-MiniLM-L6-v2')) // false
+ */
+export function hasEvidence(hit: RecallEvidence, profile: RetrievalProfile): boolean {
+  if (profile.fusionScale === 'absolute') return true;
+  return (hit.keywordRelevance ?? 0) > 0 || (hit.similarity ?? 0) >= profile.minSimilarity;
+}
+
+/**
+ * Whether a hybrid search result counts as recalled (the recall of PersistentMemory.retrieve and
+ * the agent's turn, which search with this threshold; the apps' recall marks): its relevance
+ * reaches `threshold` (by default the profile's {@link RetrievalProfile.minRelevance}) and it
+ * {@link hasEvidence}.
  * @example
  * isRecalled({ score: 1, similarity: 0.1 }, retrievalProfile('Xenova/all-MiniLM-L6-v2')) // false
  */
 export function isRecalled(
-  result: RecallEvidence,
+  result: RecallEvidence & { readonly score: number },
   profile: RetrievalProfile,
   threshold: number = profile.minRelevance,
 ): boolean {
-  if (!(result.score >= threshold)) return false;
-  if (profile.fusionScale === 'absolute') return true;
-  return (result.keywordRelevance ?? 0) > 0 || (result.similarity ?? 0) >= profile.minSimilarity;
+  return result.score >= threshold && hasEvidence(result, profile);
 }

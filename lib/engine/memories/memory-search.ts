@@ -24,7 +24,7 @@ import {
   type FusedHit,
   type FusionWeights,
 } from '../../search/fusion.js';
-import { retrievalProfile } from '../../search/retrieval-profile.js';
+import { hasEvidence, retrievalProfile, type RetrievalProfile } from '../../search/retrieval-profile.js';
 import type { LogHead } from '../../store/change-log.js';
 import { readMemories, startHeadWithRows, type HeadWithRows } from '../../store/head-with-rows.js';
 import { MEMORY_CORPUS } from '../../store/keyword-terms.js';
@@ -61,7 +61,7 @@ export interface MemorySearchOptions {
   filter: CompiledFilter;
   limit: number;
   mode: SearchMode;
-  /** Minimum relevance (`score`, in [0, 1]) of a result, in every mode. */
+  /** Minimum relevance (`score`, in [0, 1]) of a result, in every mode (hybrid: with evidence, hasEvidence). */
   threshold?: number;
   signal?: AbortSignal;
 }
@@ -74,7 +74,8 @@ interface SearchRun {
   keywords: KeywordState | undefined;
   query: string;
   options: MemorySearchOptions;
-  weights: FusionWeights;
+  /** The embedding model's search settings (its fusion weights and scale, its evidence rule). */
+  profile: RetrievalProfile;
   /** The query's embedding, except in keyword mode; started first, it runs while the rest is prepared. */
   embedding: Promise<Float32Array> | undefined;
   /** How deep each side ranks. */
@@ -182,7 +183,7 @@ async function startSearch(
     keywords,
     query,
     options,
-    weights: { vector: profile.vectorWeight, keyword: profile.keywordWeight, scale: profile.fusionScale },
+    profile,
     embedding,
     pool: Math.max(limit * 4, 40),
     // One mode's ranking is its side's: its first `limit` rows are read, no spare (each row is a
@@ -289,7 +290,10 @@ async function order(run: SearchRun, sides: Sides, queryVector: Float32Array | u
       keywordScore: h.score,
       keywordRelevance: h.relevance,
     }));
-  return threshold === undefined ? ranked : ranked.filter((h) => h.relevance >= threshold);
+  if (threshold === undefined) return ranked;
+  // A per-query hybrid relevance is relative to the query's best: above the threshold, a result also needs evidence.
+  if (mode === 'hybrid') return ranked.filter((h) => h.relevance >= threshold && hasEvidence(h, run.profile));
+  return ranked.filter((h) => h.relevance >= threshold);
 }
 
 /**
@@ -318,7 +322,12 @@ function rankKeywords(
  * `limit`-th relevance of the pool's hits is left at the keyword side's.
  */
 async function fuseSides(run: SearchRun, sides: Sides, queryVector: Float32Array | undefined): Promise<FusedHit[]> {
-  const { weights, pool, state } = run;
+  const { profile, pool, state } = run;
+  const weights: FusionWeights = {
+    vector: profile.vectorWeight,
+    keyword: profile.keywordWeight,
+    scale: profile.fusionScale,
+  };
   const { vectorRanked, keywordRanked } = sides;
   const { limit } = run.options;
   const scaling = fusionScaling(vectorRanked, keywordRanked, weights);
