@@ -9,7 +9,11 @@
  * page while they run, and a round trip more (they resolve at the commit).
  * - a plain store's rows are stored as they are read;
  * - a store encrypted at rest stores sealed rows, opened here by the row-sealing middleware's own
- *   code (RowSealing.openStored: the same checks, a row that does not open reported the same way).
+ *   code (RowSealing.openStored: the same checks, a row that does not open reported the same way),
+ *   each when first asked for ({@link ReadRows.get}): a search reads each side's best rows before
+ *   the fused order is known and uses about a third of them, and opening a row (cipher, additional
+ *   data, decoding) is most of what an encrypted search costs over a plain one. A row never asked
+ *   for is never opened, so a damaged one is reported by the read that reaches it.
  *   Only a row another instance wrote since this one last read the freshness journal cannot be
  *   opened here (the journal is read first, inside a transaction of the middleware): then the whole
  *   read is made again through Dexie, the head first, then the rows. An encrypted store read them
@@ -22,13 +26,57 @@ import { ClosedError } from '../errors.js';
 import { LOG_FLOOR_KEY, logPositionOf, readLogHead, type LogHead } from './change-log.js';
 import { EMBEDDER_KEY, embedderRecordOf } from './embedder-record.js';
 import { GENERATION_KEY, generationOf } from './generation.js';
+import type { RowSealing } from './row-sealing.js';
 import type { MemoryRow } from './rows.js';
 import type { EngramDb } from './schema.js';
 
-/** The log head and the memories asked for (undefined where none is stored), in the order asked. */
+/** The log head and the memories asked for. */
 export interface HeadWithRows {
   head: LogHead;
-  rows: (MemoryRow | undefined)[];
+  rows: ReadRows;
+}
+
+/** How a stored memory row is opened: the row as stored and its key; undefined when it does not open (reported). */
+type OpenRow = (stored: unknown, key: string) => MemoryRow | undefined;
+
+/** Not opened yet (a row that does not open is undefined, so it needs a mark of its own). */
+const UNOPENED = Symbol('unopened');
+
+/**
+ * The memories a read found, in the order asked (undefined where none is stored or where one
+ * does not open), each opened once, when first asked for.
+ * @example
+ * const { rows } = await read(['m1', 'm2']);
+ * rows.get(0)?.text; // m1's row, opened now
+ */
+export class ReadRows {
+  readonly ids: readonly string[];
+  readonly #stored: readonly unknown[];
+  readonly #open: OpenRow | undefined;
+  readonly #opened: (MemoryRow | undefined | typeof UNOPENED)[];
+
+  /** `stored`: the rows as read, for `ids`; `open`: how each is opened (none: they are stored as they are read). */
+  constructor(ids: readonly string[], stored: readonly unknown[], open?: OpenRow) {
+    this.ids = ids;
+    this.#stored = stored;
+    this.#open = open;
+    this.#opened = new Array<MemoryRow | undefined | typeof UNOPENED>(ids.length).fill(UNOPENED);
+  }
+
+  /** The row of `ids[i]`, opened now if it was not yet (a row that does not open is reported here, once). */
+  get(i: number): MemoryRow | undefined {
+    const opened = this.#opened[i];
+    if (opened !== UNOPENED) return opened;
+    const stored = this.#stored[i];
+    const row = this.#open === undefined ? (stored as MemoryRow | undefined) : this.#open(stored, this.ids[i]!);
+    this.#opened[i] = row;
+    return row;
+  }
+
+  /** Every row, in the order asked (each opened). */
+  all(): (MemoryRow | undefined)[] {
+    return this.ids.map((_, i) => this.get(i));
+  }
 }
 
 /**
@@ -54,43 +102,53 @@ interface Stored {
 }
 
 /**
- * The memories `ids` (undefined where none is stored), in the order asked, in one read-only
- * IndexedDB transaction below Dexie, opened as the head's rows are: the rows a search reads once
- * its order is known, beyond those read with the head.
+ * The memories `ids`, in one read-only IndexedDB transaction below Dexie, opened as the head's
+ * rows are: the rows a search reads once its order is known, beyond those read with the head.
  * @example
  * const rows = await readMemories(db, ['m3', 'm4']);
+ * rows.get(1); // m4's row
  */
-export async function readMemories(db: EngramDb, ids: readonly string[]): Promise<(MemoryRow | undefined)[]> {
-  if (ids.length === 0) return [];
+export async function readMemories(db: EngramDb, ids: readonly string[]): Promise<ReadRows> {
+  if (ids.length === 0) return new ReadRows(ids, []);
   const { rows } = await readStored(db, ids, false);
   const { sealing } = db;
-  if (sealing === undefined) return rows as (MemoryRow | undefined)[];
-  if (rows.some((row) => sealing.behindStored('memories', row))) return db.memories.bulkGet([...ids]);
-  return rows.map((row, i) => sealing.openStored('memories', row, ids[i]) as MemoryRow | undefined);
+  if (sealing === undefined) return new ReadRows(ids, rows);
+  if (rows.some((row) => sealing.behindStored('memories', row)))
+    return new ReadRows(ids, await db.memories.bulkGet([...ids]));
+  return new ReadRows(ids, rows, openMemory(sealing));
+}
+
+/** How `sealing` opens a stored memory row. */
+function openMemory(sealing: RowSealing): OpenRow {
+  return (stored, key) => sealing.openStored('memories', stored, key) as MemoryRow | undefined;
 }
 
 /** The head and the rows in one IndexedDB transaction (see the file's head). */
 async function readHeadWithRows(db: EngramDb, ids: readonly string[]): Promise<HeadWithRows> {
   const stored = await readStored(db, ids, true);
   const { sealing } = db;
-  if (sealing === undefined) return headWithRows(stored, (_table, row) => row);
+  if (sealing === undefined) return headWithRows(stored, (row) => row);
   // Asked of every row before any is opened: a row that does not open is reported once, by one path.
   const behind =
     stored.meta.some((row) => sealing.behindStored('meta', row)) ||
     stored.rows.some((row) => sealing.behindStored('memories', row));
   if (behind) return readThroughDexie(db, ids);
-  return headWithRows(stored, (table, row, key) => sealing.openStored(table, row, key));
+  return headWithRows(stored, (row, key) => sealing.openStored('meta', row, key), openMemory(sealing));
 }
 
-/** The head and the rows of `stored`, each stored row through `open` (its table, the row, its key). */
+/**
+ * The head and the rows of `stored`: the head's `meta` rows through `openMeta` (the row, its key),
+ * each memory row through `openRow` when first asked for (none: stored as read).
+ */
 function headWithRows(
   stored: Stored,
-  open: (table: 'meta' | 'memories', row: unknown, key: string) => unknown,
+  openMeta: (row: unknown, key: string) => unknown,
+  openRow?: OpenRow,
 ): HeadWithRows {
   const [floor, generation, embedder] = HEAD_KEYS.map(
-    (key, i) => (open('meta', stored.meta[i], key) as { value?: unknown } | undefined)?.value,
+    (key, i) => (openMeta(stored.meta[i], key) as { value?: unknown } | undefined)?.value,
   );
-  const rows = stored.rows.map((row, i) => open('memories', row, stored.ids[i]!) as MemoryRow | undefined);
+  const rows = new ReadRows(stored.ids, stored.rows, openRow);
   const head: LogHead = {
     last: stored.last,
     floor: logPositionOf(floor) ?? 0,
@@ -103,7 +161,7 @@ function headWithRows(
 /** The head, then the rows, through Dexie (and so through the row-sealing middleware, which reads the journal first). */
 async function readThroughDexie(db: EngramDb, ids: readonly string[]): Promise<HeadWithRows> {
   const head = await readLogHead(db);
-  return { head, rows: ids.length === 0 ? [] : await db.memories.bulkGet([...ids]) };
+  return { head, rows: new ReadRows(ids, ids.length === 0 ? [] : await db.memories.bulkGet([...ids])) };
 }
 
 /**

@@ -59,8 +59,8 @@ describe('startHeadWithRows', () => {
         expect(head).toEqual(await readLogHead(db));
         expect(head).toMatchObject({ last: 120, generation: 1, embedderId: 'hash-64' });
         expect(head.floor).toBeGreaterThan(0);
-        expect(rows.map((r) => r?.text)).toEqual(['the gulls follow it', undefined, 'the ferry leaves at noon']);
-        expect(rows[0]).toEqual(memory('b', 'the gulls follow it'));
+        expect(rows.all().map((r) => r?.text)).toEqual(['the gulls follow it', undefined, 'the ferry leaves at noon']);
+        expect(rows.get(0)).toEqual(memory('b', 'the gulls follow it'));
         // Every entry compacted away: the floor still tells that the log moved.
         await compactChangeLog(db, 0);
         expect((await startHeadWithRows(db)([])).head).toEqual(await readLogHead(db));

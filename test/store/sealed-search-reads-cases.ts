@@ -13,7 +13,7 @@ import { openStore } from '../../lib/engine/open-store.js';
 import { readLogHead } from '../../lib/store/change-log.js';
 import { bumpGeneration } from '../../lib/store/generation.js';
 import { readMemories, startHeadWithRows } from '../../lib/store/head-with-rows.js';
-import type { SealedRowDamage } from '../../lib/store/row-sealing.js';
+import { RowSealing, type SealedRowDamage } from '../../lib/store/row-sealing.js';
 import type { MemoryRow } from '../../lib/store/rows.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { PASS, embedder, unique } from './at-rest-cases.js';
@@ -77,7 +77,13 @@ export function sealedSearchReadTests(where: string): void {
         const reported: SealedRowDamage[] = [];
         db.sealing!.onDamaged = (row) => reported.push(row);
         const ids = ['a', 'b', 'missing', 'c', 'd', 'e'];
-        const { head, rows } = await startHeadWithRows(db)(ids);
+        const { head, rows: read } = await startHeadWithRows(db)(ids);
+        // Nothing is opened (nor reported) before it is asked for; each row once, when it is.
+        expect(reported).toEqual([]);
+        expect(read.get(4)).toBeUndefined();
+        expect(reported.map((r) => r.key)).toEqual(['d']);
+        const rows = read.all();
+        expect(reported.map((r) => r.key).sort()).toEqual(['a', 'b', 'c', 'd']);
         const fromSearch = [...reported].sort(byKey);
         expect(rows.map((r) => r?.text)).toEqual([undefined, undefined, undefined, undefined, undefined, 'the e note']);
         expect(rows[5]).toEqual(memory('e', 'the e note'));
@@ -92,7 +98,7 @@ export function sealedSearchReadTests(where: string): void {
         expect(head).toEqual(await readLogHead(db));
         // The further rows a search reads once its order is known: the same again.
         reported.length = 0;
-        expect(await readMemories(db, ids)).toEqual(rows);
+        expect((await readMemories(db, ids)).all()).toEqual(rows);
         expect([...reported].sort(byKey)).toEqual(fromSearch);
       } finally {
         db.close();
@@ -109,28 +115,31 @@ export function sealedSearchReadTests(where: string): void {
         const reported: SealedRowDamage[] = [];
         a.sealing!.onDamaged = (row) => reported.push(row);
         const throughDexie = vi.spyOn(a.memories, 'bulkGet');
-        expect((await startHeadWithRows(a)(['x', 'y'])).rows.map((r) => r?.text)).toEqual(['the x note', 'the y note']);
+        expect((await startHeadWithRows(a)(['x', 'y'])).rows.all().map((r) => r?.text)).toEqual([
+          'the x note',
+          'the y note',
+        ]);
         expect(throughDexie).not.toHaveBeenCalled();
 
         // The other instance changes a row: newer than what this instance's ledger has read.
         await b.memories.put(memory('x', 'the x note, changed by b'));
-        expect((await startHeadWithRows(a)(['x', 'y'])).rows.map((r) => r?.text)).toEqual([
+        expect((await startHeadWithRows(a)(['x', 'y'])).rows.all().map((r) => r?.text)).toEqual([
           'the x note, changed by b',
           'the y note',
         ]);
         expect(throughDexie).toHaveBeenCalledTimes(1);
         // The journal read, the next read opens the rows itself again.
-        expect((await startHeadWithRows(a)(['x'])).rows[0]?.text).toBe('the x note, changed by b');
+        expect((await startHeadWithRows(a)(['x'])).rows.get(0)?.text).toBe('the x note, changed by b');
         expect(throughDexie).toHaveBeenCalledTimes(1);
 
         // The further rows a search reads: the same way.
         await b.memories.put(memory('y', 'the y note, changed by b'));
-        expect((await readMemories(a, ['y', 'x'])).map((r) => r?.text)).toEqual([
+        expect((await readMemories(a, ['y', 'x'])).all().map((r) => r?.text)).toEqual([
           'the y note, changed by b',
           'the x note, changed by b',
         ]);
         expect(throughDexie).toHaveBeenCalledTimes(2);
-        expect((await readMemories(a, ['y']))[0]?.text).toBe('the y note, changed by b');
+        expect((await readMemories(a, ['y'])).get(0)?.text).toBe('the y note, changed by b');
         expect(throughDexie).toHaveBeenCalledTimes(2);
 
         // The other instance moves the store's generation (a `meta` row of the head).
@@ -143,6 +152,47 @@ export function sealedSearchReadTests(where: string): void {
       } finally {
         a.close();
         b.close();
+      }
+    });
+
+    it('a search opens only the rows its results reach: a damaged row it does not reach is not opened', async () => {
+      const name = unique('sealed-search-lazy');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      const opened = vi.spyOn(RowSealing.prototype, 'openStored');
+      try {
+        const texts = Array.from({ length: 40 }, (_, i) => `harbour note ${i}: the tide came in at ${i} o'clock`);
+        const ids: string[] = [];
+        for (const text of texts) ids.push((await e.add(text, { userId: 'ana', dedupe: 'off' })).results[0]!.id);
+        for (const mode of ['hybrid', 'vector', 'keyword'] as const) {
+          opened.mockClear();
+          const found = await e.search('harbour tide', { mode, limit: 3, userId: 'ana' });
+          expect(found.results, mode).toHaveLength(3);
+          const rowsOpened = opened.mock.calls.filter(([table]) => table === 'memories').map(([, , key]) => key);
+          // Each returned row opened once, no other (a hybrid search reads each side's best, about 3 times as many).
+          expect(rowsOpened.sort(), mode).toEqual(found.results.map((r) => r.id).sort());
+        }
+        // A row the results do not reach is damaged: a search that does not reach it does not open it.
+        const top = (await e.search('harbour tide', { mode: 'vector', limit: 1, userId: 'ana' })).results[0]!.id;
+        const other = ids.find((id) => id !== top)!;
+        await e.close();
+        const [row] = await storedRows(name, [other]);
+        const [topRow] = await storedRows(name, [top]);
+        await putStored(name, [{ ...row!, $: topRow!['$'] }]);
+        const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+        try {
+          opened.mockClear();
+          const hit = (await again.search('harbour tide', { mode: 'vector', limit: 1, userId: 'ana' })).results;
+          expect(hit.map((r) => r.id)).toEqual([top]);
+          expect(opened.mock.calls.filter(([table]) => table === 'memories').map(([, , key]) => key)).toEqual([top]);
+          // Read in full (get), it is refused.
+          expect(await again.get(other)).toBeUndefined();
+          expect((await again.stats()).damagedRows.map((r) => r.key)).toContain(other);
+        } finally {
+          await again.close();
+        }
+      } finally {
+        opened.mockRestore();
+        await e.close();
       }
     });
 

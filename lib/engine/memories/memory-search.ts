@@ -26,7 +26,7 @@ import {
 } from '../../search/fusion.js';
 import { hasEvidence, retrievalProfile, type RetrievalProfile } from '../../search/retrieval-profile.js';
 import type { LogHead } from '../../store/change-log.js';
-import { readMemories, startHeadWithRows, type HeadWithRows } from '../../store/head-with-rows.js';
+import { readMemories, startHeadWithRows, type HeadWithRows, type ReadRows } from '../../store/head-with-rows.js';
 import { MEMORY_CORPUS } from '../../store/keyword-terms.js';
 import type { MemoryRow } from '../../store/rows.js';
 import { currentVector } from '../../store/current-vector.js';
@@ -147,7 +147,7 @@ async function search(
   // head, the indexes held everything the store did then, and the rows are as new or newer (each
   // is checked against the filter again).
   if (!upToDate(head, at)) return searchAfterCatchUp(run, Promise.resolve(head));
-  return collectResults(run, ranked, rowsById(sides.early, rows), now);
+  return collectResults(run, ranked, rowsById(rows), now);
 }
 
 /** The log head of a search's reads. */
@@ -218,7 +218,7 @@ async function searchAfterCatchUp(run: SearchRun, head: Promise<LogHead>): Promi
   const read = readMemories(core.db, sides.early);
   read.catch(() => undefined); // awaited below; a failure surfaces there
   const ranked = await order(run, sides, queryVector);
-  return collectResults(run, ranked, rowsById(sides.early, await read), now);
+  return collectResults(run, ranked, rowsById(await read), now);
 }
 
 /** The positions of the indexes a search reads (the keyword one in vector mode is not read). */
@@ -245,11 +245,13 @@ function upToDate(head: LogHead, at: readonly IndexPosition[]): boolean {
   );
 }
 
-function rowsById(
-  ids: readonly string[],
-  rows: readonly (MemoryRow | undefined)[],
-): Map<string, MemoryRow | undefined> {
-  return new Map(ids.map((id, i) => [id, rows[i]]));
+/** The rows a search has read, by id: each opened (a store encrypted at rest) when the results reach it. */
+type RowsById = Map<string, () => MemoryRow | undefined>;
+
+/** `rows` by id, into `into` (a new map when none). */
+function rowsById(rows: ReadRows, into: RowsById = new Map()): RowsById {
+  rows.ids.forEach((id, i) => into.set(id, () => rows.get(i)));
+  return into;
 }
 
 /**
@@ -387,7 +389,7 @@ async function storedScores(
 async function collectResults(
   run: SearchRun,
   ranked: readonly FusedHit[],
-  read: Map<string, MemoryRow | undefined>,
+  read: RowsById,
   now: number,
 ): Promise<ScoredMemory[]> {
   const { filter, limit } = run.options;
@@ -397,10 +399,12 @@ async function collectResults(
     const chunk = ranked.slice(next, next + limit - out.length + (round === 0 ? run.spare : ROW_SPARE));
     next += chunk.length;
     const unread = chunk.map((h) => h.id).filter((id) => !read.has(id));
-    if (unread.length > 0) (await readMemories(run.core.db, unread)).forEach((row, i) => read.set(unread[i]!, row));
+    if (unread.length > 0) rowsById(await readMemories(run.core.db, unread), read);
     for (const hit of chunk) {
-      const row = read.get(hit.id);
-      if (out.length === limit || row === undefined || !filter.matches(row, now)) continue;
+      if (out.length === limit) break;
+      // Opened here (a store encrypted at rest): only the rows the results reach.
+      const row = read.get(hit.id)?.();
+      if (row === undefined || !filter.matches(row, now)) continue;
       const item: ScoredMemory = { row, score: hit.relevance };
       if (hit.similarity !== undefined) item.similarity = hit.similarity;
       if (hit.keywordScore !== undefined) item.keywordScore = hit.keywordScore;
