@@ -80,16 +80,12 @@ interface SearchRun {
   embedding: Promise<Float32Array> | undefined;
   /** How deep each side ranks. */
   pool: number;
-  /** Rows of each side's best read beyond `limit` before the fused order is known (hybrid only). */
-  spare: number;
 }
 
 /** Each side's ranking of one search, as the indexes stood when it was computed. */
 interface Sides {
   vectorRanked: { id: string; score: number }[];
   keywordRanked: { id: string; score: number; relevance: number }[];
-  /** The rows to read first: each side's best (the fused order's best are among them). */
-  early: string[];
 }
 
 /** Where an index stands in the change log: what it reflects. */
@@ -137,12 +133,8 @@ async function search(
     const { head } = await read([]);
     return upToDate(head, at) ? [] : searchAfterCatchUp(run, Promise.resolve(head));
   }
-  const sides = rankSides(run, allowed, queryVector);
-  // The head and the rows are read (outside the page's thread) while the sides are fused.
-  const reading = read(sides.early);
-  reading.catch(() => undefined); // awaited below; a failure surfaces there
-  const ranked = await order(run, sides, queryVector);
-  const { head, rows } = await reading;
+  const ranked = await order(run, rankSides(run, allowed, queryVector), queryVector);
+  const { head, rows } = await read(firstIds(run, ranked));
   // The head was read after the ranking (or before it), the rows with it or after: at or past the
   // head, the indexes held everything the store did then, and the rows are as new or newer (each
   // is checked against the filter again).
@@ -186,10 +178,6 @@ async function startSearch(
     profile,
     embedding,
     pool: Math.max(limit * 4, 40),
-    // One mode's ranking is its side's: its first `limit` rows are read, no spare (each row is a
-    // request: 14 instead of 10 cost a vector search at 10k about a third more, bench/peers);
-    // hybrid's fused order may differ, so a few spare of each side.
-    spare: mode === 'hybrid' ? ROW_SPARE : 0,
   };
 }
 
@@ -213,12 +201,8 @@ async function searchAfterCatchUp(run: SearchRun, head: Promise<LogHead>): Promi
       ? new Set((await matchingRows(core, options.filter)).map((r) => r.id))
       : state.scopes.matching(options.filter, now);
   if (allowed?.size === 0) return [];
-  const sides = rankSides(run, allowed, queryVector);
-  // The rows of each side's best are read while the sides are fused (one wait, not two).
-  const read = readMemories(core.db, sides.early);
-  read.catch(() => undefined); // awaited below; a failure surfaces there
-  const ranked = await order(run, sides, queryVector);
-  return collectResults(run, ranked, rowsById(await read), now);
+  const ranked = await order(run, rankSides(run, allowed, queryVector), queryVector);
+  return collectResults(run, ranked, rowsById(await readMemories(core.db, firstIds(run, ranked))), now);
 }
 
 /** The positions of the indexes a search reads (the keyword one in vector mode is not read). */
@@ -273,9 +257,18 @@ function rankSides(
       : allowed === undefined
         ? run.state.index.search(queryVector, run.pool)
         : run.state.index.searchIn(queryVector, run.pool, allowed);
-  const want = run.options.limit + run.spare;
-  const early = [...new Set([...vectorRanked.slice(0, want), ...keywordRanked.slice(0, want)].map((h) => h.id))];
-  return { vectorRanked, keywordRanked, early };
+  return { vectorRanked, keywordRanked };
+}
+
+/**
+ * The rows read first: the order's best `limit`, nothing spare. Each row read is an IndexedDB
+ * request whose cost on the page's thread is of the order of the whole ranking's (bench/results/REPORT.md,
+ * "Measurements cited by the code"), so the rows are read once the order is known, not each
+ * side's best before it (about three times as many in hybrid mode); a row missing or failing
+ * the filter on a second look is rare, and then the next ones are read (collectResults).
+ */
+function firstIds(run: SearchRun, ranked: readonly FusedHit[]): string[] {
+  return ranked.slice(0, run.options.limit).map((h) => h.id);
 }
 
 /** The search's order: the two sides fused (hybrid) or the one side's, above the threshold. */
@@ -396,7 +389,7 @@ async function collectResults(
   const out: ScoredMemory[] = [];
   let next = 0;
   for (let round = 0; out.length < limit && next < ranked.length; round++) {
-    const chunk = ranked.slice(next, next + limit - out.length + (round === 0 ? run.spare : ROW_SPARE));
+    const chunk = ranked.slice(next, next + limit - out.length + (round === 0 ? 0 : ROW_SPARE));
     next += chunk.length;
     const unread = chunk.map((h) => h.id).filter((id) => !read.has(id));
     if (unread.length > 0) rowsById(await readMemories(run.core.db, unread), read);
