@@ -90,6 +90,11 @@ const AAD_VERSIONED = 2;
 const RANGE = { equal: 1, any: 3, never: 4 } as const;
 /** Damaged rows kept until someone listens (found while the store opens); more are dropped. */
 const EARLY_DAMAGE = 1000;
+/**
+ * Rows a search's reads opened, kept per table to be opened again without the cipher when read
+ * unchanged (TableSealing `#openBytes`); the memo is emptied when full.
+ */
+const OPENED_MEMO = 4096;
 
 /** A stored row that does not open: the table, its key, what is wrong. */
 export interface SealedRowDamage {
@@ -160,7 +165,8 @@ export class RowSealing {
    * (reported, as the middleware reports it). Ask {@link behindStored} first.
    */
   openStored(table: string, stored: unknown, key: unknown): unknown {
-    return openOne(this.#table(table), stored, key);
+    const row = this.#table(table).open(stored, key, true);
+    return row === DAMAGED ? undefined : row;
   }
 
   #table(name: string): TableSealing {
@@ -241,6 +247,15 @@ class TableSealing {
   readonly outbound: boolean;
   readonly #keyPath: null | string | string[];
   readonly #encoder = new TextEncoder();
+  /**
+   * Rows opened by {@link RowSealing.openStored} (a search's reads, which meet the same rows again
+   * and again: the log head's `meta` rows on every search, the memories often asked about), by
+   * key: the sealed bytes and additional data they were opened from, and what they held. Opening is
+   * a function of those two alone (and the key), so the same two give the same bytes without the
+   * cipher; every other check runs on every read. A write or delete of a key drops its entry, so
+   * nothing of a row deleted or changed here stays in memory.
+   */
+  readonly #opened = new Map<string, { sealed: Uint8Array; aad: Uint8Array; bytes: Uint8Array }>();
 
   constructor(sealing: RowSealing, name: string, spec: SealedTable, primaryKey: DBCoreIndex) {
     this.#sealing = sealing;
@@ -363,8 +378,11 @@ class TableSealing {
     return stored;
   }
 
-  /** The row `stored` holds, DAMAGED (reported) when it does not open, undefined when absent. */
-  open(stored: unknown, key: unknown): unknown {
+  /**
+   * The row `stored` holds, DAMAGED (reported) when it does not open, undefined when absent.
+   * `memo`: the bytes it opened to are kept for the next read of the row (see `#opened`).
+   */
+  open(stored: unknown, key: unknown, memo = false): unknown {
     if (stored === undefined) return undefined;
     const damaged = (reason: string): typeof DAMAGED => {
       this.#sealing.onDamaged({ table: this.#name, key: keyText(key ?? this.#keyOf(stored)), reason });
@@ -380,7 +398,7 @@ class TableSealing {
     if (this.outbound && key !== undefined && !sameKey(s[OWNER], key))
       return damaged('sealed under another key (moved)');
     const sealed = s[SEAL];
-    const bytes = sealed instanceof Uint8Array ? this.#sealing.cipher.open(sealed, this.#aad(s)) : undefined;
+    const bytes = sealed instanceof Uint8Array ? this.#openBytes(sealed, s, memo) : undefined;
     if (bytes === undefined) return damaged('does not open: moved, from another store, or changed');
     let row: unknown;
     try {
@@ -401,6 +419,27 @@ class TableSealing {
       if (verdict !== undefined) return damaged(verdict);
     }
     return row;
+  }
+
+  /** The bytes `sealed` opens to under the additional data of `stored`, from `#opened` when it holds them (`memo`). */
+  #openBytes(sealed: Uint8Array, stored: Record<string, unknown>, memo: boolean): Uint8Array | undefined {
+    const aad = this.#aad(stored);
+    if (!memo) return this.#sealing.cipher.open(sealed, aad);
+    const key = keyText(this.keyOf(stored));
+    const known = this.#opened.get(key);
+    if (known !== undefined && sameBytes(known.sealed, sealed) && sameBytes(known.aad, aad)) return known.bytes;
+    const bytes = this.#sealing.cipher.open(sealed, aad);
+    if (bytes === undefined) return undefined;
+    if (this.#opened.size >= OPENED_MEMO) this.#opened.clear();
+    this.#opened.set(key, { sealed, aad, bytes });
+    return bytes;
+  }
+
+  /** Drops what `#opened` holds of the rows `keys` (written or deleted); all of it when they are not known. */
+  dropOpened(keys: readonly unknown[] | undefined): void {
+    if (this.#opened.size === 0) return;
+    if (keys === undefined) this.#opened.clear();
+    else for (const key of keys) this.#opened.delete(keyText(key));
   }
 
   /** Whether `row` is a `meta` chunk row, which may hold pre-sealed bytes. */
@@ -461,6 +500,13 @@ function unlisted(name: string): StoreError {
   return new StoreError(
     `table ${name} is neither sealed nor listed as clear in an encrypted store (row-sealing.ts); refused`,
   );
+}
+
+/** Whether `a` and `b` hold the same bytes. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** A table that refuses every call (a table the sealing does not know). */
@@ -558,14 +604,16 @@ function journaled(
 
 /** A sealed table's writes: rows sealed with the transaction's number, and journaled. */
 function sealedMutate(down: DBCoreTable, table: TableSealing, journal: FreshnessJournal): DBCoreTable['mutate'] {
-  const deleteKeys = (trans: DBCoreTransaction, tx: TxState, keys: unknown[]): Promise<DBCoreMutateResponse> =>
-    journaled(
+  const deleteKeys = (trans: DBCoreTransaction, tx: TxState, keys: unknown[]): Promise<DBCoreMutateResponse> => {
+    table.dropOpened(keys);
+    return journaled(
       journal,
       trans,
       tx,
       down.mutate({ type: 'delete', trans, keys }),
       keys.map((k): JournalEntry => [down.name, keyText(k), DELETE]),
     );
+  };
   return (req) =>
     journal.begin(req.trans).then((tx) => {
       if (req.type === 'delete') return deleteKeys(req.trans, tx, table.deletable(req.keys));
@@ -575,6 +623,7 @@ function sealedMutate(down: DBCoreTable, table: TableSealing, journal: Freshness
           .query({ trans: req.trans, values: false, query: { index: down.schema.primaryKey, range: req.range } })
           .then(({ result }) => deleteKeys(req.trans, tx, table.deletable(result)));
       const values = req.values.map((v, i) => table.seal(v, req.keys?.[i], tx.n));
+      table.dropOpened(table.outbound ? req.keys : values.map((v) => table.keyOf(v)));
       const write = down.mutate({ ...req, values });
       const entries = table.putEntries(values, req.keys);
       if (entries !== undefined) return journaled(journal, req.trans, tx, write, entries);

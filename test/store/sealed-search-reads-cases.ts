@@ -15,6 +15,7 @@ import { bumpGeneration } from '../../lib/store/generation.js';
 import { readMemories, startHeadWithRows } from '../../lib/store/head-with-rows.js';
 import { RowSealing, type SealedRowDamage } from '../../lib/store/row-sealing.js';
 import type { MemoryRow } from '../../lib/store/rows.js';
+import { RowCipher } from '../../lib/store/row-cipher.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { PASS, embedder, unique } from './at-rest-cases.js';
 
@@ -150,6 +151,43 @@ export function sealedSearchReadTests(where: string): void {
         expect(reported).toEqual([]);
         throughDexie.mockRestore();
       } finally {
+        a.close();
+        b.close();
+      }
+    });
+
+    it('a row read again unchanged is not opened by the cipher again; put back at an older version, it is refused though its bytes were opened before', async () => {
+      const name = unique('sealed-reads-memo');
+      const { db: a } = await openStore(name, PASS);
+      const { db: b } = await openStore(name, PASS);
+      const cipherOpens = vi.spyOn(RowCipher.prototype, 'open');
+      try {
+        await a.memories.put(memory('x', 'the x note'));
+        const [first] = await storedRows(name, ['x']);
+        expect((await startHeadWithRows(a)(['x'])).rows.get(0)?.text).toBe('the x note');
+        cipherOpens.mockClear();
+        // The head's `meta` rows and the row, unchanged: the same rows, no cipher.
+        const again = await startHeadWithRows(a)(['x']);
+        expect(again.rows.get(0)).toEqual(memory('x', 'the x note'));
+        expect(again.head).toEqual(await readLogHead(a));
+        expect(cipherOpens).not.toHaveBeenCalled();
+
+        // Another instance changes the row; then its first version is put back, bytes and all.
+        await b.memories.put(memory('x', 'the x note, changed by b'));
+        expect((await startHeadWithRows(a)(['x'])).rows.get(0)?.text).toBe('the x note, changed by b');
+        const [changed] = await storedRows(name, ['x']);
+        const reported: SealedRowDamage[] = [];
+        a.sealing!.onDamaged = (row) => reported.push(row);
+        await putStored(name, [first!]);
+        expect((await startHeadWithRows(a)(['x'])).rows.get(0)).toBeUndefined();
+        expect(reported.map((r) => [r.key, r.reason])).toEqual([['x', expect.stringMatching(/older version/)]]);
+        // Its bytes with the newer version claimed beside them: they no longer open.
+        reported.length = 0;
+        await putStored(name, [{ ...first!, $v: changed!['$v'] }]);
+        expect((await startHeadWithRows(a)(['x'])).rows.get(0)).toBeUndefined();
+        expect(reported.map((r) => [r.key, r.reason])).toEqual([['x', expect.stringMatching(/does not open/)]]);
+      } finally {
+        cipherOpens.mockRestore();
         a.close();
         b.close();
       }
