@@ -37,6 +37,9 @@ const ENTRIES = '\u0000o';
 
 const ALIGN = 8;
 const HEADER = 8; // u32 skeleton length, u32 typed-array count
+/** One of each for every call (neither keeps state between whole decodes or encodes). */
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
 
 function kindOf(value: AnyTypedArray): number {
   for (let i = 0; i < ARRAY_KINDS.length; i++) if (value.constructor === ARRAY_KINDS[i]) return i;
@@ -91,7 +94,7 @@ function skeleton(value: unknown, arrays: AnyTypedArray[]): unknown {
  */
 export function encodeValue(value: unknown): Uint8Array {
   const arrays: AnyTypedArray[] = [];
-  const json = new TextEncoder().encode(JSON.stringify(skeleton(value, arrays) ?? null));
+  const json = ENCODER.encode(JSON.stringify(skeleton(value, arrays) ?? null));
   let size = HEADER + json.length;
   const offsets: number[] = [];
   for (const a of arrays) {
@@ -173,7 +176,7 @@ export function decodeValue(bytes: Uint8Array): unknown {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder().decode(bytes.subarray(HEADER, HEADER + jsonLength)));
+    parsed = JSON.parse(DECODER.decode(bytes.subarray(HEADER, HEADER + jsonLength)));
   } catch (e) {
     throw new StoreError('a sealed row does not decode: bad JSON', { cause: e });
   }
