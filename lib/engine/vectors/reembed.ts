@@ -160,7 +160,7 @@ async function stageAll(run: ReembedRun, memories: readonly Unstaged[]): Promise
     // Its engram closing stops the run (the store closes once close() has snapshotted).
     core.assertOpen();
     const batch = memories.slice(i, i + REEMBED_BATCH);
-    await stage(core, run.embedder, batch, run.loose, run.lease, options.signal);
+    await stage(run, batch);
     run.embedded += batch.length;
     run.done = Math.min(run.total, run.done + batch.length);
     options.onProgress?.({ phase: 'reembed', done: run.done, total: run.total });
@@ -236,29 +236,10 @@ async function unstaged(
  * transaction that first checks the memory still holds the text embedded (a write
  * in between leaves it to the next look at the log).
  */
-async function stage(
-  core: EngineStore,
-  embedder: Embedder,
-  batch: readonly Unstaged[],
-  loose: Map<string, StagedVector>,
-  lease: ReembedLease,
-  signal: AbortSignal | undefined,
-): Promise<void> {
+async function stage(run: ReembedRun, batch: readonly Unstaged[]): Promise<void> {
+  const vectors = await embedBatch(run, batch);
+  const { core, embedder, lease, loose } = run;
   const { db } = core;
-  const profile = retrievalProfile(embedder.id);
-  const texts = batch.map((t) => textToEmbed(profile, 'passage', core.analyzer.normalize(t.text)));
-  let vectors: unknown;
-  try {
-    // An embedder that ignores the signal still cannot hold the run past an abort.
-    vectors = await untilAborted(embedder.embed(texts, signal === undefined ? {} : { signal }), signal);
-  } catch (e) {
-    if (isEngramError(e)) throw e;
-    throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, {
-      cause: e,
-    });
-  }
-  validateEmbeddings(texts, vectors, embedder.dimensions);
-  const made = vectors;
   try {
     await db.transaction('rw', [db.memories, db.vectors, db.meta], async () => {
       core.assertOpen();
@@ -275,7 +256,7 @@ async function stage(
         const row = rows[j];
         const vector = current[j];
         if (!isLive(row, now) || row.text !== t.text || vector?.embedderId === embedder.id) return;
-        const staged: StagedVector = { vector: made[j]!, embedderId: embedder.id, textHash: contentHash(t.text) };
+        const staged: StagedVector = { vector: vectors[j]!, embedderId: embedder.id, textHash: contentHash(t.text) };
         // The row's current vector stays (a row an earlier switch left unrewritten keeps its staged one as it).
         const kept = currentVector(vector, recorded);
         if (kept === undefined) loose.set(t.id, staged);
@@ -286,6 +267,26 @@ async function stage(
   } catch (e) {
     throw storeError(e, 're-embedding');
   }
+}
+
+/** The new model's vectors of `batch`'s texts, checked; a failing embedder is an EmbeddingError. */
+async function embedBatch(run: ReembedRun, batch: readonly Unstaged[]): Promise<Float32Array[]> {
+  const { core, embedder, options } = run;
+  const { signal } = options;
+  const profile = retrievalProfile(embedder.id);
+  const texts = batch.map((t) => textToEmbed(profile, 'passage', core.analyzer.normalize(t.text)));
+  let vectors: unknown;
+  try {
+    // An embedder that ignores the signal still cannot hold the run past an abort.
+    vectors = await untilAborted(embedder.embed(texts, signal === undefined ? {} : { signal }), signal);
+  } catch (e) {
+    if (isEngramError(e)) throw e;
+    throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, {
+      cause: e,
+    });
+  }
+  validateEmbeddings(texts, vectors, embedder.dimensions);
+  return vectors;
 }
 
 /**
