@@ -512,10 +512,21 @@ export class KeywordPostings {
     this.#fieldCode = new Map(s.fieldValues.map((v, i) => [v, i]));
     this.#terms = [...s.terms];
     this.#termNumber = new Map(s.terms.map((t, i) => [t, i]));
+    this.#loadPostings(s);
+    this.#dead = 0;
+    this.#scores = new Float64Array(n);
+    this.#state = new Uint8Array(n);
+  }
+
+  /**
+   * The snapshot's postings per term, and from them each document's terms (`#docTerms`, document
+   * d's from `#termStart[d]`): counted per document first, then filled in term order.
+   */
+  #loadPostings(s: PostingsSnapshot): void {
+    const n = s.ids.length;
     this.#postDocs = [];
     this.#postCounts = [];
     this.#df = [];
-    // Each document's terms, from the postings: count per document, then fill.
     this.#termCount = new Int32Array(n);
     for (const d of s.docs) {
       if (d < 0 || d >= n) throw new IndexError('malformed keyword postings snapshot');
@@ -538,9 +549,6 @@ export class KeywordPostings {
       this.#df.push(to - from);
       for (let i = from; i < to; i++) this.#docTerms[fill[s.docs[i]!]!++] = t;
     }
-    this.#dead = 0;
-    this.#scores = new Float64Array(n);
-    this.#state = new Uint8Array(n);
   }
 
   #ensureDocs(size: number): void {
