@@ -81,8 +81,9 @@ export interface PassphraseKeys<Mac extends CryptoKey | undefined = CryptoKey> {
 /**
  * Keys from `passphrase` with PBKDF2-SHA256 over `salt`: the first 256 bits make the
  * AES-GCM key; with `macUsages`, 256 more bits make an HMAC-SHA256 key with those usages
- * (without, only 256 bits are derived, half the work). Neither key is extractable, and
- * the derived bits are wiped before this returns, whether the keys were made or not.
+ * (without, only 256 bits are derived: PBKDF2 runs every iteration once per 256 bits).
+ * Neither key is extractable, and the derived bits are wiped before this returns, whether
+ * the keys were made or not.
  */
 export async function passphraseKeys(
   subtle: SubtleCrypto,
