@@ -405,6 +405,26 @@ export class KeywordPostings {
 
   /** A compact copy without deleted documents; {@link KeywordPostings.restore} reads it back. */
   snapshot(): PostingsSnapshot {
+    const { renumber, ids } = this.#liveNumbers();
+    const { lengths, fieldCodes } = this.#liveFields(renumber, ids.length);
+    const { terms, offsets, docs, counts } = this.#livePostings(renumber);
+    const fieldValues = [...this.#fieldValues];
+    return {
+      version: 1,
+      stats: { ...this.stats },
+      ids,
+      lengths,
+      fieldValues,
+      fieldCodes,
+      terms,
+      offsets,
+      docs,
+      counts,
+    };
+  }
+
+  /** The live documents numbered anew from 0 in their order: `renumber[d]` is document d's new number, NONE when deleted. */
+  #liveNumbers(): { renumber: Int32Array; ids: string[] } {
     const renumber = new Int32Array(this.#ids.length).fill(NONE);
     const ids: string[] = [];
     for (let d = 0; d < this.#ids.length; d++) {
@@ -413,14 +433,28 @@ export class KeywordPostings {
         ids.push(this.#ids[d]!);
       }
     }
-    const lengths = new Int32Array(ids.length);
-    const fieldCodes = new Int32Array(ids.length * FIELDS);
+    return { renumber, ids };
+  }
+
+  /** The lengths and field codes of the `count` live documents, at their new numbers. */
+  #liveFields(renumber: Int32Array, count: number): Pick<PostingsSnapshot, 'lengths' | 'fieldCodes'> {
+    const lengths = new Int32Array(count);
+    const fieldCodes = new Int32Array(count * FIELDS);
     for (let d = 0; d < this.#ids.length; d++) {
       const to = renumber[d]!;
       if (to === NONE) continue;
       lengths[to] = this.#lengths[d]!;
       fieldCodes.set(this.#fieldCodes.subarray(d * FIELDS, d * FIELDS + FIELDS), to * FIELDS);
     }
+    return { lengths, fieldCodes };
+  }
+
+  /**
+   * The terms some live document holds, and their postings as one array each of documents
+   * (new numbers) and counts, term `i`'s from `offsets[i]` to `offsets[i + 1]`. A term's
+   * document frequency counts its live documents only, so their sum sizes the arrays.
+   */
+  #livePostings(renumber: Int32Array): Pick<PostingsSnapshot, 'terms' | 'offsets' | 'docs' | 'counts'> {
     const terms: string[] = [];
     const kept: number[] = [];
     let entries = 0;
@@ -447,18 +481,7 @@ export class KeywordPostings {
       }
     });
     offsets[terms.length] = at;
-    return {
-      version: 1,
-      stats: { ...this.stats },
-      ids,
-      lengths,
-      fieldValues: [...this.#fieldValues],
-      fieldCodes,
-      terms,
-      offsets,
-      docs,
-      counts,
-    };
+    return { terms, offsets, docs, counts };
   }
 
   /** The postings a snapshot was taken of. Throws IndexError on a malformed snapshot. */
@@ -489,10 +512,21 @@ export class KeywordPostings {
     this.#fieldCode = new Map(s.fieldValues.map((v, i) => [v, i]));
     this.#terms = [...s.terms];
     this.#termNumber = new Map(s.terms.map((t, i) => [t, i]));
+    this.#loadPostings(s);
+    this.#dead = 0;
+    this.#scores = new Float64Array(n);
+    this.#state = new Uint8Array(n);
+  }
+
+  /**
+   * The snapshot's postings per term, and from them each document's terms (`#docTerms`, document
+   * d's from `#termStart[d]`): counted per document first, then filled in term order.
+   */
+  #loadPostings(s: PostingsSnapshot): void {
+    const n = s.ids.length;
     this.#postDocs = [];
     this.#postCounts = [];
     this.#df = [];
-    // Each document's terms, from the postings: count per document, then fill.
     this.#termCount = new Int32Array(n);
     for (const d of s.docs) {
       if (d < 0 || d >= n) throw new IndexError('malformed keyword postings snapshot');
@@ -515,9 +549,6 @@ export class KeywordPostings {
       this.#df.push(to - from);
       for (let i = from; i < to; i++) this.#docTerms[fill[s.docs[i]!]!++] = t;
     }
-    this.#dead = 0;
-    this.#scores = new Float64Array(n);
-    this.#state = new Uint8Array(n);
   }
 
   #ensureDocs(size: number): void {

@@ -14,12 +14,11 @@ import { KeyError, NotFoundError, StoreError, ValidationError } from '../errors.
 import { storeError } from './store-error.js';
 import {
   DEFAULT_KDF_ITERATIONS,
-  MAX_KDF_ITERATIONS,
-  MIN_KDF_ITERATIONS,
   SALT_BYTES,
+  checkKdfIterations,
   fromBase64,
   isKdfIterations,
-  passphraseBits,
+  passphraseKeys,
   subtleCrypto,
   toBase64,
 } from '../util/web-crypto.js';
@@ -106,15 +105,11 @@ export function parseAtRestEncryption(value: unknown, field: string): AtRestEncr
     )
       throw new ValidationError(`${field}.key`, 'must be an AES-GCM CryptoKey with the encrypt and decrypt usages');
   }
-  if (kdfIterations !== undefined && !isKdfIterations(kdfIterations))
-    throw new ValidationError(
-      `${field}.kdfIterations`,
-      `must be an integer from ${MIN_KDF_ITERATIONS} to ${MAX_KDF_ITERATIONS}`,
-    );
+  const iterations = checkKdfIterations(kdfIterations, `${field}.kdfIterations`);
   return {
     ...(key === undefined ? {} : { key: key as CryptoKey }),
     ...(passphrase === undefined ? {} : { passphrase }),
-    ...(kdfIterations === undefined ? {} : { kdfIterations }),
+    ...(iterations === undefined ? {} : { kdfIterations: iterations }),
   };
 }
 
@@ -137,12 +132,7 @@ async function wrappingKey(encryption: AtRestEncryption, kdf: AtRestHeader['kdf'
     return encryption.key;
   }
   if (kdf === undefined) throw new KeyError('wrong-key', 'this store was encrypted with a key, not a passphrase');
-  const bits = await passphraseBits(subtle(), encryption.passphrase!, fromBase64(kdf.salt)!, kdf.iterations, 256);
-  try {
-    return await subtle().importKey('raw', bits, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
-  } finally {
-    bits.fill(0);
-  }
+  return (await passphraseKeys(subtle(), encryption.passphrase!, fromBase64(kdf.salt)!, kdf.iterations)).cipher;
 }
 
 /** A new store's header and data key. */

@@ -247,56 +247,94 @@ export async function getSnapshot(
   key: string,
   whileReading?: (fields: Readonly<Record<string, unknown>>) => void,
 ): Promise<{ value: unknown } | undefined> {
-  if (db.sealing === undefined) return readSnapshot(db, key, whileReading);
   const { sealing } = db;
-  let parted: PartedRecord | undefined;
-  const row = await readSnapshot(db, key, undefined, {
-    // Sealed in pieces, one per chunk row (heads without a count: sealed whole, opened once joined).
-    accepts: (fields) => typeof fields[BULK_TAG] === 'string' && fields[BULK_PIECES] === fields['chunks'],
-    // A piece is opened as its row arrives: WebCrypto works beside the reads of the next ones.
-    open: (fields, i, chunk) => {
-      if (fields[BULK_FIELDS] !== undefined) {
-        parted ??= new PartedRecord(key, fields, whileReading);
-        return parted.open(sealing, i, chunk);
-      }
-      return sealing.openBulk(
-        chunk as Uint8Array<ArrayBuffer>,
-        pieceName(key, fields[BULK_TAG] as string, i, fields[BULK_PIECES] as number),
-      );
-    },
-  });
+  if (sealing === undefined) return readSnapshot(db, key, whileReading);
+  const opener = new SealedPieceOpener(key, sealing, whileReading);
+  const row = await readSnapshot(db, key, undefined, opener);
   const value = row?.value;
   if (row === undefined || typeof value !== 'object' || value === null) return row;
   const damaged = (): { value: unknown } => {
     sealing.onDamaged({ table: 'meta', key, reason: 'the snapshot does not open (changed, moved or cut)' });
     return { value: {} };
   };
-  if (row.opened !== undefined && parted !== undefined) {
+  if (row.opened !== undefined && opener.parted !== undefined) {
     // Its fields were handed to whileReading as soon as they opened; the bytes are in place.
     await Promise.all(row.opened);
-    const record = parted.record();
+    const record = opener.parted.record();
     return record === undefined ? damaged() : { value: record };
   }
-  // An encrypted store's record: opened now, after the transaction (WebCrypto would have ended it).
   const { [BULK_TAG]: tag, bytes } = value as Record<string, unknown>;
   // A record written as a sealed row (a keyword snapshot before it was sealed whole): its row seal checked it.
   if (tag === undefined && bytes === undefined) return row;
-  const opened = row.opened
-    ? await joinPieces(row.opened)
+  // An encrypted store's record: opened now, after the transaction (WebCrypto would have ended it).
+  const record = await openSealedWhole(sealing, key, value as Record<string, unknown>, row.opened);
+  if (record === undefined) return damaged();
+  const fields: Record<string, unknown> = { ...record };
+  delete fields['bytes'];
+  whileReading?.(fields);
+  return { value: record };
+}
+
+/**
+ * Opens an encrypted store's snapshot piece by piece as its chunk rows are read, for a head
+ * sealed in pieces, one per chunk row (heads without a count: sealed whole, opened once joined).
+ * A record sealed in two parts (see BULK_FIELDS) is put together in `parted` as its pieces open.
+ */
+class SealedPieceOpener implements ChunkOpener {
+  readonly #key: string;
+  readonly #sealing: RowSealing;
+  readonly #whileReading: ((fields: Readonly<Record<string, unknown>>) => void) | undefined;
+  /** The record sealed in two parts, once its first piece has arrived. */
+  parted: PartedRecord | undefined;
+
+  constructor(
+    key: string,
+    sealing: RowSealing,
+    whileReading: ((fields: Readonly<Record<string, unknown>>) => void) | undefined,
+  ) {
+    this.#key = key;
+    this.#sealing = sealing;
+    this.#whileReading = whileReading;
+  }
+
+  accepts(fields: Readonly<Record<string, unknown>>): boolean {
+    return typeof fields[BULK_TAG] === 'string' && fields[BULK_PIECES] === fields['chunks'];
+  }
+
+  /** Opens piece `i` as its row arrives: WebCrypto works beside the reads of the next ones. */
+  open(fields: Readonly<Record<string, unknown>>, i: number, chunk: Uint8Array): Promise<Uint8Array | undefined> {
+    if (fields[BULK_FIELDS] !== undefined) {
+      this.parted ??= new PartedRecord(this.#key, fields, this.#whileReading);
+      return this.parted.open(this.#sealing, i, chunk);
+    }
+    const name = pieceName(this.#key, fields[BULK_TAG] as string, i, fields[BULK_PIECES] as number);
+    return this.#sealing.openBulk(chunk as Uint8Array<ArrayBuffer>, name);
+  }
+}
+
+/**
+ * A record sealed whole, decoded: from its pieces opened as they were read (`opened`), or
+ * from its joined `bytes` opened now. Undefined when it does not open or is not a record.
+ */
+async function openSealedWhole(
+  sealing: RowSealing,
+  key: string,
+  head: Readonly<Record<string, unknown>>,
+  opened: readonly Promise<Uint8Array | undefined>[] | undefined,
+): Promise<object | undefined> {
+  const { [BULK_TAG]: tag, bytes } = head;
+  const plain = opened
+    ? await joinPieces(opened)
     : bytes instanceof Uint8Array && typeof tag === 'string'
       ? await sealing.openBulk(bytes as Uint8Array<ArrayBuffer>, bulkName(key, tag))
       : undefined;
   let record: unknown;
   try {
-    record = opened === undefined ? undefined : decodeValue(opened);
+    record = plain === undefined ? undefined : decodeValue(plain);
   } catch {
     record = undefined;
   }
-  if (typeof record !== 'object' || record === null) return damaged();
-  const fields: Record<string, unknown> = { ...record };
-  delete fields['bytes'];
-  whileReading?.(fields);
-  return { value: record };
+  return typeof record === 'object' && record !== null ? record : undefined;
 }
 
 const isCount = (n: unknown, least: number): n is number => Number.isSafeInteger(n) && (n as number) >= least;
@@ -445,51 +483,95 @@ async function readSnapshot(
     const value: unknown = row.value;
     if (typeof value !== 'object' || value === null || !('chunks' in value)) return { value };
     const { chunks, byteLength, ...rest } = value as ChunkedRecord & Record<string, unknown>;
-    // Every chunk holds at least one byte, and every one is a row beside the record: a head that claims more
-    // (400,000 chunks of a 40 KB snapshot) is damaged, found by counting keys, before a chunk is asked for.
-    if (!Number.isSafeInteger(chunks) || chunks < 1 || !Number.isSafeInteger(byteLength) || chunks > byteLength)
-      return { value: rest };
-    if ((await db.meta.where('key').between(`${key}:`, `${key}:\uffff`).count()) < chunks) return { value: rest };
+    if (!(await chunksAddUp(db, key, chunks, byteLength))) return { value: rest };
     if (openChunk?.accepts(value) === true)
       return { value: rest, opened: await openChunks(db, key, value, chunks, openChunk) };
-    // Allocated when the first chunk arrives: its length is the chunk size, which with `chunks` bounds byteLength.
-    let bytes: Uint8Array | undefined;
-    // Requests in one transaction are answered in the order they were made: each chunk is copied into place
-    // as it arrives, while the next ones are read (joining them after the last cost more: bench/results/REPORT.md).
-    const filled = { offset: 0, arrived: 0, whole: true, chunkLength: 0 };
-    const reading = Promise.all(
-      chunkKeys(key, chunks).map((chunkKey, i) =>
-        db.meta.get(chunkKey).then((part) => {
-          const chunk = part?.value;
-          if (
-            !filled.whole ||
-            i !== filled.arrived++ ||
-            !(chunk instanceof Uint8Array) ||
-            filled.offset + chunk.length > byteLength
-          ) {
-            filled.whole = false;
-            return;
-          }
-          if (bytes === undefined) {
-            filled.chunkLength = chunk.length;
-            bytes = allocate(byteLength, chunks, chunk.length);
-          }
-          // Every chunk but the last is as long as the first.
-          if (bytes === undefined || (i < chunks - 1 && chunk.length !== filled.chunkLength)) {
-            filled.whole = false;
-            return;
-          }
-          bytes.set(chunk, filled.offset);
-          filled.offset += chunk.length;
-        }),
-      ),
-    );
-    whileReading?.(rest);
-    await reading;
-    return filled.whole && bytes !== undefined && filled.offset === byteLength
-      ? { value: { ...rest, bytes } }
-      : { value: rest };
+    const bytes = await joinChunks(db, key, chunks, byteLength, () => whileReading?.(rest));
+    return bytes === undefined ? { value: rest } : { value: { ...rest, bytes } };
   });
+}
+
+/**
+ * Whether a head's `chunks` and `byteLength` can be true of what is stored beside it. Every chunk
+ * holds at least one byte, and every one is a row beside the record: a head that claims more
+ * (400,000 chunks of a 40 KB snapshot) is damaged, found by counting keys, before a chunk is asked for.
+ */
+async function chunksAddUp(db: EngramDb, key: string, chunks: number, byteLength: number): Promise<boolean> {
+  if (!Number.isSafeInteger(chunks) || chunks < 1 || !Number.isSafeInteger(byteLength) || chunks > byteLength)
+    return false;
+  return (await db.meta.where('key').between(`${key}:`, `${key}:\uffff`).count()) >= chunks;
+}
+
+/**
+ * The `chunks` chunk rows of `key` read and joined into `byteLength` bytes (inside the caller's
+ * transaction); undefined when they do not make those bytes. `whileReading` runs once every chunk
+ * has been asked for. Requests in one transaction are answered in the order they were made: each
+ * chunk is copied into place as it arrives, while the next ones are read (joining them after the
+ * last cost more: bench/results/REPORT.md).
+ */
+async function joinChunks(
+  db: EngramDb,
+  key: string,
+  chunks: number,
+  byteLength: number,
+  whileReading: () => void,
+): Promise<Uint8Array | undefined> {
+  const joined = new ChunkJoin(chunks, byteLength);
+  const reading = Promise.all(
+    chunkKeys(key, chunks).map((chunkKey, i) =>
+      db.meta.get(chunkKey).then((part) => {
+        joined.add(i, part?.value);
+      }),
+    ),
+  );
+  whileReading();
+  await reading;
+  return joined.bytes();
+}
+
+/**
+ * Chunks copied into one buffer as they arrive, in order. Any chunk out of order, not bytes, past
+ * `byteLength`, or (but the last) of another length than the first leaves no bytes.
+ */
+class ChunkJoin {
+  readonly #chunks: number;
+  readonly #byteLength: number;
+  /** Allocated when the first chunk arrives: its length is the chunk size, which with `chunks` bounds byteLength. */
+  #bytes: Uint8Array | undefined;
+  #chunkLength = 0;
+  #offset = 0;
+  #arrived = 0;
+  #whole = true;
+
+  constructor(chunks: number, byteLength: number) {
+    this.#chunks = chunks;
+    this.#byteLength = byteLength;
+  }
+
+  /** Copies chunk `i` (a row's value) into place. */
+  add(i: number, chunk: unknown): void {
+    if (!this.#whole || i !== this.#arrived++ || !(chunk instanceof Uint8Array) || !this.#place(i, chunk))
+      this.#whole = false;
+  }
+
+  /** The joined bytes; undefined unless every chunk arrived whole and they fill `byteLength`. */
+  bytes(): Uint8Array | undefined {
+    return this.#whole && this.#offset === this.#byteLength ? this.#bytes : undefined;
+  }
+
+  /** Copies `chunk` to its place; false when it does not fit there. */
+  #place(i: number, chunk: Uint8Array): boolean {
+    if (this.#offset + chunk.length > this.#byteLength) return false;
+    if (this.#bytes === undefined) {
+      this.#chunkLength = chunk.length;
+      this.#bytes = allocate(this.#byteLength, this.#chunks, chunk.length);
+    }
+    // Every chunk but the last is as long as the first.
+    if (this.#bytes === undefined || (i < this.#chunks - 1 && chunk.length !== this.#chunkLength)) return false;
+    this.#bytes.set(chunk, this.#offset);
+    this.#offset += chunk.length;
+    return true;
+  }
 }
 
 /** Each chunk of `key` handed to `openChunk` as it arrives (in one transaction); a missing chunk is an undefined opening. */

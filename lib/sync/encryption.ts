@@ -17,7 +17,7 @@ import {
   SALT_BYTES,
   fromBase64,
   isKdfIterations,
-  passphraseBits,
+  passphraseKeys,
   subtleCrypto,
   toBase64,
 } from '../util/web-crypto.js';
@@ -89,13 +89,8 @@ function remember(cache: KeyCache, key: string, keys: SyncKeys): void {
 }
 
 async function deriveKeys(passphrase: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<SyncKeys> {
-  const bits = await passphraseBits(subtle(), passphrase, salt, iterations, 512);
-  const [seal, name] = await Promise.all([
-    subtle().importKey('raw', bits.subarray(0, 32), { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']),
-    subtle().importKey('raw', bits.subarray(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
-  ]);
-  bits.fill(0);
-  return { seal, name };
+  const { cipher, mac } = await passphraseKeys(subtle(), passphrase, salt, iterations, ['sign']);
+  return { seal: cipher, name: mac };
 }
 
 /**

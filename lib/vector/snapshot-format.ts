@@ -138,6 +138,33 @@ export function decodeSnapshot(
   // Word access needs 4-byte alignment; copy once if the caller's view is unaligned.
   const bytes = input.byteOffset % 4 === 0 ? input : input.slice();
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const header = readHeader(bytes, view, expectedKind);
+  if (options.checksum !== false && !snapshotChecksumHolds(bytes))
+    throw new IndexError('snapshot checksum mismatch: the bytes are corrupt');
+  const params: number[] = [];
+  for (let i = 0; i < header.paramCount; i++) params.push(view.getUint32(HEADER_BYTES + i * 4, true));
+  const idsStart = HEADER_BYTES + header.paramCount * 4;
+  const idsEnd = idsStart + header.idBytes;
+  const ids = readIdTable(bytes, view, idsStart, idsEnd);
+  const payload = bytes.subarray(idsEnd, idsEnd + header.payloadLength);
+  return { kind: header.kind, dimensions: header.dimensions, params, ids, payload };
+}
+
+/** The fixed header of a snapshot, checked (see the layout above). */
+interface SnapshotHeader {
+  kind: SnapshotKind;
+  dimensions: number;
+  paramCount: number;
+  /** The id table's byte length: a multiple of 4, and at least its count. */
+  idBytes: number;
+  payloadLength: number;
+}
+
+/**
+ * Reads and checks the header of `bytes` (at least HEADER_BYTES long): magic, version, a kind that
+ * is `expectedKind`, and lengths that add up to exactly the bytes given. Throws IndexError otherwise.
+ */
+function readHeader(bytes: Uint8Array, view: DataView, expectedKind: SnapshotKind): SnapshotHeader {
   for (let i = 0; i < MAGIC.length; i++) {
     if (bytes[i] !== MAGIC.charCodeAt(i)) throw new IndexError('not an engram vector index snapshot (bad magic)');
   }
@@ -155,23 +182,24 @@ export function decodeSnapshot(
   if (idBytes % 4 !== 0 || idBytes < 4 || expectedTotal !== bytes.length) {
     throw new IndexError(`snapshot is truncated or corrupt: expected ${expectedTotal} bytes, got ${bytes.length}`);
   }
-  if (options.checksum !== false && !snapshotChecksumHolds(bytes))
-    throw new IndexError('snapshot checksum mismatch: the bytes are corrupt');
+  return { kind, dimensions, paramCount, idBytes, payloadLength };
+}
 
-  let at = HEADER_BYTES;
-  const params: number[] = [];
-  for (let i = 0; i < paramCount; i++, at += 4) params.push(view.getUint32(at, true));
-  const idsEnd = at + idBytes;
-  const count = view.getUint32(at, true);
-  at += 4;
+/**
+ * The id table from `start` to `end`: its count, then its entries, each inside the table and its
+ * id valid UTF-8, the last ending exactly at `end`. Throws IndexError otherwise.
+ */
+function readIdTable(bytes: Uint8Array, view: DataView, start: number, end: number): SnapshotIdEntry[] {
+  const count = view.getUint32(start, true);
+  let at = start + 4;
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const ids: SnapshotIdEntry[] = [];
   for (let i = 0; i < count; i++) {
-    if (at + 12 > idsEnd) throw new IndexError('snapshot id table is truncated');
+    if (at + 12 > end) throw new IndexError('snapshot id table is truncated');
     const label = view.getUint32(at, true);
     const flags = view.getUint32(at + 4, true);
     const length = view.getUint32(at + 8, true);
-    if (at + 12 + length > idsEnd) throw new IndexError('snapshot id table is truncated');
+    if (at + 12 + length > end) throw new IndexError('snapshot id table is truncated');
     let id: string;
     try {
       id = decoder.decode(bytes.subarray(at + 12, at + 12 + length));
@@ -181,8 +209,8 @@ export function decodeSnapshot(
     ids.push({ id, label, flags });
     at += 12 + pad4(length);
   }
-  if (at !== idsEnd) throw new IndexError('snapshot id table length does not match its entries');
-  return { kind, dimensions, params, ids, payload: bytes.subarray(idsEnd, idsEnd + payloadLength) };
+  if (at !== end) throw new IndexError('snapshot id table length does not match its entries');
+  return ids;
 }
 
 /**

@@ -7,26 +7,10 @@ import { compactChangeLog, readLogHead } from '../../lib/store/change-log.js';
 import { EMBEDDER_KEY } from '../../lib/store/embedder-record.js';
 import { bumpGeneration } from '../../lib/store/generation.js';
 import { startHeadWithRows } from '../../lib/store/head-with-rows.js';
-import type { MemoryRow } from '../../lib/store/rows.js';
 import type { EngramDb } from '../../lib/store/schema.js';
+import { memoryRow as memory } from './memory-row-fixture.js';
 
 const ENCRYPTION = { passphrase: 'correct horse battery', kdfIterations: 1000 };
-
-function memory(id: string, text: string): MemoryRow {
-  return {
-    id,
-    text,
-    tier: 'long_term',
-    userId: 'ana',
-    metadata: { n: 1 },
-    hash: `h-${id}`,
-    createdAt: 1,
-    updatedAt: 1,
-    accessCount: 0,
-    version: 1,
-    origin: 'device-a',
-  };
-}
 
 async function logEntries(db: EngramDb, n: number): Promise<void> {
   await db.changes.bulkAdd(

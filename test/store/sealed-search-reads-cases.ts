@@ -13,27 +13,11 @@ import { openStore } from '../../lib/engine/open-store.js';
 import { readLogHead } from '../../lib/store/change-log.js';
 import { bumpGeneration } from '../../lib/store/generation.js';
 import { readMemories, startHeadWithRows } from '../../lib/store/head-with-rows.js';
-import { RowSealing, type SealedRowDamage } from '../../lib/store/row-sealing.js';
-import type { MemoryRow } from '../../lib/store/rows.js';
 import { RowCipher } from '../../lib/store/row-cipher.js';
+import { RowSealing, type SealedRowDamage } from '../../lib/store/row-sealing.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { PASS, embedder, unique } from './at-rest-cases.js';
-
-function memory(id: string, text: string): MemoryRow {
-  return {
-    id,
-    text,
-    tier: 'long_term',
-    userId: 'ana',
-    metadata: { n: 1 },
-    hash: `h-${id}`,
-    createdAt: 1,
-    updatedAt: 1,
-    accessCount: 0,
-    version: 1,
-    origin: 'device-a',
-  };
-}
+import { memoryRow as memory } from './memory-row-fixture.js';
 
 /** The `memories` rows `ids` as stored (sealed), read without a key. */
 async function storedRows(name: string, ids: readonly string[]): Promise<Record<string, unknown>[]> {

@@ -52,6 +52,15 @@ async function answers(e: Engram, ids: readonly string[]): Promise<unknown[]> {
   return out;
 }
 
+/** A new plain store named after `label` ({@link plainStore}), under a manual clock. */
+async function freshPlainStore(
+  label: string,
+): Promise<{ name: string; clock: ReturnType<typeof manualClock>; ids: string[] }> {
+  const name = unique(label);
+  const clock = manualClock();
+  return { name, clock, ids: await plainStore(name, clock.now) };
+}
+
 /** A plain store fed the secrets (at-rest-cases.ts) and a corpus, with a fixed clock; its ids. */
 async function plainStore(name: string, now: () => number): Promise<string[]> {
   const e = await Engram.open({ name, embedder: embedder(), now });
@@ -105,13 +114,9 @@ async function openObserved(
   }
 }
 
-/**
- * Starts `convert` while a connection that is not engram's holds the store: when the conversion's
- * upgrade asks it to close (after the snapshots were read), it appends a change-log entry, as
- * another instance's write would, then closes.
- */
-async function convertWithWriteBetween(name: string, recordId: string, convert: () => Promise<unknown>) {
-  const connection = await new Promise<IDBDatabase>((resolve, reject) => {
+/** A connection to the store `name` opened with IndexedDB itself, not through Dexie or engram. */
+function openConnection(name: string): Promise<IDBDatabase> {
+  return new Promise<IDBDatabase>((resolve, reject) => {
     const req = indexedDB.open(name);
     req.onsuccess = () => {
       resolve(req.result);
@@ -120,6 +125,15 @@ async function convertWithWriteBetween(name: string, recordId: string, convert: 
       reject(req.error ?? new Error('open failed'));
     };
   });
+}
+
+/**
+ * Starts `convert` while a connection that is not engram's holds the store: when the conversion's
+ * upgrade asks it to close (after the snapshots were read), it appends a change-log entry, as
+ * another instance's write would, then closes.
+ */
+async function convertWithWriteBetween(name: string, recordId: string, convert: () => Promise<unknown>) {
+  const connection = await openConnection(name);
   const wrote = new Promise<void>((resolve, reject) => {
     connection.onversionchange = () => {
       const tx = connection.transaction('changes', 'readwrite');
@@ -140,9 +154,7 @@ async function convertWithWriteBetween(name: string, recordId: string, convert: 
 export function storeConversionTests(where: string): void {
   describe(`converting a store to encrypted and back (${where})`, () => {
     it('encrypts a plain store in place with progress: nothing readable on disk, the same answers, and back', async () => {
-      const name = unique('convert');
-      const clock = manualClock();
-      const ids = await plainStore(name, clock.now);
+      const { name, clock, ids } = await freshPlainStore('convert');
       const plain = await opening(name, clock.now);
       const before = await answers(plain, ids);
       await plain.close();
@@ -181,9 +193,7 @@ export function storeConversionTests(where: string): void {
     });
 
     it('a converted store keeps working: add, update, delete, forget, import, sync, and stays sealed', async () => {
-      const name = unique('convert-use');
-      const clock = manualClock();
-      const ids = await plainStore(name, clock.now);
+      const { name, clock, ids } = await freshPlainStore('convert-use');
       await Engram.encryptStore(name, { encryption: PASS });
       const e = await opening(name, clock.now, PASS);
       await e.update(ids[2]!, 'Ana plays the ocarina');
@@ -215,23 +225,25 @@ export function storeConversionTests(where: string): void {
 
     for (const how of ['cancelled', 'failing'] as const)
       it(`a conversion ${how} midway leaves the store exactly as it was, either way`, async () => {
-        const name = unique(`convert-${how}`);
-        const clock = manualClock();
-        const ids = await plainStore(name, clock.now);
+        const { name, clock, ids } = await freshPlainStore(`convert-${how}`);
         const before = await rawText(name);
-        const stop = (done: number, controller: AbortController) => {
-          if (done === 0) return;
-          if (how === 'cancelled') controller.abort();
-          else throw new Error('the progress listener failed');
+        /** `convert` run with a listener that stops it at its first progress past 0: its signal aborted, or the listener throwing. */
+        const stoppedMidway = (convert: 'encryptStore' | 'decryptStore') => {
+          const controller = new AbortController();
+          const stop = (done: number) => {
+            if (done === 0) return;
+            if (how === 'cancelled') controller.abort();
+            else throw new Error('the progress listener failed');
+          };
+          return Engram[convert](name, {
+            encryption: PASS,
+            signal: controller.signal,
+            onProgress: (p) => {
+              stop(p.done);
+            },
+          });
         };
-        const encrypting = new AbortController();
-        const encryptRun = Engram.encryptStore(name, {
-          encryption: PASS,
-          signal: encrypting.signal,
-          onProgress: (p) => {
-            stop(p.done, encrypting);
-          },
-        });
+        const encryptRun = stoppedMidway('encryptStore');
         if (how === 'cancelled') await expect(encryptRun).rejects.toMatchObject({ name: 'AbortError' });
         else await expect(encryptRun).rejects.toThrow('the progress listener failed');
         expect(await rawText(name)).toBe(before);
@@ -241,14 +253,7 @@ export function storeConversionTests(where: string): void {
 
         await Engram.encryptStore(name, { encryption: PASS });
         const sealedBefore = await rawText(name);
-        const decrypting = new AbortController();
-        const decryptRun = Engram.decryptStore(name, {
-          encryption: PASS,
-          signal: decrypting.signal,
-          onProgress: (p) => {
-            stop(p.done, decrypting);
-          },
-        });
+        const decryptRun = stoppedMidway('decryptStore');
         if (how === 'cancelled') await expect(decryptRun).rejects.toMatchObject({ name: 'AbortError' });
         else await expect(decryptRun).rejects.toThrow('the progress listener failed');
         expect(await rawText(name)).toBe(sealedBefore);
@@ -258,9 +263,7 @@ export function storeConversionTests(where: string): void {
       });
 
     it('checks at the door: a wrong key, the wrong kind of store, no store, bad options; nothing written', async () => {
-      const name = unique('convert-checks');
-      const clock = manualClock();
-      await plainStore(name, clock.now);
+      const { name } = await freshPlainStore('convert-checks');
       const plainRaw = await rawText(name);
       await expect(Engram.decryptStore(name, { encryption: PASS })).rejects.toMatchObject({
         name: 'KeyError',
@@ -301,9 +304,7 @@ export function storeConversionTests(where: string): void {
     });
 
     it('with a CryptoKey: encrypts, opens with that key only, and decrypts', async () => {
-      const name = unique('convert-key');
-      const clock = manualClock();
-      const ids = await plainStore(name, clock.now);
+      const { name, clock, ids } = await freshPlainStore('convert-key');
       const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
       await Engram.encryptStore(name, { encryption: { key } });
       await expect(opening(name, clock.now, PASS)).rejects.toMatchObject({ reason: 'wrong-key' });
@@ -317,9 +318,7 @@ export function storeConversionTests(where: string): void {
     });
 
     it('the index snapshots go through encryptStore and decryptStore: the next open restores both, the same answers, nothing readable', async () => {
-      const name = unique('convert-snapshots');
-      const clock = manualClock();
-      const ids = await plainStore(name, clock.now);
+      const { name, clock, ids } = await freshPlainStore('convert-snapshots');
       const plain = await openObserved(name, clock.now, ids);
       expect(plain.phases).toContain('restore');
       const plainSnapshots = await snapshotRowsOf(name);
@@ -352,9 +351,7 @@ export function storeConversionTests(where: string): void {
     });
 
     it('a flipped bit in a converted snapshot chunk is refused and reported; the indexes are rebuilt and answer the same', async () => {
-      const name = unique('convert-snapshot-tamper');
-      const clock = manualClock();
-      const ids = await plainStore(name, clock.now);
+      const { name, clock, ids } = await freshPlainStore('convert-snapshot-tamper');
       const plain = await openObserved(name, clock.now, ids);
       await Engram.encryptStore(name, { encryption: PASS });
       const db = new EngramDb(name);
@@ -376,9 +373,7 @@ export function storeConversionTests(where: string): void {
     });
 
     it('a write between reading the snapshots and the upgrade: they are dropped (both ways), and the next open rebuilds', async () => {
-      const name = unique('convert-snapshot-race');
-      const clock = manualClock();
-      const ids = await plainStore(name, clock.now);
+      const { name, clock, ids } = await freshPlainStore('convert-snapshot-race');
       const plain = await openObserved(name, clock.now, ids);
       expect(await snapshotRowsOf(name)).not.toEqual([]);
       await convertWithWriteBetween(name, ids[2]!, () => Engram.encryptStore(name, { encryption: PASS }));
@@ -397,9 +392,7 @@ export function storeConversionTests(where: string): void {
     });
 
     it('another instance holding the store is closed by the conversion and refuses its next call; it never writes the wrong kind of row', async () => {
-      const name = unique('convert-held');
-      const clock = manualClock();
-      const ids = await plainStore(name, clock.now);
+      const { name, clock, ids } = await freshPlainStore('convert-held');
       const held = await opening(name, clock.now);
       expect((await held.get(ids[2]!))?.memory).toBe(CORPUS[0]);
       await Engram.encryptStore(name, { encryption: PASS });
@@ -426,20 +419,10 @@ export function storeConversionTests(where: string): void {
     });
 
     it('a connection that does not close blocks the conversion: refused, nothing written', async () => {
-      const name = unique('convert-blocked');
-      const clock = manualClock();
-      await plainStore(name, clock.now);
+      const { name, clock } = await freshPlainStore('convert-blocked');
       const before = await rawText(name);
       // A connection that ignores `versionchange` (not engram's: Dexie's close on it).
-      const connection = await new Promise<IDBDatabase>((resolve, reject) => {
-        const req = indexedDB.open(name);
-        req.onsuccess = () => {
-          resolve(req.result);
-        };
-        req.onerror = () => {
-          reject(req.error ?? new Error('open failed'));
-        };
-      });
+      const connection = await openConnection(name);
       const refused: unknown = await Engram.encryptStore(name, { encryption: PASS }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(StoreError);
       expect(String(refused)).toMatch(/held open/);
@@ -468,9 +451,7 @@ export function storeConversionTests(where: string): void {
     });
 
     it('tampering on a converted store is refused and reported: a row put back, a row moved', async () => {
-      const name = unique('convert-tamper');
-      const clock = manualClock();
-      const ids = await plainStore(name, clock.now);
+      const { name, clock, ids } = await freshPlainStore('convert-tamper');
       await Engram.encryptStore(name, { encryption: PASS });
       const old = await rawRows(name);
       const e = await opening(name, clock.now, PASS);

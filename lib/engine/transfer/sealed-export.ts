@@ -29,9 +29,10 @@ import {
   MAX_KDF_ITERATIONS,
   MIN_KDF_ITERATIONS,
   SALT_BYTES,
+  checkKdfIterations,
   fromBase64,
   isKdfIterations,
-  passphraseBits,
+  passphraseKeys,
   subtleCrypto,
   toBase64,
 } from '../../util/web-crypto.js';
@@ -115,14 +116,10 @@ export function parseExportEncryption(value: unknown, field: string): ExportEncr
   const { passphrase, kdfIterations, ...rest } = value as Record<string, unknown>;
   const unknown = Object.keys(rest);
   if (unknown.length > 0) throw new ValidationError(field, `unknown option ${unknown[0]!}`);
-  if (kdfIterations !== undefined && !isKdfIterations(kdfIterations))
-    throw new ValidationError(
-      `${field}.kdfIterations`,
-      `must be an integer from ${MIN_KDF_ITERATIONS} to ${MAX_KDF_ITERATIONS}`,
-    );
+  const iterations = checkKdfIterations(kdfIterations, `${field}.kdfIterations`);
   return {
     passphrase: checkPassphrase(passphrase, `${field}.passphrase`),
-    ...(kdfIterations === undefined ? {} : { kdfIterations }),
+    ...(iterations === undefined ? {} : { kdfIterations: iterations }),
   };
 }
 
@@ -139,16 +136,8 @@ export function parseExportDecryption(value: unknown, field: string): string | u
 }
 
 async function deriveKeys(passphrase: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<FileKeys> {
-  const bits = await passphraseBits(subtle(), passphrase, salt, iterations, 512);
-  try {
-    const [body, check] = await Promise.all([
-      subtle().importKey('raw', bits.subarray(0, 32), { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']),
-      subtle().importKey('raw', bits.subarray(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
-    ]);
-    return { body, check };
-  } finally {
-    bits.fill(0);
-  }
+  const { cipher, mac } = await passphraseKeys(subtle(), passphrase, salt, iterations, ['sign', 'verify']);
+  return { body: cipher, check: mac };
 }
 
 /** What the key check authenticates: every setting of the header but the check. */

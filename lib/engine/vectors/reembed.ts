@@ -78,6 +78,25 @@ interface Unstaged {
   text: string;
 }
 
+/** Where a run stands: what it has checked of the log, what it has read and staged. */
+interface ReembedRun {
+  core: EngineStore;
+  embedder: Embedder;
+  lease: ReembedLease;
+  options: ReembedStoreOptions;
+  /** The log head the run last looked at: every write logged up to it has been read. */
+  checked: LogHead;
+  /** The live memories as the run last read them (their count is the report's total). */
+  live: Set<string>;
+  /** Live memories without a vector row: their new vectors wait here for the switch. */
+  loose: Map<string, StagedVector>;
+  /** The progress reported: `done` of `total` live memories hold the new model's vector. */
+  done: number;
+  total: number;
+  /** Memories this run embedded (the report's `embedded`). */
+  embedded: number;
+}
+
 /**
  * Re-embeds every live memory of the open store with `embedder` and switches the store
  * to it (see the file's comment). Rejects with AbortError on the signal, or with the
@@ -88,59 +107,84 @@ export async function reembedStore(
   embedder: Embedder,
   options: ReembedStoreOptions,
 ): Promise<ReembedReport> {
-  const { db } = core;
-  const target = embedder.id;
-  /** Live memories without a vector row: their new vectors wait here for the switch. */
-  const loose = new Map<string, StagedVector>();
-  const lease = await ReembedLease.acquire(core, target);
-  let checked: LogHead;
+  const lease = await ReembedLease.acquire(core, embedder.id);
   let unregister: () => void = () => undefined;
   try {
-    checked = await readLogHead(db);
+    const checked = await readLogHead(core.db);
+    const run: ReembedRun = {
+      core,
+      embedder,
+      lease,
+      options,
+      checked,
+      live: new Set(),
+      loose: new Map(),
+      done: 0,
+      total: 0,
+      embedded: 0,
+    };
     // This instance's compaction keeps the log entries the run has not checked yet.
-    unregister = core.addLogReader(() => checked.last);
-    /** The live memories as the run last read them (their count is the report's total). */
-    const live = new Set<string>();
-    let todo = await unstaged(core, target, await db.memories.toCollection().primaryKeys(), loose, live);
-    let total = todo.live;
-    let done = total - todo.ids.length;
-    let embedded = 0;
-    options.onProgress?.({ phase: 'reembed', done, total });
+    unregister = core.addLogReader(() => run.checked.last);
+    let todo = await startRun(run);
     for (;;) {
-      for (let i = 0; i < todo.ids.length; i += REEMBED_BATCH) {
-        throwIfAborted(options.signal);
-        // Its engram closing stops the run (the store closes once close() has snapshotted).
-        core.assertOpen();
-        const batch = todo.ids.slice(i, i + REEMBED_BATCH);
-        await stage(core, embedder, batch, loose, lease, options.signal);
-        embedded += batch.length;
-        done = Math.min(total, done + batch.length);
-        options.onProgress?.({ phase: 'reembed', done, total });
-      }
-      throwIfAborted(options.signal);
-      // What was written meanwhile: the memories the log names since the last check, or every
-      // memory again when the store was replaced or its log compacted past that check.
-      const head = await readLogHead(db);
-      const whole = head.generation !== checked.generation || head.floor > checked.last;
-      const ids = whole ? await db.memories.toCollection().primaryKeys() : await changedSince(core, checked.last);
-      checked = head;
-      if (whole) live.clear();
-      todo = await unstaged(core, target, ids, loose, live);
-      if (whole) total = todo.live;
-      if (todo.ids.length > 0) {
-        total += whole ? 0 : todo.ids.length;
-        continue;
-      }
-      if (!(await switchOver(core, target, checked, loose, lease, options.record))) continue; // a write landed in between
-      const report = { total: live.size, embedded, switchSeq: checked.last };
+      await stageAll(run, todo);
+      todo = await writtenMeanwhile(run);
+      if (todo.length > 0) continue;
+      if (!(await switchOver(core, embedder.id, run.checked, run.loose, lease, options.record))) continue; // a write landed in between
+      const report = { total: run.live.size, embedded: run.embedded, switchSeq: run.checked.last };
       await options.afterSwitch?.(report);
-      await rewrite(core, target, lease);
+      await rewrite(core, embedder.id, lease);
       return report;
     }
   } finally {
     unregister();
     await lease.release();
   }
+}
+
+/** The first read of the run: every memory; those already staged (a stopped run's) count as done. */
+async function startRun(run: ReembedRun): Promise<Unstaged[]> {
+  const ids = await run.core.db.memories.toCollection().primaryKeys();
+  const todo = await unstaged(run.core, run.embedder.id, ids, run.loose, run.live);
+  run.total = todo.live;
+  run.done = run.total - todo.ids.length;
+  run.options.onProgress?.({ phase: 'reembed', done: run.done, total: run.total });
+  return todo.ids;
+}
+
+/** Embeds and stages `memories`, REEMBED_BATCH at a time, reporting progress after each batch. */
+async function stageAll(run: ReembedRun, memories: readonly Unstaged[]): Promise<void> {
+  const { core, options } = run;
+  for (let i = 0; i < memories.length; i += REEMBED_BATCH) {
+    throwIfAborted(options.signal);
+    // Its engram closing stops the run (the store closes once close() has snapshotted).
+    core.assertOpen();
+    const batch = memories.slice(i, i + REEMBED_BATCH);
+    await stage(run, batch);
+    run.embedded += batch.length;
+    run.done = Math.min(run.total, run.done + batch.length);
+    options.onProgress?.({ phase: 'reembed', done: run.done, total: run.total });
+  }
+  throwIfAborted(options.signal);
+}
+
+/**
+ * What was written since the run last looked at the log and still needs the new model's
+ * vector: the memories the log names since then, or every memory again when the store was
+ * replaced or its log compacted past that look (the live set and the total start over).
+ * Moves `checked` to the head it read.
+ */
+async function writtenMeanwhile(run: ReembedRun): Promise<Unstaged[]> {
+  const { core } = run;
+  const head = await readLogHead(core.db);
+  const whole = head.generation !== run.checked.generation || head.floor > run.checked.last;
+  const ids = whole ? await core.db.memories.toCollection().primaryKeys() : await changedSince(core, run.checked.last);
+  run.checked = head;
+  if (whole) run.live.clear();
+  const todo = await unstaged(core, run.embedder.id, ids, run.loose, run.live);
+  if (whole) run.total = todo.live;
+  else run.total += todo.ids.length;
+  return todo.ids;
 }
 
 /** The memory ids the change log names after `seq`. */
@@ -192,29 +236,10 @@ async function unstaged(
  * transaction that first checks the memory still holds the text embedded (a write
  * in between leaves it to the next look at the log).
  */
-async function stage(
-  core: EngineStore,
-  embedder: Embedder,
-  batch: readonly Unstaged[],
-  loose: Map<string, StagedVector>,
-  lease: ReembedLease,
-  signal: AbortSignal | undefined,
-): Promise<void> {
+async function stage(run: ReembedRun, batch: readonly Unstaged[]): Promise<void> {
+  const vectors = await embedBatch(run, batch);
+  const { core, embedder, lease, loose } = run;
   const { db } = core;
-  const profile = retrievalProfile(embedder.id);
-  const texts = batch.map((t) => textToEmbed(profile, 'passage', core.analyzer.normalize(t.text)));
-  let vectors: unknown;
-  try {
-    // An embedder that ignores the signal still cannot hold the run past an abort.
-    vectors = await untilAborted(embedder.embed(texts, signal === undefined ? {} : { signal }), signal);
-  } catch (e) {
-    if (isEngramError(e)) throw e;
-    throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, {
-      cause: e,
-    });
-  }
-  validateEmbeddings(texts, vectors, embedder.dimensions);
-  const made = vectors;
   try {
     await db.transaction('rw', [db.memories, db.vectors, db.meta], async () => {
       core.assertOpen();
@@ -231,7 +256,7 @@ async function stage(
         const row = rows[j];
         const vector = current[j];
         if (!isLive(row, now) || row.text !== t.text || vector?.embedderId === embedder.id) return;
-        const staged: StagedVector = { vector: made[j]!, embedderId: embedder.id, textHash: contentHash(t.text) };
+        const staged: StagedVector = { vector: vectors[j]!, embedderId: embedder.id, textHash: contentHash(t.text) };
         // The row's current vector stays (a row an earlier switch left unrewritten keeps its staged one as it).
         const kept = currentVector(vector, recorded);
         if (kept === undefined) loose.set(t.id, staged);
@@ -242,6 +267,26 @@ async function stage(
   } catch (e) {
     throw storeError(e, 're-embedding');
   }
+}
+
+/** The new model's vectors of `batch`'s texts, checked; a failing embedder is an EmbeddingError. */
+async function embedBatch(run: ReembedRun, batch: readonly Unstaged[]): Promise<Float32Array[]> {
+  const { core, embedder, options } = run;
+  const { signal } = options;
+  const profile = retrievalProfile(embedder.id);
+  const texts = batch.map((t) => textToEmbed(profile, 'passage', core.analyzer.normalize(t.text)));
+  let vectors: unknown;
+  try {
+    // An embedder that ignores the signal still cannot hold the run past an abort.
+    vectors = await untilAborted(embedder.embed(texts, signal === undefined ? {} : { signal }), signal);
+  } catch (e) {
+    if (isEngramError(e)) throw e;
+    throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, {
+      cause: e,
+    });
+  }
+  validateEmbeddings(texts, vectors, embedder.dimensions);
+  return vectors;
 }
 
 /**
