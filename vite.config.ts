@@ -11,7 +11,8 @@ if (wantsBrowser && executablePath === undefined && process.env['VITEST'] !== un
   console.warn(`[engram] ${NO_CHROMIUM_HELP}`);
 
 /**
- * Library build only. Vite writes the embedding worker's URL as
+ * Library build only. Vite writes each worker's URL (the embedding worker, and bulk decryption's:
+ * lib/store/bulk-decrypt.ts) as
  * `new URL(/* @vite-ignore *\/ "/assets/embed-worker-….js", "" + import.meta.url)`: a root path
  * that is wrong once the package sits in an app's node_modules, in a form the app's bundler skips.
  * This rewrites it to `new URL("./assets/embed-worker-….js", import.meta.url)`, relative to the
@@ -20,14 +21,14 @@ if (wantsBrowser && executablePath === undefined && process.env['VITEST'] !== un
  */
 function workerUrlForApps(): Plugin {
   const pattern =
-    /new URL\((\s*)\/\* @vite-ignore \*\/(\s*)"\/(assets\/embed-worker-[\w-]+\.js)",(\s*)"" \+ import\.meta\.url/g;
+    /new URL\((\s*)\/\* @vite-ignore \*\/(\s*)"\/(assets\/(?:embed|bulk-decrypt)-worker-[\w-]+\.js)",(\s*)"" \+ import\.meta\.url/g;
   return {
     name: 'engram:worker-url-for-apps',
     apply: (config, { command }) =>
       command === 'build' && config.build?.lib !== undefined && config.build.lib !== false,
     generateBundle(_options, bundle) {
       for (const chunk of Object.values(bundle)) {
-        if (chunk.type !== 'chunk' || !chunk.code.includes('embed-worker')) continue;
+        if (chunk.type !== 'chunk' || !/(?:embed|bulk-decrypt)-worker/.test(chunk.code)) continue;
         chunk.code = chunk.code.replace(pattern, (_match, s1: string, s2: string, file: string, s3: string) => {
           let url = posix.relative(posix.dirname(chunk.fileName), file);
           if (!url.startsWith('.')) url = `./${url}`;

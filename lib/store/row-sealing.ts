@@ -40,6 +40,7 @@ import {
 } from 'dexie';
 import { StoreError } from '../errors.js';
 import { AT_REST_KEY } from './at-rest-key.js';
+import { decryptBulk } from './bulk-decrypt.js';
 import { FreshnessJournal, type ScannedRow, type TxState } from './freshness-journal.js';
 import type { RowCipher } from './row-cipher.js';
 import { DELETE, PUT, isFreshnessKey, keyText, type JournalEntry } from './row-freshness.js';
@@ -205,20 +206,20 @@ export class RowSealing {
     return out;
   }
 
-  /** What {@link sealBulk} sealed as `what`; undefined when it does not open (changed, moved, another store). */
+  /**
+   * What {@link sealBulk} sealed as `what`; undefined when it does not open (changed, moved,
+   * another store). `sealed` is handed over (to a worker, bulk-decrypt.ts): the caller must not use it afterwards.
+   */
   async openBulk(sealed: Uint8Array<ArrayBuffer>, what: string): Promise<Uint8Array | undefined> {
     if (sealed.length < BULK_IV_BYTES + 16) return undefined;
+    let key: CryptoKey;
     try {
-      return new Uint8Array(
-        await crypto.subtle.decrypt(
-          { name: 'AES-GCM', iv: sealed.subarray(0, BULK_IV_BYTES), additionalData: this.#aad(what) },
-          await this.#bulkKey,
-          sealed.subarray(BULK_IV_BYTES),
-        ),
-      );
+      key = await this.#bulkKey;
     } catch {
       return undefined;
     }
+    // `sealed` is handed to a worker where there is one (bulk-decrypt.ts): not to be used after this.
+    return decryptBulk({ key, ivBytes: BULK_IV_BYTES, aad: this.#aad(what), sealed });
   }
 }
 
