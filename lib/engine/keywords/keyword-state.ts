@@ -239,9 +239,10 @@ export class KeywordState {
   }
 
   /**
-   * Whether the log holds changes after `seq`. When it no longer holds every one this index lacks
-   * (compacted away while another instance wrote), or another instance reset or replaced the store
-   * (its generation moved: the postings hold ghosts), the postings are first rebuilt from the terms rows.
+   * Whether to read the log for changes after `seq`: when it holds some, and after a rebuild. The
+   * postings are rebuilt from the terms rows when the log no longer holds every change this index
+   * lacks (compacted away while another instance wrote), or another instance reset or replaced the
+   * store (its generation moved: the postings hold ghosts).
    */
   async #hasChangesToApply(head: Promise<LogHead> | undefined): Promise<boolean> {
     const { floor, generation, last } = await (head ?? readLogHead(this.#core.db));
