@@ -144,51 +144,11 @@ export class TransformersEmbedder implements Embedder {
    * embedder.dimensions; // 100
    */
   static async create(options: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
-    const model = options.model ?? DEFAULT_EMBEDDING_MODEL;
-    if (typeof model !== 'string' || model.trim() === '')
-      throw new ValidationError('model', 'must be a non-empty string');
-    const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-    if (!Number.isInteger(batchSize) || batchSize < 1) {
-      throw new ValidationError('batchSize', `must be a positive integer, got ${String(batchSize)}`);
-    }
-    const node = isNode();
-    const workerAvailable = typeof Worker === 'function' && !node;
-    const inWorker = options.worker ?? workerAvailable;
-    if (inWorker && !workerAvailable) throw new ValidationError('worker', 'Web Workers are not available here');
+    const { model, batchSize, inWorker } = checkCreateOptions(options);
     const { signal } = options;
     throwIfAborted(signal);
-
-    const config: RuntimeConfig = {
-      model,
-      localModelPath:
-        options.localModelPath ??
-        (node ? await defaultNodeModelPath(model, options.allowRemoteModels ?? false) : '/models/'),
-      allowRemoteModels: options.allowRemoteModels ?? false,
-      dtype: options.dtype,
-      wasmPaths: options.wasmPaths,
-    };
-    const page = (globalThis as { location?: Location }).location;
-    if (!node && page !== undefined) {
-      // A worker resolves relative URLs against its own script: pin the page's meaning. Keep it a
-      // root-relative path, not a full URL: transformers.js 4.3.2 only probes non-URL local paths
-      // for optional files (tokenizer_config.json) and would silently skip the tokenizer.
-      const url = new URL(config.localModelPath, page.href);
-      config.localModelPath = url.origin === page.origin ? `${url.pathname}${url.search}` : url.href;
-    }
-
-    let backend: Backend;
-    if (inWorker) {
-      const { startWorkerExtractor } = await import('./worker-client.js');
-      backend = await startWorkerExtractor(config, options.onProgress);
-    } else {
-      const { loadExtractor } = await import('./transformers-runtime.js');
-      if (!node && config.wasmPaths === undefined) {
-        const { localWasmPaths } = await import('./ort-wasm-paths.js');
-        config.wasmPaths = await localWasmPaths();
-        config.numThreads = 1;
-      }
-      backend = await loadExtractor(config, options.onProgress);
-    }
+    const config = await runtimeConfig(model, options);
+    const backend = await loadBackend(config, inWorker, options.onProgress);
     if (signal?.aborted === true) {
       await backend.dispose().catch(() => undefined);
       throw new AbortError('aborted', { cause: signal.reason });
@@ -250,6 +210,70 @@ export class TransformersEmbedder implements Embedder {
     validateEmbeddings(texts, out, dims);
     return out;
   }
+}
+
+/** The options `create()` acts on, checked: the model, the batch size, and whether it runs in a worker. */
+function checkCreateOptions(options: TransformersEmbedderOptions): {
+  model: string;
+  batchSize: number;
+  inWorker: boolean;
+} {
+  const model = options.model ?? DEFAULT_EMBEDDING_MODEL;
+  if (typeof model !== 'string' || model.trim() === '')
+    throw new ValidationError('model', 'must be a non-empty string');
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new ValidationError('batchSize', `must be a positive integer, got ${String(batchSize)}`);
+  }
+  const workerAvailable = typeof Worker === 'function' && !isNode();
+  const inWorker = options.worker ?? workerAvailable;
+  if (inWorker && !workerAvailable) throw new ValidationError('worker', 'Web Workers are not available here');
+  return { model, batchSize, inWorker };
+}
+
+/** Where and how the runtime loads `model`: the models folder (in a page, as the page means it), remote models, dtype. */
+async function runtimeConfig(model: string, options: TransformersEmbedderOptions): Promise<RuntimeConfig> {
+  const node = isNode();
+  const config: RuntimeConfig = {
+    model,
+    localModelPath:
+      options.localModelPath ??
+      (node ? await defaultNodeModelPath(model, options.allowRemoteModels ?? false) : '/models/'),
+    allowRemoteModels: options.allowRemoteModels ?? false,
+    dtype: options.dtype,
+    wasmPaths: options.wasmPaths,
+  };
+  const page = (globalThis as { location?: Location }).location;
+  if (!node && page !== undefined) {
+    // A worker resolves relative URLs against its own script: pin the page's meaning. Keep it a
+    // root-relative path, not a full URL: transformers.js 4.3.2 only probes non-URL local paths
+    // for optional files (tokenizer_config.json) and would silently skip the tokenizer.
+    const url = new URL(config.localModelPath, page.href);
+    config.localModelPath = url.origin === page.origin ? `${url.pathname}${url.search}` : url.href;
+  }
+  return config;
+}
+
+/**
+ * The loaded model: in a Web Worker, or in this thread (in a browser on ONNX Runtime Web's
+ * files as the app serves them, single-threaded, unless `config` names them).
+ */
+async function loadBackend(
+  config: RuntimeConfig,
+  inWorker: boolean,
+  onProgress: ((progress: ModelLoadProgress) => void) | undefined,
+): Promise<Backend> {
+  if (inWorker) {
+    const { startWorkerExtractor } = await import('./worker-client.js');
+    return startWorkerExtractor(config, onProgress);
+  }
+  const { loadExtractor } = await import('./transformers-runtime.js');
+  if (!isNode() && config.wasmPaths === undefined) {
+    const { localWasmPaths } = await import('./ort-wasm-paths.js');
+    config.wasmPaths = await localWasmPaths();
+    config.numThreads = 1;
+  }
+  return loadExtractor(config, onProgress);
 }
 
 function isNode(): boolean {

@@ -25,6 +25,23 @@ export function abortFailure(signal: AbortSignal, what: string): Error {
   return new AbortError(`${what} was aborted`, { cause: reason });
 }
 
+/** Nothing arrived within the idle bound: the server sent its headers, or part of its answer, and stalled. */
+function stalled(bounds: Pick<BodyBounds, 'idleMs' | 'url'>): LlmError {
+  return new LlmError(`${bounds.url} sent nothing for ${bounds.idleMs} ms: the model server stalled`, {
+    reason: 'stalled',
+  });
+}
+
+/** Why a read failed with `e`: the caller's signal when it fired (the read ended by it), else the connection. */
+function readFailure(bounds: Pick<BodyBounds, 'signal' | 'url'>, e: unknown): Error {
+  const { signal } = bounds;
+  if (signal?.aborted === true) return abortFailure(signal, 'the model call');
+  return new LlmError(`${bounds.url} stopped sending its answer: ${e instanceof Error ? e.message : String(e)}`, {
+    cause: e,
+    reason: 'unreachable',
+  });
+}
+
 /**
  * Waits for `promise`, at most `idleMs`, and no longer than `signal` stays quiet.
  * `onGiveUp` runs before the rejection (it cancels whatever the promise waits on).
@@ -50,11 +67,7 @@ export function withinIdle<T>(
       settle(abortFailure(signal!, 'the model call'));
     };
     const timer = setTimeout(() => {
-      settle(
-        new LlmError(`${bounds.url} sent nothing for ${bounds.idleMs} ms: the model server stalled`, {
-          reason: 'stalled',
-        }),
-      );
+      settle(stalled(bounds));
     }, bounds.idleMs);
     if (signal?.aborted === true) {
       // The promise may still reject (a body ended by the same abort): nobody waits for it any more.
@@ -68,14 +81,7 @@ export function withinIdle<T>(
         settle(undefined, value);
       },
       (e: unknown) => {
-        settle(
-          signal?.aborted === true
-            ? abortFailure(signal, 'the model call')
-            : new LlmError(`${bounds.url} stopped sending its answer: ${e instanceof Error ? e.message : String(e)}`, {
-                cause: e,
-                reason: 'unreachable',
-              }),
-        );
+        settle(readFailure(bounds, e));
       },
     );
   });

@@ -183,6 +183,26 @@ export function tokenize(text: string): string[] {
   return folded.match(WORD)?.filter((t) => t.length <= MAX_TERM_LENGTH) ?? [];
 }
 
+/** Stems kept by {@link cachedStemmer} before it starts over: bounds its memory over a long-lived store. */
+const STEM_CACHE_SIZE = 50_000;
+
+/**
+ * `stem` with its answers cached: a conversation repeats its words, and stemming is the costly
+ * step of analysis. A number is its own stem.
+ */
+function cachedStemmer(stem: (word: string) => string): (token: string) => string {
+  const stems = new Map<string, string>();
+  return (token) => {
+    let s = stems.get(token);
+    if (s === undefined) {
+      s = /^\p{N}+$/u.test(token) ? token : stem(token);
+      if (stems.size >= STEM_CACHE_SIZE) stems.clear();
+      stems.set(token, s);
+    }
+    return s;
+  };
+}
+
 /** Builds an analyzer from a stemmer and stopword lists. */
 function makeAnalyzer(
   language: AnalyzerLanguage,
@@ -195,17 +215,7 @@ function makeAnalyzer(
   const stop = new Set(stopwords.flatMap((w) => (tokenize(w).length === 1 ? tokenize(w) : [])));
   const queryStop = new Set([...stop, ...questionWords]);
   const expand = language === 'english' ? expandEnglish : (t: string): string => t;
-  /** Stems are cached: a conversation repeats its words, and stemming is the costly step. */
-  const stems = new Map<string, string>();
-  const stemOf = (token: string): string => {
-    let s = stems.get(token);
-    if (s === undefined) {
-      s = /^\p{N}+$/u.test(token) ? token : stem(token);
-      if (stems.size >= 50_000) stems.clear();
-      stems.set(token, s);
-    }
-    return s;
-  };
+  const stemOf = cachedStemmer(stem);
   const normalize = (text: string): string => expand(text.normalize('NFKC').replace(APOSTROPHES, "'"));
   const words = (text: string, skip: ReadonlySet<string>): string[] =>
     // A lone Latin letter ("a", "I", the "s" of "it's") carries no content.

@@ -41,7 +41,7 @@ import {
 import { StoreError } from '../errors.js';
 import { AT_REST_KEY } from './at-rest-key.js';
 import { decryptBulk } from './bulk-decrypt.js';
-import { FreshnessJournal, type ScannedRow, type TxState } from './freshness-journal.js';
+import { FreshnessJournal, type MetaRowSealing, type ScannedRow, type TxState } from './freshness-journal.js';
 import type { RowCipher } from './row-cipher.js';
 import { DELETE, PUT, isFreshnessKey, keyText, type JournalEntry } from './row-freshness.js';
 import { decodeValue, encodeValue } from './value-codec.js';
@@ -691,6 +691,77 @@ function prefetchNumber(journal: FreshnessJournal, trans: DBCoreTransaction): vo
   }
 }
 
+/** The journal's reads and writes of `meta` rows, through that table's sealing. */
+function metaRowSealing(table: TableSealing): MetaRowSealing {
+  return {
+    seal: (row) => table.seal(row, undefined, 0),
+    open: (stored, key) => {
+      const row = table.open(stored, key);
+      return row === DAMAGED || row === undefined ? undefined : (row as { value?: unknown }).value;
+    },
+  };
+}
+
+/** Reads every stored row of the sealed tables for the freshness scan, each through its table's sealing. */
+function scanSealed(
+  sealed: readonly { table: TableSealing; down: DBCoreTable }[],
+): (trans: DBCoreTransaction) => Promise<ScannedRow[]> {
+  return (trans) =>
+    Promise.all(
+      sealed.map(({ table, down }) =>
+        FreshnessJournal.scanTable(down, trans, (stored, key) => table.scanned(stored, key)),
+      ),
+    ).then((all) => all.flat());
+}
+
+/**
+ * Every table of `down` as this store keeps it: a sealed table behind its sealing, a table in
+ * clear as it is, any other refused. Hands `sealing` its tables' sealings and the freshness scan,
+ * and the journal the `meta` table.
+ */
+function sealTables(down: DBCore, sealing: RowSealing): Map<string, DBCoreTable> {
+  const tables = new Map<string, DBCoreTable>();
+  const sealed: { table: TableSealing; down: DBCoreTable }[] = [];
+  const byName = new Map<string, TableSealing>();
+  const { journal } = sealing;
+  for (const schema of down.schema.tables) {
+    const spec = SEALED_TABLES[schema.name];
+    const downTable = down.table(schema.name);
+    if (spec === undefined) {
+      tables.set(schema.name, CLEAR_TABLES.includes(schema.name) ? downTable : refusingTable(downTable));
+      continue;
+    }
+    const table = new TableSealing(sealing, schema.name, spec, schema.primaryKey);
+    table.checkIndexes(schema.indexes, schema.primaryKey);
+    tables.set(schema.name, sealedTable(downTable, table, journal));
+    sealed.push({ table, down: downTable });
+    byName.set(schema.name, table);
+    if (schema.name === 'meta') journal.attach(down, metaRowSealing(table));
+  }
+  sealing.tables = byName;
+  sealing.scan = scanSealed(sealed);
+  return tables;
+}
+
+/** The DBCore above the sealing: `tables` by name, and every transaction reaching `meta`. */
+function sealedCore(down: DBCore, tables: ReadonlyMap<string, DBCoreTable>, journal: FreshnessJournal): DBCore {
+  return {
+    ...down,
+    // Every transaction reaches `meta`: a write journals there, a read may read the journal.
+    transaction(stores, mode, options) {
+      const trans = down.transaction(stores.includes('meta') ? stores : [...stores, 'meta'], mode, options);
+      // A write's number, read now: the head's read goes beside the transaction's first reads.
+      if (mode === 'readwrite') prefetchNumber(journal, trans);
+      return trans;
+    },
+    table(name) {
+      const table = tables.get(name);
+      if (table === undefined) throw unlisted(name);
+      return table;
+    },
+  };
+}
+
 /**
  * The middleware that seals the rows of an encrypted store (see the file's
  * head). Installed below Dexie's own middlewares, before the store opens.
@@ -703,54 +774,6 @@ export function rowSealingMiddleware(sealing: RowSealing): Middleware<DBCore> {
     name: 'engram-row-sealing',
     // Below every Dexie middleware (the lowest is -1): they all see plain rows.
     level: -10,
-    create(down) {
-      const tables = new Map<string, DBCoreTable>();
-      const sealings: { table: TableSealing; down: DBCoreTable }[] = [];
-      const byName = new Map<string, TableSealing>();
-      const { journal } = sealing;
-      for (const schema of down.schema.tables) {
-        const spec = SEALED_TABLES[schema.name];
-        const downTable = down.table(schema.name);
-        if (spec === undefined) {
-          tables.set(schema.name, CLEAR_TABLES.includes(schema.name) ? downTable : refusingTable(downTable));
-          continue;
-        }
-        const table = new TableSealing(sealing, schema.name, spec, schema.primaryKey);
-        table.checkIndexes(schema.indexes, schema.primaryKey);
-        tables.set(schema.name, sealedTable(downTable, table, journal));
-        sealings.push({ table, down: downTable });
-        byName.set(schema.name, table);
-        if (schema.name === 'meta')
-          journal.attach(down, {
-            seal: (row) => table.seal(row, undefined, 0),
-            open: (stored, key) => {
-              const row = table.open(stored, key);
-              return row === DAMAGED || row === undefined ? undefined : (row as { value?: unknown }).value;
-            },
-          });
-      }
-      sealing.tables = byName;
-      sealing.scan = (trans) =>
-        Promise.all(
-          sealings.map(({ table, down: d }) =>
-            FreshnessJournal.scanTable(d, trans, (stored, key) => table.scanned(stored, key)),
-          ),
-        ).then((all) => all.flat());
-      return {
-        ...down,
-        // Every transaction reaches `meta`: a write journals there, a read may read the journal.
-        transaction(stores, mode, options) {
-          const trans = down.transaction(stores.includes('meta') ? stores : [...stores, 'meta'], mode, options);
-          // A write's number, read now: the head's read goes beside the transaction's first reads.
-          if (mode === 'readwrite') prefetchNumber(journal, trans);
-          return trans;
-        },
-        table(name) {
-          const table = tables.get(name);
-          if (table === undefined) throw unlisted(name);
-          return table;
-        },
-      };
-    },
+    create: (down) => sealedCore(down, sealTables(down, sealing), sealing.journal),
   };
 }

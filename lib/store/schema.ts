@@ -90,6 +90,60 @@ async function rekeyBlocks(tx: Transaction): Promise<void> {
   if (history.length > 0) await tx.table('history').bulkPut(history);
 }
 
+/** Declares every schema version and its upgrade (never edit a version once released; add one). */
+function declareVersions(db: Dexie): void {
+  // v1: the first schema.
+  db.version(1).stores({
+    messages:
+      'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
+    memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
+    vectors: 'id',
+    history: '++seq, recordId',
+    blocks: '[agentId+label], agentId',
+    traces: 'id, [sessionId+at]',
+    changes: '++seq, recordId',
+    meta: 'key',
+    terms: '[c+d], *k',
+  });
+  // v2: blocks keyed by agent and user. IndexedDB cannot change a primary key,
+  // so they move to a new table; every existing block stays, as the agent's own
+  // (not shared with users: sharing is asked for explicitly).
+  db.version(2)
+    .stores({ [BLOCKS_TABLE]: ', agentId, userId' })
+    .upgrade(upgradeToV2);
+  // v3: the old table goes (a table can only be dropped a version after it was read).
+  db.version(3).stores({ blocks: null });
+  // v4: an agent's own block whose `agentId/label` key reads back more than one way gets its unambiguous key (block-key.ts).
+  db.version(4).stores({}).upgrade(rekeyBlocks);
+  // v5: indexes no query reads are dropped, which the bulk write paid for in every row: the terms
+  // rows' multi-entry term index (keyword search ranks from the in-memory postings, built from the
+  // rows by primary key) and the memories' createdAt and updatedAt (nothing walks or looks them up).
+  // About 10 of the 16 index entries a short memory wrote (bench/results/REPORT.md, peers).
+  db.version(5).stores({
+    memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId',
+    terms: '[c+d]',
+  });
+}
+
+/**
+ * v2's upgrade: every block moves to the table keyed by agent and user, as the agent's own;
+ * and deletion means forgotten from v2 on, so older tombstones and the history of deleted
+ * records lose their text.
+ */
+async function upgradeToV2(tx: Transaction): Promise<void> {
+  const old = (await tx.table('blocks').toArray()) as BlockRow[];
+  await tx.table(BLOCKS_TABLE).bulkPut(
+    old,
+    old.map((row) => blockKey(row.agentId, row.label, undefined)),
+  );
+  const tombstones = ((await tx.table('memories').toArray()) as MemoryRow[]).filter((m) => m.deletedAt !== undefined);
+  if (tombstones.length > 0) await tx.table('memories').bulkPut(tombstones.map(textFreeTombstone));
+  const history = (await tx.table('history').toArray()) as HistoryRow[];
+  const deleted = new Set(history.filter((h) => h.op === 'delete').map((h) => `${h.table}\u0000${h.recordId}`));
+  const scrubbed = history.filter((h) => deleted.has(`${h.table}\u0000${h.recordId}`)).map(textFreeHistory);
+  if (scrubbed.length > 0) await tx.table('history').bulkPut(scrubbed);
+}
+
 /** The Dexie database of one engram store. */
 export class EngramDb extends Dexie {
   messages!: Table<MessageRow, string>;
@@ -103,63 +157,18 @@ export class EngramDb extends Dexie {
   meta!: Table<MetaRow, string>;
   terms!: Table<TermsRow, [string, string]>;
 
+  /** The keys of an encrypted store; undefined for a plain one. */
+  readonly sealing: RowSealing | undefined;
+
   /**
    * @param sealing The keys of a store encrypted at rest (row-sealing.ts); absent for a plain
    *   store, and for a test that reads what is stored.
    */
-  /** The keys of an encrypted store; undefined for a plain one. */
-  readonly sealing: RowSealing | undefined;
-
   constructor(name: string, sealing?: RowSealing) {
     super(name);
     this.sealing = sealing;
     if (sealing !== undefined) this.use(rowSealingMiddleware(sealing));
-    // v1: the first schema (never edit a version once released; add one).
-    this.version(1).stores({
-      messages:
-        'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
-      memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
-      vectors: 'id',
-      history: '++seq, recordId',
-      blocks: '[agentId+label], agentId',
-      traces: 'id, [sessionId+at]',
-      changes: '++seq, recordId',
-      meta: 'key',
-      terms: '[c+d], *k',
-    });
-    // v2: blocks keyed by agent and user. IndexedDB cannot change a primary key,
-    // so they move to a new table; every existing block stays, as the agent's own
-    // (not shared with users: sharing is asked for explicitly).
-    this.version(2)
-      .stores({ [BLOCKS_TABLE]: ', agentId, userId' })
-      .upgrade(async (tx) => {
-        const old = (await tx.table('blocks').toArray()) as BlockRow[];
-        await tx.table(BLOCKS_TABLE).bulkPut(
-          old,
-          old.map((row) => blockKey(row.agentId, row.label, undefined)),
-        );
-        // Deletion means forgotten from v2 on: older tombstones and the history of deleted records lose their text.
-        const tombstones = ((await tx.table('memories').toArray()) as MemoryRow[]).filter(
-          (m) => m.deletedAt !== undefined,
-        );
-        if (tombstones.length > 0) await tx.table('memories').bulkPut(tombstones.map(textFreeTombstone));
-        const history = (await tx.table('history').toArray()) as HistoryRow[];
-        const deleted = new Set(history.filter((h) => h.op === 'delete').map((h) => `${h.table}\u0000${h.recordId}`));
-        const scrubbed = history.filter((h) => deleted.has(`${h.table}\u0000${h.recordId}`)).map(textFreeHistory);
-        if (scrubbed.length > 0) await tx.table('history').bulkPut(scrubbed);
-      });
-    // v3: the old table goes (a table can only be dropped a version after it was read).
-    this.version(3).stores({ blocks: null });
-    // v4: an agent's own block whose `agentId/label` key reads back more than one way gets its unambiguous key (block-key.ts).
-    this.version(4).stores({}).upgrade(rekeyBlocks);
-    // v5: indexes no query reads are dropped, which the bulk write paid for in every row: the terms
-    // rows' multi-entry term index (keyword search ranks from the in-memory postings, built from the
-    // rows by primary key) and the memories' createdAt and updatedAt (nothing walks or looks them up).
-    // About 10 of the 16 index entries a short memory wrote (bench/results/REPORT.md, peers).
-    this.version(5).stores({
-      memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId',
-      terms: '[c+d]',
-    });
+    declareVersions(this);
     this.blocks = this.table(BLOCKS_TABLE);
   }
 

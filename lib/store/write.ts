@@ -16,7 +16,17 @@ import {
   type Corpus,
   type CorpusStats,
 } from './keyword-terms.js';
-import type { BlockRow, ChangeOp, MemoryRow, MessageRow, TermsRow, TraceRow, VectorRow } from './rows.js';
+import type {
+  BlockRow,
+  ChangeOp,
+  ChangeRow,
+  HistoryRow,
+  MemoryRow,
+  MessageRow,
+  TermsRow,
+  TraceRow,
+  VectorRow,
+} from './rows.js';
 import { blockKey } from './block-key.js';
 import { TEXT_SNAPSHOT_KEYS, textFreeHistory, textFreeTombstone } from './forgetting.js';
 import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
@@ -235,6 +245,27 @@ async function statsAfter(db: EngramDb, statDelta: ReadonlyMap<Corpus, CorpusSta
   });
 }
 
+/** The history entry of each change: the row before and after it. */
+function historyEntries(changes: readonly RowChange[], at: number): HistoryRow[] {
+  return changes.map((c) => ({
+    table: c.table,
+    recordId: c.id,
+    op: c.op,
+    before: c.before ?? null,
+    after: c.after ?? null,
+    at,
+  }));
+}
+
+/** The change-log entry of each change (its seq given by IndexedDB). */
+function logEntries(changes: readonly RowChange[], at: number): ChangeRow[] {
+  return changes.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at }));
+}
+
+/**
+ * Writes `changes` and everything that follows from them in the open transaction: rows, history,
+ * change log, terms rows and corpus statistics. Returns what it logged (nothing for no changes).
+ */
 async function applyChanges(
   db: EngramDb,
   changes: RowChange[],
@@ -253,22 +284,8 @@ async function applyChanges(
   // requests in order): one wait instead of one per table (bench/ingest).
   const [, , seqs, generation, embedderId] = await Promise.all([
     rows.flush(db),
-    withoutHistory
-      ? undefined
-      : db.history.bulkAdd(
-          logged.map((c) => ({
-            table: c.table,
-            recordId: c.id,
-            op: c.op,
-            before: c.before ?? null,
-            after: c.after ?? null,
-            at,
-          })),
-        ),
-    db.changes.bulkAdd(
-      logged.map((c) => ({ table: c.table, recordId: c.id, op: c.op, at })),
-      { allKeys: true },
-    ),
+    withoutHistory ? undefined : db.history.bulkAdd(historyEntries(logged, at)),
+    db.changes.bulkAdd(logEntries(logged, at), { allKeys: true }),
     readGeneration(db),
     readEmbedderId(db),
     termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
@@ -276,12 +293,10 @@ async function applyChanges(
     ...stats.map(([corpus, value]) => db.meta.put({ key: statsKey(corpus), value: { ...value } })),
   ]);
   // After the history entries landed: bound each record's history, and strip deleted records' of their text.
+  const deleted = logged.filter((c) => c.op === 'delete');
   await Promise.all([
     withoutHistory ? undefined : trimHistory(db, logged, historyLimit),
-    forgetHistoryText(
-      db,
-      logged.filter((c) => c.op === 'delete'),
-    ),
+    forgetHistoryText(db, deleted),
   ]);
   return { changes: logged, seqs, generation, embedderId, terms: { puts: termsPuts, deletes: termsDeletes, stats } };
 }

@@ -1,11 +1,11 @@
 // Delete means forgotten: after delete(), deleteAll(), conversation.clear()/delete()
 // and forget(), no table of the store holds the text, and forget() leaves other scopes alone.
-import { Dexie } from 'dexie';
 import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { ClosedError, Engram, ValidationError } from '../../lib/index.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { openTemp } from '../helpers.js';
+import { openV1Store } from '../store/old-schemas.js';
 import { rawStore, tablesHolding } from './raw-store.js';
 
 const open = (): Promise<Engram> => openTemp({ embedder: new HashEmbedder({ dimensions: 32 }) });
@@ -193,20 +193,7 @@ describe('forgetting', () => {
 
   it('open() of a version 1 store strips the text from its old tombstones and from the history of deleted records', async () => {
     const name = `forget-v1-${Math.random().toString(36).slice(2)}`;
-    const old = new Dexie(name);
-    old.version(1).stores({
-      messages:
-        'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
-      memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
-      vectors: 'id',
-      history: '++seq, recordId',
-      blocks: '[agentId+label], agentId',
-      traces: 'id, [sessionId+at]',
-      changes: '++seq, recordId',
-      meta: 'key',
-      terms: '[c+d], *k',
-    });
-    await old.open();
+    const old = await openV1Store(name);
     const live = {
       id: '01LIVE',
       text: 'Ben keeps a heron',

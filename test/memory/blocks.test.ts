@@ -1,7 +1,7 @@
-import { Dexie } from 'dexie';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Engram, LimitExceededError, NotFoundError, ValidationError } from '../../lib/index.js';
 import { openTemp } from '../helpers.js';
+import { openV1Store } from '../store/old-schemas.js';
 
 let engram: Engram;
 beforeEach(async () => {
@@ -86,20 +86,7 @@ describe('Blocks of a user', () => {
 
   it('open() upgrades a version 1 store: blocks keyed by agent stay, as the agent’s own', async () => {
     const name = `blocks-v1-${Math.random().toString(36).slice(2)}`;
-    const old = new Dexie(name);
-    old.version(1).stores({
-      messages:
-        'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
-      memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
-      vectors: 'id',
-      history: '++seq, recordId',
-      blocks: '[agentId+label], agentId',
-      traces: 'id, [sessionId+at]',
-      changes: '++seq, recordId',
-      meta: 'key',
-      terms: '[c+d], *k',
-    });
-    await old.open();
+    const old = await openV1Store(name);
     await old.table('blocks').bulkPut([
       { agentId: 'helper', label: 'persona', value: 'Old persona', limit: 100, version: 3, updatedAt: 1 },
       { agentId: 'other', label: 'human', value: 'Old human', limit: 2000, version: 1, updatedAt: 2 },

@@ -74,6 +74,19 @@ export const SECRET_WORDS = [
 ];
 export const SECRET_TEXTS = ['Ana hides a quokka', 'Ana hides a zeppelin', 'Ana plays the theremin'];
 
+/**
+ * Six memories that share words (a search finds more than one): what the tests that compare a
+ * plain store with a sealed one feed both.
+ */
+export const CORPUS = [
+  'Ana plays the theremin on Sundays',
+  'Ana hides a quokka in the garden',
+  'Bo keeps a heron and two quokkas',
+  'The theremin is an electronic instrument played without touch',
+  'Cy rides a gondola through Venice every summer',
+  'A heron stood in the garden pond at dawn',
+];
+
 export async function feed(e: Engram): Promise<{ kept: string; updated: string }> {
   const kept = (await e.add('Ana plays the theremin', { userId: 'ana', metadata: { mdkeyname: 'mdsecret' } }))
     .results[0]!.id;
@@ -470,12 +483,7 @@ export function atRestTests(where: string): void {
 
     it('a plain and an encrypted store fed the same calls answer the same: search in every mode, recall, history, export', async () => {
       const corpus = [
-        'Ana plays the theremin on Sundays',
-        'Ana hides a quokka in the garden',
-        'Bo keeps a heron and two quokkas',
-        'The theremin is an electronic instrument played without touch',
-        'Cy rides a gondola through Venice every summer',
-        'A heron stood in the garden pond at dawn',
+        ...CORPUS,
         'Sundays are for the garden and the pond',
         'Bo and Ana went to Venice to see the gondola races',
         'The quokka smiled at the camera in the garden',

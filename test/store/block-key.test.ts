@@ -5,6 +5,7 @@ import { blockKey } from '../../lib/store/block-key.js';
 import { BLOCKS_TABLE, EngramDb } from '../../lib/store/schema.js';
 import type { BlockRow, ChangeRow, HistoryRow } from '../../lib/store/rows.js';
 import { openTemp } from '../helpers.js';
+import { openV1Store, V3_STORES } from './old-schemas.js';
 
 /** Owners and labels built to meet in the `agentId/label` form or in its JSON neighbours. */
 const TRICKY: [string, string, string | undefined][] = [
@@ -67,18 +68,7 @@ async function writeV3Store(
   history: HistoryRow[],
 ): Promise<void> {
   const old = new Dexie(name);
-  old.version(3).stores({
-    messages:
-      'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
-    memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
-    vectors: 'id',
-    history: '++seq, recordId',
-    [BLOCKS_TABLE]: ', agentId, userId',
-    traces: 'id, [sessionId+at]',
-    changes: '++seq, recordId',
-    meta: 'key',
-    terms: '[c+d], *k',
-  });
+  old.version(3).stores(V3_STORES);
   await old.open();
   await old.table(BLOCKS_TABLE).bulkPut(
     blocks.map(([, row]) => row),
@@ -176,20 +166,7 @@ describe('schema v4 upgrade', () => {
 
   it('open() upgrades a version 1 store holding both blocks of a key v3 would have merged', async () => {
     const name = `blocks-v1-both-${Math.random().toString(36).slice(2)}`;
-    const old = new Dexie(name);
-    old.version(1).stores({
-      messages:
-        'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
-      memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
-      vectors: 'id',
-      history: '++seq, recordId',
-      blocks: '[agentId+label], agentId',
-      traces: 'id, [sessionId+at]',
-      changes: '++seq, recordId',
-      meta: 'key',
-      terms: '[c+d], *k',
-    });
-    await old.open();
+    const old = await openV1Store(name);
     await old.table('blocks').bulkPut([
       { agentId: 'team', label: 'reviewer/persona', value: 'Team text', limit: 100, version: 1, updatedAt: 1 },
       { agentId: 'team/reviewer', label: 'persona', value: 'Reviewer text', limit: 100, version: 1, updatedAt: 2 },

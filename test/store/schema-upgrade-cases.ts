@@ -8,19 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { Engram, type EngramOptions, type MemoryHistoryEntry } from '../../lib/index.js';
 import { BLOCKS_TABLE, EngramDb } from '../../lib/store/schema.js';
-
-/** The stores of schema v4 as engram declared them (v2 added the blocks table, v3 dropped the old one). */
-const V4_STORES = {
-  messages: 'id, [threadId+inContext+position], [threadId+position], [threadId+hash], [threadId+createdAt], createdAt',
-  memories: 'id, hash, [tier+key], userId, agentId, runId, projectId, sessionId, createdAt, updatedAt',
-  vectors: 'id',
-  history: '++seq, recordId',
-  [BLOCKS_TABLE]: ', agentId, userId',
-  traces: 'id, [sessionId+at]',
-  changes: '++seq, recordId',
-  meta: 'key',
-  terms: '[c+d], *k',
-};
+import { V4_STORES } from './old-schemas.js';
 
 const WORDS = ['zebra', 'quartz', 'violin', 'harbor', 'lantern', 'meadow', 'cobalt', 'glacier'];
 const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;

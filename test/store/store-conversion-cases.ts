@@ -10,6 +10,7 @@ import { Engram, StoreError, type ConversionProgress, type EngramOptions } from 
 import { EngramDb } from '../../lib/store/schema.js';
 import { manualClock } from '../helpers.js';
 import {
+  CORPUS,
   PASS,
   SECRET_TEXTS,
   SECRET_WORDS,
@@ -19,15 +20,6 @@ import {
   rawRows,
   unique,
 } from './at-rest-cases.js';
-
-const CORPUS = [
-  'Ana plays the theremin on Sundays',
-  'Ana hides a quokka in the garden',
-  'Bo keeps a heron and two quokkas',
-  'The theremin is an electronic instrument played without touch',
-  'Cy rides a gondola through Venice every summer',
-  'A heron stood in the garden pond at dawn',
-];
 
 /** The stored rows as text (bytes as numbers): equal before and after a stopped conversion. */
 async function rawText(name: string): Promise<string> {

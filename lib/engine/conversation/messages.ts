@@ -69,51 +69,96 @@ export async function addMessages(
   rows: MessageRow[],
   options: { allowDuplicates: boolean; placement: Placement },
 ): Promise<Message[]> {
-  const { db } = core;
   return core.write(async () => {
-    const standing = await db.messages.bulkGet(rows.map((r) => r.id));
-    // One equality lookup per hash, not anyOf(): an encrypted store blinds the hash index, which answers
-    // equality only (anyOf walks the index in key order).
-    const candidates = options.allowDuplicates
-      ? []
-      : (
-          await Promise.all(
-            [...new Set(rows.map((r) => r.hash))].map((hash) =>
-              db.messages.where('[threadId+hash]').equals([threadId, hash]).toArray(),
-            ),
-          )
-        ).flat();
-    const byId = new Map<string, MessageRow>();
-    const byHash = new Map<string, MessageRow[]>();
-    const remember = (row: MessageRow): void => {
-      byId.set(row.id, row);
-      byHash.set(row.hash, [...(byHash.get(row.hash) ?? []), row]);
-    };
-    for (const row of standing) {
-      if (row === undefined) continue;
-      // Ids are unique keys: a standing id is always returned, never written twice.
-      if (row.threadId !== threadId) throw new ValidationError('id', `${row.id} already belongs to another thread`);
-      byId.set(row.id, row);
-    }
-    candidates.forEach(remember);
-    const out: MessageRow[] = [];
-    const fresh: MessageRow[] = [];
-    for (const row of rows) {
-      const same =
-        byId.get(row.id) ??
-        (options.allowDuplicates ? undefined : byHash.get(row.hash)?.find((m) => sameMessage(m, row)));
-      if (same !== undefined) {
-        out.push(same);
-        continue;
-      }
-      remember(row);
-      fresh.push(row);
-      out.push(row);
-    }
+    const known = await knownMessages(core, threadId, rows, options.allowDuplicates);
+    const { out, fresh } = admit(rows, known);
     await assignPositions(core, threadId, fresh, options.placement);
     const changes: RowChange[] = fresh.map((after) => ({ table: 'messages', op: 'add', id: after.id, after }));
     return { changes, result: out.map(toMessage) };
   });
+}
+
+/**
+ * The messages a batch is checked against: by id, and (unless duplicates are allowed) by
+ * role + name + content, the batch's own rows joining as they are admitted.
+ */
+class KnownMessages {
+  readonly #byId = new Map<string, MessageRow>();
+  readonly #byHash = new Map<string, MessageRow[]>();
+  readonly #allowDuplicates: boolean;
+
+  constructor(allowDuplicates: boolean) {
+    this.#allowDuplicates = allowDuplicates;
+  }
+
+  /** A message standing under its id (whatever it says). */
+  addId(row: MessageRow): void {
+    this.#byId.set(row.id, row);
+  }
+
+  /** A message standing under its id and its content. */
+  add(row: MessageRow): void {
+    this.#byId.set(row.id, row);
+    this.#byHash.set(row.hash, [...(this.#byHash.get(row.hash) ?? []), row]);
+  }
+
+  /** The standing message `row` repeats, if any. */
+  find(row: MessageRow): MessageRow | undefined {
+    return (
+      this.#byId.get(row.id) ??
+      (this.#allowDuplicates ? undefined : this.#byHash.get(row.hash)?.find((m) => sameMessage(m, row)))
+    );
+  }
+}
+
+/** The thread's messages that `rows` may repeat: those standing under their ids, and those of the same hashes. */
+async function knownMessages(
+  core: EngineStore,
+  threadId: string,
+  rows: readonly MessageRow[],
+  allowDuplicates: boolean,
+): Promise<KnownMessages> {
+  const { db } = core;
+  const standing = await db.messages.bulkGet(rows.map((r) => r.id));
+  // One equality lookup per hash, not anyOf(): an encrypted store blinds the hash index, which answers
+  // equality only (anyOf walks the index in key order).
+  const candidates = allowDuplicates
+    ? []
+    : (
+        await Promise.all(
+          [...new Set(rows.map((r) => r.hash))].map((hash) =>
+            db.messages.where('[threadId+hash]').equals([threadId, hash]).toArray(),
+          ),
+        )
+      ).flat();
+  const known = new KnownMessages(allowDuplicates);
+  for (const row of standing) {
+    if (row === undefined) continue;
+    // Ids are unique keys: a standing id is always returned, never written twice.
+    if (row.threadId !== threadId) throw new ValidationError('id', `${row.id} already belongs to another thread`);
+    known.addId(row);
+  }
+  candidates.forEach((row) => {
+    known.add(row);
+  });
+  return known;
+}
+
+/** Each row's message in order (the standing one it repeats, or itself), and the rows to write. */
+function admit(rows: readonly MessageRow[], known: KnownMessages): { out: MessageRow[]; fresh: MessageRow[] } {
+  const out: MessageRow[] = [];
+  const fresh: MessageRow[] = [];
+  for (const row of rows) {
+    const same = known.find(row);
+    if (same !== undefined) {
+      out.push(same);
+      continue;
+    }
+    known.add(row);
+    fresh.push(row);
+    out.push(row);
+  }
+  return { out, fresh };
 }
 
 function sameMessage(a: MessageRow, b: MessageRow): boolean {

@@ -67,6 +67,16 @@ function corpusOf(change: ChangeRow): Corpus | undefined {
   return change.table === 'messages' ? MESSAGE_CORPUS : change.table === 'memories' ? MEMORY_CORPUS : undefined;
 }
 
+/** The keyword-indexed documents `changes` touched, each once, in the order first touched. */
+function changedDocuments(changes: readonly ChangeRow[]): [Corpus, string][] {
+  const documents = new Map<string, [Corpus, string]>();
+  for (const c of changes) {
+    const corpus = corpusOf(c);
+    if (corpus !== undefined) documents.set(`${corpus}:${c.recordId}`, [corpus, c.recordId]);
+  }
+  return [...documents.values()];
+}
+
 const sameStats = (a: CorpusStats, b: CorpusStats): boolean => a.docs === b.docs && a.length === b.length;
 
 /** Both corpora's in-memory postings and the change-log position they reflect. */
@@ -215,55 +225,73 @@ export class KeywordState {
   }
 
   async #catchUp(head?: Promise<LogHead>): Promise<void> {
-    const { db } = this.#core;
     try {
-      // Log entries this index has not applied were compacted away (another instance wrote meanwhile): rebuild from the terms rows.
-      // Or another instance reset or replaced the store (its generation moved): the postings hold ghosts.
-      const { floor, generation, last } = await (head ?? readLogHead(db));
-      this.#generation ??= generation;
-      if (this.seq < floor || generation !== this.#generation) {
-        const fresh = await KeywordState.rebuild(this.#core);
-        for (const corpus of CORPORA) this.#postings[corpus] = fresh.postings(corpus);
-        this.seq = fresh.seq;
-        this.#generation = fresh.#generation;
-        this.#lastSnapshotSeq = -1;
-      } else if (last <= this.seq) return; // the common case: nothing new
-      for (;;) {
-        const done = await db.transaction('r', [db.changes, db.terms, db.meta], async () => {
-          const changes = await db.changes.where(':id').above(this.seq).limit(PAGE).toArray();
-          if (changes.length === 0) return true;
-          const keys = new Map<string, [Corpus, string]>();
-          for (const c of changes) {
-            const corpus = corpusOf(c);
-            if (corpus !== undefined) keys.set(`${corpus}:${c.recordId}`, [corpus, c.recordId]);
-          }
-          const wanted = [...keys.values()];
-          const rows = await db.terms.bulkGet(wanted);
-          const touched = new Set(wanted.map(([corpus]) => corpus));
-          const stats = await Promise.all(
-            [...touched].map(async (corpus) => [corpus, await storedStats(this.#core, corpus)] as const),
-          );
-          wanted.forEach(([corpus, id], i) => {
-            const row = rows[i];
-            if (row === undefined) this.#postings[corpus].remove(id);
-            else this.#postings[corpus].upsert(readTermsRow(row));
-          });
-          for (const [corpus, s] of stats) this.#postings[corpus].stats = s;
-          this.seq = changes[changes.length - 1]!.seq!;
-          return changes.length < PAGE;
-        });
-        if (done) break;
-      }
+      if (!(await this.#hasChangesToApply(head))) return; // the common case: nothing new
+      let done = false;
+      while (!done) done = await this.#applyLogPage();
     } catch (e) {
       throw storeError(e, 'updating the keyword index');
     }
-    if (
-      this.unsnapshotted >=
-      Math.max(1000, (this.#postings[MESSAGE_CORPUS].size + this.#postings[MEMORY_CORPUS].size) / 10)
-    ) {
+    if (this.#snapshotDue()) {
       // Off the caller's path: a failed background snapshot only means a longer next open.
       void this.snapshot().catch(() => undefined);
     }
+  }
+
+  /**
+   * Whether to read the log for changes after `seq`: when it holds some, and after a rebuild. The
+   * postings are rebuilt from the terms rows when the log no longer holds every change this index
+   * lacks (compacted away while another instance wrote), or another instance reset or replaced the
+   * store (its generation moved: the postings hold ghosts).
+   */
+  async #hasChangesToApply(head: Promise<LogHead> | undefined): Promise<boolean> {
+    const { floor, generation, last } = await (head ?? readLogHead(this.#core.db));
+    this.#generation ??= generation;
+    if (this.seq < floor || generation !== this.#generation) {
+      const fresh = await KeywordState.rebuild(this.#core);
+      for (const corpus of CORPORA) this.#postings[corpus] = fresh.postings(corpus);
+      this.seq = fresh.seq;
+      this.#generation = fresh.#generation;
+      this.#lastSnapshotSeq = -1;
+      return true;
+    }
+    return last > this.seq;
+  }
+
+  /**
+   * Applies the next page of logged changes after `seq`, with the terms rows and statistics they
+   * left, in one read transaction (a consistent store). Whether the log is exhausted.
+   */
+  #applyLogPage(): Promise<boolean> {
+    const { db } = this.#core;
+    return db.transaction('r', [db.changes, db.terms, db.meta], async () => {
+      const changes = await db.changes.where(':id').above(this.seq).limit(PAGE).toArray();
+      if (changes.length === 0) return true;
+      await this.#reloadDocuments(changedDocuments(changes));
+      this.seq = changes[changes.length - 1]!.seq!;
+      return changes.length < PAGE;
+    });
+  }
+
+  /** Reads the terms rows of `documents` and their corpora's statistics, and puts them in the postings. */
+  async #reloadDocuments(documents: readonly [Corpus, string][]): Promise<void> {
+    const rows = await this.#core.db.terms.bulkGet([...documents]);
+    const touched = new Set(documents.map(([corpus]) => corpus));
+    const stats = await Promise.all(
+      [...touched].map(async (corpus) => [corpus, await storedStats(this.#core, corpus)] as const),
+    );
+    documents.forEach(([corpus, id], i) => {
+      const row = rows[i];
+      if (row === undefined) this.#postings[corpus].remove(id);
+      else this.#postings[corpus].upsert(readTermsRow(row));
+    });
+    for (const [corpus, s] of stats) this.#postings[corpus].stats = s;
+  }
+
+  /** Whether enough changes went unsnapshotted for a background snapshot: a tenth of the documents, at least 1000. */
+  #snapshotDue(): boolean {
+    const documents = this.#postings[MESSAGE_CORPUS].size + this.#postings[MEMORY_CORPUS].size;
+    return this.unsnapshotted >= Math.max(1000, documents / 10);
   }
 
   /** Whether the postings hold as many documents as the store has terms rows, and the same statistics. */
