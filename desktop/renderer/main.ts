@@ -31,6 +31,7 @@ import { answerHubCall } from './hub-answer.js';
 import { AgentsView } from './agents-view.js';
 import { ModelSection } from './model-section.js';
 import { unlockStore } from './store-unlock.js';
+import { StoreKeySection } from './store-key-section.js';
 
 /** The IndexedDB database of the desktop app. */
 const DB_NAME = 'engram-desktop';
@@ -200,6 +201,16 @@ async function main(): Promise<void> {
           openOptions.embedder = embedderOf(model);
           // The re-embed's result says what happened; the status facts show the model now in use.
           banner.hidden = true;
+          if (current === 'status') void show('status');
+        },
+      }),
+      new StoreKeySection(ctx, {
+        encryption: () => openOptions.encryption,
+        onChanged: ({ encryption, protection }) => {
+          // The open engram keeps working with the store's data key; every later opening (an import's, the next
+          // start's planning) passes the new key or passphrase.
+          openOptions.encryption = encryption;
+          ctx.protection = protection;
           if (current === 'status') void show('status');
         },
       }),
