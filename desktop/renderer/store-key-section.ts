@@ -52,7 +52,7 @@ function headline(protection: StoreProtection): [string, string] {
   if (protection.kind === 'passphrase')
     return [
       'Encrypted on this disk · unlocked by your passphrase',
-      `The app asks for it at each start and keeps it nowhere; without it nobody can read the memories, you included. Why a passphrase: ${protection.reason}.`,
+      'The app asks for it at each start and keeps it nowhere; without it nobody can read the memories, you included.',
     ];
   return ['Not encrypted on this disk', `Why: ${protection.reason}. There is no key or passphrase to change.`];
 }
@@ -158,7 +158,7 @@ export class StoreKeySection {
     return this.#form(
       'to-passphrase-form',
       'Unlock with a passphrase instead',
-      'For a store no one logged in as you can open: the app asks for the passphrase at each start, and the key in your OS keychain no longer opens the store (it stays there, for a move back). A forgotten passphrase cannot be recovered.',
+      'So that someone using your OS account cannot open the store either: the app asks for the passphrase at each start, and the key in your OS keychain no longer opens it (the key stays there, for a move back). A forgotten passphrase cannot be recovered.',
       [field('Passphrase', next), field('Again', confirm)],
       'Use a passphrase',
       () => ({ kind: 'to-passphrase', next: next.value, confirm: confirm.value }),
