@@ -118,8 +118,13 @@ async function main(): Promise<void> {
   await engram.ready();
 
   const views = new Map<ViewName, View>();
+  let reopenedNow: () => void = () => undefined;
   let current: ViewName = 'chat';
+  // While the Status view converts the store in place (store-key-section.ts) it is closed: the views stay where
+  // they are (navigation is paused, body[data-store="closed"]) and agents' calls wait for it to reopen.
+  let storeOpen: Promise<void> = Promise.resolve();
   const show = async (name: ViewName): Promise<void> => {
+    if (ctx.engram.closed) return;
     current = name;
     for (const [n, v] of views) v.root.hidden = n !== name;
     for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-view]'))
@@ -213,6 +218,29 @@ async function main(): Promise<void> {
           ctx.protection = protection;
           if (current === 'status') void show('status');
         },
+        closeStore: async () => {
+          let reopened!: () => void;
+          storeOpen = new Promise<void>((resolve) => {
+            reopened = resolve;
+          });
+          reopenedNow = reopened;
+          document.body.dataset['store'] = 'closed';
+          await ctx.engram.close();
+        },
+        reopenStore: async ({ encryption, protection }) => {
+          if (encryption === undefined) delete openOptions.encryption;
+          else openOptions.encryption = encryption;
+          ctx.protection = protection;
+          try {
+            ctx.engram = await Engram.open({ ...openOptions, name: DB_NAME });
+            await ctx.engram.ready();
+          } finally {
+            document.body.dataset['store'] = ctx.engram.closed ? 'failed' : 'open';
+            reopenedNow();
+          }
+          ctx.changed();
+          if (current === 'status') void show('status');
+        },
       }),
     ),
   ]) {
@@ -230,6 +258,7 @@ async function main(): Promise<void> {
 
   const transfer = views.get('transfer') as TransferView;
   const onMenu = (command: MenuCommand): void => {
+    if (ctx.engram.closed) return;
     if (command === 'export') {
       ctx.navigate('transfer');
       void transfer.export();
@@ -244,6 +273,7 @@ async function main(): Promise<void> {
   bridge.onMenuCommand(onMenu);
   // Local agents' MCP calls: answered by this page's engram (the current one: an import replaces it), in each client's scope.
   opened(async (call) => {
+    await storeOpen;
     const answer = await answerHubCall(ctx.engram, call);
     agents.callAnswered();
     return answer;
@@ -256,6 +286,7 @@ async function main(): Promise<void> {
   await show(isView(first) ? first : 'chat');
   loading.hidden = true;
   document.body.dataset['state'] = 'ready';
+  document.body.dataset['store'] = 'open';
   if (plan.open.id !== plan.picked.id)
     ctx.notify(`The ${plan.picked.label} is here: Status offers to re-embed your memories with it.`);
   // A conversion at unlock (store-unlock.ts): done, cancelled or failed, said once the app is open.

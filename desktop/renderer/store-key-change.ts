@@ -61,6 +61,18 @@ function passphraseShape(field: string, value: string): string | undefined {
 }
 
 /**
+ * Why a new passphrase and its repetition cannot be used (too short or long, or they differ), or undefined.
+ * @example
+ * newPassphraseProblem('heron pebble saffron', 'heron pebble saffron') // undefined
+ */
+export function newPassphraseProblem(next: string, confirm: string): string | undefined {
+  const shape = passphraseShape('new passphrase', next);
+  if (shape !== undefined) return shape;
+  if (confirm !== next) return 'The new passphrase and its repetition differ: type the same one twice.';
+  return undefined;
+}
+
+/**
  * Why `change` cannot run on a store protected as `protection`, or undefined when it can: checked
  * before anything runs (no key derived, nothing read or written). The current passphrase itself is
  * checked by engram against the store, not here.
@@ -81,9 +93,8 @@ export function unlockChangeProblem(change: UnlockChange, protection: StoreProte
     if (current !== undefined) return current;
   }
   if (change.kind === 'to-keychain') return undefined;
-  const next = passphraseShape('new passphrase', change.next);
+  const next = newPassphraseProblem(change.next, change.confirm);
   if (next !== undefined) return next;
-  if (change.confirm !== change.next) return 'The new passphrase and its repetition differ: type the same one twice.';
   if (change.kind === 'new-passphrase' && change.next === change.current)
     return 'The new passphrase is the current one: choose another.';
   return undefined;

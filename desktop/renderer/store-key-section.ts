@@ -8,14 +8,26 @@
  * passphrase is said under the form, and nothing was changed. The app's engram stays open
  * throughout (engram re-wraps the store's key without touching a row), so the other views and the
  * MCP hub keep working; the app adopts the new encryption for every later opening (`onChanged`).
- * Typed passphrases live in the fields until the change ends, then the fields are emptied.
+ * A plain store is offered its encryption in place (engram's `Engram.encryptStore`: with the
+ * keychain's key where the OS keychain can keep one, else with a passphrase typed twice): that
+ * conversion needs the store to itself, so the app closes its engram first (`closeStore`: the
+ * navigation pauses, agents' calls wait), shows the rows sealed with Cancel, and opens the store
+ * again (`reopenStore`), encrypted when it finished, else plain as it was (all of it or nothing).
+ * Typed passphrases live in the fields until the work ends, then the fields are emptied.
  */
-import { StoreError, type AtRestEncryption } from '../../lib/index.js';
+import { Engram, StoreError, type AtRestEncryption } from '../../lib/index.js';
+import { ConversionProgressView, type ConversionOutcome } from '../../ui/conversion-progress.js';
 import { h, replace } from '../../ui/dom.js';
 import { errorText } from '../../ui/error-text.js';
 import { keyFailureOf } from '../../ui/passphrase-panel.js';
 import { unwrap, type AppContext } from './app-context.js';
-import { changeUnlock, unlockChangeProblem, type UnlockChange, type UnlockChanged } from './store-key-change.js';
+import {
+  changeUnlock,
+  newPassphraseProblem,
+  unlockChangeProblem,
+  type UnlockChange,
+  type UnlockChanged,
+} from './store-key-change.js';
 import { importStoreKey, type StoreProtection } from './store-unlock.js';
 
 /** What the card needs from the app besides the context. */
@@ -24,6 +36,13 @@ export interface StoreKeySectionOptions {
   encryption(): AtRestEncryption | undefined;
   /** Told the new encryption and protection once a change is done and proven (before the card re-renders). */
   onChanged(changed: UnlockChanged): void;
+  /**
+   * Closes the app's engram for a conversion in place (a plain store encrypted): the views stay where they are
+   * and agents' calls wait until {@link reopenStore}.
+   */
+  closeStore(): Promise<void>;
+  /** Opens the store again with `encryption` (undefined: plain), adopts `protection`, and lets views and agents go on. */
+  reopenStore(store: { encryption: AtRestEncryption | undefined; protection: StoreProtection }): Promise<void>;
 }
 
 /** A password field of the card; `autocomplete` keeps a browser from offering the current one as a new one. */
@@ -54,7 +73,7 @@ function headline(protection: StoreProtection): [string, string] {
       'Encrypted on this disk · unlocked by your passphrase',
       'The app asks for it at each start and keeps it nowhere; without it nobody can read the memories, you included.',
     ];
-  return ['Not encrypted on this disk', `Why: ${protection.reason}. There is no key or passphrase to change.`];
+  return ['Not encrypted on this disk', `Anyone who reads this disk can read the memories. Why: ${protection.reason}.`];
 }
 
 /** The "Encryption at rest" card. */
@@ -112,7 +131,40 @@ export class StoreKeySection {
     replace(this.#state, h('strong', {}, title), h('br'), h('span', { class: 'muted' }, detail));
     if (protection.kind === 'passphrase') replace(this.#forms, this.#changeForm(), this.#toKeychainForm());
     else if (protection.kind === 'keychain') replace(this.#forms, this.#toPassphraseForm());
-    else replace(this.#forms);
+    else replace(this.#forms, this.#encryptForm());
+  }
+
+  /**
+   * A plain store encrypted in place (engram's `Engram.encryptStore`, all of it or nothing): with the OS
+   * keychain's key where it can keep one, else with a passphrase typed twice.
+   */
+  #encryptForm(): HTMLFormElement {
+    const close =
+      'The store is closed while every row is sealed in place (the other views and agents wait); nothing changes on disk until it ends, and Cancel keeps it as it is.';
+    if (this.#keychain.usable)
+      return this.#conversionForm(
+        'encrypt-keychain-form',
+        'Encrypt with the OS keychain’s key',
+        `A random key kept in your OS keychain seals the store; the app then opens without a prompt. ${close}`,
+        [],
+        'Encrypt now',
+        async () => ({ encryption: { key: await this.#keychainKey() }, protection: { kind: 'keychain' } }),
+      );
+    const next = secretInput('encrypt-new', 'New passphrase', 'new-password');
+    const confirm = secretInput('encrypt-confirm', 'New passphrase again', 'new-password');
+    const reason = this.#keychain.reason;
+    return this.#conversionForm(
+      'encrypt-passphrase-form',
+      'Encrypt with a passphrase',
+      `The OS keychain cannot keep a key here (${reason}), so a passphrase you choose seals the store; the app asks for it at each start, and a forgotten one cannot be recovered. ${close}`,
+      [field('Passphrase', next), field('Again', confirm)],
+      'Encrypt now',
+      () => {
+        const problem = newPassphraseProblem(next.value, confirm.value);
+        if (problem !== undefined) return Promise.resolve(problem);
+        return Promise.resolve({ encryption: { passphrase: next.value }, protection: { kind: 'passphrase', reason } });
+      },
+    );
   }
 
   /** Current, new, again: a new passphrase for a passphrase store. */
@@ -244,6 +296,103 @@ export class StoreKeySection {
       );
       form.querySelector<HTMLInputElement>('input[autocomplete="current-password"]')?.select();
     }
+  }
+
+  #conversionForm(
+    testid: string,
+    title: string,
+    detail: string,
+    fields: HTMLElement[],
+    submitLabel: string,
+    read: () => Promise<UnlockChanged | string>,
+  ): HTMLFormElement {
+    const slot = h('div', { class: 'conversion-slot' });
+    const form = h(
+      'form',
+      { class: 'store-key-form', attrs: { 'data-testid': testid, novalidate: true } },
+      h('h3', {}, title),
+      h('p', { class: 'muted small' }, detail),
+      ...fields,
+      h(
+        'div',
+        { class: 'row' },
+        h('button', { class: 'primary', attrs: { type: 'submit', 'data-testid': `${testid}-submit` } }, submitLabel),
+      ),
+      slot,
+    );
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.#convert(form, slot, read);
+    });
+    form.addEventListener('input', () => {
+      if (this.#message.dataset['state'] === 'error') this.#say('idle', '');
+    });
+    return form;
+  }
+
+  /**
+   * Encrypts the plain store in place: the app's engram closed first (engram's conversion needs the store to
+   * itself), the conversion with its bar and Cancel, then the store opened again, encrypted when it finished,
+   * else plain as it was (all of it or nothing).
+   */
+  async #convert(form: HTMLFormElement, slot: HTMLElement, read: () => Promise<UnlockChanged | string>): Promise<void> {
+    if (this.#running) return;
+    if (this.#ctx.engram.closed) {
+      this.#say('error', 'The store is being reopened (an import is running): try again when it ends.');
+      return;
+    }
+    this.#busy(true);
+    let target: UnlockChanged | string;
+    try {
+      target = await read();
+    } catch (e) {
+      target = `Nothing was changed: ${errorText(e)}`;
+    }
+    if (typeof target === 'string') {
+      this.#busy(false);
+      this.#say('error', target);
+      return;
+    }
+    const progress = new ConversionProgressView('Sealing every row of the store in place…');
+    replace(slot, progress.root);
+    // The conversion's bar counts the rows; the card's two-step line is for key changes.
+    this.#progress.hidden = true;
+    this.#say('running', 'The store is closed while it is encrypted: the other views and agents wait for it.');
+    const before = this.#ctx.protection;
+    let outcome: ConversionOutcome | undefined;
+    let failure: unknown;
+    try {
+      await this.#options.closeStore();
+      const { encryption } = target;
+      outcome = await progress.run((work) => Engram.encryptStore(this.#ctx.dbName, { encryption, ...work }));
+    } catch (e) {
+      failure = e;
+    }
+    this.#say('running', 'Opening the store again…');
+    try {
+      await this.#options.reopenStore(
+        outcome?.kind === 'done' ? target : { encryption: undefined, protection: before },
+      );
+    } catch (e) {
+      this.#busy(false);
+      this.#say('error', `The store could not be opened again (${errorText(e)}): restart the app.`);
+      return;
+    }
+    for (const input of form.querySelectorAll('input')) input.value = '';
+    this.#busy(false);
+    this.#render();
+    if (outcome?.kind === 'done')
+      this.#say(
+        'done',
+        `Your memories are now encrypted on this disk (${outcome.result.rows.toLocaleString('en')} rows sealed) ${target.protection.kind === 'keychain' ? 'with the key in your OS keychain: no prompt at the next start' : 'with your passphrase: the next start asks for it'}.`,
+      );
+    else
+      this.#say(
+        'error',
+        outcome?.kind === 'cancelled'
+          ? 'Encryption cancelled: the store is as it was, unencrypted.'
+          : `The store could not be encrypted (${errorText(failure)}); it was left as it was, unencrypted.`,
+      );
   }
 
   /** The keychain's key for a move to it (made once by the main process), or why there is none. */

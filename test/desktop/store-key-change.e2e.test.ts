@@ -38,8 +38,8 @@ let work: string;
 const offsite: string[] = [];
 const pageErrors: string[] = [];
 
-/** A fresh browser profile (its own IndexedDB) with the preload's bridge into the main process. */
-function newContext(): Promise<{ context: BrowserContext; page: Page }> {
+/** A fresh browser profile (its own IndexedDB); with `desktopShell`, the preload's bridge into the main process. */
+function newContext(desktopShell = true): Promise<{ context: BrowserContext; page: Page }> {
   return openPage(served!, {
     offsite,
     errors: pageErrors,
@@ -47,17 +47,41 @@ function newContext(): Promise<{ context: BrowserContext; page: Page }> {
     pick: 'engram-glove-100d',
     setUp: async (context) => {
       await exposeMainProcess(context, electron);
-      await addPreload(context);
-      // Whether every field and button of the card was disabled each time it said it was running.
+      if (desktopShell) await addPreload(context);
+      // Whether every field and button of the card (but a conversion's Cancel) was disabled each time it said it
+      // was running; the store's states (body[data-store]); a conversion's bar, and Cancel clicked once mid-way
+      // when the page's `cancelConversion` is set.
       await context.addInitScript(() => {
-        const seen: boolean[] = [];
-        (window as unknown as { keyCardRunning: boolean[] }).keyCardRunning = seen;
+        const seen = { running: [] as boolean[], store: [] as string[], steps: [] as string[] };
+        (window as unknown as { keyCardSeen: typeof seen }).keyCardSeen = seen;
         new MutationObserver(() => {
+          const store = document.body.dataset['store'];
+          if (store !== undefined && seen.store.at(-1) !== store) seen.store.push(store);
           const card = document.querySelector<HTMLElement>('[data-testid="store-key-card"]');
-          if (card?.dataset['state'] !== 'running') return;
-          const controls = [...card.querySelectorAll<HTMLInputElement | HTMLButtonElement>('input, button')];
-          seen.push(controls.length > 0 && controls.every((c) => c.disabled));
-        }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
+          if (card?.dataset['state'] === 'running') {
+            const controls = [...card.querySelectorAll<HTMLInputElement | HTMLButtonElement>('input, button')].filter(
+              (c) => c.dataset['testid'] !== 'conversion-cancel',
+            );
+            seen.running.push(controls.length > 0 && controls.every((c) => c.disabled));
+          }
+          const bar = document.querySelector<HTMLElement>(
+            '[data-testid="store-key-card"] [data-testid="conversion-progress"]',
+          );
+          if (bar === null || bar.dataset['done'] === undefined) return;
+          const done = Number(bar.dataset['done']);
+          const total = Number(bar.dataset['total']);
+          if (seen.steps.at(-1) !== `${done}/${total}`) seen.steps.push(`${done}/${total}`);
+          const w = window as unknown as { cancelConversion?: boolean };
+          if (w.cancelConversion === true && done > 0 && done < total) {
+            w.cancelConversion = false;
+            seen.steps.push('cancel');
+            bar.querySelector<HTMLButtonElement>('[data-testid="conversion-cancel"]')!.click();
+          }
+        }).observe(document, {
+          subtree: true,
+          attributes: true,
+          attributeFilter: ['data-state', 'data-done', 'data-store'],
+        });
       });
     },
   });
@@ -159,6 +183,25 @@ async function keyHeader(page: Page): Promise<string> {
   return JSON.stringify(rows.find((r) => r.key === 'atRest')?.value);
 }
 
+interface Seen {
+  running: boolean[];
+  store: string[];
+  steps: string[];
+}
+
+async function seen(page: Page): Promise<Seen> {
+  return page.evaluate(() => (window as unknown as { keyCardSeen: Seen }).keyCardSeen);
+}
+
+/** The Status view's fact, once it matches (the view re-reads its facts after a change). */
+async function factMatches(page: Page, fact: string, pattern: RegExp): Promise<void> {
+  await page.waitForFunction(
+    ([key, source]) => new RegExp(source).test(document.querySelector(`[data-fact="${key}"]`)?.textContent ?? ''),
+    [fact, pattern.source] as const,
+    { timeout: STEP_WAIT },
+  );
+}
+
 async function cardShot(name: string, page: Page): Promise<void> {
   await page.locator('[data-testid="store-key-card"]').scrollIntoViewIfNeeded();
   await screenshot(page, join(SHOTS, `${name}.png`));
@@ -244,7 +287,7 @@ describe('desktop Status: changing how the encrypted store unlocks (Chromium)', 
         'done',
         'Passphrase changed: the old one no longer opens the store; the next start asks for the new one.',
       ]);
-      const running = await page.evaluate(() => (window as unknown as { keyCardRunning: boolean[] }).keyCardRunning);
+      const running = (await seen(page)).running;
       expect(running.length).toBeGreaterThan(0);
       expect(running.every(Boolean)).toBe(true);
       expect(
@@ -284,7 +327,7 @@ describe('desktop Status: changing how the encrypted store unlocks (Chromium)', 
       expect(
         await submit(page, 'to-passphrase-form', { 'to-passphrase-new': NEW, 'to-passphrase-confirm': NEW }),
       ).toEqual(['done', 'The store now unlocks with your passphrase: the next start asks for it.']);
-      expect(await page.innerText('[data-fact="encryption"]')).toMatch(/^encrypted at rest with your passphrase/);
+      await factMatches(page, 'encryption', /^encrypted at rest with your passphrase/);
       expect(await page.isVisible('[data-testid="to-keychain-form"]')).toBe(true);
 
       expect(await load(page, true)).toBe('unlock');
@@ -300,11 +343,75 @@ describe('desktop Status: changing how the encrypted store unlocks (Chromium)', 
         'done',
         'The store now unlocks with the key in your OS keychain: no prompt at the next start; the passphrase no longer opens it.',
       ]);
-      expect(await page.innerText('[data-fact="encryption"]')).toMatch(
-        /^encrypted at rest with a key kept in the OS keychain/,
-      );
+      await factMatches(page, 'encryption', /^encrypted at rest with a key kept in the OS keychain/);
       expect(await load(page, true)).toBe('ready');
       expect(await memoryTexts(page)).toEqual([MEMORIES[0]]);
+    } finally {
+      await context.close();
+    }
+    expect(pageErrors.filter((e) => !/KEY: /.test(e))).toEqual([]);
+  }, 400_000);
+
+  it('encrypts a plain store with a passphrase from Status (no keychain): a cancel leaves it plain; done, the store reopens encrypted and every memory opens with the passphrase after a restart', async () => {
+    electron.safeStorage.backend = 'basic_text';
+    // The store made plain by the browser fallback, then opened by the desktop shell without a keychain.
+    const { context, page } = await newContext(false);
+    try {
+      expect(await load(page)).toBe('ready');
+      for (const text of MEMORIES) await addMemory(page, text);
+      await addPreload(context);
+      expect(await load(page, true)).toBe('ready');
+      await status(page);
+      expect(await page.innerText('[data-testid="store-key-state"]')).toMatch(/^Not encrypted on this disk\n/);
+      expect(await page.innerText('[data-testid="encrypt-passphrase-form"]')).toMatch(/basic_text/);
+      await cardShot('store-key-change-plain', page);
+      expect(await submit(page, 'encrypt-passphrase-form', { 'encrypt-new': NEW, 'encrypt-confirm': OLD })).toEqual([
+        'error',
+        'The new passphrase and its repetition differ: type the same one twice.',
+      ]);
+      expect(await rawDatabase(page, DB)).toContain('pier seven');
+
+      // Cancelled mid-way: the store as it was, plain, open again and usable.
+      await page.evaluate(() => {
+        (window as unknown as { cancelConversion: boolean }).cancelConversion = true;
+      });
+      expect(await submit(page, 'encrypt-passphrase-form', { 'encrypt-new': NEW, 'encrypt-confirm': NEW })).toEqual([
+        'error',
+        'Encryption cancelled: the store is as it was, unencrypted.',
+      ]);
+      expect((await seen(page)).steps).toContain('cancel');
+      expect(await rawDatabase(page, DB)).toContain('pier seven');
+      expect(await memoryTexts(page)).toEqual([...MEMORIES].sort());
+
+      // Done: closed while it ran (navigation paused), opened again encrypted; a memory added right after.
+      await status(page);
+      const [state, said] = await submit(
+        page,
+        'encrypt-passphrase-form',
+        { 'encrypt-new': NEW, 'encrypt-confirm': NEW },
+        'store-key-change-encrypting',
+      );
+      expect(state).toBe('done');
+      expect(said).toMatch(/^Your memories are now encrypted on this disk \(\d+ rows sealed\) with your passphrase/);
+      const watched = await seen(page);
+      expect(watched.running.every(Boolean)).toBe(true);
+      expect(watched.store).toEqual(['open', 'closed', 'open', 'closed', 'open']);
+      const counts = watched.steps
+        .filter((x) => x !== 'cancel')
+        .map((x) => x.split('/').map(Number) as [number, number]);
+      expect(counts.some(([done, total]) => done > 0 && done < total)).toBe(true);
+      await factMatches(page, 'encryption', /^encrypted at rest with your passphrase/);
+      expect(await page.isVisible('[data-testid="passphrase-change-form"]')).toBe(true);
+      await cardShot('store-key-change-encrypted', page);
+      await addMemory(page, 'Written right after the encryption');
+      const raw = await rawDatabase(page, DB);
+      expect(raw).toContain('"key":"atRest"');
+      for (const secret of [NEW, 'flowerpot', 'pier seven', 'right after']) expect(raw).not.toContain(secret);
+
+      expect(await load(page, true)).toBe('unlock');
+      expect(await unlock(page, OLD)).toMatch(/^Wrong passphrase: /);
+      expect(await unlock(page, NEW)).toBeUndefined();
+      expect(await memoryTexts(page)).toEqual([...MEMORIES, 'Written right after the encryption'].sort());
     } finally {
       await context.close();
     }
