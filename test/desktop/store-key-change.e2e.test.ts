@@ -8,13 +8,17 @@
 // to a passphrase and back. Leaves screenshots in test/desktop/__screenshots__/.
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, BrowserContext, Page } from 'playwright';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_ENTRY } from '../../desktop/main/app-protocol.js';
 import type { DesktopApp } from '../../desktop/main/desktop-app.js';
+import { CHANNELS, type BridgeResult, type HubNewClient } from '../../desktop/preload/bridge-api.js';
 import type { FakeElectron, FakeWindow } from './main/fake-electron.js';
 import { openPage, rawDatabase, screenshot, serveApp, type ServedApp } from '../ui-helpers/app-page.js';
-import { addPreload, exposeMainProcess, startFakeDesktop } from '../ui-helpers/desktop-main.js';
+import { addPreload, deliverHubCalls, exposeMainProcess, startFakeDesktop } from '../ui-helpers/desktop-main.js';
 
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
 const MODEL_WAIT = 120_000;
@@ -37,6 +41,8 @@ let origin: string;
 let work: string;
 const offsite: string[] = [];
 const pageErrors: string[] = [];
+/** The page the main process's hub calls (webContents.send) reach. */
+let hubPage: Page | undefined;
 
 /** A fresh browser profile (its own IndexedDB); with `desktopShell`, the preload's bridge into the main process. */
 function newContext(desktopShell = true): Promise<{ context: BrowserContext; page: Page }> {
@@ -214,6 +220,7 @@ beforeAll(async () => {
     port: 0,
     timeoutMs: 90_000,
   }));
+  deliverHubCalls(desktop, () => hubPage);
 }, 240_000);
 
 afterAll(async () => {
@@ -352,10 +359,11 @@ describe('desktop Status: changing how the encrypted store unlocks (Chromium)', 
     expect(pageErrors.filter((e) => !/KEY: /.test(e))).toEqual([]);
   }, 400_000);
 
-  it('encrypts a plain store with a passphrase from Status (no keychain): a cancel leaves it plain; done, the store reopens encrypted and every memory opens with the passphrase after a restart', async () => {
+  it('encrypts a plain store with a passphrase from Status (no keychain): a cancel leaves it plain; done, with an agent call waiting while it is closed, the store reopens encrypted and every memory opens with the passphrase after a restart', async () => {
     electron.safeStorage.backend = 'basic_text';
     // The store made plain by the browser fallback, then opened by the desktop shell without a keychain.
     const { context, page } = await newContext(false);
+    const client = new Client({ name: 'engram-e2e', version: '1.0.0' });
     try {
       expect(await load(page)).toBe('ready');
       for (const text of MEMORIES) await addMemory(page, text);
@@ -383,14 +391,51 @@ describe('desktop Status: changing how the encrypted store unlocks (Chromium)', 
       expect(await rawDatabase(page, DB)).toContain('pier seven');
       expect(await memoryTexts(page)).toEqual([...MEMORIES].sort());
 
-      // Done: closed while it ran (navigation paused), opened again encrypted; a memory added right after.
+      // Done: closed while it ran (navigation paused, an agent's call waiting), opened again encrypted.
       await status(page);
+      const created = (await electron.handlers.get(CHANNELS.hubCreateClient)!(
+        { senderFrame: { url: APP_ENTRY } },
+        'Script',
+        { agentId: 'script', userId: 'ana' },
+      )) as BridgeResult<HubNewClient>;
+      if (!created.ok) throw new TypeError(created.error.message);
+      hubPage = page;
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(desktop!.mcpUrl()!), {
+          requestInit: { headers: { authorization: `Bearer ${created.value.token}` } },
+        }),
+      );
+      // Slowed down so that the agent's call surely comes while the store is closed.
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 30 });
+      let saved: Promise<unknown> | undefined;
+      let savedWhileClosed = false;
+      void page
+        .waitForSelector('body[data-store="closed"]', { state: 'attached', timeout: STEP_WAIT })
+        .then(async () => {
+          const call = { settled: false };
+          saved = client
+            .callTool({
+              name: 'save_to_memory',
+              arguments: { thinking: 'a fact', content: ['Ana waters the bees at noon'] },
+            })
+            .finally(() => {
+              call.settled = true;
+            });
+          await page.waitForTimeout(300);
+          savedWhileClosed = !call.settled && (await page.getAttribute('body', 'data-store')) === 'closed';
+        });
       const [state, said] = await submit(
         page,
         'encrypt-passphrase-form',
         { 'encrypt-new': NEW, 'encrypt-confirm': NEW },
         'store-key-change-encrypting',
       );
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+      await expect.poll(() => saved !== undefined, { timeout: STEP_WAIT }).toBe(true);
+      const result = (await saved) as { isError?: boolean };
+      expect(result.isError).not.toBe(true);
+      expect(savedWhileClosed).toBe(true);
       expect(state).toBe('done');
       expect(said).toMatch(/^Your memories are now encrypted on this disk \(\d+ rows sealed\) with your passphrase/);
       const watched = await seen(page);
@@ -406,13 +451,18 @@ describe('desktop Status: changing how the encrypted store unlocks (Chromium)', 
       await addMemory(page, 'Written right after the encryption');
       const raw = await rawDatabase(page, DB);
       expect(raw).toContain('"key":"atRest"');
-      for (const secret of [NEW, 'flowerpot', 'pier seven', 'right after']) expect(raw).not.toContain(secret);
+      for (const secret of [NEW, 'flowerpot', 'pier seven', 'right after', 'waters the bees'])
+        expect(raw).not.toContain(secret);
 
       expect(await load(page, true)).toBe('unlock');
       expect(await unlock(page, OLD)).toMatch(/^Wrong passphrase: /);
       expect(await unlock(page, NEW)).toBeUndefined();
-      expect(await memoryTexts(page)).toEqual([...MEMORIES, 'Written right after the encryption'].sort());
+      expect(await memoryTexts(page)).toEqual(
+        [...MEMORIES, 'Written right after the encryption', 'Ana waters the bees at noon'].sort(),
+      );
     } finally {
+      hubPage = undefined;
+      await client.close();
       await context.close();
     }
     expect(pageErrors.filter((e) => !/KEY: /.test(e))).toEqual([]);
