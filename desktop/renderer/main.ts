@@ -184,6 +184,7 @@ async function main(): Promise<void> {
     },
   };
   const memories = new MemoriesView(ctx);
+  let modelSection!: ModelSection;
   const agents = new AgentsView(ctx);
   for (const view of [
     new ChatView(ctx),
@@ -197,7 +198,7 @@ async function main(): Promise<void> {
     new ForgetView(ctx),
     new StatusView(
       ctx,
-      new ModelSection(ctx, {
+      (modelSection = new ModelSection(ctx, {
         choiceKey: MODEL_CHOICE_KEY,
         served: plan.served,
         picked: plan.picked,
@@ -208,7 +209,7 @@ async function main(): Promise<void> {
           banner.hidden = true;
           if (current === 'status') void show('status');
         },
-      }),
+      })),
       new StoreKeySection(ctx, {
         encryption: () => openOptions.encryption,
         onChanged: ({ encryption, protection }) => {
@@ -218,6 +219,7 @@ async function main(): Promise<void> {
           ctx.protection = protection;
           if (current === 'status') void show('status');
         },
+        busy: () => (modelSection.running ? 'a re-embed is running' : undefined),
         closeStore: async () => {
           let reopened!: () => void;
           storeOpen = new Promise<void>((resolve) => {

@@ -58,8 +58,9 @@ export class StatusView implements View {
   }
 
   async show(): Promise<void> {
-    // A re-embed under way has closed the store; its progress is what there is to see.
-    if (this.#model.running) return;
+    // A re-embed under way has closed the store; its progress is what there is to see. So does an encryption in
+    // place (store-key-section.ts), which reopens the store and then shows this view again.
+    if (this.#model.running || this.#ctx.engram.closed) return;
     this.root.dataset['state'] = 'loading';
     const { engram, bridge } = this.#ctx;
     const started = performance.now();

@@ -41,6 +41,8 @@ export interface StoreKeySectionOptions {
    * and agents' calls wait until {@link reopenStore}.
    */
   closeStore(): Promise<void>;
+  /** Why the store cannot be closed now (other long work on it, such as a re-embed), or undefined. */
+  busy(): string | undefined;
   /** Opens the store again with `encryption` (undefined: plain), adopts `protection`, and lets views and agents go on. */
   reopenStore(store: { encryption: AtRestEncryption | undefined; protection: StoreProtection }): Promise<void>;
 }
@@ -339,6 +341,11 @@ export class StoreKeySection {
     if (this.#running) return;
     if (this.#ctx.engram.closed) {
       this.#say('error', 'The store is being reopened (an import is running): try again when it ends.');
+      return;
+    }
+    const busy = this.#options.busy();
+    if (busy !== undefined) {
+      this.#say('error', `The store cannot be closed now (${busy}): try again when it ends.`);
       return;
     }
     this.#busy(true);
