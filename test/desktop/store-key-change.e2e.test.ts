@@ -56,7 +56,7 @@ function newContext(desktopShell = true): Promise<{ context: BrowserContext; pag
       if (desktopShell) await addPreload(context);
       // Whether every field and button of the card (but a conversion's Cancel) was disabled each time it said it
       // was running; the store's states (body[data-store]); a conversion's bar, and Cancel clicked once mid-way
-      // when the page's `cancelConversion` is set.
+      // when the page's `cancelConversion` is set (the unlock view's at start, when the tab's `cancelAtStart` is).
       await context.addInitScript(() => {
         const seen = { running: [] as boolean[], store: [] as string[], steps: [] as string[] };
         (window as unknown as { keyCardSeen: typeof seen }).keyCardSeen = seen;
@@ -69,6 +69,19 @@ function newContext(desktopShell = true): Promise<{ context: BrowserContext; pag
               (c) => c.dataset['testid'] !== 'conversion-cancel',
             );
             seen.running.push(controls.length > 0 && controls.every((c) => c.disabled));
+          }
+          // The unlock view's conversion at start (store-unlock.ts), cancelled once mid-way when the tab asks for it.
+          const atStart = document.querySelector<HTMLElement>(
+            '[data-testid="store-conversion"] [data-testid="conversion-progress"]',
+          );
+          const startDone = Number(atStart?.dataset['done']);
+          if (
+            sessionStorage.getItem('cancelAtStart') === '1' &&
+            startDone > 0 &&
+            startDone < Number(atStart?.dataset['total'])
+          ) {
+            sessionStorage.removeItem('cancelAtStart');
+            atStart!.querySelector<HTMLButtonElement>('[data-testid="conversion-cancel"]')!.click();
           }
           const bar = document.querySelector<HTMLElement>(
             '[data-testid="store-key-card"] [data-testid="conversion-progress"]',
@@ -463,6 +476,41 @@ describe('desktop Status: changing how the encrypted store unlocks (Chromium)', 
     } finally {
       hubPage = undefined;
       await client.close();
+      await context.close();
+    }
+    expect(pageErrors.filter((e) => !/KEY: /.test(e))).toEqual([]);
+  }, 400_000);
+
+  it('with a keychain, a plain store (its encryption cancelled at start) is encrypted from Status with the keychain key; the next start opens it without a prompt', async () => {
+    electron.safeStorage.backend = 'gnome_libsecret';
+    const { context, page } = await newContext(false);
+    try {
+      expect(await load(page)).toBe('ready');
+      for (const text of MEMORIES) await addMemory(page, text);
+      await addPreload(context);
+      await page.evaluate(() => {
+        sessionStorage.setItem('cancelAtStart', '1');
+      });
+      expect(await load(page, true)).toBe('ready');
+      expect(await page.innerText('#banner')).toMatch(/^Encryption cancelled/);
+      await status(page);
+      expect(await page.innerText('[data-testid="store-key-state"]')).toMatch(
+        /^Not encrypted on this disk\n.*cancelled/,
+      );
+      expect(await page.isVisible('[data-testid="encrypt-passphrase-form"]')).toBe(false);
+      const [state, said] = await submit(page, 'encrypt-keychain-form', {});
+      expect(state).toBe('done');
+      expect(said).toMatch(
+        /^Your memories are now encrypted on this disk \(\d+ rows sealed\) with the key in your OS keychain: no prompt at the next start\.$/,
+      );
+      await factMatches(page, 'encryption', /^encrypted at rest with a key kept in the OS keychain/);
+      expect(await page.isVisible('[data-testid="to-passphrase-form"]')).toBe(true);
+      const raw = await rawDatabase(page, DB);
+      expect(raw).toContain('"key":"atRest"');
+      for (const secret of ['flowerpot', 'pier seven']) expect(raw).not.toContain(secret);
+      expect(await load(page, true)).toBe('ready');
+      expect(await memoryTexts(page)).toEqual([...MEMORIES].sort());
+    } finally {
       await context.close();
     }
     expect(pageErrors.filter((e) => !/KEY: /.test(e))).toEqual([]);
