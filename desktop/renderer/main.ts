@@ -123,8 +123,9 @@ async function main(): Promise<void> {
   // While the Status view converts the store in place (store-key-section.ts) it is closed: the views stay where
   // they are (navigation is paused, body[data-store="closed"]) and agents' calls wait for it to reopen.
   let storeOpen: Promise<void> = Promise.resolve();
+  const paused = (): boolean => document.body.dataset['store'] === 'closed';
   const show = async (name: ViewName): Promise<void> => {
-    if (ctx.engram.closed) return;
+    if (paused()) return;
     current = name;
     for (const [n, v] of views) v.root.hidden = n !== name;
     for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-view]'))
@@ -260,7 +261,7 @@ async function main(): Promise<void> {
 
   const transfer = views.get('transfer') as TransferView;
   const onMenu = (command: MenuCommand): void => {
-    if (ctx.engram.closed) return;
+    if (paused()) return;
     if (command === 'export') {
       ctx.navigate('transfer');
       void transfer.export();
