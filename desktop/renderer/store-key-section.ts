@@ -27,6 +27,7 @@ import {
   unlockChangeProblem,
   type UnlockChange,
   type UnlockChanged,
+  type UnlockChangeStep,
 } from './store-key-change.js';
 import { importStoreKey, type StoreProtection } from './store-unlock.js';
 
@@ -265,17 +266,19 @@ export class StoreKeySection {
       return;
     }
     this.#busy(true);
+    let step: UnlockChangeStep | undefined;
     try {
       const changed = await changeUnlock(change, {
         dbName: this.#ctx.dbName,
         encryption: this.#options.encryption(),
         protection: this.#ctx.protection,
         keychainKey: () => this.#keychainKey(),
-        onStep: (step) => {
-          this.#progress.value = step === 'changing' ? 1 : 2;
+        onStep: (now) => {
+          step = now;
+          this.#progress.value = now === 'changing' ? 1 : 2;
           this.#say(
             'running',
-            step === 'changing'
+            now === 'changing'
               ? change.kind === 'to-passphrase'
                 ? 'Step 1 of 2: sealing the store’s key under your passphrase…'
                 : 'Step 1 of 2: checking the current passphrase and sealing the store’s key again…'
@@ -292,9 +295,12 @@ export class StoreKeySection {
       this.#busy(false);
       this.#say(
         'error',
-        keyFailureOf(e) === 'wrong-key'
-          ? 'Wrong current passphrase: nothing was changed, the store still opens with it. Try again.'
-          : `Nothing was changed: ${errorText(e)}`,
+        // The change is written when the check starts: only its read of the store failed.
+        step === 'verifying'
+          ? `The key was changed, but reading the store with the new one failed (${errorText(e)}): restart the app and unlock it with the new one.`
+          : keyFailureOf(e) === 'wrong-key'
+            ? 'Wrong current passphrase: nothing was changed, the store still opens with it. Try again.'
+            : `Nothing was changed: ${errorText(e)}`,
       );
       form.querySelector<HTMLInputElement>('input[autocomplete="current-password"]')?.select();
     }
