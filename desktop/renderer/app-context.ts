@@ -29,8 +29,8 @@ export interface AppContext {
   readonly bridge: DesktopBridge;
   /** The IndexedDB database the app uses. */
   readonly dbName: string;
-  /** How the store is encrypted at rest (keychain key, passphrase, or not). */
-  readonly protection: StoreProtection;
+  /** How the store is encrypted at rest (keychain key, passphrase, or not); the Status view's key change sets it. */
+  protection: StoreProtection;
   /** Shows a view. */
   navigate(view: ViewName): void;
   /** Opens a memory in the memories view. */

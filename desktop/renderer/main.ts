@@ -31,6 +31,7 @@ import { answerHubCall } from './hub-answer.js';
 import { AgentsView } from './agents-view.js';
 import { ModelSection } from './model-section.js';
 import { unlockStore } from './store-unlock.js';
+import { StoreKeySection } from './store-key-section.js';
 
 /** The IndexedDB database of the desktop app. */
 const DB_NAME = 'engram-desktop';
@@ -117,8 +118,14 @@ async function main(): Promise<void> {
   await engram.ready();
 
   const views = new Map<ViewName, View>();
+  let reopenedNow: () => void = () => undefined;
   let current: ViewName = 'chat';
+  // While the Status view converts the store in place (store-key-section.ts) it is closed: the views stay where
+  // they are (navigation is paused, body[data-store="closed"]) and agents' calls wait for it to reopen.
+  let storeOpen: Promise<void> = Promise.resolve();
+  const paused = (): boolean => document.body.dataset['store'] === 'closed';
   const show = async (name: ViewName): Promise<void> => {
+    if (paused()) return;
     current = name;
     for (const [n, v] of views) v.root.hidden = n !== name;
     for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-view]'))
@@ -178,6 +185,7 @@ async function main(): Promise<void> {
     },
   };
   const memories = new MemoriesView(ctx);
+  let modelSection!: ModelSection;
   const agents = new AgentsView(ctx);
   for (const view of [
     new ChatView(ctx),
@@ -191,7 +199,7 @@ async function main(): Promise<void> {
     new ForgetView(ctx),
     new StatusView(
       ctx,
-      new ModelSection(ctx, {
+      (modelSection = new ModelSection(ctx, {
         choiceKey: MODEL_CHOICE_KEY,
         served: plan.served,
         picked: plan.picked,
@@ -200,6 +208,40 @@ async function main(): Promise<void> {
           openOptions.embedder = embedderOf(model);
           // The re-embed's result says what happened; the status facts show the model now in use.
           banner.hidden = true;
+          if (current === 'status') void show('status');
+        },
+      })),
+      new StoreKeySection(ctx, {
+        encryption: () => openOptions.encryption,
+        onChanged: ({ encryption, protection }) => {
+          // The open engram keeps working with the store's data key; every later opening (an import's, the next
+          // start's planning) passes the new key or passphrase.
+          openOptions.encryption = encryption;
+          ctx.protection = protection;
+          if (current === 'status') void show('status');
+        },
+        busy: () => (modelSection.running ? 'a re-embed is running' : undefined),
+        closeStore: async () => {
+          let reopened!: () => void;
+          storeOpen = new Promise<void>((resolve) => {
+            reopened = resolve;
+          });
+          reopenedNow = reopened;
+          document.body.dataset['store'] = 'closed';
+          await ctx.engram.close();
+        },
+        reopenStore: async ({ encryption, protection }) => {
+          if (encryption === undefined) delete openOptions.encryption;
+          else openOptions.encryption = encryption;
+          ctx.protection = protection;
+          try {
+            ctx.engram = await Engram.open({ ...openOptions, name: DB_NAME });
+            await ctx.engram.ready();
+          } finally {
+            document.body.dataset['store'] = ctx.engram.closed ? 'failed' : 'open';
+            reopenedNow();
+          }
+          ctx.changed();
           if (current === 'status') void show('status');
         },
       }),
@@ -219,6 +261,7 @@ async function main(): Promise<void> {
 
   const transfer = views.get('transfer') as TransferView;
   const onMenu = (command: MenuCommand): void => {
+    if (paused()) return;
     if (command === 'export') {
       ctx.navigate('transfer');
       void transfer.export();
@@ -233,6 +276,7 @@ async function main(): Promise<void> {
   bridge.onMenuCommand(onMenu);
   // Local agents' MCP calls: answered by this page's engram (the current one: an import replaces it), in each client's scope.
   opened(async (call) => {
+    await storeOpen;
     const answer = await answerHubCall(ctx.engram, call);
     agents.callAnswered();
     return answer;
@@ -245,6 +289,7 @@ async function main(): Promise<void> {
   await show(isView(first) ? first : 'chat');
   loading.hidden = true;
   document.body.dataset['state'] = 'ready';
+  document.body.dataset['store'] = 'open';
   if (plan.open.id !== plan.picked.id)
     ctx.notify(`The ${plan.picked.label} is here: Status offers to re-embed your memories with it.`);
   // A conversion at unlock (store-unlock.ts): done, cancelled or failed, said once the app is open.

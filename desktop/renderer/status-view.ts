@@ -2,12 +2,14 @@
  * The status view: what is stored (memories, messages), the vector index (size,
  * where it came from), the embedder, the storage the browser grants this app
  * (`navigator.storage.estimate()`), and the shell; below, the embedding model card
- * (model-section.ts: the model in use, the one picked, re-embedding).
+ * (model-section.ts: the model in use, the one picked, re-embedding) and the
+ * encryption at rest card (store-key-section.ts: how the store unlocks, changing it).
  */
 import { formatMs, h, replace } from '../../ui/dom.js';
 import { modelName } from '../../ui/model-picking.js';
 import { unwrap, type AppContext, type View } from './app-context.js';
 import type { ModelSection } from './model-section.js';
+import type { StoreKeySection } from './store-key-section.js';
 import { protectionText } from './store-unlock.js';
 
 /** Bytes for people: "812 B", "3.4 MB". */
@@ -30,10 +32,12 @@ export class StatusView implements View {
   readonly #ctx: AppContext;
   readonly #facts = h('dl', { class: 'facts wide', attrs: { 'data-testid': 'status-facts' } });
   readonly #model: ModelSection;
+  readonly #storeKey: StoreKeySection;
 
-  constructor(ctx: AppContext, model: ModelSection) {
+  constructor(ctx: AppContext, model: ModelSection, storeKey: StoreKeySection) {
     this.#ctx = ctx;
     this.#model = model;
+    this.#storeKey = storeKey;
     this.root = h(
       'section',
       { class: 'view status-view', attrs: { 'data-view': 'status', 'data-state': 'idle' } },
@@ -48,13 +52,15 @@ export class StatusView implements View {
         ),
       ),
       h('div', { class: 'card' }, this.#facts),
+      storeKey.root,
       model.root,
     );
   }
 
   async show(): Promise<void> {
-    // A re-embed under way has closed the store; its progress is what there is to see.
-    if (this.#model.running) return;
+    // A re-embed under way has closed the store; its progress is what there is to see. So does an encryption in
+    // place (store-key-section.ts), which reopens the store and then shows this view again.
+    if (this.#model.running || this.#ctx.engram.closed) return;
     this.root.dataset['state'] = 'loading';
     const { engram, bridge } = this.#ctx;
     const started = performance.now();
@@ -66,6 +72,7 @@ export class StatusView implements View {
       navigator.storage.persisted(),
       unwrap(bridge.appInfo()),
       this.#model.show(),
+      this.#storeKey.show(),
     ]);
     const facts: [string, string, string][] = [
       ['memories', 'Memories', String(memories.total)],

@@ -74,8 +74,8 @@ async function keychainKey(bridge: DesktopBridge): Promise<StoreKeyAnswer> {
   }
 }
 
-/** The raw key as a non-extractable AES-GCM key; the bytes are wiped. */
-async function importStoreKey(bytes: Uint8Array): Promise<CryptoKey> {
+/** The raw key as a non-extractable AES-GCM key; the bytes are wiped (also the Status view's move to the keychain). */
+export async function importStoreKey(bytes: Uint8Array): Promise<CryptoKey> {
   try {
     return await crypto.subtle.importKey('raw', bytes as Uint8Array<ArrayBuffer>, { name: 'AES-GCM' }, false, [
       'encrypt',

@@ -78,7 +78,10 @@ async function load(page: Page, restart = false): Promise<'ready' | 'unlock' | '
     undefined,
     { timeout: MODEL_WAIT },
   );
-  const mode = await page.getAttribute('[data-testid="passphrase-panel"]', 'data-mode').catch(() => null);
+  // Read at once (a locator would wait its full timeout for a panel that a ready app never shows).
+  const mode = await page.evaluate(
+    () => document.querySelector('[data-testid="passphrase-panel"]')?.getAttribute('data-mode') ?? null,
+  );
   if (mode === 'unlock' || mode === 'create') return mode;
   expect(await page.getAttribute('body', 'data-state')).toBe('ready');
   return 'ready';
