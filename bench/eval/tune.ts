@@ -24,11 +24,16 @@
  * 3. the default threshold: the highest relevance (steps of 0.05) that keeps at least 95% of the
  *    answers hybrid finds in the top 5 on every set (a recall threshold should seldom drop an
  *    answer search found; with 90% the offline model's threshold cut the demo's "What do I like?"
- *    from "I love jazz and cycling").
+ *    from "I love jazz and cycling");
+ * 4. where the chosen scale is `per-query`, the cosine cut of the evidence rule (hasEvidence,
+ *    lib/search/retrieval-profile.ts: a keyword match or a cosine at minSimilarity): the highest
+ *    cut (steps of 0.05, and the profile's own) that, with the threshold, still keeps at least 95%
+ *    of those answers on every set. Its other purpose, recalling nothing for a question never
+ *    told, has no labelled set here: the cut only must not cost recall.
  */
 import 'fake-indexeddb/auto'; // before Dexie is imported: it takes IndexedDB from the global at load
 import { fuse, type FusionScale, type FusionWeights } from '../../lib/search/fusion.js';
-import { retrievalProfile, type QueryForm } from '../../lib/search/retrieval-profile.js';
+import { hasEvidence, retrievalProfile, type QueryForm } from '../../lib/search/retrieval-profile.js';
 import { option } from '../util/args.js';
 import { printTable, writeResult, type Row } from '../util/report.js';
 import { generateConversations } from './conversation-dataset.js';
@@ -246,6 +251,36 @@ for (const model of evalModels(option('model'))) {
   }));
   printTable(`${model.name}: relevance threshold for hybrid (${nameOf(best.c)})`, thresholdRows);
   const minRelevance = [...THRESHOLDS].reverse().find((t) => keptShare(t).every((share) => share >= 0.95)) ?? 0;
+
+  // 4. the evidence rule's cosine cut, where the fusion is per query.
+  let minSimilarity: number | undefined;
+  if (best.c.scale === 'per-query') {
+    const cuts = [...new Set([...THRESHOLDS, current.minSimilarity])].sort((a, b) => a - b);
+    const keptWith = (cut: number): number[] =>
+      measured.map(({ sides }) => {
+        const found = sides
+          .map((s) =>
+            fused(best.c, s)
+              .slice(0, 5)
+              .find((h) => s.evidence.has(h.id)),
+          )
+          .filter((h) => h !== undefined);
+        const profile = { ...current, fusionScale: best.c.scale, minSimilarity: cut };
+        const kept = found.filter((h) => h.relevance >= minRelevance && hasEvidence(h, profile));
+        return kept.length / Math.max(1, found.length);
+      });
+    printTable(
+      `${model.name}: evidence cosine cut for hybrid (${nameOf(best.c)}, threshold ${minRelevance})`,
+      cuts.map((cut): Row => ({
+        model: model.name,
+        'cosine cut': fixed(cut),
+        ...Object.fromEntries(
+          measured.map(({ set }, i) => [`${set}: answers in top 5 kept`, fixed(keptWith(cut)[i]!)]),
+        ),
+      })),
+    );
+    minSimilarity = [...cuts].reverse().find((cut) => keptWith(cut).every((share) => share >= 0.95));
+  }
   chosen[model.name] = {
     id: model.id,
     vectorQuery: vectorForm,
@@ -254,6 +289,7 @@ for (const model of evalModels(option('model'))) {
     keywordWeight: best.c.k,
     fusionScale: best.c.scale,
     minRelevance,
+    ...(minSimilarity === undefined ? {} : { minSimilarity }),
     libToday: current,
   };
   console.log(`${model.name} (${model.id}): chosen ${JSON.stringify(chosen[model.name])}`);
