@@ -14,7 +14,7 @@
  * better still on real conversation, is weighed most (both scaled per query). A model trained with
  * marked queries and passages gets its marks here too.
  */
-import type { FusionScale } from './fusion.js';
+import type { FusionScale, VectorGate } from './fusion.js';
 
 /**
  * How a query is embedded: `content-words`, its words without stopwords and
@@ -39,6 +39,11 @@ export interface RetrievalProfile {
   readonly keywordWeight: number;
   /** How each side is scaled before the two are fused (lib/search/fusion.ts `FusionScale`). */
   readonly fusionScale: FusionScale;
+  /**
+   * When hybrid trusts the vector side less (lib/search/fusion.ts `VectorGate`): where a query's
+   * best similarity hardly stands out from its pool. None: always {@link vectorWeight}.
+   */
+  readonly vectorGate?: VectorGate;
   /**
    * The default minimum relevance of a recalled memory (PersistentMemory.retrieve,
    * the agent's recall) in hybrid mode: the highest that keeps at least 95% of the
@@ -127,6 +132,10 @@ const PROFILES: ReadonlyMap<string, RetrievalProfile> = new Map<string, Retrieva
       vectorWeight: 1,
       keywordWeight: 1,
       fusionScale: 'per-query',
+      // Per-query scaling makes the pool's best 1 also where MiniLM sees nothing near the question (its whole
+      // pool within a few hundredths): then its side is worth 0.2. Chosen on the tuning half with
+      // leave-one-conversation-out (bench/eval/tune.ts, step 2b).
+      vectorGate: Object.freeze({ depth: 40, margin: 0.15, weight: 0.2 }),
       minRelevance: 0.55,
       // The cosine cut hybrid's absolute fusion made before this round (0.15 at vector weight 0.6).
       minSimilarity: 0.25,
