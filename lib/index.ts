@@ -13,6 +13,7 @@ export type { ForgetScope, MemoryScope, Scope, ScopeField } from './store/scope.
 export type { SearchMode } from './engine/memories/memory-search.js';
 export { DEFAULT_RETRIEVAL_PROFILE, isRecalled, retrievalProfile, textToEmbed } from './search/retrieval-profile.js';
 export type { EmbeddingRole, QueryForm, RecallEvidence, RetrievalProfile } from './search/retrieval-profile.js';
+export type { FusionScale, VectorGate } from './search/fusion.js';
 export type { IndexOrigin, IndexProgress, LongWorkOptions } from './engine/vectors/vector-state.js';
 export type { EmbedderRecord } from './engine/vectors/semantic-index.js';
 export type { TransferOptions, TransferProgress } from './engine/transfer/transfer.js';

@@ -21,14 +21,25 @@
  *    rule then picks its point on all five. A scale that only fits the conversations it was chosen
  *    on loses there (the noisy-OR of raw scores did for MiniLM: ahead on the tuning half, behind
  *    keyword on the held-out one);
+ *    2b. where the scale is `per-query`, a vector gate (lib/search/fusion.ts `VectorGate`: the vector
+ *    side is worth less when the query's best similarity hardly stands out from its pool): each gate
+ *    of a grid on the chosen fusion (and on the library's, when they differ) that keeps the library's
+ *    recall threshold (95% of the answers found in the top 5 kept on every set), the least loss to
+ *    the ungated fusion (per set and k) then the best mean recall wins; kept only when
+ *    leave-one-conversation-out puts the gate's picks ahead of no gate;
  * 3. the default threshold: the highest relevance (steps of 0.05) that keeps at least 95% of the
  *    answers hybrid finds in the top 5 on every set (a recall threshold should seldom drop an
  *    answer search found; with 90% the offline model's threshold cut the demo's "What do I like?"
- *    from "I love jazz and cycling").
+ *    from "I love jazz and cycling");
+ * 4. where the chosen scale is `per-query`, the cosine cut of the evidence rule (hasEvidence,
+ *    lib/search/retrieval-profile.ts: a keyword match or a cosine at minSimilarity): the highest
+ *    cut (steps of 0.05, and the profile's own) that, with the threshold, still keeps at least 95%
+ *    of those answers on every set. Its other purpose, recalling nothing for a question never
+ *    told, has no labelled set here: the cut only must not cost recall.
  */
 import 'fake-indexeddb/auto'; // before Dexie is imported: it takes IndexedDB from the global at load
-import { fuse, type FusionScale, type FusionWeights } from '../../lib/search/fusion.js';
-import { retrievalProfile, type QueryForm } from '../../lib/search/retrieval-profile.js';
+import { fuse, type FusionScale, type FusionWeights, type VectorGate } from '../../lib/search/fusion.js';
+import { hasEvidence, retrievalProfile, type QueryForm } from '../../lib/search/retrieval-profile.js';
 import { option } from '../util/args.js';
 import { printTable, writeResult, type Row } from '../util/report.js';
 import { generateConversations } from './conversation-dataset.js';
@@ -46,14 +57,28 @@ const KEYWORD_WEIGHTS = [0.2, 0.4, 0.6, 0.8, 1];
 // Up to 0.95: a model whose cosines sit high for any text (e5: about 0.7 for unrelated sentences) needs a high one.
 const THRESHOLDS = Array.from({ length: 19 }, (_, i) => Number((0.05 * (i + 1)).toFixed(2)));
 
+// The vector gate's grid (step 2b): the pool depth its margin is taken at, the margin, the weight below it.
+const GATES: readonly VectorGate[] = [2, 5, 10, 20, 40].flatMap((depth) =>
+  [0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2].flatMap((margin) =>
+    [0, 0.2, 0.4, 0.6].map((weight) => ({ depth, margin, weight })),
+  ),
+);
+
 interface Candidate {
   scale: FusionScale;
   form: QueryForm;
   v: number;
   k: number;
+  gate?: VectorGate;
 }
-const weightsOf = (c: Candidate): FusionWeights => ({ vector: c.v, keyword: c.k, scale: c.scale });
-const nameOf = (c: Candidate): string => `${c.scale}, ${c.form}, v=${c.v} w=${c.k}`;
+const weightsOf = (c: Candidate): FusionWeights => ({
+  vector: c.v,
+  keyword: c.k,
+  scale: c.scale,
+  ...(c.gate === undefined ? {} : { gate: c.gate }),
+});
+const nameOf = (c: Candidate): string =>
+  `${c.scale}, ${c.form}, v=${c.v} w=${c.k}${c.gate === undefined ? '' : `, gate ${c.gate.depth}/${c.gate.margin}/${c.gate.weight}`}`;
 
 /** The fused order of one question under `c`, as search ranks it. */
 const fused = (c: Candidate, s: Sides): ReturnType<typeof fuse> =>
@@ -183,23 +208,104 @@ for (const model of evalModels(option('model'))) {
             ? x
             : b,
         ).scale;
-  const best = pick(
+  const ungated = pick(
     candidates.filter((x) => x.c.scale === scale),
     every,
   );
+
+  // 2b. the vector gate (per-query scale only): each gate on a fusion, picked by its loss to the ungated
+  // fusion (per set and k), then mean recall; kept when, left-one-conversation-out, it is ahead. Tried on the
+  // chosen fusion and, when it differs, on the library's (the gate is then judged on the weights in use).
+  type Ranked = (typeof candidates)[number];
+  /** Per set, the share of the answers `c` finds in the top 5 whose relevance reaches `t`. */
+  const keptAt = (c: Candidate, t: number): number[] =>
+    measured.map(({ sides }) => {
+      const found = sides
+        .map((s) =>
+          fused(c, s)
+            .slice(0, 5)
+            .find((h) => s.evidence.has(h.id)),
+        )
+        .filter((h) => h !== undefined);
+      return found.filter((h) => h.relevance >= t).length / Math.max(1, found.length);
+    });
+  const current = retrievalProfile(model.id);
+  const gateFor = (plainFusion: Ranked): Ranked => {
+    if (plainFusion.c.scale !== 'per-query' || locomo === undefined) return plainFusion;
+    // A gate caps the relevance of what only a gated vector side finds: it must not cost the recall
+    // threshold (the library's, at least 95% of the answers found in the top 5 kept on every set).
+    const gated = [
+      plainFusion,
+      ...GATES.filter((gate) =>
+        keptAt({ ...plainFusion.c, gate }, current.minRelevance).every((share) => share >= 0.95),
+      ).map((gate) => {
+        const c = { ...plainFusion.c, gate };
+        return { c, ranks: ranksOf((s) => fused(c, s).map((h) => h.id)) };
+      }),
+    ];
+    const pickGate = (subset: Subset): Ranked => {
+      const base = scoresIn(plainFusion.ranks, subset);
+      const loss = (ranks: number[][]): number =>
+        scoresIn(ranks, subset).reduce(
+          (sum, x, i) =>
+            sum + Math.max(0, base[i]!.recallAt5 - x.recallAt5) + Math.max(0, base[i]!.recallAt10 - x.recallAt10),
+          0,
+        );
+      return gated.reduce((b, x) => {
+        const [lx, lb] = [loss(x.ranks), loss(b.ranks)];
+        if (Math.abs(lx - lb) > 1e-12) return lx < lb ? x : b;
+        return meanRecall(scoresIn(x.ranks, subset)) > meanRecall(scoresIn(b.ranks, subset)) + 1e-12 ? x : b;
+      });
+    };
+    const at = measured.indexOf(locomo);
+    const outOfFold = measured.map(({ sides }) => sides.map(() => 99));
+    const picks: string[] = [];
+    for (const left of conversations) {
+      const g = pickGate((set, s) => set !== 'locomo' || s.group !== left);
+      picks.push(g.c.gate === undefined ? 'none' : `${g.c.gate.depth}/${g.c.gate.margin}/${g.c.gate.weight}`);
+      locomo.sides.forEach((s, q) => {
+        if (s.group === left) outOfFold[at]![q] = g.ranks[at]![q]!;
+      });
+    }
+    const only: Subset = (set) => set === 'locomo';
+    const out = scoresIn(outOfFold, only)[at]!;
+    const plain = scoresIn(plainFusion.ranks, only)[at]!;
+    const all = pickGate(every);
+    const kept = out.recallAt5 + out.recallAt10 > plain.recallAt5 + plain.recallAt10 + 1e-12 ? all : plainFusion;
+    const row = (gate: string, x: Scores, picked: string): Row => ({
+      model: model.name,
+      gate,
+      'out-of-fold r@5': fixed(x.recallAt5),
+      'out-of-fold r@10': fixed(x.recallAt10),
+      'out-of-fold MRR': fixed(x.mrr),
+      'picks (depth/margin/weight)': picked,
+    });
+    printTable(
+      `${model.name}: vector gate on ${nameOf(plainFusion.c)}, leave-one-conversation-out on LoCoMo's tuning half; kept: ${nameOf(kept.c)}`,
+      [row('none', plain, ''), row('picked per fold', out, picks.join('; '))],
+    );
+    return kept;
+  };
+  const best = gateFor(ungated);
   const others = SCALES.filter((s) => s !== scale).map((s) =>
     pick(
       candidates.filter((x) => x.c.scale === s),
       every,
     ),
   );
-  const current = retrievalProfile(model.id);
   const today: Candidate = {
     scale: current.fusionScale,
     form: current.hybridQuery,
     v: current.vectorWeight,
     k: current.keywordWeight,
+    ...(current.vectorGate === undefined ? {} : { gate: current.vectorGate }),
   };
+  const todayPlain: Candidate = { scale: today.scale, form: today.form, v: today.v, k: today.k };
+  const sameFusion = (x: Candidate, y: Candidate): boolean =>
+    x.scale === y.scale && x.form === y.form && x.v === y.v && x.k === y.k;
+  const todayGated = sameFusion(todayPlain, ungated.c)
+    ? undefined
+    : gateFor({ c: todayPlain, ranks: ranksOf((s) => fused(todayPlain, s).map((h) => h.id)) });
   const rows: [string, number[][]][] = [
     ['keyword', keywordRanks],
     ...FORMS.map((form): [string, number[][]] => [
@@ -209,6 +315,9 @@ for (const model of evalModels(option('model'))) {
     [`hybrid ${nameOf(best.c)} (chosen)`, best.ranks],
     ...others.map((o): [string, number[][]] => [`hybrid ${nameOf(o.c)} (best of its scale)`, o.ranks]),
     [`hybrid ${nameOf(today)} (lib today)`, ranksOf((s) => fused(today, s).map((h) => h.id))],
+    ...(todayGated === undefined || todayGated.c.gate === undefined
+      ? []
+      : [[`hybrid ${nameOf(todayGated.c)} (lib's fusion, its gate)`, todayGated.ranks] as [string, number[][]]]),
   ];
   const table = rows.map(([method, ranks]) => {
     const scores = scoresIn(ranks, every);
@@ -228,17 +337,7 @@ for (const model of evalModels(option('model'))) {
   );
 
   // 3. the threshold for the chosen fusion.
-  const keptShare = (t: number): number[] =>
-    measured.map(({ sides }) => {
-      const found = sides
-        .map((s) =>
-          fused(best.c, s)
-            .slice(0, 5)
-            .find((h) => s.evidence.has(h.id)),
-        )
-        .filter((h) => h !== undefined);
-      return found.filter((h) => h.relevance >= t).length / Math.max(1, found.length);
-    });
+  const keptShare = (t: number): number[] => keptAt(best.c, t);
   const thresholdRows = THRESHOLDS.map((t): Row => ({
     model: model.name,
     threshold: t,
@@ -246,6 +345,36 @@ for (const model of evalModels(option('model'))) {
   }));
   printTable(`${model.name}: relevance threshold for hybrid (${nameOf(best.c)})`, thresholdRows);
   const minRelevance = [...THRESHOLDS].reverse().find((t) => keptShare(t).every((share) => share >= 0.95)) ?? 0;
+
+  // 4. the evidence rule's cosine cut, where the fusion is per query.
+  let minSimilarity: number | undefined;
+  if (best.c.scale === 'per-query') {
+    const cuts = [...new Set([...THRESHOLDS, current.minSimilarity])].sort((a, b) => a - b);
+    const keptWith = (cut: number): number[] =>
+      measured.map(({ sides }) => {
+        const found = sides
+          .map((s) =>
+            fused(best.c, s)
+              .slice(0, 5)
+              .find((h) => s.evidence.has(h.id)),
+          )
+          .filter((h) => h !== undefined);
+        const profile = { ...current, fusionScale: best.c.scale, minSimilarity: cut };
+        const kept = found.filter((h) => h.relevance >= minRelevance && hasEvidence(h, profile));
+        return kept.length / Math.max(1, found.length);
+      });
+    printTable(
+      `${model.name}: evidence cosine cut for hybrid (${nameOf(best.c)}, threshold ${minRelevance})`,
+      cuts.map((cut): Row => ({
+        model: model.name,
+        'cosine cut': fixed(cut),
+        ...Object.fromEntries(
+          measured.map(({ set }, i) => [`${set}: answers in top 5 kept`, fixed(keptWith(cut)[i]!)]),
+        ),
+      })),
+    );
+    minSimilarity = [...cuts].reverse().find((cut) => keptWith(cut).every((share) => share >= 0.95));
+  }
   chosen[model.name] = {
     id: model.id,
     vectorQuery: vectorForm,
@@ -253,7 +382,9 @@ for (const model of evalModels(option('model'))) {
     vectorWeight: best.c.v,
     keywordWeight: best.c.k,
     fusionScale: best.c.scale,
+    ...(best.c.gate === undefined ? {} : { vectorGate: best.c.gate }),
     minRelevance,
+    ...(minSimilarity === undefined ? {} : { minSimilarity }),
     libToday: current,
   };
   console.log(`${model.name} (${model.id}): chosen ${JSON.stringify(chosen[model.name])}`);

@@ -3,35 +3,22 @@
  * with scores, the virtualised list of every matching memory (newest first),
  * and the detail pane (history, edit, delete, add).
  */
-import { retrievalProfile, type MemoryItem, type RetrievalProfile, type SearchMode } from '../../lib/index.js';
+import type { MemoryItem, SearchMode } from '../../lib/index.js';
 import { formatMs, formatTime, h, replace } from '../../ui/dom.js';
 import { searchResultItem } from '../../ui/search-result-item.js';
 import { renderModes } from '../../ui/search-modes.js';
 import type { AppContext, View } from './app-context.js';
 import { MemoryDetail } from './memory-detail.js';
+import { findMatches } from './memory-matches.js';
 import { FilterBar, TIER_LABELS, toMemoryFilters, type FilterValues } from './memory-filters.js';
 import { VirtualList } from './virtual-list.js';
 
 const ROW_HEIGHT = 58;
-const SEARCH_LIMIT = 50;
 const MODES: { mode: SearchMode; label: string }[] = [
   { mode: 'hybrid', label: 'Hybrid' },
   { mode: 'vector', label: 'Meaning' },
   { mode: 'keyword', label: 'Keyword' },
 ];
-
-/**
- * The relevance a result needs to be listed as a match: the embedding model's
- * measured `minRelevance` for hybrid, its `minSimilarity` (a cosine) for meaning search,
- * and any keyword match for keyword search (its relevance is a share of the query's terms).
- * @example
- * matchThreshold('vector', retrievalProfile('engram-glove-100d')) // 0.35
- */
-export function matchThreshold(mode: SearchMode, profile: RetrievalProfile): number {
-  if (mode === 'hybrid') return profile.minRelevance;
-  if (mode === 'vector') return profile.minSimilarity;
-  return Number.MIN_VALUE;
-}
 
 function memoryRow(memory: MemoryItem, onOpen: (id: string) => void, selected: boolean): HTMLElement {
   const scope = [
@@ -262,23 +249,18 @@ export class MemoriesView implements View {
     this.#results.dataset['state'] = 'searching';
     const started = performance.now();
     try {
-      const { engram } = this.#ctx;
-      const { results } = await engram.search(query, {
+      const { matches, weaker, threshold, needsEvidence } = await findMatches(this.#ctx.engram, query, {
         mode,
-        limit: SEARCH_LIMIT,
         filters: toMemoryFilters(this.#filters.values()),
       });
       const took = performance.now() - started;
-      const threshold = matchThreshold(mode, retrievalProfile((await engram.ready()).embedderId));
       if (run !== this.#run) return;
-      // Below the model's threshold a result is not a match (hybrid fills its limit with whatever is nearest):
-      // listed only on request, dimmed.
-      const best = results.filter((r) => r.score >= threshold);
-      const weaker = results.filter((r) => r.score < threshold);
+      // A result is a match as recall decides (memory-matches.ts): hybrid fills its limit with whatever is nearest,
+      // and under a per-query fusion the nearest scores high whatever it says. The rest is listed on request, dimmed.
       const onOpen = (id: string): void => void this.open(id);
       this.#list.root.hidden = true;
       this.#welcome.hidden = true;
-      this.#heading.textContent = `${best.length === 0 ? 'No match' : `${best.length} best match${best.length === 1 ? '' : 'es'}`} for “${query}” · ${MODES.find((m) => m.mode === mode)?.label ?? mode} · ${formatMs(took)}`;
+      this.#heading.textContent = `${matches.length === 0 ? 'No match' : `${matches.length} best match${matches.length === 1 ? '' : 'es'}`} for “${query}” · ${MODES.find((m) => m.mode === mode)?.label ?? mode} · ${formatMs(took)}`;
       const more = h(
         'li',
         { class: 'more' },
@@ -289,16 +271,18 @@ export class MemoriesView implements View {
             attrs: { type: 'button', 'data-testid': 'search-show-weaker' },
             on: {
               click: () => {
-                more.replaceWith(...weaker.map((r) => searchResultItem(r, mode, { onOpen, minScore: threshold })));
+                more.replaceWith(
+                  ...weaker.map((r) => searchResultItem(r, mode, { onOpen, minScore: threshold, below: true })),
+                );
               },
             },
           },
-          `Show ${weaker.length} weaker result${weaker.length === 1 ? '' : 's'} (${mode === 'vector' ? 'cosine' : 'relevance'} below ${threshold.toFixed(2)})`,
+          `Show ${weaker.length} weaker result${weaker.length === 1 ? '' : 's'} (${mode === 'vector' ? 'cosine' : 'relevance'} below ${threshold.toFixed(2)}${needsEvidence ? ', or no keyword match and a low cosine' : ''})`,
         ),
       );
       replace(
         this.#results,
-        ...best.map((r) => searchResultItem(r, mode, { onOpen })),
+        ...matches.map((r) => searchResultItem(r, mode, { onOpen })),
         weaker.length === 0 || mode === 'keyword' ? null : more,
       );
     } catch (e) {

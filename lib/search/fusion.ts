@@ -37,6 +37,19 @@
  */
 export type FusionScale = 'absolute' | 'per-query';
 
+/**
+ * When a query's vector side is trusted: only when its best similarity stands out from the pool,
+ * its best minus its `depth`-th (or its last, in a shorter pool) at least `margin`; otherwise the
+ * vector side is worth `weight` instead of the model's weight. Per-query scaling makes any pool's
+ * best 1, also where the model sees nothing near the query (every turn within a few hundredths);
+ * the margin tells the two apart (bench/eval/tune.ts, step 2b).
+ */
+export interface VectorGate {
+  readonly depth: number;
+  readonly margin: number;
+  readonly weight: number;
+}
+
 /** The parameters of hybrid fusion. */
 export interface FusionWeights {
   /** What the model's (scaled) similarity is worth, in [0, 1]. */
@@ -45,6 +58,23 @@ export interface FusionWeights {
   keyword: number;
   /** How each side is scaled before fusion. @default 'absolute' */
   scale?: FusionScale;
+  /** When the vector side is worth less, {@link VectorGate}. @default none: always `vector` */
+  gate?: VectorGate;
+}
+
+/**
+ * The weights one query is fused with: `weights` with its gate applied to the query's vector pool
+ * (similarities best first), and no gate left.
+ * @example
+ * gatedWeights([{ score: 0.5 }, { score: 0.48 }], { vector: 1, keyword: 1, gate: { depth: 40, margin: 0.15, weight: 0.2 } }) // { vector: 0.2, keyword: 1 }
+ */
+export function gatedWeights(vector: readonly { score: number }[], weights: FusionWeights): FusionWeights {
+  const { gate, ...rest } = weights;
+  if (gate === undefined) return weights;
+  const best = vector[0]?.score;
+  const deep = vector[Math.min(gate.depth, vector.length) - 1]?.score;
+  const margin = best === undefined || deep === undefined ? 0 : best - deep;
+  return margin >= gate.margin ? rest : { ...rest, vector: gate.weight };
 }
 
 /** The weights for an embedder search knows nothing about (lib/search/retrieval-profile.ts). */
@@ -143,7 +173,8 @@ export function fusionScaling(
 /**
  * Fuses vector hits (cosine similarity, best first: the candidate pool) and keyword hits (BM25
  * score and keyword relevance, best first) into one list ordered by hybrid relevance, best first,
- * ties in id order: each side scaled by {@link fusionScaling}, then {@link hybridRelevance}. A
+ * ties in id order: the weights gated by the vector pool ({@link gatedWeights}), each side scaled by
+ * {@link fusionScaling}, then {@link hybridRelevance}. A
  * document only one side found gets 0 from the other, unless `similarityOf` knows its similarity
  * (the caller computes it exactly for keyword hits the vector pool missed).
  * @example
@@ -154,7 +185,7 @@ export function fuse(
   keyword: readonly { id: string; score: number; relevance: number }[],
   options: { weights?: FusionWeights; similarityOf?: ReadonlyMap<string, number> } = {},
 ): FusedHit[] {
-  const weights = options.weights ?? DEFAULT_FUSION_WEIGHTS;
+  const weights = gatedWeights(vector, options.weights ?? DEFAULT_FUSION_WEIGHTS);
   const scaling = fusionScaling(vector, keyword, weights);
   const hits = new Map<string, FusedHit>();
   for (const h of vector) hits.set(h.id, { id: h.id, relevance: 0, similarity: h.score });

@@ -4,6 +4,7 @@ import {
   DEFAULT_FUSION_WEIGHTS,
   fuse,
   fusionScaling,
+  gatedWeights,
   hybridRelevance,
   keywordRelevance,
   vectorRelevance,
@@ -300,5 +301,40 @@ describe('per-query scaling (the fusion of sentence models)', () => {
       expect(combine(s, Math.min(1, k + 0.05), weights)).toBeGreaterThanOrEqual(combine(s, k, weights));
     }
     expect(broken).toEqual([]);
+  });
+});
+
+describe('the vector gate', () => {
+  const gate = { depth: 3, margin: 0.1, weight: 0.2 };
+  const flat = [
+    { id: 'a', score: 0.42 },
+    { id: 'b', score: 0.4 },
+    { id: 'c', score: 0.38 },
+    { id: 'd', score: 0.1 },
+  ];
+  const standsOut = [
+    { id: 'a', score: 0.7 },
+    { id: 'b', score: 0.4 },
+    { id: 'c', score: 0.38 },
+  ];
+
+  it('gatedWeights() lowers the vector weight when the best similarity hardly stands out at the gate depth', () => {
+    const weights = { vector: 1, keyword: 0.8, scale: 'per-query' as const, gate };
+    // 0.42 − 0.38 (the 3rd) < 0.1: the vector side is worth 0.2; the 4th (0.1) does not count.
+    expect(gatedWeights(flat, weights)).toEqual({ vector: 0.2, keyword: 0.8, scale: 'per-query' });
+    expect(gatedWeights(standsOut, weights)).toEqual({ vector: 1, keyword: 0.8, scale: 'per-query' });
+    // A pool shorter than the depth: its last; an empty one is gated.
+    expect(gatedWeights(standsOut.slice(0, 2), weights).vector).toBe(1);
+    expect(gatedWeights([], weights).vector).toBe(0.2);
+    const plain = { vector: 1, keyword: 0.8 };
+    expect(gatedWeights(flat, plain)).toBe(plain);
+  });
+
+  it('fuse() with a gate lets the keyword side lead where the vector side does not stand out', () => {
+    const keyword = [{ id: 'c', score: 3, relevance: 0.6 }];
+    const weights = { vector: 1, keyword: 0.8, scale: 'per-query' as const };
+    expect(fuse(flat, keyword, { weights })[0]!.id).toBe('a');
+    expect(fuse(flat, keyword, { weights: { ...weights, gate } })[0]!.id).toBe('c');
+    expect(fuse(standsOut, keyword, { weights: { ...weights, gate } })[0]!.id).toBe('a');
   });
 });

@@ -50,10 +50,11 @@ describe('retrievalProfile()', () => {
     const keyword = [{ id: 'y', score: 5, relevance: 0.8 }];
     const order = (id: string): string[] => {
       const p = retrievalProfile(id);
-      return fuse(vector, keyword, { weights: { vector: p.vectorWeight, keyword: p.keywordWeight } }).map((h) => h.id);
+      const weights = { vector: p.vectorWeight, keyword: p.keywordWeight, scale: p.fusionScale };
+      return fuse(vector, keyword, { weights }).map((h) => h.id);
     };
     expect(order(DEFAULT_EMBEDDING_MODEL)).toEqual(['y', 'x']); // GloVe: its similarity is worth little
-    expect(order(E5_SMALL_EMBEDDING_MODEL)).toEqual(['x', 'y']); // e5: weighed near 1, keywords lightly
+    expect(order(E5_SMALL_EMBEDDING_MODEL)).toEqual(['x', 'y']); // e5: the vector side's best is 1 in its scale
     expect(order('/srv/models/Xenova/E5-SMALL-V2')).toEqual(order(E5_SMALL_EMBEDDING_MODEL));
   });
 
@@ -183,5 +184,30 @@ describe('search() with MiniLM: the issue 22 case', () => {
     const { results } = await engram.search('What does she like to eat?', { userId: 'u1' });
     expect(results[0]?.memory).toBe(FACTS[0]);
     expect(results[0]!.score).toBeGreaterThan(results[1]!.score);
+  });
+});
+
+describe('search() with e5-small: fusion per query, recall with evidence', () => {
+  let engram: Engram;
+  beforeAll(async () => {
+    engram = await openTemp({ embedder: () => TransformersEmbedder.create({ model: E5_SMALL_EMBEDDING_MODEL }) });
+    for (const text of FACTS) await engram.add(text, { userId: 'u1' });
+  });
+  afterAll(async () => {
+    await engram.close();
+  });
+
+  it('recall keeps the fact a question is about and recalls nothing for facts never told', async () => {
+    const profile = retrievalProfile(E5_SMALL_EMBEDDING_MODEL);
+    expect(profile.fusionScale).toBe('per-query');
+    const memory = engram.persistent({ userId: 'u1' });
+    expect(await memory.retrieve('What does she like to eat?', { limit: 6 })).toContain(FACTS[0]);
+    expect(await memory.retrieve('Where does my sister live?', { limit: 6 })).toContain(FACTS[3]);
+    // The query's nearest memory scores 1 in per-query fusion whatever it says; e5's cosines sit near 0.75 for
+    // unrelated sentences, under the evidence cut.
+    const { results } = await engram.search('What is my passport number?', { userId: 'u1', limit: 6 });
+    expect(results[0]!.score).toBeGreaterThan(profile.minRelevance);
+    expect(await memory.retrieve('What is my passport number?', { limit: 6 })).toBe('');
+    expect(await memory.retrieve('Which football team do I support?', { limit: 6 })).toBe('');
   });
 });

@@ -20,6 +20,7 @@ import {
   combine,
   fuse,
   fusionScaling,
+  gatedWeights,
   vectorRelevance,
   type FusedHit,
   type FusionWeights,
@@ -318,12 +319,13 @@ function rankKeywords(
  */
 async function fuseSides(run: SearchRun, sides: Sides, queryVector: Float32Array | undefined): Promise<FusedHit[]> {
   const { profile, pool, state } = run;
-  const weights: FusionWeights = {
+  const { vectorRanked, keywordRanked } = sides;
+  const weights: FusionWeights = gatedWeights(vectorRanked, {
     vector: profile.vectorWeight,
     keyword: profile.keywordWeight,
     scale: profile.fusionScale,
-  };
-  const { vectorRanked, keywordRanked } = sides;
+    ...(profile.vectorGate === undefined ? {} : { gate: profile.vectorGate }),
+  });
   const { limit } = run.options;
   const scaling = fusionScaling(vectorRanked, keywordRanked, weights);
   const pooled = new Set(vectorRanked.map((h) => h.id));

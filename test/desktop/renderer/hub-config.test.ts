@@ -11,7 +11,7 @@ import { retrievalProfile } from '../../../lib/index.js';
 import { TOOL_DEFINITIONS } from '../../../lib/agent/tool-definitions.js';
 import { forgetClientSummary, scopeLabel } from '../../../desktop/renderer/agents-view.js';
 import { hubConfigSnippets, type HubConfigSnippet } from '../../../desktop/renderer/hub-config.js';
-import { matchThreshold } from '../../../desktop/renderer/memories-view.js';
+import { matchThreshold } from '../../../desktop/renderer/memory-matches.js';
 import { WEB_NO_HUB, createWebBridge } from '../../../desktop/renderer/web-bridge.js';
 import { startHubFixture, type HubFixture } from '../main/hub-fixture.js';
 
