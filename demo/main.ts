@@ -24,7 +24,7 @@ import { SettingsPanel } from './settings-panel.js';
 import { loadModelSettings, loadScope } from './settings.js';
 import { StatusLine } from './status-line.js';
 import { EmbeddingPanel } from './embedding-panel.js';
-import { EncryptionCard, unlockDemoStore } from './store-encryption.js';
+import { EncryptionCard, holdPanels, unlockDemoStore } from './store-encryption.js';
 
 /** The IndexedDB database of the demo. */
 const DB_NAME = 'engram-demo';
@@ -98,6 +98,11 @@ async function main(): Promise<void> {
       // The status line then says how this open got its index (rebuilt, after a conversion).
       status.ready(await engram.ready(), Date.now() - reopened);
       return engram;
+    },
+    // The page's instance is closed while the store is converted: no other panel may reach for it.
+    onBusy: (busy) => {
+      const panels = document.querySelectorAll<HTMLElement>('.layout .card:not(.encryption)');
+      holdPanels([...panels, byId('reset')], busy);
     },
   });
   byId('side').append(encryptionCard.root);

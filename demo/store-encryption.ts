@@ -112,6 +112,36 @@ export interface EncryptionCardOptions {
     encryption: AtRestEncryption | undefined,
     onIndex?: (progress: IndexProgress) => void,
   ) => Promise<Engram>;
+  /** Told when a conversion begins (true) and ends (false): the page holds its other panels meanwhile. */
+  readonly onBusy?: (busy: boolean) => void;
+}
+
+/** The marker of a control {@link holdPanels} disabled, with whether it was disabled before. */
+const HELD = 'heldDisabled';
+
+/**
+ * Holds `panels` while the store is converted (its instance is closed): each is made inert and
+ * marked `data-held`, and every control in it disabled; released, each control is as it was
+ * (one rendered meanwhile keeps its own state).
+ * @example
+ * holdPanels([chatSection, searchSection], true);
+ */
+export function holdPanels(panels: readonly HTMLElement[], held: boolean): void {
+  for (const panel of panels) {
+    panel.inert = held;
+    panel.dataset['held'] = String(held);
+    for (const control of panel.querySelectorAll<HTMLButtonElement | HTMLInputElement>(
+      'button, input, select, textarea',
+    )) {
+      if (held) {
+        control.dataset[HELD] ??= String(control.disabled);
+        control.disabled = true;
+      } else if (control.dataset[HELD] !== undefined) {
+        control.disabled = control.dataset[HELD] === 'true';
+        control.removeAttribute('data-held-disabled');
+      }
+    }
+  }
 }
 
 /** What an open is doing to its index (IndexProgress.phase), in words. */
@@ -315,6 +345,7 @@ export class EncryptionCard {
   #setBusy(busy: boolean): void {
     this.#busy = busy;
     this.root.dataset['busy'] = String(busy);
+    this.#options.onBusy?.(busy);
     for (const el of [this.#passphrase, this.#confirm, this.#button, this.#current, this.#decryptButton])
       el.disabled = busy;
   }

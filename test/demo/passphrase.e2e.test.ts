@@ -107,8 +107,28 @@ describe('demo encryption at rest (Chromium)', () => {
         subtree: true,
       });
     });
+    // While it converts (the card busy), every other panel is held: inert, each control disabled.
+    await page.evaluate(() => {
+      const held: boolean[] = [];
+      (window as unknown as { heldSeen: boolean[] }).heldSeen = held;
+      const card = document.querySelector<HTMLElement>('[data-testid="encryption-card"]')!;
+      new MutationObserver(() => {
+        if (card.dataset['busy'] !== 'true') return;
+        const panels = [...document.querySelectorAll<HTMLElement>('.layout .card:not(.encryption)')];
+        const controls = [...panels.flatMap((p) => [...p.querySelectorAll('button, input, select, textarea')])];
+        controls.push(document.getElementById('reset')!);
+        held.push(
+          panels.length >= 4 &&
+            panels.every((p) => p.inert) &&
+            controls.every((c) => (c as HTMLButtonElement).disabled),
+        );
+      }).observe(card, { attributes: true, attributeFilter: ['data-busy'] });
+    });
     await page.click('[data-testid="encrypt-button"]');
     expect(await settledMessage('info')).toMatch(/^Encrypted \(\d+ rows sealed\)/);
+    expect(await page.evaluate(() => (window as unknown as { heldSeen: boolean[] }).heldSeen)).toEqual([true]);
+    expect(await page.locator('[data-held="true"]').count()).toBe(0);
+    expect(await page.isDisabled('[data-testid="search-input"]')).toBe(false);
     expect(await card.getAttribute('data-encrypted')).toBe('true');
     const bar = page.locator('[data-testid="conversion-progress"]');
     expect(await bar.getAttribute('data-state')).toBe('done');
