@@ -30,6 +30,8 @@ import { EncryptionCard, holdPanels, unlockDemoStore } from './store-encryption.
 const DB_NAME = 'engram-demo';
 /** localStorage key of the embedding model picked in the settings. */
 const MODEL_CHOICE_KEY = 'engram-demo:embedding-model';
+/** The panels held while the store is converted: every card but the encryption card (the re-embed card too). */
+const HELD_PANELS = '.reembed-card, .layout .card:not(.encryption)';
 
 async function main(): Promise<void> {
   const status = new StatusLine();
@@ -95,14 +97,14 @@ async function main(): Promise<void> {
       encryption = next;
       const reopened = Date.now();
       const engram = await openWith(model ?? plan.picked, onIndex);
-      // The status line then says how this open got its index (rebuilt, after a conversion).
+      // The status line then says how this open got its index (restored, or rebuilt, after a conversion).
       status.ready(await engram.ready(), Date.now() - reopened);
       return engram;
     },
     // The page's instance is closed while the store is converted: no other panel may reach for it.
-    onBusy: (busy) => {
-      const panels = document.querySelectorAll<HTMLElement>('.layout .card:not(.encryption)');
-      holdPanels([...panels, byId('reset')], busy);
+    hold: (held) => {
+      const panels = document.querySelectorAll<HTMLElement>(HELD_PANELS);
+      holdPanels([...panels, byId('reset')], held);
     },
   });
   byId('side').append(encryptionCard.root);

@@ -8,7 +8,8 @@
  * `decryptStore`): "Encrypt this store" (a new passphrase typed twice) and
  * "Remove encryption" (the current one), with a progress bar of the rows and a
  * Cancel button (ui/conversion-progress.ts). The page's instance is closed for
- * the conversion and the store reopened after it: with the new encryption when
+ * the conversion, its other panels held meanwhile (holdPanels: inert, every
+ * control disabled), and the store reopened after it: with the new encryption when
  * it finished, as it was when it was cancelled or refused (a wrong passphrase is
  * refused before anything is written). The first open after a conversion
  * restores the search indexes from the snapshots it carried over, or rebuilds
@@ -112,33 +113,49 @@ export interface EncryptionCardOptions {
     encryption: AtRestEncryption | undefined,
     onIndex?: (progress: IndexProgress) => void,
   ) => Promise<Engram>;
-  /** Told when a conversion begins (true) and ends (false): the page holds its other panels meanwhile. */
-  readonly onBusy?: (busy: boolean) => void;
+  /**
+   * Holds the page's other panels (true) from before its instance is closed for a conversion until
+   * the store is open again (false), before the page renders them from it. A reopen that failed
+   * leaves them held: the card says to reload the page.
+   */
+  readonly hold?: (held: boolean) => void;
 }
 
-/** The marker of a control {@link holdPanels} disabled, with whether it was disabled before. */
-const HELD = 'heldDisabled';
+/** What a user acts on: the controls {@link holdPanels} disables. */
+const CONTROLS = 'button, input, select, textarea';
+
+/** The attribute keeping a control's `disabled` from before {@link holdPanels} held it. */
+const HELD = 'data-held-disabled';
+
+type Control = HTMLButtonElement | HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** The controls of `panel`, the panel itself first when it is one (the page's "Forget everything" button). */
+function controlsOf(panel: HTMLElement): Control[] {
+  const inside = [...panel.querySelectorAll<Control>(CONTROLS)];
+  return panel.matches(CONTROLS) ? [panel as Control, ...inside] : inside;
+}
 
 /**
- * Holds `panels` while the store is converted (its instance is closed): each is made inert and
- * marked `data-held`, and every control in it disabled; released, each control is as it was
- * (one rendered meanwhile keeps its own state).
+ * Holds `panels` while the store is converted (the page's instance is closed): each is made inert
+ * and marked `data-held`, and every control in it (or the panel, when it is a control) disabled, so
+ * it looks as unusable as it is; released, each control gets back the `disabled` it had (one
+ * rendered meanwhile keeps its own), and the page then renders its panels from the reopened store.
  * @example
- * holdPanels([chatSection, searchSection], true);
+ * holdPanels([chatSection, searchSection, resetButton], true);
  */
 export function holdPanels(panels: readonly HTMLElement[], held: boolean): void {
   for (const panel of panels) {
     panel.inert = held;
-    panel.dataset['held'] = String(held);
-    for (const control of panel.querySelectorAll<HTMLButtonElement | HTMLInputElement>(
-      'button, input, select, textarea',
-    )) {
+    if (held) panel.dataset['held'] = 'true';
+    else delete panel.dataset['held'];
+    for (const control of controlsOf(panel)) {
+      const before = control.getAttribute(HELD);
       if (held) {
-        control.dataset[HELD] ??= String(control.disabled);
+        if (before === null) control.setAttribute(HELD, String(control.disabled));
         control.disabled = true;
-      } else if (control.dataset[HELD] !== undefined) {
-        control.disabled = control.dataset[HELD] === 'true';
-        control.removeAttribute('data-held-disabled');
+      } else if (before !== null) {
+        control.disabled = before === 'true';
+        control.removeAttribute(HELD);
       }
     }
   }
@@ -304,6 +321,7 @@ export class EncryptionCard {
   ): Promise<ConversionResult | undefined> {
     if (this.#busy) return undefined;
     this.#setBusy(true);
+    this.#options.hold?.(true);
     const { engram } = this.#ctx;
     const before = this.#encryption;
     let result: ConversionResult | undefined;
@@ -326,6 +344,8 @@ export class EncryptionCard {
       this.#ctx.engram = await this.#options.reopen(model, this.#encryption, (p) => {
         this.#say(`${reopening} ${indexStep(p)}`, 'working');
       });
+      // Open again: the panels are released, then rendered from it (a control's state follows the store).
+      this.#options.hold?.(false);
       await this.#ctx.refresh();
     } catch (e) {
       // The conversion ended (or never began) but the reopen failed: say it; a reload opens the store as it is now.
@@ -345,7 +365,6 @@ export class EncryptionCard {
   #setBusy(busy: boolean): void {
     this.#busy = busy;
     this.root.dataset['busy'] = String(busy);
-    this.#options.onBusy?.(busy);
     for (const el of [this.#passphrase, this.#confirm, this.#button, this.#current, this.#decryptButton])
       el.disabled = busy;
   }
