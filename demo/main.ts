@@ -105,6 +105,8 @@ async function main(): Promise<void> {
     hold: (held) => {
       const panels = document.querySelectorAll<HTMLElement>(HELD_PANELS);
       holdPanels([...panels, byId('reset')], held);
+      // Released, the page's refresh says ready again (with the counts of the reopened store).
+      if (held) status.converting();
     },
   });
   byId('side').append(encryptionCard.root);

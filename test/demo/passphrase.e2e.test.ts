@@ -120,19 +120,21 @@ describe('demo encryption at rest (Chromium)', () => {
         const controls = [reset, ...panels.flatMap((p) => [...p.querySelectorAll('button, input, select, textarea')])];
         const free = [...panels, reset].filter((p) => !p.inert).map((p) => p.className);
         const usable = controls.filter((c) => !c.matches(':disabled')).map((c) => c.id || c.className);
-        held.push(`${panels.length} panels; not inert [${free.join()}]; enabled [${usable.join()}]`);
+        const status = document.querySelector<HTMLElement>('[data-testid="status"]')!.dataset['state'];
+        held.push(`${panels.length} panels; not inert [${free.join()}]; enabled [${usable.join()}]; status ${status}`);
       }).observe(card, { attributes: true, attributeFilter: ['data-busy'] });
     });
     await page.click('[data-testid="encrypt-button"]');
     expect(await settledMessage('info')).toMatch(/^Encrypted \(\d+ rows sealed\)/);
     expect(await page.evaluate(() => (window as unknown as { heldSeen: string[] }).heldSeen)).toEqual([
-      '5 panels; not inert []; enabled []',
+      '5 panels; not inert []; enabled []; status converting',
     ]);
     // Released: nothing held, each control as it was (the search, the chat, "Forget everything").
     expect(await page.locator('[data-held]').count()).toBe(0);
     expect(await page.locator('[inert]').count()).toBe(0);
     expect(await page.isDisabled('[data-testid="search-input"]')).toBe(false);
     expect(await page.isDisabled('#reset')).toBe(false);
+    expect(await page.getAttribute('[data-testid="status"]', 'data-state')).toBe('ready');
     expect(await card.getAttribute('data-encrypted')).toBe('true');
     const bar = page.locator('[data-testid="conversion-progress"]');
     expect(await bar.getAttribute('data-state')).toBe('done');
