@@ -124,7 +124,13 @@ describe('demo encryption at rest (Chromium)', () => {
         held.push(`${panels.length} panels; not inert [${free.join()}]; enabled [${usable.join()}]; status ${status}`);
       }).observe(card, { attributes: true, attributeFilter: ['data-busy'] });
     });
+    // The CPU slowed for the shot of the page while it converts (held from the click's handler on).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 });
     await page.click('[data-testid="encrypt-button"]');
+    await shot('conversion-held');
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+    await cdp.detach();
     expect(await settledMessage('info')).toMatch(/^Encrypted \(\d+ rows sealed\)/);
     expect(await page.evaluate(() => (window as unknown as { heldSeen: string[] }).heldSeen)).toEqual([
       '5 panels; not inert []; enabled []; status converting',
