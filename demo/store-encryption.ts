@@ -124,9 +124,6 @@ export interface EncryptionCardOptions {
 /** What a user acts on: the controls {@link holdPanels} disables. */
 const CONTROLS = 'button, input, select, textarea';
 
-/** The attribute keeping a control's `disabled` from before {@link holdPanels} held it. */
-const HELD = 'data-held-disabled';
-
 type Control = HTMLButtonElement | HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 /** The controls of `panel`, the panel itself first when it is one (the page's "Forget everything" button). */
@@ -136,10 +133,37 @@ function controlsOf(panel: HTMLElement): Control[] {
 }
 
 /**
+ * Disables `control` until {@link releaseControl}. Its panel may still set `disabled` meanwhile (a
+ * chat turn that ends during the hold re-enables its input): an own property of the element takes
+ * that wish (and reads it back) while the element stays disabled, and the release applies it.
+ */
+function holdControl(control: Control): void {
+  if (Object.hasOwn(control, 'disabled')) return;
+  let wanted = control.disabled;
+  control.disabled = true;
+  Object.defineProperty(control, 'disabled', {
+    configurable: true,
+    get: () => wanted,
+    set: (value: boolean) => {
+      wanted = value;
+    },
+  });
+}
+
+/** Gives a held control the `disabled` its panel last wanted (the one from before the hold when it set none). */
+function releaseControl(control: Control): void {
+  if (!Object.hasOwn(control, 'disabled')) return;
+  const wanted = control.disabled;
+  Reflect.deleteProperty(control, 'disabled');
+  control.disabled = wanted;
+}
+
+/**
  * Holds `panels` while the store is converted (the page's instance is closed): each is made inert
  * and marked `data-held`, and every control in it (or the panel, when it is a control) disabled, so
- * it looks as unusable as it is; released, each control gets back the `disabled` it had (one
- * rendered meanwhile keeps its own), and the page then renders its panels from the reopened store.
+ * it looks as unusable as it is; released, each control is as its panel last set it (as before the
+ * hold, unless the panel changed it meanwhile), and the page then renders its panels from the
+ * reopened store.
  * @example
  * holdPanels([chatSection, searchSection, resetButton], true);
  */
@@ -149,14 +173,8 @@ export function holdPanels(panels: readonly HTMLElement[], held: boolean): void 
     if (held) panel.dataset['held'] = 'true';
     else delete panel.dataset['held'];
     for (const control of controlsOf(panel)) {
-      const before = control.getAttribute(HELD);
-      if (held) {
-        if (before === null) control.setAttribute(HELD, String(control.disabled));
-        control.disabled = true;
-      } else if (before !== null) {
-        control.disabled = before === 'true';
-        control.removeAttribute(HELD);
-      }
+      if (held) holdControl(control);
+      else releaseControl(control);
     }
   }
 }
