@@ -24,12 +24,14 @@ import { SettingsPanel } from './settings-panel.js';
 import { loadModelSettings, loadScope } from './settings.js';
 import { StatusLine } from './status-line.js';
 import { EmbeddingPanel } from './embedding-panel.js';
-import { EncryptionCard, unlockDemoStore } from './store-encryption.js';
+import { EncryptionCard, holdPanels, unlockDemoStore } from './store-encryption.js';
 
 /** The IndexedDB database of the demo. */
 const DB_NAME = 'engram-demo';
 /** localStorage key of the embedding model picked in the settings. */
 const MODEL_CHOICE_KEY = 'engram-demo:embedding-model';
+/** The panels held while the store is converted: every card but the encryption card (the re-embed card too). */
+const HELD_PANELS = '.reembed-card, .layout .card:not(.encryption)';
 
 async function main(): Promise<void> {
   const status = new StatusLine();
@@ -95,9 +97,16 @@ async function main(): Promise<void> {
       encryption = next;
       const reopened = Date.now();
       const engram = await openWith(model ?? plan.picked, onIndex);
-      // The status line then says how this open got its index (rebuilt, after a conversion).
+      // The status line then says how this open got its index (restored, or rebuilt, after a conversion).
       status.ready(await engram.ready(), Date.now() - reopened);
       return engram;
+    },
+    // The page's instance is closed while the store is converted: no other panel may reach for it.
+    hold: (held) => {
+      const panels = document.querySelectorAll<HTMLElement>(HELD_PANELS);
+      holdPanels([...panels, byId('reset')], held);
+      // Released, the page's refresh says ready again (with the counts of the reopened store).
+      if (held) status.converting();
     },
   });
   byId('side').append(encryptionCard.root);

@@ -110,6 +110,14 @@ export class StatusLine {
     this.#status.dataset['memories'] = String(memories);
   }
 
+  /** The store is closed while the "Encryption at rest" card converts it; the next counts() says ready again. */
+  converting(): void {
+    this.#set(
+      'converting',
+      'The store is being converted (Encryption at rest): the other panels wait until it reopens…',
+    );
+  }
+
   /** Loading failed. */
   failed(message: string): void {
     this.#loading.hidden = true;

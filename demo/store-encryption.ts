@@ -8,7 +8,8 @@
  * `decryptStore`): "Encrypt this store" (a new passphrase typed twice) and
  * "Remove encryption" (the current one), with a progress bar of the rows and a
  * Cancel button (ui/conversion-progress.ts). The page's instance is closed for
- * the conversion and the store reopened after it: with the new encryption when
+ * the conversion, its other panels held meanwhile (holdPanels: inert, every
+ * control disabled), and the store reopened after it: with the new encryption when
  * it finished, as it was when it was cancelled or refused (a wrong passphrase is
  * refused before anything is written). The first open after a conversion
  * restores the search indexes from the snapshots it carried over, or rebuilds
@@ -112,6 +113,70 @@ export interface EncryptionCardOptions {
     encryption: AtRestEncryption | undefined,
     onIndex?: (progress: IndexProgress) => void,
   ) => Promise<Engram>;
+  /**
+   * Holds the page's other panels (true) from before its instance is closed for a conversion until
+   * the store is open again (false), before the page renders them from it. A reopen that failed
+   * leaves them held: the card says to reload the page.
+   */
+  readonly hold?: (held: boolean) => void;
+}
+
+/** What a user acts on: the controls {@link holdPanels} disables. */
+const CONTROLS = 'button, input, select, textarea';
+
+type Control = HTMLButtonElement | HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** The controls of `panel`, the panel itself first when it is one (the page's "Forget everything" button). */
+function controlsOf(panel: HTMLElement): Control[] {
+  const inside = [...panel.querySelectorAll<Control>(CONTROLS)];
+  return panel.matches(CONTROLS) ? [panel as Control, ...inside] : inside;
+}
+
+/**
+ * Disables `control` until {@link releaseControl}. Its panel may still set `disabled` meanwhile (a
+ * chat turn that ends during the hold re-enables its input): an own property of the element takes
+ * that wish (and reads it back) while the element stays disabled, and the release applies it.
+ */
+function holdControl(control: Control): void {
+  if (Object.hasOwn(control, 'disabled')) return;
+  let wanted = control.disabled;
+  control.disabled = true;
+  Object.defineProperty(control, 'disabled', {
+    configurable: true,
+    get: () => wanted,
+    set: (value: boolean) => {
+      wanted = value;
+    },
+  });
+}
+
+/** Gives a held control the `disabled` its panel last wanted (the one from before the hold when it set none). */
+function releaseControl(control: Control): void {
+  if (!Object.hasOwn(control, 'disabled')) return;
+  const wanted = control.disabled;
+  Reflect.deleteProperty(control, 'disabled');
+  control.disabled = wanted;
+}
+
+/**
+ * Holds `panels` while the store is converted (the page's instance is closed): each is made inert
+ * and marked `data-held`, and every control in it (or the panel, when it is a control) disabled, so
+ * it looks as unusable as it is; released, each control is as its panel last set it (as before the
+ * hold, unless the panel changed it meanwhile), and the page then renders its panels from the
+ * reopened store.
+ * @example
+ * holdPanels([chatSection, searchSection, resetButton], true);
+ */
+export function holdPanels(panels: readonly HTMLElement[], held: boolean): void {
+  for (const panel of panels) {
+    panel.inert = held;
+    if (held) panel.dataset['held'] = 'true';
+    else delete panel.dataset['held'];
+    for (const control of controlsOf(panel)) {
+      if (held) holdControl(control);
+      else releaseControl(control);
+    }
+  }
 }
 
 /** What an open is doing to its index (IndexProgress.phase), in words. */
@@ -274,6 +339,7 @@ export class EncryptionCard {
   ): Promise<ConversionResult | undefined> {
     if (this.#busy) return undefined;
     this.#setBusy(true);
+    this.#options.hold?.(true);
     const { engram } = this.#ctx;
     const before = this.#encryption;
     let result: ConversionResult | undefined;
@@ -296,6 +362,8 @@ export class EncryptionCard {
       this.#ctx.engram = await this.#options.reopen(model, this.#encryption, (p) => {
         this.#say(`${reopening} ${indexStep(p)}`, 'working');
       });
+      // Open again: the panels are released, then rendered from it (a control's state follows the store).
+      this.#options.hold?.(false);
       await this.#ctx.refresh();
     } catch (e) {
       // The conversion ended (or never began) but the reopen failed: say it; a reload opens the store as it is now.

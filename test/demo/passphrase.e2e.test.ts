@@ -107,8 +107,40 @@ describe('demo encryption at rest (Chromium)', () => {
         subtree: true,
       });
     });
+    // While it converts (the card busy), every other card (the re-embed card too) and "Forget everything"
+    // are held: inert, each control disabled, as a user sees them; the card's own controls are its to disable.
+    await page.evaluate(() => {
+      const held: string[] = [];
+      (window as unknown as { heldSeen: string[] }).heldSeen = held;
+      const card = document.querySelector<HTMLElement>('[data-testid="encryption-card"]')!;
+      new MutationObserver(() => {
+        if (card.dataset['busy'] !== 'true') return;
+        const panels = [...document.querySelectorAll<HTMLElement>('.card:not(.encryption):not(.passphrase-panel)')];
+        const reset = document.getElementById('reset')!;
+        const controls = [reset, ...panels.flatMap((p) => [...p.querySelectorAll('button, input, select, textarea')])];
+        const free = [...panels, reset].filter((p) => !p.inert).map((p) => p.className);
+        const usable = controls.filter((c) => !c.matches(':disabled')).map((c) => c.id || c.className);
+        const status = document.querySelector<HTMLElement>('[data-testid="status"]')!.dataset['state'];
+        held.push(`${panels.length} panels; not inert [${free.join()}]; enabled [${usable.join()}]; status ${status}`);
+      }).observe(card, { attributes: true, attributeFilter: ['data-busy'] });
+    });
+    // The CPU slowed for the shot of the page while it converts (held from the click's handler on).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 });
     await page.click('[data-testid="encrypt-button"]');
+    await shot('conversion-held');
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+    await cdp.detach();
     expect(await settledMessage('info')).toMatch(/^Encrypted \(\d+ rows sealed\)/);
+    expect(await page.evaluate(() => (window as unknown as { heldSeen: string[] }).heldSeen)).toEqual([
+      '5 panels; not inert []; enabled []; status converting',
+    ]);
+    // Released: nothing held, each control as it was (the search, the chat, "Forget everything").
+    expect(await page.locator('[data-held]').count()).toBe(0);
+    expect(await page.locator('[inert]').count()).toBe(0);
+    expect(await page.isDisabled('[data-testid="search-input"]')).toBe(false);
+    expect(await page.isDisabled('#reset')).toBe(false);
+    expect(await page.getAttribute('[data-testid="status"]', 'data-state')).toBe('ready');
     expect(await card.getAttribute('data-encrypted')).toBe('true');
     const bar = page.locator('[data-testid="conversion-progress"]');
     expect(await bar.getAttribute('data-state')).toBe('done');
@@ -164,6 +196,8 @@ describe('demo encryption at rest (Chromium)', () => {
     await page.click('[data-testid="decrypt-button"]');
     expect(await settledMessage('error')).toMatch(/^Wrong passphrase: /);
     expect(await card.getAttribute('data-encrypted')).toBe('true');
+    // Refused, reopened as it was: the other panels are released.
+    expect(await page.locator('[data-held]').count()).toBe(0);
     await shot('conversion-decrypt-wrong');
     const sealed = await rawDatabase(page, 'engram-demo');
     expect(sealed).toContain('"key":"atRest"');
