@@ -24,7 +24,9 @@ import { SettingsPanel } from './settings-panel.js';
 import { loadModelSettings, loadScope } from './settings.js';
 import { StatusLine } from './status-line.js';
 import { EmbeddingPanel } from './embedding-panel.js';
-import { EncryptionCard, holdPanels, unlockDemoStore } from './store-encryption.js';
+import { holdPanels } from './hold-panels.js';
+import { EncryptionCard, unlockDemoStore } from './store-encryption.js';
+import { StoreWork } from '../ui/store-work.js';
 
 /** The IndexedDB database of the demo. */
 const DB_NAME = 'engram-demo';
@@ -90,6 +92,8 @@ async function main(): Promise<void> {
   const search = new SearchPanel(ctx);
   const memories = new MemoryPanel(ctx);
   new SettingsPanel(ctx);
+  // A re-embed and a conversion of the store's encryption: one at a time, the other's start disabled meanwhile.
+  const storeWork = new StoreWork();
   const encryptionCard = new EncryptionCard(ctx, {
     dbName: DB_NAME,
     encryption,
@@ -105,9 +109,10 @@ async function main(): Promise<void> {
     hold: (held) => {
       const panels = document.querySelectorAll<HTMLElement>(HELD_PANELS);
       holdPanels([...panels, byId('reset')], held);
-      // Released, the page's refresh says ready again (with the counts of the reopened store).
-      if (held) status.converting();
     },
+    // Converting, then the page's refresh says ready again (with the counts of the reopened store), or the failure.
+    status,
+    work: storeWork,
   });
   byId('side').append(encryptionCard.root);
   const embedding = new EmbeddingPanel(ctx, {
@@ -115,6 +120,7 @@ async function main(): Promise<void> {
     served: plan.served,
     picked: plan.picked,
     embedderFor: transformersEmbedderFor,
+    work: storeWork,
     onReembedded: async (engram, ms) => {
       status.ready(await engram.ready(), ms);
       await ctx.refresh();

@@ -118,6 +118,11 @@ export class StatusLine {
     );
   }
 
+  /** A conversion ended badly: `text` says what happened and how the store is kept now; the next counts() says ready. */
+  conversionFailed(text: string): void {
+    this.#set('failed', text);
+  }
+
   /** Loading failed. */
   failed(message: string): void {
     this.#loading.hidden = true;

@@ -8,8 +8,8 @@
  * `decryptStore`): "Encrypt this store" (a new passphrase typed twice) and
  * "Remove encryption" (the current one), with a progress bar of the rows and a
  * Cancel button (ui/conversion-progress.ts). The page's instance is closed for
- * the conversion, its other panels held meanwhile (holdPanels: inert, every
- * control disabled), and the store reopened after it: with the new encryption when
+ * the conversion, its other panels held meanwhile (hold-panels.ts: inert, every
+ * control disabled) and released on every way out, and the store reopened after it: with the new encryption when
  * it finished, as it was when it was cancelled or refused (a wrong passphrase is
  * refused before anything is written). The first open after a conversion
  * restores the search indexes from the snapshots it carried over, or rebuilds
@@ -30,6 +30,7 @@ import { h, replace } from '../ui/dom.js';
 import { errorText } from '../ui/error-text.js';
 import { planModels, type ModelPlan } from '../ui/model-picking.js';
 import { MIN_PASSPHRASE_CHARS, PassphrasePanel, attemptFailure, keyFailureOf } from '../ui/passphrase-panel.js';
+import { StoreWork } from '../ui/store-work.js';
 import type { DemoContext } from './context.js';
 
 /** The demo's store, ready to open: its model plan and the `encryption` every opening of it passes. */
@@ -98,6 +99,14 @@ export async function unlockDemoStore(dbName: string, choiceKey: string, host: H
   }
 }
 
+/** The page's status line, as the card tells it about a conversion (demo/status-line.ts). */
+export interface ConversionStatus {
+  /** The store is closed for a conversion. */
+  converting(): void;
+  /** A conversion ended badly: `text` says what happened and how the store is now (the next ready line replaces it). */
+  conversionFailed(text: string): void;
+}
+
 /** What the card needs from the page. */
 export interface EncryptionCardOptions {
   readonly dbName: string;
@@ -114,70 +123,19 @@ export interface EncryptionCardOptions {
     onIndex?: (progress: IndexProgress) => void,
   ) => Promise<Engram>;
   /**
-   * Holds the page's other panels (true) from before its instance is closed for a conversion until
-   * the store is open again (false), before the page renders them from it. A reopen that failed
-   * leaves them held: the card says to reload the page.
+   * Holds the page's other panels (true) from before its instance is closed for a conversion, and
+   * releases them (false) on every way out: once the store is open again (before the page renders
+   * them from it), or when the conversion or the reopen failed (the card and the status line say it).
    */
   readonly hold?: (held: boolean) => void;
+  /** Where the page says the store is being converted, or how a conversion failed. */
+  readonly status?: ConversionStatus;
+  /** The page's long works on its store (a re-embed): a conversion starts only when none runs, and none while it does. */
+  readonly work?: StoreWork;
 }
 
-/** What a user acts on: the controls {@link holdPanels} disables. */
-const CONTROLS = 'button, input, select, textarea';
-
-type Control = HTMLButtonElement | HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
-
-/** The controls of `panel`, the panel itself first when it is one (the page's "Forget everything" button). */
-function controlsOf(panel: HTMLElement): Control[] {
-  const inside = [...panel.querySelectorAll<Control>(CONTROLS)];
-  return panel.matches(CONTROLS) ? [panel as Control, ...inside] : inside;
-}
-
-/**
- * Disables `control` until {@link releaseControl}. Its panel may still set `disabled` meanwhile (a
- * chat turn that ends during the hold re-enables its input): an own property of the element takes
- * that wish (and reads it back) while the element stays disabled, and the release applies it.
- */
-function holdControl(control: Control): void {
-  if (Object.hasOwn(control, 'disabled')) return;
-  let wanted = control.disabled;
-  control.disabled = true;
-  Object.defineProperty(control, 'disabled', {
-    configurable: true,
-    get: () => wanted,
-    set: (value: boolean) => {
-      wanted = value;
-    },
-  });
-}
-
-/** Gives a held control the `disabled` its panel last wanted (the one from before the hold when it set none). */
-function releaseControl(control: Control): void {
-  if (!Object.hasOwn(control, 'disabled')) return;
-  const wanted = control.disabled;
-  Reflect.deleteProperty(control, 'disabled');
-  control.disabled = wanted;
-}
-
-/**
- * Holds `panels` while the store is converted (the page's instance is closed): each is made inert
- * and marked `data-held`, and every control in it (or the panel, when it is a control) disabled, so
- * it looks as unusable as it is; released, each control is as its panel last set it (as before the
- * hold, unless the panel changed it meanwhile), and the page then renders its panels from the
- * reopened store.
- * @example
- * holdPanels([chatSection, searchSection, resetButton], true);
- */
-export function holdPanels(panels: readonly HTMLElement[], held: boolean): void {
-  for (const panel of panels) {
-    panel.inert = held;
-    if (held) panel.dataset['held'] = 'true';
-    else delete panel.dataset['held'];
-    for (const control of controlsOf(panel)) {
-      if (held) holdControl(control);
-      else releaseControl(control);
-    }
-  }
-}
+/** A conversion, as {@link StoreWork} names it to the other long works on the store. */
+export const CONVERSION_WORK = 'a conversion of the store’s encryption';
 
 /** What an open is doing to its index (IndexProgress.phase), in words. */
 const INDEX_PHASES: Record<IndexProgress['phase'], string> = {
@@ -199,6 +157,11 @@ function passwordInput(label: string, testid: string, autocomplete: string, plac
   });
 }
 
+/** How the store is kept, in words for a failure's report. */
+function keptAs(encryption: AtRestEncryption | undefined): string {
+  return encryption === undefined ? 'plain (not encrypted)' : 'encrypted with your passphrase';
+}
+
 /** The "Encryption at rest" card: how the store is kept, and the conversion of it to encrypted and back. */
 export class EncryptionCard {
   readonly root: HTMLElement;
@@ -206,6 +169,12 @@ export class EncryptionCard {
   readonly #options: EncryptionCardOptions;
   #encryption: AtRestEncryption | undefined;
   #busy = false;
+  /** Why a conversion cannot start now (another long work on the store), or undefined. */
+  #blocked: string | undefined;
+  /** The page's instance is closed: a reopen after a conversion failed (the card offers another try). */
+  #closed = false;
+  /** The model the store held before the conversion, for its reopen. */
+  #model: KnownEmbeddingModel | undefined;
   readonly #state = h('p', { class: 'small', attrs: { 'data-testid': 'encryption-state' } });
   readonly #passphrase = passwordInput(
     'New passphrase',
@@ -230,6 +199,12 @@ export class EncryptionCard {
     { attrs: { type: 'submit', 'data-testid': 'decrypt-button' } },
     'Remove encryption',
   );
+  readonly #reopenButton = h(
+    'button',
+    { class: 'primary', attrs: { type: 'button', 'data-testid': 'reopen-button', hidden: true } },
+    'Reopen the store',
+  );
+  readonly #blockedNote = h('p', { class: 'small muted', attrs: { 'data-testid': 'encrypt-blocked', hidden: true } });
   readonly #message = h('p', { class: 'small', attrs: { role: 'alert', 'data-testid': 'encrypt-message' } });
   readonly #form: HTMLFormElement;
   readonly #decryptForm: HTMLFormElement;
@@ -260,6 +235,7 @@ export class EncryptionCard {
       event.preventDefault();
       void this.#decrypt();
     });
+    this.#reopenButton.addEventListener('click', () => void this.#reopenAgain());
     this.root = h(
       'section',
       { class: 'card encryption', attrs: { 'aria-label': 'Encryption at rest', 'data-testid': 'encryption-card' } },
@@ -267,16 +243,29 @@ export class EncryptionCard {
       this.#state,
       this.#form,
       this.#decryptForm,
+      this.#blockedNote,
+      this.#reopenButton,
       this.#progress.root,
       this.#message,
     );
+    // Another long work on the store (a re-embed) disables the card's buttons, saying why, until it ends.
+    options.work?.watch((running) => {
+      this.#blocked =
+        running === undefined || running === CONVERSION_WORK ? undefined : StoreWork.refusal(running, CONVERSION_WORK);
+      this.#sync();
+    });
   }
 
-  /** Says how the store is kept and shows the form that converts it. */
+  /** Says how the store is kept and shows the form that converts it (or, closed, the reopen). */
   async render(): Promise<void> {
     const encrypted = this.#encryption !== undefined;
     this.root.dataset['encrypted'] = String(encrypted);
-    if (encrypted) {
+    this.#form.hidden = encrypted || this.#closed;
+    this.#decryptForm.hidden = !encrypted || this.#closed;
+    this.#reopenButton.hidden = !this.#closed;
+    if (this.#closed) {
+      replace(this.#state, `The store is closed and ${keptAs(this.#encryption)}: reopen it to go on.`);
+    } else if (encrypted) {
       replace(
         this.#state,
         'Encrypted with your passphrase: the texts, vectors and index in this browser’s IndexedDB are sealed. It is asked at each visit and stored nowhere. Type it to turn encryption off.',
@@ -289,8 +278,6 @@ export class EncryptionCard {
         `Choose a passphrase to seal the ${memories} memories and ${messages} messages here (asked at each visit; nothing can open the store without it).`,
       );
     }
-    this.#form.hidden = encrypted;
-    this.#decryptForm.hidden = !encrypted;
   }
 
   async #encrypt(): Promise<void> {
@@ -332,20 +319,34 @@ export class EncryptionCard {
   /**
    * Closes the page's store, converts it with progress and cancel, and reopens it: with `next`
    * when the conversion finished, as it was otherwise. Undefined when it did not finish (said).
+   * Refused (said) while another long work runs on the store. The other panels are held from the
+   * start and released on every way out; a failure is said in the card and on the status line, with
+   * how the store is kept now, and a failed reopen leaves the card's "Reopen the store" to try again.
    */
   async #convert(
     next: AtRestEncryption | undefined,
     convert: (work: ConversionWork) => Promise<ConversionResult>,
   ): Promise<ConversionResult | undefined> {
-    if (this.#busy) return undefined;
+    if (this.#busy || this.#closed) return undefined;
+    const work = this.#options.work;
+    const running = work?.running;
+    if (running !== undefined) {
+      this.#say(StoreWork.refusal(running, CONVERSION_WORK), 'error');
+      return undefined;
+    }
+    const release = work?.begin(CONVERSION_WORK);
     this.#setBusy(true);
     this.#options.hold?.(true);
-    const { engram } = this.#ctx;
+    this.#options.status?.converting();
     const before = this.#encryption;
+    let closed = false;
     let result: ConversionResult | undefined;
     let failure: string | undefined;
+    let error: unknown;
     try {
-      const model = knownEmbeddingModel((await engram.ready()).embedderId);
+      const { engram } = this.#ctx;
+      this.#model = knownEmbeddingModel((await engram.ready()).embedderId);
+      closed = true;
       await engram.close();
       try {
         this.#say('Converting…', 'working');
@@ -356,23 +357,38 @@ export class EncryptionCard {
         failure = attemptFailure(e);
       }
       if (result !== undefined) this.#encryption = next;
-      // The conversion carried the index snapshots over when it could; the open's progress says what it does.
-      const reopening = 'Reopening the store…';
-      this.#say(reopening, 'working');
-      this.#ctx.engram = await this.#options.reopen(model, this.#encryption, (p) => {
-        this.#say(`${reopening} ${indexStep(p)}`, 'working');
-      });
-      // Open again: the panels are released, then rendered from it (a control's state follows the store).
-      this.#options.hold?.(false);
-      await this.#ctx.refresh();
+      await this.#reopen();
     } catch (e) {
-      // The conversion ended (or never began) but the reopen failed: say it; a reload opens the store as it is now.
-      this.#encryption = result === undefined ? before : next;
-      this.#say(`${errorText(e)} Reload the page to open the store.`, 'error');
-      return undefined;
+      error = e;
+      this.#closed = closed;
     } finally {
+      // Every way out lets go of the panels: the page renders them from the reopened store, or they show the failure.
+      this.#options.hold?.(false);
+      release?.();
       this.#setBusy(false);
     }
+    if (error !== undefined) {
+      const what = errorText(error);
+      if (!closed) {
+        // Nothing was converted (the engram's ready() or close() failed): the store is as it was, and open.
+        const text = `The store was not converted (${what}); it is ${keptAs(before)}, as before.`;
+        this.#say(text, 'error');
+        this.#options.status?.conversionFailed(text);
+        return undefined;
+      }
+      const converted =
+        result === undefined
+          ? `${failure ?? 'Not converted.'} The store is ${keptAs(this.#encryption)}, as before,`
+          : `Converted: the store is ${keptAs(this.#encryption)} now,`;
+      this.#say(`${converted} but reopening it failed (${what}). Try “Reopen the store”, or reload the page.`, 'error');
+      this.#options.status?.conversionFailed(
+        `The store could not be reopened after its conversion (${what}): it is ${keptAs(this.#encryption)}. Reopen it from Encryption at rest, or reload the page.`,
+      );
+      await this.render();
+      return undefined;
+    }
+    // Open again: the panels were released, now rendered from it (a control's state follows the store).
+    await this.#renderPage();
     if (failure !== undefined) {
       this.#say(failure, 'error');
       return undefined;
@@ -380,11 +396,68 @@ export class EncryptionCard {
     return result;
   }
 
+  /** Opens the store again after a reopen failed: its panels held meanwhile, rendered from it once open. */
+  async #reopenAgain(): Promise<void> {
+    if (this.#busy || !this.#closed) return;
+    this.#setBusy(true);
+    this.#options.hold?.(true);
+    let error: unknown;
+    try {
+      await this.#reopen();
+    } catch (e) {
+      error = e;
+    } finally {
+      this.#options.hold?.(false);
+      this.#setBusy(false);
+    }
+    if (error === undefined) {
+      await this.#renderPage();
+      this.#say(`The store is open again, ${keptAs(this.#encryption)}.`, 'info');
+      return;
+    }
+    const text = `The store could not be reopened (${errorText(error)}): it is ${keptAs(this.#encryption)}. Try again, or reload the page.`;
+    this.#say(text, 'error');
+    this.#options.status?.conversionFailed(text);
+  }
+
+  /** Opens the store with the model it held and the encryption it has now; the card says the open's progress. */
+  async #reopen(): Promise<void> {
+    // The conversion carried the index snapshots over when it could; the open's progress says what it does.
+    const reopening = 'Reopening the store…';
+    this.#say(reopening, 'working');
+    this.#ctx.engram = await this.#options.reopen(this.#model, this.#encryption, (p) => {
+      this.#say(`${reopening} ${indexStep(p)}`, 'working');
+    });
+    this.#closed = false;
+  }
+
+  /** The page rendered from the open store (its status line says ready again); a failure to read it is said. */
+  async #renderPage(): Promise<void> {
+    try {
+      await this.#ctx.refresh();
+    } catch (e) {
+      this.#ctx.showError(e);
+      this.#options.status?.conversionFailed(`The store is open but could not be read: ${errorText(e)}`);
+    }
+  }
+
   #setBusy(busy: boolean): void {
     this.#busy = busy;
     this.root.dataset['busy'] = String(busy);
-    for (const el of [this.#passphrase, this.#confirm, this.#button, this.#current, this.#decryptButton])
-      el.disabled = busy;
+    this.#sync();
+  }
+
+  /** The controls as the card's state wants them: all disabled while busy, the buttons while blocked (with why). */
+  #sync(): void {
+    const blocked = this.#blocked !== undefined && !this.#busy;
+    for (const el of [this.#passphrase, this.#confirm, this.#current, this.#reopenButton]) el.disabled = this.#busy;
+    for (const button of [this.#button, this.#decryptButton]) {
+      button.disabled = this.#busy || blocked;
+      if (blocked) button.title = this.#blocked ?? '';
+      else button.removeAttribute('title');
+    }
+    this.#blockedNote.hidden = !blocked;
+    this.#blockedNote.textContent = blocked ? (this.#blocked ?? '') : '';
   }
 
   #say(text: string, state: 'error' | 'info' | 'working'): void {

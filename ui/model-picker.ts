@@ -13,6 +13,10 @@ import { h, replace, type Child } from './dom.js';
 import { saveModelChoice } from './model-picking.js';
 import { ReembedPanel } from './reembed-panel.js';
 import { reembedStore, type EmbedderFor, type ReembedOutcome } from './reembed-store.js';
+import { StoreWork } from './store-work.js';
+
+/** A re-embed, as {@link StoreWork} names it to the other long works on the store. */
+export const REEMBED_WORK = 'a re-embed with another model';
 
 /** What the "In use" line says of the open store. */
 export interface ModelInUse {
@@ -52,6 +56,11 @@ export interface ModelPickerOptions extends ModelChoice {
   /** After each render (the demo hides its card when nothing is offered). */
   rendered?(): void;
   showError(error: unknown): void;
+  /**
+   * The app's long works on its store (a conversion of its encryption at rest): a re-embed starts only
+   * when none runs, and none can start while it does.
+   */
+  readonly work?: StoreWork;
 }
 
 /** The model in use, the select of served models and the re-embed panel; the view places the three. */
@@ -95,6 +104,12 @@ export class ModelPicker {
         options.showError(error);
       },
     );
+    // Another long work on the store (not this picker's re-embed) disables the offer's start, saying why.
+    options.work?.watch((running) => {
+      this.panel.block(
+        running === undefined || running === REEMBED_WORK ? undefined : StoreWork.refusal(running, REEMBED_WORK),
+      );
+    });
   }
 
   /** True while a re-embed runs (the app's engram stays open and usable). */
@@ -133,6 +148,7 @@ export class ModelPicker {
     onModelLoad: (progress: ModelLoadProgress) => void,
   ): Promise<ReembedOutcome> {
     if (this.#current === undefined) throw new TypeError('the model in use is not known yet');
+    const release = this.#options.work?.begin(REEMBED_WORK);
     this.select.disabled = true;
     this.#startedAt = performance.now();
     return reembedStore({
@@ -144,6 +160,7 @@ export class ModelPicker {
       onModelLoad,
     }).finally(() => {
       this.select.disabled = false;
+      release?.();
     });
   }
 

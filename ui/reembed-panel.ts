@@ -7,7 +7,7 @@
  * button throughout; then the result. It only draws and counts: the run itself is the
  * caller's (see reembed-store.ts).
  */
-import type { ModelLoadProgress } from '../lib/index.js';
+import { StoreError, type ModelLoadProgress } from '../lib/index.js';
 import { formatMs, h, replace } from './dom.js';
 import type { ReembedOutcome } from './reembed-store.js';
 
@@ -55,6 +55,12 @@ export class ReembedPanel {
   #controller: AbortController | undefined;
   /** The last run's result line, kept above a renewed offer. */
   #result: HTMLElement | undefined;
+  /** Why a re-embed cannot start now (other long work on the store, ui/store-work.ts), or undefined. */
+  #blocked: string | undefined;
+  /** The offer's start button, while one is shown. */
+  #startButton: HTMLButtonElement | undefined;
+  /** Says why the start button is disabled, under it. */
+  readonly #blockedNote = h('p', { class: 'small muted', attrs: { 'data-testid': 'reembed-blocked', hidden: true } });
 
   /**
    * `onEnd` is called with every outcome (the app learns the model its store now holds);
@@ -77,17 +83,46 @@ export class ReembedPanel {
   }
 
   /**
+   * Disables the offer's start button with `reason` (its title and a note under it) while other long
+   * work runs on the store, and refuses {@link start}; undefined makes it available again.
+   */
+  block(reason: string | undefined): void {
+    this.#blocked = reason;
+    this.#blockedNote.hidden = reason === undefined;
+    this.#blockedNote.textContent = reason ?? '';
+    if (this.#startButton === undefined) return;
+    this.#startButton.disabled = reason !== undefined;
+    if (reason === undefined) this.#startButton.removeAttribute('title');
+    else this.#startButton.title = reason;
+  }
+
+  /**
    * Shows the offer, or nothing when `offer` is undefined (or has no memories); the last
    * run's result stays above either. A running re-embed is left as it is.
    */
   offer(offer: ReembedOffer | undefined): void {
     if (this.running) return;
     if (offer === undefined || offer.count === 0) {
+      this.#startButton = undefined;
       if (this.#result === undefined) this.#set('hidden');
       else this.#set((this.root.dataset['outcome'] ?? 'done') as ReembedPanelState, this.#result);
       return;
     }
     const memories = `${offer.count} memor${offer.count === 1 ? 'y' : 'ies'}`;
+    this.#startButton = h(
+      'button',
+      {
+        class: 'primary',
+        attrs: { type: 'button', 'data-testid': 'reembed-start' },
+        on: {
+          click: () => {
+            this.start(offer).catch(this.#onError);
+          },
+        },
+      },
+      `Re-embed ${memories}`,
+    );
+    this.block(this.#blocked);
     this.#set(
       'offer',
       ...(this.#result === undefined ? [] : [this.#result]),
@@ -100,25 +135,19 @@ export class ReembedPanel {
         h('strong', {}, offer.to),
         '. Search uses the stored model until the memories are re-embedded.',
       ),
-      h(
-        'button',
-        {
-          class: 'primary',
-          attrs: { type: 'button', 'data-testid': 'reembed-start' },
-          on: {
-            click: () => {
-              this.start(offer).catch(this.#onError);
-            },
-          },
-        },
-        `Re-embed ${memories}`,
-      ),
+      this.#startButton,
+      this.#blockedNote,
     );
   }
 
-  /** Runs the re-embed with a progress bar and a Cancel button; resolves with its outcome. */
+  /**
+   * Runs the re-embed with a progress bar and a Cancel button; resolves with its outcome. Refused with a
+   * `StoreError` (nothing started) while {@link block}ed.
+   */
   async start(offer: ReembedOffer): Promise<ReembedOutcome> {
     if (this.#controller !== undefined) throw new TypeError('a re-embed is already running');
+    if (this.#blocked !== undefined) throw new StoreError(this.#blocked);
+    this.#startButton = undefined;
     const controller = new AbortController();
     this.#controller = controller;
     const bar = h('progress', { attrs: { max: String(offer.count), value: '0', 'data-testid': 'reembed-progress' } });

@@ -1,8 +1,8 @@
-// The demo's hold of its panels while the store is converted (demo/store-encryption.ts holdPanels), on a
+// The demo's hold of its panels while the store is converted (demo/hold-panels.ts), on a
 // real DOM in Chromium: what a user can act on is disabled (a panel that is itself a control too), and
 // each control is released as its panel last set it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { holdPanels } from '../../demo/store-encryption.js';
+import { holdPanels } from '../../demo/hold-panels.js';
 
 interface Page {
   readonly panel: HTMLElement;
