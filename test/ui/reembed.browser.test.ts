@@ -11,9 +11,11 @@ import {
   type Embedder,
   type KnownEmbeddingModel,
 } from '../../lib/index.js';
+import { ModelPicker, REEMBED_WORK } from '../../ui/model-picker.js';
 import { loadModelChoice, modelServed, saveModelChoice } from '../../ui/model-picking.js';
 import { ReembedPanel } from '../../ui/reembed-panel.js';
 import { reembedStore, type EmbedderFor, type ReembedOutcome } from '../../ui/reembed-store.js';
+import { StoreWork } from '../../ui/store-work.js';
 
 const GLOVE = knownEmbeddingModel(DEFAULT_EMBEDDING_MODEL)!;
 const MINILM = knownEmbeddingModel(MINILM_EMBEDDING_MODEL)!;
@@ -261,6 +263,60 @@ describe('ReembedPanel with reembedStore()', () => {
     expect(panel.root.querySelector('img')).toBeNull();
     expect(panel.root.textContent).toContain('<img src=x onerror=alert(1)>');
     expect(panel.root.querySelector('[data-testid="reembed-start"]')?.textContent).toBe('Re-embed 1 memory');
+  });
+});
+
+describe('ModelPicker and the other long works on the store (StoreWork)', () => {
+  it('while a conversion runs the re-embed start is disabled with why and a start is refused; once it ends the re-embed runs and holds the store meanwhile', async () => {
+    const { engram } = await storeWith(3);
+    const work = new StoreWork();
+    const errors: unknown[] = [];
+    let ended = 0;
+    const picker = new ModelPicker({
+      choiceKey: `ui-picker-${Math.random()}`,
+      served: [GLOVE, MINILM],
+      picked: MINILM,
+      embedderFor: embedderFor(),
+      selectId: 'model',
+      engram: () => engram,
+      adopt: () => undefined,
+      reembedEnded: () => {
+        ended++;
+      },
+      inUseDetail: () => '',
+      showError: (e) => errors.push(e),
+      work,
+    });
+    document.body.append(picker.panel.root);
+    await picker.render();
+    expect(picker.panel.state).toBe('offer');
+    const start = (): HTMLButtonElement => picker.panel.root.querySelector('[data-testid="reembed-start"]')!;
+    const note = picker.panel.root.querySelector<HTMLElement>('[data-testid="reembed-blocked"]')!;
+    const conversion = 'a conversion of the store’s encryption';
+    const release = work.begin(conversion);
+    const why = `Busy: ${conversion} is running; ${REEMBED_WORK} can start once it ends.`;
+    expect([start().disabled, start().title, note.hidden, note.textContent]).toEqual([true, why, false, why]);
+    // A render meanwhile (the page refreshes) keeps it disabled.
+    await picker.render();
+    expect([start().disabled, start().title]).toEqual([true, why]);
+    // A start anyway (programmatic): refused with a clear StoreError, nothing started.
+    await expect(picker.panel.start({ from: GLOVE.label, to: MINILM.label, count: 3 })).rejects.toMatchObject({
+      code: 'STORE',
+      message: why,
+    });
+    expect([picker.panel.state, picker.running]).toEqual(['offer', false]);
+
+    release();
+    expect([start().disabled, start().hasAttribute('title'), note.hidden]).toEqual([false, false, true]);
+    start().click();
+    expect(work.running).toBe(REEMBED_WORK);
+    expect(() => work.begin(conversion)).toThrow(
+      `Busy: ${REEMBED_WORK} is running; ${conversion} can start once it ends.`,
+    );
+    await expect.poll(() => ended, { timeout: 20_000 }).toBe(1);
+    expect(work.running).toBeUndefined();
+    expect((await engram.ready()).embedderId).toBe(MINILM.id);
+    expect(errors).toEqual([]);
   });
 });
 
