@@ -121,7 +121,14 @@ describe('demo encryption at rest (Chromium)', () => {
         const free = [...panels, reset].filter((p) => !p.inert).map((p) => p.className);
         const usable = controls.filter((c) => !c.matches(':disabled')).map((c) => c.id || c.className);
         const status = document.querySelector<HTMLElement>('[data-testid="status"]')!.dataset['state'];
-        held.push(`${panels.length} panels; not inert [${free.join()}]; enabled [${usable.join()}]; status ${status}`);
+        // The card's own fields, disabled while it converts, look it (as its buttons do).
+        const look = ['encrypt-passphrase', 'encrypt-button'].map((id) => {
+          const style = getComputedStyle(document.querySelector(`[data-testid="${id}"]`)!);
+          return `${style.opacity} ${style.cursor}`;
+        });
+        held.push(
+          `${panels.length} panels; not inert [${free.join()}]; enabled [${usable.join()}]; status ${status}; fields ${look.join(', ')}`,
+        );
       }).observe(card, { attributes: true, attributeFilter: ['data-busy'] });
     });
     // The CPU slowed for the shot of the page while it converts (held from the click's handler on).
@@ -133,7 +140,7 @@ describe('demo encryption at rest (Chromium)', () => {
     await cdp.detach();
     expect(await settledMessage('info')).toMatch(/^Encrypted \(\d+ rows sealed\)/);
     expect(await page.evaluate(() => (window as unknown as { heldSeen: string[] }).heldSeen)).toEqual([
-      '5 panels; not inert []; enabled []; status converting',
+      '5 panels; not inert []; enabled []; status converting; fields 0.55 not-allowed, 0.55 not-allowed',
     ]);
     // Released: nothing held, each control as it was (the search, the chat, "Forget everything").
     expect(await page.locator('[data-held]').count()).toBe(0);
