@@ -62,6 +62,18 @@ export interface ChatHost {
   openMemory?(id: string): void;
   /** After a turn (stored or failed): the host re-reads what it shows, this chat included. */
   afterTurn(): Promise<void>;
+  /**
+   * Runs a turn (and the re-read after it) when the store is open: the desktop's store gate holds it
+   * while the store is closed for a conversion or an import, telling `wait.onWait` what it waits for,
+   * and holds the closing until the turn ended. Without it the turn runs at once.
+   */
+  useStore?(turn: () => Promise<void>, wait: StoreWait): Promise<void>;
+}
+
+/** How a turn waits for the store: told what it waits for; the Stop button's signal ends the wait. */
+export interface StoreWait {
+  readonly onWait: (what: string) => void;
+  readonly signal: AbortSignal;
 }
 
 /** The chat column: error, messages, chips and composer. */
@@ -157,7 +169,11 @@ export class ChatPanel {
     this.#scrollToEnd();
   }
 
-  /** Runs one turn: recall, the model (streamed), then the turn is stored; the page shows what it did. */
+  /**
+   * Runs one turn: recall, the model (streamed), then the turn is stored; the page shows what it did.
+   * While the host's store is closed (useStore) the turn waits, its text on screen, and is sent once the
+   * store is open again; a turn that fails, or whose wait is stopped, puts its text back in the composer.
+   */
   async send(text: string): Promise<void> {
     const content = text.trim();
     if (content === '' || this.#busy !== undefined) return;
@@ -167,57 +183,91 @@ export class ChatPanel {
     this.#input.value = '';
     this.#error.hidden = true;
     const host = this.#host;
-    const engram = host.engram();
-    const scope = host.scope();
-    const threadId = host.threadOf(scope);
     this.#list.querySelector('.empty')?.remove();
-    const bubble = h('div', { class: 'bubble typing' }, h('span'), h('span'), h('span'));
+    const dots = (): HTMLElement[] => [h('span'), h('span'), h('span')];
+    const bubble = h('div', { class: 'bubble typing' }, ...dots());
     const pending = [
       h('li', { class: 'msg user pending' }, h('div', { class: 'bubble' }, content)),
       h('li', { class: 'msg assistant pending', attrs: { 'data-testid': 'streaming' } }, bubble),
     ];
     this.#list.append(...pending);
     this.#scrollToEnd();
-    let streamed = '';
-    let failed = false;
-    try {
-      const { model, label } = await host.model();
-      const assistant = new Assistant(engram, {
-        threadId,
-        agentId: scope.agentId,
-        userId: scope.userId,
-        model,
-        systemPrompt: SYSTEM_PROMPT,
-        recallLimit: RECALL_LIMIT,
-      });
-      await assistant.send(content, {
-        signal: abort.signal,
-        onDelta: (piece) => {
-          if (streamed === '') replace(bubble);
-          bubble.classList.remove('typing');
-          streamed += piece;
-          bubble.textContent = streamed;
-          this.#scrollToEnd();
-        },
-      });
-      const [reply] = await engram.conversation(threadId, scope).getMessages({ role: 'assistant', limit: 1 });
-      if (reply !== undefined) host.labels.save(reply.id, label);
-    } catch (e) {
-      failed = true;
+    /** Whether the turn began (its wait for the store over), and whether it failed: set by the closures below. */
+    const turnState = { started: false, failed: false };
+    /** Nothing of the turn was stored: the text goes back where it was typed, to send again. */
+    const giveBack = (e: unknown): void => {
+      turnState.failed = true;
       for (const item of pending) item.remove();
-      // Nothing of the turn was stored: the text goes back where it was typed, to send again.
       this.#input.value = content;
       this.showError(e, content);
-    } finally {
       this.#busy = undefined;
       this.#setBusy(false);
-    }
-    try {
+    };
+    const turn = async (): Promise<void> => {
+      turnState.started = true;
+      if (bubble.dataset['waiting'] !== undefined) {
+        delete bubble.dataset['waiting'];
+        bubble.classList.add('typing');
+        replace(bubble, ...dots());
+      }
+      try {
+        await this.#turn(content, bubble, abort.signal);
+        this.#busy = undefined;
+        this.#setBusy(false);
+      } catch (e) {
+        giveBack(e);
+      }
       await host.afterTurn();
+    };
+    try {
+      if (host.useStore === undefined) await turn();
+      else
+        await host.useStore(turn, {
+          signal: abort.signal,
+          onWait: (what) => {
+            bubble.dataset['waiting'] = what;
+            bubble.classList.remove('typing');
+            replace(bubble, `Waiting: the store is closed for ${what}; your message is sent once it reopens…`);
+          },
+        });
+    } catch (e) {
+      // Stopped while it waited for the store (the turn never ran), or the re-read after the turn failed.
+      if (turnState.started) this.showError(e);
+      else giveBack(e);
     } finally {
-      if (failed) this.#error.hidden = false;
+      if (turnState.failed) this.#error.hidden = false;
       this.#input.focus();
     }
+  }
+
+  /** The turn itself, on the host's engram of now: recall, the model streamed into `bubble`, the turn stored. */
+  async #turn(content: string, bubble: HTMLElement, signal: AbortSignal): Promise<void> {
+    const host = this.#host;
+    const engram = host.engram();
+    const scope = host.scope();
+    const threadId = host.threadOf(scope);
+    let streamed = '';
+    const { model, label } = await host.model();
+    const assistant = new Assistant(engram, {
+      threadId,
+      agentId: scope.agentId,
+      userId: scope.userId,
+      model,
+      systemPrompt: SYSTEM_PROMPT,
+      recallLimit: RECALL_LIMIT,
+    });
+    await assistant.send(content, {
+      signal,
+      onDelta: (piece) => {
+        if (streamed === '') replace(bubble);
+        bubble.classList.remove('typing');
+        streamed += piece;
+        bubble.textContent = streamed;
+        this.#scrollToEnd();
+      },
+    });
+    const [reply] = await engram.conversation(threadId, scope).getMessages({ role: 'assistant', limit: 1 });
+    if (reply !== undefined) host.labels.save(reply.id, label);
   }
 
   #setBusy(busy: boolean): void {

@@ -5,6 +5,7 @@
  */
 import { EngramError, isEngramError, type Engram } from '../../lib/index.js';
 import type { BridgeResult, DesktopBridge } from '../preload/bridge-api.js';
+import type { StoreGate } from './store-gate.js';
 import type { StoreProtection } from './store-unlock.js';
 
 /** The app's views, in menu order. */
@@ -31,6 +32,11 @@ export interface AppContext {
   readonly dbName: string;
   /** How the store is encrypted at rest (keychain key, passphrase, or not); the Status view's key change sets it. */
   protection: StoreProtection;
+  /**
+   * Who may use the store when: chat turns, agents' calls and exports run on the open store (and wait while
+   * a conversion or an import has closed it); those and key changes run one at a time (store-gate.ts).
+   */
+  readonly gate: StoreGate;
   /** Shows a view. */
   navigate(view: ViewName): void;
   /** Opens a memory in the memories view. */

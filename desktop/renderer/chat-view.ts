@@ -25,6 +25,8 @@ import {
 } from './model-server.js';
 
 const SCOPE_KEY = 'engram-desktop:chat-scope';
+/** A chat turn, as the store gate names it to a conversion or an import that waits for it. */
+const CHAT_TURN = 'a chat turn';
 const OFFLINE_LABEL = 'scripted agent (offline)';
 /** Longest user or agent id typed here. */
 const MAX_ID_CHARS = 100;
@@ -100,6 +102,9 @@ export class ChatView implements View {
         ctx.changed();
         await this.#render();
       },
+      // A turn sent while a conversion or an import has closed the store waits for its reopen (its text on
+      // screen, back in the composer if the wait is stopped); one streaming holds off their close until it is stored.
+      useStore: (turn, wait) => ctx.gate.use(CHAT_TURN, turn, wait),
     });
     this.#form = h(
       'form',

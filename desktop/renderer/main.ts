@@ -32,11 +32,14 @@ import { AgentsView } from './agents-view.js';
 import { ModelSection } from './model-section.js';
 import { unlockStore } from './store-unlock.js';
 import { StoreKeySection } from './store-key-section.js';
+import { StoreGate } from './store-gate.js';
 
 /** The IndexedDB database of the desktop app. */
 const DB_NAME = 'engram-desktop';
 /** localStorage key of the embedding model picked in the status view. */
 const MODEL_CHOICE_KEY = 'engram-desktop:embedding-model';
+/** An agent's MCP call, as the store gate names it to a conversion or an import that waits for it. */
+const AGENT_CALL = 'an agent’s call';
 
 const LABELS: Readonly<Record<ViewName, string>> = {
   chat: 'Chat',
@@ -118,11 +121,11 @@ async function main(): Promise<void> {
   await engram.ready();
 
   const views = new Map<ViewName, View>();
-  let reopenedNow: () => void = () => undefined;
   let current: ViewName = 'chat';
   // While the Status view converts the store in place (store-key-section.ts) it is closed: the views stay where
-  // they are (navigation is paused, body[data-store="closed"]) and agents' calls wait for it to reopen.
-  let storeOpen: Promise<void> = Promise.resolve();
+  // they are (navigation is paused, body[data-store="closed"]); agents' calls, chat turns and exports wait for it
+  // to reopen through the store gate, which also holds the close until the ones running have ended.
+  const gate = new StoreGate();
   const paused = (): boolean => document.body.dataset['store'] === 'closed';
   const show = async (name: ViewName): Promise<void> => {
     if (paused()) return;
@@ -156,6 +159,7 @@ async function main(): Promise<void> {
     bridge,
     dbName: DB_NAME,
     protection,
+    gate,
     navigate: (name) => {
       if (location.hash !== `#${name}`) location.hash = name;
       else void show(name);
@@ -222,11 +226,6 @@ async function main(): Promise<void> {
         },
         busy: () => (modelSection.running ? 'a re-embed is running' : undefined),
         closeStore: async () => {
-          let reopened!: () => void;
-          storeOpen = new Promise<void>((resolve) => {
-            reopened = resolve;
-          });
-          reopenedNow = reopened;
           document.body.dataset['store'] = 'closed';
           await ctx.engram.close();
         },
@@ -239,7 +238,6 @@ async function main(): Promise<void> {
             await ctx.engram.ready();
           } finally {
             document.body.dataset['store'] = ctx.engram.closed ? 'failed' : 'open';
-            reopenedNow();
           }
           ctx.changed();
           if (current === 'status') void show('status');
@@ -276,8 +274,8 @@ async function main(): Promise<void> {
   bridge.onMenuCommand(onMenu);
   // Local agents' MCP calls: answered by this page's engram (the current one: an import replaces it), in each client's scope.
   opened(async (call) => {
-    await storeOpen;
-    const answer = await answerHubCall(ctx.engram, call);
+    // While a conversion or an import has closed the store the call waits for its reopen, then reads the new engram.
+    const answer = await gate.use(AGENT_CALL, () => answerHubCall(ctx.engram, call));
     agents.callAnswered();
     return answer;
   });

@@ -10,9 +10,13 @@
  * MCP hub keep working; the app adopts the new encryption for every later opening (`onChanged`).
  * A plain store is offered its encryption in place (engram's `Engram.encryptStore`: with the
  * keychain's key where the OS keychain can keep one, else with a passphrase typed twice): that
- * conversion needs the store to itself, so the app closes its engram first (`closeStore`: the
- * navigation pauses, agents' calls wait), shows the rows sealed with Cancel, and opens the store
- * again (`reopenStore`), encrypted when it finished, else plain as it was (all of it or nothing).
+ * conversion needs the store to itself, so through the app's store gate (store-gate.ts) it first
+ * waits for the chat turns, agents' calls and exports running (and for an import or a key change
+ * asked before it), then the app closes its engram (`closeStore`: the navigation pauses; chat turns,
+ * agents' calls and exports sent meanwhile wait), shows the rows sealed with Cancel, and opens the
+ * store again (`reopenStore`), encrypted when it finished, else plain as it was (all of it or
+ * nothing); what waited then runs on the reopened store. A key change runs through the gate too,
+ * one at a time with an import (which reopens the store with the key it reads at its start).
  * Typed passphrases live in the fields until the work ends, then the fields are emptied.
  */
 import { Engram, StoreError, type AtRestEncryption } from '../../lib/index.js';
@@ -29,7 +33,13 @@ import {
   type UnlockChanged,
   type UnlockChangeStep,
 } from './store-key-change.js';
+import type { StoreWorkSpec } from './store-gate.js';
 import { importStoreKey, type StoreProtection } from './store-unlock.js';
+
+/** A conversion of the store (a plain one encrypted), as the store gate names it to what waits for it. */
+const ENCRYPTION: StoreWorkSpec = { what: 'the store’s encryption', closes: true };
+/** A change of the store's key or passphrase: engram re-wraps it in place, the store stays open. */
+const KEY_CHANGE: StoreWorkSpec = { what: 'a change of the store’s key', closes: false };
 
 /** What the card needs from the app besides the context. */
 export interface StoreKeySectionOptions {
@@ -38,8 +48,8 @@ export interface StoreKeySectionOptions {
   /** Told the new encryption and protection once a change is done and proven (before the card re-renders). */
   onChanged(changed: UnlockChanged): void;
   /**
-   * Closes the app's engram for a conversion in place (a plain store encrypted): the views stay where they are
-   * and agents' calls wait until {@link reopenStore}.
+   * Closes the app's engram for a conversion in place (a plain store encrypted), within the store gate's hold:
+   * the views stay where they are until {@link reopenStore}.
    */
   closeStore(): Promise<void>;
   /** Why the store cannot be closed now (other long work on it, such as a re-embed), or undefined. */
@@ -260,32 +270,37 @@ export class StoreKeySection {
       this.#say('error', problem);
       return;
     }
-    // An import closes the store and reopens it with the encryption it read at its start.
-    if (this.#ctx.engram.closed) {
-      this.#say('error', 'The store is being reopened (an import is running): try again when it ends.');
-      return;
-    }
     this.#busy(true);
     let step: UnlockChangeStep | undefined;
     try {
-      const changed = await changeUnlock(change, {
-        dbName: this.#ctx.dbName,
-        encryption: this.#options.encryption(),
-        protection: this.#ctx.protection,
-        keychainKey: () => this.#keychainKey(),
-        onStep: (now) => {
-          step = now;
-          this.#progress.value = now === 'changing' ? 1 : 2;
-          this.#say(
-            'running',
-            now === 'changing'
-              ? change.kind === 'to-passphrase'
-                ? 'Step 1 of 2: sealing the store’s key under your passphrase…'
-                : 'Step 1 of 2: checking the current passphrase and sealing the store’s key again…'
-              : 'Step 2 of 2: checking that the new key opens the store…',
-          );
+      // After an import or a conversion asked before it (each reopens the store with the key it read at its start).
+      const changed = await this.#ctx.gate.run(
+        KEY_CHANGE,
+        () =>
+          changeUnlock(change, {
+            dbName: this.#ctx.dbName,
+            encryption: this.#options.encryption(),
+            protection: this.#ctx.protection,
+            keychainKey: () => this.#keychainKey(),
+            onStep: (now) => {
+              step = now;
+              this.#progress.value = now === 'changing' ? 1 : 2;
+              this.#say(
+                'running',
+                now === 'changing'
+                  ? change.kind === 'to-passphrase'
+                    ? 'Step 1 of 2: sealing the store’s key under your passphrase…'
+                    : 'Step 1 of 2: checking the current passphrase and sealing the store’s key again…'
+                  : 'Step 2 of 2: checking that the new key opens the store…',
+              );
+            },
+          }),
+        {
+          onWait: (what) => {
+            this.#say('running', `Waiting for ${what} to end…`);
+          },
         },
-      });
+      );
       for (const input of form.querySelectorAll('input')) input.value = '';
       this.#options.onChanged(changed);
       this.#busy(false);
@@ -345,10 +360,6 @@ export class StoreKeySection {
    */
   async #convert(form: HTMLFormElement, slot: HTMLElement, read: () => Promise<UnlockChanged | string>): Promise<void> {
     if (this.#running) return;
-    if (this.#ctx.engram.closed) {
-      this.#say('error', 'The store is being reopened (an import is running): try again when it ends.');
-      return;
-    }
     const busy = this.#options.busy();
     if (busy !== undefined) {
       this.#say('error', `The store cannot be closed now (${busy}): try again when it ends.`);
@@ -367,24 +378,35 @@ export class StoreKeySection {
       return;
     }
     const progress = new ConversionProgressView('Sealing every row of the store in place…');
-    replace(slot, progress.root);
     // The conversion's bar counts the rows; the card's two-step line is for key changes.
     this.#progress.hidden = true;
-    this.#say('running', 'The store is closed while it is encrypted: the other views and agents wait for it.');
-    const before = this.#ctx.protection;
+    const encryption = target.encryption;
     let outcome: ConversionOutcome | undefined;
     let failure: unknown;
     try {
-      await this.#options.closeStore();
-      const { encryption } = target;
-      outcome = await progress.run((work) => Engram.encryptStore(this.#ctx.dbName, { encryption, ...work }));
-    } catch (e) {
-      failure = e;
-    }
-    this.#say('running', 'Opening the store again…');
-    try {
-      await this.#options.reopenStore(
-        outcome?.kind === 'done' ? target : { encryption: undefined, protection: before },
+      // Closed only once the chat turns, agents' calls and exports running have ended (what comes meanwhile waits).
+      await this.#ctx.gate.run(
+        ENCRYPTION,
+        async () => {
+          const before = this.#ctx.protection;
+          replace(slot, progress.root);
+          this.#say('running', 'The store is closed while it is encrypted: the other views and agents wait for it.');
+          try {
+            await this.#options.closeStore();
+            outcome = await progress.run((work) => Engram.encryptStore(this.#ctx.dbName, { encryption, ...work }));
+          } catch (e) {
+            failure = e;
+          }
+          this.#say('running', 'Opening the store again…');
+          await this.#options.reopenStore(
+            outcome?.kind === 'done' ? target : { encryption: undefined, protection: before },
+          );
+        },
+        {
+          onWait: (what) => {
+            this.#say('running', `Waiting for ${what} to end before the store is closed…`);
+          },
+        },
       );
     } catch (e) {
       this.#busy(false);

@@ -4,7 +4,8 @@
  * to the shell (a save dialog, or a download), sealed under a passphrase when
  * asked; import reads one (an open dialog, or a file picker), asks for the
  * passphrase when the file is encrypted, closes the store, imports (merge or
- * replace; a bad file or a wrong passphrase leaves the store as it was) and reopens it.
+ * replace; a bad file or a wrong passphrase leaves the store as it was) and reopens it,
+ * one at a time with a key change or a conversion of the store (store-gate.ts).
  */
 import {
   Engram,
@@ -16,6 +17,7 @@ import {
 } from '../../lib/index.js';
 import { h } from '../../ui/dom.js';
 import { unwrap, type AppContext, type View } from './app-context.js';
+import type { StoreWorkSpec } from './store-gate.js';
 
 /** The store options the app opens engram with (the embedder), for reopening after an import. */
 export type OpenOptions = Omit<Parameters<typeof Engram.open>[0], 'name'>;
@@ -32,6 +34,11 @@ const PHASES: Readonly<Record<TransferProgress['phase'] | IndexProgress['phase']
   reembed: 'Re-embedding',
   damaged: 'Skipping a damaged row',
 };
+
+/** An export, as the store gate names it to a conversion or an import that waits for it. */
+const EXPORT = 'an export';
+/** An import closes the app's engram and opens it again (store-gate.ts). */
+const IMPORT: StoreWorkSpec = { what: 'an import', closes: true };
 
 /** Fewest characters of an export passphrase (as the library holds it). */
 const MIN_PASSPHRASE = 8;
@@ -187,13 +194,24 @@ export class TransferView implements View {
     }
     const signal = this.#begin();
     try {
-      const blob = await this.#ctx.engram.export({
-        signal,
-        onProgress: (p) => {
-          this.#progress(p);
+      // On the open store: while a conversion or an import has closed it, after its reopen.
+      const blob = await this.#ctx.gate.use(
+        EXPORT,
+        () =>
+          this.#ctx.engram.export({
+            signal,
+            onProgress: (p) => {
+              this.#progress(p);
+            },
+            ...(encrypted ? { encrypt: passphrase } : {}),
+          }),
+        {
+          signal,
+          onWait: (what) => {
+            this.#waiting(what);
+          },
         },
-        ...(encrypted ? { encrypt: passphrase } : {}),
-      });
+      );
       const bytes = new Uint8Array(await blob.arrayBuffer());
       const suggestedName = exportFileName(new Date(), encrypted);
       const answer = await unwrap(this.#ctx.bridge.saveFile({ suggestedName, bytes }));
@@ -234,11 +252,34 @@ export class TransferView implements View {
     this.#filePassphrase.focus();
   }
 
-  /** Closes the store, imports `file` (opened with `passphrase` when it is encrypted) and reopens the store. */
+  /**
+   * Closes the store, imports `file` (opened with `passphrase` when it is encrypted) and reopens the store:
+   * through the store gate, after a key change or a conversion asked before it (so it opens the store with
+   * the key every opening passes then), and once the chat turns, agents' calls and exports running ended.
+   */
   async #importFile(name: string, file: Blob, passphrase: string | undefined): Promise<void> {
     const mode = this.#mode.value as ImportMode;
     const signal = this.#begin();
+    try {
+      await this.#ctx.gate.run(IMPORT, () => this.#closeAndImport(name, file, passphrase, mode, signal), {
+        onWait: (what) => {
+          this.#waiting(what);
+        },
+      });
+    } finally {
+      this.#ctx.changed();
+    }
+  }
+
+  async #closeAndImport(
+    name: string,
+    file: Blob,
+    passphrase: string | undefined,
+    mode: ImportMode,
+    signal: AbortSignal,
+  ): Promise<void> {
     const { engram, dbName } = this.#ctx;
+    this.#label.textContent = 'Starting…';
     await engram.close();
     try {
       this.#ctx.engram = await Engram.import(file, {
@@ -262,9 +303,12 @@ export class TransferView implements View {
         this.#end('failed', 'That passphrase does not open the file; nothing was changed. Try again.');
         this.#filePassphrase.select();
       } else this.#fail(e);
-    } finally {
-      this.#ctx.changed();
     }
+  }
+
+  /** Says what the transfer waits for before it can start. */
+  #waiting(what: string): void {
+    this.#label.textContent = `Waiting for ${what} to end…`;
   }
 
   #begin(): AbortSignal {

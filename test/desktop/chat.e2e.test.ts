@@ -24,6 +24,7 @@ import {
   ensureOfflineModel,
   lastTurnReport,
   preparePage,
+  rawDatabase,
   requireChromium,
   screenshot,
   sendTurn,
@@ -38,6 +39,9 @@ const SHOTS = resolve(import.meta.dirname, '__screenshots__');
 let server: ViteDevServer | undefined;
 let streaming: ScriptedServer | undefined;
 let stalling: ScriptedServer | undefined;
+/** Holds its first reply while the test starts the store's encryption (the conversion waits for the turn). */
+let sealing: ScriptedServer | undefined;
+let releaseSealing!: () => void;
 let closedUrl: string;
 let context: BrowserContext | undefined;
 let page: Page;
@@ -67,7 +71,7 @@ async function launch(): Promise<void> {
     context,
     { app: 'desktop', origin },
     {
-      allow: [...[streaming!, stalling!].map((s) => new URL(s.baseUrl).origin), new URL(closedUrl).origin],
+      allow: [...[streaming!, stalling!, sealing!].map((s) => new URL(s.baseUrl).origin), new URL(closedUrl).origin],
       requested,
       reportCsp: true,
       errors: pageErrors,
@@ -135,6 +139,11 @@ beforeAll(async () => {
     cors: true,
     fallback: fromPrompt,
   });
+  const sealingHold = new Promise<void>((r) => (releaseSealing = r));
+  sealing = await startScriptedServer([{ stream: ['Noted: the bicycle ', 'is in the hallway.'], hold: sealingHold }], {
+    cors: true,
+    fallback: fromPrompt,
+  });
   const gone = await startScriptedServer([], { cors: true });
   closedUrl = gone.baseUrl;
   await gone.close();
@@ -144,9 +153,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   releaseFirst();
+  releaseSealing();
   await context?.close();
   await streaming?.close();
   await stalling?.close();
+  await sealing?.close();
   await server?.close();
   await rm(profile, { recursive: true, force: true });
 });
@@ -271,12 +282,96 @@ describe('desktop chat', () => {
     expect(await lastReply()).toBe('I remember that your name is Ana and you live in Porto.');
   }, 150_000);
 
+  it('a turn streaming when the store’s encryption starts is stored before the store closes; a message sent while it is closed waits on screen and is stored after the reopen', async () => {
+    await setServer(sealing!.baseUrl);
+    const before = await turns();
+    await type('I keep my bicycle in the hallway');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="streaming"] .bubble')?.textContent === 'Noted: the bicycle ',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    // What the page shows along the way: the store's states, the waiting bubble; a message typed and sent
+    // the moment the store closes (the composer is free again: the first turn was stored just before).
+    await page.evaluate(() => {
+      const seen = { store: [] as string[], waiting: [] as string[], inputs: [] as string[] };
+      (window as unknown as { sealSeen: typeof seen }).sealSeen = seen;
+      new MutationObserver(() => {
+        const store = document.body.dataset['store'] ?? '';
+        if (seen.store.at(-1) !== store) {
+          seen.store.push(store);
+          if (store === 'closed') {
+            const input = document.querySelector<HTMLInputElement>('[data-testid="chat-input"]')!;
+            input.value = 'Where is my bicycle?';
+            document.querySelector<HTMLButtonElement>('[data-testid="send"]')!.click();
+            seen.inputs.push(input.value);
+          }
+        }
+        const bubble = document.querySelector<HTMLElement>('[data-testid="streaming"] .bubble[data-waiting]');
+        if (bubble !== null && seen.waiting.at(-1) !== bubble.textContent) seen.waiting.push(bubble.textContent);
+      }).observe(document.body, { attributes: true, subtree: true, childList: true, characterData: true });
+    });
+    await page.click('[data-testid="nav-status"]');
+    await page.waitForSelector('[data-view="status"][data-state="ready"]', { timeout: STEP_WAIT });
+    await page.fill('[data-testid="encrypt-new"]', 'heron pebble saffron');
+    await page.fill('[data-testid="encrypt-confirm"]', 'heron pebble saffron');
+    await page.click('[data-testid="encrypt-passphrase-form-submit"]');
+    // The conversion waits for the turn: the store stays open, the card says why.
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="store-key-message"]')?.textContent ===
+        'Waiting for a chat turn to end before the store is closed…',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    expect(await page.getAttribute('body', 'data-store')).toBe('open');
+    await shot('chat-conversion-waits');
+    // Back to the chat (the store is open, so the navigation is too), and the model answers.
+    await page.click('[data-testid="nav-chat"]');
+    releaseSealing();
+    await page.waitForSelector('[data-testid="store-key-message"][data-state="done"]', {
+      state: 'attached',
+      timeout: STEP_WAIT,
+    });
+    await turnsAre(before + 2);
+    const seen = await page.evaluate(
+      () => (window as unknown as { sealSeen: { store: string[]; waiting: string[]; inputs: string[] } }).sealSeen,
+    );
+    expect(seen.store).toEqual(['open', 'closed', 'open']);
+    // The message sent while the store was closed left the composer for a waiting bubble, and was sent after the reopen.
+    expect(seen.inputs).toEqual(['']);
+    expect(seen.waiting).toEqual([
+      'Waiting: the store is closed for the store’s encryption; your message is sent once it reopens…',
+    ]);
+    expect(await page.innerText('[data-testid="store-key-message"]')).toMatch(
+      /^Your memories are now encrypted on this disk \(\d+ rows sealed\) with your passphrase/,
+    );
+    expect((await page.locator('.msg.user .bubble').allInnerTexts()).slice(-2)).toEqual([
+      'I keep my bicycle in the hallway',
+      'Where is my bicycle?',
+    ]);
+    expect(await page.locator('[data-testid="turn"] .bubble').nth(-2).innerText()).toBe(
+      'Noted: the bicycle is in the hallway.',
+    );
+    expect(await lastTurn('recalled')).toContain('I keep my bicycle in the hallway');
+    expect(await page.locator('[data-testid="chat-error"]').isHidden()).toBe(true);
+    await shot('chat-after-conversion');
+    // Both turns were written to the encrypted store: sealed on disk.
+    const raw = await rawDatabase(page, 'engram-desktop');
+    expect(raw).toContain('"key":"atRest"');
+    expect(raw).not.toContain('bicycle');
+  }, 120_000);
+
   it('nothing left the device except to the model servers the user set', () => {
     const origins = new Set(
       requested.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:')).map((u) => new URL(u).origin),
     );
     expect([...origins].sort()).toEqual(
-      [origin, new URL(streaming!.baseUrl).origin, new URL(stalling!.baseUrl).origin, new URL(closedUrl).origin].sort(),
+      [
+        origin,
+        ...[streaming!, stalling!, sealing!].map((s) => new URL(s.baseUrl).origin),
+        new URL(closedUrl).origin,
+      ].sort(),
     );
     // To the model servers: only the reachability check and the chat completions.
     const toModels = requested.filter(
