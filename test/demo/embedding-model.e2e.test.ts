@@ -88,7 +88,12 @@ describe('demo page: embedding model', () => {
       DEFAULT_EMBEDDING_MODEL,
       { timeout: STEP_WAIT },
     );
-    expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(DEFAULT_EMBEDDING_MODEL);
+    // The settings say so too (updated after the status line, in the same turn of the page or the next).
+    await page.waitForFunction(
+      (id) => document.querySelector('[data-testid="model-in-use"]')?.getAttribute('data-model') === id,
+      DEFAULT_EMBEDDING_MODEL,
+      { timeout: STEP_WAIT },
+    );
     await shot('embedding-done');
     // The page keeps working on the reopened store: another turn is stored and counted.
     await chat('My sister lives in Lisbon and works as an architect.');
