@@ -17,6 +17,8 @@
  * only trusted state kept outside the disk could tell.
  */
 
+import { bytesHoldKeys, compareKey, SortedKeys } from './sorted-keys.js';
+
 /** The prefix of the ledger's own `meta` rows (head and journal), which the ledger does not version. */
 export const FRESHNESS_PREFIX = 'fresh/';
 /** The `meta` key of the head: the last write transaction's number and its journal parts. */
@@ -143,40 +145,72 @@ function sortedKeys(keys: readonly string[]): boolean {
 }
 
 /**
- * One table's versions: the keys a snapshot saved (sorted, looked up by binary search: an open
- * builds no map of every row) under the changes since (a map; GONE marks a deleted key).
+ * One table's versions as a snapshot record holds them: the keys sorted, as UTF-8 bytes with the
+ * end of each (sorted-keys.ts), and their versions. Older records (and a table with a key UTF-8
+ * cannot hold) have `keys` as a JSON array of strings (its UTF-8 bytes, or a string) and no `ends`.
+ */
+export interface SavedTable {
+  keys: Uint8Array | string;
+  ends?: Uint32Array;
+  versions: Float64Array;
+}
+
+/** Grows a block of bytes and the ends of the keys put into it. */
+class KeysBuilder {
+  #bytes = new Uint8Array(1 << 16);
+  #length = 0;
+  readonly ends: number[] = [];
+
+  #room(bytes: number): void {
+    if (this.#length + bytes <= this.#bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + bytes));
+    grown.set(this.#bytes.subarray(0, this.#length));
+    this.#bytes = grown;
+  }
+
+  put(bytes: Uint8Array): void {
+    this.#room(bytes.length);
+    this.#bytes.set(bytes, this.#length);
+    this.#length += bytes.length;
+    this.ends.push(this.#length);
+  }
+
+  /** Puts `key` as UTF-8 (it holds no lone surrogate: see bytesHoldKeys). */
+  putKey(key: string): void {
+    this.#room(key.length * 3);
+    this.#length += ENCODER.encodeInto(key, this.#bytes.subarray(this.#length)).written;
+    this.ends.push(this.#length);
+  }
+
+  bytes(): Uint8Array {
+    return this.#bytes.slice(0, this.#length);
+  }
+}
+
+const ENCODER = new TextEncoder();
+
+/**
+ * One table's versions: the keys a snapshot saved (sorted, looked up by binary search over their
+ * bytes: an open builds no string or map per row) under the changes since (a map; GONE marks a
+ * deleted key).
  */
 class TableVersions {
-  #keys: readonly string[] = [];
+  #saved: SortedKeys = SortedKeys.of([]);
   #versions: Float64Array = new Float64Array(0);
   readonly #changed = new Map<string, number>();
 
   /** Versions saved as sorted `keys` and their `versions` (same length). */
-  static saved(keys: readonly string[], versions: Float64Array): TableVersions {
+  static saved(keys: SortedKeys, versions: Float64Array): TableVersions {
     const table = new TableVersions();
-    table.#keys = keys;
+    table.#saved = keys;
     table.#versions = versions;
     return table;
-  }
-
-  #savedAt(key: string): number {
-    const keys = this.#keys;
-    let lo = 0;
-    let hi = keys.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const k = keys[mid]!;
-      if (k === key) return mid;
-      if (k < key) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
   }
 
   get(key: string): number | undefined {
     const changed = this.#changed.get(key);
     if (changed !== undefined) return changed === GONE ? undefined : changed;
-    const at = this.#savedAt(key);
+    const at = this.#saved.indexOf(key);
     return at < 0 ? undefined : this.#versions[at];
   }
 
@@ -185,28 +219,84 @@ class TableVersions {
   }
 
   delete(key: string): void {
-    if (this.#savedAt(key) < 0) this.#changed.delete(key);
+    if (this.#saved.indexOf(key) < 0) this.#changed.delete(key);
     else this.#changed.set(key, GONE);
   }
 
-  /** Every live key and its version, keys sorted: the saved ones merged with the changes. */
-  sorted(): { keys: string[]; versions: Float64Array } {
-    const extra = [...this.#changed.keys()].filter((k) => this.#savedAt(k) < 0).sort((a, b) => (a < b ? -1 : 1));
-    const keys: string[] = [];
+  /**
+   * Every live key and its version as a record holds them ({@link SavedTable}): the saved keys'
+   * bytes copied as they are, merged in order with the changes.
+   */
+  toSaved(): SavedTable {
+    const saved = this.#saved;
+    // The changes by place among the saved keys, and the keys the snapshot did not hold, sorted.
+    const overrides = new Map<number, number>();
+    const extra: string[] = [];
+    for (const [key, v] of this.#changed) {
+      const at = saved.indexOf(key);
+      if (at < 0) extra.push(key);
+      else overrides.set(at, v);
+    }
+    extra.sort((a, b) => (a < b ? -1 : 1));
+    if (!bytesHoldKeys(extra)) return this.#asJson(extra);
+    const out = new KeysBuilder();
     const versions: number[] = [];
-    const push = (key: string): void => {
-      const v = this.get(key);
-      if (v === undefined) return;
-      keys.push(key);
+    const put = (bytes: Uint8Array | string, v: number | undefined): void => {
+      if (v === undefined || v === GONE) return;
+      if (typeof bytes === 'string') out.putKey(bytes);
+      else out.put(bytes);
       versions.push(v);
     };
     let j = 0;
-    for (const key of this.#keys) {
-      while (j < extra.length && extra[j]! < key) push(extra[j++]!);
-      push(key);
+    for (let i = 0; i < saved.length; i++) {
+      const start = saved.start(i);
+      const end = saved.ends[i]!;
+      for (; j < extra.length && compareKey(extra[j]!, saved.bytes, start, end) < 0; j++)
+        put(extra[j]!, this.#changed.get(extra[j]!));
+      put(saved.bytes.subarray(start, end), overrides.get(i) ?? this.#versions[i]);
     }
-    while (j < extra.length) push(extra[j++]!);
-    return { keys, versions: Float64Array.from(versions) };
+    for (; j < extra.length; j++) put(extra[j]!, this.#changed.get(extra[j]!));
+    return { keys: out.bytes(), ends: Uint32Array.from(out.ends), versions: Float64Array.from(versions) };
+  }
+
+  /** The older form, for keys UTF-8 cannot hold: every live key as a JSON array (sorted) and its version. */
+  #asJson(extra: readonly string[]): SavedTable {
+    const keys = [...Array.from({ length: this.#saved.length }, (_, i) => this.#saved.at(i)), ...extra].sort((a, b) =>
+      a < b ? -1 : 1,
+    );
+    const live = keys.filter((k) => this.get(k) !== undefined);
+    return { keys: ENCODER.encode(JSON.stringify(live)), versions: Float64Array.from(live, (k) => this.get(k)!) };
+  }
+
+  /** A table of a record ({@link SavedTable}), or undefined when it is not one. */
+  static fromSaved(value: unknown): TableVersions | undefined {
+    const { keys, ends, versions } = (value ?? {}) as Partial<SavedTable>;
+    if (!(versions instanceof Float64Array)) return undefined;
+    if (ends !== undefined) {
+      const sorted =
+        ends instanceof Uint32Array && keys instanceof Uint8Array && ends.length === versions.length
+          ? SortedKeys.read(keys, ends)
+          : undefined;
+      return sorted === undefined ? undefined : TableVersions.saved(sorted, versions);
+    }
+    return TableVersions.#fromJson(keys, versions);
+  }
+
+  /** A table of the older form: keys as a JSON array (sorted, or in any order: held as changes). */
+  static #fromJson(keys: unknown, versions: Float64Array): TableVersions | undefined {
+    if (!(typeof keys === 'string' || keys instanceof Uint8Array)) return undefined;
+    let names: unknown;
+    try {
+      names = JSON.parse(typeof keys === 'string' ? keys : new TextDecoder().decode(keys));
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(names) || names.length !== versions.length) return undefined;
+    if (!names.every((k) => typeof k === 'string')) return undefined;
+    if (sortedKeys(names) && bytesHoldKeys(names)) return TableVersions.saved(SortedKeys.of(names), versions);
+    const table = new TableVersions();
+    for (let i = 0; i < names.length; i++) table.set(names[i]!, versions[i]!);
+    return table;
   }
 }
 
@@ -276,49 +366,23 @@ export class FreshnessLedger {
     this.stale = false;
   }
 
-  /**
-   * The ledger as a snapshot record: per table its keys, sorted, as the UTF-8 bytes of a JSON
-   * array (bytes, not a string: the record's encoding stores them as they are, not escaped into
-   * its own JSON) and their versions.
-   */
-  toRecord(): { n: number; tables: Record<string, { keys: Uint8Array; versions: Float64Array }> } {
-    const tables: Record<string, { keys: Uint8Array; versions: Float64Array }> = {};
-    const encoder = new TextEncoder();
-    for (const [table, versions] of this.#versions) {
-      const { keys, versions: v } = versions.sorted();
-      tables[table] = { keys: encoder.encode(JSON.stringify(keys)), versions: v };
-    }
+  /** The ledger as a snapshot record: per table its keys, sorted, and their versions ({@link SavedTable}). */
+  toRecord(): { n: number; tables: Record<string, SavedTable> } {
+    const tables: Record<string, SavedTable> = {};
+    for (const [table, versions] of this.#versions) tables[table] = versions.toSaved();
     return { n: this.head, tables };
   }
 
-  /** Loads a snapshot record made by {@link toRecord}; false when it is not one. */
+  /** Loads a snapshot record made by {@link toRecord} (or by an older version of it); false when it is not one. */
   fromRecord(record: unknown): boolean {
     if (typeof record !== 'object' || record === null) return false;
     const { n, tables } = record as { n?: unknown; tables?: unknown };
     if (!Number.isSafeInteger(n) || typeof tables !== 'object' || tables === null) return false;
     const loaded = new Map<string, TableVersions>();
-    const decoder = new TextDecoder();
     for (const [table, value] of Object.entries(tables)) {
-      const { keys, versions } = (value ?? {}) as { keys?: unknown; versions?: unknown };
-      // Keys as bytes (sorted) since the ledger looks them up without a map; a string in older snapshots.
-      if (!(typeof keys === 'string' || keys instanceof Uint8Array) || !(versions instanceof Float64Array))
-        return false;
-      let names: unknown;
-      try {
-        names = JSON.parse(typeof keys === 'string' ? keys : decoder.decode(keys));
-      } catch {
-        return false;
-      }
-      if (!Array.isArray(names) || names.length !== versions.length) return false;
-      if (!names.every((k) => typeof k === 'string')) return false;
-      const keyList = names;
-      if (sortedKeys(keyList)) loaded.set(table, TableVersions.saved(keyList, versions));
-      else {
-        // An older snapshot's keys, in no order: held as changes.
-        const versionsOf = new TableVersions();
-        for (let i = 0; i < keyList.length; i++) versionsOf.set(keyList[i]!, versions[i]!);
-        loaded.set(table, versionsOf);
-      }
+      const versions = TableVersions.fromSaved(value);
+      if (versions === undefined) return false;
+      loaded.set(table, versions);
     }
     this.clear();
     for (const [table, map] of loaded) this.#versions.set(table, map);
