@@ -5,7 +5,7 @@
  */
 import { EngramError, isEngramError, type Engram } from '../../lib/index.js';
 import type { BridgeResult, DesktopBridge } from '../preload/bridge-api.js';
-import type { StoreGate } from './store-gate.js';
+import type { StoreGate } from '../../ui/store-gate.js';
 import type { StoreProtection } from './store-unlock.js';
 
 /** The app's views, in menu order. */

@@ -17,7 +17,7 @@ import {
 } from '../../lib/index.js';
 import { h } from '../../ui/dom.js';
 import { unwrap, type AppContext, type View } from './app-context.js';
-import type { StoreWorkSpec } from './store-gate.js';
+import type { StoreWorkSpec } from '../../ui/store-gate.js';
 
 /** The store options the app opens engram with (the embedder), for reopening after an import. */
 export type OpenOptions = Omit<Parameters<typeof Engram.open>[0], 'name'>;
