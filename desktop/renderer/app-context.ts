@@ -34,7 +34,7 @@ export interface AppContext {
   protection: StoreProtection;
   /**
    * Who may use the store when: chat turns, agents' calls and exports run on the open store (and wait while
-   * a conversion or an import has closed it); those and key changes run one at a time (store-gate.ts).
+   * a conversion or an import has closed it); those and key changes run one at a time (ui/store-gate.ts).
    */
   readonly gate: StoreGate;
   /** Shows a view. */
