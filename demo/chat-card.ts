@@ -1,10 +1,12 @@
 /**
  * The demo's chat card: its title and subtitle (who talks, which model answers,
  * how recall works) above the shared chat (ui/chat-panel.ts), which the demo
- * feeds with its store, the active user and agent, and the model settings.
+ * feeds with its store, the active user and agent, and the model settings. Its
+ * turns run through the page's store gate (ui/store-gate.ts), as the desktop's do.
  */
 import { byId } from '../ui/dom.js';
 import { ChatPanel, RECALL_LIMIT, recallThreshold } from '../ui/chat-panel.js';
+import type { StoreGate } from '../ui/store-gate.js';
 import { modelLabels } from '../ui/turn-record.js';
 import type { DemoContext } from './context.js';
 import { labelOf, modelLabel, threadOf, toModel } from './settings.js';
@@ -18,7 +20,8 @@ export class ChatCard {
   readonly #ctx: DemoContext;
   readonly #panel: ChatPanel;
 
-  constructor(ctx: DemoContext) {
+  /** `gate`: the page's store gate, through which each turn runs (it waits while a conversion has closed the store). */
+  constructor(ctx: DemoContext, gate: StoreGate) {
     this.#ctx = ctx;
     this.#panel = new ChatPanel({
       engram: () => ctx.engram,
@@ -29,6 +32,7 @@ export class ChatCard {
       labels: DEMO_MODEL_LABELS,
       suggestions: (scope) => (SUGGESTIONS[scope.userId] ?? []).map((s) => s.text),
       afterTurn: () => ctx.refresh(),
+      gate,
     });
     byId('chat-mount').append(this.#panel.root);
   }

@@ -26,14 +26,18 @@ import { StatusLine } from './status-line.js';
 import { EmbeddingPanel } from './embedding-panel.js';
 import { holdPanels } from './hold-panels.js';
 import { EncryptionCard, unlockDemoStore } from './store-encryption.js';
+import { StoreGate } from '../ui/store-gate.js';
 import { StoreWork } from '../ui/store-work.js';
 
 /** The IndexedDB database of the demo. */
 const DB_NAME = 'engram-demo';
 /** localStorage key of the embedding model picked in the settings. */
 const MODEL_CHOICE_KEY = 'engram-demo:embedding-model';
-/** The panels held while the store is converted: every card but the encryption card (the re-embed card too). */
-const HELD_PANELS = '.reembed-card, .layout .card:not(.encryption)';
+/**
+ * The panels held while the store is converted: every card but the encryption card (the re-embed card too)
+ * and the chat, of which only the model settings (a message sent meanwhile waits for the reopen, StoreGate).
+ */
+const HELD_PANELS = '.reembed-card, .layout .card:not(.encryption):not(.chat), #settings-toggle, #settings';
 
 async function main(): Promise<void> {
   const status = new StatusLine();
@@ -87,7 +91,10 @@ async function main(): Promise<void> {
       chat.showError(e);
     },
   };
-  const chat = new ChatCard(ctx);
+  // A conversion closes the store once the chat turn streaming is stored; a message sent meanwhile waits for the
+  // reopen (kept on screen), or is refused with why when the reopen failed (its text back in the composer).
+  const gate = new StoreGate(() => !ctx.engram.closed);
+  const chat = new ChatCard(ctx, gate);
   const scope = new ScopePanel(ctx);
   const search = new SearchPanel(ctx);
   const memories = new MemoryPanel(ctx);
@@ -113,6 +120,7 @@ async function main(): Promise<void> {
     // Converting, then the page's refresh says ready again (with the counts of the reopened store), or the failure.
     status,
     work: storeWork,
+    gate,
   });
   byId('side').append(encryptionCard.root);
   const embedding = new EmbeddingPanel(ctx, {

@@ -25,11 +25,12 @@ import {
   type IndexProgress,
   type KnownEmbeddingModel,
 } from '../lib/index.js';
-import { ConversionProgressView } from '../ui/conversion-progress.js';
+import { CONVERSION_WORK, ConversionProgressView } from '../ui/conversion-progress.js';
 import { h, replace } from '../ui/dom.js';
 import { errorText } from '../ui/error-text.js';
 import { planModels, type ModelPlan } from '../ui/model-picking.js';
 import { MIN_PASSPHRASE_CHARS, PassphrasePanel, attemptFailure, keyFailureOf } from '../ui/passphrase-panel.js';
+import type { StoreGate } from '../ui/store-gate.js';
 import { StoreWork } from '../ui/store-work.js';
 import type { DemoContext } from './context.js';
 
@@ -132,10 +133,16 @@ export interface EncryptionCardOptions {
   readonly status?: ConversionStatus;
   /** The page's long works on its store (a re-embed): a conversion starts only when none runs, and none while it does. */
   readonly work?: StoreWork;
+  /**
+   * The page's store gate (ui/store-gate.ts): a conversion closes the store only once the chat turn
+   * streaming is stored (the card says it waits), and a message sent while the store is closed waits
+   * on screen until the store is open again and the page rendered from it.
+   */
+  readonly gate: StoreGate;
 }
 
-/** A conversion, as {@link StoreWork} names it to the other long works on the store. */
-export const CONVERSION_WORK = 'a conversion of the store’s encryption';
+/** The card's reopen after a failed one, as the store gate names it to a message that waits for it. */
+const REOPEN_WORK = 'a reopen of the store';
 
 /** What an open is doing to its index (IndexProgress.phase), in words. */
 const INDEX_PHASES: Record<IndexProgress['phase'], string> = {
@@ -336,40 +343,57 @@ export class EncryptionCard {
     }
     const release = work?.begin(CONVERSION_WORK);
     this.#setBusy(true);
-    this.#options.hold?.(true);
-    this.#options.status?.converting();
     const before = this.#encryption;
-    let closed = false;
+    const run = { closed: false, held: false };
     let result: ConversionResult | undefined;
     let failure: string | undefined;
     let error: unknown;
     try {
-      const { engram } = this.#ctx;
-      this.#model = knownEmbeddingModel((await engram.ready()).embedderId);
-      closed = true;
-      await engram.close();
-      try {
-        this.#say('Converting…', 'working');
-        const outcome = await this.#progress.run(convert);
-        if (outcome.kind === 'done') result = outcome.result;
-        else failure = 'Cancelled: the store was left as it was.';
-      } catch (e) {
-        failure = attemptFailure(e);
-      }
-      if (result !== undefined) this.#encryption = next;
-      await this.#reopen();
+      // Closed once the chat turn streaming is stored; a message sent meanwhile waits for the page's render below.
+      await this.#options.gate.run(
+        { what: CONVERSION_WORK, closes: true },
+        async () => {
+          run.held = true;
+          this.#options.hold?.(true);
+          this.#options.status?.converting();
+          try {
+            const { engram } = this.#ctx;
+            this.#model = knownEmbeddingModel((await engram.ready()).embedderId);
+            run.closed = true;
+            await engram.close();
+            try {
+              this.#say('Converting…', 'working');
+              const outcome = await this.#progress.run(convert);
+              if (outcome.kind === 'done') result = outcome.result;
+              else failure = 'Cancelled: the store was left as it was.';
+            } catch (e) {
+              failure = attemptFailure(e);
+            }
+            if (result !== undefined) this.#encryption = next;
+            await this.#reopen();
+          } finally {
+            // Every way out lets go of the panels: the page renders them from the reopened store, or they show the failure.
+            this.#options.hold?.(false);
+          }
+          // Open again: the panels were released, now rendered from it (a control's state follows the store).
+          await this.#renderPage();
+        },
+        {
+          onWait: (what) => {
+            this.#say(`Waiting for ${what} to be stored before the store is closed…`, 'working');
+          },
+        },
+      );
     } catch (e) {
       error = e;
-      this.#closed = closed;
+      this.#closed = run.closed;
     } finally {
-      // Every way out lets go of the panels: the page renders them from the reopened store, or they show the failure.
-      this.#options.hold?.(false);
       release?.();
       this.#setBusy(false);
     }
     if (error !== undefined) {
       const what = errorText(error);
-      if (!closed) {
+      if (!run.closed) {
         // Nothing was converted (the engram's ready() or close() failed): the store is as it was, and open.
         const text = `The store was not converted (${what}); it is ${keptAs(before)}, as before.`;
         this.#say(text, 'error');
@@ -387,8 +411,6 @@ export class EncryptionCard {
       await this.render();
       return undefined;
     }
-    // Open again: the panels were released, now rendered from it (a control's state follows the store).
-    await this.#renderPage();
     if (failure !== undefined) {
       this.#say(failure, 'error');
       return undefined;
@@ -400,18 +422,24 @@ export class EncryptionCard {
   async #reopenAgain(): Promise<void> {
     if (this.#busy || !this.#closed) return;
     this.#setBusy(true);
-    this.#options.hold?.(true);
     let error: unknown;
     try {
-      await this.#reopen();
+      // A message sent meanwhile waits for the page's render from the reopened store.
+      await this.#options.gate.run({ what: REOPEN_WORK, closes: true }, async () => {
+        this.#options.hold?.(true);
+        try {
+          await this.#reopen();
+        } finally {
+          this.#options.hold?.(false);
+        }
+        await this.#renderPage();
+      });
     } catch (e) {
       error = e;
     } finally {
-      this.#options.hold?.(false);
       this.#setBusy(false);
     }
     if (error === undefined) {
-      await this.#renderPage();
       this.#say(`The store is open again, ${keptAs(this.#encryption)}.`, 'info');
       return;
     }

@@ -11,8 +11,12 @@
 import { Assistant, retrievalProfile, type Engram, type LlmOption, type Message } from '../lib/index.js';
 import { formatTime, h, replace } from './dom.js';
 import { errorText } from './error-text.js';
+import type { StoreGate } from './store-gate.js';
 import { turnCard } from './turn-card.js';
 import { turnDetailsOf, type ModelLabels } from './turn-record.js';
+
+/** A chat turn, as the app's store gate names it to a conversion or an import that waits for it. */
+export const CHAT_TURN = 'a chat turn';
 
 /** Memories recalled per turn. */
 export const RECALL_LIMIT = 3;
@@ -63,17 +67,12 @@ export interface ChatHost {
   /** After a turn (stored or failed): the host re-reads what it shows, this chat included. */
   afterTurn(): Promise<void>;
   /**
-   * Runs a turn (and the re-read after it) when the store is open: the desktop's store gate holds it
-   * while the store is closed for a conversion or an import, telling `wait.onWait` what it waits for,
-   * and holds the closing until the turn ended. Without it the turn runs at once.
+   * The app's store gate (ui/store-gate.ts): a turn (and the re-read after it) runs through it as
+   * {@link CHAT_TURN}, so it waits, its text on screen, while a conversion or an import has closed the
+   * store (the Stop button ends the wait), and a closing waits until the turn streaming is stored.
+   * Without it the turn runs at once.
    */
-  useStore?(turn: () => Promise<void>, wait: StoreWait): Promise<void>;
-}
-
-/** How a turn waits for the store: told what it waits for; the Stop button's signal ends the wait. */
-export interface StoreWait {
-  readonly onWait: (what: string) => void;
-  readonly signal: AbortSignal;
+  readonly gate?: StoreGate;
 }
 
 /** The chat column: error, messages, chips and composer. */
@@ -171,7 +170,7 @@ export class ChatPanel {
 
   /**
    * Runs one turn: recall, the model (streamed), then the turn is stored; the page shows what it did.
-   * While the host's store is closed (useStore) the turn waits, its text on screen, and is sent once the
+   * While the host's store is closed (its gate) the turn waits, its text on screen, and is sent once the
    * store is open again; a turn that fails, or whose wait is stopped, puts its text back in the composer.
    */
   async send(text: string): Promise<void> {
@@ -220,9 +219,9 @@ export class ChatPanel {
       await host.afterTurn();
     };
     try {
-      if (host.useStore === undefined) await turn();
+      if (host.gate === undefined) await turn();
       else
-        await host.useStore(turn, {
+        await host.gate.use(CHAT_TURN, turn, {
           signal: abort.signal,
           onWait: (what) => {
             bubble.dataset['waiting'] = what;

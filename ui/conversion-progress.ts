@@ -9,6 +9,9 @@
 import { isEngramError, type ConversionProgress, type ConversionResult, type ConversionWork } from '../lib/index.js';
 import { h, replace } from './dom.js';
 
+/** A conversion, as the app's long works on its store (ui/store-work.ts) name it to the others (a re-embed). */
+export const CONVERSION_WORK = 'a conversion of the store’s encryption';
+
 /** How a conversion ended: done (with its result) or cancelled (the store as it was). */
 export type ConversionOutcome =
   { readonly kind: 'done'; readonly result: ConversionResult } | { readonly kind: 'cancelled' };

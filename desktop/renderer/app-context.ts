@@ -5,7 +5,7 @@
  */
 import { EngramError, isEngramError, type Engram } from '../../lib/index.js';
 import type { BridgeResult, DesktopBridge } from '../preload/bridge-api.js';
-import type { StoreGate } from './store-gate.js';
+import type { StoreGate } from '../../ui/store-gate.js';
 import type { StoreProtection } from './store-unlock.js';
 
 /** The app's views, in menu order. */
@@ -34,7 +34,7 @@ export interface AppContext {
   protection: StoreProtection;
   /**
    * Who may use the store when: chat turns, agents' calls and exports run on the open store (and wait while
-   * a conversion or an import has closed it); those and key changes run one at a time (store-gate.ts).
+   * a conversion or an import has closed it); those and key changes run one at a time (ui/store-gate.ts).
    */
   readonly gate: StoreGate;
   /** Shows a view. */

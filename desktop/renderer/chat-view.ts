@@ -25,8 +25,6 @@ import {
 } from './model-server.js';
 
 const SCOPE_KEY = 'engram-desktop:chat-scope';
-/** A chat turn, as the store gate names it to a conversion or an import that waits for it. */
-const CHAT_TURN = 'a chat turn';
 const OFFLINE_LABEL = 'scripted agent (offline)';
 /** Longest user or agent id typed here. */
 const MAX_ID_CHARS = 100;
@@ -104,7 +102,7 @@ export class ChatView implements View {
       },
       // A turn sent while a conversion or an import has closed the store waits for its reopen (its text on
       // screen, back in the composer if the wait is stopped); one streaming holds off their close until it is stored.
-      useStore: (turn, wait) => ctx.gate.use(CHAT_TURN, turn, wait),
+      gate: ctx.gate,
     });
     this.#form = h(
       'form',

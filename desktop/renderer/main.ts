@@ -32,7 +32,8 @@ import { AgentsView } from './agents-view.js';
 import { ModelSection } from './model-section.js';
 import { unlockStore } from './store-unlock.js';
 import { StoreKeySection } from './store-key-section.js';
-import { StoreGate } from './store-gate.js';
+import { StoreGate } from '../../ui/store-gate.js';
+import { StoreWork } from '../../ui/store-work.js';
 
 /** The IndexedDB database of the desktop app. */
 const DB_NAME = 'engram-desktop';
@@ -125,7 +126,10 @@ async function main(): Promise<void> {
   // While the Status view converts the store in place (store-key-section.ts) it is closed: the views stay where
   // they are (navigation is paused, body[data-store="closed"]); agents' calls, chat turns and exports wait for it
   // to reopen through the store gate, which also holds the close until the ones running have ended.
-  const gate = new StoreGate();
+  // Told whether the store is open: what waited for a reopen that failed is refused, said, instead of meeting a closed engram.
+  const gate = new StoreGate(() => !ctx.engram.closed);
+  // A re-embed and a conversion of the store's encryption: one at a time, the other's start disabled with why meanwhile.
+  const storeWork = new StoreWork();
   const paused = (): boolean => document.body.dataset['store'] === 'closed';
   const show = async (name: ViewName): Promise<void> => {
     if (paused()) return;
@@ -189,7 +193,6 @@ async function main(): Promise<void> {
     },
   };
   const memories = new MemoriesView(ctx);
-  let modelSection!: ModelSection;
   const agents = new AgentsView(ctx);
   for (const view of [
     new ChatView(ctx),
@@ -203,18 +206,19 @@ async function main(): Promise<void> {
     new ForgetView(ctx),
     new StatusView(
       ctx,
-      (modelSection = new ModelSection(ctx, {
+      new ModelSection(ctx, {
         choiceKey: MODEL_CHOICE_KEY,
         served: plan.served,
         picked: plan.picked,
         embedderFor: transformersEmbedderFor,
+        work: storeWork,
         onModel: (model) => {
           openOptions.embedder = embedderOf(model);
           // The re-embed's result says what happened; the status facts show the model now in use.
           banner.hidden = true;
           if (current === 'status') void show('status');
         },
-      })),
+      }),
       new StoreKeySection(ctx, {
         encryption: () => openOptions.encryption,
         onChanged: ({ encryption, protection }) => {
@@ -224,7 +228,7 @@ async function main(): Promise<void> {
           ctx.protection = protection;
           if (current === 'status') void show('status');
         },
-        busy: () => (modelSection.running ? 'a re-embed is running' : undefined),
+        work: storeWork,
         closeStore: async () => {
           document.body.dataset['store'] = 'closed';
           await ctx.engram.close();

@@ -3,15 +3,22 @@
  * app): the model the store's vectors are made with (in use), the models this app
  * serves with the one picked for the store, and, when they differ, the re-embed
  * offer with its progress, Cancel and result. Re-embedding runs on the app's open
- * engram: the views and the MCP hub keep answering meanwhile.
+ * engram: the views and the MCP hub keep answering meanwhile. A re-embed and a conversion of the store's
+ * encryption (the Status view's other card) run one at a time (ui/store-work.ts).
  */
 import type { KnownEmbeddingModel } from '../../lib/index.js';
 import { h } from '../../ui/dom.js';
 import { ModelPicker, type ModelChoice } from '../../ui/model-picker.js';
+import type { StoreWork } from '../../ui/store-work.js';
 import type { AppContext } from './app-context.js';
 
 /** What the section needs from the app besides the context. */
 export interface ModelSectionOptions extends ModelChoice {
+  /**
+   * The app's long works on its store (a conversion of its encryption at rest, store-key-section.ts): a
+   * re-embed starts only when none runs (its start disabled with why meanwhile), and none while it does.
+   */
+  readonly work: StoreWork;
   /** Called when the store is open with another model (what a later reopen, after an import, must use). */
   readonly onModel: (model: KnownEmbeddingModel) => void;
 }

@@ -10,7 +10,7 @@
  * MCP hub keep working; the app adopts the new encryption for every later opening (`onChanged`).
  * A plain store is offered its encryption in place (engram's `Engram.encryptStore`: with the
  * keychain's key where the OS keychain can keep one, else with a passphrase typed twice): that
- * conversion needs the store to itself, so through the app's store gate (store-gate.ts) it first
+ * conversion needs the store to itself, so through the app's store gate (ui/store-gate.ts) it first
  * waits for the chat turns, agents' calls and exports running (and for an import or a key change
  * asked before it), then the app closes its engram (`closeStore`: the navigation pauses; chat turns,
  * agents' calls and exports sent meanwhile wait), shows the rows sealed with Cancel, and opens the
@@ -20,7 +20,7 @@
  * Typed passphrases live in the fields until the work ends, then the fields are emptied.
  */
 import { Engram, StoreError, type AtRestEncryption } from '../../lib/index.js';
-import { ConversionProgressView, type ConversionOutcome } from '../../ui/conversion-progress.js';
+import { CONVERSION_WORK, ConversionProgressView, type ConversionOutcome } from '../../ui/conversion-progress.js';
 import { h, replace } from '../../ui/dom.js';
 import { errorText } from '../../ui/error-text.js';
 import { keyFailureOf } from '../../ui/passphrase-panel.js';
@@ -33,7 +33,8 @@ import {
   type UnlockChanged,
   type UnlockChangeStep,
 } from './store-key-change.js';
-import type { StoreWorkSpec } from './store-gate.js';
+import type { StoreWorkSpec } from '../../ui/store-gate.js';
+import { StoreWork } from '../../ui/store-work.js';
 import { importStoreKey, type StoreProtection } from './store-unlock.js';
 
 /** A conversion of the store (a plain one encrypted), as the store gate names it to what waits for it. */
@@ -52,8 +53,11 @@ export interface StoreKeySectionOptions {
    * the views stay where they are until {@link reopenStore}.
    */
   closeStore(): Promise<void>;
-  /** Why the store cannot be closed now (other long work on it, such as a re-embed), or undefined. */
-  busy(): string | undefined;
+  /**
+   * The app's long works on its store (a re-embed with another model, model-section.ts): a conversion
+   * starts only when none runs, and none can start while it runs (from its submit to the reopen).
+   */
+  readonly work: StoreWork;
   /** Opens the store again with `encryption` (undefined: plain), adopts `protection`, and lets views and agents go on. */
   reopenStore(store: { encryption: AtRestEncryption | undefined; protection: StoreProtection }): Promise<void>;
 }
@@ -360,11 +364,26 @@ export class StoreKeySection {
    */
   async #convert(form: HTMLFormElement, slot: HTMLElement, read: () => Promise<UnlockChanged | string>): Promise<void> {
     if (this.#running) return;
-    const busy = this.#options.busy();
-    if (busy !== undefined) {
-      this.#say('error', `The store cannot be closed now (${busy}): try again when it ends.`);
+    const work = this.#options.work;
+    const running = work.running;
+    if (running !== undefined) {
+      this.#say('error', StoreWork.refusal(running, CONVERSION_WORK));
       return;
     }
+    const release = work.begin(CONVERSION_WORK);
+    try {
+      await this.#convertAlone(form, slot, read);
+    } finally {
+      release();
+    }
+  }
+
+  /** {@link #convert}, the app's other long works on the store kept off meanwhile. */
+  async #convertAlone(
+    form: HTMLFormElement,
+    slot: HTMLElement,
+    read: () => Promise<UnlockChanged | string>,
+  ): Promise<void> {
     this.#busy(true);
     let target: UnlockChanged | string;
     try {

@@ -5,7 +5,7 @@
  * asked; import reads one (an open dialog, or a file picker), asks for the
  * passphrase when the file is encrypted, closes the store, imports (merge or
  * replace; a bad file or a wrong passphrase leaves the store as it was) and reopens it,
- * one at a time with a key change or a conversion of the store (store-gate.ts).
+ * one at a time with a key change or a conversion of the store (ui/store-gate.ts).
  */
 import {
   Engram,
@@ -17,7 +17,7 @@ import {
 } from '../../lib/index.js';
 import { h } from '../../ui/dom.js';
 import { unwrap, type AppContext, type View } from './app-context.js';
-import type { StoreWorkSpec } from './store-gate.js';
+import type { StoreWorkSpec } from '../../ui/store-gate.js';
 
 /** The store options the app opens engram with (the embedder), for reopening after an import. */
 export type OpenOptions = Omit<Parameters<typeof Engram.open>[0], 'name'>;
@@ -37,7 +37,7 @@ const PHASES: Readonly<Record<TransferProgress['phase'] | IndexProgress['phase']
 
 /** An export, as the store gate names it to a conversion or an import that waits for it. */
 const EXPORT = 'an export';
-/** An import closes the app's engram and opens it again (store-gate.ts). */
+/** An import closes the app's engram and opens it again (ui/store-gate.ts). */
 const IMPORT: StoreWorkSpec = { what: 'an import', closes: true };
 
 /** Fewest characters of an export passphrase (as the library holds it). */

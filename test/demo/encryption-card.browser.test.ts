@@ -6,11 +6,14 @@
 // disables the conversion (with why) and refuses it. Hash embedders stand in for the models.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engram, HashEmbedder, ModelLoadError, type AtRestEncryption } from '../../lib/index.js';
+import { ChatCard } from '../../demo/chat-card.js';
+import { threadOf } from '../../demo/settings.js';
 import type { DemoContext } from '../../demo/context.js';
 import { holdPanels } from '../../demo/hold-panels.js';
 import { StatusLine } from '../../demo/status-line.js';
 import { EncryptionCard } from '../../demo/store-encryption.js';
 import { REEMBED_WORK } from '../../ui/model-picker.js';
+import { StoreGate } from '../../ui/store-gate.js';
 import { StoreWork } from '../../ui/store-work.js';
 
 const PASSPHRASE = 'copper kettle at dawn';
@@ -36,8 +39,12 @@ interface Page {
   readonly panelInput: HTMLInputElement;
   readonly status: HTMLElement;
   readonly work: StoreWork;
+  /** The page's chat card, its turns through the page's store gate. */
+  readonly chat: ChatCard;
   /** How many reopens the test's page made. */
   readonly reopens: { count: number };
+  /** Called as the card holds (true) and releases (false) the page's panels: the store closes right after a hold. */
+  onHold: (held: boolean) => void;
 }
 
 /**
@@ -48,7 +55,8 @@ async function page(engram: Engram, name: string, failReopens = 0): Promise<Page
   const root = document.createElement('div');
   root.innerHTML = `<div id="status" data-testid="status"><span id="status-text"></span></div>
     <div id="loading"><div id="loading-bar"></div><div id="loading-detail"></div></div>
-    <section id="panel" class="card"><input id="panel-input" /></section>`;
+    <section id="panel" class="card"><input id="panel-input" /></section>
+    <section class="card chat"><h2 id="chat-title"></h2><p id="chat-subtitle"></p><div id="chat-mount"></div></section>`;
   document.body.append(root);
   const status = new StatusLine();
   const panel = root.querySelector<HTMLElement>('#panel')!;
@@ -62,12 +70,14 @@ async function page(engram: Engram, name: string, failReopens = 0): Promise<Page
       const info = await ctx.engram.ready();
       status.ready(info, 1);
       status.counts((await ctx.engram.getAll({ limit: 1 })).total, info.size);
-      await card.render();
+      await Promise.all([card.render(), chat.render()]);
     },
     showError: (e) => {
       throw e;
     },
   };
+  const gate = new StoreGate(() => !ctx.engram.closed);
+  const chat = new ChatCard(ctx, gate);
   const card = new EncryptionCard(ctx, {
     dbName: name,
     encryption: undefined,
@@ -78,12 +88,14 @@ async function page(engram: Engram, name: string, failReopens = 0): Promise<Page
     },
     hold: (held) => {
       holdPanels([panel], held);
+      result.onHold(held);
     },
     status,
     work,
+    gate,
   });
   root.append(card.root);
-  return {
+  const result: Page = {
     name,
     ctx,
     card,
@@ -91,8 +103,11 @@ async function page(engram: Engram, name: string, failReopens = 0): Promise<Page
     panelInput: root.querySelector<HTMLInputElement>('#panel-input')!,
     status: root.querySelector<HTMLElement>('#status')!,
     work,
+    chat,
     reopens,
+    onHold: () => undefined,
   };
+  return result;
 }
 
 function testid(p: Page, id: string): HTMLElement {
@@ -194,6 +209,49 @@ describe('EncryptionCard when a conversion goes wrong', () => {
       false,
       'true',
     ]);
+  });
+
+  it('a message sent while the store is closed waits on screen; the reopen failing, it goes back to the composer with why; sent again once reopened, it is stored', async () => {
+    const name = `demo-card-chat-${Date.now()}`;
+    const engram = await open(name);
+    const p = await page(engram, name, 1);
+    await p.ctx.refresh();
+    p.chat.enable();
+    const chat = document.querySelector<HTMLElement>('#chat-mount')!;
+    const input = chat.querySelector<HTMLInputElement>('[data-testid="chat-input"]')!;
+    const seen: string[] = [];
+    // The moment the store closes, a message typed and sent: it leaves the composer for a waiting bubble.
+    p.onHold = (held) => {
+      if (!held) return;
+      p.onHold = () => undefined;
+      input.value = 'Where is my bicycle?';
+      chat.querySelector<HTMLButtonElement>('[data-testid="send"]')!.click();
+      seen.push(input.value, chat.querySelector('[data-testid="streaming"] .bubble')?.textContent ?? '');
+    };
+    expect(await encrypt(p)).toMatch(
+      /^Converted: the store is encrypted with your passphrase now, but reopening it failed/,
+    );
+    expect(seen).toEqual([
+      '',
+      'Waiting: the store is closed for a conversion of the store’s encryption; your message is sent once it reopens…',
+    ]);
+    // The reopen failed: the text is back in the composer, with why, and nothing of it waits on screen.
+    await expect.poll(() => input.value, { timeout: 20_000 }).toBe('Where is my bicycle?');
+    const error = chat.querySelector<HTMLElement>('[data-testid="chat-error"]')!;
+    expect([error.hidden, error.querySelector('span')?.textContent]).toEqual([
+      false,
+      'STORE: the store is closed (it did not open again after a conversion of the store’s encryption): a chat turn was not run; open the store again, then retry',
+    ]);
+    expect(chat.querySelectorAll('.pending')).toHaveLength(0);
+    expect([input.disabled, p.ctx.engram.closed]).toEqual([false, true]);
+
+    (testid(p, 'reopen-button') as HTMLButtonElement).click();
+    await expect.poll(() => p.status.dataset['state'], { timeout: 20_000 }).toBe('ready');
+    chat.querySelector<HTMLButtonElement>('[data-testid="retry"]')!.click();
+    await expect.poll(() => chat.querySelectorAll('[data-testid="turn"]').length, { timeout: 20_000 }).toBe(1);
+    expect([...chat.querySelectorAll('.msg.user .bubble')].map((b) => b.textContent)).toEqual(['Where is my bicycle?']);
+    const stored = await p.ctx.engram.conversation(threadOf(p.ctx.scope), p.ctx.scope).getMessages();
+    expect(stored.map((m) => m.content)).toContain('Where is my bicycle?');
   });
 
   it('a reopen that fails after a cancelled conversion: said with the store still plain', async () => {

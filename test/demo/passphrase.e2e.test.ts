@@ -11,7 +11,17 @@ import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawDatabase, screenshot, sendTurn, openApp } from '../ui-helpers/app-page.js';
+import { startScriptedServer, type ScriptedServer } from '../llm/scripted-server.js';
+import {
+  STEP_WAIT as TURN_WAIT,
+  openApp,
+  rawDatabase,
+  screenshot,
+  sendTurn,
+  turnCount,
+  turnsAre,
+  typeTurn,
+} from '../ui-helpers/app-page.js';
 
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
 const MODEL_WAIT = 120_000;
@@ -19,6 +29,9 @@ const STEP_WAIT = 60_000;
 const PASSPHRASE = 'copper kettle at dawn';
 
 let server: ViteDevServer | undefined;
+/** A model server whose first reply is held half-streamed while the test starts a conversion (it waits for the turn). */
+let sealing: ScriptedServer | undefined;
+let releaseSealing!: () => void;
 let browser: Browser | undefined;
 let page: Page;
 let origin: string;
@@ -66,8 +79,14 @@ async function load(): Promise<'ready' | 'unlock'> {
 }
 
 beforeAll(async () => {
+  const sealingHold = new Promise<void>((r) => (releaseSealing = r));
+  sealing = await startScriptedServer([{ stream: ['Noted: the bicycle ', 'is in the hallway.'], hold: sealingHold }], {
+    cors: true,
+    fallback: () => ({ stream: ['In the ', 'hallway.'] }),
+  });
   ({ server, origin, browser, page } = await openApp('demo', {
     viewport: { width: 1360, height: 1100 },
+    allow: [new URL(sealing.baseUrl).origin],
     offsite,
     errors: pageErrors,
     pick: 'engram-glove-100d',
@@ -76,6 +95,8 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  releaseSealing();
+  await sealing?.close();
   await browser?.close();
   await server?.close();
 });
@@ -107,19 +128,32 @@ describe('demo encryption at rest (Chromium)', () => {
         subtree: true,
       });
     });
-    // While it converts (the card busy), every other card (the re-embed card too) and "Forget everything"
-    // are held: inert, each control disabled, as a user sees them; the card's own controls are its to disable.
+    // While it converts (the card busy), every other card (the re-embed card too), the chat's model settings and
+    // "Forget everything" are held: inert, each control disabled, as a user sees them; the card's own controls are
+    // its to disable. The chat's composer stays: a message sent meanwhile waits for the reopen (StoreGate).
     await page.evaluate(() => {
       const held: string[] = [];
       (window as unknown as { heldSeen: string[] }).heldSeen = held;
       const card = document.querySelector<HTMLElement>('[data-testid="encryption-card"]')!;
       new MutationObserver(() => {
         if (card.dataset['busy'] !== 'true') return;
-        const panels = [...document.querySelectorAll<HTMLElement>('.card:not(.encryption):not(.passphrase-panel)')];
+        const panels = [
+          ...document.querySelectorAll<HTMLElement>('.card:not(.encryption):not(.passphrase-panel):not(.chat)'),
+        ];
         const reset = document.getElementById('reset')!;
-        const controls = [reset, ...panels.flatMap((p) => [...p.querySelectorAll('button, input, select, textarea')])];
-        const free = [...panels, reset].filter((p) => !p.inert).map((p) => p.className);
+        const settings = [document.getElementById('settings-toggle')!, document.getElementById('settings')!];
+        const controls = [
+          reset,
+          ...[...panels, ...settings].flatMap((p) => [
+            ...(p.matches('button') ? [p] : []),
+            ...p.querySelectorAll('button, input, select, textarea'),
+          ]),
+        ];
+        const free = [...panels, ...settings, reset].filter((p) => !p.inert).map((p) => p.id || p.className);
         const usable = controls.filter((c) => !c.matches(':disabled')).map((c) => c.id || c.className);
+        const composer = ['chat-input', 'send'].filter(
+          (id) => !document.querySelector(`[data-testid="${id}"]`)!.matches(':disabled'),
+        );
         const status = document.querySelector<HTMLElement>('[data-testid="status"]')!.dataset['state'];
         // The card's own fields, disabled while it converts, look it (as its buttons do).
         const look = ['encrypt-passphrase', 'encrypt-button'].map((id) => {
@@ -127,7 +161,7 @@ describe('demo encryption at rest (Chromium)', () => {
           return `${style.opacity} ${style.cursor}`;
         });
         held.push(
-          `${panels.length} panels; not inert [${free.join()}]; enabled [${usable.join()}]; status ${status}; fields ${look.join(', ')}`,
+          `${panels.length} panels; not inert [${free.join()}]; enabled [${usable.join()}]; composer [${composer.join()}]; status ${status}; fields ${look.join(', ')}`,
         );
       }).observe(card, { attributes: true, attributeFilter: ['data-busy'] });
     });
@@ -140,7 +174,7 @@ describe('demo encryption at rest (Chromium)', () => {
     await cdp.detach();
     expect(await settledMessage('info')).toMatch(/^Encrypted \(\d+ rows sealed\)/);
     expect(await page.evaluate(() => (window as unknown as { heldSeen: string[] }).heldSeen)).toEqual([
-      '5 panels; not inert []; enabled []; status converting; fields 0.55 not-allowed, 0.55 not-allowed',
+      '4 panels; not inert []; enabled []; composer [chat-input,send]; status converting; fields 0.55 not-allowed, 0.55 not-allowed',
     ]);
     // Released: nothing held, each control as it was (the search, the chat, "Forget everything").
     expect(await page.locator('[data-held]').count()).toBe(0);
@@ -253,6 +287,95 @@ describe('demo encryption at rest (Chromium)', () => {
     expect(await memories()).toContain('I am allergic to peanuts');
     expect(await rawDatabase(page, 'engram-demo')).toContain('allergic to peanuts');
     expect(await search('bees')).toContain('My name is Ana and I keep bees in Porto');
+    expect(pageErrors).toEqual([]);
+    expect(offsite).toEqual([]);
+  }, 240_000);
+  it('a turn streaming when a conversion starts is stored before the store closes (the card says it waits); a message sent while it is closed waits on screen and is stored after the reopen', async () => {
+    // The store is plain (after the cancel above, or a fresh one when this test runs alone).
+    expect(await load()).toBe('ready');
+    await page.click('#settings-toggle');
+    await page.check('input[name="model-kind"][value="openai"]');
+    await page.fill('#llm-base-url', sealing!.baseUrl);
+    await page.fill('#llm-model', 'local-test-model');
+    await page.click('#settings button[type="submit"]');
+    await page.waitForFunction(
+      () => document.getElementById('chat-subtitle')?.textContent.includes('local-test-model') === true,
+      undefined,
+      { timeout: TURN_WAIT },
+    );
+    await page.click('#settings-toggle');
+    const before = await turnCount(page);
+    await typeTurn(page, 'I keep my bicycle in the hallway');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="streaming"] .bubble')?.textContent === 'Noted: the bicycle ',
+      undefined,
+      { timeout: TURN_WAIT },
+    );
+    // What the page shows along the way: the status line's states, the waiting bubble; a message typed and sent
+    // the moment the store closes (the status says converting; the first turn was stored just before).
+    await page.evaluate(() => {
+      const seen = { status: [] as string[], waiting: [] as string[], inputs: [] as string[] };
+      (window as unknown as { sealSeen: typeof seen }).sealSeen = seen;
+      new MutationObserver(() => {
+        const status = document.querySelector<HTMLElement>('[data-testid="status"]')!.dataset['state'] ?? '';
+        if (seen.status.at(-1) !== status) {
+          seen.status.push(status);
+          if (status === 'converting') {
+            const input = document.querySelector<HTMLInputElement>('[data-testid="chat-input"]')!;
+            input.value = 'Where is my bicycle?';
+            document.querySelector<HTMLButtonElement>('[data-testid="send"]')!.click();
+            seen.inputs.push(input.value);
+          }
+        }
+        const bubble = document.querySelector<HTMLElement>('[data-testid="streaming"] .bubble[data-waiting]');
+        if (bubble !== null && seen.waiting.at(-1) !== bubble.textContent) seen.waiting.push(bubble.textContent);
+      }).observe(document.body, { attributes: true, subtree: true, childList: true, characterData: true });
+    });
+    await page.fill('[data-testid="encrypt-passphrase"]', PASSPHRASE);
+    await page.fill('[data-testid="encrypt-confirm"]', PASSPHRASE);
+    await page.click('[data-testid="encrypt-button"]');
+    // The conversion waits for the turn: the store stays open (nothing held), the card says why.
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="encrypt-message"]')?.textContent ===
+        'Waiting for a chat turn to be stored before the store is closed…',
+      undefined,
+      { timeout: TURN_WAIT },
+    );
+    expect(await page.getAttribute('[data-testid="status"]', 'data-state')).toBe('ready');
+    expect(await page.locator('[data-held]').count()).toBe(0);
+    await shot('chat-conversion-waits');
+    releaseSealing();
+    expect(await settledMessage('info')).toMatch(/^Encrypted \(\d+ rows sealed\)/);
+    await turnsAre(page, before + 2);
+    const seen = await page.evaluate(
+      () => (window as unknown as { sealSeen: { status: string[]; waiting: string[]; inputs: string[] } }).sealSeen,
+    );
+    // Ready, converting, (the model loading for the reopen,) ready again: never failed.
+    expect([seen.status.slice(0, 2), seen.status.at(-1), seen.status.includes('failed')]).toEqual([
+      ['ready', 'converting'],
+      'ready',
+      false,
+    ]);
+    // The message sent while the store was closed left the composer for a waiting bubble, and was sent after the reopen.
+    expect(seen.inputs).toEqual(['']);
+    expect(seen.waiting).toEqual([
+      'Waiting: the store is closed for a conversion of the store’s encryption; your message is sent once it reopens…',
+    ]);
+    expect((await page.locator('.msg.user .bubble').allInnerTexts()).slice(-2)).toEqual([
+      'I keep my bicycle in the hallway',
+      'Where is my bicycle?',
+    ]);
+    expect(await page.locator('[data-testid="turn"] .bubble').nth(-2).innerText()).toBe(
+      'Noted: the bicycle is in the hallway.',
+    );
+    expect(await page.isHidden('[data-testid="chat-error"]')).toBe(true);
+    expect(await page.inputValue('[data-testid="chat-input"]')).toBe('');
+    await shot('chat-after-conversion');
+    // Both turns were written to the encrypted store: sealed on disk.
+    const raw = await rawDatabase(page, 'engram-demo');
+    expect(raw).toContain('"key":"atRest"');
+    expect(raw).not.toContain('bicycle');
     expect(pageErrors).toEqual([]);
     expect(offsite).toEqual([]);
   }, 240_000);

@@ -216,6 +216,45 @@ describe('desktop renderer: embedding model and re-embedding', () => {
     expect(await panelState()).toBe('hidden');
   }, 180_000);
 
+  it('while the store’s encryption runs (from Status), the re-embed offer’s start is disabled with why; once the store reopens it is offered again', async () => {
+    await page.selectOption('[data-testid="model-select"]', DEFAULT_EMBEDDING_MODEL);
+    await page.waitForFunction(
+      () => document.querySelector<HTMLElement>('[data-testid="reembed-panel"]')?.dataset['state'] === 'offer',
+      undefined,
+      { timeout: STEP_WAIT },
+    );
+    // The offer's start as the store closes for the conversion (and the panel's state then).
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { offerSeen: string[] }).offerSeen = seen;
+      new MutationObserver(() => {
+        if (document.body.dataset['store'] !== 'closed' || seen.length > 0) return;
+        const start = document.querySelector<HTMLButtonElement>('[data-testid="reembed-start"]')!;
+        const note = document.querySelector<HTMLElement>('[data-testid="reembed-blocked"]')!;
+        // A click anyway starts nothing.
+        start.click();
+        const state = document.querySelector<HTMLElement>('[data-testid="reembed-panel"]')!.dataset['state'];
+        seen.push(
+          `disabled ${start.disabled}; title ${start.title}; note ${note.hidden ? '(hidden)' : note.textContent}; ${state}`,
+        );
+      }).observe(document.body, { attributes: true, attributeFilter: ['data-store'] });
+    });
+    await page.fill('[data-testid="encrypt-new"]', 'heron pebble saffron');
+    await page.fill('[data-testid="encrypt-confirm"]', 'heron pebble saffron');
+    await page.click('[data-testid="encrypt-passphrase-form-submit"]');
+    await page.waitForSelector('[data-testid="store-key-message"][data-state="done"]', { timeout: REEMBED_WAIT });
+    const why =
+      'Busy: a conversion of the store’s encryption is running; a re-embed with another model can start once it ends.';
+    expect(await page.evaluate(() => (window as unknown as { offerSeen: string[] }).offerSeen)).toEqual([
+      `disabled true; title ${why}; note ${why}; offer`,
+    ]);
+    // Reopened (encrypted): the offer can start again.
+    expect(await panelState()).toBe('offer');
+    expect(await page.isDisabled('[data-testid="reembed-start"]')).toBe(false);
+    expect(await page.getAttribute('[data-testid="reembed-start"]', 'title')).toBeNull();
+    expect(await page.isHidden('[data-testid="reembed-blocked"]')).toBe(true);
+  }, 180_000);
+
   it('reached nothing off the local server and logged no page error', () => {
     expect(offsite).toEqual([]);
     expect(pageErrors).toEqual([]);

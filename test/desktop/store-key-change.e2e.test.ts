@@ -58,7 +58,7 @@ function newContext(desktopShell = true): Promise<{ context: BrowserContext; pag
       // was running; the store's states (body[data-store]); a conversion's bar, and Cancel clicked once mid-way
       // when the page's `cancelConversion` is set (the unlock view's at start, when the tab's `cancelAtStart` is).
       await context.addInitScript(() => {
-        const seen = { running: [] as boolean[], store: [] as string[], steps: [] as string[] };
+        const seen = { running: [] as boolean[], store: [] as string[], steps: [] as string[], looks: [] as string[] };
         (window as unknown as { keyCardSeen: typeof seen }).keyCardSeen = seen;
         new MutationObserver(() => {
           const store = document.body.dataset['store'];
@@ -69,6 +69,12 @@ function newContext(desktopShell = true): Promise<{ context: BrowserContext; pag
               (c) => c.dataset['testid'] !== 'conversion-cancel',
             );
             seen.running.push(controls.length > 0 && controls.every((c) => c.disabled));
+            // How each kind of disabled control looks (a field as a button does): its opacity and cursor.
+            for (const c of controls) {
+              const style = getComputedStyle(c);
+              const look = `${c.tagName.toLowerCase()} ${style.opacity} ${style.cursor}`;
+              if (!seen.looks.includes(look)) seen.looks.push(look);
+            }
           }
           // The unlock view's conversion at start (store-unlock.ts), cancelled once mid-way when the tab asks for it.
           const atStart = document.querySelector<HTMLElement>(
@@ -204,6 +210,8 @@ async function keyHeader(page: Page): Promise<string> {
 
 interface Seen {
   running: boolean[];
+  /** Each kind of control's look while the card ran ("input 0.5 default"), once each. */
+  looks: string[];
   store: string[];
   steps: string[];
 }
@@ -307,9 +315,11 @@ describe('desktop Status: changing how the encrypted store unlocks (Chromium)', 
         'done',
         'Passphrase changed: the old one no longer opens the store; the next start asks for the new one.',
       ]);
-      const running = (await seen(page)).running;
+      const { running, looks } = await seen(page);
       expect(running.length).toBeGreaterThan(0);
       expect(running.every(Boolean)).toBe(true);
+      // The disabled passphrase fields look as unusable as the disabled buttons.
+      expect(looks.sort()).toEqual(['button 0.5 default', 'input 0.5 default']);
       expect(
         await page
           .locator('[data-testid="store-key-card"] input')

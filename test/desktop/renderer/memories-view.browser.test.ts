@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engram, MINILM_EMBEDDING_MODEL, TransformersEmbedder } from '../../../lib/index.js';
 import type { AppContext } from '../../../desktop/renderer/app-context.js';
 import { MemoriesView } from '../../../desktop/renderer/memories-view.js';
-import { StoreGate } from '../../../desktop/renderer/store-gate.js';
+import { StoreGate } from '../../../ui/store-gate.js';
 import { createWebBridge } from '../../../desktop/renderer/web-bridge.js';
 
 const FACTS = [

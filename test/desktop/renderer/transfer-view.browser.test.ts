@@ -5,7 +5,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { Engram, HashEmbedder, type AtRestEncryption } from '../../../lib/index.js';
 import type { AppContext } from '../../../desktop/renderer/app-context.js';
-import { StoreGate } from '../../../desktop/renderer/store-gate.js';
+import { StoreGate } from '../../../ui/store-gate.js';
 import { changeUnlock } from '../../../desktop/renderer/store-key-change.js';
 import { TransferView, type OpenOptions } from '../../../desktop/renderer/transfer-view.js';
 import type { DesktopBridge } from '../../../desktop/preload/bridge-api.js';

@@ -1,10 +1,10 @@
-// The desktop's store gate (desktop/renderer/store-gate.ts): a conversion or an import (which close the
+// The app's store gate (ui/store-gate.ts, the desktop's and the demo's): a conversion or an import (which close the
 // app's engram) waits for the chat turns and agents' calls running, and those that come meanwhile wait
 // for the reopen and then run; store works run one at a time in order (an import asked during a key
 // change runs after it); a key change does not hold the users; a wait is told what it waits for and
 // ends with its signal.
 import { describe, expect, it } from 'vitest';
-import { StoreGate } from '../../../desktop/renderer/store-gate.js';
+import { StoreGate } from '../../ui/store-gate.js';
 
 /** A promise the test settles by hand. */
 function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } {
@@ -81,6 +81,37 @@ describe('StoreGate', () => {
     failing.reject(new TypeError('the reopen failed'));
     await expect(conversion).rejects.toThrow('the reopen failed');
     expect(await user).toBe('answered');
+  });
+
+  it('told whether the store is open, the gate refuses a user that finds it closed after its wait (the reopen failed): a StoreError, the work never run', async () => {
+    let open = true;
+    const gate = new StoreGate(() => open);
+    const failing = deferred();
+    const conversion = gate.run(CONVERSION, async () => {
+      open = false;
+      await failing.promise;
+    });
+    let ran = false;
+    const waits: string[] = [];
+    const user = gate.use(
+      'a chat turn',
+      () => {
+        ran = true;
+        return Promise.resolve();
+      },
+      { onWait: (what) => waits.push(what) },
+    );
+    failing.reject(new TypeError('the reopen failed'));
+    await expect(conversion).rejects.toThrow('the reopen failed');
+    await expect(user).rejects.toMatchObject({
+      code: 'STORE',
+      message:
+        'the store is closed (it did not open again after the store’s encryption): a chat turn was not run; open the store again, then retry',
+    });
+    expect([ran, waits]).toEqual([false, ['the store’s encryption']]);
+    // Open again (the app reopened it): users run.
+    open = true;
+    expect(await gate.use('a chat turn', () => Promise.resolve('stored'))).toBe('stored');
   });
 
   it('a user stopped while it waits never runs: an AbortError, and the store work goes on', async () => {

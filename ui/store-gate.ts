@@ -1,5 +1,6 @@
 /**
- * Who may use the app's store when, so that nothing is lost to a close. Two kinds of work reach it:
+ * Who may use an app's store when, so that nothing is lost to a close (the desktop's and the demo's: one
+ * gate per app, made by its entry, desktop/renderer/main.ts and demo/main.ts). Two kinds of work reach it:
  * - users (a chat turn, an agent's MCP call, an export) run on the open engram, side by side;
  * - store works (a conversion of its encryption at rest and an import, which close the app's engram and
  *   open it again; a change of its key, which changes what every opening passes) run one at a time, in
@@ -7,9 +8,11 @@
  *   turn ends and is stored), and the users that come meanwhile wait for the store to reopen (a message
  *   sent then is kept on screen, and sent once it is open), then run on the new engram.
  * A key change does not close the store (engram re-wraps its key in place): users go on throughout it.
- * Nothing is refused: each waiter is told what it waits for, and a user's wait ends with its signal.
+ * Nothing is refused while the store can open: each waiter is told what it waits for, and a user's wait
+ * ends with its signal. Told whether the store is open, the gate refuses (a `StoreError`, the work not run)
+ * a user that finds it closed after its wait: the reopen failed.
  */
-import { AbortError } from '../../lib/index.js';
+import { AbortError, StoreError } from '../lib/index.js';
 
 /** How a work hears what it waits for, and how it stops waiting. */
 export interface GateWait {
@@ -55,6 +58,10 @@ function settledOrAborted(promise: Promise<unknown>, signal: AbortSignal | undef
  * await gate.run({ what: 'an import', closes: true }, () => importAndReopen()); // waits for the users running
  */
 export class StoreGate {
+  /** Whether the app's store is open now (undefined: not checked, a user meets what is there). */
+  readonly #isOpen: (() => boolean) | undefined;
+  /** What closed the store last (a store work that closes it), for a refusal once its reopen failed. */
+  #lastClosedFor: string | undefined;
   /** The users running, and what each is. */
   readonly #users = new Map<Promise<unknown>, string>();
   /** The store work closing the store now, and when it ends (the store open again, or failed to). */
@@ -65,6 +72,14 @@ export class StoreGate {
   #queue: Promise<void> = Promise.resolve();
   /** Store works asked for and not ended: with none, the next starts at once (a user sent right after waits). */
   #asked = 0;
+
+  /**
+   * `isOpen` tells whether the app's store is open now: a user that finds it closed (after its wait, the
+   * reopen failed) is refused with a `StoreError`, and its work does not run.
+   */
+  constructor(isOpen?: () => boolean) {
+    this.#isOpen = isOpen;
+  }
 
   /** What closed the store, while it is closed for a store work (a user sent now waits for its reopen). */
   get closedFor(): string | undefined {
@@ -77,14 +92,19 @@ export class StoreGate {
   }
 
   /**
-   * Runs the user `work` on the open store: at once, unless a store work has closed it (or is waiting
-   * to), then once it reopened. A conversion or an import asked for while it runs waits for it.
+   * Runs the user `what`'s `work` on the open store: at once, unless a store work has closed it (or is
+   * waiting to), then once it reopened. A conversion or an import asked for while it runs waits for it.
+   * Refused with a `StoreError` (the work not run) when the store is closed then, its reopen failed.
    */
   async use<T>(what: string, work: () => Promise<T>, wait: GateWait = {}): Promise<T> {
     while (this.#closed !== undefined) {
       wait.onWait?.(this.#closed.what);
       await settledOrAborted(this.#closed.ended, wait.signal);
     }
+    if (this.#isOpen?.() === false)
+      throw new StoreError(
+        `the store is closed${this.#lastClosedFor === undefined ? '' : ` (it did not open again after ${this.#lastClosedFor})`}: ${what} was not run; open the store again, then retry`,
+      );
     // Counted from here on, before any await: a store work asked for after this line waits for it.
     const running = work();
     this.#users.set(running, what);
@@ -114,6 +134,7 @@ export class StoreGate {
       this.#holder = spec.what;
       if (!spec.closes) return await work();
       let ended!: () => void;
+      this.#lastClosedFor = spec.what;
       this.#closed = {
         what: spec.what,
         ended: new Promise<void>((resolve) => {
