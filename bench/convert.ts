@@ -37,9 +37,9 @@ printTable(
     'abort() to AbortError ms': r.cancelReturnMs.toFixed(0),
     'store intact': r.cancelIntact ? 'yes' : 'NO',
     'plain open ms': r.plainOpenMs.toFixed(0),
-    'first encrypted open ms (rebuild)': r.firstOpenMs.toFixed(0),
+    'first encrypted open ms (after the conversion)': r.firstOpenMs.toFixed(0),
     'second encrypted open ms': r.secondOpenMs.toFixed(0),
-    'plain again open ms (rebuild)': r.plainAgainOpenMs.toFixed(0),
+    'plain again open ms (after the conversion)': r.plainAgainOpenMs.toFixed(0),
   })),
 );
 writeResult('convert', { results });

@@ -3,7 +3,7 @@
  * rest and back in place (Engram.encryptStore / decryptStore: one IndexedDB upgrade transaction
  * over the whole store), in Chromium: the time of each, the page's JS heap during it, how soon a
  * cancel at half-way returns (and that the store is then as it was), and the opens after it (the
- * first rebuilds the index snapshots the conversion dropped).
+ * first reads the index snapshots the conversion carried over, sealed or opened as the store now is).
  */
 import { Engram, HashEmbedder } from '../../lib/index.js';
 import { generateSentences } from '../util/sentences.js';
