@@ -344,7 +344,8 @@ export class EncryptionCard {
     const release = work?.begin(CONVERSION_WORK);
     this.#setBusy(true);
     const before = this.#encryption;
-    const run = { closed: false, held: false };
+    /** Whether the page's instance was closed for the conversion (set inside the gate's run). */
+    const run = { closed: false };
     let result: ConversionResult | undefined;
     let failure: string | undefined;
     let error: unknown;
@@ -353,7 +354,6 @@ export class EncryptionCard {
       await this.#options.gate.run(
         { what: CONVERSION_WORK, closes: true },
         async () => {
-          run.held = true;
           this.#options.hold?.(true);
           this.#options.status?.converting();
           try {

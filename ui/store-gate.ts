@@ -12,7 +12,8 @@
  * ends with its signal. Told whether the store is open, the gate refuses (a `StoreError`, the work not run)
  * a user that finds it closed after its wait: the reopen failed.
  */
-import { AbortError, StoreError } from '../lib/index.js';
+import { StoreError } from '../lib/index.js';
+import { untilAborted } from '../lib/util/abort.js';
 
 /** How a work hears what it waits for, and how it stops waiting. */
 export interface GateWait {
@@ -28,26 +29,6 @@ export interface StoreWorkSpec {
   readonly what: string;
   /** True when it closes the app's engram (the users wait for the reopen); false for a key change. */
   readonly closes: boolean;
-}
-
-/** Resolves when `promise` settles, or rejects with an AbortError when `signal` aborts first. */
-function settledOrAborted(promise: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
-  const settled = promise.then(
-    () => undefined,
-    () => undefined,
-  );
-  if (signal === undefined) return settled;
-  if (signal.aborted) return Promise.reject(new AbortError());
-  return new Promise<void>((resolve, reject) => {
-    const abort = (): void => {
-      reject(new AbortError());
-    };
-    signal.addEventListener('abort', abort, { once: true });
-    void settled.then(() => {
-      signal.removeEventListener('abort', abort);
-      resolve();
-    });
-  });
 }
 
 /**
@@ -99,7 +80,8 @@ export class StoreGate {
   async use<T>(what: string, work: () => Promise<T>, wait: GateWait = {}): Promise<T> {
     while (this.#closed !== undefined) {
       wait.onWait?.(this.#closed.what);
-      await settledOrAborted(this.#closed.ended, wait.signal);
+      // `ended` never rejects: it resolves once the store work ended, however it ended.
+      await untilAborted(this.#closed.ended, wait.signal);
     }
     if (this.#isOpen?.() === false)
       throw new StoreError(

@@ -17,7 +17,7 @@
  * only trusted state kept outside the disk could tell.
  */
 
-import { bytesHoldKeys, compareKey, SortedKeys } from './sorted-keys.js';
+import { bytesHoldKeys, compareKey, KeysBuilder, SortedKeys } from './sorted-keys.js';
 
 /** The prefix of the ledger's own `meta` rows (head and journal), which the ledger does not version. */
 export const FRESHNESS_PREFIX = 'fresh/';
@@ -155,39 +155,9 @@ export interface SavedTable {
   versions: Float64Array;
 }
 
-/** Grows a block of bytes and the ends of the keys put into it. */
-class KeysBuilder {
-  #bytes = new Uint8Array(1 << 16);
-  #length = 0;
-  readonly ends: number[] = [];
-
-  #room(bytes: number): void {
-    if (this.#length + bytes <= this.#bytes.length) return;
-    const grown = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + bytes));
-    grown.set(this.#bytes.subarray(0, this.#length));
-    this.#bytes = grown;
-  }
-
-  put(bytes: Uint8Array): void {
-    this.#room(bytes.length);
-    this.#bytes.set(bytes, this.#length);
-    this.#length += bytes.length;
-    this.ends.push(this.#length);
-  }
-
-  /** Puts `key` as UTF-8 (it holds no lone surrogate: see bytesHoldKeys). */
-  putKey(key: string): void {
-    this.#room(key.length * 3);
-    this.#length += ENCODER.encodeInto(key, this.#bytes.subarray(this.#length)).written;
-    this.ends.push(this.#length);
-  }
-
-  bytes(): Uint8Array {
-    return this.#bytes.slice(0, this.#length);
-  }
-}
-
 const ENCODER = new TextEncoder();
+/** The saved keys of a table no snapshot held. */
+const NO_KEYS = SortedKeys.of([]);
 
 /**
  * One table's versions: the keys a snapshot saved (sorted, looked up by binary search over their
@@ -195,7 +165,7 @@ const ENCODER = new TextEncoder();
  * deleted key).
  */
 class TableVersions {
-  #saved: SortedKeys = SortedKeys.of([]);
+  #saved: SortedKeys = NO_KEYS;
   #versions: Float64Array = new Float64Array(0);
   readonly #changed = new Map<string, number>();
 
@@ -257,7 +227,8 @@ class TableVersions {
       put(saved.bytes.subarray(start, end), overrides.get(i) ?? this.#versions[i]);
     }
     for (; j < extra.length; j++) put(extra[j]!, this.#changed.get(extra[j]!));
-    return { keys: out.bytes(), ends: Uint32Array.from(out.ends), versions: Float64Array.from(versions) };
+    const { bytes, ends } = out.result();
+    return { keys: bytes, ends, versions: Float64Array.from(versions) };
   }
 
   /** The older form, for keys UTF-8 cannot hold: every live key as a JSON array (sorted) and its version. */

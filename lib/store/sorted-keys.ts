@@ -4,7 +4,8 @@
  * which an encrypted store reads at every open. Parsing them as a JSON array was most of that
  * read (bench/results/REPORT.md, "Measurements cited by the code"); these bytes are used as they
  * are read. The order is the order of `<` on strings (UTF-16 code units), compared over the
- * UTF-8 bytes directly.
+ * UTF-8 bytes directly. {@link KeysBuilder} makes the block (from strings, or from another block's
+ * keys copied as they are).
  */
 
 const ENCODER = new TextEncoder();
@@ -87,6 +88,39 @@ export function compareRanges(bytes: Uint8Array, a: number, aEnd: number, b: num
   return x1 !== y1 ? x1 - y1 : x2 - y2;
 }
 
+/** Grows a block of bytes and the ends of the keys put into it. */
+export class KeysBuilder {
+  #bytes = new Uint8Array(1024);
+  #length = 0;
+  readonly #ends: number[] = [];
+
+  #room(bytes: number): void {
+    if (this.#length + bytes <= this.#bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + bytes));
+    grown.set(this.#bytes.subarray(0, this.#length));
+    this.#bytes = grown;
+  }
+
+  put(bytes: Uint8Array): void {
+    this.#room(bytes.length);
+    this.#bytes.set(bytes, this.#length);
+    this.#length += bytes.length;
+    this.#ends.push(this.#length);
+  }
+
+  /** Puts `key` as UTF-8 (it holds no lone surrogate: see bytesHoldKeys). */
+  putKey(key: string): void {
+    this.#room(key.length * 3);
+    this.#length += ENCODER.encodeInto(key, this.#bytes.subarray(this.#length)).written;
+    this.#ends.push(this.#length);
+  }
+
+  /** The bytes put, and where each key ends in them. */
+  result(): { bytes: Uint8Array; ends: Uint32Array } {
+    return { bytes: this.#bytes.slice(0, this.#length), ends: Uint32Array.from(this.#ends) };
+  }
+}
+
 /** The keys, sorted and unique, in one block of bytes. */
 export class SortedKeys {
   readonly bytes: Uint8Array;
@@ -100,17 +134,9 @@ export class SortedKeys {
 
   /** Keys already sorted and unique, none with a lone surrogate (see {@link bytesHoldKeys}). */
   static of(keys: readonly string[]): SortedKeys {
-    const ends = new Uint32Array(keys.length);
-    const parts = keys.map((k) => ENCODER.encode(k));
-    let at = 0;
-    parts.forEach((part, i) => {
-      at += part.length;
-      ends[i] = at;
-    });
-    const bytes = new Uint8Array(at);
-    parts.forEach((part, i) => {
-      bytes.set(part, i === 0 ? 0 : ends[i - 1]!);
-    });
+    const builder = new KeysBuilder();
+    for (const key of keys) builder.putKey(key);
+    const { bytes, ends } = builder.result();
     return new SortedKeys(bytes, ends);
   }
 
