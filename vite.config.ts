@@ -47,7 +47,8 @@ export default defineConfig({
       // (`engram/ai-sdk`, `engram/langchain`). The Qdrant client stays external and is imported
       // only by the chunk of lib/sync/qdrant-target.ts, which the core reaches through a dynamic
       // import on the first sync with a URL; the frameworks (optional peers) stay external and
-      // are imported only by their adapter's chunk, which the core never loads.
+      // are imported only by their adapter's chunk, which the core never loads. libsodium stays external
+      // too: only the first open of a store encrypted at rest imports it (lib/store/row-cipher.ts).
       entry: {
         engram: resolve(import.meta.dirname, 'lib/index.ts'),
         sync: resolve(import.meta.dirname, 'lib/sync/index.ts'),
@@ -67,6 +68,7 @@ export default defineConfig({
         /^@huggingface\/transformers/,
         /^onnxruntime-web/,
         /^@qdrant\//,
+        /^libsodium/,
         /^ai($|\/)/,
         /^@ai-sdk\//,
         /^@langchain\//,
@@ -81,6 +83,9 @@ export default defineConfig({
   },
   optimizeDeps: {
     exclude: ['@huggingface/transformers', 'onnxruntime-web'],
+    // Imported on the first open of an encrypted store (row-cipher.ts): bundled up front, so a test
+    // page is never reloaded when Vite meets it late.
+    include: ['libsodium-wrappers'],
   },
   server: { fs: { allow: ['.'] } },
   test: {

@@ -82,6 +82,7 @@ export async function startBenchServer(): Promise<{ port: number; close: () => P
         '@electric-sql/pglite',
         '@electric-sql/pglite-pgvector',
       ],
+      include: ['libsodium-wrappers'],
     },
   });
   await server.listen();

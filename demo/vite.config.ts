@@ -24,6 +24,7 @@ export default defineConfig({
   optimizeDeps: {
     entries: [resolve(demoRoot, 'index.html')],
     exclude: ['@huggingface/transformers', 'onnxruntime-web'],
+    include: ['libsodium-wrappers'],
   },
   worker: { format: 'es' },
 });

@@ -58,6 +58,7 @@ export default defineConfig({
   optimizeDeps: {
     entries: [resolve(rendererRoot, 'index.html')],
     exclude: ['@huggingface/transformers', 'onnxruntime-web'],
+    include: ['libsodium-wrappers'],
   },
   worker: { format: 'es' },
 });

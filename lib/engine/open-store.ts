@@ -41,7 +41,7 @@ async function storeKeys(
     if (encryption === undefined)
       throw new KeyError('key-needed', `store "${name}" is encrypted: open it with its key or passphrase`);
     const { storeId, dataKey } = await unlockAtRestKey(encryption, stored.header);
-    return { sealing: sealingOf(storeId, dataKey) };
+    return { sealing: await sealingOf(storeId, dataKey) };
   }
   if (stored.sealed)
     throw new KeyError('unsupported', `store "${name}" holds sealed rows but no key header: it cannot be opened`);
@@ -52,7 +52,7 @@ async function storeKeys(
       `store "${name}" was made without encryption; it cannot be opened with a key or passphrase`,
     );
   const { header, storeId, dataKey } = await createAtRestKey(encryption);
-  return { sealing: sealingOf(storeId, dataKey), header };
+  return { sealing: await sealingOf(storeId, dataKey), header };
 }
 
 /**
@@ -176,8 +176,10 @@ export async function resetStore(db: EngramDb): Promise<void> {
 }
 
 /** The row sealing of store `storeId` under its data key; the key's bytes are wiped once the cipher holds them. */
-export function sealingOf(storeId: string, dataKey: Uint8Array): RowSealing {
-  const sealing = new RowSealing(new RowCipher(dataKey), storeId, bulkKeyOf(dataKey));
-  dataKey.fill(0);
-  return sealing;
+export async function sealingOf(storeId: string, dataKey: Uint8Array): Promise<RowSealing> {
+  try {
+    return new RowSealing(await RowCipher.create(dataKey), storeId, bulkKeyOf(dataKey));
+  } finally {
+    dataKey.fill(0);
+  }
 }

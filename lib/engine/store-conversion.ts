@@ -475,7 +475,7 @@ export async function encryptStore(
   if (stored.header !== undefined || stored.sealed)
     throw new KeyError('already-encrypted', `store "${name}" is already encrypted; nothing was written`);
   const { header, storeId, dataKey } = await createAtRestKey(encryption);
-  const sealing = sealingOf(storeId, dataKey);
+  const sealing = await sealingOf(storeId, dataKey);
   const damaged: SealedRowDamage[] = [];
   sealing.onDamaged = (row) => damaged.push(row);
   const target = new EngramDb(name, sealing);
@@ -581,7 +581,7 @@ export async function decryptStore(
     return { ledger, carried: await carrySnapshots(db, (k, r) => convertedRows(target, k, r)) };
   });
   const { storeId, dataKey } = await unlockAtRestKey(encryption, header);
-  const sealing = sealingOf(storeId, dataKey);
+  const sealing = await sealingOf(storeId, dataKey);
   sealing.onDamaged = (row) => damaged.push(row);
   throwIfAborted(work.signal);
   const convert = openRows(name, sealing, { storeId, ledger, carried });

@@ -261,7 +261,7 @@ describe('a Node script app (fake-indexeddb)', () => {
     expect(noToken.stderr).toContain('set ENGRAM_MCP_TOKEN (or ENGRAM_MCP_TOKEN_FILE)');
   }, 90_000);
 
-  it('the script opens a store, adds, searches by meaning, exports and imports the file', async () => {
+  it('the script opens a store, adds, searches by meaning, exports and imports the file, and reopens an encrypted store', async () => {
     const result = await timed('node-app run', runOk('node', ['build/main.js'], app, 60_000));
     const report = JSON.parse(result.stdout) as {
       embedder: { id: string; dimensions: number };
@@ -269,6 +269,7 @@ describe('a Node script app (fake-indexeddb)', () => {
       search: { memory: string; score: number }[];
       exported: { bytes: number; lines: number };
       imported: { total: number; search: string[] };
+      encrypted: string[];
     };
     expect(report.embedder).toEqual({ id: MODEL, dimensions: 100 });
     expect(report.added).toEqual(MEMORIES);
@@ -278,6 +279,7 @@ describe('a Node script app (fake-indexeddb)', () => {
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(report.exported.lines).toBeGreaterThan(MEMORIES.length);
     expect(report.imported).toEqual({ total: MEMORIES.length, search: [EXPECTED_TOP] });
+    expect(report.encrypted).toEqual([EXPECTED_TOP]);
   }, 90_000);
 });
 
@@ -287,6 +289,7 @@ interface PageReport {
   added: string[];
   search: { memory: string; score: number }[];
   total: number;
+  encrypted: { search: string[]; reopened: string[] };
 }
 
 /** One visit of the Vite app's page with every request off `origin` blocked. */
@@ -345,6 +348,7 @@ function expectWorked(result: Visit): void {
   expect(report.total).toBe(MEMORIES.length);
   expect(report.search).toHaveLength(MEMORIES.length);
   expect(report.search[0]?.memory).toBe(EXPECTED_TOP);
+  expect(report.encrypted).toEqual({ search: [EXPECTED_TOP], reopened: [EXPECTED_TOP] });
   expect(result.blocked).toEqual([]);
   expect(result.failed).toEqual([]);
   expect(result.pageErrors).toEqual([]);

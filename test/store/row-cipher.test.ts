@@ -8,8 +8,8 @@ const aad = new TextEncoder().encode('["memories","a"]');
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 describe('RowCipher', () => {
-  it('seals as XChaCha20-Poly1305 with the stored nonce, and opens rows sealed with any random nonce', () => {
-    const cipher = new RowCipher(keys);
+  it('seals as XChaCha20-Poly1305 with the stored nonce, and opens rows sealed with any random nonce', async () => {
+    const cipher = await RowCipher.create(keys);
     for (const plain of [text(''), text('Ana plays the theremin'), crypto.getRandomValues(new Uint8Array(5000))]) {
       const sealed = cipher.seal(plain, aad);
       // Nonce (24), ciphertext, tag (16): the bytes XChaCha20-Poly1305 makes under the whole nonce.
@@ -24,8 +24,8 @@ describe('RowCipher', () => {
     }
   });
 
-  it('never repeats a nonce within a cipher or across ciphers of one key, and each opens the other’s rows', () => {
-    const [one, two] = [new RowCipher(keys), new RowCipher(keys)];
+  it('never repeats a nonce within a cipher or across ciphers of one key, and each opens the other’s rows', async () => {
+    const [one, two] = [await RowCipher.create(keys), await RowCipher.create(keys)];
     const nonces = new Set<string>();
     const rows: [RowCipher, Uint8Array][] = [];
     for (let i = 0; i < 300; i++)
@@ -39,8 +39,8 @@ describe('RowCipher', () => {
       expect(new TextDecoder().decode((writer === one ? two : one).open(sealed, aad))).toMatch(/^row /);
   });
 
-  it('a changed bit, other additional data or another key does not open', () => {
-    const cipher = new RowCipher(keys);
+  it('a changed bit, other additional data or another key does not open', async () => {
+    const cipher = await RowCipher.create(keys);
     const sealed = cipher.seal(text('Ana plays the theremin'), aad);
     for (const at of [0, 20, 30, sealed.length - 1]) {
       const changed = sealed.slice();
@@ -48,7 +48,7 @@ describe('RowCipher', () => {
       expect(cipher.open(changed, aad), `bit at ${at}`).toBeUndefined();
     }
     expect(cipher.open(sealed, text('["memories","b"]'))).toBeUndefined();
-    expect(new RowCipher(crypto.getRandomValues(new Uint8Array(64))).open(sealed, aad)).toBeUndefined();
+    expect((await RowCipher.create(crypto.getRandomValues(new Uint8Array(64)))).open(sealed, aad)).toBeUndefined();
     expect(cipher.open(sealed.subarray(0, 30), aad)).toBeUndefined();
   });
 });
