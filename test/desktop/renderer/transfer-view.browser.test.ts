@@ -161,8 +161,8 @@ async function desktopWith(files: (() => BridgeResult<OpenedFile | null>)[]) {
   /** [disabled, title (or null), the note under it (or null when hidden)] of a start control. */
   const control = (button: string, note: string): [boolean, string | null, string | null] => {
     const b = el(button) as HTMLButtonElement;
-    const n = el(note);
-    return [b.disabled, b.getAttribute('title'), n.hidden ? null : n.textContent];
+    const n = document.querySelector<HTMLElement>(`[data-testid="${note}"]`);
+    return [b.disabled, b.getAttribute('title'), n === null || n.hidden ? null : n.textContent];
   };
   return {
     name,
