@@ -11,8 +11,8 @@
  * A plain store is offered its encryption in place (engram's `Engram.encryptStore`: with the
  * keychain's key where the OS keychain can keep one, else with a passphrase typed twice): that
  * conversion needs the store to itself, so through the app's store gate (ui/store-gate.ts) it first
- * waits for the chat turns, agents' calls and exports running (and for an import or a key change
- * asked before it), then the app closes its engram (`closeStore`: the navigation pauses; chat turns,
+ * waits for the chat turns, agents' calls and exports running (and for a key change asked before
+ * it), then the app closes its engram (`closeStore`: the navigation pauses; chat turns,
  * agents' calls and exports sent meanwhile wait), shows the rows sealed with Cancel, and opens the
  * store again (`reopenStore`), encrypted when it finished, else plain as it was (all of it or
  * nothing); what waited then runs on the reopened store. A key change runs through the gate too,

@@ -5,7 +5,7 @@
  * asked; import reads one (an open dialog, or a file picker), asks for the
  * passphrase when the file is encrypted, closes the store, imports (merge or
  * replace; a bad file or a wrong passphrase leaves the store as it was) and reopens it,
- * one at a time with a key change or a conversion of the store (ui/store-gate.ts). An import is one of the
+ * one at a time with a key change of the store (ui/store-gate.ts). An import is one of the
  * app's long works on the store (ui/store-work.ts): it does not start while a re-embed or a conversion runs
  * (its Import buttons disabled with why; a start from code refused with a `StoreError`), and neither starts
  * while it runs, from its start to the store's reopen, however it ends.
@@ -290,7 +290,7 @@ export class TransferView implements View {
 
   /**
    * Closes the store, imports `file` (opened with `passphrase` when it is encrypted) and reopens the store:
-   * through the store gate, after a key change or a conversion asked before it (so it opens the store with
+   * through the store gate, after a key change asked before it (so it opens the store with
    * the key every opening passes then), and once the chat turns, agents' calls and exports running ended.
    * Held as the app's one long work on the store from here to the reopen: refused with a `StoreError`
    * (nothing started) while another runs (e.g. one that started while the file was being chosen).
