@@ -1,7 +1,8 @@
 /**
  * An app's long works on its store that must not overlap, one at a time: a re-embed with another model
  * (ui/model-picker.ts: it runs on the open store) and a conversion of the store's encryption at rest
- * (demo/store-encryption.ts: it closes the store). While one runs, the others' start controls are
+ * (demo/store-encryption.ts, desktop/renderer/store-key-section.ts: it closes the store) and the desktop's
+ * import (desktop/renderer/transfer-view.ts: it closes the store too). While one runs, the others' start controls are
  * disabled with the reason ({@link StoreWork.watch}), and a start is refused with a `StoreError` that
  * names what runs; once it ends (done, cancelled or failed) the others can start again.
  */

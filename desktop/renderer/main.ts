@@ -128,7 +128,7 @@ async function main(): Promise<void> {
   // to reopen through the store gate, which also holds the close until the ones running have ended.
   // Told whether the store is open: what waited for a reopen that failed is refused, said, instead of meeting a closed engram.
   const gate = new StoreGate(() => !ctx.engram.closed);
-  // A re-embed and a conversion of the store's encryption: one at a time, the other's start disabled with why meanwhile.
+  // A re-embed, a conversion of the store's encryption and an import: one at a time, the others' starts disabled with why meanwhile.
   const storeWork = new StoreWork();
   const paused = (): boolean => document.body.dataset['store'] === 'closed';
   const show = async (name: ViewName): Promise<void> => {
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
     new ConversationsView(ctx),
     new BlocksView(ctx),
     new MapView(ctx),
-    new TransferView(ctx, openOptions),
+    new TransferView(ctx, openOptions, storeWork),
     new SyncView(ctx),
     agents,
     new ForgetView(ctx),
@@ -269,7 +269,10 @@ async function main(): Promise<void> {
       void transfer.export();
     } else if (command === 'import') {
       ctx.navigate('transfer');
-      void transfer.import();
+      // Refused (said in the banner) while a re-embed or a conversion runs: the view's Import says why too.
+      transfer.import().catch((e: unknown) => {
+        ctx.showError(e);
+      });
     } else {
       const name = command.slice('view-'.length);
       if (isView(name)) ctx.navigate(name);

@@ -3,8 +3,8 @@
  * app): the model the store's vectors are made with (in use), the models this app
  * serves with the one picked for the store, and, when they differ, the re-embed
  * offer with its progress, Cancel and result. Re-embedding runs on the app's open
- * engram: the views and the MCP hub keep answering meanwhile. A re-embed and a conversion of the store's
- * encryption (the Status view's other card) run one at a time (ui/store-work.ts).
+ * engram: the views and the MCP hub keep answering meanwhile. A re-embed, a conversion of the store's
+ * encryption (the Status view's other card) and an import (transfer-view.ts) run one at a time (ui/store-work.ts).
  */
 import type { KnownEmbeddingModel } from '../../lib/index.js';
 import { h } from '../../ui/dom.js';
@@ -15,7 +15,8 @@ import type { AppContext } from './app-context.js';
 /** What the section needs from the app besides the context. */
 export interface ModelSectionOptions extends ModelChoice {
   /**
-   * The app's long works on its store (a conversion of its encryption at rest, store-key-section.ts): a
+   * The app's long works on its store (a conversion of its encryption at rest, store-key-section.ts; an
+   * import, transfer-view.ts): a
    * re-embed starts only when none runs (its start disabled with why meanwhile), and none while it does.
    */
   readonly work: StoreWork;

@@ -11,12 +11,14 @@
  * A plain store is offered its encryption in place (engram's `Engram.encryptStore`: with the
  * keychain's key where the OS keychain can keep one, else with a passphrase typed twice): that
  * conversion needs the store to itself, so through the app's store gate (ui/store-gate.ts) it first
- * waits for the chat turns, agents' calls and exports running (and for an import or a key change
- * asked before it), then the app closes its engram (`closeStore`: the navigation pauses; chat turns,
+ * waits for the chat turns, agents' calls and exports running (and for a key change asked before
+ * it), then the app closes its engram (`closeStore`: the navigation pauses; chat turns,
  * agents' calls and exports sent meanwhile wait), shows the rows sealed with Cancel, and opens the
  * store again (`reopenStore`), encrypted when it finished, else plain as it was (all of it or
  * nothing); what waited then runs on the reopened store. A key change runs through the gate too,
  * one at a time with an import (which reopens the store with the key it reads at its start).
+ * A conversion is also one of the app's long works on the store (ui/store-work.ts): while a re-embed or an
+ * import runs, its submit is disabled with why (the button's title and a note under it) until that ends.
  * Typed passphrases live in the fields until the work ends, then the fields are emptied.
  */
 import { Engram, StoreError, type AtRestEncryption } from '../../lib/index.js';
@@ -54,8 +56,9 @@ export interface StoreKeySectionOptions {
    */
   closeStore(): Promise<void>;
   /**
-   * The app's long works on its store (a re-embed with another model, model-section.ts): a conversion
-   * starts only when none runs, and none can start while it runs (from its submit to the reopen).
+   * The app's long works on its store (a re-embed with another model, model-section.ts; an import,
+   * transfer-view.ts): a conversion starts only when none runs (its submit disabled with why meanwhile),
+   * and none can start while it runs (from its submit to the reopen).
    */
   readonly work: StoreWork;
   /** Opens the store again with `encryption` (undefined: plain), adopts `protection`, and lets views and agents go on. */
@@ -106,6 +109,15 @@ export class StoreKeySection {
     attrs: { role: 'status', 'aria-live': 'polite', 'data-testid': 'store-key-message', 'data-state': 'idle' },
   });
   #running = false;
+  /** Why a conversion cannot start now (another long work on the store runs), or undefined. */
+  #blocked: string | undefined;
+  /** The submit of the conversion form shown (a plain store), or undefined. */
+  #conversionStart: HTMLButtonElement | undefined;
+  /** Says why the conversion's submit is disabled, under it. */
+  readonly #blockedNote = h('p', {
+    class: 'muted small store-key-blocked',
+    attrs: { 'data-testid': 'store-key-blocked', hidden: true },
+  });
   /** Whether the OS keychain can keep a key (the desktop with a keyring), or why not; read at each show. */
   #keychain: { usable: true } | { usable: false; reason: string } = { usable: false, reason: 'not known yet' };
 
@@ -121,6 +133,12 @@ export class StoreKeySection {
       this.#forms,
       h('div', { class: 'store-key-status' }, this.#progress, this.#message),
     );
+    // Another long work on the store (a re-embed, an import) disables the conversion's submit, saying why, until it ends.
+    options.work.watch((running) => {
+      this.#blocked =
+        running === undefined || running === CONVERSION_WORK ? undefined : StoreWork.refusal(running, CONVERSION_WORK);
+      this.#sync();
+    });
   }
 
   /** True while a change runs. */
@@ -146,9 +164,11 @@ export class StoreKeySection {
     const [title, detail] = headline(protection);
     this.root.dataset['protection'] = protection.kind;
     replace(this.#state, h('strong', {}, title), h('br'), h('span', { class: 'muted' }, detail));
+    this.#conversionStart = undefined;
     if (protection.kind === 'passphrase') replace(this.#forms, this.#changeForm(), this.#toKeychainForm());
     else if (protection.kind === 'keychain') replace(this.#forms, this.#toPassphraseForm());
     else replace(this.#forms, this.#encryptForm());
+    this.#sync();
   }
 
   /**
@@ -334,17 +354,20 @@ export class StoreKeySection {
     read: () => Promise<UnlockChanged | string>,
   ): HTMLFormElement {
     const slot = h('div', { class: 'conversion-slot' });
+    const submit = h(
+      'button',
+      { class: 'primary', attrs: { type: 'submit', 'data-testid': `${testid}-submit` } },
+      submitLabel,
+    );
+    this.#conversionStart = submit;
     const form = h(
       'form',
       { class: 'store-key-form', attrs: { 'data-testid': testid, novalidate: true } },
       h('h3', {}, title),
       h('p', { class: 'muted small' }, detail),
       ...fields,
-      h(
-        'div',
-        { class: 'row' },
-        h('button', { class: 'primary', attrs: { type: 'submit', 'data-testid': `${testid}-submit` } }, submitLabel),
-      ),
+      h('div', { class: 'row' }, submit),
+      this.#blockedNote,
       slot,
     );
     form.addEventListener('submit', (event) => {
@@ -464,6 +487,20 @@ export class StoreKeySection {
     if (busy) this.#progress.value = 0;
     for (const el of this.root.querySelectorAll<HTMLInputElement | HTMLButtonElement>('input, button'))
       el.disabled = busy;
+    this.#sync();
+  }
+
+  /** The conversion's submit as the card's state wants it: disabled while busy, and while blocked with why. */
+  #sync(): void {
+    const start = this.#conversionStart;
+    const blocked = this.#running || start === undefined ? undefined : this.#blocked;
+    if (start !== undefined) {
+      start.disabled = this.#running || blocked !== undefined;
+      if (blocked === undefined) start.removeAttribute('title');
+      else start.title = blocked;
+    }
+    this.#blockedNote.hidden = blocked === undefined;
+    this.#blockedNote.textContent = blocked ?? '';
   }
 
   #say(state: 'idle' | 'running' | 'done' | 'error', text: string): void {

@@ -5,10 +5,14 @@
  * asked; import reads one (an open dialog, or a file picker), asks for the
  * passphrase when the file is encrypted, closes the store, imports (merge or
  * replace; a bad file or a wrong passphrase leaves the store as it was) and reopens it,
- * one at a time with a key change or a conversion of the store (ui/store-gate.ts).
+ * one at a time with a key change of the store (ui/store-gate.ts). An import is one of the
+ * app's long works on the store (ui/store-work.ts): it does not start while a re-embed or a conversion runs
+ * (its Import buttons disabled with why; a start from code refused with a `StoreError`), and neither starts
+ * while it runs, from its start to the store's reopen, however it ends.
  */
 import {
   Engram,
+  StoreError,
   isEncryptedExport,
   isEngramError,
   type ImportMode,
@@ -18,6 +22,7 @@ import {
 import { h } from '../../ui/dom.js';
 import { unwrap, type AppContext, type View } from './app-context.js';
 import type { StoreWorkSpec } from '../../ui/store-gate.js';
+import { StoreWork } from '../../ui/store-work.js';
 
 /** The store options the app opens engram with (the embedder), for reopening after an import. */
 export type OpenOptions = Omit<Parameters<typeof Engram.open>[0], 'name'>;
@@ -37,8 +42,10 @@ const PHASES: Readonly<Record<TransferProgress['phase'] | IndexProgress['phase']
 
 /** An export, as the store gate names it to a conversion or an import that waits for it. */
 const EXPORT = 'an export';
+/** An import, as the store gate and the app's other long works on the store (ui/store-work.ts) name it. */
+export const IMPORT_WORK = 'an import';
 /** An import closes the app's engram and opens it again (ui/store-gate.ts). */
-const IMPORT: StoreWorkSpec = { what: 'an import', closes: true };
+const IMPORT: StoreWorkSpec = { what: IMPORT_WORK, closes: true };
 
 /** Fewest characters of an export passphrase (as the library holds it). */
 const MIN_PASSPHRASE = 8;
@@ -93,6 +100,8 @@ export class TransferView implements View {
     h('option', { attrs: { value: 'replace' } }, 'replace everything here'),
   );
   readonly #result = h('p', { class: 'small', attrs: { 'data-testid': 'transfer-result', 'data-state': 'idle' } });
+  /** Says why the import's buttons are disabled (another long work on the store runs), under them. */
+  readonly #importBlocked = h('p', { class: 'muted small', attrs: { 'data-testid': 'import-blocked', hidden: true } });
   readonly #encrypt = h('input', { attrs: { type: 'checkbox', 'data-testid': 'export-encrypt' } });
   readonly #passphrase = passphraseInput('export-passphrase', 'Export passphrase');
   readonly #repeat = passphraseInput('export-passphrase-repeat', 'Export passphrase again');
@@ -124,12 +133,24 @@ export class TransferView implements View {
   /** The encrypted file waiting for its passphrase. */
   #pending: { name: string; file: Blob } | undefined;
   #controller: AbortController | undefined;
+  readonly #work: StoreWork;
+  /** Why an import cannot start now (another long work on the store runs), or undefined. */
+  #blocked: string | undefined;
 
-  constructor(ctx: AppContext, openOptions: OpenOptions) {
+  /**
+   * `work` is the app's long works on its store (a re-embed with another model, a conversion of its
+   * encryption at rest): an import starts only when none runs, and none can start while it runs.
+   */
+  constructor(ctx: AppContext, openOptions: OpenOptions, work: StoreWork) {
     this.#ctx = ctx;
     this.#openOptions = openOptions;
+    this.#work = work;
     this.#exportButton.addEventListener('click', () => void this.export());
-    this.#importButton.addEventListener('click', () => void this.import());
+    this.#importButton.addEventListener('click', () => {
+      this.import().catch((e: unknown) => {
+        ctx.showError(e);
+      });
+    });
     this.#cancel.addEventListener('click', () => {
       this.#controller?.abort();
     });
@@ -139,7 +160,10 @@ export class TransferView implements View {
     this.#unlockForm.addEventListener('submit', (event) => {
       event.preventDefault();
       const pending = this.#pending;
-      if (pending !== undefined) void this.#importFile(pending.name, pending.file, this.#filePassphrase.value);
+      if (pending === undefined) return;
+      this.#importFile(pending.name, pending.file, this.#filePassphrase.value).catch((e: unknown) => {
+        ctx.showError(e);
+      });
     });
     this.#dismiss.addEventListener('click', () => {
       this.#askPassphrase(undefined);
@@ -171,10 +195,17 @@ export class TransferView implements View {
           'An engram export file, plain or encrypted (you are asked for its passphrase). Every line is checked before anything is written: a bad file changes nothing.',
         ),
         h('div', { class: 'row' }, this.#mode, this.#importButton),
+        this.#importBlocked,
         this.#unlockForm,
       ),
       h('div', { class: 'card stack' }, h('div', { class: 'row' }, this.#bar, this.#label, this.#cancel), this.#result),
     );
+    // Another long work on the store (a re-embed, a conversion) disables the import's buttons, saying why, until it ends.
+    work.watch((running) => {
+      this.#blocked =
+        running === undefined || running === IMPORT_WORK ? undefined : StoreWork.refusal(running, IMPORT_WORK);
+      this.#sync();
+    });
   }
 
   show(): Promise<void> {
@@ -226,8 +257,13 @@ export class TransferView implements View {
     }
   }
 
-  /** Asks for a file and imports it; an encrypted one waits for its passphrase. */
+  /**
+   * Asks for a file and imports it; an encrypted one waits for its passphrase. Refused with a `StoreError`
+   * (nothing asked, nothing changed) while another long work runs on the store.
+   */
   async import(): Promise<void> {
+    const running = this.#work.running;
+    if (running !== undefined) throw new StoreError(StoreWork.refusal(running, IMPORT_WORK));
     let opened;
     try {
       opened = await unwrap(this.#ctx.bridge.openFile());
@@ -254,10 +290,13 @@ export class TransferView implements View {
 
   /**
    * Closes the store, imports `file` (opened with `passphrase` when it is encrypted) and reopens the store:
-   * through the store gate, after a key change or a conversion asked before it (so it opens the store with
+   * through the store gate, after a key change asked before it (so it opens the store with
    * the key every opening passes then), and once the chat turns, agents' calls and exports running ended.
+   * Held as the app's one long work on the store from here to the reopen: refused with a `StoreError`
+   * (nothing started) while another runs (e.g. one that started while the file was being chosen).
    */
   async #importFile(name: string, file: Blob, passphrase: string | undefined): Promise<void> {
+    const release = this.#work.begin(IMPORT_WORK);
     const mode = this.#mode.value as ImportMode;
     const signal = this.#begin();
     try {
@@ -266,7 +305,11 @@ export class TransferView implements View {
           this.#waiting(what);
         },
       });
+    } catch (e) {
+      // The store could not be opened again after the import failed (#closeAndImport says every other way out).
+      this.#fail(e);
     } finally {
+      release();
       this.#ctx.changed();
     }
   }
@@ -317,8 +360,7 @@ export class TransferView implements View {
     this.#label.textContent = 'Starting…';
     this.#cancel.disabled = false;
     this.#exportButton.disabled = true;
-    this.#importButton.disabled = true;
-    this.#unlock.disabled = true;
+    this.#sync();
     this.#result.dataset['state'] = 'running';
     this.#result.textContent = '';
     return this.#controller.signal;
@@ -333,12 +375,23 @@ export class TransferView implements View {
     this.#controller = undefined;
     this.#cancel.disabled = true;
     this.#exportButton.disabled = false;
-    this.#importButton.disabled = false;
-    this.#unlock.disabled = false;
+    this.#sync();
     if (state === 'done') this.#bar.value = 1;
     this.#label.textContent = state === 'done' ? 'Done' : state === 'cancelled' ? 'Cancelled' : 'Failed';
     this.#result.dataset['state'] = state;
     this.#result.textContent = text;
+  }
+
+  /** The import's buttons: disabled while a transfer runs, and while another long work runs on the store (with why). */
+  #sync(): void {
+    const blocked = this.#blocked;
+    for (const button of [this.#importButton, this.#unlock]) {
+      button.disabled = this.#controller !== undefined || blocked !== undefined;
+      if (blocked === undefined) button.removeAttribute('title');
+      else button.title = blocked;
+    }
+    this.#importBlocked.hidden = blocked === undefined;
+    this.#importBlocked.textContent = blocked ?? '';
   }
 
   #fail(e: unknown): void {

@@ -5,8 +5,10 @@
 // known one this repository built: e5-small-v2 or all-MiniLM-L6-v2); the status view
 // shows the model in use and offers to re-embed; Cancel mid-way leaves the store as
 // it was, searchable with its GloVe vectors; a second run finishes, and the app then
-// searches with the sentence model and opens with it. Leaves screenshots of the model card and
-// the re-embed progress in test/desktop/__screenshots__/ (reembed-*.png).
+// searches with the sentence model and opens with it. While a re-embed runs, Status's Encrypt now and the
+// import are disabled with why, and enabled again once it ends; while the store's encryption runs, the
+// re-embed's start is. Leaves screenshots of the model card, the re-embed progress and the controls it
+// disables in test/desktop/__screenshots__/ (reembed-*.png).
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import type { ViteDevServer } from 'vite';
@@ -160,6 +162,58 @@ describe('desktop renderer: embedding model and re-embedding', () => {
     expect(await page.getAttribute('[data-testid="model-in-use"]', 'data-model')).toBe(DEFAULT_EMBEDDING_MODEL);
     await shot('reembed-cancelled');
     expect(await vectorSearch('What does she like to eat?')).toEqual(before);
+  }, 300_000);
+
+  it('while a re-embed runs, Status’s Encrypt now and the import are disabled with why, an Enter starts nothing; once it ends (cancelled) both are enabled again', async () => {
+    await page.click('[data-testid="nav-status"]');
+    await page.waitForSelector('[data-testid="reembed-start"]', { timeout: STEP_WAIT });
+    const encrypt = '[data-testid="encrypt-passphrase-form-submit"]';
+    const free = async (button: string, note: string): Promise<[boolean, string | null, boolean]> => [
+      await page.isDisabled(button),
+      await page.getAttribute(button, 'title'),
+      await page.isHidden(note),
+    ];
+    expect(await free(encrypt, '[data-testid="store-key-blocked"]')).toEqual([false, null, true]);
+    await page.click('[data-testid="reembed-start"]');
+    await page.waitForSelector('[data-testid="reembed-panel"][data-state="running"]', { timeout: STEP_WAIT });
+    const why = (what: string): string =>
+      `Busy: a re-embed with another model is running; ${what} can start once it ends.`;
+    const conversion = why('a conversion of the store’s encryption');
+    expect([
+      await page.isDisabled(encrypt),
+      await page.getAttribute(encrypt, 'title'),
+      await page.innerText('[data-testid="store-key-blocked"]'),
+    ]).toEqual([true, conversion, conversion]);
+    // Enter in a passphrase field (the form's implicit submit) starts nothing: the store stays open, the card idle.
+    await page.fill('[data-testid="encrypt-new"]', 'heron pebble saffron');
+    await page.fill('[data-testid="encrypt-confirm"]', 'heron pebble saffron');
+    await page.press('[data-testid="encrypt-confirm"]', 'Enter');
+    expect([
+      await page.getAttribute('body', 'data-store'),
+      await page.getAttribute('[data-testid="store-key-card"]', 'data-state'),
+      await page.getAttribute('[data-testid="reembed-panel"]', 'data-state'),
+    ]).toEqual(['open', 'idle', 'running']);
+    await page
+      .locator('[data-testid="store-key-card"]')
+      .screenshot({ path: join(SHOTS, 'reembed-blocks-encrypt.png') });
+    // The import view: its Import is disabled with why too.
+    await page.click('[data-testid="nav-transfer"]');
+    const importing = why('an import');
+    expect([
+      await page.isDisabled('[data-testid="import-button"]'),
+      await page.getAttribute('[data-testid="import-button"]', 'title'),
+      await page.innerText('[data-testid="import-blocked"]'),
+    ]).toEqual([true, importing, importing]);
+    await shot('reembed-blocks-import');
+    await page.click('[data-testid="nav-status"]');
+    await page.click('[data-testid="reembed-cancel"]');
+    // Ended (the outcome of the last run says cancelled already): the offer is back.
+    await page.waitForSelector('[data-testid="reembed-panel"][data-state="offer"]', { timeout: REEMBED_WAIT });
+    expect(await page.innerText('[data-testid="reembed-result"]')).toContain('Cancelled after');
+    expect(await free(encrypt, '[data-testid="store-key-blocked"]')).toEqual([false, null, true]);
+    expect(await free('[data-testid="import-button"]', '[data-testid="import-blocked"]')).toEqual([false, null, true]);
+    await page.fill('[data-testid="encrypt-new"]', '');
+    await page.fill('[data-testid="encrypt-confirm"]', '');
   }, 300_000);
 
   it('re-embeds to the end: the app then searches with the sentence model, and opens with it', async () => {
