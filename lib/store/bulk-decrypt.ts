@@ -28,6 +28,12 @@ export interface BulkDecryptAnswer {
 
 /** A worker left without requests this long is stopped. */
 const IDLE_MS = 5_000;
+/**
+ * Sealed bytes up to this size open on the calling thread: there AES-GCM takes well under a
+ * millisecond for them, less than a round trip to the worker (and far less than starting one),
+ * which made a small store's encrypted open slower than it needed to be (bench/results/REPORT.md, "at-rest").
+ */
+const ON_THREAD_BYTES = 256 * 1024;
 
 /**
  * The plain bytes of `sealed` (an IV of `ivBytes`, then what AES-GCM sealed under `key` and
@@ -36,7 +42,7 @@ const IDLE_MS = 5_000;
  * const plain = await decryptBulk({ key, ivBytes: 12, aad, sealed: piece }); // Uint8Array, or undefined
  */
 export async function decryptBulk(request: Omit<BulkDecryptRequest, 'id'>): Promise<Uint8Array | undefined> {
-  const worker = DecryptWorker.get();
+  const worker = request.sealed.byteLength <= ON_THREAD_BYTES ? undefined : DecryptWorker.get();
   if (worker !== undefined) {
     const answer = await worker.decrypt(request);
     if (answer !== FAILED) return answer;
