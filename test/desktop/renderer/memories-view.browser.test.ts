@@ -3,10 +3,9 @@
 // scores its nearest memory near 1; a told question shows its memory first (memory-matches.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engram, MINILM_EMBEDDING_MODEL, TransformersEmbedder } from '../../../lib/index.js';
-import type { AppContext } from '../../../desktop/renderer/app-context.js';
 import { MemoriesView } from '../../../desktop/renderer/memories-view.js';
-import { StoreGate } from '../../../ui/store-gate.js';
 import { createWebBridge } from '../../../desktop/renderer/web-bridge.js';
+import { testAppContext } from './app-context-fixture.js';
 
 const FACTS = [
   'My favourite food is spicy ramen from the place downtown.',
@@ -28,18 +27,12 @@ describe('MemoriesView (browser, MiniLM)', () => {
       embedder: () => TransformersEmbedder.create({ model: MINILM_EMBEDDING_MODEL, localModelPath: '/models/' }),
     });
     for (const text of FACTS) await engram.add(text, { userId: 'u1' });
-    const ctx: AppContext = {
+    const ctx = testAppContext({
       engram,
       bridge: createWebBridge(),
       dbName: 'memories-view',
-      protection: { kind: 'plain', reason: 'a test' },
-      gate: new StoreGate(),
-      navigate: () => undefined,
-      openMemory: () => undefined,
       showError: (e) => errors.push(e),
-      notify: () => undefined,
-      changed: () => undefined,
-    };
+    });
     view = new MemoriesView(ctx);
     document.body.append(view.root);
   });

@@ -8,8 +8,6 @@
 // a bad file, a wrong passphrase, cancelled, a file the shell refused). Hash embedders stand in for the models.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engram, HashEmbedder, type AtRestEncryption } from '../../../lib/index.js';
-import type { AppContext } from '../../../desktop/renderer/app-context.js';
-import { StoreGate } from '../../../ui/store-gate.js';
 import { StoreWork } from '../../../ui/store-work.js';
 import { CONVERSION_WORK } from '../../../ui/conversion-progress.js';
 import { REEMBED_WORK } from '../../../ui/model-picker.js';
@@ -17,6 +15,7 @@ import { changeUnlock } from '../../../desktop/renderer/store-key-change.js';
 import { StoreKeySection } from '../../../desktop/renderer/store-key-section.js';
 import { IMPORT_WORK, TransferView, type OpenOptions } from '../../../desktop/renderer/transfer-view.js';
 import type { BridgeResult, DesktopBridge, OpenedFile } from '../../../desktop/preload/bridge-api.js';
+import { testAppContext } from './app-context-fixture.js';
 
 const OLD = 'lantern orchard quietly';
 const NEW = 'heron pebble saffron';
@@ -47,20 +46,15 @@ it('an import asked during a key change waits for it, then reopens the store wit
   const bridge = {
     openFile: () => Promise.resolve({ ok: true, value: { name: 'boat.jsonl', bytes } }),
   } as unknown as DesktopBridge;
-  const ctx: AppContext = {
+  const ctx = testAppContext({
     engram,
     bridge,
     dbName: name,
-    protection: { kind: 'passphrase', reason: 'a test' },
-    gate: new StoreGate(),
-    navigate: () => undefined,
-    openMemory: () => undefined,
+    protection: 'passphrase',
     showError: (e) => {
       throw e;
     },
-    notify: () => undefined,
-    changed: () => undefined,
-  };
+  });
   const view = new TransferView(ctx, openOptions, new StoreWork());
   document.body.append(view.root);
   (view.root.querySelector('[data-testid="import-mode"]') as HTMLSelectElement).value = 'merge';
@@ -130,18 +124,7 @@ async function desktopWith(files: (() => BridgeResult<OpenedFile | null>)[]) {
       Promise.resolve({ ok: true, value: { shell: 'web', version: 'web', platform: 'test', secretsPersist: false } }),
   } as unknown as DesktopBridge;
   const errors: unknown[] = [];
-  const ctx: AppContext = {
-    engram,
-    bridge,
-    dbName: name,
-    protection: { kind: 'plain', reason: 'a test' },
-    gate: new StoreGate(),
-    navigate: () => undefined,
-    openMemory: () => undefined,
-    showError: (e) => errors.push(e),
-    notify: () => undefined,
-    changed: () => undefined,
-  };
+  const ctx = testAppContext({ engram, bridge, dbName: name, showError: (e) => errors.push(e) });
   const work = new StoreWork();
   const view = new TransferView(ctx, openOptions, work);
   const card = new StoreKeySection(ctx, {
