@@ -79,8 +79,10 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const name = `buffer-${Math.random().toString(36).slice(2)}`;
     const { core, semantic } = await openCore(name);
     const { state } = await semantic.ready();
-    // The instance reports a write under way until the assertions below: a loaded machine may otherwise pause 50 ms and merge.
+    // The instance reports a small write under way until the assertions below: a loaded machine may otherwise pause
+    // 50 ms and merge, and a bulk write (this add of 1200) would let the merge run beside it.
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
+    Object.defineProperty(core, 'onlyBulkWrites', { configurable: true, get: () => false });
     await addMemories(
       core,
       semantic,
@@ -98,11 +100,13 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(state.index.search(early, 1)[0]!.id).toBe(id700);
     // Writing paused: they move into HNSW in slices.
     Reflect.deleteProperty(core, 'writing');
+    Reflect.deleteProperty(core, 'onlyBulkWrites');
     await waitUntil(() => state.index.pending === 0);
     expect(state.index.pending).toBe(0);
     expect(state.index.main.size).toBe(1200);
     expect(state.index.search(early, 1)[0]!.id).toBe(id700);
     Object.defineProperty(core, 'writing', { configurable: true, get: () => true });
+    Object.defineProperty(core, 'onlyBulkWrites', { configurable: true, get: () => false });
     const [added] = await addMemories(
       core,
       semantic,
@@ -147,6 +151,7 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(restored.index.size).toBe(1259);
     restored.dispose();
     Reflect.deleteProperty(core, 'writing');
+    Reflect.deleteProperty(core, 'onlyBulkWrites');
 
     // Writing paused: the buffer is merged into HNSW in the background.
     await waitUntil(() => state.index.pending === 0);
