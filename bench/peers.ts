@@ -8,10 +8,13 @@
  * then a new browser process on that profile opens the persisted state and
  * answers (open to first answer, first hybrid query, vector and hybrid
  * latencies, the hits for recall@10 against the exact top-10, memory held).
+ * engram-bulk and engram-import are engram again, its store filled by one add()
+ * of the corpus and by an import instead of add() in batches: their columns are
+ * bulk-filled / batched after the reopen.
  * The system order rotates between rounds. Nothing may come from the network:
  * every request the browser makes is checked to be the bench's own server.
  * Run: npx tsx bench/peers.ts [--sizes 10000,50000] [--queries 200] [--rounds 2]
- *      [--systems engram,orama,pglite,hnswlib-wasm,entitydb] [--entitydb-queries 20]
+ *      [--systems engram,engram-bulk,engram-import,orama,pglite,hnswlib-wasm,entitydb] [--entitydb-queries 20]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +36,7 @@ import {
 } from './util/peer-table.js';
 import { printTable, writeResult } from './util/report.js';
 
-const SYSTEMS = ['engram', 'orama', 'pglite', 'hnswlib-wasm', 'entitydb'] as const;
+const SYSTEMS = ['engram', 'engram-bulk', 'engram-import', 'orama', 'pglite', 'hnswlib-wasm', 'entitydb'] as const;
 const K = 10;
 
 const sizes = numberList('sizes', [10_000, 50_000]);

@@ -184,6 +184,10 @@ describe('peerWins()', () => {
   it('finds nothing without engram', () => {
     expect(peerWins([figures('orama', {})])).toEqual([]);
   });
+
+  it('leaves out engram filled another way: it is no peer', () => {
+    expect(peerWins([figures('engram', {}), figures('engram-bulk', { vectorP50: 1, ingestSeconds: 5 })])).toEqual([]);
+  });
 });
 
 describe('peerCorpus()', () => {
@@ -254,5 +258,34 @@ describe('peerGoals()', () => {
       met: false,
     });
     expect(goals.some((g) => g.goal.includes('engram / hnswlib-wasm'))).toBe(false);
+  });
+
+  it('holds search after a bulk fill and a reopen within 1.1x of the batched store (p50), vector and hybrid', () => {
+    const goals = peerGoals(
+      [
+        figures('engram', { vectorP50: 1.5, hybridP50: 2.5 }),
+        figures('engram-bulk', { vectorP50: 3, hybridP50: 2.6 }),
+        figures('engram-import', { vectorP50: 1.5 }),
+      ],
+      10_000,
+    );
+    const byName = new Map(goals.map((g) => [g.goal, g]));
+    expect(byName.get('engram-bulk / engram (batched): vector p50 after the reopen at 10k')).toEqual({
+      goal: 'engram-bulk / engram (batched): vector p50 after the reopen at 10k',
+      target: '<= 1.1x',
+      measured: 2,
+      met: false,
+    });
+    expect(byName.get('engram-bulk / engram (batched): hybrid p50 after the reopen at 10k')).toMatchObject({
+      measured: 2.6 / 2.5,
+      met: true,
+    });
+    expect(byName.get('engram-import / engram (batched): vector p50 after the reopen at 10k')).toMatchObject({
+      measured: 1,
+      met: true,
+    });
+    // No hybrid figure: no goal; nor goals of the same-work kind for engram's own fills.
+    expect(byName.has('engram-import / engram (batched): hybrid p50 after the reopen at 10k')).toBe(false);
+    expect(goals.some((g) => g.goal.startsWith('engram / engram-'))).toBe(false);
   });
 });
