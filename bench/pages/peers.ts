@@ -26,6 +26,8 @@ async function load(system: string): Promise<PeerSystem> {
   switch (system) {
     case 'engram':
       return (await import('./peers/engram.js')).engramPeer('batched');
+    case 'engram-small':
+      return (await import('./peers/engram.js')).engramPeer('small');
     case 'engram-bulk':
       return (await import('./peers/engram.js')).engramPeer('bulk');
     case 'engram-import':

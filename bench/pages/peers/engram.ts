@@ -1,12 +1,15 @@
 /**
- * engram in bench/peers, filled three ways with the vectors precomputed (a
+ * engram in bench/peers, filled four ways with the vectors precomputed (a
  * table embedder looks each text up), then flush() (the HNSW snapshot) and
  * close(); search() in 'vector' and 'hybrid' mode after the reopen:
- * - `engram`: add() in batches of {@link BATCH}, as an app adds;
+ * - `engram`: add() in batches of {@link BATCH}, as every peer inserts (each
+ *   add() a bulk write for the engine: BULK_WRITE, lib/engine/engine-store.ts);
+ * - `engram-small`: add() of {@link SMALL_BATCH} per call, as an app adds
+ *   (each a small write): the store the others are compared with;
  * - `engram-bulk`: one add() of the whole corpus (the bulk path of add());
  * - `engram-import`: Engram.import of an export of a store filled as `engram`
  *   is (the import path; only the import is timed).
- * The two bulk-filled stores are compared with the batched one after the
+ * The bulk-filled stores are compared with the small batches' after the
  * reopen: a search must not be slower in a store because of how it was
  * filled (issue 27: a compaction of the change log in one piece at the end of
  * a fill, b2d9b7f, doubled the per-query time after the next open).
@@ -19,8 +22,11 @@ const NAME = 'bench-peers-engram';
 /** The store an import's export is taken from (deleted before the import). */
 const SOURCE = 'bench-peers-engram-source';
 
+/** Memories per add() of the app-like fill: below the engine's BULK_WRITE (256), so each is a small write. */
+const SMALL_BATCH = 100;
+
 /** How the store is filled. */
-export type EngramFill = 'batched' | 'bulk' | 'import';
+export type EngramFill = 'batched' | 'small' | 'bulk' | 'import';
 
 /** Looks vectors up by text: no model in the timing. */
 class TableEmbedder implements Embedder {
@@ -45,7 +51,7 @@ async function addAll(e: Engram, texts: readonly string[], batch: number, log: (
       texts.slice(i, i + batch).map((content) => ({ role: 'user' as const, content })),
       { userId: 'u', dedupe: 'off' },
     );
-    if (batch < texts.length && (i / batch) % 10 === 9) log(`engram: ${i + batch} added`);
+    if ((i + batch) % 10_000 === 0) log(`engram: ${i + batch} added`);
   }
 }
 
@@ -64,6 +70,7 @@ async function deleteDatabase(name: string): Promise<void> {
 
 const CONFIGS: Record<EngramFill, string> = {
   batched: `engram (this tree): add() of ${BATCH} texts per call with precomputed vectors, flush(), close(); HNSW M ${HNSW.m}, efConstruction ${HNSW.efConstruction}, efSearch ${HNSW.efSearch} (defaults); IndexedDB through Dexie, each add() one committed transaction`,
+  small: `engram (this tree), filled by add() of ${SMALL_BATCH} texts per call (small writes, as an app adds), flush(), close(); otherwise as engram`,
   bulk: 'engram (this tree), filled by one add() of every text (the bulk path of add(), one transaction), flush(), close(); otherwise as engram',
   import: `engram (this tree), filled by Engram.import(mode replace) of an export of a store filled as engram is (add() of ${BATCH} per call; that store deleted before the import), flush(), close(); only the import and the flush are timed; otherwise as engram`,
 };
@@ -77,7 +84,8 @@ export function engramPeer(fill: EngramFill = 'batched'): PeerSystem {
   const fillStore = async (corpus: PeerCorpus, log: (line: string) => void): Promise<void> => {
     if (fill !== 'import') {
       const e = await Engram.open({ name: NAME, embedder });
-      await addAll(e, corpus.texts, fill === 'bulk' ? corpus.texts.length : BATCH, log);
+      const batch = fill === 'bulk' ? corpus.texts.length : fill === 'small' ? SMALL_BATCH : BATCH;
+      await addAll(e, corpus.texts, batch, log);
       await e.flush();
       await e.close();
       return;
