@@ -8,14 +8,14 @@
  * then a new browser process on that profile opens the persisted state and
  * answers (open to first answer, first hybrid query, vector and hybrid
  * latencies, the hits for recall@10 against the exact top-10, memory held).
- * engram-small, engram-bulk and engram-import are engram again, its store filled
- * by add() of 100 per call (as an app adds), by one add() of the corpus and by an
- * import: the fill table compares each fill's search after the reopen with the
+ * engram-small, engram-resumed, engram-bulk and engram-import are engram again, its
+ * store filled by add() of 100 per call (as an app adds), the same and then 1000
+ * more in a second session, one add() of the corpus, and an import: the fill table compares each fill's search after the reopen with the
  * small batches' (a search must not be slower for how its store was filled).
  * The system order rotates between rounds. Nothing may come from the network:
  * every request the browser makes is checked to be the bench's own server.
  * Run: npx tsx bench/peers.ts [--sizes 10000,50000] [--queries 200] [--rounds 2]
- *      [--systems engram,engram-small,engram-bulk,engram-import,orama,pglite,hnswlib-wasm,entitydb] [--entitydb-queries 20]
+ *      [--systems engram,engram-small,engram-resumed,engram-bulk,engram-import,orama,pglite,hnswlib-wasm,entitydb] [--entitydb-queries 20]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

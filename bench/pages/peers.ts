@@ -28,6 +28,8 @@ async function load(system: string): Promise<PeerSystem> {
       return (await import('./peers/engram.js')).engramPeer('batched');
     case 'engram-small':
       return (await import('./peers/engram.js')).engramPeer('small');
+    case 'engram-resumed':
+      return (await import('./peers/engram.js')).engramPeer('resumed');
     case 'engram-bulk':
       return (await import('./peers/engram.js')).engramPeer('bulk');
     case 'engram-import':

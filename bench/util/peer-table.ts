@@ -15,7 +15,7 @@ export const BASELINE = 'engram';
  * adds, one add() of the corpus, an import): not peers, but the same store,
  * whose searches after the reopen must be as fast whatever filled it.
  */
-export const ENGRAM_FILLS = new Set(['engram-small', 'engram-bulk', 'engram-import']);
+export const ENGRAM_FILLS = new Set(['engram-small', 'engram-resumed', 'engram-bulk', 'engram-import']);
 
 const msDigits = (v: number): number => (v < 10 ? 2 : v < 100 ? 1 : 0);
 
@@ -25,8 +25,11 @@ export const FILL_BASELINE = 'engram-small';
 /** How much slower (p50) a search after a bulk fill and a reopen may be than after the app-like fill. */
 export const FILL_P50_LIMIT = 1.1;
 
-/** The fills compared with {@link FILL_BASELINE}: engram's own (add() of 1000 per call, a bulk write each) and the bulk paths. */
-const BULK_FILLS = ['engram', 'engram-bulk', 'engram-import'];
+/**
+ * The fills compared with {@link FILL_BASELINE}: engram's own (add() of 1000 per call, a bulk write each), a
+ * second session after the app-like fill (its compaction deletes the first session's log late), the bulk paths.
+ */
+const BULK_FILLS = ['engram', 'engram-resumed', 'engram-bulk', 'engram-import'];
 
 /**
  * engram's search after the reopen by fill: vector and hybrid p50/p95 of each
@@ -243,7 +246,7 @@ const NOT_SAME_WORK = new Set(['entitydb|JS heap + ArrayBuffers + WASM held, MiB
  * at most the peer's (engram / peer <= 1x); ingest at least
  * 0.8x the bare hnswlib-wasm index's throughput; vector p50 within 1 ms of it;
  * after a bulk fill (engram's add() of 1000 per call, engram-bulk, engram-import)
- * and a reopen, vector and hybrid p50 within {@link FILL_P50_LIMIT} of the
+ * or a second session (engram-resumed) and a reopen, vector and hybrid p50 within {@link FILL_P50_LIMIT} of the
  * app-like fill's (engram-small).
  */
 export function peerGoals(figures: readonly PeerFigures[], n: number): PeerGoal[] {

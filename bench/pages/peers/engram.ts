@@ -6,6 +6,10 @@
  *   add() a bulk write for the engine: BULK_WRITE, lib/engine/engine-store.ts);
  * - `engram-small`: add() of {@link SMALL_BATCH} per call, as an app adds
  *   (each a small write): the store the others are compared with;
+ * - `engram-resumed`: filled as `engram-small`, closed, then a second session
+ *   adds {@link RESUMED_EXTRA} more (far from every query) by add() of
+ *   {@link SMALL_BATCH} and closes: its first compaction deletes the change
+ *   log the first session left in one piece, late in the session;
  * - `engram-bulk`: one add() of the whole corpus (the bulk path of add());
  * - `engram-import`: Engram.import of an export of a store filled as `engram`
  *   is (the import path; only the import is timed).
@@ -25,8 +29,11 @@ const SOURCE = 'bench-peers-engram-source';
 /** Memories per add() of the app-like fill: below the engine's BULK_WRITE (256), so each is a small write. */
 const SMALL_BATCH = 100;
 
+/** Memories the second session of the resumed fill adds. */
+const RESUMED_EXTRA = 1000;
+
 /** How the store is filled. */
-export type EngramFill = 'batched' | 'small' | 'bulk' | 'import';
+export type EngramFill = 'batched' | 'small' | 'resumed' | 'bulk' | 'import';
 
 /** Looks vectors up by text: no model in the timing. */
 class TableEmbedder implements Embedder {
@@ -71,6 +78,7 @@ async function deleteDatabase(name: string): Promise<void> {
 const CONFIGS: Record<EngramFill, string> = {
   batched: `engram (this tree): add() of ${BATCH} texts per call with precomputed vectors, flush(), close(); HNSW M ${HNSW.m}, efConstruction ${HNSW.efConstruction}, efSearch ${HNSW.efSearch} (defaults); IndexedDB through Dexie, each add() one committed transaction`,
   small: `engram (this tree), filled by add() of ${SMALL_BATCH} texts per call (small writes, as an app adds), flush(), close(); otherwise as engram`,
+  resumed: `engram (this tree), filled as engram-small, closed, then opened again for ${RESUMED_EXTRA} more memories (far from every query) by add() of ${SMALL_BATCH} per call, closed; the second session is timed too; otherwise as engram`,
   bulk: 'engram (this tree), filled by one add() of every text (the bulk path of add(), one transaction), flush(), close(); otherwise as engram',
   import: `engram (this tree), filled by Engram.import(mode replace) of an export of a store filled as engram is (add() of ${BATCH} per call; that store deleted before the import), flush(), close(); only the import and the flush are timed; otherwise as engram`,
 };
@@ -84,10 +92,25 @@ export function engramPeer(fill: EngramFill = 'batched'): PeerSystem {
   const fillStore = async (corpus: PeerCorpus, log: (line: string) => void): Promise<void> => {
     if (fill !== 'import') {
       const e = await Engram.open({ name: NAME, embedder });
-      const batch = fill === 'bulk' ? corpus.texts.length : fill === 'small' ? SMALL_BATCH : BATCH;
+      const batch = fill === 'bulk' ? corpus.texts.length : fill === 'batched' ? BATCH : SMALL_BATCH;
       await addAll(e, corpus.texts, batch, log);
       await e.flush();
       await e.close();
+      if (fill === 'resumed') {
+        // Texts no query shares a word with, vectors opposite to the corpus': they change no query's hits.
+        const extra = corpus.vectors
+          .slice(0, RESUMED_EXTRA)
+          .map((v, i) => ({ text: `xq${i}zz`, vector: v.map((x) => -x) }));
+        for (const { text, vector } of extra) embedder.table.set(text, vector);
+        const again = await Engram.open({ name: NAME, embedder });
+        await addAll(
+          again,
+          extra.map((x) => x.text),
+          SMALL_BATCH,
+          log,
+        );
+        await again.close();
+      }
       return;
     }
     const source = await Engram.open({ name: SOURCE, embedder });
