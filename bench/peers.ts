@@ -41,6 +41,7 @@ import { printTable, writeResult } from './util/report.js';
 const SYSTEMS = [
   'engram',
   'engram-small',
+  'engram-resumed',
   'engram-bulk',
   'engram-import',
   'orama',
