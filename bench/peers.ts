@@ -8,10 +8,14 @@
  * then a new browser process on that profile opens the persisted state and
  * answers (open to first answer, first hybrid query, vector and hybrid
  * latencies, the hits for recall@10 against the exact top-10, memory held).
+ * engram-small, engram-resumed, engram-bulk and engram-import are engram again, its
+ * store filled by add() of 100 per call (as an app adds), the same and then 1000
+ * more in a second session, one add() of the corpus, and an import: the fill table compares each fill's search after the reopen with the
+ * small batches' (a search must not be slower for how its store was filled).
  * The system order rotates between rounds. Nothing may come from the network:
  * every request the browser makes is checked to be the bench's own server.
  * Run: npx tsx bench/peers.ts [--sizes 10000,50000] [--queries 200] [--rounds 2]
- *      [--systems engram,orama,pglite,hnswlib-wasm,entitydb] [--entitydb-queries 20]
+ *      [--systems engram,engram-small,engram-resumed,engram-bulk,engram-import,orama,pglite,hnswlib-wasm,entitydb] [--entitydb-queries 20]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +27,7 @@ import type { PeerPhaseResult } from './pages/results.js';
 import { numberList, numberOption, option } from './util/args.js';
 import { peerCorpus, PEER_DIMS } from './util/peer-corpus.js';
 import {
+  fillTable,
   peerFigures,
   peerGoals,
   peerTable,
@@ -33,7 +38,17 @@ import {
 } from './util/peer-table.js';
 import { printTable, writeResult } from './util/report.js';
 
-const SYSTEMS = ['engram', 'orama', 'pglite', 'hnswlib-wasm', 'entitydb'] as const;
+const SYSTEMS = [
+  'engram',
+  'engram-small',
+  'engram-resumed',
+  'engram-bulk',
+  'engram-import',
+  'orama',
+  'pglite',
+  'hnswlib-wasm',
+  'entitydb',
+] as const;
 const K = 10;
 
 const sizes = numberList('sizes', [10_000, 50_000]);
@@ -145,6 +160,12 @@ try {
       `peers at N = ${n.toLocaleString('en-US')} (each peer's figure, then its ratio to engram's)`,
       peerTable(figures, n),
     );
+    const fills = fillTable(figures);
+    if (fills.length > 0)
+      printTable(
+        `engram's search after the reopen by how the store was filled, N = ${n.toLocaleString('en-US')} (ratios to add() of 100 per call)`,
+        fills,
+      );
     // Written after every size, so that a long run stopped in a later size keeps what it measured.
     writeResult('peers', {
       rounds,

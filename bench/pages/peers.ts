@@ -25,7 +25,15 @@ const log = (line: string): void => {
 async function load(system: string): Promise<PeerSystem> {
   switch (system) {
     case 'engram':
-      return (await import('./peers/engram.js')).engramPeer();
+      return (await import('./peers/engram.js')).engramPeer('batched');
+    case 'engram-small':
+      return (await import('./peers/engram.js')).engramPeer('small');
+    case 'engram-resumed':
+      return (await import('./peers/engram.js')).engramPeer('resumed');
+    case 'engram-bulk':
+      return (await import('./peers/engram.js')).engramPeer('bulk');
+    case 'engram-import':
+      return (await import('./peers/engram.js')).engramPeer('import');
     case 'orama':
       return (await import('./peers/orama.js')).oramaPeer();
     case 'pglite':
@@ -65,7 +73,8 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
 async function ingest(system: PeerSystem, n: number, queries: number): Promise<PeerPhaseResult> {
   const corpus = peerCorpus(n, queries);
   log(`${n} documents built; inserting`);
-  const { ms } = await timed(() => system.ingest(corpus, log));
+  const { ms: whole } = await timed(() => system.ingest(corpus, log));
+  const ms = system.ingestMs?.() ?? whole;
   log(`durable in ${(ms / 1000).toFixed(1)} s`);
   return { config: system.config, ingestMs: ms };
 }

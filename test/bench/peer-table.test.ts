@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { documentOfText, peerCorpus, PEER_DIMS } from '../../bench/util/peer-corpus.js';
 import {
+  fillTable,
   peerFigures,
   peerGoals,
   peerTable,
@@ -184,6 +185,10 @@ describe('peerWins()', () => {
   it('finds nothing without engram', () => {
     expect(peerWins([figures('orama', {})])).toEqual([]);
   });
+
+  it('leaves out engram filled another way: it is no peer', () => {
+    expect(peerWins([figures('engram', {}), figures('engram-bulk', { vectorP50: 1, ingestSeconds: 5 })])).toEqual([]);
+  });
 });
 
 describe('peerCorpus()', () => {
@@ -254,5 +259,61 @@ describe('peerGoals()', () => {
       met: false,
     });
     expect(goals.some((g) => g.goal.includes('engram / hnswlib-wasm'))).toBe(false);
+  });
+
+  it('holds search after a bulk fill and a reopen within 1.1x of the app-like fill (p50), vector and hybrid', () => {
+    const goals = peerGoals(
+      [
+        figures('engram', { vectorP50: 1.5, hybridP50: 2.5 }),
+        figures('engram-small', { vectorP50: 1.5, hybridP50: 2.5 }),
+        figures('engram-bulk', { vectorP50: 3, hybridP50: 2.6 }),
+        figures('engram-import', { vectorP50: 1.5 }),
+      ],
+      10_000,
+    );
+    const byName = new Map(goals.map((g) => [g.goal, g]));
+    const name = (fill: string, mode: string): string =>
+      `${fill} / engram-small (add() of 100 per call): ${mode} p50 after the reopen at 10k`;
+    expect(byName.get(name('engram-bulk', 'vector'))).toEqual({
+      goal: name('engram-bulk', 'vector'),
+      target: '<= 1.1x',
+      measured: 2,
+      met: false,
+    });
+    expect(byName.get(name('engram-bulk', 'hybrid'))).toMatchObject({ measured: 2.6 / 2.5, met: true });
+    expect(byName.get(name('engram', 'vector'))).toMatchObject({ measured: 1, met: true });
+    expect(byName.get(name('engram-import', 'vector'))).toMatchObject({ measured: 1, met: true });
+    // No hybrid figure: no goal; nor goals of the same-work kind for engram's own fills.
+    expect(byName.has(name('engram-import', 'hybrid'))).toBe(false);
+    expect(goals.some((g) => g.goal.startsWith('engram / engram-') && !g.goal.includes('after the reopen'))).toBe(
+      false,
+    );
+    // Without the app-like fill there is nothing to compare with.
+    expect(
+      peerGoals([figures('engram', {}), figures('engram-bulk', {})], 10_000).some((g) => g.goal.includes('reopen')),
+    ).toBe(false);
+  });
+});
+
+describe('fillTable()', () => {
+  it('lists the app-like fill first, then each bulk fill with its p50 over the app-like one', () => {
+    const rows = fillTable([
+      figures('engram', { vectorP50: 3, hybridP50: 5 }),
+      figures('orama', {}),
+      figures('engram-small', { vectorP50: 1.5, vectorP95: 2, hybridP50: 2.5, hybridP95: 4 }),
+      figures('engram-bulk', { vectorP50: 1.5, hybridP50: 2.5 }),
+    ]);
+    expect(rows.map((r) => r['fill'])).toEqual(['engram-small', 'engram', 'engram-bulk']);
+    expect(rows[0]).toEqual({
+      fill: 'engram-small',
+      'vector p50 ms': '1.50',
+      'vector p95 ms': '2.00',
+      'hybrid p50 ms': '2.50',
+      'hybrid p95 ms': '4.00',
+      'vector p50 / small': '1.00x',
+      'hybrid p50 / small': '1.00x',
+    });
+    expect(rows[1]).toMatchObject({ 'vector p50 / small': '2.00x', 'hybrid p50 / small': '2.00x' });
+    expect(fillTable([figures('engram', {})])).toEqual([]);
   });
 });

@@ -20,6 +20,11 @@ export interface PeerSystem {
    * to IndexedDB as the system persists), with the system closed.
    */
   ingest(corpus: PeerCorpus, log: (line: string) => void): Promise<void>;
+  /**
+   * After ingest(), the milliseconds of it to report when that is not the whole
+   * call (an import: not the store its file is exported from); absent or undefined: all of it.
+   */
+  ingestMs?: () => number | undefined;
   /** Opens the persisted state (this is a new browser process) so that the next query can be answered. */
   open(n: number): Promise<void>;
   /** The top `k` document indexes for the query vector, best first. */
