@@ -256,9 +256,8 @@ export class EncryptionCard {
       this.#message,
     );
     // Another long work on the store (a re-embed) disables the card's buttons, saying why, until it ends.
-    options.work?.watch((running) => {
-      this.#blocked =
-        running === undefined || running === CONVERSION_WORK ? undefined : StoreWork.refusal(running, CONVERSION_WORK);
+    options.work?.watchBlocked(CONVERSION_WORK, (blocked) => {
+      this.#blocked = blocked;
       this.#sync();
     });
   }

@@ -105,10 +105,8 @@ export class ModelPicker {
       },
     );
     // Another long work on the store (not this picker's re-embed) disables the offer's start, saying why.
-    options.work?.watch((running) => {
-      this.panel.block(
-        running === undefined || running === REEMBED_WORK ? undefined : StoreWork.refusal(running, REEMBED_WORK),
-      );
+    options.work?.watchBlocked(REEMBED_WORK, (blocked) => {
+      this.panel.block(blocked);
     });
   }
 

@@ -55,6 +55,19 @@ export class StoreWork {
   }
 
   /**
+   * Calls `listener` now and at each change with why `what` cannot start ({@link refusal}): undefined
+   * when nothing runs or when `what` itself does (its own controls show its progress). For a start
+   * control's disabled state and its reason. Returns how to stop.
+   * @example
+   * work.watchBlocked('an import', (why) => { button.disabled = why !== undefined; });
+   */
+  watchBlocked(what: string, listener: (blocked: string | undefined) => void): () => void {
+    return this.watch((running) => {
+      listener(running === undefined || running === what ? undefined : StoreWork.refusal(running, what));
+    });
+  }
+
+  /**
    * Why `what` cannot start while `running` runs, for a control's title and a notice.
    * @example
    * StoreWork.refusal('a re-embed with another model', 'a conversion of the store')

@@ -134,9 +134,8 @@ export class StoreKeySection {
       h('div', { class: 'store-key-status' }, this.#progress, this.#message),
     );
     // Another long work on the store (a re-embed, an import) disables the conversion's submit, saying why, until it ends.
-    options.work.watch((running) => {
-      this.#blocked =
-        running === undefined || running === CONVERSION_WORK ? undefined : StoreWork.refusal(running, CONVERSION_WORK);
+    options.work.watchBlocked(CONVERSION_WORK, (blocked) => {
+      this.#blocked = blocked;
       this.#sync();
     });
   }

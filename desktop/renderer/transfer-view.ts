@@ -201,9 +201,8 @@ export class TransferView implements View {
       h('div', { class: 'card stack' }, h('div', { class: 'row' }, this.#bar, this.#label, this.#cancel), this.#result),
     );
     // Another long work on the store (a re-embed, a conversion) disables the import's buttons, saying why, until it ends.
-    work.watch((running) => {
-      this.#blocked =
-        running === undefined || running === IMPORT_WORK ? undefined : StoreWork.refusal(running, IMPORT_WORK);
+    work.watchBlocked(IMPORT_WORK, (blocked) => {
+      this.#blocked = blocked;
       this.#sync();
     });
   }
