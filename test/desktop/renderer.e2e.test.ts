@@ -784,6 +784,14 @@ describe('desktop renderer', () => {
     await clearSearch();
     await view('conversations');
     await page.waitForSelector('[data-testid="threads"] li', { timeout: STEP_WAIT });
+    // The list shown before the view reloaded it may still be there under load: wait for the reload.
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid="threads"] .thread').length === 0,
+      undefined,
+      {
+        timeout: STEP_WAIT,
+      },
+    );
     expect(await page.locator('[data-testid="threads"] .thread').count()).toBe(0);
   }, 60_000);
 
