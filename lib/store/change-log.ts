@@ -38,9 +38,40 @@ export function logPositionOf(value: unknown): number | undefined {
   return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
 }
 
-/** The last sequence number of the change log (0 when empty). */
+/**
+ * `meta` key of the log's last position: every write that logs puts it in its own transaction
+ * (write.ts), so the log's end is read by key ({@link readLastSeq}).
+ */
+export const LOG_LAST_KEY = 'changes.last';
+
+/**
+ * Whether the position `recorded` (LOG_LAST_KEY's value) may be taken as the log's end, from
+ * whether the entries `recorded` and `recorded + 1` are stored: it may when the first is and the
+ * second is not. Entries are deleted only as a prefix (compaction, which keeps the last; a reset
+ * deletes the row with them) and their keys are contiguous (IndexedDB's key generator is reverted
+ * when a transaction aborts), so then nothing lies beyond it. A row an older engram left behind
+ * (it logged without moving the row) fails this, as does none: the log's end is then read by cursor.
+ */
+export function confirmsLast(recorded: number | undefined, atRecorded: boolean, afterRecorded: boolean): boolean {
+  return recorded !== undefined && atRecorded && !afterRecorded;
+}
+
+/**
+ * The last sequence number of the change log (0 when empty). Read by key (LOG_LAST_KEY, checked
+ * against the entries beside it) rather than by a reverse cursor: once many entries were deleted
+ * (a compaction late in a session), a cursor that seeks to the log's end walks their leftovers in
+ * Chromium's LevelDB until LevelDB compacts them, 17-27 ms instead of 0.5 before every search
+ * (bench/peers, `engram-resumed`; bench/results/REPORT.md). The cursor stays the fallback.
+ */
 export async function readLastSeq(db: EngramDb): Promise<number> {
-  return (await db.changes.orderBy(':id').last())?.seq ?? 0;
+  return db.transaction('r', [db.meta, db.changes], async () => {
+    const recorded = logPositionOf((await db.meta.get(LOG_LAST_KEY))?.value);
+    if (recorded !== undefined) {
+      const [at, after] = await db.changes.bulkGet([recorded, recorded + 1]);
+      if (confirmsLast(recorded, at !== undefined, after !== undefined)) return recorded;
+    }
+    return (await db.changes.orderBy(':id').last())?.seq ?? 0;
+  });
 }
 
 /** The log floor: every entry at or below it may have been compacted away (0 when never compacted). */

@@ -23,7 +23,7 @@
  * at or past the head reflects everything the returned rows do.
  */
 import { ClosedError } from '../errors.js';
-import { LOG_FLOOR_KEY, logPositionOf, readLogHead, type LogHead } from './change-log.js';
+import { confirmsLast, LOG_FLOOR_KEY, LOG_LAST_KEY, logPositionOf, readLogHead, type LogHead } from './change-log.js';
 import { EMBEDDER_KEY, embedderRecordOf } from './embedder-record.js';
 import { GENERATION_KEY, generationOf } from './generation.js';
 import type { RowSealing } from './row-sealing.js';
@@ -97,9 +97,17 @@ const HEAD_KEYS = [LOG_FLOOR_KEY, GENERATION_KEY, EMBEDDER_KEY] as const;
 interface Stored {
   ids: readonly string[];
   last: number;
+  /** The LOG_LAST_KEY row as stored (the head's other `meta` rows are in `meta`). */
+  lastRow: unknown;
   meta: unknown[];
   rows: unknown[];
 }
+
+/** How the stored LOG_LAST_KEY row gives the position it records (undefined: none, or it cannot be read here). */
+type RecordedLast = (stored: unknown) => number | undefined;
+
+/** A plain store's LOG_LAST_KEY row, as stored. */
+const plainLast: RecordedLast = (stored) => logPositionOf((stored as { value?: unknown } | undefined)?.value);
 
 /**
  * The memories `ids`, in one read-only IndexedDB transaction below Dexie, opened as the head's
@@ -110,7 +118,7 @@ interface Stored {
  */
 export async function readMemories(db: EngramDb, ids: readonly string[]): Promise<ReadRows> {
   if (ids.length === 0) return new ReadRows(ids, []);
-  const { rows } = await readStored(db, ids, false);
+  const { rows } = await readStored(db, ids, undefined);
   const { sealing } = db;
   if (sealing === undefined) return new ReadRows(ids, rows);
   if (rows.some((row) => sealing.behindStored('memories', row)))
@@ -125,12 +133,12 @@ function openMemory(sealing: RowSealing): OpenRow {
 
 /** The head and the rows in one IndexedDB transaction (see the file's head). */
 async function readHeadWithRows(db: EngramDb, ids: readonly string[]): Promise<HeadWithRows> {
-  const stored = await readStored(db, ids, true);
   const { sealing } = db;
+  const stored = await readStored(db, ids, sealing === undefined ? plainLast : sealedLast(sealing));
   if (sealing === undefined) return headWithRows(stored, (row) => row);
   // Asked of every row before any is opened: a row that does not open is reported once, by one path.
   const behind =
-    stored.meta.some((row) => sealing.behindStored('meta', row)) ||
+    [stored.lastRow, ...stored.meta].some((row) => sealing.behindStored('meta', row)) ||
     stored.rows.some((row) => sealing.behindStored('memories', row));
   if (behind) return readThroughDexie(db, ids);
   return headWithRows(stored, (row, key) => sealing.openStored('meta', row, key), openMemory(sealing));
@@ -165,10 +173,22 @@ async function readThroughDexie(db: EngramDb, ids: readonly string[]): Promise<H
 }
 
 /**
- * The memories `ids` and (`withHead`) the log's last key and the head's `meta` rows, as stored, in
- * one read-only transaction.
+ * An encrypted store's LOG_LAST_KEY row, opened as the middleware opens it (undefined when another
+ * instance wrote it since the ledger was read: the whole read is then made again through Dexie).
  */
-function readStored(db: EngramDb, ids: readonly string[], withHead: boolean): Promise<Stored> {
+function sealedLast(sealing: RowSealing): RecordedLast {
+  return (stored) =>
+    stored === undefined || sealing.behindStored('meta', stored)
+      ? undefined
+      : plainLast(sealing.openStored('meta', stored, LOG_LAST_KEY));
+}
+
+/**
+ * The memories `ids` and (with `recordedLast`, how the LOG_LAST_KEY row is read) the log's last
+ * key and the head's `meta` rows, as stored, in one read-only transaction.
+ */
+function readStored(db: EngramDb, ids: readonly string[], recordedLast: RecordedLast | undefined): Promise<Stored> {
+  const withHead = recordedLast !== undefined;
   const idb = db.backendDB() as IDBDatabase | null;
   // Dexie let go of its connection (closed, or another instance deleted or upgraded the store).
   if (idb === null) return Promise.reject(new ClosedError());
@@ -182,6 +202,7 @@ function readStored(db: EngramDb, ids: readonly string[], withHead: boolean): Pr
     const stored: Stored = {
       ids,
       last: 0,
+      lastRow: undefined,
       meta: new Array<unknown>(HEAD_KEYS.length),
       rows: new Array<unknown>(ids.length),
     };
@@ -189,7 +210,7 @@ function readStored(db: EngramDb, ids: readonly string[], withHead: boolean): Pr
     const arrived = (): void => {
       if (--waiting === 0) resolve(stored);
     };
-    if (withHead) readHead(tx, stored, arrived);
+    if (withHead) readHead(tx, stored, recordedLast, arrived);
     if (ids.length === 0) return;
     const memories = tx.objectStore('memories');
     ids.forEach((id, i) => {
@@ -202,15 +223,32 @@ function readStored(db: EngramDb, ids: readonly string[], withHead: boolean): Pr
   });
 }
 
-/** Asks `tx` for the log's last key and the head's `meta` rows into `stored`, calling `arrived` as each comes. */
-function readHead(tx: IDBTransaction, stored: Stored, arrived: () => void): void {
-  const lastKey = tx.objectStore('changes').openKeyCursor(null, 'prev');
-  lastKey.onsuccess = () => {
-    const key = lastKey.result?.primaryKey;
-    if (typeof key === 'number') stored.last = key;
-    arrived();
-  };
+/**
+ * Asks `tx` for the log's last key and the head's `meta` rows into `stored`, calling `arrived` as
+ * each comes. The last key is the LOG_LAST_KEY row's position when the entries beside it confirm
+ * it (change-log.ts readLastSeq: a cursor to the log's end can take tens of milliseconds), else
+ * the cursor's.
+ */
+function readHead(tx: IDBTransaction, stored: Stored, recordedLast: RecordedLast, arrived: () => void): void {
+  const changes = tx.objectStore('changes');
   const meta = tx.objectStore('meta');
+  const lastRow = meta.get(LOG_LAST_KEY);
+  lastRow.onsuccess = () => {
+    stored.lastRow = lastRow.result;
+    const recorded = recordedLast(lastRow.result);
+    if (recorded === undefined) {
+      readLastKey(changes, stored, arrived);
+      return;
+    }
+    const [at, after] = [changes.get(recorded), changes.get(recorded + 1)];
+    after.onsuccess = () => {
+      // Requests are answered in order: `at` has been.
+      if (confirmsLast(recorded, at.result !== undefined, after.result !== undefined)) {
+        stored.last = recorded;
+        arrived();
+      } else readLastKey(changes, stored, arrived);
+    };
+  };
   HEAD_KEYS.forEach((key, i) => {
     const row = meta.get(key);
     row.onsuccess = () => {
@@ -218,4 +256,14 @@ function readHead(tx: IDBTransaction, stored: Stored, arrived: () => void): void
       arrived();
     };
   });
+}
+
+/** Reads the log's last key by a cursor into `stored`, then calls `arrived`. */
+function readLastKey(changes: IDBObjectStore, stored: Stored, arrived: () => void): void {
+  const lastKey = changes.openKeyCursor(null, 'prev');
+  lastKey.onsuccess = () => {
+    const key = lastKey.result?.primaryKey;
+    if (typeof key === 'number') stored.last = key;
+    arrived();
+  };
 }

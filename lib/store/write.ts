@@ -33,7 +33,7 @@ import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 import { readGeneration } from './generation.js';
 import { readEmbedderId } from './embedder-record.js';
 import { deleteSnapshot } from './snapshot-chunks.js';
-import { readLastSeq } from './change-log.js';
+import { LOG_LAST_KEY, readLastSeq } from './change-log.js';
 import { storeError } from './store-error.js';
 
 /** One row change, with the row before and after. */
@@ -294,9 +294,12 @@ async function applyChanges(
   ]);
   // After the history entries landed: bound each record's history, and strip deleted records' of their text.
   const deleted = logged.filter((c) => c.op === 'delete');
+  const last = seqs.at(-1);
   await Promise.all([
     withoutHistory ? undefined : trimHistory(db, logged, historyLimit),
     forgetHistoryText(db, deleted),
+    // The log's end, read by key before every search (change-log.ts readLastSeq).
+    last === undefined ? undefined : db.meta.put({ key: LOG_LAST_KEY, value: last }),
   ]);
   return { changes: logged, seqs, generation, embedderId, terms: { puts: termsPuts, deletes: termsDeletes, stats } };
 }

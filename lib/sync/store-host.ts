@@ -11,6 +11,7 @@ import { ROW_CHECKS } from '../store/row-checks.js';
 import { rowLimitProblem } from '../store/row-limits.js';
 import type { BlockRow, ChangeRow, HistoryRow, Json, MemoryRow, MessageRow, TableName } from '../store/rows.js';
 import { readCurrentVectors } from '../store/current-vector.js';
+import { readLastSeq } from '../store/change-log.js';
 import type { EngramDb } from '../store/schema.js';
 import { type RowChange, type WritePlan } from '../store/write.js';
 import { blockKey } from '../store/block-key.js';
@@ -237,8 +238,8 @@ export class StoreHost implements SyncHost {
     return this.#engine.embedder();
   }
 
-  async lastSeq(): Promise<number> {
-    return (await this.#db.changes.orderBy('seq').last())?.seq ?? 0;
+  lastSeq(): Promise<number> {
+    return readLastSeq(this.#db);
   }
 
   async changesAfter(seq: number, limit: number): Promise<ChangeEntry[]> {
