@@ -175,6 +175,30 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     core.closeDb();
   });
 
+  it('a snapshot restored with unmerged vectors merges them once writing pauses, with no write after the open', async () => {
+    const name = `buffer-${Math.random().toString(36).slice(2)}`;
+    const { core, semantic } = await openCore(name);
+    const { state } = await semantic.ready();
+    const release = await fillBufferHeld(core, semantic, state);
+    const pending = state.index.pending;
+    expect(pending).toBeGreaterThan(0);
+    expect(state.index.kind).toBe('hnsw');
+    state.dispose();
+    release();
+    // As the next session finds it: nothing written since the snapshot, so its catch-up replays nothing.
+    const restored = await VectorState.load(core, embedder.id, 64);
+    expect(restored.origin).toBe('snapshot');
+    expect(restored.seq).toBe(state.seq);
+    await waitUntil(() => restored.index.pending === 0);
+    expect(restored.index.main.size).toBe(1100);
+    const probe = (await embedder.embed([core.analyzer.normalize(input(900).text)]))[0]!;
+    const id900 = (await core.db.memories.toArray()).find((r) => r.text === input(900).text)!.id;
+    expect(restored.index.search(probe, 1)[0]!.id).toBe(id900);
+    restored.dispose();
+    await semantic.close();
+    core.closeDb();
+  });
+
   it('the memories an instance keeps of its own writes hold no text once deleted, and nothing of other tables', async () => {
     const { core, semantic } = await openCore(`own-${Math.random().toString(36).slice(2)}`);
     const [added] = await addMemories(core, semantic, [input(1)]);

@@ -223,6 +223,10 @@ export class VectorState {
         generation,
       );
       await state.catchUp(options);
+      // Vectors the snapshot kept unmerged (a close without flush()) move into HNSW once writing pauses, as
+      // they would have in the session that wrote them; a catch-up with nothing to replay does not schedule
+      // that, and until then every search scans them (bench/peers engram-resumed: 1000 of them, 0.4-0.7 ms).
+      await state.#queue.run(() => state.#settle());
       if (agreesInCount(state, await storedCount)) {
         // The ids themselves are compared once the first searches are answered (see verifySnapshot).
         state.#verifyLater(record.bytes);
