@@ -8,6 +8,7 @@ import type { MessageRow } from '../../lib/store/rows.js';
 import { EngramDb } from '../../lib/store/schema.js';
 import { SemanticIndex } from '../../lib/engine/vectors/semantic-index.js';
 import { VectorState } from '../../lib/engine/vectors/vector-state.js';
+import { HnswIndex } from '../../lib/vector/hnsw-index.js';
 import { waitUntil } from '../helpers.js';
 import { writeGate, type WriteGate } from './held-writes.js';
 
@@ -95,6 +96,10 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     expect(state.index.kind).toBe('hnsw');
     expect(state.index.main.size).toBe(0);
     expect(state.index.pending).toBe(1200);
+    // Room for the 1200 (the next power of two), not for twice as many.
+    const main = state.index.main;
+    expect(main).toBeInstanceOf(HnswIndex);
+    expect(main instanceof HnswIndex && main.capacity).toBe(2048);
     const early = (await embedder.embed([core.analyzer.normalize(input(700).text)]))[0]!;
     const id700 = (await core.db.memories.toArray()).find((r) => r.text === input(700).text)!.id;
     expect(state.index.search(early, 1)[0]!.id).toBe(id700);

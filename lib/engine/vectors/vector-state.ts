@@ -543,7 +543,10 @@ export class VectorState {
     if (index.main.kind === 'exact') {
       index.merge();
       if (index.main.size < EXACT_CROSSOVER) return;
-      const next = await createIndex({ dimensions: index.dimensions, expectedSize: index.main.size * 2 });
+      // Room for what it holds (createIndex rounds up to a power of two) and no more: it grows by doubling, and a
+      // bulk write that crosses at 10k asked for twice that, 32,768 slots of WASM memory for 10,000 vectors, kept by
+      // every snapshot and restore (bench/peers engram-bulk: 81 MiB held against 49).
+      const next = await createIndex({ dimensions: index.dimensions, expectedSize: index.main.size });
       if (this.#disposed) {
         next.dispose();
         return;
