@@ -80,14 +80,20 @@ export class ReadRows {
 }
 
 /**
+ * Reads a search's log head and the memories `ids` (none: the head alone) together. `expected`:
+ * where the caller's indexes stand in the log, the last position they expect (see readHead).
+ */
+export type ReadHeadWithRows = (ids: readonly string[], expected?: number) => Promise<HeadWithRows>;
+
+/**
  * Starts a search's reads: the function returned reads the log head and the memories `ids` (none:
  * the head alone) and returns them together. Call it once, after the ranking.
  * @example
  * const read = startHeadWithRows(db);
- * const { head, rows } = await read(['m1', 'm2']); // after the ranking
+ * const { head, rows } = await read(['m1', 'm2'], index.seq); // after the ranking
  */
-export function startHeadWithRows(db: EngramDb): (ids: readonly string[]) => Promise<HeadWithRows> {
-  return (ids) => readHeadWithRows(db, ids);
+export function startHeadWithRows(db: EngramDb): ReadHeadWithRows {
+  return (ids, expected) => readHeadWithRows(db, ids, expected);
 }
 
 /** The stored `meta` values the head reads, in this order. */
@@ -132,9 +138,10 @@ function openMemory(sealing: RowSealing): OpenRow {
 }
 
 /** The head and the rows in one IndexedDB transaction (see the file's head). */
-async function readHeadWithRows(db: EngramDb, ids: readonly string[]): Promise<HeadWithRows> {
+async function readHeadWithRows(db: EngramDb, ids: readonly string[], expected?: number): Promise<HeadWithRows> {
   const { sealing } = db;
-  const stored = await readStored(db, ids, sealing === undefined ? plainLast : sealedLast(sealing));
+  const recordedLast = sealing === undefined ? plainLast : sealedLast(sealing);
+  const stored = await readStored(db, ids, { recordedLast, expected });
   if (sealing === undefined) return headWithRows(stored, (row) => row);
   // Asked of every row before any is opened: a row that does not open is reported once, by one path.
   const behind =
@@ -183,12 +190,18 @@ function sealedLast(sealing: RowSealing): RecordedLast {
       : plainLast(sealing.openStored('meta', stored, LOG_LAST_KEY));
 }
 
+/** How the head is read: how the LOG_LAST_KEY row gives its position, and the position expected (readHead). */
+interface HeadReading {
+  recordedLast: RecordedLast;
+  expected: number | undefined;
+}
+
 /**
- * The memories `ids` and (with `recordedLast`, how the LOG_LAST_KEY row is read) the log's last
- * key and the head's `meta` rows, as stored, in one read-only transaction.
+ * The memories `ids` and (with `head`) the log's last key and the head's `meta` rows, as stored, in
+ * one read-only transaction.
  */
-function readStored(db: EngramDb, ids: readonly string[], recordedLast: RecordedLast | undefined): Promise<Stored> {
-  const withHead = recordedLast !== undefined;
+function readStored(db: EngramDb, ids: readonly string[], head: HeadReading | undefined): Promise<Stored> {
+  const withHead = head !== undefined;
   const idb = db.backendDB() as IDBDatabase | null;
   // Dexie let go of its connection (closed, or another instance deleted or upgraded the store).
   if (idb === null) return Promise.reject(new ClosedError());
@@ -210,7 +223,7 @@ function readStored(db: EngramDb, ids: readonly string[], recordedLast: Recorded
     const arrived = (): void => {
       if (--waiting === 0) resolve(stored);
     };
-    if (withHead) readHead(tx, stored, recordedLast, arrived);
+    if (withHead) readHead(tx, stored, head, arrived);
     if (ids.length === 0) return;
     const memories = tx.objectStore('memories');
     ids.forEach((id, i) => {
@@ -225,14 +238,22 @@ function readStored(db: EngramDb, ids: readonly string[], recordedLast: Recorded
 
 /**
  * Asks `tx` for the log's last key and the head's `meta` rows into `stored`, calling `arrived` as
- * each comes. The last key is the LOG_LAST_KEY row's position when the entries beside it confirm
- * it (change-log.ts readLastSeq: a cursor to the log's end can take tens of milliseconds), else
- * the cursor's.
+ * each comes. The last key is the LOG_LAST_KEY row's position when the entries at it and after it
+ * confirm it (change-log.ts readLastSeq: a cursor to the log's end can take tens of milliseconds),
+ * else the cursor's. The entries that would confirm `expected` are asked for beside the row: when
+ * the row records it (nothing logged since the indexes last caught up, a search's common case), the
+ * head costs no second round trip.
  */
-function readHead(tx: IDBTransaction, stored: Stored, recordedLast: RecordedLast, arrived: () => void): void {
+function readHead(
+  tx: IDBTransaction,
+  stored: Stored,
+  { recordedLast, expected }: HeadReading,
+  arrived: () => void,
+): void {
   const changes = tx.objectStore('changes');
   const meta = tx.objectStore('meta');
   const lastRow = meta.get(LOG_LAST_KEY);
+  const guessed = expected === undefined ? undefined : ([changes.get(expected), changes.get(expected + 1)] as const);
   lastRow.onsuccess = () => {
     stored.lastRow = lastRow.result;
     const recorded = recordedLast(lastRow.result);
@@ -240,9 +261,10 @@ function readHead(tx: IDBTransaction, stored: Stored, recordedLast: RecordedLast
       readLastKey(changes, stored, arrived);
       return;
     }
-    const [at, after] = [changes.get(recorded), changes.get(recorded + 1)];
+    const [at, after] =
+      guessed !== undefined && recorded === expected ? guessed : [changes.get(recorded), changes.get(recorded + 1)];
+    // Requests are answered in order: when `after` has been, so has `at`.
     after.onsuccess = () => {
-      // Requests are answered in order: `at` has been.
       if (confirmsLast(recorded, at.result !== undefined, after.result !== undefined)) {
         stored.last = recorded;
         arrived();

@@ -100,6 +100,21 @@ export function logEndTests(where: string): void {
       expect(await ends(db)).toEqual([4, 4, 4]);
     });
 
+    it('a search head told where its indexes stand reads the same end, asking nothing more when they are at it', async () => {
+      ({ db } = await openStore(`log-end-${Math.random()}`, encryption));
+      await write(db, ['a', 'b', 'c']);
+      const read = startHeadWithRows(db);
+      for (const expected of [3, 2, 0, 7]) expect((await read([], expected)).head.last).toBe(3);
+      const gets = vi.spyOn(IDBObjectStore.prototype, 'get');
+      await read([], 3);
+      // The row's two confirming entries, asked beside it: no second request for them.
+      expect(gets.mock.contexts.filter((store) => (store as IDBObjectStore).name === 'changes')).toHaveLength(2);
+      vi.restoreAllMocks();
+      // Told a position the row does not record, or behind a row an older engram left: still the log's end.
+      await logWithoutRow(db, 2);
+      for (const expected of [3, 5]) expect((await read([], expected)).head.last).toBe(5);
+    });
+
     it('falls back to the cursor when the row is behind the log, damaged or gone', async () => {
       ({ db } = await openStore(`log-end-${Math.random()}`, encryption));
       await write(db, ['a']);

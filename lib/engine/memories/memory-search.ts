@@ -27,7 +27,13 @@ import {
 } from '../../search/fusion.js';
 import { hasEvidence, retrievalProfile, type RetrievalProfile } from '../../search/retrieval-profile.js';
 import type { LogHead } from '../../store/change-log.js';
-import { readMemories, startHeadWithRows, type HeadWithRows, type ReadRows } from '../../store/head-with-rows.js';
+import {
+  readMemories,
+  startHeadWithRows,
+  type HeadWithRows,
+  type ReadHeadWithRows,
+  type ReadRows,
+} from '../../store/head-with-rows.js';
 import { MEMORY_CORPUS } from '../../store/keyword-terms.js';
 import type { MemoryRow } from '../../store/rows.js';
 import { currentVector } from '../../store/current-vector.js';
@@ -115,10 +121,7 @@ export async function searchMemories(
 }
 
 /** The search from the indexes as they stand when the log has not moved past them, else the catch-up path. */
-async function search(
-  started: Promise<SearchRun>,
-  read: (ids: readonly string[]) => Promise<HeadWithRows>,
-): Promise<ScoredMemory[]> {
+async function search(started: Promise<SearchRun>, read: ReadHeadWithRows): Promise<ScoredMemory[]> {
   const run = await started;
   const { core, options } = run;
   // A metadata condition needs whole rows to choose the scope, read in their own transaction: the
@@ -131,11 +134,11 @@ async function search(
   const allowed = options.filter.empty ? undefined : run.state.scopes.matching(options.filter, now);
   const at = positionsOf(run);
   if (allowed?.size === 0) {
-    const { head } = await read([]);
+    const { head } = await read([], at[0]!.seq);
     return upToDate(head, at) ? [] : searchAfterCatchUp(run, Promise.resolve(head));
   }
   const ranked = await order(run, rankSides(run, allowed, queryVector), queryVector);
-  const { head, rows } = await read(firstIds(run, ranked));
+  const { head, rows } = await read(firstIds(run, ranked), at[0]!.seq);
   // The head was read after the ranking (or before it), the rows with it or after: at or past the
   // head, the indexes held everything the store did then, and the rows are as new or newer (each
   // is checked against the filter again).
