@@ -200,7 +200,10 @@ describe('EncryptionCard when a conversion goes wrong', () => {
 
     reopen.click();
     await expect.poll(() => p.status.dataset['state'], { timeout: 20_000 }).toBe('ready');
-    expect(testid(p, 'encrypt-message').textContent).toBe('The store is open again, encrypted with your passphrase.');
+    // The card says so once its own reopen has settled, which may come a moment after the status line.
+    await expect
+      .poll(() => testid(p, 'encrypt-message').textContent, { timeout: 20_000 })
+      .toBe('The store is open again, encrypted with your passphrase.');
     expect(p.reopens.count).toBe(2);
     expect(p.ctx.engram.closed).toBe(false);
     expect((await p.ctx.engram.getAll()).results.map((m) => m.memory)).toEqual(['Ana keeps bees in Porto']);

@@ -68,8 +68,9 @@ async function load(page: Page, restart = false): Promise<'ready' | 'unlock' | '
     await page.evaluate(() => {
       location.hash = '#memories';
     });
-    await page.reload();
-  } else await page.goto(`${origin}/#memories`);
+    // As patient as the wait for the app below: one start runs under a 50x CPU throttle (CI at 9a1cb4c: 30 s passed).
+    await page.reload({ timeout: MODEL_WAIT });
+  } else await page.goto(`${origin}/#memories`, { timeout: MODEL_WAIT });
   await page.waitForFunction(
     () =>
       document.body.dataset['state'] === 'ready' ||
