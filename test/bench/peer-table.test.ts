@@ -274,6 +274,21 @@ describe('peerGoals()', () => {
     const byName = new Map(goals.map((g) => [g.goal, g]));
     const name = (fill: string, mode: string): string =>
       `${fill} / engram-small (add() of 100 per call): ${mode} p50 after the reopen at 10k`;
+    // At the limit is within it, whatever the timer's last bits (a p50 of 2.2 ms reads 2.2000000000000455); past it is not.
+    const edge = new Map(
+      peerGoals(
+        [
+          figures('engram', {}),
+          figures('engram-small', { vectorP50: 2, hybridP50: 2 }),
+          figures('engram-resumed', { vectorP50: 2.2000000000000455, hybridP50: 2.3 }),
+        ],
+        10_000,
+      ).map((g) => [g.goal, g.met]),
+    );
+    expect([edge.get(name('engram-resumed', 'vector')), edge.get(name('engram-resumed', 'hybrid'))]).toEqual([
+      true,
+      false,
+    ]);
     expect(byName.get(name('engram-bulk', 'vector'))).toEqual({
       goal: name('engram-bulk', 'vector'),
       target: '<= 1.1x',
