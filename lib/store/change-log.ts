@@ -15,12 +15,16 @@
  * floor (another tab, idle while this one wrote) reloads from the store
  * instead of replaying (see vector-state.ts and keyword-state.ts).
  */
+import type { MetaRow } from './rows.js';
 import type { EngramDb } from './schema.js';
 import { readGeneration } from './generation.js';
 import { readEmbedderId } from './embedder-record.js';
 import { deleteSnapshot, snapshotPositionKey } from './snapshot-chunks.js';
 
-/** `meta` key of the log floor: entries with a seq at or below it may be gone. */
+/**
+ * `meta` key of the log floor (entries with a seq at or below it may be gone) and of the log's last
+ * position, kept with it: `{ seq: floor, last }` (see {@link LogBounds}).
+ */
 export const LOG_FLOOR_KEY = 'changes.floor';
 
 /** `meta` key prefix of registered log consumers (a consumer's position: a number or `{ seq }`). */
@@ -39,39 +43,61 @@ export function logPositionOf(value: unknown): number | undefined {
 }
 
 /**
- * `meta` key of the log's last position: every write that logs puts it in its own transaction
- * (write.ts), so the log's end is read by key ({@link readLastSeq}).
+ * Where the log's `meta` row (LOG_FLOOR_KEY) says it stands: its floor, and its last position as
+ * recorded by every write that logs (write.ts) and by compaction; undefined when the row records
+ * none (an older engram wrote the floor alone, as a number).
  */
-export const LOG_LAST_KEY = 'changes.last';
+export interface LogBounds {
+  floor: number;
+  recorded: number | undefined;
+}
 
-/**
- * Whether the position `recorded` (LOG_LAST_KEY's value) may be taken as the log's end, from
- * whether the entries `recorded` and `recorded + 1` are stored: it may when the first is and the
- * second is not. Entries are deleted only as a prefix (compaction, which keeps the last; a reset
- * deletes the row with them) and their keys are contiguous (IndexedDB's key generator is reverted
- * when a transaction aborts), so then nothing lies beyond it. A row an older engram left behind
- * (it logged without moving the row) fails this, as does none: the log's end is then read by cursor.
- */
-export function confirmsLast(recorded: number | undefined, atRecorded: boolean, afterRecorded: boolean): boolean {
-  return recorded !== undefined && atRecorded && !afterRecorded;
+/** The bounds a LOG_FLOOR_KEY value holds (`{ seq: floor, last }`, or a floor alone). */
+export function logBoundsOf(value: unknown): LogBounds {
+  const last = typeof value === 'object' && value !== null ? (value as { last?: unknown }).last : undefined;
+  return { floor: logPositionOf(value) ?? 0, recorded: logPositionOf(last) };
+}
+
+/** The LOG_FLOOR_KEY row of `floor` and the log's last position `last` (readers of the floor alone read `seq`). */
+export function logBoundsRow(floor: number, last: number): MetaRow {
+  return { key: LOG_FLOOR_KEY, value: { seq: floor, last } };
 }
 
 /**
- * The last sequence number of the change log (0 when empty). Read by key (LOG_LAST_KEY, checked
- * against the entries beside it) rather than by a reverse cursor: once many entries were deleted
- * (a compaction late in a session), a cursor that seeks to the log's end walks their leftovers in
- * Chromium's LevelDB until LevelDB compacts them, 17-27 ms instead of 0.5 before every search
- * (bench/peers, `engram-resumed`; bench/results/REPORT.md). The cursor stays the fallback.
+ * Whether the recorded last position may be taken as the log's end, from whether the entries at it
+ * and after it are stored: it may when the first is and the second is not. Entries are deleted only
+ * as a prefix (compaction, which keeps the last; a reset deletes the row with them) and their keys
+ * are contiguous (IndexedDB's key generator is reverted when a transaction aborts), so then nothing
+ * lies beyond it. A position an older engram left behind (it logged without moving it, or wrote the
+ * floor alone), a damaged one or none fails this: the log's end is then read by cursor.
+ */
+export function confirmsLast(
+  bounds: LogBounds,
+  atRecorded: boolean,
+  afterRecorded: boolean,
+): bounds is LogBounds & { recorded: number } {
+  return bounds.recorded !== undefined && atRecorded && !afterRecorded;
+}
+
+/**
+ * The last sequence number of the change log (0 when empty). Read by key (the LOG_FLOOR_KEY row's
+ * recorded last, checked against the entry after it) rather than by a reverse cursor: once many
+ * entries were deleted (a compaction late in a session), a cursor that seeks to the log's end walks
+ * their leftovers in Chromium's LevelDB until LevelDB compacts them, 17-27 ms instead of 0.5 before
+ * every search (bench/peers, `engram-resumed`; bench/results/REPORT.md). The cursor stays the fallback.
  */
 export async function readLastSeq(db: EngramDb): Promise<number> {
-  return db.transaction('r', [db.meta, db.changes], async () => {
-    const recorded = logPositionOf((await db.meta.get(LOG_LAST_KEY))?.value);
-    if (recorded !== undefined) {
-      const [at, after] = await db.changes.bulkGet([recorded, recorded + 1]);
-      if (confirmsLast(recorded, at !== undefined, after !== undefined)) return recorded;
-    }
-    return (await db.changes.orderBy(':id').last())?.seq ?? 0;
-  });
+  return db.transaction('r', [db.meta, db.changes], async () => (await readEnds(db)).last);
+}
+
+/** The log's last position and its floor, read inside the caller's transaction. */
+async function readEnds(db: EngramDb): Promise<{ last: number; floor: number }> {
+  const bounds = logBoundsOf((await db.meta.get(LOG_FLOOR_KEY))?.value);
+  const [at, after] =
+    bounds.recorded === undefined ? [] : await db.changes.bulkGet([bounds.recorded, bounds.recorded + 1]);
+  if (confirmsLast(bounds, at !== undefined, after !== undefined))
+    return { last: bounds.recorded, floor: bounds.floor };
+  return { last: (await db.changes.orderBy(':id').last())?.seq ?? 0, floor: bounds.floor };
 }
 
 /** The log floor: every entry at or below it may have been compacted away (0 when never compacted). */
@@ -99,9 +125,8 @@ export interface LogHead {
  */
 export async function readLogHead(db: EngramDb): Promise<LogHead> {
   return db.transaction('r', [db.meta, db.changes], async () => {
-    const [last, floor, generation, embedderId] = await Promise.all([
-      readLastSeq(db),
-      readLogFloor(db),
+    const [{ last, floor }, generation, embedderId] = await Promise.all([
+      readEnds(db),
       readGeneration(db),
       readEmbedderId(db),
     ]);
@@ -178,7 +203,7 @@ export async function compactChangeLog(
     }
     if (bound <= floor) return { removed: 0, floor, droppedSnapshots };
     const removed = await db.changes.where(':id').belowOrEqual(bound).delete();
-    await db.meta.put({ key: LOG_FLOOR_KEY, value: bound });
+    await db.meta.put(logBoundsRow(bound, last));
     return { removed, floor: bound, droppedSnapshots };
   });
 }

@@ -23,7 +23,7 @@
  * at or past the head reflects everything the returned rows do.
  */
 import { ClosedError } from '../errors.js';
-import { confirmsLast, LOG_FLOOR_KEY, LOG_LAST_KEY, logPositionOf, readLogHead, type LogHead } from './change-log.js';
+import { confirmsLast, LOG_FLOOR_KEY, logBoundsOf, readLogHead, type LogBounds, type LogHead } from './change-log.js';
 import { EMBEDDER_KEY, embedderRecordOf } from './embedder-record.js';
 import { GENERATION_KEY, generationOf } from './generation.js';
 import type { RowSealing } from './row-sealing.js';
@@ -96,24 +96,24 @@ export function startHeadWithRows(db: EngramDb): ReadHeadWithRows {
   return (ids, expected) => readHeadWithRows(db, ids, expected);
 }
 
-/** The stored `meta` values the head reads, in this order. */
+/** The stored `meta` values the head reads, in this order (the log's bounds first: readHead decides on them). */
 const HEAD_KEYS = [LOG_FLOOR_KEY, GENERATION_KEY, EMBEDDER_KEY] as const;
 
-/** What one read-only transaction found, as stored: the log's last key, the head's `meta` rows, the memories. */
+/** What one read-only transaction found: the log's last key and floor, the head's `meta` rows as stored, the memories. */
 interface Stored {
   ids: readonly string[];
   last: number;
-  /** The LOG_LAST_KEY row as stored (the head's other `meta` rows are in `meta`). */
-  lastRow: unknown;
+  /** The floor, from the LOG_FLOOR_KEY row as `boundsOf` read it (0 when it could not be read here). */
+  floor: number;
   meta: unknown[];
   rows: unknown[];
 }
 
-/** How the stored LOG_LAST_KEY row gives the position it records (undefined: none, or it cannot be read here). */
-type RecordedLast = (stored: unknown) => number | undefined;
+/** How the stored LOG_FLOOR_KEY row gives the log's bounds (undefined: it cannot be read here). */
+type BoundsOf = (stored: unknown) => LogBounds | undefined;
 
-/** A plain store's LOG_LAST_KEY row, as stored. */
-const plainLast: RecordedLast = (stored) => logPositionOf((stored as { value?: unknown } | undefined)?.value);
+/** A plain store's LOG_FLOOR_KEY row, as stored. */
+const plainBounds: BoundsOf = (stored) => logBoundsOf((stored as { value?: unknown } | undefined)?.value);
 
 /**
  * The memories `ids`, in one read-only IndexedDB transaction below Dexie, opened as the head's
@@ -140,19 +140,19 @@ function openMemory(sealing: RowSealing): OpenRow {
 /** The head and the rows in one IndexedDB transaction (see the file's head). */
 async function readHeadWithRows(db: EngramDb, ids: readonly string[], expected?: number): Promise<HeadWithRows> {
   const { sealing } = db;
-  const recordedLast = sealing === undefined ? plainLast : sealedLast(sealing);
-  const stored = await readStored(db, ids, { recordedLast, expected });
+  const boundsOf = sealing === undefined ? plainBounds : sealedBounds(sealing);
+  const stored = await readStored(db, ids, { boundsOf, expected });
   if (sealing === undefined) return headWithRows(stored, (row) => row);
   // Asked of every row before any is opened: a row that does not open is reported once, by one path.
   const behind =
-    [stored.lastRow, ...stored.meta].some((row) => sealing.behindStored('meta', row)) ||
+    stored.meta.some((row) => sealing.behindStored('meta', row)) ||
     stored.rows.some((row) => sealing.behindStored('memories', row));
   if (behind) return readThroughDexie(db, ids);
   return headWithRows(stored, (row, key) => sealing.openStored('meta', row, key), openMemory(sealing));
 }
 
 /**
- * The head and the rows of `stored`: the head's `meta` rows through `openMeta` (the row, its key),
+ * The head and the rows of `stored`: the head's `meta` rows but the floor's through `openMeta` (the row, its key),
  * each memory row through `openRow` when first asked for (none: stored as read).
  */
 function headWithRows(
@@ -160,13 +160,14 @@ function headWithRows(
   openMeta: (row: unknown, key: string) => unknown,
   openRow?: OpenRow,
 ): HeadWithRows {
-  const [floor, generation, embedder] = HEAD_KEYS.map(
-    (key, i) => (openMeta(stored.meta[i], key) as { value?: unknown } | undefined)?.value,
+  // The floor's row was read (opened, in an encrypted store) as the transaction ran: see readHead.
+  const [generation, embedder] = HEAD_KEYS.slice(1).map(
+    (key, i) => (openMeta(stored.meta[i + 1], key) as { value?: unknown } | undefined)?.value,
   );
   const rows = new ReadRows(stored.ids, stored.rows, openRow);
   const head: LogHead = {
     last: stored.last,
-    floor: logPositionOf(floor) ?? 0,
+    floor: stored.floor,
     generation: generationOf(generation),
     embedderId: embedderRecordOf(embedder)?.id,
   };
@@ -180,19 +181,19 @@ async function readThroughDexie(db: EngramDb, ids: readonly string[]): Promise<H
 }
 
 /**
- * An encrypted store's LOG_LAST_KEY row, opened as the middleware opens it (undefined when another
+ * An encrypted store's LOG_FLOOR_KEY row, opened as the middleware opens it (undefined when another
  * instance wrote it since the ledger was read: the whole read is then made again through Dexie).
  */
-function sealedLast(sealing: RowSealing): RecordedLast {
+function sealedBounds(sealing: RowSealing): BoundsOf {
   return (stored) =>
-    stored === undefined || sealing.behindStored('meta', stored)
+    stored !== undefined && sealing.behindStored('meta', stored)
       ? undefined
-      : plainLast(sealing.openStored('meta', stored, LOG_LAST_KEY));
+      : plainBounds(sealing.openStored('meta', stored, LOG_FLOOR_KEY));
 }
 
-/** How the head is read: how the LOG_LAST_KEY row gives its position, and the position expected (readHead). */
+/** How the head is read: how the LOG_FLOOR_KEY row gives the log's bounds, and the position expected (readHead). */
 interface HeadReading {
-  recordedLast: RecordedLast;
+  boundsOf: BoundsOf;
   expected: number | undefined;
 }
 
@@ -215,7 +216,7 @@ function readStored(db: EngramDb, ids: readonly string[], head: HeadReading | un
     const stored: Stored = {
       ids,
       last: 0,
-      lastRow: undefined,
+      floor: 0,
       meta: new Array<unknown>(HEAD_KEYS.length),
       rows: new Array<unknown>(ids.length),
     };
@@ -238,44 +239,40 @@ function readStored(db: EngramDb, ids: readonly string[], head: HeadReading | un
 
 /**
  * Asks `tx` for the log's last key and the head's `meta` rows into `stored`, calling `arrived` as
- * each comes. The last key is the LOG_LAST_KEY row's position when the entries at it and after it
- * confirm it (change-log.ts readLastSeq: a cursor to the log's end can take tens of milliseconds),
- * else the cursor's. The entries that would confirm `expected` are asked for beside the row: when
- * the row records it (nothing logged since the indexes last caught up, a search's common case), the
- * head costs no second round trip.
+ * each comes. The last key is the LOG_FLOOR_KEY row's recorded last position when the entries at it
+ * and after it confirm it (change-log.ts readLastSeq: a cursor to the log's end can take tens of
+ * milliseconds), else the cursor's. The entries that would confirm `expected` are asked for beside
+ * the row: when the row records it (nothing logged since the indexes last caught up, a search's
+ * common case), the head costs no second round trip.
  */
-function readHead(
-  tx: IDBTransaction,
-  stored: Stored,
-  { recordedLast, expected }: HeadReading,
-  arrived: () => void,
-): void {
+function readHead(tx: IDBTransaction, stored: Stored, { boundsOf, expected }: HeadReading, arrived: () => void): void {
   const changes = tx.objectStore('changes');
   const meta = tx.objectStore('meta');
-  const lastRow = meta.get(LOG_LAST_KEY);
+  const requests = HEAD_KEYS.map((key) => meta.get(key));
   const guessed = expected === undefined ? undefined : ([changes.get(expected), changes.get(expected + 1)] as const);
-  lastRow.onsuccess = () => {
-    stored.lastRow = lastRow.result;
-    const recorded = recordedLast(lastRow.result);
-    if (recorded === undefined) {
+  requests.forEach((row, i) => {
+    row.onsuccess = () => {
+      stored.meta[i] = row.result;
+      arrived();
+    };
+  });
+  // The bounds row is answered first (requests are answered in order), `guessed` after it.
+  requests[0]!.addEventListener('success', () => {
+    const bounds = boundsOf(requests[0]!.result);
+    stored.floor = bounds?.floor ?? 0;
+    const recorded = bounds?.recorded;
+    if (bounds === undefined || recorded === undefined) {
       readLastKey(changes, stored, arrived);
       return;
     }
     const [at, after] =
       guessed !== undefined && recorded === expected ? guessed : [changes.get(recorded), changes.get(recorded + 1)];
-    // Requests are answered in order: when `after` has been, so has `at`.
+    // Answered in order: when `after` has been, so has `at`.
     after.onsuccess = () => {
-      if (confirmsLast(recorded, at.result !== undefined, after.result !== undefined)) {
+      if (confirmsLast(bounds, at.result !== undefined, after.result !== undefined)) {
         stored.last = recorded;
         arrived();
       } else readLastKey(changes, stored, arrived);
-    };
-  };
-  HEAD_KEYS.forEach((key, i) => {
-    const row = meta.get(key);
-    row.onsuccess = () => {
-      stored.meta[i] = row.result;
-      arrived();
     };
   });
 }

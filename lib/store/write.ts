@@ -33,7 +33,7 @@ import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 import { readGeneration } from './generation.js';
 import { readEmbedderId } from './embedder-record.js';
 import { deleteSnapshot } from './snapshot-chunks.js';
-import { LOG_LAST_KEY, readLastSeq } from './change-log.js';
+import { LOG_FLOOR_KEY, logBoundsOf, logBoundsRow, readLastSeq } from './change-log.js';
 import { storeError } from './store-error.js';
 
 /** One row change, with the row before and after. */
@@ -282,12 +282,13 @@ async function applyChanges(
   const stats = await statsAfter(db, statDelta);
   // Every write of the transaction in flight at once (IndexedDB applies a transaction's
   // requests in order): one wait instead of one per table (bench/ingest).
-  const [, , seqs, generation, embedderId] = await Promise.all([
+  const [, , seqs, generation, embedderId, bounds] = await Promise.all([
     rows.flush(db),
     withoutHistory ? undefined : db.history.bulkAdd(historyEntries(logged, at)),
     db.changes.bulkAdd(logEntries(logged, at), { allKeys: true }),
     readGeneration(db),
     readEmbedderId(db),
+    db.meta.get(LOG_FLOOR_KEY),
     termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
     termsPuts.length > 0 ? db.terms.bulkPut(termsPuts) : undefined,
     ...stats.map(([corpus, value]) => db.meta.put({ key: statsKey(corpus), value: { ...value } })),
@@ -299,7 +300,7 @@ async function applyChanges(
     withoutHistory ? undefined : trimHistory(db, logged, historyLimit),
     forgetHistoryText(db, deleted),
     // The log's end, read by key before every search (change-log.ts readLastSeq).
-    last === undefined ? undefined : db.meta.put({ key: LOG_LAST_KEY, value: last }),
+    last === undefined ? undefined : db.meta.put(logBoundsRow(logBoundsOf(bounds?.value).floor, last)),
   ]);
   return { changes: logged, seqs, generation, embedderId, terms: { puts: termsPuts, deletes: termsDeletes, stats } };
 }

@@ -1,14 +1,14 @@
 /**
- * The change log's end is read by key: every logging write puts it in `meta` (LOG_LAST_KEY), and
- * readers take it when the entries beside it confirm it, by cursor otherwise (a row an older engram
- * left behind, a damaged one, none). Both readers: readLastSeq / readLogHead (through Dexie) and a
+ * The change log's end is read by key: every logging write records it in the log's `meta` row
+ * (LOG_FLOOR_KEY, `{ seq: floor, last }`), and readers take it when the entries beside it confirm it,
+ * by cursor otherwise (a row an older engram left behind, the floor alone, a damaged one, none). Both readers: readLastSeq / readLogHead (through Dexie) and a
  * search's head (startHeadWithRows, below Dexie), on a plain and on an encrypted store. Shared by
  * the Node (fake-indexeddb) and Chromium (real IndexedDB, whose LevelDB made the cursor slow) tests.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore, resetStore } from '../../lib/engine/open-store.js';
 import { analyzeDocument } from '../../lib/search/analyze.js';
-import { compactChangeLog, LOG_LAST_KEY, readLastSeq, readLogHead } from '../../lib/store/change-log.js';
+import { compactChangeLog, LOG_FLOOR_KEY, readLastSeq, readLogHead } from '../../lib/store/change-log.js';
 import { startHeadWithRows } from '../../lib/store/head-with-rows.js';
 import type { MessageRow } from '../../lib/store/rows.js';
 import type { EngramDb } from '../../lib/store/schema.js';
@@ -41,7 +41,7 @@ async function write(db: EngramDb, ids: string[], fail = false): Promise<void> {
   );
 }
 
-/** Entries logged the way an engram from before LOG_LAST_KEY logged them: without moving the row. */
+/** Entries logged the way an engram from before the recorded end logged them: without moving it. */
 async function logWithoutRow(db: EngramDb, n: number): Promise<void> {
   await db.changes.bulkAdd(
     Array.from({ length: n }, (_, i) => ({
@@ -85,7 +85,7 @@ export function logEndTests(where: string): void {
       expect(await ends(db)).toEqual([0, 0, 0]);
       await write(db, ['a', 'b']);
       await write(db, ['c']);
-      expect((await db.meta.get(LOG_LAST_KEY))?.value).toBe(3);
+      expect((await db.meta.get(LOG_FLOOR_KEY))?.value).toEqual({ seq: 0, last: 3 });
       let read: number[] = [];
       expect(
         await cursorsOverChanges(async () => {
@@ -108,14 +108,17 @@ export function logEndTests(where: string): void {
       const gets = vi.spyOn(IDBObjectStore.prototype, 'get');
       await read([], 3);
       // The row's two confirming entries, asked beside it: no second request for them.
-      expect(gets.mock.contexts.filter((store) => (store as IDBObjectStore).name === 'changes')).toHaveLength(2);
+      const asked = (name: string): number =>
+        gets.mock.contexts.filter((store) => (store as IDBObjectStore).name === name).length;
+      // The three `meta` rows of the head (the floor's holds the end) and the two entries confirming it.
+      expect([asked('meta'), asked('changes')]).toEqual([3, 2]);
       vi.restoreAllMocks();
       // Told a position the row does not record, or behind a row an older engram left: still the log's end.
       await logWithoutRow(db, 2);
       for (const expected of [3, 5]) expect((await read([], expected)).head.last).toBe(5);
     });
 
-    it('falls back to the cursor when the row is behind the log, damaged or gone', async () => {
+    it('falls back to the cursor when the row is behind the log, holds the floor alone, is damaged or gone', async () => {
       ({ db } = await openStore(`log-end-${Math.random()}`, encryption));
       await write(db, ['a']);
       // An older engram logged two more without moving the row.
@@ -123,24 +126,36 @@ export function logEndTests(where: string): void {
       expect(await ends(db)).toEqual([3, 3, 3]);
       await write(db, ['b']);
       expect(await ends(db)).toEqual([4, 4, 4]);
-      // Behind again, and the entry after the row compacted away with the row's own.
+      // Behind again: compaction reads the end by cursor and records it with the new floor.
       await logWithoutRow(db, 100);
       expect((await compactChangeLog(db, 0)).floor).toBe(103);
+      expect((await db.meta.get(LOG_FLOOR_KEY))?.value).toEqual({ seq: 103, last: 104 });
       expect(await ends(db)).toEqual([104, 104, 104]);
-      await db.meta.put({ key: LOG_LAST_KEY, value: 'a hundred and four' });
-      expect(await ends(db)).toEqual([104, 104, 104]);
-      await db.meta.put({ key: LOG_LAST_KEY, value: 999 });
-      expect(await ends(db)).toEqual([104, 104, 104]);
-      await db.meta.delete(LOG_LAST_KEY);
+      // An older engram's compaction writes the floor alone; a row whose end was compacted away (4 < 103).
+      for (const value of [
+        103,
+        { seq: 103, last: 4 },
+        { seq: 103, last: 'a hundred and four' },
+        { seq: 103, last: 999 },
+      ]) {
+        await db.meta.put({ key: LOG_FLOOR_KEY, value });
+        expect(await ends(db)).toEqual([104, 104, 104]);
+        expect((await readLogHead(db)).floor).toBe(103);
+      }
+      await db.meta.delete(LOG_FLOOR_KEY);
       expect(await cursorsOverChanges(() => ends(db))).toBeGreaterThan(0);
       expect(await ends(db)).toEqual([104, 104, 104]);
+      // The next write records the end again, keeping the floor it finds.
+      await db.meta.put({ key: LOG_FLOOR_KEY, value: 103 });
+      await write(db, ['b2']);
+      expect((await db.meta.get(LOG_FLOOR_KEY))?.value).toEqual({ seq: 103, last: 105 });
       // A reset empties the log and drops the row with it.
       await resetStore(db);
-      expect(await db.meta.get(LOG_LAST_KEY)).toBeUndefined();
+      expect(await db.meta.get(LOG_FLOOR_KEY)).toBeUndefined();
       expect(await ends(db)).toEqual([0, 0, 0]);
       await write(db, ['c']);
       const [end] = await ends(db);
-      expect(end).toBeGreaterThan(104);
+      expect(end).toBeGreaterThan(105);
       expect(await ends(db)).toEqual([end, end, end]);
     });
   });
