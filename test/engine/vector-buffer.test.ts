@@ -9,6 +9,7 @@ import { EngramDb } from '../../lib/store/schema.js';
 import { SemanticIndex } from '../../lib/engine/vectors/semantic-index.js';
 import { VectorState } from '../../lib/engine/vectors/vector-state.js';
 import { HnswIndex } from '../../lib/vector/hnsw-index.js';
+import { EMBEDDER_KEY } from '../../lib/store/embedder-record.js';
 import { waitUntil } from '../helpers.js';
 import { writeGate, type WriteGate } from './held-writes.js';
 
@@ -200,6 +201,28 @@ describe('vector state: own writes, the exact buffer and its merge', () => {
     const id900 = (await core.db.memories.toArray()).find((r) => r.text === input(900).text)!.id;
     expect(restored.index.search(probe, 1)[0]!.id).toBe(id900);
     restored.dispose();
+    await semantic.close();
+    core.closeDb();
+  });
+
+  it("a write's commit that shows another model recorded (another instance's re-embed) supersedes the index at once", async () => {
+    const { core, semantic } = await openCore(`superseded-${Math.random().toString(36).slice(2)}`);
+    const { state } = await semantic.ready();
+    await addMemories(core, semantic, [input(1)], undefined, 'off');
+    await settled(state);
+    expect(state.superseded).toBeUndefined();
+    // Another instance switched the store to its model (reembed.ts records it in meta).
+    await core.db.meta.put({ key: EMBEDDER_KEY, value: { id: 'other-model-64', dimensions: 64 } });
+    // Asked in the commit itself, right after the index's own watcher: before any queued work of the index runs.
+    const seen: (string | undefined)[] = [];
+    const unwatch = core.watchWrites(() => {
+      seen.push(state.superseded);
+    });
+    await addMemories(core, semantic, [input(2)], undefined, 'off');
+    unwatch();
+    expect(seen).toEqual(['other-model-64']);
+    // So the next write embeds nothing with the old model: its memory is written without a vector.
+    expect(await semantic.embedForWrite(['a third memory'])).toBeUndefined();
     await semantic.close();
     core.closeDb();
   });

@@ -153,6 +153,9 @@ export class VectorState {
     // Compaction of the change log keeps what this index has not applied yet.
     this.#unregister = core.addLogReader(() => this.seq);
     this.#unwatch = core.watchWrites((write) => {
+      // Known at the commit, not when the queue reaches the write: the next write's embedding
+      // (SemanticIndex.embedForWrite) asks at once, and may not wait behind a merge or a snapshot.
+      this.#noteRecorded(write.embedderId);
       this.#applyOwn(write);
     });
   }
