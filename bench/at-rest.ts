@@ -1,9 +1,11 @@
 /**
  * bench/at-rest: what encryption at rest costs (issue 26). A plain and an encrypted store (a
  * WebCrypto key) in one Chromium page, fed the same memories (384-d vectors looked up by text),
- * every step alternating which store goes first. Goals, as ratios of one run: add() at batch 64 at
- * least 0.8x the plain store's throughput, hybrid search p95 within 1.1x, open from the snapshot to
- * the first answered search within 1.25x.
+ * every step alternating which store goes first. Goals, as ratios of one run (issue 26): add() at
+ * batch 64 at least 0.8x the plain store's throughput, at every size; hybrid search p95 within 1.1x
+ * and open from the snapshot to the first answered search within 1.25x, at 100k. At smaller sizes
+ * those two ratios are printed as reported figures: the issue sets them at 100k, and a store of a
+ * few thousand opens in a few hundred milliseconds, where one slow step decides the ratio.
  * Run: npx tsx bench/at-rest.ts [--sizes 10000,100000] [--queries 200] [--opens 5]
  */
 import { runPage } from './browser.js';
@@ -11,7 +13,11 @@ import { option } from './util/args.js';
 import { printTable, writeResult } from './util/report.js';
 import type { AtRestResult } from './pages/results.js';
 
-const sizes = option('sizes') ?? '10000';
+const sizes = option('sizes') ?? '10000,100000';
+/** The size from which the search and open ratios are goals (issue 26 sets them at 100k). */
+const GOAL_SIZE = 100_000;
+/** The target of a ratio printed below {@link GOAL_SIZE}. */
+const REPORTED = 'reported only (a goal at 100k)';
 const queries = option('queries') ?? '200';
 const opens = option('opens') ?? '5';
 console.log(`at-rest: sizes ${sizes}, ${queries} queries, ${opens} opens (Chromium)`);
@@ -44,10 +50,15 @@ const goals = results.flatMap((r) => {
   const search = r.encrypted.searchP95Ms / r.plain.searchP95Ms;
   const open = r.encrypted.openMs / r.plain.openMs;
   const at = `at ${r.memories / 1000}k`;
+  const goal = r.memories >= GOAL_SIZE;
   return [
     { goal: `add() batch 64 throughput, encrypted / plain ${at}`, target: '>= 0.8x', measured: add, met: add >= 0.8 },
-    { goal: `search p95, encrypted / plain ${at}`, target: '<= 1.1x', measured: search, met: search <= 1.1 },
-    { goal: `open from snapshot, encrypted / plain ${at}`, target: '<= 1.25x', measured: open, met: open <= 1.25 },
+    goal
+      ? { goal: `search p95, encrypted / plain ${at}`, target: '<= 1.1x', measured: search, met: search <= 1.1 }
+      : { goal: `search p95, encrypted / plain ${at}`, target: REPORTED, measured: search },
+    goal
+      ? { goal: `open from snapshot, encrypted / plain ${at}`, target: '<= 1.25x', measured: open, met: open <= 1.25 }
+      : { goal: `open from snapshot, encrypted / plain ${at}`, target: REPORTED, measured: open },
   ];
 });
 printTable(
@@ -56,7 +67,7 @@ printTable(
     goal: g.goal,
     target: g.target,
     measured: `${g.measured.toFixed(2)}x`,
-    met: g.met ? 'yes' : 'no',
+    met: g.met === undefined ? '–' : g.met ? 'yes' : 'no',
   })),
 );
 writeResult('at-rest', { results, goals });
