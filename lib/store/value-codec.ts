@@ -34,6 +34,8 @@ const MARK = '\u0000';
 const BYTES = '\u0000b';
 const NUMBER = '\u0000n';
 const ENTRIES = '\u0000o';
+/** {@link MARK} as JSON.stringify writes it in a string or key (it escapes every control character). */
+const ESCAPED_MARK = JSON.stringify(MARK).slice(1, -1);
 
 const ALIGN = 8;
 const HEADER = 8; // u32 skeleton length, u32 typed-array count
@@ -174,11 +176,14 @@ export function decodeValue(bytes: Uint8Array): unknown {
     );
     at += byteLength;
   }
+  const json = DECODER.decode(bytes.subarray(HEADER, HEADER + jsonLength));
   let parsed: unknown;
   try {
-    parsed = JSON.parse(DECODER.decode(bytes.subarray(HEADER, HEADER + jsonLength)));
+    parsed = JSON.parse(json);
   } catch (e) {
     throw new StoreError('a sealed row does not decode: bad JSON', { cause: e });
   }
-  return revive(parsed, arrays);
+  // Every placeholder has a key starting with NUL, which JSON writes as the escape below: without
+  // one (a memory, a message, most rows), there is nothing to revive and the parsed value is the row.
+  return count === 0 && !json.includes(ESCAPED_MARK) ? parsed : revive(parsed, arrays);
 }

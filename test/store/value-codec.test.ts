@@ -26,6 +26,28 @@ describe('value codec', () => {
     expect(Object.is(back.odd[2], -0)).toBe(true);
   });
 
+  it('a row without typed arrays comes back the same whether or not it holds anything escaped', () => {
+    // No typed array and no NUL: the parsed JSON is the row (the fast path); with either, it is revived.
+    const plain = {
+      id: 'm2',
+      text: 'plain words',
+      metadata: { role: 'user', tags: ['a', 'b'], deep: { x: [1, { y: 2 }] } },
+    };
+    const escaped = {
+      id: 'm3',
+      text: 'a NUL \u0000 inside, and \\u0000 written out',
+      odd: [NaN, -0, Infinity],
+      metadata: { '\u0000b': 0, '\u0000n': '-0', '\u0000': { '\u0000o': [] } },
+    };
+    const backPlain = decodeValue(encodeValue(plain));
+    expect(backPlain).toEqual(plain);
+    const back = decodeValue(encodeValue(escaped)) as typeof escaped;
+    expect(back).toEqual(escaped);
+    expect(back.text).toBe(escaped.text);
+    expect(Object.is(back.odd[1], -0)).toBe(true);
+    expect(Object.keys(back.metadata)).toEqual(Object.keys(escaped.metadata));
+  });
+
   it('encodeValue() refuses what it could not give back; decodeValue() refuses damaged bytes', () => {
     expect(() => encodeValue({ at: new Date() })).toThrow(StoreError);
     expect(() => encodeValue({ m: new Map() })).toThrow(StoreError);
