@@ -18,6 +18,13 @@ const sizes = option('sizes') ?? '10000,100000';
 const GOAL_SIZE = 100_000;
 /** The target of a ratio printed below {@link GOAL_SIZE}. */
 const REPORTED = 'reported only (a goal at 100k)';
+/** One row of the goals table (`met` absent: a reported figure). */
+interface Goal {
+  goal: string;
+  target: string;
+  measured: number;
+  met?: boolean;
+}
 const queries = option('queries') ?? '200';
 const opens = option('opens') ?? '5';
 console.log(`at-rest: sizes ${sizes}, ${queries} queries, ${opens} opens (Chromium)`);
@@ -45,20 +52,20 @@ printTable(
     })),
   ),
 );
-const goals = results.flatMap((r) => {
+const goals = results.flatMap((r): Goal[] => {
   const add = r.encrypted.addPerSecond / r.plain.addPerSecond;
   const search = r.encrypted.searchP95Ms / r.plain.searchP95Ms;
   const open = r.encrypted.openMs / r.plain.openMs;
   const at = `at ${r.memories / 1000}k`;
-  const goal = r.memories >= GOAL_SIZE;
+  // A ratio that is a goal only from GOAL_SIZE on (below it, printed as a reported figure).
+  const atGoalSize = (goal: string, measured: number, limit: number): Goal =>
+    r.memories >= GOAL_SIZE
+      ? { goal, target: `<= ${limit}x`, measured, met: measured <= limit }
+      : { goal, target: REPORTED, measured };
   return [
     { goal: `add() batch 64 throughput, encrypted / plain ${at}`, target: '>= 0.8x', measured: add, met: add >= 0.8 },
-    goal
-      ? { goal: `search p95, encrypted / plain ${at}`, target: '<= 1.1x', measured: search, met: search <= 1.1 }
-      : { goal: `search p95, encrypted / plain ${at}`, target: REPORTED, measured: search },
-    goal
-      ? { goal: `open from snapshot, encrypted / plain ${at}`, target: '<= 1.25x', measured: open, met: open <= 1.25 }
-      : { goal: `open from snapshot, encrypted / plain ${at}`, target: REPORTED, measured: open },
+    atGoalSize(`search p95, encrypted / plain ${at}`, search, 1.1),
+    atGoalSize(`open from snapshot, encrypted / plain ${at}`, open, 1.25),
   ];
 });
 printTable(

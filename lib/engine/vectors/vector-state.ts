@@ -504,7 +504,7 @@ export class VectorState {
   #applyOwn(write: LoggedWrite): void {
     void this.#queue.run(async () => {
       if (this.#disposed || this.#retired) return;
-      this.#noteRecorded(write.embedderId);
+      // The recorded embedder was noted at the commit (the watcher in the constructor).
       if (write.generation !== this.#generation || write.seqs[0] !== this.seq + 1) {
         this.#behind = true;
         return;
