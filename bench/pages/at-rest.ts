@@ -97,14 +97,15 @@ async function run(n: number, queries: number, opens: number): Promise<AtRestRes
     searchP95Ms: percentile(searchMs[i]!, 95),
     openMs: median(openMs[i]!),
     openOnlyMs: median(openOnlyMs[i]!),
+    openRangeMs: [Math.min(...openMs[i]!), Math.max(...openMs[i]!)],
   });
   return { memories: n, queries, plain: side(0), encrypted: side(1) };
 }
 
 const params = new URLSearchParams(location.search);
 const sizes = (params.get('sizes') ?? '10000').split(',').map(Number);
-const queries = Number(params.get('queries') ?? '200');
-const opens = Number(params.get('opens') ?? '5');
+const queries = Number(params.get('queries') ?? '400');
+const opens = Number(params.get('opens') ?? '9');
 try {
   const results: AtRestResult[] = [];
   for (const n of sizes) results.push(await run(n, queries, opens));

@@ -214,6 +214,8 @@ export interface AtRestSide {
   openMs: number;
   /** Median time of open() alone (the index snapshot loads after it, before the first search). */
   openOnlyMs: number;
+  /** The fastest and slowest open to the first answered search (the spread the median is taken over). */
+  openRangeMs: [number, number];
 }
 
 /** bench/at-rest at one size: a plain and an encrypted store fed the same calls in one page. */
