@@ -1,26 +1,30 @@
 /**
  * The two keyed operations of a store encrypted at rest, both synchronous:
  * they run inside IndexedDB transactions, which commit as soon as a task awaits
- * anything but IndexedDB (WebCrypto's promises would end them). So rows are
- * sealed with XChaCha20-Poly1305 from libsodium (its own WebAssembly build,
- * `libsodium-wrappers`, loaded once before the first cipher is made: {@link RowCipher.create})
- * and index values blinded with HMAC-SHA256 from the audited pure-JS `@noble`
- * hashes; the key itself is unwrapped once, at open, with WebCrypto (at-rest-key.ts).
- * libsodium seals a row of a few hundred bytes 4-5x faster than `@noble/ciphers`
- * did and makes the same bytes (test/store/row-cipher.test.ts checks both ways),
- * so rows sealed before open unchanged (bench/results/REPORT.md, "at-rest").
+ * anything but IndexedDB (WebCrypto's promises would end them). Both run in
+ * libsodium's own WebAssembly build (`libsodium-wrappers`, loaded once before
+ * the first cipher is made: {@link RowCipher.create}), called directly on its
+ * memory: each cipher keeps its keys and a scratch area there, so a row costs
+ * no allocation in the module and no copy beyond its bytes going in and out
+ * (the wrappers' own functions allocate and copy each argument on every call;
+ * bench/results/REPORT.md, "at-rest", session 40). The key itself is unwrapped
+ * once, at open, with WebCrypto (at-rest-key.ts).
  *
- * - `seal`/`open`: authenticated encryption with additional data (AAD). A
+ * - `seal`/`open`: XChaCha20-Poly1305 with additional data (AAD). A
  *   192-bit nonce per seal, stored in front of the ciphertext and tag: a random
  *   128-bit prefix drawn once per cipher (each open store) and a 64-bit count
  *   of its seals, so nonces never repeat. Any row sealed with XChaCha20-Poly1305
- *   under this key opens, whatever its nonce.
+ *   under this key opens, whatever its nonce (test/store/row-cipher.test.ts
+ *   checks both ways against `@noble/ciphers`).
  * - `blind`: a keyed hash standing in for a value in an index (equality
  *   lookups only): 128 bits of HMAC-SHA256, base64. Without the key nobody can
- *   test a guess against it. Cached: a store's vocabulary repeats.
+ *   test a guess against it. libsodium's HKDF-SHA256 extract step is exactly
+ *   HMAC-SHA256 keyed by its salt; the keyed state is made once and copied for
+ *   each value. Cached: a store's vocabulary repeats.
+ *
+ * Plain bytes put in the module's memory are zeroed once sealed or opened;
+ * `wipe` zeroes the keys and frees the cipher's memory.
  */
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
 import { StoreError } from '../errors.js';
 import { toBase64 } from '../util/web-crypto.js';
 
@@ -31,42 +35,87 @@ const TAG_BYTES = 16;
 /** The nonce's random part, drawn once per cipher; the count of its seals follows. */
 const PREFIX_BYTES = 16;
 const BLIND_BYTES = 16;
+const MAC_BYTES = 32;
 /** Blinded values remembered; the cache is emptied when it is full. */
 const BLIND_CACHE = 65_536;
+/** The scratch area a cipher starts with; it grows to the largest row, up to {@link SCRATCH_KEPT}. */
+const SCRATCH_START = 16 * 1024;
+/** Larger scratch areas are freed after the call that needed them. */
+const SCRATCH_KEPT = 1024 * 1024;
 
-/** What the cipher uses of libsodium. */
-interface Aead {
-  crypto_aead_xchacha20poly1305_ietf_encrypt(
-    message: Uint8Array,
-    additional: Uint8Array,
-    secretNonce: null,
-    nonce: Uint8Array,
-    key: Uint8Array,
-  ): Uint8Array;
-  crypto_aead_xchacha20poly1305_ietf_decrypt(
-    secretNonce: null,
-    sealed: Uint8Array,
-    additional: Uint8Array,
-    nonce: Uint8Array,
-    key: Uint8Array,
-  ): Uint8Array;
+/**
+ * What the cipher calls of libsodium's WebAssembly module (libsodium-wrappers' `libsodium`).
+ * Pointers are offsets into `HEAPU8`; a 64-bit length is passed as two 32-bit halves (low, high).
+ */
+interface SodiumModule {
+  HEAPU8: Uint8Array;
+  _malloc(bytes: number): number;
+  _free(pointer: number): void;
+  _crypto_aead_xchacha20poly1305_ietf_encrypt(
+    c: number,
+    clenP: number,
+    m: number,
+    mlenLow: number,
+    mlenHigh: number,
+    ad: number,
+    adlenLow: number,
+    adlenHigh: number,
+    nsec: number,
+    npub: number,
+    k: number,
+  ): number;
+  _crypto_aead_xchacha20poly1305_ietf_decrypt(
+    m: number,
+    mlenP: number,
+    nsec: number,
+    c: number,
+    clenLow: number,
+    clenHigh: number,
+    ad: number,
+    adlenLow: number,
+    adlenHigh: number,
+    npub: number,
+    k: number,
+  ): number;
+  _crypto_kdf_hkdf_sha256_statebytes(): number;
+  _crypto_kdf_hkdf_sha256_extract_init(state: number, salt: number, saltLength: number): number;
+  _crypto_kdf_hkdf_sha256_extract_update(state: number, input: number, inputLength: number): number;
+  _crypto_kdf_hkdf_sha256_extract_final(state: number, out: number): number;
 }
 
-let loading: Promise<Aead> | undefined;
+const CALLED: readonly (keyof SodiumModule)[] = [
+  '_malloc',
+  '_free',
+  '_crypto_aead_xchacha20poly1305_ietf_encrypt',
+  '_crypto_aead_xchacha20poly1305_ietf_decrypt',
+  '_crypto_kdf_hkdf_sha256_statebytes',
+  '_crypto_kdf_hkdf_sha256_extract_init',
+  '_crypto_kdf_hkdf_sha256_extract_update',
+  '_crypto_kdf_hkdf_sha256_extract_final',
+];
 
-/** libsodium, loaded (and its WebAssembly compiled) once per page; a failed load is tried again next time. */
-function loadAead(): Promise<Aead> {
+let loading: Promise<SodiumModule> | undefined;
+
+function loadFailed(detail: string, cause?: unknown): StoreError {
+  return new StoreError(`the at-rest cipher (libsodium) did not load: ${detail}`, { cause });
+}
+
+/** libsodium's module, loaded (and its WebAssembly compiled) once per page; a failed load is tried again next time. */
+function loadSodium(): Promise<SodiumModule> {
   loading ??= import('libsodium-wrappers').then(
     async ({ default: sodium }) => {
       await sodium.ready;
-      return sodium;
+      const module = (sodium as unknown as { libsodium?: Partial<SodiumModule> }).libsodium;
+      const missing = CALLED.filter((name) => typeof module?.[name] !== 'function');
+      if (module === undefined || missing.length > 0) {
+        loading = undefined;
+        throw loadFailed(`its module lacks ${missing.join(', ') || 'everything'}`);
+      }
+      return module as SodiumModule;
     },
     (e: unknown) => {
       loading = undefined;
-      throw new StoreError(
-        `the at-rest cipher (libsodium) did not load: ${e instanceof Error ? e.message : String(e)}`,
-        { cause: e },
-      );
+      throw loadFailed(e instanceof Error ? e.message : String(e), e);
     },
   );
   return loading;
@@ -74,11 +123,18 @@ function loadAead(): Promise<Aead> {
 
 /** Seals rows and blinds index values with one store's keys. */
 export class RowCipher {
-  readonly #aead: Aead;
-  readonly #sealKey: Uint8Array;
-  readonly #blindKey: Uint8Array;
-  /** HMAC with the key already absorbed: each blind value clones it (twice as fast as keying anew). */
-  readonly #keyed: ReturnType<typeof hmac.create>;
+  readonly #m: SodiumModule;
+  /** The cipher's fixed area in the module: the seal key, the nonce, the keyed and a working HMAC state, a MAC. */
+  #fixed: number;
+  readonly #key: number;
+  readonly #nonce: number;
+  readonly #keyed: number;
+  readonly #state: number;
+  readonly #mac: number;
+  readonly #stateBytes: number;
+  /** The scratch area for a call's input and output, and its size. */
+  #scratch = 0;
+  #scratchBytes = 0;
   /** This cipher's nonce prefix, and how many seals it made. */
   readonly #prefix = crypto.getRandomValues(new Uint8Array(PREFIX_BYTES));
   #count = 0;
@@ -92,46 +148,120 @@ export class RowCipher {
    * cipher.open(cipher.seal(bytes, aad), aad); // bytes
    */
   static async create(keys: Uint8Array): Promise<RowCipher> {
-    return new RowCipher(await loadAead(), keys);
+    if (keys.length !== 2 * ROW_KEY_BYTES) throw new StoreError(`a row cipher needs ${2 * ROW_KEY_BYTES} key bytes`);
+    return new RowCipher(await loadSodium(), keys);
   }
 
-  private constructor(aead: Aead, keys: Uint8Array) {
-    this.#aead = aead;
-    this.#sealKey = keys.slice(0, ROW_KEY_BYTES);
-    this.#blindKey = keys.slice(ROW_KEY_BYTES, 2 * ROW_KEY_BYTES);
-    this.#keyed = hmac.create(sha256, this.#blindKey);
+  private constructor(m: SodiumModule, keys: Uint8Array) {
+    this.#m = m;
+    this.#stateBytes = m._crypto_kdf_hkdf_sha256_statebytes();
+    this.#fixed = m._malloc(ROW_KEY_BYTES + NONCE_BYTES + 2 * this.#stateBytes + MAC_BYTES);
+    if (this.#fixed === 0) throw new StoreError('the at-rest cipher could not allocate its memory');
+    this.#key = this.#fixed;
+    this.#nonce = this.#key + ROW_KEY_BYTES;
+    this.#keyed = this.#nonce + NONCE_BYTES;
+    this.#state = this.#keyed + this.#stateBytes;
+    this.#mac = this.#state + this.#stateBytes;
+    const heap = m.HEAPU8;
+    heap.set(keys.subarray(0, ROW_KEY_BYTES), this.#key);
+    heap.set(this.#prefix, this.#nonce);
+    // The blind key goes in through the working state's place, which the keyed state then covers nothing of.
+    heap.set(keys.subarray(ROW_KEY_BYTES, 2 * ROW_KEY_BYTES), this.#state);
+    m._crypto_kdf_hkdf_sha256_extract_init(this.#keyed, this.#state, ROW_KEY_BYTES);
+    m.HEAPU8.fill(0, this.#state, this.#state + ROW_KEY_BYTES);
+  }
+
+  /** A scratch area of at least `bytes` in the module (its memory may grow: read HEAPU8 after this). */
+  #reserve(bytes: number): number {
+    if (this.#fixed === 0) throw new StoreError('the at-rest cipher is used after its store closed');
+    if (bytes <= this.#scratchBytes) return this.#scratch;
+    if (this.#scratch !== 0) this.#m._free(this.#scratch);
+    const size = Math.max(bytes, SCRATCH_START, Math.min(2 * this.#scratchBytes, SCRATCH_KEPT));
+    this.#scratch = this.#m._malloc(size);
+    if (this.#scratch === 0) {
+      this.#scratchBytes = 0;
+      throw new StoreError('the at-rest cipher could not allocate memory for a row');
+    }
+    this.#scratchBytes = size;
+    return this.#scratch;
+  }
+
+  /** Zeroes what a call left in the scratch area, and gives a large one back. */
+  #release(used: number): void {
+    this.#m.HEAPU8.fill(0, this.#scratch, this.#scratch + used);
+    if (this.#scratchBytes <= SCRATCH_KEPT) return;
+    this.#m._free(this.#scratch);
+    this.#scratch = 0;
+    this.#scratchBytes = 0;
   }
 
   /** `plain` encrypted and authenticated together with `aad`: nonce, ciphertext and tag. */
   seal(plain: Uint8Array, aad: Uint8Array): Uint8Array {
-    const nonce = new Uint8Array(NONCE_BYTES);
-    nonce.set(this.#prefix);
+    const m = this.#m;
+    const used = aad.length + 2 * plain.length + TAG_BYTES;
+    const ad = this.#reserve(used);
+    const input = ad + aad.length;
+    const output = input + plain.length;
+    const heap = m.HEAPU8;
+    heap.set(aad, ad);
+    heap.set(plain, input);
     // The count of seals, little-endian, in the nonce's last 8 bytes (2^53 seals before it would repeat).
-    const view = new DataView(nonce.buffer);
     const n = this.#count++;
-    view.setUint32(PREFIX_BYTES, n >>> 0, true);
-    view.setUint32(PREFIX_BYTES + 4, Math.floor(n / 2 ** 32), true);
-    const sealed = this.#aead.crypto_aead_xchacha20poly1305_ietf_encrypt(plain, aad, null, nonce, this.#sealKey);
-    const out = new Uint8Array(NONCE_BYTES + sealed.length);
-    out.set(nonce);
-    out.set(sealed, NONCE_BYTES);
+    const view = new DataView(heap.buffer, this.#nonce + PREFIX_BYTES, 8);
+    view.setUint32(0, n >>> 0, true);
+    view.setUint32(4, Math.floor(n / 2 ** 32), true);
+    const sealedBytes = plain.length + TAG_BYTES;
+    m._crypto_aead_xchacha20poly1305_ietf_encrypt(
+      output,
+      0,
+      input,
+      plain.length,
+      0,
+      ad,
+      aad.length,
+      0,
+      0,
+      this.#nonce,
+      this.#key,
+    );
+    const out = new Uint8Array(NONCE_BYTES + sealedBytes);
+    out.set(heap.subarray(this.#nonce, this.#nonce + NONCE_BYTES));
+    out.set(heap.subarray(output, output + sealedBytes), NONCE_BYTES);
+    this.#release(used);
     return out;
   }
 
   /** The plain bytes of `sealed`, or undefined when it was not sealed with this key and this `aad` (or was changed). */
   open(sealed: Uint8Array, aad: Uint8Array): Uint8Array | undefined {
     if (sealed.length < NONCE_BYTES + TAG_BYTES) return undefined;
-    try {
-      return this.#aead.crypto_aead_xchacha20poly1305_ietf_decrypt(
-        null,
-        sealed.subarray(NONCE_BYTES),
-        aad,
-        sealed.subarray(0, NONCE_BYTES),
-        this.#sealKey,
-      );
-    } catch {
-      return undefined;
-    }
+    const m = this.#m;
+    const cipherBytes = sealed.length - NONCE_BYTES;
+    const plainBytes = cipherBytes - TAG_BYTES;
+    const used = NONCE_BYTES + aad.length + cipherBytes + plainBytes;
+    const nonce = this.#reserve(used);
+    const ad = nonce + NONCE_BYTES;
+    const input = ad + aad.length;
+    const output = input + cipherBytes;
+    const heap = m.HEAPU8;
+    heap.set(sealed, nonce); // the nonce, then the ciphertext and tag right after the additional data's place
+    heap.copyWithin(input, ad, ad + cipherBytes);
+    heap.set(aad, ad);
+    const failed = m._crypto_aead_xchacha20poly1305_ietf_decrypt(
+      output,
+      0,
+      0,
+      input,
+      cipherBytes,
+      0,
+      ad,
+      aad.length,
+      0,
+      nonce,
+      this.#key,
+    );
+    const out = failed === 0 ? heap.slice(output, output + plainBytes) : undefined;
+    this.#release(used);
+    return out;
   }
 
   /**
@@ -141,19 +271,38 @@ export class RowCipher {
    */
   blind(domain: string, value: string): string {
     const input = `${domain}\u0000${value}`;
-    let out = this.#blinds.get(input);
-    if (out !== undefined) return out;
-    out = toBase64(this.#keyed.clone().update(this.#encoder.encode(input)).digest().subarray(0, BLIND_BYTES));
+    const known = this.#blinds.get(input);
+    if (known !== undefined) return known;
+    const m = this.#m;
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    const at = this.#reserve(3 * input.length);
+    const heap = m.HEAPU8;
+    const { written } = this.#encoder.encodeInto(input, heap.subarray(at, at + 3 * input.length));
+    heap.copyWithin(this.#state, this.#keyed, this.#keyed + this.#stateBytes);
+    m._crypto_kdf_hkdf_sha256_extract_update(this.#state, at, written);
+    m._crypto_kdf_hkdf_sha256_extract_final(this.#state, this.#mac);
+    const out = toBase64(heap.subarray(this.#mac, this.#mac + BLIND_BYTES));
+    heap.fill(0, this.#state, this.#state + this.#stateBytes);
+    heap.fill(0, this.#mac, this.#mac + MAC_BYTES);
+    this.#release(written);
     if (this.#blinds.size >= BLIND_CACHE) this.#blinds.clear();
     this.#blinds.set(input, out);
     return out;
   }
 
-  /** Forgets the keys (close()). */
+  /** Forgets the keys (close()): zeroed and freed in the module; the cipher refuses every call after. */
   wipe(): void {
-    this.#sealKey.fill(0);
-    this.#blindKey.fill(0);
-    this.#keyed.destroy();
     this.#blinds.clear();
+    if (this.#fixed === 0) return;
+    const m = this.#m;
+    m.HEAPU8.fill(0, this.#fixed, this.#mac + MAC_BYTES);
+    m._free(this.#fixed);
+    this.#fixed = 0;
+    if (this.#scratch !== 0) {
+      m.HEAPU8.fill(0, this.#scratch, this.#scratch + this.#scratchBytes);
+      m._free(this.#scratch);
+    }
+    this.#scratch = 0;
+    this.#scratchBytes = 0;
   }
 }

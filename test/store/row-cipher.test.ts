@@ -1,4 +1,6 @@
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
 import { RowCipher } from '../../lib/store/row-cipher.js';
 
@@ -50,5 +52,45 @@ describe('RowCipher', () => {
     expect(cipher.open(sealed, text('["memories","b"]'))).toBeUndefined();
     expect((await RowCipher.create(crypto.getRandomValues(new Uint8Array(64)))).open(sealed, aad)).toBeUndefined();
     expect(cipher.open(sealed.subarray(0, 30), aad)).toBeUndefined();
+  });
+
+  it('blinds as the first 128 bits of HMAC-SHA256 under the blind key, base64 (the values stores already hold)', async () => {
+    const cipher = await RowCipher.create(keys);
+    const blindKey = keys.slice(32, 64);
+    const reference = (input: string): string =>
+      btoa(String.fromCharCode(...hmac(sha256, blindKey, text(input)).subarray(0, 16)));
+    const values = ['', 'v:ramen', 'Ana plays the theremin', 'é漢字🙂'.repeat(40), 'x'.repeat(70_000), '\u0000'];
+    for (const domain of ['terms.k', 'memories.hash'])
+      for (const value of values) {
+        expect(cipher.blind(domain, value)).toBe(reference(`${domain}\u0000${value}`));
+        expect(cipher.blind(domain, value), 'cached').toBe(reference(`${domain}\u0000${value}`));
+      }
+    expect(cipher.blind('terms.k', 'ramen')).not.toBe(cipher.blind('memories.hash', 'ramen'));
+  });
+
+  it('seals and opens rows larger than its scratch area, and keeps working after one', async () => {
+    const cipher = await RowCipher.create(keys);
+    // 1.5 MB is past the scratch area the cipher keeps (1 MiB): allocated for the call, then given back.
+    const same = (a: Uint8Array | undefined, b: Uint8Array): boolean => a !== undefined && Buffer.compare(a, b) === 0;
+    for (const size of [1_500_000, 10, 200_000, 0]) {
+      const plain = crypto.getRandomValues(new Uint8Array(Math.min(size, 65536)));
+      const big = new Uint8Array(size);
+      for (let i = 0; i < size; i += plain.length) big.set(plain.subarray(0, Math.min(plain.length, size - i)), i);
+      const sealed = cipher.seal(big, aad);
+      expect(sealed.length).toBe(size + 40);
+      expect(same(cipher.open(sealed, aad), big)).toBe(true);
+      const nonce = sealed.subarray(0, 24);
+      expect(same(xchacha20poly1305(sealKey, nonce, aad).decrypt(sealed.subarray(24)), big)).toBe(true);
+    }
+  });
+
+  it('refuses every call once wiped (a closed store), never sealing under a zeroed key', async () => {
+    const cipher = await RowCipher.create(keys);
+    const sealed = cipher.seal(text('Ana'), aad);
+    cipher.wipe();
+    expect(() => cipher.seal(text('Ana'), aad)).toThrow(/after its store closed/);
+    expect(() => cipher.open(sealed, aad)).toThrow(/after its store closed/);
+    expect(() => cipher.blind('terms.k', 'ana')).toThrow(/after its store closed/);
+    cipher.wipe();
   });
 });
