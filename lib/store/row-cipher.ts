@@ -26,7 +26,6 @@
  * `wipe` zeroes the keys and frees the cipher's memory.
  */
 import { StoreError } from '../errors.js';
-import { toBase64 } from '../util/web-crypto.js';
 
 /** Bytes of each of the two keys (seal, blind). */
 export const ROW_KEY_BYTES = 32;
@@ -36,12 +35,37 @@ const TAG_BYTES = 16;
 const PREFIX_BYTES = 16;
 const BLIND_BYTES = 16;
 const MAC_BYTES = 32;
-/** Blinded values remembered; the cache is emptied when it is full. */
+/** Blinded values remembered per domain; a domain's cache is emptied when it is full. */
 const BLIND_CACHE = 65_536;
 /** The scratch area a cipher starts with; it grows to the largest row, up to {@link SCRATCH_KEPT}. */
 const SCRATCH_START = 16 * 1024;
 /** Larger scratch areas are freed after the call that needed them. */
 const SCRATCH_KEPT = 1024 * 1024;
+
+const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** base64 (padded, as btoa writes it) of `length` bytes of `bytes` from `at`, read in place. */
+function base64(bytes: Uint8Array, at: number, length: number): string {
+  let out = '';
+  const end = at + length;
+  for (let i = at; i < end; i += 3) {
+    const a = bytes[i]!;
+    const b = i + 1 < end ? bytes[i + 1]! : 0;
+    const c = i + 2 < end ? bytes[i + 2]! : 0;
+    out += BASE64_DIGITS[a >> 2]! + BASE64_DIGITS[((a & 3) << 4) | (b >> 4)]!;
+    out += i + 1 < end ? BASE64_DIGITS[((b & 15) << 2) | (c >> 6)]! : '=';
+    out += i + 2 < end ? BASE64_DIGITS[c & 63]! : '=';
+  }
+  return out;
+}
+
+/** Additional data: bytes, or a string taken as its UTF-8 bytes. */
+export type Aad = Uint8Array | string;
+
+/** The most bytes `aad` takes (UTF-8 takes at most 3 bytes per UTF-16 code unit). */
+function aadBytes(aad: Aad): number {
+  return typeof aad === 'string' ? 3 * aad.length : aad.length;
+}
 
 /**
  * What the cipher calls of libsodium's WebAssembly module (libsodium-wrappers' `libsodium`).
@@ -138,7 +162,8 @@ export class RowCipher {
   /** This cipher's nonce prefix, and how many seals it made. */
   readonly #prefix = crypto.getRandomValues(new Uint8Array(PREFIX_BYTES));
   #count = 0;
-  readonly #blinds = new Map<string, string>();
+  /** Blind values already made, by domain and value. */
+  readonly #blinds = new Map<string, Map<string, string>>();
   readonly #encoder = new TextEncoder();
 
   /**
@@ -196,57 +221,80 @@ export class RowCipher {
   }
 
   /** `plain` encrypted and authenticated together with `aad`: nonce, ciphertext and tag. */
-  seal(plain: Uint8Array, aad: Uint8Array): Uint8Array {
-    const m = this.#m;
-    const used = aad.length + 2 * plain.length + TAG_BYTES;
-    const ad = this.#reserve(used);
-    const input = ad + aad.length;
-    const output = input + plain.length;
-    const heap = m.HEAPU8;
-    heap.set(aad, ad);
-    heap.set(plain, input);
+  seal(plain: Uint8Array, aad: Aad): Uint8Array {
+    return this.sealWritten(
+      plain.length,
+      (into) => {
+        into.set(plain);
+        return plain.length;
+      },
+      aad,
+    );
+  }
+
+  /**
+   * What `write` writes (at most `maxBytes`, into the cipher's own memory, returning how many) sealed as {@link seal}
+   * seals it: a row is encoded where it is encrypted, with no copy of its plain bytes on the way.
+   */
+  sealWritten(maxBytes: number, write: (into: Uint8Array) => number, aad: Aad): Uint8Array {
+    // The scratch area holds the additional data, the plain bytes, then the nonce and the sealed
+    // bytes side by side: the row's stored bytes are one copy out of the module.
+    const maxAad = aadBytes(aad);
+    const reserved = maxAad + 2 * maxBytes + NONCE_BYTES + TAG_BYTES;
+    const ad = this.#reserve(reserved);
+    let heap = this.#m.HEAPU8;
+    const adLength = this.#putAad(aad, heap, ad, maxAad);
+    const input = ad + adLength;
+    const plainBytes = write(heap.subarray(input, input + maxBytes));
+    if (!(plainBytes >= 0 && plainBytes <= maxBytes)) {
+      this.#release(reserved);
+      throw new StoreError('a row was written past the room it asked for');
+    }
+    heap = this.#m.HEAPU8;
+    const nonce = input + plainBytes;
+    heap.copyWithin(nonce, this.#nonce, this.#nonce + PREFIX_BYTES);
     // The count of seals, little-endian, in the nonce's last 8 bytes (2^53 seals before it would repeat).
     const n = this.#count++;
-    const view = new DataView(heap.buffer, this.#nonce + PREFIX_BYTES, 8);
-    view.setUint32(0, n >>> 0, true);
-    view.setUint32(4, Math.floor(n / 2 ** 32), true);
-    const sealedBytes = plain.length + TAG_BYTES;
-    m._crypto_aead_xchacha20poly1305_ietf_encrypt(
+    const low = n >>> 0;
+    const high = Math.floor(n / 2 ** 32);
+    for (let i = 0; i < 4; i++) {
+      heap[nonce + PREFIX_BYTES + i] = (low >>> (8 * i)) & 255;
+      heap[nonce + PREFIX_BYTES + 4 + i] = (high >>> (8 * i)) & 255;
+    }
+    const output = nonce + NONCE_BYTES;
+    this.#m._crypto_aead_xchacha20poly1305_ietf_encrypt(
       output,
       0,
       input,
-      plain.length,
+      plainBytes,
       0,
       ad,
-      aad.length,
+      adLength,
       0,
       0,
-      this.#nonce,
+      nonce,
       this.#key,
     );
-    const out = new Uint8Array(NONCE_BYTES + sealedBytes);
-    out.set(heap.subarray(this.#nonce, this.#nonce + NONCE_BYTES));
-    out.set(heap.subarray(output, output + sealedBytes), NONCE_BYTES);
-    this.#release(used);
+    const out = heap.slice(nonce, output + plainBytes + TAG_BYTES);
+    this.#release(output + plainBytes + TAG_BYTES - ad);
     return out;
   }
 
   /** The plain bytes of `sealed`, or undefined when it was not sealed with this key and this `aad` (or was changed). */
-  open(sealed: Uint8Array, aad: Uint8Array): Uint8Array | undefined {
+  open(sealed: Uint8Array, aad: Aad): Uint8Array | undefined {
     if (sealed.length < NONCE_BYTES + TAG_BYTES) return undefined;
-    const m = this.#m;
     const cipherBytes = sealed.length - NONCE_BYTES;
     const plainBytes = cipherBytes - TAG_BYTES;
-    const used = NONCE_BYTES + aad.length + cipherBytes + plainBytes;
-    const nonce = this.#reserve(used);
+    const maxAad = aadBytes(aad);
+    const nonce = this.#reserve(NONCE_BYTES + maxAad + cipherBytes + plainBytes);
+    const heap = this.#m.HEAPU8;
     const ad = nonce + NONCE_BYTES;
-    const input = ad + aad.length;
+    const adLength = this.#putAad(aad, heap, ad, maxAad);
+    const input = ad + adLength;
     const output = input + cipherBytes;
-    const heap = m.HEAPU8;
-    heap.set(sealed, nonce); // the nonce, then the ciphertext and tag right after the additional data's place
-    heap.copyWithin(input, ad, ad + cipherBytes);
-    heap.set(aad, ad);
-    const failed = m._crypto_aead_xchacha20poly1305_ietf_decrypt(
+    heap.set(sealed.subarray(0, NONCE_BYTES), nonce);
+    heap.set(sealed.subarray(NONCE_BYTES), input);
+    const failed = this.#m._crypto_aead_xchacha20poly1305_ietf_decrypt(
       output,
       0,
       0,
@@ -254,14 +302,23 @@ export class RowCipher {
       cipherBytes,
       0,
       ad,
-      aad.length,
+      adLength,
       0,
       nonce,
       this.#key,
     );
     const out = failed === 0 ? heap.slice(output, output + plainBytes) : undefined;
-    this.#release(used);
+    this.#release(NONCE_BYTES + adLength + cipherBytes + plainBytes);
     return out;
+  }
+
+  /** Writes `aad` at `at` (room for `room` bytes) and returns its length in bytes. */
+  #putAad(aad: Aad, heap: Uint8Array, at: number, room: number): number {
+    if (typeof aad !== 'string') {
+      heap.set(aad, at);
+      return aad.length;
+    }
+    return this.#encoder.encodeInto(aad, heap.subarray(at, at + room)).written;
   }
 
   /**
@@ -270,9 +327,11 @@ export class RowCipher {
    * indexes from linking them.
    */
   blind(domain: string, value: string): string {
-    const input = `${domain}\u0000${value}`;
-    const known = this.#blinds.get(input);
+    let blinds = this.#blinds.get(domain);
+    if (blinds === undefined) this.#blinds.set(domain, (blinds = new Map<string, string>()));
+    const known = blinds.get(value);
     if (known !== undefined) return known;
+    const input = `${domain}\u0000${value}`;
     const m = this.#m;
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     const at = this.#reserve(3 * input.length);
@@ -281,12 +340,12 @@ export class RowCipher {
     heap.copyWithin(this.#state, this.#keyed, this.#keyed + this.#stateBytes);
     m._crypto_kdf_hkdf_sha256_extract_update(this.#state, at, written);
     m._crypto_kdf_hkdf_sha256_extract_final(this.#state, this.#mac);
-    const out = toBase64(heap.subarray(this.#mac, this.#mac + BLIND_BYTES));
+    const out = base64(heap, this.#mac, BLIND_BYTES);
     heap.fill(0, this.#state, this.#state + this.#stateBytes);
     heap.fill(0, this.#mac, this.#mac + MAC_BYTES);
     this.#release(written);
-    if (this.#blinds.size >= BLIND_CACHE) this.#blinds.clear();
-    this.#blinds.set(input, out);
+    if (blinds.size >= BLIND_CACHE) blinds.clear();
+    blinds.set(value, out);
     return out;
   }
 

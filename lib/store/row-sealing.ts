@@ -44,7 +44,7 @@ import { decryptBulk } from './bulk-decrypt.js';
 import { FreshnessJournal, type MetaRowSealing, type ScannedRow, type TxState } from './freshness-journal.js';
 import type { RowCipher } from './row-cipher.js';
 import { DELETE, PUT, isFreshnessKey, keyText, type JournalEntry } from './row-freshness.js';
-import { decodeValue, encodeValue } from './value-codec.js';
+import { decodeValue, maxValueBytes, rowParts, writeValue } from './value-codec.js';
 
 /** What a sealed table keeps beside the seal. */
 interface SealedTable {
@@ -247,7 +247,6 @@ class TableSealing {
   readonly #autoKey: string | undefined;
   readonly outbound: boolean;
   readonly #keyPath: null | string | string[];
-  readonly #encoder = new TextEncoder();
   /**
    * Rows opened by {@link RowSealing.openStored} (a search's reads, which meet the same rows again
    * and again: the log head's `meta` rows on every search, the memories often asked about), by
@@ -256,7 +255,7 @@ class TableSealing {
    * cipher; every other check runs on every read. A write or delete of a key drops its entry, so
    * nothing of a row deleted or changed here stays in memory.
    */
-  readonly #opened = new Map<string, { sealed: Uint8Array; aad: Uint8Array; bytes: Uint8Array }>();
+  readonly #opened = new Map<string, { sealed: Uint8Array; aad: string; bytes: Uint8Array }>();
 
   constructor(sealing: RowSealing, name: string, spec: SealedTable, primaryKey: DBCoreIndex) {
     this.#sealing = sealing;
@@ -269,15 +268,14 @@ class TableSealing {
     this.#bound = [...spec.clear, ...spec.blind, ...(this.outbound ? [OWNER] : [])].filter((f) => f !== this.#autoKey);
   }
 
-  #aad(stored: Record<string, unknown>): Uint8Array {
+  /** The seal's additional data of `stored` (as JSON; sealed as its UTF-8 bytes). */
+  #aad(stored: Record<string, unknown>): string {
     const fields = this.#bound.map((f) => stored[f] ?? null);
     const v = stored[VERSION];
-    return this.#encoder.encode(
-      JSON.stringify(
-        v === undefined
-          ? [AAD_FORMAT, this.#sealing.storeId, this.#name, fields]
-          : [AAD_VERSIONED, this.#sealing.storeId, this.#name, fields, v],
-      ),
+    return JSON.stringify(
+      v === undefined
+        ? [AAD_FORMAT, this.#sealing.storeId, this.#name, fields]
+        : [AAD_VERSIONED, this.#sealing.storeId, this.#name, fields, v],
     );
   }
 
@@ -375,7 +373,12 @@ class TableSealing {
     for (const f of this.#spec.blind) if (plain[f] !== undefined) stored[f] = this.#blindValue(f, plain[f]);
     if (this.outbound) stored[OWNER] = key;
     if (this.versioned(this.outbound ? key : this.keyOf(plain))) stored[VERSION] = n;
-    stored[SEAL] = this.#sealing.cipher.seal(encodeValue(plain), this.#aad(stored));
+    const parts = rowParts(plain);
+    stored[SEAL] = this.#sealing.cipher.sealWritten(
+      maxValueBytes(parts),
+      (into) => writeValue(parts, into),
+      this.#aad(stored),
+    );
     return stored;
   }
 
@@ -428,7 +431,7 @@ class TableSealing {
     if (!memo) return this.#sealing.cipher.open(sealed, aad);
     const key = keyText(this.keyOf(stored));
     const known = this.#opened.get(key);
-    if (known !== undefined && sameBytes(known.sealed, sealed) && sameBytes(known.aad, aad)) return known.bytes;
+    if (known !== undefined && known.aad === aad && sameBytes(known.sealed, sealed)) return known.bytes;
     const bytes = this.#sealing.cipher.open(sealed, aad);
     if (bytes === undefined) return undefined;
     if (this.#opened.size >= OPENED_MEMO) this.#opened.clear();

@@ -24,7 +24,7 @@ const ARRAY_KINDS = [
   Uint8ClampedArray,
 ] as const;
 type ArrayKind = (typeof ARRAY_KINDS)[number];
-type AnyTypedArray = InstanceType<ArrayKind>;
+export type AnyTypedArray = InstanceType<ArrayKind>;
 
 /**
  * Placeholders are objects with one key starting with NUL, which no engram row
@@ -90,32 +90,87 @@ function skeleton(value: unknown, arrays: AnyTypedArray[]): unknown {
 }
 
 /**
+ * Whether JSON.stringify writes `value` exactly as {@link skeleton} would: nothing in it needs a
+ * placeholder (a typed array, a non-finite number, -0, a key starting with NUL) or is refused (a
+ * class, a function). Most rows (a memory, a message, a terms row) are such: their JSON is written
+ * without the skeleton's copy. Walks without allocating.
+ */
+function jsonAsIs(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!jsonAsIs(value[i])) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) return false;
+      const record = value as Record<string, unknown>;
+      for (const k of Object.keys(record)) if (k.startsWith(MARK) || !jsonAsIs(record[k])) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** A row ready to be written as bytes ({@link writeValue}): its JSON (typed arrays as placeholders) and the arrays. */
+export interface RowParts {
+  json: string;
+  arrays: AnyTypedArray[];
+}
+
+/** The parts of a row's bytes; a value an encrypted store cannot keep is a StoreError. */
+export function rowParts(value: unknown): RowParts {
+  const arrays: AnyTypedArray[] = [];
+  // JSON.stringify(undefined) is undefined (its type says string): a row of nothing is written as null.
+  const json = (JSON.stringify(jsonAsIs(value) ? value : skeleton(value, arrays)) as string | undefined) ?? 'null';
+  return { json, arrays };
+}
+
+/** The most bytes {@link writeValue} writes for `parts` (UTF-8 takes at most 3 bytes per UTF-16 code unit). */
+export function maxValueBytes({ json, arrays }: RowParts): number {
+  let size = HEADER + 3 * json.length;
+  for (const a of arrays) size += ALIGN + 8 + a.byteLength;
+  return size;
+}
+
+/**
+ * Writes the bytes of `parts` at the start of `target` (at least {@link maxValueBytes} long) and
+ * returns how many it wrote: the sealing writes a row straight into the cipher's memory.
+ */
+export function writeValue({ json, arrays }: RowParts, target: Uint8Array): number {
+  const { written } = ENCODER.encodeInto(json, target.subarray(HEADER));
+  const view = new DataView(target.buffer, target.byteOffset, target.byteLength);
+  view.setUint32(0, written, true);
+  view.setUint32(4, arrays.length, true);
+  let size = HEADER + written;
+  for (const a of arrays) {
+    const at = Math.ceil((size + 8) / ALIGN) * ALIGN; // kind (u32) + length (u32), then the aligned bytes
+    target.fill(0, size, at - 8);
+    view.setUint32(at - 8, kindOf(a), true);
+    view.setUint32(at - 4, a.byteLength, true);
+    target.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
+    size = at + a.byteLength;
+  }
+  return size;
+}
+
+/**
  * The bytes of a row.
  * @example
  * decodeValue(encodeValue({ id: 'a', vector: new Float32Array([1, 2]) })) // equal again
  */
 export function encodeValue(value: unknown): Uint8Array {
-  const arrays: AnyTypedArray[] = [];
-  const json = ENCODER.encode(JSON.stringify(skeleton(value, arrays) ?? null));
-  let size = HEADER + json.length;
-  const offsets: number[] = [];
-  for (const a of arrays) {
-    size = Math.ceil((size + 8) / ALIGN) * ALIGN; // kind (u32) + length (u32), then the aligned bytes
-    offsets.push(size);
-    size += a.byteLength;
-  }
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, json.length, true);
-  view.setUint32(4, arrays.length, true);
-  out.set(json, HEADER);
-  arrays.forEach((a, i) => {
-    const at = offsets[i]!;
-    view.setUint32(at - 8, kindOf(a), true);
-    view.setUint32(at - 4, a.byteLength, true);
-    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
-  });
-  return out;
+  const parts = rowParts(value);
+  const out = new Uint8Array(maxValueBytes(parts));
+  return out.slice(0, writeValue(parts, out));
 }
 
 function damaged(detail: string): StoreError {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../lib/errors.js';
-import { decodeValue, encodeValue } from '../../lib/store/value-codec.js';
+import { decodeValue, encodeValue, maxValueBytes, rowParts, writeValue } from '../../lib/store/value-codec.js';
 
 describe('value codec', () => {
   it('decodeValue() gives back what encodeValue() was given: JSON, typed arrays, odd numbers, NUL keys', () => {
@@ -54,5 +54,22 @@ describe('value codec', () => {
     const bytes = encodeValue({ v: new Float32Array(4), t: 'text' });
     expect(() => decodeValue(bytes.subarray(0, 20))).toThrow(StoreError);
     expect(() => decodeValue(new Uint8Array(3))).toThrow(StoreError);
+  });
+
+  it('a plain JSON row is written as its JSON, and a row written into used memory is the same bytes', () => {
+    const row = { id: 'm1', text: 'Ana ✓ 🦘', n: [1, null, 'x'], metadata: { a: { b: [true] } }, skipped: undefined };
+    const json = new TextEncoder().encode(JSON.stringify(row));
+    const bytes = encodeValue(row);
+    expect(new DataView(bytes.buffer).getUint32(0, true)).toBe(json.length);
+    expect(new DataView(bytes.buffer).getUint32(4, true)).toBe(0);
+    expect(bytes.subarray(8)).toEqual(json);
+    // The sealing writes rows straight into the cipher's scratch memory, which holds an earlier row's bytes.
+    for (const value of [row, { id: 'v', vector: new Float32Array([1, 2, 3]), raw: new Uint8Array([9]) }, -0, 'x']) {
+      const parts = rowParts(value);
+      const used = new Uint8Array(maxValueBytes(parts) + 16).fill(0xee);
+      const written = writeValue(parts, used);
+      expect(used.slice(0, written)).toEqual(encodeValue(value));
+      expect(decodeValue(used.slice(0, written))).toEqual(value === row ? { ...row, skipped: undefined } : value);
+    }
   });
 });
