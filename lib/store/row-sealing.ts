@@ -84,6 +84,8 @@ const SEAL = '$';
 const OWNER = '$k';
 /** The field of a row's version (its write transaction's number, row-freshness.ts), bound into the seal. */
 const VERSION = '$v';
+/** What a row's sealed bytes hold in place of a field kept in clear beside them (put back on open). */
+const CLEAR_PLACE = 0;
 /** Format 1: a row sealed before versions (or one of the ledger's own rows); 2: with its version. */
 const AAD_FORMAT = 1;
 const AAD_VERSIONED = 2;
@@ -369,11 +371,18 @@ class TableSealing {
     if (this.#preSealedRow(plain) && plain['value'] instanceof PreSealedBytes)
       return { key: plain['key'], [PRE_SEALED]: plain['value'].bytes };
     const stored: Record<string, unknown> = {};
-    for (const f of this.#spec.clear) if (plain[f] !== undefined) stored[f] = plain[f];
+    // The fields kept in clear beside the seal are sealed as a 0 in their place (keeping the row's
+    // key order): bound in as additional data, they are put back from beside the seal when it opens.
+    const inner: Record<string, unknown> = { ...plain };
+    for (const f of this.#spec.clear)
+      if (plain[f] !== undefined) {
+        stored[f] = plain[f];
+        inner[f] = CLEAR_PLACE;
+      }
     for (const f of this.#spec.blind) if (plain[f] !== undefined) stored[f] = this.#blindValue(f, plain[f]);
     if (this.outbound) stored[OWNER] = key;
     if (this.versioned(this.outbound ? key : this.keyOf(plain))) stored[VERSION] = n;
-    const parts = rowParts(plain);
+    const parts = rowParts(inner);
     stored[SEAL] = this.#sealing.cipher.sealWritten(
       maxValueBytes(parts),
       (into) => writeValue(parts, into),
@@ -410,8 +419,11 @@ class TableSealing {
     } catch {
       return damaged('opens but does not decode');
     }
-    if (this.#autoKey !== undefined && typeof row === 'object' && row !== null)
-      (row as Record<string, unknown>)[this.#autoKey] = s[this.#autoKey];
+    if (typeof row !== 'object' || row === null) return damaged('opens but is not a row');
+    const opened = row as Record<string, unknown>;
+    // The fields kept in clear, checked by the seal's additional data (rows sealed before held them inside too).
+    for (const f of this.#spec.clear) if (s[f] !== undefined) opened[f] = s[f];
+    if (this.#autoKey !== undefined) opened[this.#autoKey] = s[this.#autoKey];
     const primary = this.keyOf(s);
     if (this.versioned(primary)) {
       const v = s[VERSION];

@@ -3,11 +3,13 @@
  * IndexedDB) tests: what a raw read of every table finds, the key checks, tampering, and the
  * same answers from a plain and an encrypted store fed the same calls.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { Engram, KeyError, StoreError, type EngramOptions } from '../../lib/index.js';
 import { ALL_TABLES, EngramDb } from '../../lib/store/schema.js';
+import { RowCipher } from '../../lib/store/row-cipher.js';
 import { CLEAR_TABLES, SEALED_TABLES } from '../../lib/store/row-sealing.js';
+import { decodeValue, encodeValue } from '../../lib/store/value-codec.js';
 import { MemoryTarget } from '../../lib/sync/memory-target.js';
 import { manualClock } from '../helpers.js';
 
@@ -418,6 +420,69 @@ export function atRestTests(where: string): void {
       expect((await again.get(a))?.memory).toBe('Ana plays the theremin');
       expect((await again.stats()).damagedRows).toMatchObject([{ table: 'meta', key: 'fresh/head' }]);
       await again.close();
+    });
+
+    it('memory rows sealed with their clear fields inside (as before session 40) open as they were written', async () => {
+      // Rows sealed now hold a 0 in place of each field kept in clear beside the seal; rows sealed
+      // before held the values themselves. The spy seals every memory row in the older form.
+      const clear = SEALED_TABLES['memories']!.clear;
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the cipher as `this` below
+      const sealWritten = RowCipher.prototype.sealWritten;
+      const older = vi.spyOn(RowCipher.prototype, 'sealWritten').mockImplementation(function (
+        this: RowCipher,
+        maxBytes,
+        write,
+        aad,
+      ) {
+        const [, , table, fields] = JSON.parse(aad as string) as [number, string, string, unknown[]];
+        if (table !== 'memories') return sealWritten.call(this, maxBytes, write, aad);
+        const buffer = new Uint8Array(maxBytes);
+        const row = decodeValue(buffer.slice(0, write(buffer))) as Record<string, unknown>;
+        clear.forEach((f, i) => {
+          if (fields[i] !== null) {
+            expect(row[f], f).toBe(0);
+            row[f] = fields[i];
+          }
+        });
+        const bytes = encodeValue(row);
+        return sealWritten.call(
+          this,
+          bytes.length,
+          (into) => {
+            into.set(bytes);
+            return bytes.length;
+          },
+          aad,
+        );
+      });
+      const name = unique('older');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      const plainName = unique('older-plain');
+      const p = await Engram.open({ name: plainName, embedder: embedder() });
+      for (const store of [e, p]) {
+        await store.add('Ana plays the theremin', { userId: 'ana', metadata: { at: 'home' } });
+        await store.add('Ana keeps bees', { userId: 'ana' });
+        await store.add('Bo rides a gondola', { agentId: 'guide', runId: 'r1' });
+      }
+      older.mockRestore();
+      await e.close();
+      const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      // Ids and times differ between the two stores; everything else must be the same.
+      const strip = (rows: Record<string, unknown>[]) =>
+        rows.map((row) =>
+          Object.fromEntries(Object.entries(row).filter(([k]) => !['id', 'createdAt', 'updatedAt'].includes(k))),
+        );
+      const all = (await again.getAll({ limit: 10 })).results;
+      expect(all.length).toBe(3);
+      expect(strip(all)).toEqual(strip((await p.getAll({ limit: 10 })).results));
+      for (const m of all) expect(await again.get(m.id)).toEqual(m);
+      for (const mode of ['keyword', 'vector', 'hybrid'] as const) {
+        const found = async (store: Engram) =>
+          (await store.search('theremin', { userId: 'ana', mode })).results.map((r) => [r.memory, r.score]);
+        expect(await found(again), mode).toEqual(await found(p));
+      }
+      expect((await again.stats()).damagedRows).toEqual([]);
+      await Promise.all([again.close(), p.close()]);
     });
 
     it('a row in clear slipped into an encrypted store is refused and reported', async () => {
