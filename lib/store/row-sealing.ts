@@ -52,6 +52,11 @@ interface SealedTable {
   clear: readonly string[];
   /** Fields kept as blind values (a multi-entry field: each entry blinded). */
   blind: readonly string[];
+  /**
+   * Fields once kept blinded beside the seal and no longer written, since no index reads them:
+   * still bound into the seal where they were (as stored, or null), so the rows sealed before open.
+   */
+  retired?: readonly string[];
   /** The one row kept in clear, by its primary key: the key header, which must be read before any key is known. */
   clearRow?: string;
 }
@@ -68,7 +73,8 @@ export const SEALED_TABLES: Readonly<Record<string, SealedTable>> = {
   coreBlocks: { clear: ['agentId', 'userId'], blind: [] },
   traces: { clear: ['id', 'sessionId', 'at'], blind: [] },
   meta: { clear: ['key'], blind: [], clearRow: AT_REST_KEY },
-  terms: { clear: ['c', 'd'], blind: ['k'] },
+  // The terms' keyed hashes (`k`) went with the term index (schema v5): the terms are inside the seal only.
+  terms: { clear: ['c', 'd'], blind: [], retired: ['k'] },
 };
 
 /**
@@ -263,11 +269,14 @@ class TableSealing {
     this.#sealing = sealing;
     this.#name = name;
     this.#spec = spec;
-    this.#blind = new Set(spec.blind);
+    // A retired field is looked up as it was kept: blinded (a store not yet upgraded still indexes it).
+    this.#blind = new Set([...spec.blind, ...(spec.retired ?? [])]);
     this.outbound = primaryKey.outbound === true;
     this.#keyPath = primaryKey.keyPath;
     this.#autoKey = primaryKey.autoIncrement === true ? (primaryKey.keyPath as string) : undefined;
-    this.#bound = [...spec.clear, ...spec.blind, ...(this.outbound ? [OWNER] : [])].filter((f) => f !== this.#autoKey);
+    this.#bound = [...spec.clear, ...spec.blind, ...(spec.retired ?? []), ...(this.outbound ? [OWNER] : [])].filter(
+      (f) => f !== this.#autoKey,
+    );
   }
 
   /** The seal's additional data of `stored` (as JSON; sealed as its UTF-8 bytes). */
@@ -500,7 +509,7 @@ class TableSealing {
 
   /** The table's fields that each index of `schema` reads must be kept beside the seal. */
   checkIndexes(indexes: readonly DBCoreIndex[], primaryKey: DBCoreIndex): void {
-    const kept = new Set([...this.#spec.clear, ...this.#spec.blind]);
+    const kept = new Set([...this.#spec.clear, ...this.#spec.blind, ...(this.#spec.retired ?? [])]);
     for (const index of [primaryKey, ...indexes])
       for (const field of pathFields(index.keyPath))
         if (!kept.has(field))

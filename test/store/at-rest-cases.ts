@@ -422,10 +422,13 @@ export function atRestTests(where: string): void {
       await again.close();
     });
 
-    it('memory rows sealed with their clear fields inside (as before session 40) open as they were written', async () => {
-      // Rows sealed now hold a 0 in place of each field kept in clear beside the seal; rows sealed
-      // before held the values themselves. The spy seals every memory row in the older form.
+    it('rows sealed the older ways open as they were written: clear fields inside, terms blinded beside the seal', async () => {
+      // Rows sealed now hold a 0 in place of each field kept in clear beside the seal, and a terms
+      // row keeps its terms inside the seal only. Rows sealed before session 40 held the clear values
+      // inside, and a terms row kept each term's keyed hash beside its seal as `k`, bound in. The spy
+      // seals every memory and terms row the older way (the `k` fields are put beside them below).
       const clear = SEALED_TABLES['memories']!.clear;
+      const blindedTerms = new Map<string, string[]>();
       // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the cipher as `this` below
       const sealWritten = RowCipher.prototype.sealWritten;
       const older = vi.spyOn(RowCipher.prototype, 'sealWritten').mockImplementation(function (
@@ -434,16 +437,28 @@ export function atRestTests(where: string): void {
         write,
         aad,
       ) {
-        const [, , table, fields] = JSON.parse(aad as string) as [number, string, string, unknown[]];
-        if (table !== 'memories') return sealWritten.call(this, maxBytes, write, aad);
+        const [format, storeId, table, fields, v] = JSON.parse(aad as string) as [
+          number,
+          string,
+          string,
+          unknown[],
+          number,
+        ];
+        if (table !== 'memories' && table !== 'terms') return sealWritten.call(this, maxBytes, write, aad);
         const buffer = new Uint8Array(maxBytes);
         const row = decodeValue(buffer.slice(0, write(buffer))) as Record<string, unknown>;
-        clear.forEach((f, i) => {
-          if (fields[i] !== null) {
-            expect(row[f], f).toBe(0);
-            row[f] = fields[i];
-          }
-        });
+        if (table === 'terms') {
+          expect(fields[2], 'no k beside the seal').toBeNull();
+          const k = (row['k'] as string[]).map((term) => this.blind('terms.k', term));
+          blindedTerms.set(JSON.stringify([fields[0], fields[1]]), k);
+          fields[2] = k;
+        } else
+          clear.forEach((f, i) => {
+            if (fields[i] !== null) {
+              expect(row[f], f).toBe(0);
+              row[f] = fields[i];
+            }
+          });
         const bytes = encodeValue(row);
         return sealWritten.call(
           this,
@@ -452,7 +467,7 @@ export function atRestTests(where: string): void {
             into.set(bytes);
             return bytes.length;
           },
-          aad,
+          JSON.stringify([format, storeId, table, fields, v]),
         );
       });
       const name = unique('older');
@@ -466,6 +481,18 @@ export function atRestTests(where: string): void {
       }
       older.mockRestore();
       await e.close();
+      // Each terms row gets the keyed hashes its seal was bound to, and the keyword snapshot goes:
+      // the open rebuilds the postings from the terms rows, opening every one.
+      const db = new EngramDb(name);
+      await db.open();
+      const termsRows = (await db.table('terms').toArray()) as Record<string, unknown>[];
+      expect(termsRows.length).toBe(3);
+      for (const row of termsRows) expect(row['k']).toBeUndefined();
+      await db
+        .table('terms')
+        .bulkPut(termsRows.map((row) => ({ ...row, k: blindedTerms.get(JSON.stringify([row['c'], row['d']])) })));
+      await db.table('meta').where('key').startsWith('keywordSnapshot').delete();
+      db.close();
       const again = await Engram.open({ name, embedder: embedder(), encryption: PASS });
       // Ids and times differ between the two stores; everything else must be the same.
       const strip = (rows: Record<string, unknown>[]) =>
