@@ -6,6 +6,9 @@
  * and open from the snapshot to the first answered search within 1.25x, at 100k. At smaller sizes
  * those two ratios are printed as reported figures: the issue sets them at 100k, and a store of a
  * few thousand opens in a few hundred milliseconds, where one slow step decides the ratio.
+ * The add() figure of a small store is each store's median of several fills of a fresh pair (9 up
+ * to 3k, 3 at 10k): a 1k fill is 16 transactions, and single fills read 0.68-0.81x for one build
+ * (REPORT.md, at-rest, sessions 39 and 40).
  * Run: npx tsx bench/at-rest.ts [--sizes 1000,3000,10000,100000] [--queries 400] [--opens 9]
  */
 import { runPage } from './browser.js';
@@ -57,6 +60,7 @@ printTable(
       memories: r.memories,
       store: kind,
       'add() batch 64, memories/s': r[kind].addPerSecond.toFixed(0),
+      'fills (median)': r.fills ?? 1,
       'search p50 ms': r[kind].searchP50Ms.toFixed(2),
       'search p95 ms': r[kind].searchP95Ms.toFixed(2),
       'open() ms (median)': r[kind].openOnlyMs.toFixed(0),

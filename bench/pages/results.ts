@@ -222,6 +222,8 @@ export interface AtRestSide {
 export interface AtRestResult {
   memories: number;
   queries: number;
+  /** Fills of a fresh store pair the add() figure is the median of (absent in older results: one). */
+  fills?: number;
   plain: AtRestSide;
   encrypted: AtRestSide;
 }
