@@ -190,7 +190,7 @@ export class RowCipher {
     const heap = m.HEAPU8;
     heap.set(keys.subarray(0, ROW_KEY_BYTES), this.#key);
     heap.set(this.#prefix, this.#nonce);
-    // The blind key goes in through the working state's place, which the keyed state then covers nothing of.
+    // The blind key stays in the module only as long as the keyed state takes to absorb it (from the working state's place).
     heap.set(keys.subarray(ROW_KEY_BYTES, 2 * ROW_KEY_BYTES), this.#state);
     m._crypto_kdf_hkdf_sha256_extract_init(this.#keyed, this.#state, ROW_KEY_BYTES);
     m.HEAPU8.fill(0, this.#state, this.#state + ROW_KEY_BYTES);
@@ -245,7 +245,13 @@ export class RowCipher {
     let heap = this.#m.HEAPU8;
     const adLength = this.#putAad(aad, heap, ad, maxAad);
     const input = ad + adLength;
-    const plainBytes = write(heap.subarray(input, input + maxBytes));
+    let plainBytes: number;
+    try {
+      plainBytes = write(heap.subarray(input, input + maxBytes));
+    } catch (e) {
+      this.#release(reserved); // nothing half-written stays in the module's memory
+      throw e;
+    }
     if (!(plainBytes >= 0 && plainBytes <= maxBytes)) {
       this.#release(reserved);
       throw new StoreError('a row was written past the room it asked for');

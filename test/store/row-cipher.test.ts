@@ -84,6 +84,26 @@ describe('RowCipher', () => {
     }
   });
 
+  it('a write that throws or overruns its room leaves nothing in the scratch memory, and the cipher goes on', async () => {
+    const cipher = await RowCipher.create(keys);
+    let seen: Uint8Array | undefined;
+    const failing = (into: Uint8Array): number => {
+      into.set(text('Ana plays the theremin'));
+      seen = into;
+      throw new Error('the encoder failed');
+    };
+    expect(() => cipher.sealWritten(64, failing, aad)).toThrow('the encoder failed');
+    expect(seen!.every((b) => b === 0)).toBe(true);
+    const overrun = (into: Uint8Array): number => {
+      into.set(text('Ana'));
+      seen = into;
+      return into.length + 1;
+    };
+    expect(() => cipher.sealWritten(8, overrun, aad)).toThrow(/past the room it asked for/);
+    expect(seen!.every((b) => b === 0)).toBe(true);
+    expect(cipher.open(cipher.seal(text('Bo'), aad), aad)).toEqual(text('Bo'));
+  });
+
   it('refuses every call once wiped (a closed store), never sealing under a zeroed key', async () => {
     const cipher = await RowCipher.create(keys);
     const sealed = cipher.seal(text('Ana'), aad);
