@@ -26,6 +26,7 @@
  * `wipe` zeroes the keys and frees the cipher's memory.
  */
 import { StoreError } from '../errors.js';
+import { toBase64 } from '../util/web-crypto.js';
 
 /** Bytes of each of the two keys (seal, blind). */
 export const ROW_KEY_BYTES = 32;
@@ -41,23 +42,6 @@ const BLIND_CACHE = 65_536;
 const SCRATCH_START = 16 * 1024;
 /** Larger scratch areas are freed after the call that needed them. */
 const SCRATCH_KEPT = 1024 * 1024;
-
-const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-/** base64 (padded, as btoa writes it) of `length` bytes of `bytes` from `at`, read in place. */
-function base64(bytes: Uint8Array, at: number, length: number): string {
-  let out = '';
-  const end = at + length;
-  for (let i = at; i < end; i += 3) {
-    const a = bytes[i]!;
-    const b = i + 1 < end ? bytes[i + 1]! : 0;
-    const c = i + 2 < end ? bytes[i + 2]! : 0;
-    out += BASE64_DIGITS[a >> 2]! + BASE64_DIGITS[((a & 3) << 4) | (b >> 4)]!;
-    out += i + 1 < end ? BASE64_DIGITS[((b & 15) << 2) | (c >> 6)]! : '=';
-    out += i + 2 < end ? BASE64_DIGITS[c & 63]! : '=';
-  }
-  return out;
-}
 
 /** Additional data: bytes, or a string taken as its UTF-8 bytes. */
 export type Aad = Uint8Array | string;
@@ -346,7 +330,7 @@ export class RowCipher {
     heap.copyWithin(this.#state, this.#keyed, this.#keyed + this.#stateBytes);
     m._crypto_kdf_hkdf_sha256_extract_update(this.#state, at, written);
     m._crypto_kdf_hkdf_sha256_extract_final(this.#state, this.#mac);
-    const out = base64(heap, this.#mac, BLIND_BYTES);
+    const out = toBase64(heap.subarray(this.#mac, this.#mac + BLIND_BYTES));
     heap.fill(0, this.#state, this.#state + this.#stateBytes);
     heap.fill(0, this.#mac, this.#mac + MAC_BYTES);
     this.#release(written);
