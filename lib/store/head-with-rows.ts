@@ -9,11 +9,13 @@
  * page while they run, and a round trip more (they resolve at the commit).
  * - a plain store's rows are stored as they are read;
  * - a store encrypted at rest stores sealed rows, opened here by the row-sealing middleware's own
- *   code (RowSealing.openStored: the same checks, a row that does not open reported the same way),
- *   each when first asked for ({@link ReadRows.get}): a search reads each side's best rows before
- *   the fused order is known and uses about a third of them, and opening a row (cipher, additional
- *   data, decoding) is most of what an encrypted search costs over a plain one. A row never asked
- *   for is never opened, so a damaged one is reported by the read that reaches it.
+ *   code (RowSealing.openStored: the same checks, a row that does not open reported the same way).
+ *   Opening a row (cipher, additional data, decoding) is most of what an encrypted search costs
+ *   over a plain one, so each row is opened as it arrives, while IndexedDB still reads the
+ *   transaction's other requests (RowSealing.openStoredQuietly: that cost half the gap to a plain
+ *   search, bench/at-rest). Quietly: a row that does not open there is opened again when first
+ *   asked for ({@link ReadRows.get}) and reported then, so a damaged one is reported once, by the
+ *   read that reaches it, and a read redone through Dexie (below) reports it there.
  *   Only a row another instance wrote since this one last read the freshness journal cannot be
  *   opened here (the journal is read first, inside a transaction of the middleware): then the whole
  *   read is made again through Dexie, the head first, then the rows. An encrypted store read them
@@ -26,7 +28,7 @@ import { ClosedError } from '../errors.js';
 import { confirmsLast, LOG_FLOOR_KEY, logBoundsOf, readLogHead, type LogBounds, type LogHead } from './change-log.js';
 import { EMBEDDER_KEY, embedderRecordOf } from './embedder-record.js';
 import { GENERATION_KEY, generationOf } from './generation.js';
-import type { RowSealing } from './row-sealing.js';
+import { NOT_OPENED, type RowSealing } from './row-sealing.js';
 import type { MemoryRow } from './rows.js';
 import type { EngramDb } from './schema.js';
 
@@ -41,6 +43,8 @@ type OpenRow = (stored: unknown, key: string) => MemoryRow | undefined;
 
 /** Not opened yet (a row that does not open is undefined, so it needs a mark of its own). */
 const UNOPENED = Symbol('unopened');
+/** A row of a read: opened (undefined when none is stored or it does not open), or not yet. */
+type Opened = MemoryRow | undefined | typeof UNOPENED;
 
 /**
  * The memories a read found, in the order asked (undefined where none is stored or where one
@@ -53,14 +57,17 @@ export class ReadRows {
   readonly ids: readonly string[];
   readonly #stored: readonly unknown[];
   readonly #open: OpenRow | undefined;
-  readonly #opened: (MemoryRow | undefined | typeof UNOPENED)[];
+  readonly #opened: Opened[];
 
-  /** `stored`: the rows as read, for `ids`; `open`: how each is opened (none: they are stored as they are read). */
-  constructor(ids: readonly string[], stored: readonly unknown[], open?: OpenRow) {
+  /**
+   * `stored`: the rows as read, for `ids`; `open`: how each is opened (none: they are stored as they
+   * are read); `opened`: those opened already as they arrived (UNOPENED where not).
+   */
+  constructor(ids: readonly string[], stored: readonly unknown[], open?: OpenRow, opened?: Opened[]) {
     this.ids = ids;
     this.#stored = stored;
     this.#open = open;
-    this.#opened = new Array<MemoryRow | undefined | typeof UNOPENED>(ids.length).fill(UNOPENED);
+    this.#opened = opened ?? new Array<Opened>(ids.length).fill(UNOPENED);
   }
 
   /** The row of `ids[i]`, opened now if it was not yet (a row that does not open is reported here, once). */
@@ -107,7 +114,14 @@ interface Stored {
   floor: number;
   meta: unknown[];
   rows: unknown[];
+  /** The rows opened as they arrived (UNOPENED where not: a plain store's, or one left to ReadRows.get). */
+  opened: Opened[];
+  /** The head's `meta` rows opened as they arrived, the same way. */
+  metaOpened: unknown[];
 }
+
+/** Opens a stored row of `table` as it arrives (its key), or leaves it UNOPENED. */
+type OpenEarly = (table: 'memories' | 'meta', stored: unknown, key: string) => unknown;
 
 /** How the stored LOG_FLOOR_KEY row gives the log's bounds (undefined: it cannot be read here). */
 type BoundsOf = (stored: unknown) => LogBounds | undefined;
@@ -124,12 +138,12 @@ const plainBounds: BoundsOf = (stored) => logBoundsOf((stored as { value?: unkno
  */
 export async function readMemories(db: EngramDb, ids: readonly string[]): Promise<ReadRows> {
   if (ids.length === 0) return new ReadRows(ids, []);
-  const { rows } = await readStored(db, ids, undefined);
   const { sealing } = db;
+  const { rows, opened } = await readStored(db, ids, undefined, sealing && openOnArrival(sealing));
   if (sealing === undefined) return new ReadRows(ids, rows);
   if (rows.some((row) => sealing.behindStored('memories', row)))
     return new ReadRows(ids, await db.memories.bulkGet([...ids]));
-  return new ReadRows(ids, rows, openMemory(sealing));
+  return new ReadRows(ids, rows, openMemory(sealing), opened);
 }
 
 /** How `sealing` opens a stored memory row. */
@@ -137,11 +151,25 @@ function openMemory(sealing: RowSealing): OpenRow {
   return (stored, key) => sealing.openStored('memories', stored, key) as MemoryRow | undefined;
 }
 
+/**
+ * How `sealing` opens a memory row as it arrives, while IndexedDB still reads the rest of the
+ * transaction's requests (most of an encrypted search's cost over a plain one, bench/at-rest): quietly,
+ * so that a row that does not open, or one another instance wrote since the ledger last read the
+ * journal, is left to {@link ReadRows.get} (or to the read through Dexie), which reports it once.
+ */
+function openOnArrival(sealing: RowSealing): OpenEarly {
+  return (table, stored, key) => {
+    if (sealing.behindStored(table, stored)) return UNOPENED;
+    const row = sealing.openStoredQuietly(table, stored, key);
+    return row === NOT_OPENED ? UNOPENED : row;
+  };
+}
+
 /** The head and the rows in one IndexedDB transaction (see the file's head). */
 async function readHeadWithRows(db: EngramDb, ids: readonly string[], expected?: number): Promise<HeadWithRows> {
   const { sealing } = db;
   const boundsOf = sealing === undefined ? plainBounds : sealedBounds(sealing);
-  const stored = await readStored(db, ids, { boundsOf, expected });
+  const stored = await readStored(db, ids, { boundsOf, expected }, sealing && openOnArrival(sealing));
   if (sealing === undefined) return headWithRows(stored, (row) => row);
   // Asked of every row before any is opened: a row that does not open is reported once, by one path.
   const behind =
@@ -162,9 +190,11 @@ function headWithRows(
 ): HeadWithRows {
   // The floor's row was read (opened, in an encrypted store) as the transaction ran: see readHead.
   const [generation, embedder] = HEAD_KEYS.slice(1).map(
-    (key, i) => (openMeta(stored.meta[i + 1], key) as { value?: unknown } | undefined)?.value,
+    (key, i) =>
+      (opened(stored.metaOpened[i + 1], () => openMeta(stored.meta[i + 1], key)) as { value?: unknown } | undefined)
+        ?.value,
   );
-  const rows = new ReadRows(stored.ids, stored.rows, openRow);
+  const rows = new ReadRows(stored.ids, stored.rows, openRow, openRow && stored.opened);
   const head: LogHead = {
     last: stored.last,
     floor: stored.floor,
@@ -172,6 +202,11 @@ function headWithRows(
     embedderId: embedderRecordOf(embedder)?.id,
   };
   return { head, rows };
+}
+
+/** `early` unless it is UNOPENED, else what `open` gives. */
+function opened(early: unknown, open: () => unknown): unknown {
+  return early === UNOPENED ? open() : early;
 }
 
 /** The head, then the rows, through Dexie (and so through the row-sealing middleware, which reads the journal first). */
@@ -201,7 +236,12 @@ interface HeadReading {
  * The memories `ids` and (with `head`) the log's last key and the head's `meta` rows, as stored, in
  * one read-only transaction.
  */
-function readStored(db: EngramDb, ids: readonly string[], head: HeadReading | undefined): Promise<Stored> {
+function readStored(
+  db: EngramDb,
+  ids: readonly string[],
+  head: HeadReading | undefined,
+  early: OpenEarly | undefined,
+): Promise<Stored> {
   const withHead = head !== undefined;
   const idb = db.backendDB() as IDBDatabase | null;
   // Dexie let go of its connection (closed, or another instance deleted or upgraded the store).
@@ -219,18 +259,21 @@ function readStored(db: EngramDb, ids: readonly string[], head: HeadReading | un
       floor: 0,
       meta: new Array<unknown>(HEAD_KEYS.length),
       rows: new Array<unknown>(ids.length),
+      opened: new Array<Opened>(ids.length).fill(UNOPENED),
+      metaOpened: new Array<unknown>(HEAD_KEYS.length).fill(UNOPENED),
     };
     let waiting = (withHead ? 1 + HEAD_KEYS.length : 0) + ids.length;
     const arrived = (): void => {
       if (--waiting === 0) resolve(stored);
     };
-    if (withHead) readHead(tx, stored, head, arrived);
+    if (withHead) readHead(tx, stored, head, arrived, early);
     if (ids.length === 0) return;
     const memories = tx.objectStore('memories');
     ids.forEach((id, i) => {
       const row = memories.get(id);
       row.onsuccess = () => {
         stored.rows[i] = row.result;
+        if (early !== undefined) stored.opened[i] = early('memories', row.result, id) as Opened;
         arrived();
       };
     });
@@ -245,7 +288,13 @@ function readStored(db: EngramDb, ids: readonly string[], head: HeadReading | un
  * the row: when the row records it (nothing logged since the indexes last caught up, a search's
  * common case), the head costs no second round trip.
  */
-function readHead(tx: IDBTransaction, stored: Stored, { boundsOf, expected }: HeadReading, arrived: () => void): void {
+function readHead(
+  tx: IDBTransaction,
+  stored: Stored,
+  { boundsOf, expected }: HeadReading,
+  arrived: () => void,
+  early: OpenEarly | undefined,
+): void {
   const changes = tx.objectStore('changes');
   const meta = tx.objectStore('meta');
   const requests = HEAD_KEYS.map((key) => meta.get(key));
@@ -253,6 +302,8 @@ function readHead(tx: IDBTransaction, stored: Stored, { boundsOf, expected }: He
   requests.forEach((row, i) => {
     row.onsuccess = () => {
       stored.meta[i] = row.result;
+      // The bounds row (the first) is opened by boundsOf, below.
+      if (early !== undefined && i > 0) stored.metaOpened[i] = early('meta', row.result, HEAD_KEYS[i]!);
       arrived();
     };
   });

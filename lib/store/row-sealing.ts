@@ -178,6 +178,16 @@ export class RowSealing {
     return row === DAMAGED ? undefined : row;
   }
 
+  /**
+   * {@link openStored} that reports nothing: the row, undefined when absent, or {@link NOT_OPENED}
+   * when it does not open (the caller opens it again through {@link openStored}, which reports it),
+   * so that a row can be opened as it arrives, before the caller knows whether it will use the read.
+   */
+  openStoredQuietly(table: string, stored: unknown, key: unknown): unknown {
+    const row = this.#table(table).open(stored, key, true, false);
+    return row === DAMAGED ? NOT_OPENED : row;
+  }
+
   #table(name: string): TableSealing {
     const table = this.tables.get(name);
     if (table === undefined) throw unlisted(name);
@@ -233,6 +243,8 @@ export class RowSealing {
 
 /** A row that did not open (kept apart from undefined, which is an absent row). */
 const DAMAGED = Symbol('damaged');
+/** What {@link RowSealing.openStoredQuietly} gives for a row that does not open (nothing reported). */
+export const NOT_OPENED = Symbol('not opened');
 
 function sameKey(a: unknown, b: unknown): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
@@ -401,13 +413,13 @@ class TableSealing {
   }
 
   /**
-   * The row `stored` holds, DAMAGED (reported) when it does not open, undefined when absent.
-   * `memo`: the bytes it opened to are kept for the next read of the row (see `#opened`).
+   * The row `stored` holds, DAMAGED (reported, unless `report` is false) when it does not open,
+   * undefined when absent. `memo`: the bytes it opened to are kept for the next read of the row (see `#opened`).
    */
-  open(stored: unknown, key: unknown, memo = false): unknown {
+  open(stored: unknown, key: unknown, memo = false, report = true): unknown {
     if (stored === undefined) return undefined;
     const damaged = (reason: string): typeof DAMAGED => {
-      this.#sealing.onDamaged({ table: this.#name, key: keyText(key ?? this.#keyOf(stored)), reason });
+      if (report) this.#sealing.onDamaged({ table: this.#name, key: keyText(key ?? this.#keyOf(stored)), reason });
       return DAMAGED;
     };
     if (typeof stored !== 'object' || stored === null) return damaged('not a row');
