@@ -100,10 +100,17 @@ const RANGE = { equal: 1, any: 3, never: 4 } as const;
 /** Damaged rows kept until someone listens (found while the store opens); more are dropped. */
 const EARLY_DAMAGE = 1000;
 /**
- * Rows a search's reads opened, kept per table to be opened again without the cipher when read
- * unchanged (TableSealing `#openBytes`); the memo is emptied when full.
+ * The log head's `meta` rows a search's reads opened, kept to be opened again without the cipher
+ * when read unchanged (TableSealing `#openBytes`); the memo is emptied when full.
  */
 const OPENED_MEMO = 4096;
+/**
+ * The one table whose rows {@link RowSealing.openStored} keeps opened: every search reads the same
+ * few head rows. Memories are not kept: at 100k a search seldom meets one again, and keeping each
+ * one read (its sealed bytes, additional data and bytes) only fed garbage collection, whose pauses
+ * were the encrypted store's search tail (bench/at-rest; REPORT.md, at-rest, session 41).
+ */
+const MEMO_TABLE = 'meta';
 
 /** A stored row that does not open: the table, its key, what is wrong. */
 export interface SealedRowDamage {
@@ -174,7 +181,7 @@ export class RowSealing {
    * (reported, as the middleware reports it). Ask {@link behindStored} first.
    */
   openStored(table: string, stored: unknown, key: unknown): unknown {
-    const row = this.#table(table).open(stored, key, true);
+    const row = this.#table(table).open(stored, key, table === MEMO_TABLE);
     return row === DAMAGED ? undefined : row;
   }
 
@@ -184,7 +191,7 @@ export class RowSealing {
    * so that a row can be opened as it arrives, before the caller knows whether it will use the read.
    */
   openStoredQuietly(table: string, stored: unknown, key: unknown): unknown {
-    const row = this.#table(table).open(stored, key, true, false);
+    const row = this.#table(table).open(stored, key, table === MEMO_TABLE, false);
     return row === DAMAGED ? NOT_OPENED : row;
   }
 
@@ -268,9 +275,8 @@ class TableSealing {
   readonly outbound: boolean;
   readonly #keyPath: null | string | string[];
   /**
-   * Rows opened by {@link RowSealing.openStored} (a search's reads, which meet the same rows again
-   * and again: the log head's `meta` rows on every search, the memories often asked about), by
-   * key: the sealed bytes and additional data they were opened from, and what they held. Opening is
+   * Rows opened by {@link RowSealing.openStored} (of {@link MEMO_TABLE}: the log head's rows, which
+   * every search reads), by key: the sealed bytes and additional data they were opened from, and what they held. Opening is
    * a function of those two alone (and the key), so the same two give the same bytes without the
    * cipher; every other check runs on every read. A write or delete of a key drops its entry, so
    * nothing of a row deleted or changed here stays in memory.
