@@ -129,7 +129,7 @@ async function run(n: number, queries: number, opens: number): Promise<AtRestRes
 
 const params = new URLSearchParams(location.search);
 const sizes = (params.get('sizes') ?? '10000').split(',').map(Number);
-const queries = Number(params.get('queries') ?? '400');
+const queries = Number(params.get('queries') ?? '1000');
 const opens = Number(params.get('opens') ?? '9');
 try {
   const results: AtRestResult[] = [];
