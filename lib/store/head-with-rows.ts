@@ -155,13 +155,20 @@ function openMemory(sealing: RowSealing): OpenRow {
  * How `sealing` opens a memory row as it arrives, while IndexedDB still reads the rest of the
  * transaction's requests (most of an encrypted search's cost over a plain one, bench/at-rest): quietly,
  * so that a row that does not open, or one another instance wrote since the ledger last read the
- * journal, is left to {@link ReadRows.get} (or to the read through Dexie), which reports it once.
+ * journal, is left to {@link ReadRows.get} (or to the read through Dexie), which reports it once;
+ * and a row whose opening throws is left to it the same way.
  */
 function openOnArrival(sealing: RowSealing): OpenEarly {
   return (table, stored, key) => {
-    if (sealing.behindStored(table, stored)) return UNOPENED;
-    const row = sealing.openStoredQuietly(table, stored, key);
-    return row === NOT_OPENED ? UNOPENED : row;
+    try {
+      if (sealing.behindStored(table, stored)) return UNOPENED;
+      const row = sealing.openStoredQuietly(table, stored, key);
+      return row === NOT_OPENED ? UNOPENED : row;
+    } catch {
+      // Thrown in a request's success handler, an error would abort the read and surface as the page's
+      // uncaught error (the cipher refuses once the store closes): the open when asked for throws it instead.
+      return UNOPENED;
+    }
   };
 }
 
@@ -220,10 +227,15 @@ async function readThroughDexie(db: EngramDb, ids: readonly string[]): Promise<H
  * instance wrote it since the ledger was read: the whole read is then made again through Dexie).
  */
 function sealedBounds(sealing: RowSealing): BoundsOf {
-  return (stored) =>
-    stored !== undefined && sealing.behindStored('meta', stored)
-      ? undefined
-      : plainBounds(sealing.openStored('meta', stored, LOG_FLOOR_KEY));
+  return (stored) => {
+    if (stored !== undefined && sealing.behindStored('meta', stored)) return undefined;
+    try {
+      return plainBounds(sealing.openStored('meta', stored, LOG_FLOOR_KEY));
+    } catch {
+      // As for the rows opened on arrival (openOnArrival): the head's other rows throw it outside IndexedDB.
+      return undefined;
+    }
+  };
 }
 
 /** How the head is read: how the LOG_FLOOR_KEY row gives the log's bounds, and the position expected (readHead). */

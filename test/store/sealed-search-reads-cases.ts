@@ -10,7 +10,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Engram } from '../../lib/index.js';
 import { openStore } from '../../lib/engine/open-store.js';
-import { readLogHead } from '../../lib/store/change-log.js';
+import { logBoundsRow, readLogHead } from '../../lib/store/change-log.js';
 import { bumpGeneration } from '../../lib/store/generation.js';
 import { readMemories, startHeadWithRows } from '../../lib/store/head-with-rows.js';
 import { RowCipher } from '../../lib/store/row-cipher.js';
@@ -93,6 +93,32 @@ export function sealedSearchReadTests(where: string): void {
       } finally {
         db.close();
         otherDb.close();
+      }
+    });
+
+    it('a cipher that refuses while a read is under way (the store closing) fails the read where its rows are asked for, not in IndexedDB', async () => {
+      const name = unique('sealed-reads-closing');
+      const { db } = await openStore(name, PASS);
+      try {
+        await db.memories.bulkPut([memory('x', 'the x note'), memory('y', 'the y note')]);
+        const reading = startHeadWithRows(db)(['x', 'y']);
+        // Wiped before any request is answered: each row's opening on arrival throws, and is left for later.
+        db.sealing!.cipher.wipe();
+        const { rows } = await reading;
+        expect(() => rows.get(0)).toThrow(/after its store closed/);
+      } finally {
+        db.close();
+      }
+      // With the log's bounds row stored (opened as the transaction runs, not on arrival): the same.
+      const { db: again } = await openStore(name, PASS);
+      try {
+        await again.meta.put(logBoundsRow(0, 0));
+        const reading = startHeadWithRows(again)(['x']);
+        again.sealing!.cipher.wipe();
+        const { rows } = await reading;
+        expect(() => rows.get(0)).toThrow(/after its store closed/);
+      } finally {
+        db.close();
       }
     });
 
