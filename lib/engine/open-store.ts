@@ -21,6 +21,12 @@ import { storeError } from '../store/store-error.js';
 import { newId } from '../util/id.js';
 import { ANALYZER_KEY } from './keywords/keyword-reindex.js';
 
+/** A key header of an older format to replace as the store opens (at-rest-key.ts HEADER_FORMAT): as read, and its replacement. */
+interface HeaderUpgrade {
+  from: unknown;
+  to: AtRestHeader;
+}
+
 /**
  * The keys of the store `name` (undefined for a plain one), and the key header to
  * write when `encryption` creates it. A store is created encrypted or plain and
@@ -30,7 +36,7 @@ import { ANALYZER_KEY } from './keywords/keyword-reindex.js';
 async function storeKeys(
   name: string,
   encryption: AtRestEncryption | undefined,
-): Promise<{ sealing?: RowSealing; header?: AtRestHeader }> {
+): Promise<{ sealing?: RowSealing; header?: AtRestHeader; upgrade?: HeaderUpgrade }> {
   let stored: Awaited<ReturnType<typeof readStoredHeader>>;
   try {
     stored = await readStoredHeader(name);
@@ -40,8 +46,9 @@ async function storeKeys(
   if (stored.header !== undefined) {
     if (encryption === undefined)
       throw new KeyError('key-needed', `store "${name}" is encrypted: open it with its key or passphrase`);
-    const { storeId, dataKey } = await unlockAtRestKey(encryption, stored.header);
-    return { sealing: await sealingOf(storeId, dataKey) };
+    const { storeId, dataKey, upgraded } = await unlockAtRestKey(encryption, stored.header);
+    const sealing = await sealingOf(storeId, dataKey);
+    return upgraded === undefined ? { sealing } : { sealing, upgrade: { from: stored.header, to: upgraded } };
   }
   if (stored.sealed)
     throw new KeyError('unsupported', `store "${name}" holds sealed rows but no key header: it cannot be opened`);
@@ -92,6 +99,18 @@ function guardStoreKind(db: EngramDb, name: string): void {
   );
 }
 
+/**
+ * Replaces the key header `upgrade.from` with `upgrade.to` (the same key and store id, the current
+ * format, so an older engram refuses the store instead of misreading the rows this one writes), in
+ * the open's transaction, unless another instance changed it since it was read (a new key, or the
+ * same upgrade made first): that header stands.
+ */
+async function upgradeHeader(db: EngramDb, upgrade: HeaderUpgrade): Promise<void> {
+  const current = (await db.meta.get(AT_REST_KEY))?.value as { wrapped?: unknown } | undefined;
+  if (current?.wrapped !== (upgrade.from as { wrapped?: unknown }).wrapped) return;
+  await db.meta.put({ key: AT_REST_KEY, value: upgrade.to });
+}
+
 /** The refusal of a store made by a newer engram. */
 function newerSchema(name: string, stored: number): ValidationError {
   return new ValidationError(
@@ -123,14 +142,14 @@ export async function openStore(
   name: string,
   encryption?: AtRestEncryption,
 ): Promise<{ db: EngramDb; deviceId: string }> {
-  const { sealing, header } = await storeKeys(name, encryption);
+  const { sealing, header, upgrade } = await storeKeys(name, encryption);
   const db = new EngramDb(name, sealing);
   guardStoreKind(db, name);
   try {
     await db.open();
     await loadFreshness(db);
     const deviceId =
-      (await knownDevice(db, name, header)) ??
+      (upgrade === undefined ? await knownDevice(db, name, header) : undefined) ??
       (await db.transaction('rw', db.meta, async () => {
         const schema = await db.meta.get('schemaVersion');
         if (header !== undefined) {
@@ -139,6 +158,7 @@ export async function openStore(
             throw new KeyError('wrong-key', `store "${name}" was created meanwhile by another instance; open it again`);
           await db.meta.put({ key: AT_REST_KEY, value: header });
         }
+        if (upgrade !== undefined) await upgradeHeader(db, upgrade);
         const stored = schema?.value;
         if (typeof stored === 'number' && stored > SCHEMA_VERSION) throw newerSchema(name, stored);
         if (stored !== SCHEMA_VERSION) await db.meta.put({ key: 'schemaVersion', value: SCHEMA_VERSION });

@@ -53,14 +53,25 @@ export interface AtRestEncryption {
 /** The `meta` key of the key header, the one row of an encrypted store kept in clear. */
 export const AT_REST_KEY = 'atRest';
 
-const HEADER_FORMAT = 1;
+/**
+ * The key header's format, bound into the wrap of the data key. 2: the store's rows are sealed as
+ * this engram seals them since session 40 (the clear fields as placeholders inside the seal, terms
+ * rows without keyed hashes), which an engram of format 1 would misread; it reads only headers of
+ * format 1 and refuses any other (KeyError `unsupported`), so it refuses such a store before it
+ * reads or writes a row. A store of format 1 opens here and is moved to 2 as it opens
+ * (openStore: its data key wrapped again under the same key, the one row rewritten).
+ */
+const HEADER_FORMAT = 2;
+/** The header formats this engram reads: 1, written before the rows changed, and its own. */
+const READ_FORMATS: readonly number[] = [1, HEADER_FORMAT];
 const STORE_ID_BYTES = 16;
 const IV_BYTES = 12;
 const DATA_KEY_BYTES = 2 * ROW_KEY_BYTES;
 
 /** The key header as stored. */
 export interface AtRestHeader {
-  format: typeof HEADER_FORMAT;
+  /** {@link HEADER_FORMAT}, or an older one this engram reads (READ_FORMATS). */
+  format: number;
   /** Random id of this store, bound into every sealed row (a row of another store never opens). */
   storeId: string;
   /** How the wrapping key comes from a passphrase; absent when the store was made with a CryptoKey. */
@@ -73,6 +84,8 @@ export interface AtRestHeader {
 export interface UnlockedKey {
   storeId: string;
   dataKey: Uint8Array<ArrayBuffer>;
+  /** The store's header moved to the current format, to be written as it opens (its header was older). */
+  upgraded?: AtRestHeader;
 }
 
 function subtle(): SubtleCrypto {
@@ -156,19 +169,23 @@ async function wrapDataKey(
           iterations: encryption.kdfIterations ?? DEFAULT_KDF_ITERATIONS,
           salt: toBase64(crypto.getRandomValues(new Uint8Array(SALT_BYTES))),
         };
-  const settings = { format: HEADER_FORMAT, storeId, ...(kdf === undefined ? {} : { kdf }) } as const;
+  const settings = { format: HEADER_FORMAT, storeId, ...(kdf === undefined ? {} : { kdf }) };
+  return wrapUnder(settings, await wrappingKey(encryption, kdf), dataKey);
+}
+
+/** The header of `settings` with `dataKey` wrapped (a fresh IV) under the wrapping key `key`. */
+async function wrapUnder(
+  settings: Omit<AtRestHeader, 'wrapped'>,
+  key: CryptoKey,
+  dataKey: Uint8Array<ArrayBuffer>,
+): Promise<AtRestHeader> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   let sealed: Uint8Array;
   try {
     sealed = new Uint8Array(
-      await subtle().encrypt(
-        { name: 'AES-GCM', iv, additionalData: headerAad(settings) },
-        await wrappingKey(encryption, kdf),
-        dataKey,
-      ),
+      await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: headerAad(settings) }, key, dataKey),
     );
   } catch (e) {
-    if (e instanceof KeyError) throw e;
     throw new KeyError('unsupported', 'the key could not encrypt (is it an AES-GCM key with the encrypt usage?)', {
       cause: e,
     });
@@ -183,7 +200,8 @@ async function wrapDataKey(
 function asHeader(value: unknown): AtRestHeader | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const h = value as Partial<AtRestHeader>;
-  if (h.format !== HEADER_FORMAT || typeof h.storeId !== 'string' || typeof h.wrapped !== 'string') return undefined;
+  if (!READ_FORMATS.includes(h.format ?? NaN) || typeof h.storeId !== 'string' || typeof h.wrapped !== 'string')
+    return undefined;
   if (fromBase64(h.storeId)?.length !== STORE_ID_BYTES) return undefined;
   if ((fromBase64(h.wrapped)?.length ?? 0) < IV_BYTES + DATA_KEY_BYTES) return undefined;
   if (h.kdf !== undefined) {
@@ -220,7 +238,23 @@ export async function unlockAtRestKey(encryption: AtRestEncryption, stored: unkn
     });
   }
   if (dataKey.length !== DATA_KEY_BYTES) throw new KeyError('unsupported', 'the store key has the wrong length');
-  return { storeId: header.storeId, dataKey };
+  const upgraded = await upgradedHeader(header, key, dataKey);
+  return { storeId: header.storeId, dataKey, ...(upgraded === undefined ? {} : { upgraded }) };
+}
+
+/**
+ * The header of {@link HEADER_FORMAT} for a store whose `header` is of an older one: the same store id
+ * and KDF settings, the data key wrapped again under the same wrapping `key` (a key given must have the
+ * encrypt usage, checked where the options enter). Undefined when the header is current.
+ */
+async function upgradedHeader(
+  header: AtRestHeader,
+  key: CryptoKey,
+  dataKey: Uint8Array<ArrayBuffer>,
+): Promise<AtRestHeader | undefined> {
+  if (header.format === HEADER_FORMAT) return undefined;
+  const { storeId, kdf } = header;
+  return wrapUnder({ format: HEADER_FORMAT, storeId, ...(kdf === undefined ? {} : { kdf }) }, key, dataKey);
 }
 
 /**
