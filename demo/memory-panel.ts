@@ -14,6 +14,8 @@ export class MemoryPanel {
   readonly #list = byId('memory-list', 'ol');
   readonly #count = byId('memory-count');
   readonly #deleteAll = byId('delete-scope', 'button');
+  /** The latest render: an earlier one that answers after it (another scope's) leaves the card alone. */
+  #render = 0;
 
   constructor(ctx: DemoContext) {
     this.#ctx = ctx;
@@ -23,7 +25,10 @@ export class MemoryPanel {
   /** Renders the scope's memories. */
   async render(): Promise<void> {
     const { engram, scope } = this.#ctx;
+    const render = ++this.#render;
     const { results, total } = await engram.getAll({ userId: scope.userId, agentId: scope.agentId, limit: LIST_LIMIT });
+    // Switching user, then agent, renders twice: the first read may answer last (a loaded machine).
+    if (render !== this.#render) return;
     this.#count.textContent = String(total);
     this.#deleteAll.disabled = total === 0;
     // Whose memories the card shows (the chat title may change first: panels render side by side).
