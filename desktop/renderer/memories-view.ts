@@ -76,6 +76,8 @@ export class MemoriesView implements View {
   readonly #welcome: HTMLElement;
   #mode: SearchMode = 'hybrid';
   #run = 0;
+  /** The latest reload: an earlier one that answers after it (other filters) leaves the list alone. */
+  #reload = 0;
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
@@ -209,7 +211,9 @@ export class MemoriesView implements View {
   async reload(keepScroll = false): Promise<void> {
     const filters = toMemoryFilters(this.#filters.values());
     const engram = this.#ctx.engram;
+    const reload = ++this.#reload;
     const [{ total }, all] = await Promise.all([engram.getAll({ filters, limit: 1 }), engram.getAll({ limit: 1 })]);
+    if (reload !== this.#reload) return;
     this.#count.textContent = String(all.total);
     this.#welcome.hidden = all.total > 0;
     this.#list.setSource(
