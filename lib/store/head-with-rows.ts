@@ -160,15 +160,9 @@ function openMemory(sealing: RowSealing): OpenRow {
  */
 function openOnArrival(sealing: RowSealing): OpenEarly {
   return (table, stored, key) => {
-    try {
-      if (sealing.behindStored(table, stored)) return UNOPENED;
-      const row = sealing.openStoredQuietly(table, stored, key);
-      return row === NOT_OPENED ? UNOPENED : row;
-    } catch {
-      // Thrown in a request's success handler, an error would abort the read and surface as the page's
-      // uncaught error (the cipher refuses once the store closes): the open when asked for throws it instead.
-      return UNOPENED;
-    }
+    if (sealing.behindStored(table, stored)) return UNOPENED;
+    const row = sealing.openStoredQuietly(table, stored, key);
+    return row === NOT_OPENED ? UNOPENED : row;
   };
 }
 
@@ -232,7 +226,8 @@ function sealedBounds(sealing: RowSealing): BoundsOf {
     try {
       return plainBounds(sealing.openStored('meta', stored, LOG_FLOOR_KEY));
     } catch {
-      // As for the rows opened on arrival (openOnArrival): the head's other rows throw it outside IndexedDB.
+      // Thrown in the request's success handler, it would abort the read (RowSealing.openStoredQuietly):
+      // the head's other rows throw it outside IndexedDB.
       return undefined;
     }
   };

@@ -186,13 +186,19 @@ export class RowSealing {
   }
 
   /**
-   * {@link openStored} that reports nothing: the row, undefined when absent, or {@link NOT_OPENED}
-   * when it does not open (the caller opens it again through {@link openStored}, which reports it),
-   * so that a row can be opened as it arrives, before the caller knows whether it will use the read.
+   * {@link openStored} that reports nothing and throws nothing: the row, undefined when absent, or
+   * {@link NOT_OPENED} when it does not open or cannot be opened now (a cipher wiped as the store
+   * closes). The caller opens it again through {@link openStored}, which reports or throws, so that a
+   * row can be opened as it arrives, inside an IndexedDB success handler (where a throw would abort
+   * the read and surface as the page's uncaught error), before the caller knows whether it will use it.
    */
   openStoredQuietly(table: string, stored: unknown, key: unknown): unknown {
-    const row = this.#table(table).open(stored, key, table === MEMO_TABLE, false);
-    return row === DAMAGED ? NOT_OPENED : row;
+    try {
+      const row = this.#table(table).open(stored, key, table === MEMO_TABLE, false);
+      return row === DAMAGED ? NOT_OPENED : row;
+    } catch {
+      return NOT_OPENED;
+    }
   }
 
   #table(name: string): TableSealing {
