@@ -95,6 +95,18 @@ function subtle(): SubtleCrypto {
   return s;
 }
 
+/** Whether `key` looks like an AES-GCM CryptoKey that may encrypt and decrypt (the store wraps its data key with it). */
+function isSealingKey(key: unknown): boolean {
+  const k = key as Partial<CryptoKey>;
+  const usages = Array.isArray(k.usages) ? (k.usages as string[]) : [];
+  return (
+    typeof k.algorithm === 'object' &&
+    (k.algorithm as { name?: unknown }).name === 'AES-GCM' &&
+    usages.includes('encrypt') &&
+    usages.includes('decrypt')
+  );
+}
+
 /** Validates `options.encryption` at the door. */
 export function parseAtRestEncryption(value: unknown, field: string): AtRestEncryption | undefined {
   if (value === undefined) return undefined;
@@ -107,17 +119,8 @@ export function parseAtRestEncryption(value: unknown, field: string): AtRestEncr
     throw new ValidationError(field, 'must have either a key or a passphrase');
   if (passphrase !== undefined && (typeof passphrase !== 'string' || passphrase.length < 8))
     throw new ValidationError(`${field}.passphrase`, 'must be a string of at least 8 characters');
-  if (key !== undefined) {
-    const k = key as Partial<CryptoKey>;
-    const usages = Array.isArray(k.usages) ? (k.usages as string[]) : [];
-    if (
-      typeof k.algorithm !== 'object' ||
-      (k.algorithm as { name?: unknown }).name !== 'AES-GCM' ||
-      !usages.includes('encrypt') ||
-      !usages.includes('decrypt')
-    )
-      throw new ValidationError(`${field}.key`, 'must be an AES-GCM CryptoKey with the encrypt and decrypt usages');
-  }
+  if (key !== undefined && !isSealingKey(key))
+    throw new ValidationError(`${field}.key`, 'must be an AES-GCM CryptoKey with the encrypt and decrypt usages');
   const iterations = checkKdfIterations(kdfIterations, `${field}.kdfIterations`);
   return {
     ...(key === undefined ? {} : { key: key as CryptoKey }),
@@ -315,6 +318,11 @@ export async function changeAtRestKey(name: string, current: AtRestEncryption, n
   } finally {
     dataKey.fill(0);
   }
+  await replaceHeader(name, stored.header as AtRestHeader, header);
+}
+
+/** Puts `header` in place of `was`, the key header read before, unless another change came between (a StoreError). */
+async function replaceHeader(name: string, was: AtRestHeader, header: AtRestHeader): Promise<void> {
   const probe = new Dexie(name);
   try {
     await probe.open();
@@ -322,7 +330,7 @@ export async function changeAtRestKey(name: string, current: AtRestEncryption, n
     await probe.transaction('rw', meta, async () => {
       // Compare and swap: another change (or a conversion) between the read above and now wins.
       const now = (await meta.get(AT_REST_KEY))?.value as Partial<AtRestHeader> | undefined;
-      if (now?.wrapped !== (stored.header as AtRestHeader).wrapped)
+      if (now?.wrapped !== was.wrapped)
         throw new StoreError(`the key of store "${name}" changed while this changed it; nothing was written`);
       await meta.put({ key: AT_REST_KEY, value: header });
     });

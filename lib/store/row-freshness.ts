@@ -199,16 +199,7 @@ class TableVersions {
    */
   toSaved(): SavedTable {
     const saved = this.#saved;
-    // The changes by place among the saved keys, and the keys the snapshot did not hold, sorted.
-    const overrides = new Map<number, number>();
-    const extra: string[] = [];
-    for (const [key, v] of this.#changed) {
-      const at = saved.indexOf(key);
-      if (at < 0) extra.push(key);
-      else overrides.set(at, v);
-    }
-    // The default sort compares UTF-16 code units: the order of `<` on strings (and 4x faster than a comparator).
-    extra.sort();
+    const { overrides, extra } = this.#placeChanges();
     if (!bytesHoldKeys(extra)) return this.#asJson(extra);
     const out = new KeysBuilder();
     const versions: number[] = [];
@@ -229,6 +220,20 @@ class TableVersions {
     for (; j < extra.length; j++) put(extra[j]!, this.#changed.get(extra[j]!));
     const { bytes, ends } = out.result();
     return { keys: bytes, ends, versions: Float64Array.from(versions) };
+  }
+
+  /** The changes by place among the saved keys (`overrides`), and the keys the snapshot did not hold (`extra`, sorted). */
+  #placeChanges(): { overrides: Map<number, number>; extra: string[] } {
+    const overrides = new Map<number, number>();
+    const extra: string[] = [];
+    for (const [key, v] of this.#changed) {
+      const at = this.#saved.indexOf(key);
+      if (at < 0) extra.push(key);
+      else overrides.set(at, v);
+    }
+    // The default sort compares UTF-16 code units: the order of `<` on strings (and 4x faster than a comparator).
+    extra.sort();
+    return { overrides, extra };
   }
 
   /** The older form, for keys UTF-8 cannot hold: every live key as a JSON array (sorted) and its version. */

@@ -172,34 +172,42 @@ export function snapshotRows(
   const rows: MetaRow[] = [];
   if (typeof stored['seq'] === 'number') rows.push(snapshotPositionRow(key, stored['seq']));
   const { bytes, pieces } = stored;
-  if (sealed && Array.isArray(pieces)) {
-    // Sealed in pieces (prepareSnapshot): one chunk row each, stored as they are.
-    const rest: Record<string, unknown> = { ...stored };
-    delete rest['pieces'];
-    const sealedPieces = pieces as Uint8Array[];
-    const keys = chunkKeys(key, sealedPieces.length);
-    const byteLength = sealedPieces.reduce((sum, p) => sum + p.length, 0);
-    rows.push({ key, value: { ...rest, chunks: keys.length, byteLength } });
-    rows.push(...keys.map((k, i) => ({ key: k, value: new PreSealedBytes(sealedPieces[i]!) })));
-    return rows;
-  }
-  if (!sealed && (!(bytes instanceof Uint8Array) || bytes.length <= chunkBytes)) {
-    rows.push({ key, value: stored });
-    return rows;
-  }
-  if (!(bytes instanceof Uint8Array)) throw new TypeError('a sealed snapshot has its bytes');
+  if (sealed && Array.isArray(pieces)) rows.push(...pieceRows(key, stored, pieces as Uint8Array[]));
+  else if (!sealed && (!(bytes instanceof Uint8Array) || bytes.length <= chunkBytes)) rows.push({ key, value: stored });
+  else if (!(bytes instanceof Uint8Array)) throw new TypeError('a sealed snapshot has its bytes');
+  else rows.push(...chunkRows(key, stored, bytes, { sealed, chunkBytes }));
+  return rows;
+}
+
+/** A snapshot sealed in pieces (prepareSnapshot): its head, and one chunk row for each piece, stored as it is. */
+function pieceRows(key: string, stored: Record<string, unknown>, pieces: readonly Uint8Array[]): MetaRow[] {
+  const rest: Record<string, unknown> = { ...stored };
+  delete rest['pieces'];
+  const keys = chunkKeys(key, pieces.length);
+  const byteLength = pieces.reduce((sum, p) => sum + p.length, 0);
+  return [
+    { key, value: { ...rest, chunks: keys.length, byteLength } },
+    ...keys.map((k, i) => ({ key: k, value: new PreSealedBytes(pieces[i]!) })),
+  ];
+}
+
+/** A snapshot's `bytes` cut in chunks of `chunkBytes` (each to be sealed, when `sealed`), after its head. */
+function chunkRows(
+  key: string,
+  stored: Record<string, unknown>,
+  bytes: Uint8Array,
+  { sealed, chunkBytes }: { sealed: boolean; chunkBytes: number },
+): MetaRow[] {
   const rest: Record<string, unknown> = { ...stored };
   delete rest['bytes'];
   const keys = chunkKeys(key, Math.ceil(bytes.length / chunkBytes));
   const head: ChunkedRecord & Record<string, unknown> = { ...rest, chunks: keys.length, byteLength: bytes.length };
-  rows.push({ key, value: head });
   // slice(), not subarray(): a view is cloned with its whole buffer.
   const chunk = (i: number): Uint8Array | PreSealedBytes => {
     const part = bytes.slice(i * chunkBytes, (i + 1) * chunkBytes);
     return sealed ? new PreSealedBytes(part) : part;
   };
-  rows.push(...keys.map((k, i) => ({ key: k, value: chunk(i) })));
-  return rows;
+  return [{ key, value: head }, ...keys.map((k, i) => ({ key: k, value: chunk(i) }))];
 }
 
 /**

@@ -63,30 +63,36 @@ function skeleton(value: unknown, arrays: AnyTypedArray[]): unknown {
       return Number.isFinite(value) ? value : { [NUMBER]: String(value) };
     case 'undefined':
       return undefined;
-    case 'object': {
+    case 'object':
       if (value === null) return null;
       if (Array.isArray(value)) return value.map((v) => skeleton(v, arrays) ?? null);
-      if (ArrayBuffer.isView(value)) {
-        const typed = value as AnyTypedArray;
-        if (kindOf(typed) < 0) throw unsupported(value.constructor.name);
-        arrays.push(typed);
-        return { [BYTES]: arrays.length - 1 };
-      }
-      const proto = Object.getPrototypeOf(value) as unknown;
-      if (proto !== Object.prototype && proto !== null)
-        throw unsupported(`a ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'class'}`);
-      const out: Record<string, unknown> = {};
-      let marked = false;
-      for (const [k, v] of Object.entries(value)) {
-        if (k.startsWith(MARK)) marked = true;
-        const s = skeleton(v, arrays);
-        if (s !== undefined) out[k] = s;
-      }
-      return marked ? { [ENTRIES]: Object.entries(out) } : out;
-    }
+      if (ArrayBuffer.isView(value)) return arrayPlaceholder(value as AnyTypedArray, arrays);
+      return recordSkeleton(value, arrays);
     default:
       throw unsupported(`a ${typeof value}`);
   }
+}
+
+/** The placeholder of a typed array, pushed to `arrays` (its bytes follow the skeleton). */
+function arrayPlaceholder(typed: AnyTypedArray, arrays: AnyTypedArray[]): unknown {
+  if (kindOf(typed) < 0) throw unsupported(typed.constructor.name);
+  arrays.push(typed);
+  return { [BYTES]: arrays.length - 1 };
+}
+
+/** A plain object's skeleton, field by field; one with a key starting with NUL is escaped as its entries. */
+function recordSkeleton(value: object, arrays: AnyTypedArray[]): unknown {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null)
+    throw unsupported(`a ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'class'}`);
+  const out: Record<string, unknown> = {};
+  let marked = false;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.startsWith(MARK)) marked = true;
+    const s = skeleton(v, arrays);
+    if (s !== undefined) out[k] = s;
+  }
+  return marked ? { [ENTRIES]: Object.entries(out) } : out;
 }
 
 /**
@@ -214,8 +220,17 @@ export function decodeValue(bytes: Uint8Array): unknown {
   const jsonLength = view.getUint32(0, true);
   const count = view.getUint32(4, true);
   if (HEADER + jsonLength > bytes.length) throw damaged('bad length');
+  const arrays = readArrays(bytes, view, HEADER + jsonLength, count);
+  const json = DECODER.decode(bytes.subarray(HEADER, HEADER + jsonLength));
+  const parsed = parseSkeleton(json);
+  // Every placeholder has a key starting with NUL, which JSON writes as the escape below: without
+  // one (a memory, a message, most rows), there is nothing to revive and the parsed value is the row.
+  return count === 0 && !json.includes(ESCAPED_MARK) ? parsed : revive(parsed, arrays);
+}
+
+/** The `count` typed arrays stored after the skeleton (from `at`): views of `bytes` where aligned, copies where not. */
+function readArrays(bytes: Uint8Array, view: DataView, at: number, count: number): AnyTypedArray[] {
   const arrays: AnyTypedArray[] = [];
-  let at = HEADER + jsonLength;
   for (let i = 0; i < count; i++) {
     at = Math.ceil((at + 8) / ALIGN) * ALIGN;
     if (at > bytes.length) throw damaged('bad array header');
@@ -231,14 +246,14 @@ export function decodeValue(bytes: Uint8Array): unknown {
     );
     at += byteLength;
   }
-  const json = DECODER.decode(bytes.subarray(HEADER, HEADER + jsonLength));
-  let parsed: unknown;
+  return arrays;
+}
+
+/** The skeleton's JSON parsed; JSON that does not parse is a damaged row. */
+function parseSkeleton(json: string): unknown {
   try {
-    parsed = JSON.parse(json);
+    return JSON.parse(json);
   } catch (e) {
     throw new StoreError('a sealed row does not decode: bad JSON', { cause: e });
   }
-  // Every placeholder has a key starting with NUL, which JSON writes as the escape below: without
-  // one (a memory, a message, most rows), there is nothing to revive and the parsed value is the row.
-  return count === 0 && !json.includes(ESCAPED_MARK) ? parsed : revive(parsed, arrays);
 }

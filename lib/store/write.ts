@@ -194,6 +194,18 @@ interface TermsPlan {
   statDelta: Map<Corpus, CorpusStats>;
 }
 
+/** The keyword corpus a change's table feeds (none for tables without keyword search). */
+function corpusOf(change: RowChange): Corpus | undefined {
+  return change.table === 'messages' ? MESSAGE_CORPUS : change.table === 'memories' ? MEMORY_CORPUS : undefined;
+}
+
+/** Whether an update of a message changed the fields its terms row keeps beside the terms. */
+function termsFieldsChanged(change: RowChange): boolean {
+  return change.table === 'messages' && change.before !== undefined && change.after !== undefined
+    ? JSON.stringify(messageTermsFields(change.before)) !== JSON.stringify(messageTermsFields(change.after))
+    : false;
+}
+
 /** The terms rows and corpus statistics `changes` make, as if applied in order (the last terms row of each document wins). */
 function planTerms(changes: readonly RowChange[], analyze: Analyzer): TermsPlan {
   const statDelta = new Map<Corpus, CorpusStats>();
@@ -205,15 +217,10 @@ function planTerms(changes: readonly RowChange[], analyze: Analyzer): TermsPlan 
   };
   const termsOps = new Map<string, { key: [Corpus, string]; row: TermsRow | undefined }>();
   for (const change of changes) {
-    const corpus: Corpus | undefined =
-      change.table === 'messages' ? MESSAGE_CORPUS : change.table === 'memories' ? MEMORY_CORPUS : undefined;
+    const corpus = corpusOf(change);
     const beforeText = indexedText(change, change.before);
     const afterText = indexedText(change, change.after);
-    const fieldsChanged =
-      change.table === 'messages' && change.before !== undefined && change.after !== undefined
-        ? JSON.stringify(messageTermsFields(change.before)) !== JSON.stringify(messageTermsFields(change.after))
-        : false;
-    if (corpus === undefined || (beforeText === afterText && !fieldsChanged)) continue;
+    if (corpus === undefined || (beforeText === afterText && !termsFieldsChanged(change))) continue;
     if (beforeText !== undefined) bump(corpus, -1, -analyze(beforeText).length);
     const after =
       afterText === undefined
