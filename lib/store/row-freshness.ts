@@ -103,6 +103,18 @@ export function asJournalRow(key: string, value: unknown): JournalRow | undefine
   return row as JournalRow;
 }
 
+/** The journal rows of the transactions (after, last], by transaction number, in the order read. */
+function partsByTransaction(rows: readonly JournalRow[], after: number, last: number): Map<number, JournalRow[]> {
+  const byN = new Map<number, JournalRow[]>();
+  for (const row of rows) {
+    if (row.n <= after || row.n > last) continue;
+    let parts = byN.get(row.n);
+    if (parts === undefined) byN.set(row.n, (parts = []));
+    parts.push(row);
+  }
+  return byN;
+}
+
 /**
  * The transactions (after, head.n] in `rows` (journal rows read in key order) as lists of
  * entries, or undefined when one is missing or incomplete: every transaction from after + 1 to
@@ -114,13 +126,7 @@ export function journalAfter(
   after: number,
   head: FreshnessHead,
 ): JournalEntry[][] | undefined {
-  const byN = new Map<number, JournalRow[]>();
-  for (const row of rows) {
-    if (row.n <= after || row.n > head.n) continue;
-    let parts = byN.get(row.n);
-    if (parts === undefined) byN.set(row.n, (parts = []));
-    parts.push(row);
-  }
+  const byN = partsByTransaction(rows, after, head.n);
   const out: JournalEntry[][] = [];
   for (let n = after + 1; n <= head.n; n++) {
     const parts = byN.get(n) ?? [];

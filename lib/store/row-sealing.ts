@@ -453,21 +453,24 @@ class TableSealing {
       return damaged('opens but does not decode');
     }
     if (typeof row !== 'object' || row === null) return damaged('opens but is not a row');
-    const opened = row as Record<string, unknown>;
-    // The fields kept in clear, checked by the seal's additional data (rows sealed before held them inside too).
-    for (const f of this.#spec.clear) if (s[f] !== undefined) opened[f] = s[f];
-    if (this.#autoKey !== undefined) opened[this.#autoKey] = s[this.#autoKey];
-    const primary = this.keyOf(s);
-    if (this.versioned(primary)) {
-      const v = s[VERSION];
-      const verdict = this.#sealing.journal.ledger.check(
-        this.#name,
-        keyText(primary),
-        typeof v === 'number' ? v : undefined,
-      );
-      if (verdict !== undefined) return damaged(verdict);
-    }
-    return row;
+    this.#putClearBack(row as Record<string, unknown>, s);
+    const verdict = this.#freshness(s);
+    return verdict === undefined ? row : damaged(verdict);
+  }
+
+  /** Puts the fields kept in clear beside the seal back into the row it opened to. */
+  #putClearBack(opened: Record<string, unknown>, stored: Record<string, unknown>): void {
+    // Checked by the seal's additional data (rows sealed before held them inside too).
+    for (const f of this.#spec.clear) if (stored[f] !== undefined) opened[f] = stored[f];
+    if (this.#autoKey !== undefined) opened[this.#autoKey] = stored[this.#autoKey];
+  }
+
+  /** What is wrong with the stored row's version by the ledger (an older one put back, one unknown), if anything. */
+  #freshness(stored: Record<string, unknown>): string | undefined {
+    const primary = this.keyOf(stored);
+    if (!this.versioned(primary)) return undefined;
+    const v = stored[VERSION];
+    return this.#sealing.journal.ledger.check(this.#name, keyText(primary), typeof v === 'number' ? v : undefined);
   }
 
   /** The bytes `sealed` opens to under the additional data of `stored`, from `#opened` when it holds them (`memo`). */

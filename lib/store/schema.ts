@@ -47,6 +47,26 @@ export const ALL_TABLES = [
   'terms',
 ] as const;
 
+/** The blocks stored under another key than `blockKey` of their own fields: by old key, the new key and the row. */
+function blockMoves(rows: readonly BlockRow[], keys: readonly string[]): Map<string, { key: string; row: BlockRow }> {
+  const moves = new Map<string, { key: string; row: BlockRow }>();
+  rows.forEach((row, i) => {
+    const key = blockKey(row.agentId, row.label, row.userId);
+    if (key !== keys[i]) moves.set(keys[i]!, { key, row });
+  });
+  return moves;
+}
+
+/** The block key of the owner a history entry's row names, or `fallback` when it names none. */
+function historyOwnerKey(entry: HistoryRow, fallback: string): string {
+  const row = (entry.after ?? entry.before) as Partial<BlockRow> | null | undefined;
+  const owned =
+    typeof row?.agentId === 'string' &&
+    typeof row.label === 'string' &&
+    (row.userId === undefined || typeof row.userId === 'string');
+  return owned ? blockKey(row.agentId!, row.label!, row.userId) : fallback;
+}
+
 /**
  * Moves every block whose key is not `blockKey` of its own fields to that key,
  * with its change-log and history entries (a history entry goes by the owner its
@@ -57,21 +77,8 @@ export const ALL_TABLES = [
 async function rekeyBlocks(tx: Transaction): Promise<void> {
   const table = tx.table<BlockRow, string>(BLOCKS_TABLE);
   const keys = await table.toCollection().primaryKeys();
-  const rows = await table.toArray();
-  const moves = new Map<string, { key: string; row: BlockRow }>();
-  rows.forEach((row, i) => {
-    const key = blockKey(row.agentId, row.label, row.userId);
-    if (key !== keys[i]) moves.set(keys[i]!, { key, row });
-  });
+  const moves = blockMoves(await table.toArray(), keys);
   if (moves.size === 0) return;
-  const entryKey = (entry: HistoryRow, fallback: string): string => {
-    const row = (entry.after ?? entry.before) as Partial<BlockRow> | null | undefined;
-    const owned =
-      typeof row?.agentId === 'string' &&
-      typeof row.label === 'string' &&
-      (row.userId === undefined || typeof row.userId === 'string');
-    return owned ? blockKey(row.agentId!, row.label!, row.userId) : fallback;
-  };
   // Every entry is read before any is written: one block's new key may be another's old one.
   const changes: ChangeRow[] = [];
   const history: HistoryRow[] = [];
@@ -79,7 +86,7 @@ async function rekeyBlocks(tx: Transaction): Promise<void> {
     for (const c of await tx.table<ChangeRow, number>('changes').where('recordId').equals(old).toArray())
       if (c.table === 'blocks') changes.push({ ...c, recordId: key });
     for (const h of await tx.table<HistoryRow, number>('history').where('recordId').equals(old).toArray())
-      if (h.table === 'blocks') history.push({ ...h, recordId: entryKey(h, key) });
+      if (h.table === 'blocks') history.push({ ...h, recordId: historyOwnerKey(h, key) });
   }
   await table.bulkDelete([...moves.keys()]);
   await table.bulkPut(

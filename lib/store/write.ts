@@ -355,21 +355,30 @@ class RowBatch {
         this.#write('messages', change.id, change.after);
         return;
       case 'memories':
-        this.#write('memories', change.id, change.after);
-        if (change.after === undefined || change.after.deletedAt !== undefined)
-          this.#write('vectors', change.id, undefined);
-        else if (change.vector !== undefined) this.#write('vectors', change.id, change.vector ?? undefined);
+        this.#addMemory(change);
         return;
-      case 'blocks': {
-        const row = change.after ?? change.before;
-        if (row !== undefined)
-          this.#write(BLOCKS_TABLE, change.id, change.after, blockKey(row.agentId, row.label, row.userId));
+      case 'blocks':
+        this.#addBlock(change);
         return;
-      }
       case 'traces':
         this.#write('traces', change.id, change.after);
         return;
     }
+  }
+
+  /** A memory's row, and its vector: dropped with the memory (deleted or tombstoned), replaced when the change has one. */
+  #addMemory(change: Extract<RowChange, { table: 'memories' }>): void {
+    this.#write('memories', change.id, change.after);
+    if (change.after === undefined || change.after.deletedAt !== undefined)
+      this.#write('vectors', change.id, undefined);
+    else if (change.vector !== undefined) this.#write('vectors', change.id, change.vector ?? undefined);
+  }
+
+  /** A block's row, under the key of its owner and label (outside the row). */
+  #addBlock(change: Extract<RowChange, { table: 'blocks' }>): void {
+    const row = change.after ?? change.before;
+    if (row !== undefined)
+      this.#write(BLOCKS_TABLE, change.id, change.after, blockKey(row.agentId, row.label, row.userId));
   }
 
   #write(table: string, id: string, row: unknown, key: IndexableType = id): void {
