@@ -229,28 +229,10 @@ export class RowCipher {
     let heap = this.#m.HEAPU8;
     const adLength = this.#putAad(aad, heap, ad, maxAad);
     const input = ad + adLength;
-    let plainBytes: number;
-    try {
-      plainBytes = write(heap.subarray(input, input + maxBytes));
-    } catch (e) {
-      this.#release(reserved); // nothing half-written stays in the module's memory
-      throw e;
-    }
-    if (!(plainBytes >= 0 && plainBytes <= maxBytes)) {
-      this.#release(reserved);
-      throw new StoreError('a row was written past the room it asked for');
-    }
+    const plainBytes = this.#writePlain(write, heap.subarray(input, input + maxBytes), reserved);
     heap = this.#m.HEAPU8;
     const nonce = input + plainBytes;
-    heap.copyWithin(nonce, this.#nonce, this.#nonce + PREFIX_BYTES);
-    // The count of seals, little-endian, in the nonce's last 8 bytes (2^53 seals before it would repeat).
-    const n = this.#count++;
-    const low = n >>> 0;
-    const high = Math.floor(n / 2 ** 32);
-    for (let i = 0; i < 4; i++) {
-      heap[nonce + PREFIX_BYTES + i] = (low >>> (8 * i)) & 255;
-      heap[nonce + PREFIX_BYTES + 4 + i] = (high >>> (8 * i)) & 255;
-    }
+    this.#putNonce(heap, nonce);
     const output = nonce + NONCE_BYTES;
     this.#m._crypto_aead_xchacha20poly1305_ietf_encrypt(
       output,
@@ -268,6 +250,34 @@ export class RowCipher {
     const out = heap.slice(nonce, output + plainBytes + TAG_BYTES);
     this.#release(output + plainBytes + TAG_BYTES - ad);
     return out;
+  }
+
+  /** What `write` wrote into `into` (its length); a throw or an overrun leaves nothing in the `reserved` scratch area. */
+  #writePlain(write: (into: Uint8Array) => number, into: Uint8Array, reserved: number): number {
+    let plainBytes: number;
+    try {
+      plainBytes = write(into);
+    } catch (e) {
+      this.#release(reserved); // nothing half-written stays in the module's memory
+      throw e;
+    }
+    if (!(plainBytes >= 0 && plainBytes <= into.length)) {
+      this.#release(reserved);
+      throw new StoreError('a row was written past the room it asked for');
+    }
+    return plainBytes;
+  }
+
+  /** The next seal's nonce at `at`: the cipher's prefix, then the count of its seals (little-endian, 2^53 before it would repeat). */
+  #putNonce(heap: Uint8Array, at: number): void {
+    heap.copyWithin(at, this.#nonce, this.#nonce + PREFIX_BYTES);
+    const n = this.#count++;
+    const low = n >>> 0;
+    const high = Math.floor(n / 2 ** 32);
+    for (let i = 0; i < 4; i++) {
+      heap[at + PREFIX_BYTES + i] = (low >>> (8 * i)) & 255;
+      heap[at + PREFIX_BYTES + 4 + i] = (high >>> (8 * i)) & 255;
+    }
   }
 
   /** The plain bytes of `sealed`, or undefined when it was not sealed with this key and this `aad` (or was changed). */
