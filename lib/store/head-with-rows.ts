@@ -260,30 +260,39 @@ function readStored(
     tx.onabort = () => {
       reject(tx.error ?? new DOMException('the read transaction was aborted', 'AbortError'));
     };
-    const stored: Stored = {
-      ids,
-      last: 0,
-      floor: 0,
-      meta: new Array<unknown>(HEAD_KEYS.length),
-      rows: new Array<unknown>(ids.length),
-      opened: new Array<Opened>(ids.length).fill(UNOPENED),
-      metaOpened: new Array<unknown>(HEAD_KEYS.length).fill(UNOPENED),
-    };
+    const stored = nothingRead(ids);
     let waiting = (withHead ? 1 + HEAD_KEYS.length : 0) + ids.length;
     const arrived = (): void => {
       if (--waiting === 0) resolve(stored);
     };
     if (withHead) readHead(tx, stored, head, arrived, early);
-    if (ids.length === 0) return;
-    const memories = tx.objectStore('memories');
-    ids.forEach((id, i) => {
-      const row = memories.get(id);
-      row.onsuccess = () => {
-        stored.rows[i] = row.result;
-        if (early !== undefined) stored.opened[i] = early('memories', row.result, id) as Opened;
-        arrived();
-      };
-    });
+    if (ids.length > 0) readRows(tx, stored, arrived, early);
+  });
+}
+
+/** A read of the memories `ids` before anything arrived. */
+function nothingRead(ids: readonly string[]): Stored {
+  return {
+    ids,
+    last: 0,
+    floor: 0,
+    meta: new Array<unknown>(HEAD_KEYS.length),
+    rows: new Array<unknown>(ids.length),
+    opened: new Array<Opened>(ids.length).fill(UNOPENED),
+    metaOpened: new Array<unknown>(HEAD_KEYS.length).fill(UNOPENED),
+  };
+}
+
+/** Asks `tx` for the memories `stored.ids` into `stored` (each opened as it arrives, with `early`), calling `arrived` as each comes. */
+function readRows(tx: IDBTransaction, stored: Stored, arrived: () => void, early: OpenEarly | undefined): void {
+  const memories = tx.objectStore('memories');
+  stored.ids.forEach((id, i) => {
+    const row = memories.get(id);
+    row.onsuccess = () => {
+      stored.rows[i] = row.result;
+      if (early !== undefined) stored.opened[i] = early('memories', row.result, id) as Opened;
+      arrived();
+    };
   });
 }
 
