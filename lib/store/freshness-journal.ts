@@ -247,15 +247,27 @@ export class FreshnessJournal {
       }
     }
     // No snapshot and journal that check: every row's own version, up to the head (a newer row is refused).
-    const rows = await scan(trans);
+    return this.#loadScanned(await scan(trans), head);
+  }
+
+  /** Loads the ledger from every row's stored version (`rows`), up to `head`; what was wrong, as {@link load} returns it. */
+  #loadScanned(rows: readonly ScannedRow[], head: FreshnessHead | undefined): LoadDamage {
+    const { ledger } = this;
     ledger.clear();
-    const versioned = rows.filter((r) => r.v !== undefined);
-    const bound = head?.n ?? Math.max(0, ...versioned.map((r) => r.v!));
+    // A loop, not Math.max(...versions): a large store has more rows than a call takes arguments.
+    let newest = 0;
+    let versioned = false;
+    for (const { v } of rows)
+      if (v !== undefined) {
+        versioned = true;
+        if (v > newest) newest = v;
+      }
+    const bound = head?.n ?? newest;
     for (const row of rows) if ((row.v ?? 0) <= bound) ledger.set(row.table, row.key, row.v ?? 0);
     ledger.head = bound;
     ledger.loaded = true;
     // A store that never had a head and whose rows carry no versions was made before them (or is new).
-    if (head === undefined && versioned.length === 0) return undefined;
+    if (head === undefined && !versioned) return undefined;
     if (head === undefined) return 'the freshness record is missing: rows were taken at their stored versions';
     return 'the freshness record (snapshot and journal) does not check: rows were taken at their stored versions';
   }
