@@ -178,13 +178,102 @@ async function boundedText(response: Response, maxBytes: number, what: string): 
     }
     chunks.push(value);
   }
+  return new TextDecoder().decode(joinChunks(chunks, size));
+}
+
+/** The chunks read, one after another in one array of `size` bytes. */
+function joinChunks(chunks: readonly Uint8Array[], size: number): Uint8Array {
   const all = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {
     all.set(c, at);
     at += c.length;
   }
-  return new TextDecoder().decode(all);
+  return all;
+}
+
+/** The `result` of a 200 answer's JSON; another status is an HTTP failure with the answer's JSON (or text) as data. */
+function answerResult(response: Response, text: string): unknown {
+  if (response.status !== 200) {
+    let data: unknown = text;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      // an error page that is not JSON: its text is the message
+    }
+    throw httpFailure(response.status, response.headers, data);
+  }
+  return (JSON.parse(text) as { result?: unknown } | null)?.result;
+}
+
+/** The `update_filter` of an upsert of `points`. */
+function olderPointsFilter(points: readonly SyncPoint[]): QdrantFilter {
+  // Replace a stored point only when it is older: stamp smaller, or the same stamp from the same origin (a retry).
+  return {
+    should: points.map((p) => ({
+      must: [
+        { has_id: [p.id] },
+        {
+          should: [
+            { key: FIELD.stamp, range: { lt: p.payload[FIELD.stamp] } },
+            {
+              must: [
+                { key: FIELD.stamp, match: { value: p.payload[FIELD.stamp] } },
+                { key: FIELD.origin, match: { value: p.payload[FIELD.origin] } },
+              ],
+            },
+          ],
+        },
+      ],
+    })),
+  };
+}
+
+/**
+ * The filter of a pull: points of `kinds` pushed after the cursor of their origin,
+ * and every point of an origin with no cursor yet.
+ */
+function sinceFilter(cursors: PullCursors, kinds: readonly PointKind[]): QdrantFilter[] {
+  const known = Object.keys(cursors);
+  const must: QdrantFilter[] = [kindsFilter(kinds)];
+  if (known.length > 0) {
+    must.push({
+      should: [
+        ...known.map((origin) => ({
+          must: [
+            { key: FIELD.origin, match: { value: origin } },
+            { key: FIELD.pushSeq, range: { gt: cursors[origin] } },
+          ],
+        })),
+        { must_not: [{ key: FIELD.origin, match: { any: known } }] },
+      ],
+    });
+  }
+  return must;
+}
+
+/** The push counter a point of a scroll answer carries (0 when none, or not a count). */
+function pushSeqOf(point: unknown): number {
+  const seq = ((point as { payload?: unknown } | undefined)?.payload as Record<string, unknown> | null | undefined)?.[
+    FIELD.pushSeq
+  ];
+  return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : 0;
+}
+
+/**
+ * Checks a collection's vectors are what engram needs: `dimensions` of them under
+ * VECTOR_NAME with cosine distance (a SyncError 'incompatible' otherwise).
+ */
+function checkVectorShape(info: unknown, name: string, dimensions: number): void {
+  const vectors = (info as { config?: { params?: { vectors?: unknown } } }).config?.params?.vectors;
+  const named = isObject(vectors) ? vectors[VECTOR_NAME] : undefined;
+  const size = isObject(named) ? named['size'] : undefined;
+  if (size !== dimensions || (isObject(named) && named['distance'] !== 'Cosine')) {
+    throw new SyncError(
+      `collection "${name}" holds vectors of another shape (${VECTOR_NAME}: ${JSON.stringify(named ?? vectors ?? null)}), engram needs ${dimensions} dimensions with cosine distance`,
+      { reason: 'incompatible' },
+    );
+  }
 }
 
 /**
@@ -229,34 +318,37 @@ export class QdrantTarget implements SyncTarget {
     const exists = await this.#call('collection exists', options.signal, () => this.#client.collectionExists(name));
     if (!isObject(exists) || typeof exists['exists'] !== 'boolean')
       throw new SyncError('collection exists: unexpected answer', { reason: 'bad-response' });
-    let created = false;
-    if (!exists['exists']) {
-      try {
-        await this.#call('create collection', options.signal, () =>
-          this.#client.createCollection(name, { vectors: { [VECTOR_NAME]: { size: dimensions, distance: 'Cosine' } } }),
-        );
-        created = true;
-      } catch (e) {
-        // Another device created it meanwhile: go on and check what it made.
-        if (!(e instanceof SyncError && e.reason === 'rejected' && statusOf(e.cause) === 409)) throw e;
-      }
-    }
+    const created = exists['exists'] ? false : await this.#createCollection(dimensions, options.signal);
     const info = await this.#call('collection info', options.signal, () => this.#client.getCollection(name));
-    const vectors = (info as { config?: { params?: { vectors?: unknown } } }).config?.params?.vectors;
-    const named = isObject(vectors) ? vectors[VECTOR_NAME] : undefined;
-    const size = isObject(named) ? named['size'] : undefined;
-    if (size !== dimensions || (isObject(named) && named['distance'] !== 'Cosine')) {
-      throw new SyncError(
-        `collection "${name}" holds vectors of another shape (${VECTOR_NAME}: ${JSON.stringify(named ?? vectors ?? null)}), engram needs ${dimensions} dimensions with cosine distance`,
-        { reason: 'incompatible' },
+    checkVectorShape(info, name, dimensions);
+    await this.#createMissingIndexes(info, options.signal);
+    return { created };
+  }
+
+  /** Creates the collection; false when another device created it meanwhile (a 409). */
+  async #createCollection(dimensions: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const name = this.collection;
+    try {
+      await this.#call('create collection', signal, () =>
+        this.#client.createCollection(name, { vectors: { [VECTOR_NAME]: { size: dimensions, distance: 'Cosine' } } }),
       );
+      return true;
+    } catch (e) {
+      // Another device created it meanwhile: go on and check what it made.
+      if (!(e instanceof SyncError && e.reason === 'rejected' && statusOf(e.cause) === 409)) throw e;
+      return false;
     }
+  }
+
+  /** Creates the payload indexes the collection's `info` does not list yet, one at a time. */
+  async #createMissingIndexes(info: unknown, signal: AbortSignal | undefined): Promise<void> {
+    const name = this.collection;
     const schema = (info as { payload_schema?: unknown }).payload_schema;
     const indexed = isObject(schema) ? schema : {};
     // Pulls order by the push counter and filter on kind and origin; upserts compare stamps.
     for (const field of [FIELD.pushSeq, FIELD.stamp]) {
       if (indexed[field] !== undefined) continue;
-      await this.#call(`create ${field} index`, options.signal, () =>
+      await this.#call(`create ${field} index`, signal, () =>
         this.#client.createPayloadIndex(name, {
           field_name: field,
           field_schema: { type: 'integer', lookup: true, range: true },
@@ -266,11 +358,10 @@ export class QdrantTarget implements SyncTarget {
     }
     for (const field of [FIELD.kind, FIELD.origin]) {
       if (indexed[field] !== undefined) continue;
-      await this.#call(`create ${field} index`, options.signal, () =>
+      await this.#call(`create ${field} index`, signal, () =>
         this.#client.createPayloadIndex(name, { field_name: field, field_schema: 'keyword', wait: true }),
       );
     }
-    return { created };
   }
 
   async readHeader(options: TargetCallOptions = {}): Promise<CollectionHeader | undefined> {
@@ -304,25 +395,7 @@ export class QdrantTarget implements SyncTarget {
 
   async upsert(points: readonly SyncPoint[], options: TargetCallOptions = {}): Promise<void> {
     if (points.length === 0) return;
-    // Replace a stored point only when it is older: stamp smaller, or the same stamp from the same origin (a retry).
-    const update_filter = {
-      should: points.map((p) => ({
-        must: [
-          { has_id: [p.id] },
-          {
-            should: [
-              { key: FIELD.stamp, range: { lt: p.payload[FIELD.stamp] } },
-              {
-                must: [
-                  { key: FIELD.stamp, match: { value: p.payload[FIELD.stamp] } },
-                  { key: FIELD.origin, match: { value: p.payload[FIELD.origin] } },
-                ],
-              },
-            ],
-          },
-        ],
-      })),
-    };
+    const update_filter = olderPointsFilter(points);
     const body = points.map((p) => ({
       id: p.id,
       vector: p.vector === undefined ? {} : { [VECTOR_NAME]: p.vector },
@@ -341,40 +414,31 @@ export class QdrantTarget implements SyncTarget {
     limit: number,
     options: ScrollOptions = {},
   ): Promise<SyncPoint[]> {
-    const known = Object.keys(cursors);
-    const must: QdrantFilter[] = [kindsFilter(kinds)];
-    if (known.length > 0) {
-      must.push({
-        should: [
-          ...known.map((origin) => ({
-            must: [
-              { key: FIELD.origin, match: { value: origin } },
-              { key: FIELD.pushSeq, range: { gt: cursors[origin] } },
-            ],
-          })),
-          { must_not: [{ key: FIELD.origin, match: { any: known } }] },
-        ],
-      });
-    }
     const body = {
-      filter: { must },
+      filter: { must: sinceFilter(cursors, kinds) },
       order_by: { key: FIELD.pushSeq, direction: 'asc' },
       limit,
       with_payload: true,
       with_vector: [VECTOR_NAME],
     };
-    const result = await this.#call('scroll', options.signal, () =>
+    const points = await this.#scroll(body, options.maxBytes ?? DEFAULT_MAX_SCROLL_BYTES, options.signal);
+    return points.map((r) => toPoint(r, 'scroll'));
+  }
+
+  /** One scroll request, its answer read up to `maxBytes`: the points it holds, as they came. */
+  async #scroll(body: unknown, maxBytes: number, signal: AbortSignal | undefined): Promise<unknown[]> {
+    const result = await this.#call('scroll', signal, () =>
       this.#boundedPost(
         `/collections/${encodeURIComponent(this.collection)}/points/scroll`,
         body,
-        options.maxBytes ?? DEFAULT_MAX_SCROLL_BYTES,
+        maxBytes,
         'scroll',
-        options.signal,
+        signal,
       ),
     );
     const points = (result as { points?: unknown } | null)?.points;
     if (!Array.isArray(points)) throw new SyncError('scroll: unexpected answer', { reason: 'bad-response' });
-    return points.map((r) => toPoint(r, 'scroll'));
+    return points as unknown[];
   }
 
   /**
@@ -389,8 +453,7 @@ export class QdrantTarget implements SyncTarget {
     what: string,
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.#apiKey !== undefined) headers['api-key'] = this.#apiKey;
+    const headers = this.#headers();
     const timeout = new AbortController();
     const timer = setTimeout(() => {
       timeout.abort();
@@ -404,16 +467,7 @@ export class QdrantTarget implements SyncTarget {
         signal: stop,
       });
       const text = await boundedText(response, maxBytes, what);
-      if (response.status !== 200) {
-        let data: unknown = text;
-        try {
-          data = JSON.parse(text);
-        } catch {
-          // an error page that is not JSON: its text is the message
-        }
-        throw httpFailure(response.status, response.headers, data);
-      }
-      return (JSON.parse(text) as { result?: unknown } | null)?.result;
+      return answerResult(response, text);
     } catch (e) {
       if (timeout.signal.aborted)
         throw new SyncError(`${what}: the server did not answer in time`, { cause: e, reason: 'timeout' });
@@ -421,6 +475,13 @@ export class QdrantTarget implements SyncTarget {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The headers of a request: JSON, and the API key when one is set. */
+  #headers(): Record<string, string> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.#apiKey !== undefined) headers['api-key'] = this.#apiKey;
+    return headers;
   }
 
   async maxPushSeq(origin: string, options: TargetCallOptions = {}): Promise<number> {
@@ -431,21 +492,8 @@ export class QdrantTarget implements SyncTarget {
       with_payload: [FIELD.pushSeq],
       with_vector: false,
     };
-    const result = await this.#call('scroll', options.signal, () =>
-      this.#boundedPost(
-        `/collections/${encodeURIComponent(this.collection)}/points/scroll`,
-        body,
-        SMALL_ANSWER_BYTES,
-        'scroll',
-        options.signal,
-      ),
-    );
-    const points = (result as { points?: unknown } | null)?.points;
-    if (!Array.isArray(points)) throw new SyncError('scroll: unexpected answer', { reason: 'bad-response' });
-    const seq = (
-      (points[0] as { payload?: unknown } | undefined)?.payload as Record<string, unknown> | null | undefined
-    )?.[FIELD.pushSeq];
-    return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : 0;
+    const points = await this.#scroll(body, SMALL_ANSWER_BYTES, options.signal);
+    return pushSeqOf(points[0]);
   }
 
   async retrieve(ids: readonly string[], options: TargetCallOptions = {}): Promise<SyncPoint[]> {
