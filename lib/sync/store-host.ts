@@ -159,11 +159,16 @@ function pick(kind: PointKind, body: Record<string, Json>): Record<string, Json>
 
 /** The local row a pulled live record becomes, checked like a row given to add(): shape, then the store's limits. */
 function rowOf(record: SyncRecord, local: LocalRow | undefined, maxContentBytes: number): LocalRow {
-  const body = pick(record.kind, record.body!);
-  let row: LocalRow;
+  const row = uncheckedRowOf(record, pick(record.kind, record.body!), local);
+  checkPulledRow(record, row, maxContentBytes);
+  return row;
+}
+
+/** The row a pulled body becomes, with the record's id and version (a memory keeps its local access counts). */
+function uncheckedRowOf(record: SyncRecord, body: Record<string, Json>, local: LocalRow | undefined): LocalRow {
   if (record.kind === 'memory') {
     const before = local as MemoryRow | undefined;
-    row = {
+    const row = {
       ...body,
       id: record.rid,
       updatedAt: record.updatedAt,
@@ -172,11 +177,15 @@ function rowOf(record: SyncRecord, local: LocalRow | undefined, maxContentBytes:
       accessCount: before?.accessCount ?? 0,
     } as unknown as MemoryRow;
     if (before?.lastAccessedAt !== undefined) row.lastAccessedAt = before.lastAccessedAt;
-  } else if (record.kind === 'block') {
-    row = { ...body, version: record.version, updatedAt: record.updatedAt } as unknown as BlockRow;
-  } else {
-    row = { ...body, id: record.rid } as unknown as MessageRow;
+    return row;
   }
+  if (record.kind === 'block')
+    return { ...body, version: record.version, updatedAt: record.updatedAt } as unknown as BlockRow;
+  return { ...body, id: record.rid } as unknown as MessageRow;
+}
+
+/** Checks a pulled row as add() checks one (throws Refused): shape, a block's key fields, then the store's limits. */
+function checkPulledRow(record: SyncRecord, row: LocalRow, maxContentBytes: number): void {
   const fields = row as unknown as Record<string, unknown>;
   const problem = ROW_CHECKS[record.kind](fields);
   if (problem !== undefined) throw refuse('malformed', record, problem);
@@ -184,7 +193,6 @@ function rowOf(record: SyncRecord, local: LocalRow | undefined, maxContentBytes:
     throw refuse('malformed', record, 'agentId, label and userId do not match the record id');
   const over = rowLimitProblem(record.kind, fields, { maxContentBytes });
   if (over !== undefined) throw refuse('over-limit', record, over);
-  return row;
 }
 
 /** The vector of a pulled live memory, checked as add() checks an embedding: the store's dimension, finite numbers. */
@@ -262,15 +270,7 @@ export class StoreHost implements SyncHost {
       mine.forEach((entry, i) => {
         const row = rows[i];
         if (row === undefined) {
-          // Gone for good here (a hard delete): a tombstone made now, by this device.
-          out.push({
-            kind,
-            rid: entry.rid,
-            updatedAt: entry.at,
-            origin: deviceId,
-            version: GONE_VERSION,
-            deleted: true,
-          });
+          out.push(goneRecord(kind, entry, deviceId));
           return;
         }
         const version = this.#versionOf(kind, row, marks[i], entry.at);
@@ -286,43 +286,42 @@ export class StoreHost implements SyncHost {
     after: string | undefined,
     limit: number,
   ): Promise<{ records: SyncRecord[]; next: string | undefined }> {
-    const db = this.#db;
     const [startKind, startKey] = after === undefined ? [0, null] : (JSON.parse(after) as [number, string | null]);
     for (let k = startKind; k < POINT_KINDS.length; k++) {
       const kind = POINT_KINDS[k]!;
       if (!kinds.includes(kind)) continue;
       const from = k === startKind && startKey !== null ? startKey : undefined;
-      let rows: LocalRow[];
-      let rids: string[];
-      if (kind === 'block') {
-        if (from !== undefined) continue; // blocks fit one page
-        rows = await db.blocks.toArray();
-        rids = rows.map((r) => blockRid(r as BlockRow));
-      } else {
-        const table = kind === 'memory' ? db.memories : db.messages;
-        rows = await (from === undefined ? table.orderBy('id') : table.where('id').above(from)).limit(limit).toArray();
-        rids = rows.map((r) => (r as MemoryRow | MessageRow).id);
-      }
+      if (kind === 'block' && from !== undefined) continue; // blocks fit one page
+      const rows = await this.#pageRows(kind, from, limit);
+      const rids = rows.map((row) => ridOf(kind, row));
       if (rows.length === 0) continue;
-      const [marks, vectors] = await Promise.all([this.#readMarks(kind, rids), this.#vectorsOf(kind, rids)]);
-      const records = rows.map((row, i) =>
-        recordOf(
-          kind,
-          rids[i]!,
-          row,
-          this.#versionOf(kind, row, marks[i], kind === 'message' ? (row as MessageRow).createdAt : 0),
-          vectors[i],
-        ),
-      );
+      const records = await this.#pageRecords(kind, rows, rids);
       const full = kind !== 'block' && rows.length === limit;
-      const next = full
-        ? JSON.stringify([k, rids.at(-1)])
-        : k + 1 < POINT_KINDS.length
-          ? JSON.stringify([k + 1, null])
-          : undefined;
-      return { records, next };
+      return { records, next: nextPage(k, full, rids.at(-1)) };
     }
     return { records: [], next: undefined };
+  }
+
+  /** A page of rows of `kind` in id order, after `from` when set; blocks all at once (they fit one page). */
+  #pageRows(kind: PointKind, from: string | undefined, limit: number): Promise<LocalRow[]> {
+    const db = this.#db;
+    if (kind === 'block') return db.blocks.toArray();
+    const table = kind === 'memory' ? db.memories : db.messages;
+    return (from === undefined ? table.orderBy('id') : table.where('id').above(from)).limit(limit).toArray();
+  }
+
+  /** The records of a page of local rows: each row's version (its mark read) and current vector. */
+  async #pageRecords(kind: PointKind, rows: readonly LocalRow[], rids: readonly string[]): Promise<SyncRecord[]> {
+    const [marks, vectors] = await Promise.all([this.#readMarks(kind, rids), this.#vectorsOf(kind, rids)]);
+    return rows.map((row, i) =>
+      recordOf(
+        kind,
+        rids[i]!,
+        row,
+        this.#versionOf(kind, row, marks[i], kind === 'message' ? (row as MessageRow).createdAt : 0),
+        vectors[i],
+      ),
+    );
   }
 
   async apply(
@@ -333,16 +332,7 @@ export class StoreHost implements SyncHost {
     if (records.length === 0) return { downloaded: 0, deleted: 0, conflicts: 0, refused: [] };
     const touched = { memories: false };
     const result = await this.#engine.write(async (): Promise<WritePlan<ApplyResult>> => {
-      const plan: ApplyPlan = {
-        outcome: { downloaded: 0, deleted: 0, conflicts: 0, refused: [] },
-        changes: [],
-        losers: [],
-        marks: [],
-        at: this.#engine.now(),
-        embedder,
-        pushedSeq,
-        memoriesTouched: false,
-      };
+      const plan = emptyPlan(this.#engine.now(), embedder, pushedSeq);
       for (const kind of POINT_KINDS) await this.#applyKind(plan, kind, records);
       // Bookkeeping in the same transaction: the losing versions and the marks of pulled versions.
       if (plan.losers.length > 0) await this.#db.history.bulkAdd(plan.losers);
@@ -505,6 +495,20 @@ function indexesToApply(plan: ApplyPlan, kind: PointKind, records: readonly Sync
   return indexes;
 }
 
+/** A plan with nothing decided yet, for a page applied at `at`. */
+function emptyPlan(at: number, embedder: { id: string; dimensions: number }, pushedSeq: number): ApplyPlan {
+  return {
+    outcome: { downloaded: 0, deleted: 0, conflicts: 0, refused: [] },
+    changes: [],
+    losers: [],
+    marks: [],
+    at,
+    embedder,
+    pushedSeq,
+    memoriesTouched: false,
+  };
+}
+
 /** A pulled record checked (see {@link pulledOf}) and set against the local row. */
 interface Pulled {
   readonly kind: PointKind;
@@ -603,6 +607,12 @@ function applyDeletion(
   if (kind !== 'memory') plan.marks.push(markOf(kind, remote, '', true));
   if (live === undefined) return;
   plan.outcome.deleted += 1;
+  plan.changes.push(deletionChange(kind, id, live, remote));
+  if (kind === 'memory') plan.memoriesTouched = true;
+}
+
+/** The row change of a pulled deletion of a live row: a memory becomes a tombstone, a block or message goes. */
+function deletionChange(kind: PointKind, id: string, live: LocalRow, remote: SyncRecord): RowChange {
   if (kind === 'memory') {
     const before = live as MemoryRow;
     const gone: MemoryRow = {
@@ -612,13 +622,26 @@ function applyDeletion(
       version: remote.version,
       origin: remote.origin,
     };
-    plan.changes.push({ table: 'memories', op: 'delete', id, before, after: gone });
-    plan.memoriesTouched = true;
-  } else if (kind === 'block') {
-    plan.changes.push({ table: 'blocks', op: 'delete', id, before: live as BlockRow });
-  } else {
-    plan.changes.push({ table: 'messages', op: 'delete', id, before: live as MessageRow });
+    return { table: 'memories', op: 'delete', id, before, after: gone };
   }
+  if (kind === 'block') return { table: 'blocks', op: 'delete', id, before: live as BlockRow };
+  return { table: 'messages', op: 'delete', id, before: live as MessageRow };
+}
+
+/** A local row's record id: a block's from its key fields, a memory's or message's its id. */
+function ridOf(kind: PointKind, row: LocalRow): string {
+  return kind === 'block' ? blockRid(row as BlockRow) : (row as MemoryRow | MessageRow).id;
+}
+
+/** The cursor after a page of kind number `k`: further in that kind when the page was full, else the next kind. */
+function nextPage(k: number, full: boolean, lastRid: string | undefined): string | undefined {
+  if (full) return JSON.stringify([k, lastRid]);
+  return k + 1 < POINT_KINDS.length ? JSON.stringify([k + 1, null]) : undefined;
+}
+
+/** The tombstone of a record gone for good here (a hard delete): made now, by this device. */
+function goneRecord(kind: PointKind, entry: ChangeEntry, deviceId: string): SyncRecord {
+  return { kind, rid: entry.rid, updatedAt: entry.at, origin: deviceId, version: GONE_VERSION, deleted: true };
 }
 
 /** The record a local row's version becomes: a tombstone for a deleted memory, else its body (and vector). */
