@@ -93,13 +93,7 @@ export async function runSync(host: SyncHost, options: SyncRunOptions): Promise<
   const cipher = await agree(options, embedder, call);
   throwIfAborted(signal);
 
-  const stored = await host.loadState(options.key);
-  const state: SyncState = structuredClone(stored ?? FRESH);
-  // The push counter only grows, even when this store's state was lost (reset(), another
-  // URL for the same collection): other devices pull this one by it.
-  const onServer = await call(() => target.maxPushSeq(host.deviceId, { signal }));
-  state.pushCounter = Math.max(state.pushCounter, onServer);
-
+  const state = await startingState(host, options, call);
   const run = new SyncRun(host, options, state, cipher, embedder, call);
   // Kinds this collection has not had from this store yet go first, every record of them;
   // then pull, so that a change made here that lost to a newer one elsewhere counts as a
@@ -111,6 +105,18 @@ export async function runSync(host: SyncHost, options: SyncRunOptions): Promise<
 }
 
 type Call = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** The state this sync starts from: the saved one (or a fresh one), its push counter caught up with the server's. */
+async function startingState(host: SyncHost, options: SyncRunOptions, call: Call): Promise<SyncState> {
+  const { target, signal } = options;
+  const stored = await host.loadState(options.key);
+  const state: SyncState = structuredClone(stored ?? FRESH);
+  // The push counter only grows, even when this store's state was lost (reset(), another
+  // URL for the same collection): other devices pull this one by it.
+  const onServer = await call(() => target.maxPushSeq(host.deviceId, { signal }));
+  state.pushCounter = Math.max(state.pushCounter, onServer);
+  return state;
+}
 
 /** The embedder's identity, as the collection header records it. */
 interface EmbedderIdentity {
@@ -225,10 +231,28 @@ function sameCursors(a: Record<string, number>, b: Record<string, number>): bool
   return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
 }
 
+/** The first page's query of a pull: other devices' cursors moved back by PULL_LOOKBACK, this device's as they are. */
+function lookbackQuery(cursors: Record<string, number>, deviceId: string): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(cursors).map(([origin, seq]) => [
+      origin,
+      origin === deviceId ? seq : Math.max(0, seq - PULL_LOOKBACK),
+    ]),
+  );
+}
+
 /** Groups of kinds pulled together, each with its cursors per origin device. */
 interface PullGroup {
   kinds: PointKind[];
   cursors: Record<string, number>;
+}
+
+/** One group of every group's kinds, each origin (that every group has) at the least cursor any group reached. */
+function mergedGroup(groups: readonly PullGroup[]): PullGroup {
+  const merged: Record<string, number> = {};
+  const origins = Object.keys(groups[0]!.cursors).filter((o) => groups.every((g) => Object.hasOwn(g.cursors, o)));
+  for (const origin of origins) setCursor(merged, origin, Math.min(...groups.map((g) => g.cursors[origin]!)));
+  return { kinds: groups.flatMap((g) => g.kinds), cursors: merged };
 }
 
 /**
@@ -279,21 +303,12 @@ class SyncRun {
 
   /** Pulls what other devices pushed after this device's cursors; `seeded`: the kinds this run just seeded. */
   async pull(seeded: readonly PointKind[]): Promise<void> {
-    const { host, state } = this;
+    const { state } = this;
     const wanted = this.options.kinds;
-    // Groups of kinds pulled together; kinds not yet pulled start a group from the beginning.
-    const groups: PullGroup[] = state.pull
-      .map((g) => ({ kinds: g.kinds.filter((k) => wanted.includes(k)), cursors: { ...g.cursors } }))
-      .filter((g) => g.kinds.length > 0);
+    const groups = this.groupsToPull(seeded);
     const others = state.pull
       .map((g) => ({ kinds: g.kinds.filter((k) => !wanted.includes(k)), cursors: g.cursors }))
       .filter((g) => g.kinds.length > 0);
-    const fresh = wanted.filter((k) => !groups.some((g) => g.kinds.includes(k)));
-    if (fresh.length > 0) {
-      // Kinds this sync just seeded: this device's own points of them are the ones it sent.
-      const own = fresh.every((k) => seeded.includes(k)) ? { [host.deviceId]: state.pushCounter } : {};
-      groups.push({ kinds: [...fresh], cursors: own });
-    }
     const save = async (): Promise<void> => {
       state.pull = [...groups.map((g) => ({ kinds: g.kinds, cursors: { ...g.cursors } })), ...others];
       await this.saveState();
@@ -302,12 +317,28 @@ class SyncRun {
     for (const group of groups) done = await this.pullGroup(group, done, save);
     if (groups.length > 1) {
       // All caught up: one group again, each origin at the least any group reached (re-reading a little is harmless).
-      const merged: Record<string, number> = {};
-      const origins = Object.keys(groups[0]!.cursors).filter((o) => groups.every((g) => Object.hasOwn(g.cursors, o)));
-      for (const origin of origins) setCursor(merged, origin, Math.min(...groups.map((g) => g.cursors[origin]!)));
-      groups.splice(0, groups.length, { kinds: groups.flatMap((g) => g.kinds), cursors: merged });
+      groups.splice(0, groups.length, mergedGroup(groups));
       await save();
     }
+  }
+
+  /**
+   * The groups of kinds this pull goes through: the saved groups' wanted kinds (their cursors
+   * copied); kinds not yet pulled start a group from the beginning.
+   */
+  private groupsToPull(seeded: readonly PointKind[]): PullGroup[] {
+    const { host, state } = this;
+    const wanted = this.options.kinds;
+    const groups: PullGroup[] = state.pull
+      .map((g) => ({ kinds: g.kinds.filter((k) => wanted.includes(k)), cursors: { ...g.cursors } }))
+      .filter((g) => g.kinds.length > 0);
+    const fresh = wanted.filter((k) => !groups.some((g) => g.kinds.includes(k)));
+    if (fresh.length > 0) {
+      // Kinds this sync just seeded: this device's own points of them are the ones it sent.
+      const own = fresh.every((k) => seeded.includes(k)) ? { [host.deviceId]: state.pushCounter } : {};
+      groups.push({ kinds: [...fresh], cursors: own });
+    }
+    return groups;
   }
 
   /** Pulls one group page by page, saving its cursors after each page; returns the points handled so far. */
@@ -315,12 +346,7 @@ class SyncRun {
     const { host, options } = this;
     const { cursors } = group;
     // The first page looks back a little on other devices' cursors (see PULL_LOOKBACK).
-    let query: Record<string, number> = Object.fromEntries(
-      Object.entries(cursors).map(([origin, seq]) => [
-        origin,
-        origin === host.deviceId ? seq : Math.max(0, seq - PULL_LOOKBACK),
-      ]),
-    );
+    let query = lookbackQuery(cursors, host.deviceId);
     let limit = options.pageSize;
     for (let page = 0; page < MAX_PAGES; page++) {
       throwIfAborted(options.signal);
@@ -375,27 +401,12 @@ class SyncRun {
 
   /** Decodes a page, moves the group's cursors past every point read, and applies the records it may. */
   private async applyPage(group: PullGroup, points: readonly SyncPoint[]): Promise<void> {
-    const { cursors } = group;
     const records: SyncRecord[] = [];
     const pointOf: SyncPoint[] = [];
     for (const point of points) {
-      const decoded = await decodePoint(point, this.cipher);
-      if ('refused' in decoded) {
-        this.refused(point, decoded.refused, decoded.detail, decoded.kind);
-        if (decoded.position !== undefined) advance(cursors, decoded.position);
-        continue;
-      }
-      advance(cursors, decoded.position);
-      if (!group.kinds.includes(decoded.record.kind)) {
-        this.refused(
-          point,
-          'unrequested',
-          `a ${decoded.record.kind} point, and this pull asked for ${group.kinds.join(', ')}`,
-          decoded.record.kind,
-        );
-        continue;
-      }
-      records.push(decoded.record);
+      const record = await this.accepted(group, point);
+      if (record === undefined) continue;
+      records.push(record);
       pointOf.push(point);
     }
     throwIfAborted(this.options.signal);
@@ -404,6 +415,31 @@ class SyncRun {
     this.result.deleted += applied.deleted;
     this.result.conflicts += applied.conflicts;
     for (const r of applied.refused) this.refused(pointOf[r.index]!, r.reason, r.detail, records[r.index]!.kind);
+  }
+
+  /**
+   * Decodes one pulled point and moves the group's cursors past it: its record when the
+   * group asked for its kind, else undefined (the point refused, and counted).
+   */
+  private async accepted(group: PullGroup, point: SyncPoint): Promise<SyncRecord | undefined> {
+    const { cursors } = group;
+    const decoded = await decodePoint(point, this.cipher);
+    if ('refused' in decoded) {
+      this.refused(point, decoded.refused, decoded.detail, decoded.kind);
+      if (decoded.position !== undefined) advance(cursors, decoded.position);
+      return undefined;
+    }
+    advance(cursors, decoded.position);
+    if (!group.kinds.includes(decoded.record.kind)) {
+      this.refused(
+        point,
+        'unrequested',
+        `a ${decoded.record.kind} point, and this pull asked for ${group.kinds.join(', ')}`,
+        decoded.record.kind,
+      );
+      return undefined;
+    }
+    return decoded.record;
   }
 
   private refused(point: SyncPoint, reason: RefusalReason, detail: string, kind: PointKind | undefined): void {
