@@ -93,6 +93,20 @@ async function deriveKeys(passphrase: string, salt: Uint8Array<ArrayBuffer>, ite
   return { seal: cipher, name: mac };
 }
 
+/** The keys of a passphrase and a header's salt: from the session's cache, or derived (and remembered there). */
+async function sessionKeys(
+  passphrase: string,
+  encryption: HeaderEncryption,
+  cache: KeyCache | undefined,
+): Promise<SyncKeys> {
+  const cacheKey = cacheKeyOf(encryption.salt, encryption.iterations, passphrase);
+  const cached = cache?.get(cacheKey);
+  if (cached !== undefined) return cached;
+  const keys = await deriveKeys(passphrase, fromBase64(encryption.salt)!, encryption.iterations);
+  if (cache !== undefined) remember(cache, cacheKey, keys);
+  return keys;
+}
+
 /**
  * The header's encryption parameters, checked: the KDF iterations an integer in
  * [MIN_KDF_ITERATIONS, MAX_KDF_ITERATIONS], the salt and key check base64 of the
@@ -131,6 +145,41 @@ function headerSettings(
     encryption.salt,
     encryption.encryptVectors,
   ]);
+}
+
+/** The key check's text, opened with `cipher`; one that does not open is a wrong passphrase. */
+async function openedKeyCheck(cipher: PayloadCipher, check: string): Promise<string> {
+  try {
+    return await cipher.open(check, CHECK_AAD);
+  } catch (e) {
+    throw new SyncError('wrong passphrase: it does not open this collection (nothing was changed)', {
+      cause: e,
+      reason: 'wrong-passphrase',
+    });
+  }
+}
+
+/**
+ * Checks the key check's opened text: the known text (else the passphrase is wrong), then the
+ * header's settings as its key check sealed them (else the header was changed on the server).
+ */
+function checkKeyCheck(text: string, header: CollectionHeader, encryption: HeaderEncryption): void {
+  let sealed: unknown;
+  try {
+    sealed = JSON.parse(text);
+  } catch {
+    sealed = undefined;
+  }
+  if (!Array.isArray(sealed) || sealed[0] !== CHECK_TEXT)
+    throw new SyncError('wrong passphrase: the key check does not match (nothing was changed)', {
+      reason: 'wrong-passphrase',
+    });
+  if (sealed[1] !== headerSettings(header, encryption)) {
+    throw new SyncError(
+      'the collection header was changed after it was made: its settings (embedder, key derivation, encryptVectors) differ from those its key check sealed. Nothing was read or written',
+      { reason: 'incompatible' },
+    );
+  }
 }
 
 /** Seals and opens point contents, and names points, with the keys of one collection. */
@@ -173,38 +222,10 @@ export class PayloadCipher {
   static async open(passphrase: string, header: CollectionHeader, cache?: KeyCache): Promise<PayloadCipher> {
     const encryption = header.encryption;
     if (encryption === undefined) throw new SyncError('the collection is not encrypted', { reason: 'incompatible' });
-    const cacheKey = cacheKeyOf(encryption.salt, encryption.iterations, passphrase);
-    let keys = cache?.get(cacheKey);
-    if (keys === undefined) {
-      keys = await deriveKeys(passphrase, fromBase64(encryption.salt)!, encryption.iterations);
-      if (cache !== undefined) remember(cache, cacheKey, keys);
-    }
+    const keys = await sessionKeys(passphrase, encryption, cache);
     const cipher = new PayloadCipher(keys, encryption.encryptVectors);
-    let text: string;
-    try {
-      text = await cipher.open(encryption.check, CHECK_AAD);
-    } catch (e) {
-      throw new SyncError('wrong passphrase: it does not open this collection (nothing was changed)', {
-        cause: e,
-        reason: 'wrong-passphrase',
-      });
-    }
-    let sealed: unknown;
-    try {
-      sealed = JSON.parse(text);
-    } catch {
-      sealed = undefined;
-    }
-    if (!Array.isArray(sealed) || sealed[0] !== CHECK_TEXT)
-      throw new SyncError('wrong passphrase: the key check does not match (nothing was changed)', {
-        reason: 'wrong-passphrase',
-      });
-    if (sealed[1] !== headerSettings(header, encryption)) {
-      throw new SyncError(
-        'the collection header was changed after it was made: its settings (embedder, key derivation, encryptVectors) differ from those its key check sealed. Nothing was read or written',
-        { reason: 'incompatible' },
-      );
-    }
+    const text = await openedKeyCheck(cipher, encryption.check);
+    checkKeyCheck(text, header, encryption);
     return cipher;
   }
 

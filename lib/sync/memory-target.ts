@@ -24,6 +24,14 @@ function stampOf(point: SyncPoint): number {
   return typeof stamp === 'number' ? stamp : Number.NaN;
 }
 
+/** Whether `point` replaces the one stored: none, an older one, or the same stamp from the same origin (a retry). */
+function replaces(point: SyncPoint, stored: SyncPoint | undefined): boolean {
+  if (stored === undefined) return true;
+  const older = stampOf(stored) < stampOf(point);
+  const retry = stampOf(stored) === stampOf(point) && stored.payload[FIELD.origin] === point.payload[FIELD.origin];
+  return older || retry;
+}
+
 /**
  * A {@link SyncTarget} held in memory.
  * @example
@@ -70,26 +78,24 @@ export class MemoryTarget implements SyncTarget {
 
   upsert(points: readonly SyncPoint[]): Promise<void> {
     this.#count('upsert');
+    const mismatch = this.#dimensionMismatch(points);
+    if (mismatch !== undefined) return Promise.reject(mismatch);
     for (const point of points) {
-      if (point.vector !== undefined && point.vector.length !== this.#dimensions) {
-        return Promise.reject(
-          new SyncError(`upsert: vector of ${point.vector.length} dimensions, the collection has ${this.#dimensions}`, {
-            reason: 'rejected',
-          }),
-        );
-      }
-    }
-    for (const point of points) {
-      const stored = this.#points.get(point.id);
-      if (stored !== undefined) {
-        const older = stampOf(stored) < stampOf(point);
-        const retry =
-          stampOf(stored) === stampOf(point) && stored.payload[FIELD.origin] === point.payload[FIELD.origin];
-        if (!older && !retry) continue;
-      }
-      this.#points.set(point.id, copy(point));
+      if (replaces(point, this.#points.get(point.id))) this.#points.set(point.id, copy(point));
     }
     return Promise.resolve();
+  }
+
+  /** The refusal of the first point whose vector is not of the collection's dimension, if any. */
+  #dimensionMismatch(points: readonly SyncPoint[]): SyncError | undefined {
+    const wrong = points.find((p) => p.vector !== undefined && p.vector.length !== this.#dimensions);
+    if (wrong?.vector === undefined) return undefined;
+    return new SyncError(
+      `upsert: vector of ${wrong.vector.length} dimensions, the collection has ${this.#dimensions}`,
+      {
+        reason: 'rejected',
+      },
+    );
   }
 
   scrollSince(cursors: PullCursors, kinds: readonly PointKind[], limit: number): Promise<SyncPoint[]> {

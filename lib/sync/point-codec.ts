@@ -131,7 +131,22 @@ export async function encodePoint(
 ): Promise<SyncPoint> {
   const id =
     cipher === undefined ? await pointIdOf(record.kind, record.rid) : await cipher.pointId(record.kind, record.rid);
-  const payload: Payload = {
+  const payload = readablePayload(record, pushSeq);
+  const point: SyncPoint = { id, payload };
+  if (cipher === undefined) {
+    payload['rid'] = record.rid;
+    if (record.body !== undefined) payload['body'] = record.body;
+    if (record.vector !== undefined) point.vector = record.vector;
+    return point;
+  }
+  if (record.vector !== undefined && !cipher.encryptVectors) point.vector = record.vector;
+  payload[SEALED] = await cipher.seal(JSON.stringify(secretOf(record)), additionalData(id, payload));
+  return point;
+}
+
+/** The fields of a point the server reads (filters and orders on), sealed or not. */
+function readablePayload(record: SyncRecord, pushSeq: number): Payload {
+  return {
     [FIELD.kind]: record.kind,
     [FIELD.stamp]: stampOf(record.updatedAt, record.origin),
     [FIELD.origin]: record.origin,
@@ -140,21 +155,14 @@ export async function encodePoint(
     version: record.version,
     deleted: record.deleted,
   };
-  const point: SyncPoint = { id, payload };
-  if (cipher === undefined) {
-    payload['rid'] = record.rid;
-    if (record.body !== undefined) payload['body'] = record.body;
-    if (record.vector !== undefined) point.vector = record.vector;
-    return point;
-  }
+}
+
+/** What a sealed point seals: the record id, its fields and its vector (as base64 of float32). */
+function secretOf(record: SyncRecord): Record<string, Json> {
   const secret: Record<string, Json> = { rid: record.rid };
   if (record.body !== undefined) secret['body'] = record.body;
-  if (record.vector !== undefined) {
-    secret['vector'] = vectorToBase64(record.vector);
-    if (!cipher.encryptVectors) point.vector = record.vector;
-  }
-  payload[SEALED] = await cipher.seal(JSON.stringify(secret), additionalData(id, payload));
-  return point;
+  if (record.vector !== undefined) secret['vector'] = vectorToBase64(record.vector);
+  return secret;
 }
 
 function isRecordObject(v: unknown): v is Record<string, Json> {

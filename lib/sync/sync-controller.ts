@@ -19,7 +19,7 @@ import {
 } from './sync-options.js';
 import type { KeyCache } from './encryption.js';
 import { RefusalLog, type SyncRefusals } from './refusals.js';
-import { runSync, type SyncResult } from './sync-run.js';
+import { runSync, type SyncResult, type SyncRunOptions } from './sync-run.js';
 import type { SyncHost, SyncState } from './sync-host.js';
 import type { SyncTarget } from './sync-target.js';
 
@@ -77,6 +77,13 @@ async function makeTarget(o: ParsedSyncOptions): Promise<{ target: SyncTarget; o
   };
 }
 
+/** A failed sync as `syncStatus().lastError` reports it. */
+function failureOf(e: unknown): NonNullable<SyncStatus['lastError']> {
+  return isEngramError(e)
+    ? { code: e.code, message: e.message, ...(e instanceof SyncError ? { reason: e.reason } : {}) }
+    : { code: 'SYNC', message: e instanceof Error ? e.message : String(e) };
+}
+
 /** Runs syncs for one open store. */
 export class SyncController {
   readonly #host: SyncHost;
@@ -109,27 +116,12 @@ export class SyncController {
       this.#running += 1;
       const { target, owned } = await makeTarget(o);
       try {
-        const result = await runSync(this.#host, {
-          target,
-          key: collectionKey(o),
-          kinds: o.kinds,
-          encryption: o.encryption,
-          kdfIterations: o.kdfIterations,
-          batchSize: o.batchSize,
-          pageSize: PULL_PAGE,
-          retry: o.retry,
-          signal: o.signal,
-          onProgress: o.onProgress,
-          keys: this.#keys,
-          refusals: this.#refusals,
-        });
+        const result = await runSync(this.#host, this.#runOptions(o, target));
         this.#lastResult = result;
         this.#lastError = undefined;
         return result;
       } catch (e) {
-        this.#lastError = isEngramError(e)
-          ? { code: e.code, message: e.message, ...(e instanceof SyncError ? { reason: e.reason } : {}) }
-          : { code: 'SYNC', message: e instanceof Error ? e.message : String(e) };
+        this.#lastError = failureOf(e);
         throw e;
       } finally {
         this.#lastSyncAt = Date.now();
@@ -139,6 +131,24 @@ export class SyncController {
     });
     this.#chain = run.catch(() => undefined);
     return run;
+  }
+
+  /** What one sync run needs: the parsed options with `target`, and this store's key cache and refusal log. */
+  #runOptions(o: ParsedSyncOptions, target: SyncTarget): SyncRunOptions {
+    return {
+      target,
+      key: collectionKey(o),
+      kinds: o.kinds,
+      encryption: o.encryption,
+      kdfIterations: o.kdfIterations,
+      batchSize: o.batchSize,
+      pageSize: PULL_PAGE,
+      retry: o.retry,
+      signal: o.signal,
+      onProgress: o.onProgress,
+      keys: this.#keys,
+      refusals: this.#refusals,
+    };
   }
 
   /** Starts syncing every `intervalMs`; replaces a running auto-sync. */
