@@ -157,15 +157,27 @@ function httpFailure(status: number, headers: Headers, data: unknown): Error {
  * or as it streams in) is cancelled, never held whole, and is a SyncError ('too-large').
  */
 async function boundedText(response: Response, maxBytes: number, what: string): Promise<string> {
-  const tooLarge = (): SyncError =>
-    new SyncError(`${what}: the answer is larger than ${maxBytes} bytes`, { reason: 'too-large' });
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) {
     await response.body?.cancel();
-    throw tooLarge();
+    throw tooLarge(what, maxBytes);
   }
   const reader = response.body?.getReader();
   if (reader === undefined) return '';
+  return new TextDecoder().decode(await readAtMost(reader, maxBytes, what));
+}
+
+/** An answer larger than the caller's bound. */
+function tooLarge(what: string, maxBytes: number): SyncError {
+  return new SyncError(`${what}: the answer is larger than ${maxBytes} bytes`, { reason: 'too-large' });
+}
+
+/** Reads a body to its end in one array; past `maxBytes` it is cancelled and a SyncError ('too-large'). */
+async function readAtMost(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  maxBytes: number,
+  what: string,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -174,11 +186,11 @@ async function boundedText(response: Response, maxBytes: number, what: string): 
     size += value.length;
     if (size > maxBytes) {
       await reader.cancel();
-      throw tooLarge();
+      throw tooLarge(what, maxBytes);
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(joinChunks(chunks, size));
+  return joinChunks(chunks, size);
 }
 
 /** The chunks read, one after another in one array of `size` bytes. */

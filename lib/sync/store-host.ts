@@ -256,28 +256,35 @@ export class StoreHost implements SyncHost {
   }
 
   async records(entries: readonly ChangeEntry[], skipEchoes: boolean): Promise<SyncRecord[]> {
-    const { deviceId } = this;
     const out: SyncRecord[] = [];
     for (const kind of POINT_KINDS) {
       const mine = entries.filter((e) => e.kind === kind);
       if (mine.length === 0) continue;
-      const rids = mine.map((e) => e.rid);
-      const [rows, marks, vectors] = await Promise.all([
-        this.#readRows(kind, rids),
-        this.#readMarks(kind, rids),
-        this.#vectorsOf(kind, rids),
-      ]);
-      mine.forEach((entry, i) => {
-        const row = rows[i];
-        if (row === undefined) {
-          out.push(goneRecord(kind, entry, deviceId));
-          return;
-        }
-        const version = this.#versionOf(kind, row, marks[i], entry.at);
-        if (skipEchoes && version.origin !== deviceId) return; // pulled from the server: already there
-        out.push(recordOf(kind, entry.rid, row, version, vectors[i]));
-      });
+      out.push(...(await this.#recordsOfKind(kind, mine, skipEchoes)));
     }
+    return out;
+  }
+
+  /** The records of change-log entries of one kind: their rows, marks and vectors read at once, then each in order. */
+  async #recordsOfKind(kind: PointKind, mine: readonly ChangeEntry[], skipEchoes: boolean): Promise<SyncRecord[]> {
+    const { deviceId } = this;
+    const out: SyncRecord[] = [];
+    const rids = mine.map((e) => e.rid);
+    const [rows, marks, vectors] = await Promise.all([
+      this.#readRows(kind, rids),
+      this.#readMarks(kind, rids),
+      this.#vectorsOf(kind, rids),
+    ]);
+    mine.forEach((entry, i) => {
+      const row = rows[i];
+      if (row === undefined) {
+        out.push(goneRecord(kind, entry, deviceId));
+        return;
+      }
+      const version = this.#versionOf(kind, row, marks[i], entry.at);
+      if (skipEchoes && version.origin !== deviceId) return; // pulled from the server: already there
+      out.push(recordOf(kind, entry.rid, row, version, vectors[i]));
+    });
     return out;
   }
 
