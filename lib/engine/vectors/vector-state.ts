@@ -18,7 +18,8 @@ import { isLive, type MemoryRow, type VectorRow } from '../../store/rows.js';
 import { readLastSeq, readLogHead, type LogHead } from '../../store/change-log.js';
 import { readGeneration } from '../../store/generation.js';
 import { vectorOfModel } from '../../store/current-vector.js';
-import type { LoggedWrite } from '../../store/write.js';
+import type { LoggedWrite, RowChange } from '../../store/write.js';
+import type { EngramDb } from '../../store/schema.js';
 import { vectorDefect } from '../../vector/vector-checks.js';
 import { SerialQueue } from '../../util/serial-queue.js';
 import type { DamagedRow, EngineStore } from '../engine-store.js';
@@ -78,6 +79,9 @@ const VERIFY_DELAY_MS = 250;
 const SEARCH_PAUSE_MS = 30;
 /** The check after open waits for a pause in searching at most this long. */
 const VERIFY_LATEST_MS = 10_000;
+
+/** A change of a memory row, as a write logged it. */
+type MemoryChange = Extract<RowChange, { table: 'memories' }>;
 
 /** How the index came to be on load; reported for tests and diagnostics. */
 export type IndexOrigin = 'snapshot' | 'rebuild' | 'empty';
@@ -167,22 +171,10 @@ export class VectorState {
     dimensions: number,
     options: LongWorkOptions = {},
   ): Promise<VectorState> {
-    // How many vectors the store holds: a store large enough for HNSW loads its WASM while the
-    // snapshot is read (a page's first open), and a restore checks the count against the index.
-    const storedCount = core.db.vectors.count();
-    storedCount
-      .then((n) => {
-        if (n >= EXACT_CROSSOVER) preloadHnsw();
-      })
-      .catch(() => undefined); // a failure surfaces where the count is awaited
+    const storedCount = countStoredVectors(core);
     const generation = await readGeneration(core.db);
     const { record, early } = await readSnapshot(core, embedderId);
-    if (
-      record !== undefined &&
-      record.embedderId === embedderId &&
-      record.dimensions === dimensions &&
-      (record.generation ?? 0) === generation
-    ) {
+    if (record !== undefined && snapshotFits(record, embedderId, dimensions, generation)) {
       const restored = await VectorState.#restore(
         core,
         embedderId,
@@ -225,24 +217,32 @@ export class VectorState {
         'snapshot',
         generation,
       );
-      await state.catchUp(options);
-      // Vectors the snapshot kept unmerged (a close without flush()) move into HNSW once writing pauses, as
-      // they would have in the session that wrote them; a catch-up with nothing to replay does not schedule
-      // that, and until then every search scans them (bench/peers engram-resumed: 1000 of them, 0.4-0.7 ms).
-      await state.#queue.run(() => state.#settle());
-      if (agreesInCount(state, await storedCount)) {
-        // The ids themselves are compared once the first searches are answered (see verifySnapshot).
-        state.#verifyLater(record.bytes);
-        return state;
-      }
-      if (await holdsAtOpen(state.#restored(), record.bytes)) return state;
-      state.dispose();
-      return undefined;
+      return (await state.#checkRestored(record.bytes, storedCount, options)) ? state : undefined;
     } catch (e) {
       if (isEngramError(e) && e.code === 'ABORTED' && options.signal?.aborted === true) throw e;
       // A corrupt or unreadable snapshot: the caller rebuilds from the source of truth.
       return undefined;
     }
+  }
+
+  /**
+   * Brings a state restored from snapshot `bytes` up to date and checks it against the store: true when
+   * it holds (its ids are compared later, see #verifyLater), false when it does not (it is disposed).
+   */
+  async #checkRestored(bytes: Uint8Array, storedCount: Promise<number>, options: LongWorkOptions): Promise<boolean> {
+    await this.catchUp(options);
+    // Vectors the snapshot kept unmerged (a close without flush()) move into HNSW once writing pauses, as
+    // they would have in the session that wrote them; a catch-up with nothing to replay does not schedule
+    // that, and until then every search scans them (bench/peers engram-resumed: 1000 of them, 0.4-0.7 ms).
+    await this.#queue.run(() => this.#settle());
+    if (agreesInCount(this, await storedCount)) {
+      // The ids themselves are compared once the first searches are answered (see verifySnapshot).
+      this.#verifyLater(bytes);
+      return true;
+    }
+    if (await holdsAtOpen(this.#restored(), bytes)) return true;
+    this.dispose();
+    return false;
   }
 
   /** Builds a fresh index from every live memory's stored vector. */
@@ -349,11 +349,6 @@ export class VectorState {
     // Held by the closures below only until the checksum has run (not `bytes`, which they would keep).
     let snapshot: Uint8Array | undefined = bytes;
     const latest = performance.now() + VERIFY_LATEST_MS;
-    const rebuild = async (reason: string | undefined): Promise<void> => {
-      if (reason === undefined || this.#isClosed()) return;
-      reportBadSnapshot(this.#core, reason);
-      await this.#reload(await readGeneration(this.#core.db), {});
-    };
     const againstStore = (): void => {
       this.#verifyTimer = undefined;
       const now = performance.now();
@@ -362,11 +357,7 @@ export class VectorState {
         this.#verifyTimer = setTimeout(againstStore, Math.min(quietIn, latest - now));
         return;
       }
-      this.#queue
-        .run(async () => {
-          if (!this.#isClosed()) await rebuild(await verifySnapshot(this.#restored(), () => this.#isClosed()));
-        })
-        .catch(() => undefined);
+      this.#verifyAgainstStore();
     };
     this.#verifyTimer = setTimeout(() => {
       this.#verifyTimer = undefined;
@@ -375,11 +366,27 @@ export class VectorState {
           const taken = snapshot;
           snapshot = undefined;
           if (taken === undefined || this.#isClosed()) return;
-          if (!snapshotChecksumHolds(taken)) await rebuild(CORRUPT_SNAPSHOT);
+          if (!snapshotChecksumHolds(taken)) await this.#rebuildFor(CORRUPT_SNAPSHOT);
           else againstStore();
         })
         .catch(() => undefined);
     }, VERIFY_DELAY_MS);
+  }
+
+  /** Queues the check of the restored ids and scope values against the store (see verifySnapshot). */
+  #verifyAgainstStore(): void {
+    this.#queue
+      .run(async () => {
+        if (!this.#isClosed()) await this.#rebuildFor(await verifySnapshot(this.#restored(), () => this.#isClosed()));
+      })
+      .catch(() => undefined);
+  }
+
+  /** A check after open failed for `reason` (undefined: it held): reports the snapshot and reloads from the store. */
+  async #rebuildFor(reason: string | undefined): Promise<void> {
+    if (reason === undefined || this.#isClosed()) return;
+    reportBadSnapshot(this.#core, reason);
+    await this.#reload(await readGeneration(this.#core.db), {});
   }
 
   /**
@@ -512,26 +519,35 @@ export class VectorState {
       const now = this.#core.now();
       for (const change of write.changes) {
         if (change.table !== 'memories') continue;
-        const row = change.after;
-        if (isLive(row, now) && change.vector === undefined) {
-          // The stored vector decides: left to the catch-up (which re-applies the ones above).
-          if (!this.index.has(change.id) || (change.before !== undefined && change.before.text !== row.text)) {
-            this.#behind = true;
-            return;
-          }
-          this.scopes.set(row, statementOf(this.#core.analyzer, row));
-          this.#changed += 1;
-          continue;
+        if (!this.#applyOwnChange(change, now)) {
+          this.#behind = true;
+          return;
         }
-        // null: the write deleted the vector (an instance on a model the store left changed the text).
-        const add = this.#place(change.id, row, change.vector ?? undefined, now);
-        if (add !== undefined) this.index.addMany([add]);
-        this.#changed += 1;
       }
       this.seq = write.seqs[write.seqs.length - 1]!;
       this.#lastOwnApplied = performance.now();
       await this.#settle();
     });
+  }
+
+  /**
+   * One memory change of this instance's write, applied from what it logged; false when the
+   * stored vector decides (the change is left to the catch-up).
+   */
+  #applyOwnChange(change: MemoryChange, now: number): boolean {
+    const row = change.after;
+    if (isLive(row, now) && change.vector === undefined) {
+      // The stored vector decides: left to the catch-up (which re-applies the ones above).
+      if (!this.index.has(change.id) || (change.before !== undefined && change.before.text !== row.text)) return false;
+      this.scopes.set(row, statementOf(this.#core.analyzer, row));
+      this.#changed += 1;
+      return true;
+    }
+    // null: the write deleted the vector (an instance on a model the store left changed the text).
+    const add = this.#place(change.id, row, change.vector ?? undefined, now);
+    if (add !== undefined) this.index.addMany([add]);
+    this.#changed += 1;
+    return true;
   }
 
   /**
@@ -654,25 +670,35 @@ export class VectorState {
       const started = performance.now();
       // Never save an index of a store generation that is gone (a reset elsewhere).
       if ((await readGeneration(this.#core.db)) !== this.#generation) return;
-      const parts = this.index.snapshotParts();
-      const record: SnapshotRecord = {
-        bytes: parts.main,
-        pending: parts.buffer,
-        scopeColumns: this.scopes.toColumns(),
-        statements: this.#core.analyzer.id,
-        seq: this.seq,
-        embedderId: this.#embedderId,
-        dimensions: this.index.dimensions,
-        at: this.#core.now(),
-        generation: this.#generation,
-      };
+      const record = this.#snapshotRecord();
       await writeSnapshot(this.#core, record);
-      this.#lastSnapshotSeq = record.seq;
-      this.#changed = 0;
-      this.#mergedSinceSnapshot = false;
-      this.#snapshotEnded = performance.now();
-      this.#snapshotCost = this.#snapshotEnded - started;
+      this.#noteSnapshotWritten(record.seq, started);
     });
+  }
+
+  /** The snapshot record of the index as it stands: its bytes, the scope table and the seq it reflects. */
+  #snapshotRecord(): SnapshotRecord {
+    const parts = this.index.snapshotParts();
+    return {
+      bytes: parts.main,
+      pending: parts.buffer,
+      scopeColumns: this.scopes.toColumns(),
+      statements: this.#core.analyzer.id,
+      seq: this.seq,
+      embedderId: this.#embedderId,
+      dimensions: this.index.dimensions,
+      at: this.#core.now(),
+      generation: this.#generation,
+    };
+  }
+
+  /** A snapshot of position `seq`, begun at `started` (performance.now()), was written: the next one is counted from it. */
+  #noteSnapshotWritten(seq: number, started: number): void {
+    this.#lastSnapshotSeq = seq;
+    this.#changed = 0;
+    this.#mergedSinceSnapshot = false;
+    this.#snapshotEnded = performance.now();
+    this.#snapshotCost = this.#snapshotEnded - started;
   }
 
   /** Memory changes applied since the last snapshot; Infinity when there is none yet. */
@@ -771,40 +797,87 @@ async function fillFromStore(
   const seq = await readLastSeq(core.db);
   const total = await db.vectors.count();
   let index = await createIndex({ dimensions, expectedSize: total });
-  const stale: string[] = [];
+  const fill: Fill = { core, embedderId, dimensions, scopes, stale: [] };
   let done = 0;
   let after: string | undefined;
   options.onProgress?.({ phase: 'rebuild', done, total });
   for (;;) {
     throwIfAborted(options.signal);
-    const page = await (after === undefined ? db.vectors.orderBy(':id') : db.vectors.where(':id').above(after))
-      .limit(PAGE)
-      .toArray();
+    const page = await vectorPageAfter(db, after);
     if (page.length === 0) break;
     after = page[page.length - 1]!.id;
     const rows = await db.memories.bulkGet(page.map((v) => v.id));
-    const now = core.now();
-    const items: { id: string; vector: Float32Array }[] = [];
-    page.forEach((v, i) => {
-      const row = rows[i];
-      if (!isLive(row, now)) return;
-      const vector = vectorOfModel(v, embedderId);
-      if (vector === undefined) {
-        stale.push(v.id);
-        return;
-      }
-      const defect = vectorDefect(vector, dimensions);
-      if (defect !== undefined) {
-        core.reportDamaged({ table: 'vectors', key: v.id, reason: defect });
-        return;
-      }
-      items.push({ id: v.id, vector });
-      scopes.set(row, statementOf(core.analyzer, row));
-    });
-    index.addMany(items);
+    index.addMany(indexableOf(fill, page, rows));
     done += page.length;
     options.onProgress?.({ phase: 'rebuild', done, total });
   }
   index = await promote(index);
-  return { index, seq, total, stale };
+  return { index, seq, total, stale: fill.stale };
+}
+
+/** What fillFromStore fills: the scope table, and the live memories found without a vector of `embedderId`. */
+interface Fill {
+  core: EngineStore;
+  embedderId: string;
+  dimensions: number;
+  scopes: ScopeTable;
+  stale: string[];
+}
+
+/** The next PAGE vector rows in id order, after id `after` (from the first when undefined). */
+function vectorPageAfter(db: EngramDb, after: string | undefined): Promise<VectorRow[]> {
+  return (after === undefined ? db.vectors.orderBy(':id') : db.vectors.where(':id').above(after)).limit(PAGE).toArray();
+}
+
+/**
+ * The entries to index of a page of vector rows (`rows`: their memories): each live memory's usable vector
+ * of this model, its scope recorded in `fill.scopes`; one without such a vector goes to `fill.stale`, a
+ * damaged one is reported.
+ */
+function indexableOf(
+  fill: Fill,
+  page: readonly VectorRow[],
+  rows: readonly (MemoryRow | undefined)[],
+): { id: string; vector: Float32Array }[] {
+  const { core, embedderId, dimensions, scopes, stale } = fill;
+  const now = core.now();
+  const items: { id: string; vector: Float32Array }[] = [];
+  page.forEach((v, i) => {
+    const row = rows[i];
+    if (!isLive(row, now)) return;
+    const vector = vectorOfModel(v, embedderId);
+    if (vector === undefined) {
+      stale.push(v.id);
+      return;
+    }
+    const defect = vectorDefect(vector, dimensions);
+    if (defect !== undefined) {
+      core.reportDamaged({ table: 'vectors', key: v.id, reason: defect });
+      return;
+    }
+    items.push({ id: v.id, vector });
+    scopes.set(row, statementOf(core.analyzer, row));
+  });
+  return items;
+}
+
+/**
+ * How many vectors the store holds, counted beside the load: a store large enough for HNSW loads its WASM
+ * while the snapshot is read (a page's first open), and a restore checks the count against the index.
+ */
+function countStoredVectors(core: EngineStore): Promise<number> {
+  const storedCount = core.db.vectors.count();
+  storedCount
+    .then((n) => {
+      if (n >= EXACT_CROSSOVER) preloadHnsw();
+    })
+    .catch(() => undefined); // a failure surfaces where the count is awaited
+  return storedCount;
+}
+
+/** Whether snapshot `record` is of this embedder, dimension and store generation (else the index is rebuilt). */
+function snapshotFits(record: SnapshotRecord, embedderId: string, dimensions: number, generation: number): boolean {
+  return (
+    record.embedderId === embedderId && record.dimensions === dimensions && (record.generation ?? 0) === generation
+  );
 }
