@@ -24,7 +24,7 @@
  * (reembed-lease.ts) from its start to the end of the rewrite, and a second run is
  * refused with ReembedBusyError meanwhile.
  */
-import { EmbeddingError, isEngramError, throwIfAborted } from '../../errors.js';
+import { EmbeddingError, isEngramError, throwIfAborted, type EngramError } from '../../errors.js';
 import { validateEmbeddings, type Embedder } from '../../embed/embedder.js';
 import { isLive, type MemoryRow, type StagedVector, type VectorRow } from '../../store/rows.js';
 import { currentVector } from '../../store/current-vector.js';
@@ -110,35 +110,43 @@ export async function reembedStore(
   const lease = await ReembedLease.acquire(core, embedder.id);
   let unregister: () => void = () => undefined;
   try {
-    const checked = await readLogHead(core.db);
-    const run: ReembedRun = {
-      core,
-      embedder,
-      lease,
-      options,
-      checked,
-      live: new Set(),
-      loose: new Map(),
-      done: 0,
-      total: 0,
-      embedded: 0,
-    };
+    const run = await newRun(core, embedder, lease, options);
     // This instance's compaction keeps the log entries the run has not checked yet.
     unregister = core.addLogReader(() => run.checked.last);
-    let todo = await startRun(run);
-    for (;;) {
-      await stageAll(run, todo);
-      todo = await writtenMeanwhile(run);
-      if (todo.length > 0) continue;
-      if (!(await switchOver(core, embedder.id, run.checked, run.loose, lease, options.record))) continue; // a write landed in between
-      const report = { total: run.live.size, embedded: run.embedded, switchSeq: run.checked.last };
-      await options.afterSwitch?.(report);
-      await rewrite(core, embedder.id, lease);
-      return report;
-    }
+    const report = await stageUntilSwitched(run);
+    await options.afterSwitch?.(report);
+    await rewrite(core, embedder.id, lease);
+    return report;
   } finally {
     unregister();
     await lease.release();
+  }
+}
+
+/** A run that has read nothing yet, its first look at the log being the head as it stands now. */
+async function newRun(
+  core: EngineStore,
+  embedder: Embedder,
+  lease: ReembedLease,
+  options: ReembedStoreOptions,
+): Promise<ReembedRun> {
+  const checked = await readLogHead(core.db);
+  return { core, embedder, lease, options, checked, live: new Set(), loose: new Map(), done: 0, total: 0, embedded: 0 };
+}
+
+/**
+ * Stages every live memory, then what was written meanwhile, until a look at the log finds nothing
+ * new and the switch commits (a write landing in between sends the run round again); the run's report.
+ */
+async function stageUntilSwitched(run: ReembedRun): Promise<ReembedReport> {
+  const { core, embedder, lease, options } = run;
+  let todo = await startRun(run);
+  for (;;) {
+    await stageAll(run, todo);
+    todo = await writtenMeanwhile(run);
+    if (todo.length > 0) continue;
+    if (!(await switchOver(core, embedder.id, run.checked, run.loose, lease, options.record))) continue; // a write landed in between
+    return { total: run.live.size, embedded: run.embedded, switchSeq: run.checked.last };
   }
 }
 
@@ -238,7 +246,7 @@ async function unstaged(
  */
 async function stage(run: ReembedRun, batch: readonly Unstaged[]): Promise<void> {
   const vectors = await embedBatch(run, batch);
-  const { core, embedder, lease, loose } = run;
+  const { core, lease } = run;
   const { db } = core;
   try {
     await db.transaction('rw', [db.memories, db.vectors, db.meta], async () => {
@@ -250,23 +258,46 @@ async function stage(run: ReembedRun, batch: readonly Unstaged[]): Promise<void>
         db.vectors.bulkGet(ids),
         readEmbedderId(db),
       ]);
-      const now = core.now();
-      const puts: VectorRow[] = [];
-      batch.forEach((t, j) => {
-        const row = rows[j];
-        const vector = current[j];
-        if (!isLive(row, now) || row.text !== t.text || vector?.embedderId === embedder.id) return;
-        const staged: StagedVector = { vector: vectors[j]!, embedderId: embedder.id, textHash: contentHash(t.text) };
-        // The row's current vector stays (a row an earlier switch left unrewritten keeps its staged one as it).
-        const kept = currentVector(vector, recorded);
-        if (kept === undefined) loose.set(t.id, staged);
-        else puts.push({ id: t.id, vector: kept.vector, embedderId: kept.embedderId, staged });
-      });
-      await db.vectors.bulkPut(puts);
+      await db.vectors.bulkPut(stagedRows(run, batch, vectors, { rows, current, recorded }));
     });
   } catch (e) {
     throw storeError(e, 're-embedding');
   }
+}
+
+/** What a stage's transaction read of its batch: the memories, their vector rows, the recorded embedder. */
+interface StageRead {
+  rows: readonly (MemoryRow | undefined)[];
+  current: readonly (VectorRow | undefined)[];
+  recorded: string | undefined;
+}
+
+/**
+ * Stages the new vector of each memory of `batch` that (as `read` found it) still holds the text
+ * embedded and no vector of the new model: the vector rows to put with it staged, or into `run.loose`
+ * for a memory without a vector row.
+ */
+function stagedRows(
+  run: ReembedRun,
+  batch: readonly Unstaged[],
+  vectors: readonly Float32Array[],
+  read: StageRead,
+): VectorRow[] {
+  const { core, embedder, loose } = run;
+  const { rows, current, recorded } = read;
+  const now = core.now();
+  const puts: VectorRow[] = [];
+  batch.forEach((t, j) => {
+    const row = rows[j];
+    const vector = current[j];
+    if (!isLive(row, now) || row.text !== t.text || vector?.embedderId === embedder.id) return;
+    const staged: StagedVector = { vector: vectors[j]!, embedderId: embedder.id, textHash: contentHash(t.text) };
+    // The row's current vector stays (a row an earlier switch left unrewritten keeps its staged one as it).
+    const kept = currentVector(vector, recorded);
+    if (kept === undefined) loose.set(t.id, staged);
+    else puts.push({ id: t.id, vector: kept.vector, embedderId: kept.embedderId, staged });
+  });
+  return puts;
 }
 
 /** The new model's vectors of `batch`'s texts, checked; a failing embedder is an EmbeddingError. */
@@ -280,13 +311,18 @@ async function embedBatch(run: ReembedRun, batch: readonly Unstaged[]): Promise<
     // An embedder that ignores the signal still cannot hold the run past an abort.
     vectors = await untilAborted(embedder.embed(texts, signal === undefined ? {} : { signal }), signal);
   } catch (e) {
-    if (isEngramError(e)) throw e;
-    throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, {
-      cause: e,
-    });
+    throw asEmbeddingError(e, embedder.id);
   }
   validateEmbeddings(texts, vectors, embedder.dimensions);
   return vectors;
+}
+
+/** A failed call of embedder `embedderId` as it is thrown: an engram error as it is, anything else as an EmbeddingError. */
+export function asEmbeddingError(e: unknown, embedderId: string): EngramError {
+  if (isEngramError(e)) return e;
+  return new EmbeddingError(`embedder "${embedderId}" failed: ${e instanceof Error ? e.message : String(e)}`, {
+    cause: e,
+  });
 }
 
 /**
@@ -347,12 +383,7 @@ async function rewrite(core: EngineStore, target: string, lease: ReembedLease): 
           .toArray();
         if (rows.length === 0) return false;
         after = rows[rows.length - 1]!.id;
-        const puts: VectorRow[] = [];
-        for (const { id, embedderId, vector, staged } of rows) {
-          if (staged?.embedderId === target) puts.push({ id, vector: staged.vector, embedderId: target });
-          else if (staged !== undefined && embedderId === target) puts.push({ id, vector, embedderId });
-        }
-        await db.vectors.bulkPut(puts);
+        await db.vectors.bulkPut(rewrittenRows(rows, target));
         return rows.length === REWRITE_PAGE;
       });
       if (!more) return;
@@ -360,4 +391,17 @@ async function rewrite(core: EngineStore, target: string, lease: ReembedLease): 
   } catch {
     // Closed or a failing store: the switched store stays correct as it is.
   }
+}
+
+/**
+ * The rows of `rows` the rewrite puts back: one holding a staged vector of `target` as that vector
+ * alone, one holding a vector of `target` without what is staged beside it; the others are left alone.
+ */
+function rewrittenRows(rows: readonly VectorRow[], target: string): VectorRow[] {
+  const puts: VectorRow[] = [];
+  for (const { id, embedderId, vector, staged } of rows) {
+    if (staged?.embedderId === target) puts.push({ id, vector: staged.vector, embedderId: target });
+    else if (staged !== undefined && embedderId === target) puts.push({ id, vector, embedderId });
+  }
+  return puts;
 }

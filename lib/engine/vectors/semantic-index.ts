@@ -6,10 +6,10 @@
  * see reembed.ts), or open()'s `reembed`, which runs the same re-embed before the
  * index loads.
  */
-import { ClosedError, DimensionMismatchError, EmbeddingError, isEngramError, ValidationError } from '../../errors.js';
+import { ClosedError, DimensionMismatchError, ValidationError } from '../../errors.js';
 import { CachedEmbedder } from '../../embed/cached-embedder.js';
 import { validateEmbeddings, type Embedder } from '../../embed/embedder.js';
-import { isLive, type VectorRow } from '../../store/rows.js';
+import { isLive, type MemoryRow, type VectorRow } from '../../store/rows.js';
 import type { EngramDb } from '../../store/schema.js';
 import { storeError } from '../../store/store-error.js';
 import { vectorOfModel } from '../../store/current-vector.js';
@@ -17,7 +17,7 @@ import { retrievalProfile, textToEmbed, type EmbeddingRole } from '../../search/
 import { untilAborted } from '../../util/abort.js';
 import { EMBEDDER_KEY, embedderRecordOf, type EmbedderRecord } from '../../store/embedder-record.js';
 import type { EngineStore } from '../engine-store.js';
-import { reembedStore, type ReembedReport } from './reembed.js';
+import { asEmbeddingError, reembedStore, type ReembedReport } from './reembed.js';
 import { VectorState, type LongWorkOptions } from './vector-state.js';
 
 export type { EmbedderRecord };
@@ -102,32 +102,35 @@ export class SemanticIndex {
     this.#core.assertOpen();
     const recorded = await SemanticIndex.recorded(this.#core);
     if (recorded !== undefined && (recorded.id !== embedder.id || recorded.dimensions !== embedder.dimensions)) {
-      if (this.#reembed === undefined) {
-        throw new DimensionMismatchError(
-          recorded.dimensions,
-          embedder.dimensions,
-          `the store was embedded with "${recorded.id}" (${recorded.dimensions}-d); this engram uses "${embedder.id}" (${embedder.dimensions}-d). Re-embed with engram.reembed(embedder), or open with { reembed: true }`,
-        );
-      }
-      // Both listeners hear the re-embed (open()'s onProgress and reembed's own); the re-embed's signal first.
-      const reembed = this.#reembed;
-      const signal = reembed.signal ?? options.signal;
-      await reembedStore(this.#core, embedder, {
-        ...(signal === undefined ? {} : { signal }),
-        onProgress: (p) => {
-          reembed.onProgress?.(p);
-          if (options.onProgress !== reembed.onProgress) options.onProgress?.(p);
-        },
-        record: () => recordEmbedder(this.#core.db, embedder),
-      });
+      if (this.#reembed === undefined) throw modelMismatch(recorded, embedder);
+      await this.#reembedOnOpen(embedder, this.#reembed, options);
     } else if (recorded === undefined) {
       await recordEmbedder(this.#core.db, embedder);
     }
     const state = await VectorState.load(this.#core, embedder.id, embedder.dimensions, options);
+    this.#watchStale(state);
+    return { embedder, state };
+  }
+
+  /** open()'s `reembed` (its options `reembed`): the store is re-embedded with `embedder` before the index loads. */
+  async #reembedOnOpen(embedder: Embedder, reembed: LongWorkOptions, options: LongWorkOptions): Promise<void> {
+    // Both listeners hear the re-embed (open()'s onProgress and reembed's own); the re-embed's signal first.
+    const signal = reembed.signal ?? options.signal;
+    await reembedStore(this.#core, embedder, {
+      ...(signal === undefined ? {} : { signal }),
+      onProgress: (p) => {
+        reembed.onProgress?.(p);
+        if (options.onProgress !== reembed.onProgress) options.onProgress?.(p);
+      },
+      record: () => recordEmbedder(this.#core.db, embedder),
+    });
+  }
+
+  /** Memories `state` meets without a vector of its model are embedded again (see #repair). */
+  #watchStale(state: VectorState): void {
     state.onStale = (id) => {
       this.#noteStale(id);
     };
-    return { embedder, state };
   }
 
   /**
@@ -156,11 +159,8 @@ export class SemanticIndex {
     const current = await untilAborted(this.ready(), signal);
     const embedder = new CachedEmbedder(await embedderOf(source, signal));
     const ours = typeof source === 'function';
-    if (embedder.id === current.embedder.id && embedder.dimensions === current.embedder.dimensions) {
-      if (ours) await embedder.dispose();
-      const total = await core.db.memories.filter((m) => isLive(m, core.now())).count();
-      return { total, embedded: 0, switchSeq: 0 };
-    }
+    if (embedder.id === current.embedder.id && embedder.dimensions === current.embedder.dimensions)
+      return this.#unchanged(embedder, ours);
     let opened: () => void = () => undefined;
     /** Set once the switch committed: from then on a failure leaves the new model in place. */
     const run = { switched: false };
@@ -180,19 +180,31 @@ export class SemanticIndex {
           try {
             await this.#adoptSwitched(source, embedder, current, report, options);
           } finally {
-            opened();
-            this.#switching = undefined;
+            this.#endSwitching(opened);
           }
         },
       });
     } catch (e) {
       if (run.switched) throw e;
       current.state.expectRecorded(undefined);
-      opened();
-      this.#switching = undefined;
+      this.#endSwitching(opened);
       if (ours) await embedder.dispose();
       throw e;
     }
+  }
+
+  /** A re-embed with the model in use: nothing to do but free a model made for it; the report counts the live memories. */
+  async #unchanged(embedder: CachedEmbedder, ours: boolean): Promise<ReembedReport> {
+    const core = this.#core;
+    if (ours) await embedder.dispose();
+    const total = await core.db.memories.filter((m) => isLive(m, core.now())).count();
+    return { total, embedded: 0, switchSeq: 0 };
+  }
+
+  /** The switch is over (the new index in place, or the run failed): passage embeddings waiting for it (`opened`) go on. */
+  #endSwitching(opened: () => void): void {
+    opened();
+    this.#switching = undefined;
   }
 
   /** Nothing was ever embedded: the new model simply becomes this engram's (loaded on first use). */
@@ -231,13 +243,7 @@ export class SemanticIndex {
         if (ours) await embedder.dispose();
         throw new ClosedError();
       }
-      state.onStale = (id) => {
-        this.#noteStale(id);
-      };
-      this.#ready = Promise.resolve({ embedder, state });
-      const previous = this.#source;
-      this.#source = source;
-      this.#retire(current, typeof previous === 'function');
+      this.#adopt({ embedder, state }, source, current);
       // Writes embedded by the old model before the switch and committed after it are logged past it.
       await state.recheckSince(report.switchSeq);
     } catch (e) {
@@ -246,6 +252,19 @@ export class SemanticIndex {
       this.#retire(current, true);
       throw e;
     }
+  }
+
+  /** Makes the switched store's index and embedder (`next`, from `source`) this engram's, and retires `current`. */
+  #adopt(
+    next: { embedder: Embedder; state: VectorState },
+    source: EmbedderSource,
+    current: { embedder: Embedder; state: VectorState },
+  ): void {
+    this.#watchStale(next.state);
+    this.#ready = Promise.resolve(next);
+    const previous = this.#source;
+    this.#source = source;
+    this.#retire(current, typeof previous === 'function');
   }
 
   /** Frees an index (and the embedder, when `dispose`) a re-embed replaced, after RETIRE_MS. */
@@ -280,8 +299,7 @@ export class SemanticIndex {
   async #repair(): Promise<void> {
     await Promise.resolve();
     while (this.#stale.size > 0 && !this.#core.closed) {
-      const ids = [...this.#stale].slice(0, REPAIR_BATCH);
-      for (const id of ids) this.#stale.delete(id);
+      const ids = this.#takeStale();
       try {
         const { embedder, state } = await this.ready();
         const { db } = this.#core;
@@ -295,28 +313,22 @@ export class SemanticIndex {
         const live = rows.filter((r) => isLive(r, now));
         if (live.length === 0) continue;
         const { vectors } = await this.embed(live.map((r) => r.text));
-        await db.transaction('rw', [db.memories, db.vectors, db.meta], async () => {
-          // Checked again where it counts: a switch may have come in between.
-          if (embedderRecordOf((await db.meta.get(EMBEDDER_KEY))?.value)?.id !== embedder.id) return;
-          const [rowsNow, current] = await Promise.all([
-            db.memories.bulkGet(live.map((r) => r.id)),
-            db.vectors.bulkGet(live.map((r) => r.id)),
-          ]);
-          const puts: VectorRow[] = [];
-          live.forEach((r, i) => {
-            const row = rowsNow[i];
-            if (!isLive(row, this.#core.now()) || row.text !== r.text) return;
-            if (vectorOfModel(current[i], embedder.id) !== undefined) return;
-            puts.push({ id: r.id, vector: vectors[i]!, embedderId: embedder.id });
-          });
-          await db.vectors.bulkPut(puts);
-        });
+        await db.transaction('rw', [db.memories, db.vectors, db.meta], () =>
+          storeRepairs(this.#core, embedder.id, live, vectors),
+        );
         await state.recheck(live.map((r) => r.id));
       } catch {
         // Closed, or the model failed: the memory stays findable by keyword; the next sighting tries again.
         return;
       }
     }
+  }
+
+  /** The next memories noted stale, at most REPAIR_BATCH, taken out of the set. */
+  #takeStale(): string[] {
+    const ids = [...this.#stale].slice(0, REPAIR_BATCH);
+    for (const id of ids) this.#stale.delete(id);
+    return ids;
   }
 
   /**
@@ -362,10 +374,7 @@ export class SemanticIndex {
         signal,
       );
     } catch (e) {
-      if (isEngramError(e)) throw e;
-      throw new EmbeddingError(`embedder "${embedder.id}" failed: ${e instanceof Error ? e.message : String(e)}`, {
-        cause: e,
-      });
+      throw asEmbeddingError(e, embedder.id);
     }
     validateEmbeddings(texts, vectors, embedder.dimensions);
     return { vectors, embedder };
@@ -391,6 +400,43 @@ export class SemanticIndex {
       if (typeof this.#source === 'function') await ready.embedder.dispose();
     }
   }
+}
+
+/** The error of an engram whose model is not the one the store was embedded with (and no re-embed was asked for). */
+function modelMismatch(recorded: EmbedderRecord, embedder: Embedder): DimensionMismatchError {
+  return new DimensionMismatchError(
+    recorded.dimensions,
+    embedder.dimensions,
+    `the store was embedded with "${recorded.id}" (${recorded.dimensions}-d); this engram uses "${embedder.id}" (${embedder.dimensions}-d). Re-embed with engram.reembed(embedder), or open with { reembed: true }`,
+  );
+}
+
+/**
+ * Inside the repair's transaction: stores the new vectors (`vectors`, by `embedderId`) of the memories
+ * `live`, each only while the store still records that model and the memory still holds the text
+ * embedded and no vector of it.
+ */
+async function storeRepairs(
+  core: EngineStore,
+  embedderId: string,
+  live: readonly MemoryRow[],
+  vectors: readonly Float32Array[],
+): Promise<void> {
+  const { db } = core;
+  // Checked again where it counts: a switch may have come in between.
+  if (embedderRecordOf((await db.meta.get(EMBEDDER_KEY))?.value)?.id !== embedderId) return;
+  const [rowsNow, current] = await Promise.all([
+    db.memories.bulkGet(live.map((r) => r.id)),
+    db.vectors.bulkGet(live.map((r) => r.id)),
+  ]);
+  const puts: VectorRow[] = [];
+  live.forEach((r, i) => {
+    const row = rowsNow[i];
+    if (!isLive(row, core.now()) || row.text !== r.text) return;
+    if (vectorOfModel(current[i], embedderId) !== undefined) return;
+    puts.push({ id: r.id, vector: vectors[i]!, embedderId });
+  });
+  await db.vectors.bulkPut(puts);
 }
 
 /** Records `embedder` as the one the store's vectors are made with. */
