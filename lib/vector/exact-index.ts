@@ -8,7 +8,7 @@
 import { ClosedError, IndexError } from '../errors.js';
 import { decodeSnapshot, encodeSnapshot } from './snapshot-format.js';
 import { TopK } from './top-k.js';
-import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
+import { assertId, assertIntegerIn, assertItems, assertK, assertVector, normalizeInto } from './vector-checks.js';
 import type { VectorHit, VectorIndex } from './vector-index.js';
 
 /**
@@ -132,10 +132,7 @@ export class ExactIndex implements VectorIndex {
    */
   addMany(items: readonly { id: string; vector: Float32Array }[]): void {
     this.#open();
-    items.forEach((item, i) => {
-      assertId(item.id, `items[${i}].id`);
-      assertVector(item.vector, this.dimensions, `items[${i}].vector`);
-    });
+    assertItems(items, this.dimensions);
     const fresh = items.filter((item) => !this.#slots.has(item.id)).length;
     this.#reserve(this.#ids.length + fresh);
     for (const item of items) this.#put(item.id, item.vector);

@@ -25,12 +25,31 @@
  * the errors it still reports are translated to IndexError.
  */
 import { ClosedError, IndexError, ValidationError } from '../errors.js';
-import { inspectHnswlibFile } from './hnswlib-file.js';
+import { inspectHnswlibFile, type HnswlibFileInfo } from './hnswlib-file.js';
 import { loadRuntime, NativeHnsw, wasmCall } from './hnswlib-runtime.js';
-import { decodeSnapshot, encodeSnapshot, type DecodeOptions } from './snapshot-format.js';
+import { decodeSnapshot, encodeSnapshot, type DecodeOptions, type SnapshotParts } from './snapshot-format.js';
 import { TopK } from './top-k.js';
-import { assertId, assertIntegerIn, assertK, assertVector, normalizeInto } from './vector-checks.js';
+import { assertId, assertIntegerIn, assertItems, assertK, assertVector, normalizeInto } from './vector-checks.js';
 import type { VectorHit, VectorIndex } from './vector-index.js';
+
+/** A vector addMany() adds under a label of its own, with its hash. */
+interface FreshVector {
+  id: string;
+  vector: Float32Array;
+  hash: number;
+}
+
+/** A copy, within one addMany() batch, of the vector `fresh[of]` new there: it joins that label once it has one. */
+interface BatchCopy {
+  id: string;
+  of: number;
+}
+
+/** A search filter's throw, kept until the call into WASM has returned. */
+interface FilterFailure {
+  error?: unknown;
+  failed: boolean;
+}
 
 /**
  * Options of {@link HnswIndex.create}.
@@ -157,33 +176,13 @@ export class HnswIndex implements VectorIndex {
    * const index = await HnswIndex.create({ dimensions: 100, efSearch: 128 });
    */
   static async create(options: HnswIndexOptions): Promise<HnswIndex> {
-    const dimensions = options.dimensions;
-    const capacity = options.capacity ?? 1024;
-    const m = options.m ?? 16;
-    const efConstruction = options.efConstruction ?? 100;
-    const efSearch = options.efSearch ?? 64;
-    assertIntegerIn(dimensions, 'dimensions', 1, 65_536);
-    assertIntegerIn(capacity, 'capacity', 1, 2 ** 31);
-    assertIntegerIn(m, 'm', 2, 1024);
-    assertIntegerIn(efConstruction, 'efConstruction', 1, 1_000_000);
-    assertIntegerIn(efSearch, 'efSearch', 1, 1_000_000);
-    if (capacity * slotBytes(dimensions, m) > HEAP_BUDGET) {
-      throw new ValidationError(
-        'capacity',
-        `${capacity} slots of ${dimensions} dimensions do not fit in the hnswlib module's 2 GiB heap`,
-      );
-    }
-    const native = new NativeHnsw(await loadRuntime(), dimensions);
-    try {
-      wasmCall('initIndex', () => {
-        native.init(capacity, m, efConstruction, RANDOM_SEED);
-        native.setEfSearch(efSearch);
-      });
-    } catch (e) {
-      native.delete();
-      throw e;
-    }
-    return new HnswIndex(native, { dimensions, m, efConstruction, efSearch, capacity, nextLabel: 0 }, [], 0);
+    const params = newIndexParams(options);
+    const { m, efConstruction, efSearch, capacity } = params;
+    const native = await nativeIndex(params.dimensions, 'initIndex', (made) => {
+      made.init(capacity, m, efConstruction, RANDOM_SEED);
+      made.setEfSearch(efSearch);
+    });
+    return new HnswIndex(native, { ...params, nextLabel: 0 }, [], 0);
   }
 
   /** Starts loading the WASM runtime without waiting for it; a failure surfaces on the next create() or restore(). */
@@ -200,39 +199,14 @@ export class HnswIndex implements VectorIndex {
    */
   static async restore(bytes: Uint8Array, options: DecodeOptions = {}): Promise<HnswIndex> {
     const parts = decodeSnapshot(bytes, 'hnsw', options);
-    const [m, efConstruction, efSearch, capacity, nextLabel] = parts.params;
-    if (
-      parts.params.length !== 5 ||
-      m === undefined ||
-      efConstruction === undefined ||
-      efSearch === undefined ||
-      capacity === undefined ||
-      nextLabel === undefined
-    ) {
-      throw new IndexError('hnsw snapshot parameters are missing');
-    }
+    const params = { dimensions: parts.dimensions, ...snapshotParams(parts.params) };
     const file = inspectHnswlibFile(parts.payload, parts.dimensions);
-    const consistent =
-      capacity * slotBytes(parts.dimensions, m) <= HEAP_BUDGET &&
-      file.m === m &&
-      file.efConstruction === efConstruction &&
-      capacity >= file.count &&
-      efSearch >= 1 &&
-      file.maxLabel < nextLabel &&
-      parts.ids.every((entry) => entry.id !== '' && file.labels.has(entry.label) && !file.deleted.has(entry.label));
-    if (!consistent) throw new IndexError('hnsw snapshot id table does not match its index data');
+    if (!fileAgrees(parts, params, file)) throw new IndexError('hnsw snapshot id table does not match its index data');
 
-    const native = new NativeHnsw(await loadRuntime(), parts.dimensions);
-    try {
-      wasmCall('readIndex', () => {
-        native.readIndex(parts.payload, file.level0End, capacity);
-        native.setEfSearch(efSearch);
-      });
-    } catch (e) {
-      native.delete();
-      throw e;
-    }
-    const params = { dimensions: parts.dimensions, m, efConstruction, efSearch, capacity, nextLabel };
+    const native = await nativeIndex(parts.dimensions, 'readIndex', (made) => {
+      made.readIndex(parts.payload, file.level0End, params.capacity);
+      made.setEfSearch(params.efSearch);
+    });
     const index = new HnswIndex(native, params, parts.ids, file.deleted.size);
     // Checked while the tables were built: every id once, the ids of one label agreeing on its vector hash, every live label held.
     if (!index.#restoredWhole(parts.ids.length, file.count - file.deleted.size)) {
@@ -313,15 +287,21 @@ export class HnswIndex implements VectorIndex {
    */
   addMany(items: readonly { id: string; vector: Float32Array }[]): void {
     this.#usable();
-    items.forEach((item, i) => {
-      assertId(item.id, `items[${i}].id`);
-      assertVector(item.vector, this.dimensions, `items[${i}].vector`);
-    });
+    assertItems(items, this.dimensions);
     const latest = new Map<string, Float32Array>();
     for (const item of items) latest.set(item.id, item.vector);
-    const fresh: { id: string; vector: Float32Array; hash: number }[] = [];
-    /** Copies, within this batch, of a vector that is new here: they join its label once it has one. */
-    const copies: { id: string; of: number }[] = [];
+    const { fresh, copies } = this.#placeKnown(latest);
+    this.#insertFresh(fresh);
+    for (const { id, of } of copies) this.#join(id, this.#labelOf.get(fresh[of]!.id)!);
+  }
+
+  /**
+   * addMany()'s vectors of ids held and vectors held, placed (see #place, #join); the others are returned:
+   * the vectors new to the index, and the copies within the batch of one of them.
+   */
+  #placeKnown(latest: ReadonlyMap<string, Float32Array>): { fresh: FreshVector[]; copies: BatchCopy[] } {
+    const fresh: FreshVector[] = [];
+    const copies: BatchCopy[] = [];
     const firstWithHash = new Map<number, number>();
     for (const [id, vector] of latest) {
       const hash = vectorHash(vector);
@@ -342,6 +322,11 @@ export class HnswIndex implements VectorIndex {
       if (first === undefined) firstWithHash.set(hash, fresh.length);
       fresh.push({ id, vector, hash });
     }
+    return { fresh, copies };
+  }
+
+  /** Adds vectors new to the index under labels of their own, ADD_BATCH per call into hnswlib. */
+  #insertFresh(fresh: readonly FreshVector[]): void {
     this.#reserve(fresh.length);
     for (let start = 0; start < fresh.length; start += ADD_BATCH) {
       const batch = fresh.slice(start, start + ADD_BATCH);
@@ -357,7 +342,6 @@ export class HnswIndex implements VectorIndex {
         this.#track(item.id, first + i, item.hash);
       });
     }
-    for (const { id, of } of copies) this.#join(id, this.#labelOf.get(fresh[of]!.id)!);
   }
 
   /**
@@ -371,13 +355,21 @@ export class HnswIndex implements VectorIndex {
     const label = this.#labelOf.get(id);
     if (label === undefined) return false;
     const group = this.#shared.get(label);
-    if (group !== undefined) {
-      group.delete(id);
-      this.#labelOf.delete(id);
-      if (this.#idOf.get(label) === id) this.#idOf.set(label, group.values().next().value!);
-      if (group.size === 1) this.#shared.delete(label);
-      return true;
-    }
+    if (group === undefined) this.#deleteLabel(id, label);
+    else this.#leaveGroup(id, label, group);
+    return true;
+  }
+
+  /** remove() of an id sharing `label` with others (`group`): the label stays theirs. */
+  #leaveGroup(id: string, label: number, group: Set<string>): void {
+    group.delete(id);
+    this.#labelOf.delete(id);
+    if (this.#idOf.get(label) === id) this.#idOf.set(label, group.values().next().value!);
+    if (group.size === 1) this.#shared.delete(label);
+  }
+
+  /** remove() of the only id of `label`: the label is marked deleted in hnswlib (a tombstone) and forgotten. */
+  #deleteLabel(id: string, label: number): void {
     this.#mutate('markDelete', () => {
       this.#native.markDelete(label);
     });
@@ -387,7 +379,6 @@ export class HnswIndex implements VectorIndex {
     if (hash !== undefined && this.#labelOfHash.get(hash) === label) this.#labelOfHash.delete(hash);
     this.#hashOf.delete(label);
     this.#tombstones += 1;
-    return true;
   }
 
   /**
@@ -416,20 +407,8 @@ export class HnswIndex implements VectorIndex {
     const want = Math.min(k, this.size);
     if (want === 0) return [];
     // A throwing filter must not unwind through WASM frames: remember the error, reject the rest, rethrow after.
-    const failure: { error?: unknown; failed: boolean } = { failed: false };
-    const guarded =
-      filter === undefined
-        ? undefined
-        : (id: string): boolean => {
-            if (failure.failed) return false;
-            try {
-              return filter(id);
-            } catch (e) {
-              failure.failed = true;
-              failure.error = e;
-              return false;
-            }
-          };
+    const failure: FilterFailure = { failed: false };
+    const guarded = filter === undefined ? undefined : guardedFilter(filter, failure);
     const allowed = guarded === undefined ? undefined : (label: number): boolean => this.#some(label, guarded);
     const labels = Math.min(want, this.#idOf.size);
     const result = wasmCall('searchKnn', () => this.#native.searchKnn(vector, labels, allowed));
@@ -799,6 +778,104 @@ export const BITMAP_WALK_SHARE = 0.15;
  */
 export function scopeScanWins(scope: number, ef: number, size: number): boolean {
   return scope * scope <= WALK_VISIT_COST * ef * size;
+}
+
+/** The parameters of a new index: `options` with their defaults, each checked, and the capacity within the heap. */
+function newIndexParams(options: HnswIndexOptions): {
+  dimensions: number;
+  m: number;
+  efConstruction: number;
+  efSearch: number;
+  capacity: number;
+} {
+  const dimensions = options.dimensions;
+  const capacity = options.capacity ?? 1024;
+  const m = options.m ?? 16;
+  const efConstruction = options.efConstruction ?? 100;
+  const efSearch = options.efSearch ?? 64;
+  assertIntegerIn(dimensions, 'dimensions', 1, 65_536);
+  assertIntegerIn(capacity, 'capacity', 1, 2 ** 31);
+  assertIntegerIn(m, 'm', 2, 1024);
+  assertIntegerIn(efConstruction, 'efConstruction', 1, 1_000_000);
+  assertIntegerIn(efSearch, 'efSearch', 1, 1_000_000);
+  if (capacity * slotBytes(dimensions, m) > HEAP_BUDGET) {
+    throw new ValidationError(
+      'capacity',
+      `${capacity} slots of ${dimensions} dimensions do not fit in the hnswlib module's 2 GiB heap`,
+    );
+  }
+  return { dimensions, m, efConstruction, efSearch, capacity };
+}
+
+/** The parameters a snapshot holds (m, efConstruction, efSearch, capacity, nextLabel); IndexError when any is missing. */
+function snapshotParams(params: readonly number[]): {
+  m: number;
+  efConstruction: number;
+  efSearch: number;
+  capacity: number;
+  nextLabel: number;
+} {
+  const [m, efConstruction, efSearch, capacity, nextLabel] = params;
+  if (
+    params.length !== 5 ||
+    m === undefined ||
+    efConstruction === undefined ||
+    efSearch === undefined ||
+    capacity === undefined ||
+    nextLabel === undefined
+  ) {
+    throw new IndexError('hnsw snapshot parameters are missing');
+  }
+  return { m, efConstruction, efSearch, capacity, nextLabel };
+}
+
+/** Whether a snapshot's parameters and id table agree with the hnswlib file it holds (and fit in the heap). */
+function fileAgrees(
+  parts: SnapshotParts,
+  params: { m: number; efConstruction: number; efSearch: number; capacity: number; nextLabel: number },
+  file: HnswlibFileInfo,
+): boolean {
+  const { m, efConstruction, efSearch, capacity, nextLabel } = params;
+  return (
+    capacity * slotBytes(parts.dimensions, m) <= HEAP_BUDGET &&
+    file.m === m &&
+    file.efConstruction === efConstruction &&
+    capacity >= file.count &&
+    efSearch >= 1 &&
+    file.maxLabel < nextLabel &&
+    parts.ids.every((entry) => entry.id !== '' && file.labels.has(entry.label) && !file.deleted.has(entry.label))
+  );
+}
+
+/** A native index of `dimensions`, set up by `setup` (the WASM call `what`); freed again when the setup fails. */
+async function nativeIndex(dimensions: number, what: string, setup: (native: NativeHnsw) => void): Promise<NativeHnsw> {
+  const native = new NativeHnsw(await loadRuntime(), dimensions);
+  try {
+    wasmCall(what, () => {
+      setup(native);
+    });
+  } catch (e) {
+    native.delete();
+    throw e;
+  }
+  return native;
+}
+
+/**
+ * `filter` made safe to call from inside WASM: its throw is kept in `failure` instead of unwinding
+ * through WASM frames, and every later id is rejected; the caller rethrows it after the call.
+ */
+function guardedFilter(filter: (id: string) => boolean, failure: FilterFailure): (id: string) => boolean {
+  return (id) => {
+    if (failure.failed) return false;
+    try {
+      return filter(id);
+    } catch (e) {
+      failure.failed = true;
+      failure.error = e;
+      return false;
+    }
+  };
 }
 
 /** FNV-1a over a vector's float bits; never 0 (0 marks "no hash" in older snapshots). */

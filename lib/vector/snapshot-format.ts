@@ -77,12 +77,39 @@ const pad4 = (n: number): number => (n + 3) & ~3;
 export function encodeSnapshot(parts: SnapshotParts): Uint8Array {
   const encoder = new TextEncoder();
   const encodedIds = parts.ids.map((entry) => encoder.encode(entry.id));
-  let idBytes = 4;
-  for (const bytes of encodedIds) idBytes += 12 + pad4(bytes.length);
+  const idBytes = idTableBytes(encodedIds);
   const paramsBytes = parts.params.length * 4;
   const total = HEADER_BYTES + paramsBytes + idBytes + pad4(parts.payload.length);
   const out = new Uint8Array(total);
   const view = new DataView(out.buffer);
+  const target: Target = { out, view };
+  writeHeader(target, parts, idBytes);
+  let at = HEADER_BYTES;
+  for (const value of parts.params) {
+    view.setUint32(at, value, true);
+    at += 4;
+  }
+  at = writeIdTable(target, at, parts.ids, encodedIds);
+  out.set(parts.payload, at);
+  view.setUint32(28, checksum32(out, HEADER_BYTES), true);
+  return out;
+}
+
+/** The bytes a snapshot is encoded into, and a view of them for the words. */
+interface Target {
+  out: Uint8Array;
+  view: DataView;
+}
+
+/** The id table's byte length: its count, then each entry (label, flags, length, the id padded to 4 bytes). */
+function idTableBytes(encodedIds: readonly Uint8Array[]): number {
+  let idBytes = 4;
+  for (const bytes of encodedIds) idBytes += 12 + pad4(bytes.length);
+  return idBytes;
+}
+
+/** Writes the fixed header (see the layout above) but its checksum, written last. */
+function writeHeader({ out, view }: Target, parts: SnapshotParts, idBytes: number): void {
   for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
   view.setUint16(8, SNAPSHOT_FORMAT_VERSION, true);
   view.setUint8(10, KIND_CODES[parts.kind]);
@@ -90,14 +117,18 @@ export function encodeSnapshot(parts: SnapshotParts): Uint8Array {
   view.setUint32(16, parts.params.length, true);
   view.setUint32(20, idBytes, true);
   view.setUint32(24, parts.payload.length, true);
-  let at = HEADER_BYTES;
-  for (const value of parts.params) {
-    view.setUint32(at, value, true);
-    at += 4;
-  }
-  view.setUint32(at, parts.ids.length, true);
+}
+
+/** Writes the id table at `at` (`encodedIds`: each entry's id as UTF-8); returns where it ends. */
+function writeIdTable(
+  { out, view }: Target,
+  at: number,
+  ids: readonly SnapshotIdEntry[],
+  encodedIds: readonly Uint8Array[],
+): number {
+  view.setUint32(at, ids.length, true);
   at += 4;
-  parts.ids.forEach((entry, i) => {
+  ids.forEach((entry, i) => {
     const bytes = encodedIds[i]!;
     view.setUint32(at, entry.label, true);
     view.setUint32(at + 4, entry.flags, true);
@@ -105,9 +136,7 @@ export function encodeSnapshot(parts: SnapshotParts): Uint8Array {
     out.set(bytes, at + 12);
     at += 12 + pad4(bytes.length);
   });
-  out.set(parts.payload, at);
-  view.setUint32(28, checksum32(out, HEADER_BYTES), true);
-  return out;
+  return at;
 }
 
 /** Options of {@link decodeSnapshot}. */

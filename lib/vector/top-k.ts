@@ -32,23 +32,30 @@ export class TopK {
   }
 
   offer(score: number, slot: number): void {
+    if (this.#size < this.#scores.length) this.#siftUp(this.#size++, score, slot);
+    else if (this.#worse(this.#scores[0]!, this.#slots[0]!, score, slot)) this.#siftDown(score, slot);
+  }
+
+  /** Places a hit in free heap position `i` (the heap not yet full), moving worse parents down. */
+  #siftUp(i: number, score: number, slot: number): void {
+    const scores = this.#scores;
+    const slots = this.#slots;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.#worse(score, slot, scores[parent]!, slots[parent]!)) break;
+      scores[i] = scores[parent]!;
+      slots[i] = slots[parent]!;
+      i = parent;
+    }
+    scores[i] = score;
+    slots[i] = slot;
+  }
+
+  /** Replaces the worst hit (the root of the full heap) by a better one, moving worse children up. */
+  #siftDown(score: number, slot: number): void {
     const scores = this.#scores;
     const slots = this.#slots;
     const k = scores.length;
-    if (this.#size < k) {
-      let i = this.#size++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!this.#worse(score, slot, scores[parent]!, slots[parent]!)) break;
-        scores[i] = scores[parent]!;
-        slots[i] = slots[parent]!;
-        i = parent;
-      }
-      scores[i] = score;
-      slots[i] = slot;
-      return;
-    }
-    if (!this.#worse(scores[0]!, slots[0]!, score, slot)) return;
     let i = 0;
     for (;;) {
       const left = 2 * i + 1;

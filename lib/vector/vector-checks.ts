@@ -29,6 +29,18 @@ export function assertId(id: unknown, field: string): asserts id is string {
 }
 
 /**
+ * Checks every item of a batch (its id, its vector: see assertId, assertVector) before any goes in.
+ * @example
+ * assertItems([{ id: 'a', vector: new Float32Array(384) }], 384);
+ */
+export function assertItems(items: readonly { id: unknown; vector: unknown }[], dimensions: number): void {
+  items.forEach((item, i) => {
+    assertId(item.id, `items[${i}].id`);
+    assertVector(item.vector, dimensions, `items[${i}].vector`);
+  });
+}
+
+/**
  * Throws {@link ValidationError} unless `k` is a non-negative safe integer.
  * @example
  * assertK(10);
