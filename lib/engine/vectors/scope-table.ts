@@ -157,17 +157,7 @@ export class ScopeTable {
   toColumns(): ScopeColumns {
     const n = this.#entries.size;
     const strings: string[] = [];
-    const codeOf = new Map<string, number>();
-    const code = (value: string | undefined): number => {
-      if (value === undefined) return -1;
-      let c = codeOf.get(value);
-      if (c === undefined) {
-        c = strings.length;
-        strings.push(value);
-        codeOf.set(value, c);
-      }
-      return c;
-    };
+    const code = stringCoder(strings);
     const ids = new Array<string>(n);
     const codes = new Int32Array(n * CODE_COLUMNS);
     const numbers = new Float64Array(n * NUMBER_COLUMNS);
@@ -186,38 +176,13 @@ export class ScopeTable {
 
   /** The inverse of toColumns(); undefined when `value` is not well-formed columns. */
   static fromColumns(value: unknown): ScopeTable | undefined {
-    if (typeof value !== 'object' || value === null) return undefined;
-    const { ids, strings, codes, numbers } = value as Partial<ScopeColumns>;
-    if (
-      !Array.isArray(ids) ||
-      !Array.isArray(strings) ||
-      !(codes instanceof Int32Array) ||
-      !(numbers instanceof Float64Array)
-    )
-      return undefined;
-    const n = ids.length;
-    if (
-      codes.length !== n * CODE_COLUMNS ||
-      numbers.length !== n * NUMBER_COLUMNS ||
-      !strings.every((v) => typeof v === 'string')
-    )
-      return undefined;
+    const columns = asColumns(value);
+    if (columns === undefined) return undefined;
     const table = new ScopeTable();
-    for (let i = 0; i < n; i++) {
-      const id = ids[i];
-      const tier = strings[codes[i * CODE_COLUMNS]!] as Tier | undefined;
-      if (typeof id !== 'string' || tier === undefined || !TIERS.includes(tier)) return undefined;
-      const at = i * NUMBER_COLUMNS;
-      const entry: Entry = { tier, createdAt: numbers[at]!, updatedAt: numbers[at + 1]! };
-      for (let j = 0; j < SCOPE_FIELDS.length; j++) {
-        const c = codes[i * CODE_COLUMNS + 1 + j]!;
-        if (c === -1) continue;
-        const v = strings[c];
-        if (v === undefined) return undefined;
-        entry[SCOPE_FIELDS[j]!] = v;
-      }
-      if (!Number.isNaN(numbers[at + 2]!)) entry.expiresAt = numbers[at + 2]!;
-      if (!Number.isNaN(numbers[at + 3]!)) entry.statement = numbers[at + 3]!;
+    for (let i = 0; i < columns.ids.length; i++) {
+      const id = columns.ids[i];
+      const entry = entryAt(columns, i);
+      if (typeof id !== 'string' || entry === undefined) return undefined;
       table.#put(id, entry);
     }
     return table;
@@ -298,4 +263,58 @@ export class ScopeTable {
       if (ids?.size === 0) values.delete(value);
     }
   }
+}
+
+/** Codes of string values, kept in `strings`: a value's index there (pushed when first met), -1 for undefined. */
+function stringCoder(strings: string[]): (value: string | undefined) => number {
+  const codeOf = new Map<string, number>();
+  return (value) => {
+    if (value === undefined) return -1;
+    let c = codeOf.get(value);
+    if (c === undefined) {
+      c = strings.length;
+      strings.push(value);
+      codeOf.set(value, c);
+    }
+    return c;
+  };
+}
+
+/** `value` as scope columns when it has their shape (arrays of the right kinds and lengths), else undefined. */
+function asColumns(value: unknown): ScopeColumns | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { ids, strings, codes, numbers } = value as Partial<ScopeColumns>;
+  if (
+    !Array.isArray(ids) ||
+    !Array.isArray(strings) ||
+    !(codes instanceof Int32Array) ||
+    !(numbers instanceof Float64Array)
+  )
+    return undefined;
+  const n = ids.length;
+  if (
+    codes.length !== n * CODE_COLUMNS ||
+    numbers.length !== n * NUMBER_COLUMNS ||
+    !strings.every((v) => typeof v === 'string')
+  )
+    return undefined;
+  return { ids, strings, codes, numbers };
+}
+
+/** The entry in row `i` of `columns`; undefined when its tier or a scope value is not a known string. */
+function entryAt({ strings, codes, numbers }: ScopeColumns, i: number): Entry | undefined {
+  const tier = strings[codes[i * CODE_COLUMNS]!] as Tier | undefined;
+  if (tier === undefined || !TIERS.includes(tier)) return undefined;
+  const at = i * NUMBER_COLUMNS;
+  const entry: Entry = { tier, createdAt: numbers[at]!, updatedAt: numbers[at + 1]! };
+  for (let j = 0; j < SCOPE_FIELDS.length; j++) {
+    const c = codes[i * CODE_COLUMNS + 1 + j]!;
+    if (c === -1) continue;
+    const v = strings[c];
+    if (v === undefined) return undefined;
+    entry[SCOPE_FIELDS[j]!] = v;
+  }
+  if (!Number.isNaN(numbers[at + 2]!)) entry.expiresAt = numbers[at + 2]!;
+  if (!Number.isNaN(numbers[at + 3]!)) entry.statement = numbers[at + 3]!;
+  return entry;
 }

@@ -106,15 +106,22 @@ export async function restoreSnapshot(
     return undefined;
   }
   const index = new BufferedIndex(main, pending);
-  const saved =
-    record.statements !== core.analyzer.id
-      ? undefined
-      : record.scopeColumns !== undefined
-        ? (early ?? ScopeTable.fromColumns(record.scopeColumns))
-        : Array.isArray(record.scopes)
-          ? ScopeTable.fromTuples(record.scopes)
-          : undefined;
+  const saved = savedScopes(record, core.analyzer.id, early);
   return { index, scopes: saved ?? (await scopesFromStore(core)) };
+}
+
+/**
+ * The scope table `record` saved (`early`: made from its columns already), in columns or in the older
+ * tuples; undefined when it has none or its statement keys are not of analyzer `analyzerId`.
+ */
+function savedScopes(
+  record: SnapshotRecord,
+  analyzerId: string,
+  early: ScopeTable | undefined,
+): ScopeTable | undefined {
+  if (record.statements !== analyzerId) return undefined;
+  if (record.scopeColumns !== undefined) return early ?? ScopeTable.fromColumns(record.scopeColumns);
+  return Array.isArray(record.scopes) ? ScopeTable.fromTuples(record.scopes) : undefined;
 }
 
 /** Writes `record` into `meta` (in chunk rows when large: lib/store/snapshot-chunks.ts). */
