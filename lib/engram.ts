@@ -53,6 +53,7 @@ import { FORGET_SCOPE_FIELDS, type ForgetScope, type MemoryScope } from './store
 import { syncMetaKeysOf } from './sync/store-host.js';
 import { DEFAULT_HISTORY_LIMIT } from './store/write.js';
 import { storeError } from './store/store-error.js';
+import type { EngramDb } from './store/schema.js';
 import type { AddOutcome, MemoryHistoryEntry, MemoryItem } from './engine/memories/memories.js';
 import { ensureKeywordIndex } from './engine/keywords/keyword-reindex.js';
 import { openStore, resetStore } from './engine/open-store.js';
@@ -277,6 +278,35 @@ function typed<T>(call: Promise<T>): Promise<T> {
   });
 }
 
+/** Damaged rows reach the caller's onProgress: those the at-rest sealing finds, through the store's report. */
+function reportDamage(db: EngramDb, core: EngineStore, progress: LongWorkOptions): void {
+  if (db.sealing !== undefined)
+    db.sealing.onDamaged = (row) => {
+      core.reportDamaged(row);
+    };
+  core.onDamaged = (row) =>
+    progress.onProgress?.({ phase: 'damaged', done: core.damaged.length, total: core.damaged.length, damaged: row });
+}
+
+/** Checks import()'s mode and file, and splits its options: the import's own, the transfer's, the store's for open(). */
+function importArgsOf(
+  file: unknown,
+  options: EngramOptions & TransferOptions & { mode: ImportMode; decrypt?: ExportDecryption },
+): { mode: ImportMode; decrypt: ExportDecryption | undefined; transfer: TransferOptions; openOptions: EngramOptions } {
+  if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object with name and mode');
+  const { mode, signal, onProgress, decrypt, ...openOptions } = options;
+  const given: unknown = mode;
+  if (given !== 'merge' && given !== 'replace')
+    throw new ValidationError('options.mode', "must be 'merge' or 'replace'");
+  if (typeof file !== 'string' && !(file instanceof Blob))
+    throw new ValidationError('file', 'must be a Blob, a File or a string');
+  const transfer: TransferOptions = {
+    ...(signal === undefined ? {} : { signal }),
+    ...(onProgress === undefined ? {} : { onProgress }),
+  };
+  return { mode, decrypt, transfer, openOptions };
+}
+
 /**
  * On-device memory for an AI agent.
  * @example
@@ -329,12 +359,7 @@ export class Engram {
       throw e;
     }
     const core = new EngineStore(db, { maxContentBytes, now, deviceId, historyLimit }, analyzer);
-    if (db.sealing !== undefined)
-      db.sealing.onDamaged = (row) => {
-        core.reportDamaged(row);
-      };
-    core.onDamaged = (row) =>
-      progress.onProgress?.({ phase: 'damaged', done: core.damaged.length, total: core.damaged.length, damaged: row });
+    reportDamage(db, core, progress);
     const semantic = new SemanticIndex(core, source, reembed);
     const engram = new Engram(name, core, semantic, progress, model);
     // The keyword index loads beside the vector index (its snapshot is read while the vector
@@ -700,17 +725,7 @@ export class Engram {
     file: Blob | string,
     options: EngramOptions & TransferOptions & { mode: ImportMode; decrypt?: ExportDecryption },
   ): Promise<Engram> {
-    if (!isPlainObject(options)) throw new ValidationError('options', 'must be an object with name and mode');
-    const { mode, signal, onProgress, decrypt, ...openOptions } = options;
-    const given: unknown = mode;
-    if (given !== 'merge' && given !== 'replace')
-      throw new ValidationError('options.mode', "must be 'merge' or 'replace'");
-    if (typeof file !== 'string' && !(file instanceof Blob))
-      throw new ValidationError('file', 'must be a Blob, a File or a string');
-    const transfer: TransferOptions = {
-      ...(signal === undefined ? {} : { signal }),
-      ...(onProgress === undefined ? {} : { onProgress }),
-    };
+    const { mode, decrypt, transfer, openOptions } = importArgsOf(file, options);
     const { name, language, maxContentBytes, now, encryption } = checkOptions(
       'options',
       openOptions,

@@ -8,7 +8,7 @@
 import { ClosedError } from '../errors.js';
 import { AgentTools } from './tools.js';
 import type { Engram } from '../engram.js';
-import { toChatModel, type ChatModel, type LlmOption } from '../llm/chat-model.js';
+import { toChatModel, type ChatModel, type ChatTurn, type LlmOption, type ToolCall } from '../llm/chat-model.js';
 import { boolean, checkOptions, present, withDefault, type OptionsSpec } from '../util/options.js';
 import type { AddResult } from '../engine/memories/memories.js';
 import type { SearchResult } from '../memory/long-term.js';
@@ -75,6 +75,20 @@ function notRun(name: string, calls: number): string {
   return `Error: ${name}: not run: one reply may call at most ${MAX_TOOL_CALLS_PER_ROUND} tools and this one called ${calls}; call it again in your next reply if it is still needed.`;
 }
 
+/** Runs one reply's tool calls in order (those past the cap are not run), each noted in `toolUses` and answered in `messages`. */
+async function runToolCalls(
+  tools: AgentTools,
+  calls: readonly ToolCall[],
+  turn: { messages: ChatTurn[]; toolUses: ToolUse[] },
+): Promise<void> {
+  for (const [i, call] of calls.entries()) {
+    const result =
+      i < MAX_TOOL_CALLS_PER_ROUND ? await tools.call(call.name, call.arguments) : notRun(call.name, calls.length);
+    turn.toolUses.push({ name: call.name, arguments: call.arguments, result });
+    turn.messages.push({ role: 'tool', content: result, toolCallId: call.id });
+  }
+}
+
 /**
  * A chat turn runner with memory.
  * @example
@@ -121,14 +135,7 @@ export class Assistant {
       round++
     ) {
       messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls });
-      for (const [i, call] of reply.toolCalls.entries()) {
-        const result =
-          i < MAX_TOOL_CALLS_PER_ROUND
-            ? await tools.call(call.name, call.arguments)
-            : notRun(call.name, reply.toolCalls.length);
-        toolUses.push({ name: call.name, arguments: call.arguments, result });
-        messages.push({ role: 'tool', content: result, toolCallId: call.id });
-      }
+      await runToolCalls(tools, reply.toolCalls, { messages, toolUses });
       reply = await this.#model(messages, { tools: tools.openai(), ...call });
     }
     const modelMs = performance.now() - tModel;

@@ -38,34 +38,59 @@ function checkArgs(def: ToolDefinition, args: unknown): Record<string, unknown> 
     throw new ValidationError('arguments', 'must be a JSON object');
   const record = args as Record<string, unknown>;
   const props = def.parameters.properties ?? {};
-  // Own properties only: `key in props` would take `constructor`, `toString` or `__proto__` for arguments.
-  for (const key of Object.keys(record))
-    if (!Object.hasOwn(props, key))
-      throw new ValidationError('arguments', `unknown argument "${key}"; expected ${Object.keys(props).join(', ')}`);
-  for (const key of def.parameters.required ?? [])
-    if (record[key] === undefined && props[key] !== undefined && !isNullable(props[key]))
-      throw new ValidationError('arguments', `missing required argument "${key}"`);
+  checkArgNames(record, props, def.parameters.required ?? []);
   const given: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(props)) {
     const v = record[key];
     if (v === undefined || (v === null && isNullable(schema))) continue;
     given[key] = v;
-    const type = baseType(schema);
-    const ok =
-      type === 'string'
-        ? typeof v === 'string'
-        : type === 'integer'
-          ? Number.isInteger(v) && (schema.minimum === undefined || (v as number) >= schema.minimum)
-          : type === 'array'
-            ? Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length >= (schema.minItems ?? 0)
-            : true;
-    if (!ok)
-      throw new ValidationError(
-        'arguments',
-        `argument "${key}" must be ${type === 'array' ? 'a non-empty array of strings' : type === 'integer' ? `an integer${schema.minimum === undefined ? '' : ` >= ${schema.minimum}`}${isNullable(schema) ? ' or null' : ''}` : 'a string'}`,
-      );
+    checkArgType(key, schema, v);
   }
   return given;
+}
+
+/** Throws on an argument the tool does not take, or a required one (not nullable) left out. */
+function checkArgNames(
+  record: Record<string, unknown>,
+  props: Record<string, JsonSchema>,
+  required: readonly string[],
+): void {
+  // Own properties only: `key in props` would take `constructor`, `toString` or `__proto__` for arguments.
+  for (const key of Object.keys(record))
+    if (!Object.hasOwn(props, key))
+      throw new ValidationError('arguments', `unknown argument "${key}"; expected ${Object.keys(props).join(', ')}`);
+  for (const key of required)
+    if (record[key] === undefined && props[key] !== undefined && !isNullable(props[key]))
+      throw new ValidationError('arguments', `missing required argument "${key}"`);
+}
+
+/** Throws unless the given (not null) argument `v` has its schema's type (an integer's minimum, an array's strings and length). */
+function checkArgType(key: string, schema: JsonSchema, v: unknown): void {
+  const type = baseType(schema);
+  const ok =
+    type === 'string'
+      ? typeof v === 'string'
+      : type === 'integer'
+        ? Number.isInteger(v) && (schema.minimum === undefined || (v as number) >= schema.minimum)
+        : type === 'array'
+          ? Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length >= (schema.minItems ?? 0)
+          : true;
+  if (!ok)
+    throw new ValidationError(
+      'arguments',
+      `argument "${key}" must be ${type === 'array' ? 'a non-empty array of strings' : type === 'integer' ? `an integer${schema.minimum === undefined ? '' : ` >= ${schema.minimum}`}${isNullable(schema) ? ' or null' : ''}` : 'a string'}`,
+    );
+}
+
+/** A tool's arguments as given: an object as is, the JSON string a model produced parsed ('' and null as no arguments). */
+function parsedArgs(args: unknown): unknown {
+  const parsed: unknown = args ?? {};
+  if (typeof parsed !== 'string') return parsed;
+  try {
+    return JSON.parse(parsed === '' ? '{}' : parsed);
+  } catch {
+    throw new ValidationError('arguments', 'not valid JSON');
+  }
 }
 
 /** Who the tools act for. Every tool reads and writes inside this scope. */
@@ -134,15 +159,7 @@ export class AgentTools {
     if (def === undefined)
       return `Error: unknown tool "${name}". Available tools: ${TOOL_DEFINITIONS.map((d) => d.name).join(', ')}.`;
     try {
-      let parsed: unknown = args ?? {};
-      if (typeof parsed === 'string') {
-        try {
-          parsed = JSON.parse(parsed === '' ? '{}' : parsed);
-        } catch {
-          throw new ValidationError('arguments', 'not valid JSON');
-        }
-      }
-      return await this.#run(name, checkArgs(def, parsed));
+      return await this.#run(name, checkArgs(def, parsedArgs(args)));
     } catch (e) {
       if (isEngramError(e) && e.code === 'VALIDATION')
         return `Error: ${name}: ${e.message}. Call it again with corrected arguments.`;

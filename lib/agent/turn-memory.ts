@@ -15,7 +15,7 @@ import type { AddResult } from '../engine/memories/memories.js';
 import type { ChatTurn } from '../llm/chat-model.js';
 import type { Conversation } from '../memory/conversation.js';
 import type { SearchResult } from '../memory/long-term.js';
-import { estimateTokens } from '../memory/context-window.js';
+import { estimateTokens, type ContextMessage } from '../memory/context-window.js';
 import { formatContext } from '../memory/persistent.js';
 import { retrievalProfile } from '../search/retrieval-profile.js';
 import {
@@ -164,12 +164,26 @@ export async function beginTurn(engram: Engram, settings: TurnSettings, text: st
   // The messages not stored yet take their share of the budget first, as when they were the thread's newest.
   const pending = estimateTokens(text) + (newThread ? estimateTokens(settings.systemPrompt) : 0);
   const window = await chat.contextWindow({ maxTokens: Math.max(1, settings.maxTokens - pending) });
-  const messages: ChatTurn[] = window.messages.map((m) => ({ role: m.role, content: m.content }));
-  if (newThread) messages.unshift({ role: 'system', content: settings.systemPrompt });
+  const messages = promptOf(window.messages, newThread ? settings.systemPrompt : undefined, recalled, text);
+  return { messages, recalledMemories, recalled, startedAt, recallMs, newThread };
+}
+
+/**
+ * The prompt: the new thread's system message, the recalled memories after the first
+ * system message (or first), the stored messages that fit, then the user's `text`.
+ */
+function promptOf(
+  stored: readonly ContextMessage[],
+  systemPrompt: string | undefined,
+  recalled: string,
+  text: string,
+): ChatTurn[] {
+  const messages: ChatTurn[] = stored.map((m) => ({ role: m.role, content: m.content }));
+  if (systemPrompt !== undefined) messages.unshift({ role: 'system', content: systemPrompt });
   messages.push({ role: 'user', content: text });
   if (recalled !== '')
     messages.splice(messages[0]?.role === 'system' ? 1 : 0, 0, { role: 'system', content: recalled });
-  return { messages, recalledMemories, recalled, startedAt, recallMs, newThread };
+  return messages;
 }
 
 /**
@@ -199,23 +213,33 @@ export async function endTurn(
     storeMs,
     totalMs: performance.now() - turn.begun.startedAt,
   };
-  const record = {
-    recalled: turn.begun.recalledMemories.map((m) => ({
-      id: m.id,
-      memory: m.memory,
-      score: m.score,
-      ...(m.similarity === undefined ? {} : { similarity: m.similarity }),
-    })),
-    stored: stored.map((m) => ({ id: m.id, memory: m.memory, event: m.event })),
-    toolUses: turn.toolUses.map((u) => ({ name: u.name, arguments: u.arguments, result: u.result })),
-    timings,
-  };
+  const record = turnRecord(turn.begun, turn.toolUses, stored, timings);
   await thread(engram, settings).add([
     ...(turn.begun.newThread ? [{ role: 'system' as const, content: settings.systemPrompt }] : []),
     { role: 'user', content: turn.text },
     { role: 'assistant', content: answer, metadata: { turn: record } },
   ]);
   return { reply: answer, stored, timings };
+}
+
+/** What the turn did, as the reply's `metadata.turn`: the memories recalled and stored, the tools used, the timings. */
+function turnRecord(
+  begun: BegunTurn,
+  toolUses: readonly ToolUse[],
+  stored: readonly AddResult[],
+  timings: Readonly<Record<keyof TurnTimings, number>>,
+) {
+  return {
+    recalled: begun.recalledMemories.map((m) => ({
+      id: m.id,
+      memory: m.memory,
+      score: m.score,
+      ...(m.similarity === undefined ? {} : { similarity: m.similarity }),
+    })),
+    stored: stored.map((m) => ({ id: m.id, memory: m.memory, event: m.event })),
+    toolUses: toolUses.map((u) => ({ name: u.name, arguments: u.arguments, result: u.result })),
+    timings,
+  };
 }
 
 async function remember(

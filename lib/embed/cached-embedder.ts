@@ -101,29 +101,10 @@ export class CachedEmbedder implements Embedder {
     let pending = uniqueKeys(keys);
     let embeddedHere = 0;
     while (pending.length > 0) {
-      const waits: [string, Promise<Float32Array>][] = [];
-      const missing: string[] = [];
-      for (const key of pending) {
-        const hit = this.#get(key);
-        if (hit !== undefined) found.set(key, hit);
-        else {
-          const flight = this.#inFlight.get(key);
-          if (flight !== undefined) waits.push([key, flight]);
-          else missing.push(key);
-        }
-      }
+      const { waits, missing } = this.#sortPending(pending, found);
       const own = missing.length > 0 ? this.#embedMissing(missing, textOf, signal) : Promise.resolve(undefined);
       const retry: string[] = [];
-      const waited = Promise.all(
-        waits.map(async ([key, flight]) => {
-          const v = await untilAborted(
-            flight.catch(() => undefined),
-            signal,
-          );
-          if (v === undefined) retry.push(key);
-          else found.set(key, v);
-        }),
-      );
+      const waited = Promise.all(waits.map(([key, flight]) => collectFlight(key, flight, { found, retry }, signal)));
       const [embedded] = await Promise.all([own, waited]);
       if (embedded !== undefined) {
         for (const [key, v] of embedded) found.set(key, v);
@@ -146,6 +127,25 @@ export class CachedEmbedder implements Embedder {
     this.#closed = true;
     this.#cache.clear();
     await this.#inner.dispose();
+  }
+
+  /** Sorts `pending` keys: a cached vector goes into `found`; the others wait on another call's embedding, or are missing. */
+  #sortPending(
+    pending: readonly string[],
+    found: Map<string, Float32Array>,
+  ): { waits: [string, Promise<Float32Array>][]; missing: string[] } {
+    const waits: [string, Promise<Float32Array>][] = [];
+    const missing: string[] = [];
+    for (const key of pending) {
+      const hit = this.#get(key);
+      if (hit !== undefined) found.set(key, hit);
+      else {
+        const flight = this.#inFlight.get(key);
+        if (flight !== undefined) waits.push([key, flight]);
+        else missing.push(key);
+      }
+    }
+    return { waits, missing };
   }
 
   /** Embeds the texts behind `missing` keys in one inner call, registering each as in flight meanwhile. */
@@ -202,6 +202,21 @@ export class CachedEmbedder implements Embedder {
       this.#cache.delete(oldest.value);
     }
   }
+}
+
+/** Waits for another call's embedding of `key`: its vector goes into `found`, or the key into `retry` when that call failed. */
+async function collectFlight(
+  key: string,
+  flight: Promise<Float32Array>,
+  into: { found: Map<string, Float32Array>; retry: string[] },
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const v = await untilAborted(
+    flight.catch(() => undefined),
+    signal,
+  );
+  if (v === undefined) into.retry.push(key);
+  else into.found.set(key, v);
 }
 
 function uniqueKeys(keys: readonly string[]): string[] {

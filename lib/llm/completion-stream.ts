@@ -113,32 +113,8 @@ export class StreamedReply {
       this.#done = true;
       return '';
     }
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch (e) {
-      throw new LlmError(`${this.#url} streamed an event that is not JSON: ${data.slice(0, 200)}`, {
-        cause: e,
-        reason: 'malformed',
-      });
-    }
-    if (!isPlainObject(chunk)) throw this.#malformed('an event that is not a JSON object');
-    if (chunk['error'] !== undefined) {
-      const error = chunk['error'];
-      const message =
-        isPlainObject(error) && typeof error['message'] === 'string' ? error['message'] : JSON.stringify(error);
-      throw new LlmError(`${this.#url} streamed an error: ${message.slice(0, 200)}`, { reason: 'status' });
-    }
-    const choices = chunk['choices'];
-    if (!Array.isArray(choices)) throw this.#malformed('a chunk without choices');
-    // A usage-only chunk (stream_options.include_usage) has no choices.
-    const choice: unknown = choices[0];
-    if (choice === undefined) return '';
-    if (!isPlainObject(choice)) throw this.#malformed('choices[0] that is not an object');
-    if (typeof choice['finish_reason'] === 'string') this.#finished = true;
-    const delta = choice['delta'];
-    if (delta === undefined || delta === null) return '';
-    if (!isPlainObject(delta)) throw this.#malformed('choices[0].delta that is not an object');
+    const delta = this.#deltaOf(this.#chunkOf(data));
+    if (delta === undefined) return '';
     const content = delta['content'];
     if (content !== undefined && content !== null && typeof content !== 'string')
       throw this.#malformed('choices[0].delta.content that is not text');
@@ -162,6 +138,42 @@ export class StreamedReply {
       }));
     }
     return reply;
+  }
+
+  /** The event's data as a chunk object; throws on data that is not JSON, not an object, or a streamed error. */
+  #chunkOf(data: string): Record<string, unknown> {
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch (e) {
+      throw new LlmError(`${this.#url} streamed an event that is not JSON: ${data.slice(0, 200)}`, {
+        cause: e,
+        reason: 'malformed',
+      });
+    }
+    if (!isPlainObject(chunk)) throw this.#malformed('an event that is not a JSON object');
+    if (chunk['error'] !== undefined) {
+      const error = chunk['error'];
+      const message =
+        isPlainObject(error) && typeof error['message'] === 'string' ? error['message'] : JSON.stringify(error);
+      throw new LlmError(`${this.#url} streamed an error: ${message.slice(0, 200)}`, { reason: 'status' });
+    }
+    return chunk;
+  }
+
+  /** The chunk's `choices[0].delta` (noting a finish reason), or undefined when it carries none. */
+  #deltaOf(chunk: Record<string, unknown>): Record<string, unknown> | undefined {
+    const choices = chunk['choices'];
+    if (!Array.isArray(choices)) throw this.#malformed('a chunk without choices');
+    // A usage-only chunk (stream_options.include_usage) has no choices.
+    const choice: unknown = choices[0];
+    if (choice === undefined) return undefined;
+    if (!isPlainObject(choice)) throw this.#malformed('choices[0] that is not an object');
+    if (typeof choice['finish_reason'] === 'string') this.#finished = true;
+    const delta = choice['delta'];
+    if (delta === undefined || delta === null) return undefined;
+    if (!isPlainObject(delta)) throw this.#malformed('choices[0].delta that is not an object');
+    return delta;
   }
 
   #applyCalls(calls: unknown): void {

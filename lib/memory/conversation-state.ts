@@ -40,26 +40,15 @@ export function validateState(core: EngineStore, target: ThreadRef, state: unkno
   const userId = target.userId ?? optionalId('state.userId', state['userId']);
   const messages = state['messages'];
   if (!Array.isArray(messages)) throw new ValidationError('state.messages', 'must be an array');
+  const thread = {
+    threadId,
+    ...(agentId === undefined ? {} : { agentId }),
+    ...(userId === undefined ? {} : { userId }),
+  };
   const seen = new Set<string>();
   return messages.map((m: unknown, i) => {
     const field = `state.messages[${i}]`;
-    if (!isPlainObject(m)) throw new ValidationError(field, 'must be an object');
-    const { position, inContext, ...input } = m;
-    // The thread's own ids come from the state's header, not from each message.
-    delete input['threadId'];
-    delete input['agentId'];
-    delete input['userId'];
-    if (typeof position !== 'number' || !Number.isFinite(position))
-      throw new ValidationError(`${field}.position`, 'must be a finite number');
-    if (typeof inContext !== 'boolean') throw new ValidationError(`${field}.inContext`, 'must be a boolean');
-    if (typeof input['id'] !== 'string') throw new ValidationError(`${field}.id`, 'must be a string');
-    if (typeof input['createdAt'] !== 'number')
-      throw new ValidationError(`${field}.createdAt`, 'must be epoch milliseconds');
-    const thread = {
-      threadId,
-      ...(agentId === undefined ? {} : { agentId }),
-      ...(userId === undefined ? {} : { userId }),
-    };
+    const { position, inContext, input } = stateMessageParts(m, field);
     const row = validateMessage(core, thread, input, field);
     if (seen.has(row.id)) throw new ValidationError(`${field}.id`, `duplicate id ${row.id}`);
     seen.add(row.id);
@@ -68,4 +57,24 @@ export function validateState(core: EngineStore, target: ThreadRef, state: unkno
     row.inContext = inContext ? 1 : 0;
     return row;
   });
+}
+
+/** Checks one message of a state and splits it: its place in the thread, and the message input without the thread's ids. */
+function stateMessageParts(
+  m: unknown,
+  field: string,
+): { position: number; inContext: boolean; input: Record<string, unknown> } {
+  if (!isPlainObject(m)) throw new ValidationError(field, 'must be an object');
+  const { position, inContext, ...input } = m;
+  // The thread's own ids come from the state's header, not from each message.
+  delete input['threadId'];
+  delete input['agentId'];
+  delete input['userId'];
+  if (typeof position !== 'number' || !Number.isFinite(position))
+    throw new ValidationError(`${field}.position`, 'must be a finite number');
+  if (typeof inContext !== 'boolean') throw new ValidationError(`${field}.inContext`, 'must be a boolean');
+  if (typeof input['id'] !== 'string') throw new ValidationError(`${field}.id`, 'must be a string');
+  if (typeof input['createdAt'] !== 'number')
+    throw new ValidationError(`${field}.createdAt`, 'must be epoch milliseconds');
+  return { position, inContext, input };
 }

@@ -137,6 +137,24 @@ function sameJson(a: Json | undefined, b: Json): boolean {
   return typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** The test of a scope entry: live, of the scope and the tiers, created and updated within the bounds. */
+function entryTest(parts: {
+  scopeEntries: readonly [ScopeField, string][];
+  tiers: ReadonlySet<Tier> | undefined;
+  created: [number, number] | undefined;
+  updated: [number, number] | undefined;
+}): (row: ScopeEntry, now: number) => boolean {
+  const { scopeEntries, tiers, created, updated } = parts;
+  return (row, now) => {
+    if (!isLive(row, now)) return false;
+    for (const [k, v] of scopeEntries) if (row[k] !== v) return false;
+    if (tiers !== undefined && !tiers.has(row.tier)) return false;
+    if (created !== undefined && (row.createdAt < created[0] || row.createdAt > created[1])) return false;
+    if (updated !== undefined && (row.updatedAt < updated[0] || row.updatedAt > updated[1])) return false;
+    return true;
+  };
+}
+
 /**
  * Validates `filters` merged with a call's own scope (`userId` etc. given beside
  * the filters). A scope given twice with different values is a ValidationError.
@@ -155,14 +173,7 @@ export function compileFilters(filters: unknown, callScope: Scope = {}, field = 
     conditions.length === 0 &&
     created === undefined &&
     updated === undefined;
-  const matchesEntry = (row: ScopeEntry, now: number): boolean => {
-    if (!isLive(row, now)) return false;
-    for (const [k, v] of scopeEntries) if (row[k] !== v) return false;
-    if (tiers !== undefined && !tiers.has(row.tier)) return false;
-    if (created !== undefined && (row.createdAt < created[0] || row.createdAt > created[1])) return false;
-    if (updated !== undefined && (row.updatedAt < updated[0] || row.updatedAt > updated[1])) return false;
-    return true;
-  };
+  const matchesEntry = entryTest({ scopeEntries, tiers, created, updated });
   return {
     scope,
     ...(tiers === undefined ? {} : { tiers }),
