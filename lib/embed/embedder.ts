@@ -71,26 +71,28 @@ export function validateEmbeddings(
   if (vectors.length !== texts.length) {
     throw new EmbeddingError(`expected ${texts.length} vectors (one per text), got ${vectors.length}`);
   }
-  for (let i = 0; i < vectors.length; i++) {
-    const v: unknown = vectors[i];
-    if (!(v instanceof Float32Array)) {
-      throw new EmbeddingError(`vector ${i} is not a Float32Array`);
+  for (let i = 0; i < vectors.length; i++) checkVector(vectors[i], i, dimensions);
+}
+
+/** Throws EmbeddingError unless vector `i` is a Float32Array of `dimensions` finite components and unit length. */
+function checkVector(v: unknown, i: number, dimensions: number): void {
+  if (!(v instanceof Float32Array)) {
+    throw new EmbeddingError(`vector ${i} is not a Float32Array`);
+  }
+  if (v.length !== dimensions) {
+    throw new EmbeddingError(`vector ${i} has ${v.length} dimensions, expected ${dimensions}`);
+  }
+  let sum = 0;
+  for (let d = 0; d < v.length; d++) {
+    const x = v[d]!;
+    if (!Number.isFinite(x)) {
+      throw new EmbeddingError(`vector ${i} has a non-finite value (${x}) at ${d}`);
     }
-    if (v.length !== dimensions) {
-      throw new EmbeddingError(`vector ${i} has ${v.length} dimensions, expected ${dimensions}`);
-    }
-    let sum = 0;
-    for (let d = 0; d < v.length; d++) {
-      const x = v[d]!;
-      if (!Number.isFinite(x)) {
-        throw new EmbeddingError(`vector ${i} has a non-finite value (${x}) at ${d}`);
-      }
-      sum += x * x;
-    }
-    const norm = Math.sqrt(sum);
-    if (Math.abs(norm - 1) > NORM_TOLERANCE) {
-      throw new EmbeddingError(`vector ${i} is not normalised (length ${norm.toFixed(4)})`);
-    }
+    sum += x * x;
+  }
+  const norm = Math.sqrt(sum);
+  if (Math.abs(norm - 1) > NORM_TOLERANCE) {
+    throw new EmbeddingError(`vector ${i} is not normalised (length ${norm.toFixed(4)})`);
   }
 }
 

@@ -303,6 +303,20 @@ async function defaultNodeModelPath(model: string, allowRemoteModels: boolean): 
     NodeFs,
     NodeUrl,
   ];
+  const candidates = modelFolders(url);
+  for (const dir of candidates) {
+    const info = await fs.stat(`${dir}${model}/config.json`).catch(() => undefined);
+    if (info?.isFile() === true) return dir;
+  }
+  if (allowRemoteModels) return candidates[0] ?? 'models/';
+  const looked = candidates.map((dir) => `${dir}${model}`).join(', ');
+  throw new ModelLoadError(
+    `embedding model "${model}" not found: looked in ${looked}; ${howToGet(model)}, or pass localModelPath`,
+  );
+}
+
+/** The `models/` folders to look in, in order: next to lib/, next to dist/, under the working directory. */
+function modelFolders(url: NodeUrl): string[] {
   const cwd = (globalThis as { process?: { cwd?: () => string } }).process?.cwd?.();
   const candidates: string[] = [];
   if (import.meta.url.startsWith('file:')) {
@@ -311,17 +325,14 @@ async function defaultNodeModelPath(model: string, allowRemoteModels: boolean): 
     candidates.push(url.fileURLToPath(new URL(/* @vite-ignore */ '../models/', import.meta.url)));
   }
   if (cwd !== undefined) candidates.push(`${cwd}/models/`);
-  for (const dir of candidates) {
-    const info = await fs.stat(`${dir}${model}/config.json`).catch(() => undefined);
-    if (info?.isFile() === true) return dir;
-  }
-  if (allowRemoteModels) return candidates[0] ?? 'models/';
-  const fix =
-    model === DEFAULT_EMBEDDING_MODEL
-      ? "build it with `npx engram-model` (in engram's own repository: `npm run model`)"
-      : model === MINILM_EMBEDDING_MODEL || model === E5_SMALL_EMBEDDING_MODEL
-        ? `download it with \`npx engram-model --model ${model === MINILM_EMBEDDING_MODEL ? 'minilm' : 'e5-small'}\` (in engram's own repository: \`npm run model\`)`
-        : `put the "${model}" folder in one of those folders`;
-  const looked = candidates.map((dir) => `${dir}${model}`).join(', ');
-  throw new ModelLoadError(`embedding model "${model}" not found: looked in ${looked}; ${fix}, or pass localModelPath`);
+  return candidates;
+}
+
+/** How to get a model found nowhere: build the default one, download a known one, else put its folder in place. */
+function howToGet(model: string): string {
+  return model === DEFAULT_EMBEDDING_MODEL
+    ? "build it with `npx engram-model` (in engram's own repository: `npm run model`)"
+    : model === MINILM_EMBEDDING_MODEL || model === E5_SMALL_EMBEDDING_MODEL
+      ? `download it with \`npx engram-model --model ${model === MINILM_EMBEDDING_MODEL ? 'minilm' : 'e5-small'}\` (in engram's own repository: \`npm run model\`)`
+      : `put the "${model}" folder in one of those folders`;
 }

@@ -6,7 +6,13 @@
  * `@huggingface/transformers` is imported lazily, inside `loadExtractor()`.
  */
 
-import type { DataType, FeatureExtractionPipeline, mean_pooling, Tensor } from '@huggingface/transformers';
+import type {
+  DataType,
+  env as transformersEnv,
+  FeatureExtractionPipeline,
+  mean_pooling,
+  Tensor,
+} from '@huggingface/transformers';
 import { EmbeddingError, ModelLoadError } from '../errors.js';
 
 /**
@@ -65,6 +71,9 @@ let loadChain: Promise<unknown> = Promise.resolve();
 /** transformers.js' own default, before we first touched it. */
 let browserCacheAvailable: boolean | undefined;
 
+/** transformers.js' environment settings object. */
+type TransformersEnv = typeof transformersEnv;
+
 /**
  * Loads the pipeline and learns the output dimension by embedding one probe text.
  * Rejects with ModelLoadError (cause attached).
@@ -97,17 +106,7 @@ async function loadPipeline(
 ): Promise<FeatureExtractionPipeline> {
   try {
     const { env, pipeline } = await import('@huggingface/transformers');
-    env.allowLocalModels = true;
-    env.allowRemoteModels = config.allowRemoteModels;
-    env.localModelPath = config.localModelPath;
-    // The Cache API only pays for downloads; a local model is already where the page serves it.
-    browserCacheAvailable ??= env.useBrowserCache;
-    env.useBrowserCache = browserCacheAvailable && config.allowRemoteModels;
-    const wasm = env.backends.onnx.wasm;
-    if (wasm !== undefined) {
-      if (config.wasmPaths !== undefined) wasm.wasmPaths = config.wasmPaths;
-      if (config.numThreads !== undefined) wasm.numThreads = config.numThreads;
-    }
+    configureEnv(env, config);
     return await pipeline('feature-extraction', config.model, {
       ...(config.dtype === undefined ? {} : { dtype: config.dtype }),
       progress_callback: (info) => {
@@ -119,6 +118,21 @@ async function loadPipeline(
     throw new ModelLoadError(`could not load embedding model "${config.model}" from ${where}: ${messageOf(e)}`, {
       cause: e,
     });
+  }
+}
+
+/** Sets transformers.js' environment for this load: where models come from, the browser cache, the WASM backend. */
+function configureEnv(env: TransformersEnv, config: RuntimeConfig): void {
+  env.allowLocalModels = true;
+  env.allowRemoteModels = config.allowRemoteModels;
+  env.localModelPath = config.localModelPath;
+  // The Cache API only pays for downloads; a local model is already where the page serves it.
+  browserCacheAvailable ??= env.useBrowserCache;
+  env.useBrowserCache = browserCacheAvailable && config.allowRemoteModels;
+  const wasm = env.backends.onnx.wasm;
+  if (wasm !== undefined) {
+    if (config.wasmPaths !== undefined) wasm.wasmPaths = config.wasmPaths;
+    if (config.numThreads !== undefined) wasm.numThreads = config.numThreads;
   }
 }
 

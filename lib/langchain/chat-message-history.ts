@@ -56,29 +56,35 @@ function textOf(message: BaseMessage, field: string): string {
 function toInput(message: BaseMessage, field: string): MessageInput {
   const content = textOf(message, field);
   const name = message.name === undefined || message.name === '' ? {} : { name: message.name };
-  if (AIMessage.isInstance(message)) {
-    const calls = message.tool_calls ?? [];
-    if (calls.length === 0) return { role: 'assistant', content, ...name };
-    const metadata: Metadata = {
-      [TOOL_CALLS_KEY]: calls.map((c) => ({
-        name: c.name,
-        args: c.args as Json,
-        ...(c.id === undefined ? {} : { id: c.id }),
-      })),
-    };
-    if (content.trim() !== '') return { role: 'assistant', content, ...name, metadata };
-    return {
-      role: 'assistant',
-      content: `(called ${calls.map((c) => c.name).join(', ')})`,
-      ...name,
-      metadata: { ...metadata, [NO_TEXT_KEY]: true },
-    };
-  }
+  if (AIMessage.isInstance(message)) return assistantInput(message, content, name);
   if (ToolMessage.isInstance(message)) return { role: 'tool', content, ...name, toolCallId: message.tool_call_id };
   const type: string = message.type;
   if (type === 'human') return { role: 'user', content, ...name };
   if (type === 'system') return { role: 'system', content, ...name };
   throw new ValidationError(field, `a ${type} message has no engram role (human, ai, system or tool)`);
+}
+
+/**
+ * An AI message as an assistant message: its tool calls kept in metadata, and a reply of calls
+ * only given a text naming them (marked, so it reads back without text).
+ */
+function assistantInput(message: AIMessage, content: string, name: { name?: string }): MessageInput {
+  const calls = message.tool_calls ?? [];
+  if (calls.length === 0) return { role: 'assistant', content, ...name };
+  const metadata: Metadata = {
+    [TOOL_CALLS_KEY]: calls.map((c) => ({
+      name: c.name,
+      args: c.args as Json,
+      ...(c.id === undefined ? {} : { id: c.id }),
+    })),
+  };
+  if (content.trim() !== '') return { role: 'assistant', content, ...name, metadata };
+  return {
+    role: 'assistant',
+    content: `(called ${calls.map((c) => c.name).join(', ')})`,
+    ...name,
+    metadata: { ...metadata, [NO_TEXT_KEY]: true },
+  };
 }
 
 function toolCallsOf(m: Message): { name: string; args: Record<string, unknown>; id?: string; type: 'tool_call' }[] {

@@ -126,20 +126,21 @@ export function parseCompletion(body: unknown): ModelReply {
     throw new LlmError('choices[0].message.content is not text', { reason: 'malformed' });
   const reply: ModelReply = { content: content ?? '' };
   const calls = message['tool_calls'];
-  if (Array.isArray(calls) && calls.length > 0) {
-    reply.toolCalls = calls.map((c: unknown, i) => {
-      const fn = isPlainObject(c) ? c['function'] : undefined;
-      if (!isPlainObject(c) || !isPlainObject(fn) || typeof fn['name'] !== 'string')
-        throw new LlmError(`tool_calls[${i}] is malformed`, { reason: 'malformed' });
-      const args = fn['arguments'];
-      return {
-        id: typeof c['id'] === 'string' ? c['id'] : `call_${i}`,
-        name: fn['name'],
-        arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
-      };
-    });
-  }
+  if (Array.isArray(calls) && calls.length > 0) reply.toolCalls = calls.map(toolCallOf);
   return reply;
+}
+
+/** The `i`-th of a completion's `tool_calls` as a ToolCall (arguments as JSON text), or throws LlmError. */
+function toolCallOf(c: unknown, i: number): ToolCall {
+  const fn = isPlainObject(c) ? c['function'] : undefined;
+  if (!isPlainObject(c) || !isPlainObject(fn) || typeof fn['name'] !== 'string')
+    throw new LlmError(`tool_calls[${i}] is malformed`, { reason: 'malformed' });
+  const args = fn['arguments'];
+  return {
+    id: typeof c['id'] === 'string' ? c['id'] : `call_${i}`,
+    name: fn['name'],
+    arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
+  };
 }
 
 /**
@@ -273,19 +274,22 @@ async function readReply(response: Response, bounds: AnswerBounds, call: ChatCal
   const text = await boundedText(response.body, bounds);
   if (!response.ok)
     throw new LlmError(`${url} answered ${response.status}: ${text.slice(0, 200)}`, { reason: 'status' });
-  let json: unknown;
+  const reply = parseCompletion(parsedAnswer(text, url));
+  // A server that does not stream answers in one piece.
+  if (reply.content !== '') call.onDelta?.(reply.content);
+  return reply;
+}
+
+/** The answer's text parsed as JSON, or LlmError `malformed`. */
+function parsedAnswer(text: string, url: string): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     throw new LlmError(`${url} answered with something that is not JSON: ${text.slice(0, 200)}`, {
       cause: e,
       reason: 'malformed',
     });
   }
-  const reply = parseCompletion(json);
-  // A server that does not stream answers in one piece.
-  if (reply.content !== '') call.onDelta?.(reply.content);
-  return reply;
 }
 
 /**

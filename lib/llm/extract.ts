@@ -79,19 +79,22 @@ export async function decideUpdates(
   const reply = await model(messages, { json: true, ...(signal === undefined ? {} : { signal }) });
   const list = parseJsonObject(reply.content)['memory'];
   if (!Array.isArray(list)) throw new LlmError('"memory" must be an array');
-  return list.map((item: unknown, i): MemoryDecision => {
-    if (!isPlainObject(item)) throw new LlmError(`memory[${i}] must be an object`);
-    const event = item['event'];
-    const text = item['text'];
-    if (event !== 'ADD' && event !== 'UPDATE' && event !== 'DELETE' && event !== 'NONE')
-      throw new LlmError(`memory[${i}].event must be ADD, UPDATE, DELETE or NONE`);
-    if (typeof text !== 'string' || (text.trim() === '' && (event === 'ADD' || event === 'UPDATE')))
-      throw new LlmError(`memory[${i}].text must be text`);
-    if (event === 'ADD') return { event, text: text.trim() };
-    const id = item['id'];
-    const target = typeof id === 'string' || typeof id === 'number' ? Number(id) : Number.NaN;
-    if (!Number.isInteger(target) || target < 0 || target >= existing.length)
-      throw new LlmError(`memory[${i}].id ${JSON.stringify(id)} is not one of the memories shown`);
-    return { event, text: text.trim(), target };
-  });
+  return list.map((item: unknown, i) => decisionOf(item, i, existing.length));
+}
+
+/** The model's `i`-th decision checked: its event, its text, and (but for ADD) which of the `shown` memories it targets. */
+function decisionOf(item: unknown, i: number, shown: number): MemoryDecision {
+  if (!isPlainObject(item)) throw new LlmError(`memory[${i}] must be an object`);
+  const event = item['event'];
+  const text = item['text'];
+  if (event !== 'ADD' && event !== 'UPDATE' && event !== 'DELETE' && event !== 'NONE')
+    throw new LlmError(`memory[${i}].event must be ADD, UPDATE, DELETE or NONE`);
+  if (typeof text !== 'string' || (text.trim() === '' && (event === 'ADD' || event === 'UPDATE')))
+    throw new LlmError(`memory[${i}].text must be text`);
+  if (event === 'ADD') return { event, text: text.trim() };
+  const id = item['id'];
+  const target = typeof id === 'string' || typeof id === 'number' ? Number(id) : Number.NaN;
+  if (!Number.isInteger(target) || target < 0 || target >= shown)
+    throw new LlmError(`memory[${i}].id ${JSON.stringify(id)} is not one of the memories shown`);
+  return { event, text: text.trim(), target };
 }

@@ -52,10 +52,7 @@ export function buildContextWindow(
 ): ContextWindow {
   const head = rows[0]?.role === 'system' ? rows[0] : undefined;
   const body = head === undefined ? rows : rows.slice(1);
-  const fixed: ContextMessage[] = [];
-  if (head !== undefined) fixed.push(toContext(head));
-  const core = blocksMessage(blocks);
-  if (core !== undefined) fixed.push(core);
+  const fixed = fixedMessages(head, blocks);
   let tokens = fixed.reduce((t, m) => t + estimateTokens(m.content), 0);
   const overBudget = tokens > maxTokens;
   const kept: MessageRow[] = [];
@@ -71,10 +68,24 @@ export function buildContextWindow(
     messages: [...fixed, ...kept.map(toContext)],
     tokens,
     overBudget,
-    omitted: {
-      messages: left.length,
-      tokens: left.reduce((t, m) => t + estimateTokens(m.content), 0),
-      ids: left.map((m) => m.id),
-    },
+    omitted: omissionOf(left),
+  };
+}
+
+/** The messages every window holds: the thread's system message (when it opens with one), then core memory. */
+function fixedMessages(head: MessageRow | undefined, blocks: readonly BlockRow[]): ContextMessage[] {
+  const fixed: ContextMessage[] = [];
+  if (head !== undefined) fixed.push(toContext(head));
+  const core = blocksMessage(blocks);
+  if (core !== undefined) fixed.push(core);
+  return fixed;
+}
+
+/** What the `left` messages that did not fit add up to. */
+function omissionOf(left: readonly MessageRow[]): ContextWindow['omitted'] {
+  return {
+    messages: left.length,
+    tokens: left.reduce((t, m) => t + estimateTokens(m.content), 0),
+    ids: left.map((m) => m.id),
   };
 }

@@ -98,16 +98,7 @@ export class PersistentMemory {
 
   /** Agent tool: recalls memories for each keyword, most relevant first, without repeats. */
   async recallFromMemory(args: { keywords: string[]; limit?: number }): Promise<ToolAnswer> {
-    if (!isPlainObject(args) || !Array.isArray(args.keywords) || args.keywords.length === 0) {
-      throw new ValidationError('keywords', 'must be a non-empty array of strings');
-    }
-    if (args.keywords.length > MAX_KEYWORDS_PER_RECALL) {
-      throw new ValidationError(
-        'keywords',
-        `holds ${args.keywords.length} keywords, more than the ${MAX_KEYWORDS_PER_RECALL} one call may search for`,
-      );
-    }
-    const limit = args.limit === undefined ? 5 : requireInt('limit', args.limit, 1, 100);
+    const limit = checkRecallArgs(args);
     const seen = new Set<string>();
     const memories: string[] = [];
     for (const keyword of args.keywords) {
@@ -127,6 +118,20 @@ export class PersistentMemory {
       memories,
     };
   }
+}
+
+/** Checks recallFromMemory()'s keywords (a non-empty array, within the cap); returns the limit per keyword. */
+function checkRecallArgs(args: { keywords: string[]; limit?: number }): number {
+  if (!isPlainObject(args) || !Array.isArray(args.keywords) || args.keywords.length === 0) {
+    throw new ValidationError('keywords', 'must be a non-empty array of strings');
+  }
+  if (args.keywords.length > MAX_KEYWORDS_PER_RECALL) {
+    throw new ValidationError(
+      'keywords',
+      `holds ${args.keywords.length} keywords, more than the ${MAX_KEYWORDS_PER_RECALL} one call may search for`,
+    );
+  }
+  return args.limit === undefined ? 5 : requireInt('limit', args.limit, 1, 100);
 }
 
 function queryOf(input: readonly ChatMessage[]): string {

@@ -455,16 +455,7 @@ export class KeywordPostings {
    * document frequency counts its live documents only, so their sum sizes the arrays.
    */
   #livePostings(renumber: Int32Array): Pick<PostingsSnapshot, 'terms' | 'offsets' | 'docs' | 'counts'> {
-    const terms: string[] = [];
-    const kept: number[] = [];
-    let entries = 0;
-    for (let t = 0; t < this.#terms.length; t++) {
-      if (this.#df[t]! > 0) {
-        terms.push(this.#terms[t]!);
-        kept.push(t);
-        entries += this.#df[t]!;
-      }
-    }
+    const { terms, kept, entries } = this.#liveTerms();
     const offsets = new Int32Array(terms.length + 1);
     const docs = new Int32Array(entries);
     const counts = new Int32Array(entries);
@@ -482,6 +473,21 @@ export class KeywordPostings {
     });
     offsets[terms.length] = at;
     return { terms, offsets, docs, counts };
+  }
+
+  /** The terms some live document holds, their numbers here (`kept`), and their live postings counted (`entries`). */
+  #liveTerms(): { terms: string[]; kept: number[]; entries: number } {
+    const terms: string[] = [];
+    const kept: number[] = [];
+    let entries = 0;
+    for (let t = 0; t < this.#terms.length; t++) {
+      if (this.#df[t]! > 0) {
+        terms.push(this.#terms[t]!);
+        kept.push(t);
+        entries += this.#df[t]!;
+      }
+    }
+    return { terms, kept, entries };
   }
 
   /** The postings a snapshot was taken of. Throws IndexError on a malformed snapshot. */
@@ -523,21 +529,10 @@ export class KeywordPostings {
    * d's from `#termStart[d]`): counted per document first, then filled in term order.
    */
   #loadPostings(s: PostingsSnapshot): void {
-    const n = s.ids.length;
     this.#postDocs = [];
     this.#postCounts = [];
     this.#df = [];
-    this.#termCount = new Int32Array(n);
-    for (const d of s.docs) {
-      if (d < 0 || d >= n) throw new IndexError('malformed keyword postings snapshot');
-      this.#termCount[d]!++;
-    }
-    this.#termStart = new Int32Array(n);
-    let at = 0;
-    for (let d = 0; d < n; d++) {
-      this.#termStart[d] = at;
-      at += this.#termCount[d]!;
-    }
+    const at = this.#layOutDocTerms(s);
     this.#docTerms = new Int32Array(at);
     this.#docTermsUsed = at;
     const fill = Int32Array.from(this.#termStart);
@@ -549,6 +544,23 @@ export class KeywordPostings {
       this.#df.push(to - from);
       for (let i = from; i < to; i++) this.#docTerms[fill[s.docs[i]!]!++] = t;
     }
+  }
+
+  /** Each document's term count (`#termCount`) and where its terms start (`#termStart`); returns their total. */
+  #layOutDocTerms(s: PostingsSnapshot): number {
+    const n = s.ids.length;
+    this.#termCount = new Int32Array(n);
+    for (const d of s.docs) {
+      if (d < 0 || d >= n) throw new IndexError('malformed keyword postings snapshot');
+      this.#termCount[d]!++;
+    }
+    this.#termStart = new Int32Array(n);
+    let at = 0;
+    for (let d = 0; d < n; d++) {
+      this.#termStart[d] = at;
+      at += this.#termCount[d]!;
+    }
+    return at;
   }
 
   #ensureDocs(size: number): void {
@@ -649,28 +661,37 @@ function kthLargest(scores: Float64Array, docs: readonly number[], k: number): n
   for (const d of docs) {
     const x = scores[d]!;
     if (size < k) {
-      let i = size++;
-      heap[i] = x;
-      while (i > 0 && heap[(i - 1) >> 1]! > heap[i]!) {
-        const p = (i - 1) >> 1;
-        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
-        i = p;
-      }
+      heap[size] = x;
+      siftUp(heap, size++);
     } else if (x > heap[0]!) {
       heap[0] = x;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < k && heap[l]! < heap[m]!) m = l;
-        if (r < k && heap[r]! < heap[m]!) m = r;
-        if (m === i) break;
-        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-        i = m;
-      }
+      siftDown(heap, k);
     }
   }
   return heap[0]!;
+}
+
+/** Restores the min-heap order after a value was placed at `i`, moving it up past larger parents. */
+function siftUp(heap: Float64Array, i: number): void {
+  while (i > 0 && heap[(i - 1) >> 1]! > heap[i]!) {
+    const p = (i - 1) >> 1;
+    [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+    i = p;
+  }
+}
+
+/** Restores the order of the full min-heap of `k` values after its root was replaced, moving the root down past smaller children. */
+function siftDown(heap: Float64Array, k: number): void {
+  for (let i = 0; ;) {
+    const l = 2 * i + 1;
+    const r = l + 1;
+    let m = i;
+    if (l < k && heap[l]! < heap[m]!) m = l;
+    if (r < k && heap[r]! < heap[m]!) m = r;
+    if (m === i) break;
+    [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+    i = m;
+  }
 }
 
 /** The best `depth` hits seen (score descending, then id ascending), kept in a bounded heap. */
