@@ -278,6 +278,16 @@ function typed<T>(call: Promise<T>): Promise<T> {
   });
 }
 
+/** forget()'s scope checked: the fields given, at least one of them. */
+function forgetScopeOf(scope: ForgetScope): ForgetScope {
+  const parsed: ForgetScope = definedOnly(
+    checkOptions('scope', scope, FORGET_SCOPE_SPEC, 'must be an object with userId, agentId, runId or projectId'),
+  );
+  if (Object.keys(parsed).length === 0)
+    throw new ValidationError('scope', 'must name at least one of userId, agentId, runId, projectId');
+  return parsed;
+}
+
 /** Damaged rows reach the caller's onProgress: those the at-rest sealing finds, through the store's report. */
 function reportDamage(db: EngramDb, core: EngineStore, progress: LongWorkOptions): void {
   if (db.sealing !== undefined)
@@ -544,11 +554,7 @@ export class Engram {
    */
   async forget(scope: ForgetScope): Promise<ForgetResult> {
     this.#core.assertOpen();
-    const parsed: ForgetScope = definedOnly(
-      checkOptions('scope', scope, FORGET_SCOPE_SPEC, 'must be an object with userId, agentId, runId or projectId'),
-    );
-    if (Object.keys(parsed).length === 0)
-      throw new ValidationError('scope', 'must name at least one of userId, agentId, runId, projectId');
+    const parsed = forgetScopeOf(scope);
     const result = await typed(
       forgetScope(this.#core, parsed, {
         metaKeysOf: (records) => records.flatMap((r) => syncMetaKeysOf(r.table, r.id)),
@@ -604,14 +610,23 @@ export class Engram {
     const sessionId = o.sessionId ?? newId(this.#core.now());
     const { projectId, maxEntries, ttlMs } = o;
     const key = JSON.stringify([sessionId, projectId ?? null, maxEntries, ttlMs]);
+    return this.#cachedSystem(
+      key,
+      () =>
+        new MemorySystem(this.#core, this.#semantic, {
+          sessionId,
+          maxEntries,
+          ttlMs,
+          ...(projectId === undefined ? {} : { projectId }),
+        }),
+    );
+  }
+
+  /** The system cached under `key` (made by `make` when absent), now the most recently used; past MAX_SYSTEMS the least is dropped. */
+  #cachedSystem(key: string, make: () => MemorySystem): MemorySystem {
     let system = this.#systems.get(key);
     if (system === undefined) {
-      system = new MemorySystem(this.#core, this.#semantic, {
-        sessionId,
-        maxEntries,
-        ttlMs,
-        ...(projectId === undefined ? {} : { projectId }),
-      });
+      system = make();
       if (this.#systems.size >= MAX_SYSTEMS) this.#systems.delete(this.#systems.keys().next().value!);
     } else {
       this.#systems.delete(key);

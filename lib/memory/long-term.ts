@@ -19,7 +19,7 @@ import {
   type MemoryItem,
   type MemoryPatch,
 } from '../engine/memories/memories.js';
-import { SEARCH_MODES, searchMemories, type SearchMode } from '../engine/memories/memory-search.js';
+import { SEARCH_MODES, searchMemories, type ScoredMemory, type SearchMode } from '../engine/memories/memory-search.js';
 import { DEDUPE_MODES, type DedupeMode } from '../engine/memories/near-duplicates.js';
 import type { SemanticIndex } from '../engine/vectors/semantic-index.js';
 import { inferAndApply } from '../engine/memories/infer.js';
@@ -201,6 +201,31 @@ function scopeOf(checked: Checked<typeof MEMORY_SCOPE_SPEC>): Scope {
 }
 
 /** Texts to store from a string or chat messages (system messages are skipped). */
+/** The long-term memories to add: each text in the scope, its role (when given) beside the metadata. */
+function memoryInputsOf(
+  texts: readonly { text: string; role?: string }[],
+  scope: Scope,
+  metadata: Metadata,
+): MemoryInput[] {
+  return texts.map(({ text, role }) => ({
+    text,
+    tier: 'long_term',
+    scope,
+    metadata: role === undefined ? metadata : { ...metadata, role },
+  }));
+}
+
+/** A scored memory as a search result: the item, its score, and the parts of the score the search had. */
+function searchResultOf(h: ScoredMemory): SearchResult {
+  return {
+    ...toItem(h.row),
+    score: h.score,
+    ...(h.similarity === undefined ? {} : { similarity: h.similarity }),
+    ...(h.keywordScore === undefined ? {} : { keywordScore: h.keywordScore }),
+    ...(h.keywordRelevance === undefined ? {} : { keywordRelevance: h.keywordRelevance }),
+  };
+}
+
 function textsOf(input: unknown, maxBytes: number): { text: string; role?: string }[] {
   if (typeof input === 'string') return [{ text: requireText('text', input, maxBytes) }];
   if (Array.isArray(input) && input.length > 0 && input.every((m) => isPlainObject(m) && m['role'] === 'system')) {
@@ -257,12 +282,7 @@ export class LongTermMemory {
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
       });
     }
-    const inputs: MemoryInput[] = texts.map(({ text, role }) => ({
-      text,
-      tier: 'long_term',
-      scope,
-      metadata: role === undefined ? metadata : { ...metadata, role },
-    }));
+    const inputs = memoryInputsOf(texts, scope, metadata);
     const added = await addMemories(this.#core, this.#semantic, inputs, signal, dedupe);
     return { results: added.map(({ item, added: isNew }) => ({ ...item, event: isNew ? 'ADD' : 'NONE' })) };
   }
@@ -281,15 +301,7 @@ export class LongTermMemory {
       ...(threshold === undefined ? {} : { threshold }),
       ...(signal === undefined ? {} : { signal }),
     });
-    return {
-      results: hits.map((h) => ({
-        ...toItem(h.row),
-        score: h.score,
-        ...(h.similarity === undefined ? {} : { similarity: h.similarity }),
-        ...(h.keywordScore === undefined ? {} : { keywordScore: h.keywordScore }),
-        ...(h.keywordRelevance === undefined ? {} : { keywordRelevance: h.keywordRelevance }),
-      })),
-    };
+    return { results: hits.map(searchResultOf) };
   }
 
   /**

@@ -172,12 +172,7 @@ export class MemorySystem {
     const maxBytes = this.#core.settings.maxContentBytes;
     const { tier, metadata, ttlMs: ttl } = checkOptions('options', options, rememberOptionsSpec(maxBytes));
     requireText('value', typeof value === 'string' ? value : JSON.stringify(value), maxBytes);
-    const expiresAt =
-      tier === 'short_term'
-        ? this.#core.now() + (ttl ?? this.ttlMs)
-        : ttl === undefined
-          ? undefined
-          : this.#core.now() + ttl;
+    const expiresAt = this.#expiresAt(tier, ttl);
     const item = await rememberKeyed(this.#core, this.#semantic, {
       tier,
       scope: this.scopeOf(tier),
@@ -188,6 +183,15 @@ export class MemorySystem {
     });
     if (tier === 'short_term') await evictShortTerm(this.#core, this.#semantic, this.sessionId, this.maxEntries);
     return item;
+  }
+
+  /** When an entry remembered now in `tier` expires: short-term ones always (after `ttl` or the system's), others only with a `ttl`. */
+  #expiresAt(tier: Tier, ttl: number | undefined): number | undefined {
+    return tier === 'short_term'
+      ? this.#core.now() + (ttl ?? this.ttlMs)
+      : ttl === undefined
+        ? undefined
+        : this.#core.now() + ttl;
   }
 
   /** The value under `key`: in `tier`, or the first of short-term, project, long-term. Counts the access. */

@@ -171,6 +171,28 @@ export function fusionScaling(
 }
 
 /**
+ * Each document either side found, once: its similarity (the vector side's, or a known one for a
+ * document only the keyword side found) and its keyword score and relevance; relevance still 0.
+ */
+function joinedHits(
+  vector: readonly { id: string; score: number }[],
+  keyword: readonly { id: string; score: number; relevance: number }[],
+  similarityOf: ReadonlyMap<string, number> | undefined,
+): Map<string, FusedHit> {
+  const hits = new Map<string, FusedHit>();
+  for (const h of vector) hits.set(h.id, { id: h.id, relevance: 0, similarity: h.score });
+  for (const h of keyword) {
+    const hit = hits.get(h.id) ?? { id: h.id, relevance: 0 };
+    const known = similarityOf?.get(h.id);
+    if (hit.similarity === undefined && known !== undefined) hit.similarity = known;
+    hit.keywordScore = h.score;
+    hit.keywordRelevance = h.relevance;
+    hits.set(h.id, hit);
+  }
+  return hits;
+}
+
+/**
  * Fuses vector hits (cosine similarity, best first: the candidate pool) and keyword hits (BM25
  * score and keyword relevance, best first) into one list ordered by hybrid relevance, best first,
  * ties in id order: the weights gated by the vector pool ({@link gatedWeights}), each side scaled by
@@ -187,16 +209,7 @@ export function fuse(
 ): FusedHit[] {
   const weights = gatedWeights(vector, options.weights ?? DEFAULT_FUSION_WEIGHTS);
   const scaling = fusionScaling(vector, keyword, weights);
-  const hits = new Map<string, FusedHit>();
-  for (const h of vector) hits.set(h.id, { id: h.id, relevance: 0, similarity: h.score });
-  for (const h of keyword) {
-    const hit = hits.get(h.id) ?? { id: h.id, relevance: 0 };
-    const known = options.similarityOf?.get(h.id);
-    if (hit.similarity === undefined && known !== undefined) hit.similarity = known;
-    hit.keywordScore = h.score;
-    hit.keywordRelevance = h.relevance;
-    hits.set(h.id, hit);
-  }
+  const hits = joinedHits(vector, keyword, options.similarityOf);
   for (const hit of hits.values())
     hit.relevance = combine(scaling.vector(hit.similarity), scaling.keyword(hit.keywordRelevance), weights);
   return [...hits.values()].sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

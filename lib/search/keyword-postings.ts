@@ -191,14 +191,7 @@ export class KeywordPostings {
   /** Indexes a document from its terms entry, replacing an earlier version of it. */
   upsert(entry: TermsEntry): void {
     this.remove(entry.docId);
-    const doc = this.#ids.length;
-    this.#ids.push(entry.docId);
-    this.#numberOf.set(entry.docId, doc);
-    this.#ensureDocs(doc + 1);
-    this.#alive[doc] = 1;
-    this.#lengths[doc] = entry.length;
-    const codes = [entry.threadId, entry.agentId, entry.userId, entry.role];
-    for (let i = 0; i < FIELDS; i++) this.#fieldCodes[doc * FIELDS + i] = this.#code(codes[i]);
+    const doc = this.#newDoc(entry);
     const n = entry.keys.length;
     this.#docTerms = grown(this.#docTerms, this.#docTermsUsed, this.#docTermsUsed + n);
     this.#termStart[doc] = this.#docTermsUsed;
@@ -210,6 +203,19 @@ export class KeywordPostings {
       this.#postCounts[t]!.push(entry.counts[i]!);
       this.#df[t]!++;
     }
+  }
+
+  /** Numbers the entry's document anew (the next number), alive, with its length and fields; returns its number. */
+  #newDoc(entry: TermsEntry): number {
+    const doc = this.#ids.length;
+    this.#ids.push(entry.docId);
+    this.#numberOf.set(entry.docId, doc);
+    this.#ensureDocs(doc + 1);
+    this.#alive[doc] = 1;
+    this.#lengths[doc] = entry.length;
+    const codes = [entry.threadId, entry.agentId, entry.userId, entry.role];
+    for (let i = 0; i < FIELDS; i++) this.#fieldCodes[doc * FIELDS + i] = this.#code(codes[i]);
+    return doc;
   }
 
   /** Drops document `id` (no-op when absent). */

@@ -102,16 +102,17 @@ export async function keywordSearch(
   const skipped = weighed.weighted.slice(scored.read);
   let total = scored.scores.size;
   if (skipped.length > 0) {
-    // Every document read so far gets the skipped terms' share from its own row: no further reads.
-    for (const [d, row] of scored.rows) {
-      scored.scores.set(
-        d,
-        scored.scores.get(d)! + skipped.reduce((sum, t) => sum + contribution(t, row, weighed.avgLength), 0),
-      );
-    }
+    addSkippedShares(scored, skipped, weighed.avgLength);
     total = unionSize(byTerm, skipped, scored.rows);
   }
   return { hits: rankedHits(scored.scores, weighed.bound), total, bound: weighed.bound };
+}
+
+/** Every document read so far gets the skipped terms' share from its own row: no further reads. */
+function addSkippedShares(scored: Scored, skipped: readonly WeightedTerm[], avgLength: number): void {
+  for (const [d, row] of scored.rows) {
+    scored.scores.set(d, scored.scores.get(d)! + skipped.reduce((sum, t) => sum + contribution(t, row, avgLength), 0));
+  }
 }
 
 /**
