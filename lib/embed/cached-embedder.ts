@@ -159,13 +159,7 @@ export class CachedEmbedder implements Embedder {
       validateEmbeddings(missingTexts, vectors, this.dimensions);
       return vectors;
     });
-    const flights = missing.map((key, i) => {
-      const flight = call.then((vectors) => vectors[i]!);
-      // Waiters attach their own handlers; this one only keeps an unwatched failure from being reported as unhandled.
-      flight.catch(() => undefined);
-      this.#inFlight.set(key, flight);
-      return flight;
-    });
+    const flights = this.#registerFlights(missing, call);
     try {
       const vectors = await call;
       this.#misses += missing.length;
@@ -181,6 +175,17 @@ export class CachedEmbedder implements Embedder {
         if (this.#inFlight.get(key) === flights[i]) this.#inFlight.delete(key);
       });
     }
+  }
+
+  /** Registers each `missing` key as in flight: its own vector of `call`'s answer; returns those promises in order. */
+  #registerFlights(missing: readonly string[], call: Promise<Float32Array[]>): Promise<Float32Array>[] {
+    return missing.map((key, i) => {
+      const flight = call.then((vectors) => vectors[i]!);
+      // Waiters attach their own handlers; this one only keeps an unwatched failure from being reported as unhandled.
+      flight.catch(() => undefined);
+      this.#inFlight.set(key, flight);
+      return flight;
+    });
   }
 
   #get(key: string): Float32Array | undefined {

@@ -394,19 +394,25 @@ export class KeywordPostings {
     for (const id of within) {
       const d = this.#numberOf.get(id);
       if (d === undefined) continue;
-      let score = 0;
-      let matched = false;
-      for (const { term, idf } of query.terms) {
-        const i = indexOf(this.#postDocs[term]!, d);
-        if (i < 0) continue;
-        score = score + this.#gain(idf, this.#postCounts[term]![i]!, d, query.avgLength);
-        matched = true;
-      }
-      if (!matched || (accept !== undefined && !accept(id, this.#fieldsOf(d)))) continue;
+      const score = this.#scoreOf(d, query);
+      if (score === undefined || (accept !== undefined && !accept(id, this.#fieldsOf(d)))) continue;
       total++;
       top.offer(id, score);
     }
     return { hits: top.sorted(), total, bound: query.bound };
+  }
+
+  /** Document d's score, its gains added in the query's term order from 0; undefined when it holds none of the terms. */
+  #scoreOf(d: number, query: WeightedQuery): number | undefined {
+    let score = 0;
+    let matched = false;
+    for (const { term, idf } of query.terms) {
+      const i = indexOf(this.#postDocs[term]!, d);
+      if (i < 0) continue;
+      score = score + this.#gain(idf, this.#postCounts[term]![i]!, d, query.avgLength);
+      matched = true;
+    }
+    return matched ? score : undefined;
   }
 
   /** A compact copy without deleted documents; {@link KeywordPostings.restore} reads it back. */
@@ -505,15 +511,7 @@ export class KeywordPostings {
 
   #load(s: PostingsSnapshot): void {
     const n = s.ids.length;
-    if (
-      (s.version as number) !== 1 ||
-      s.lengths.length !== n ||
-      s.fieldCodes.length !== n * FIELDS ||
-      s.offsets.length !== s.terms.length + 1 ||
-      s.docs.length !== s.counts.length
-    ) {
-      throw new IndexError('malformed keyword postings snapshot');
-    }
+    if (!isWellFormed(s)) throw new IndexError('malformed keyword postings snapshot');
     this.stats = { docs: s.stats.docs, length: s.stats.length };
     this.#ids = [...s.ids];
     this.#numberOf = new Map(s.ids.map((id, d) => [id, d]));
@@ -628,6 +626,18 @@ export class KeywordPostings {
     if (role !== undefined) fields.role = role as Role;
     return fields;
   }
+}
+
+/** A snapshot of version 1 whose arrays agree in length with its documents and terms. */
+function isWellFormed(s: PostingsSnapshot): boolean {
+  const n = s.ids.length;
+  return (
+    (s.version as number) === 1 &&
+    s.lengths.length === n &&
+    s.fieldCodes.length === n * FIELDS &&
+    s.offsets.length === s.terms.length + 1 &&
+    s.docs.length === s.counts.length
+  );
 }
 
 /** `accept` narrowed to the documents of `within` (each asked of the set first), or `accept` alone. */
