@@ -114,9 +114,11 @@ export class SyncController {
   #run(o: ParsedSyncOptions): Promise<SyncResult> {
     const run = this.#chain.then(async () => {
       this.#running += 1;
-      const { target, owned } = await makeTarget(o);
+      let made: { target: SyncTarget; owned: boolean } | undefined;
       try {
-        const result = await runSync(this.#host, this.#runOptions(o, target));
+        // Inside the try: a target that cannot be made (its module, its client) is a failed sync like any other.
+        made = await makeTarget(o);
+        const result = await runSync(this.#host, this.#runOptions(o, made.target));
         this.#lastResult = result;
         this.#lastError = undefined;
         return result;
@@ -126,7 +128,7 @@ export class SyncController {
       } finally {
         this.#lastSyncAt = Date.now();
         this.#running -= 1;
-        if (owned) await target.close();
+        if (made?.owned === true) await made.target.close();
       }
     });
     this.#chain = run.catch(() => undefined);
