@@ -28,6 +28,7 @@ import { readLastSeq, readLogHead, type LogHead } from '../../store/change-log.j
 import { getSnapshot, prepareSnapshot, writeSnapshot } from '../../store/snapshot-chunks.js';
 import { readGeneration } from '../../store/generation.js';
 import type { ChangeRow, TermsRow } from '../../store/rows.js';
+import type { EngramDb } from '../../store/schema.js';
 import { MAX_KEY, MIN_KEY, type LoggedWrite } from '../../store/write.js';
 import { storeError } from '../../store/store-error.js';
 import { SerialQueue } from '../../util/serial-queue.js';
@@ -158,19 +159,7 @@ export class KeywordState {
         const seq = await readLastSeq(db);
         const postings = { [MESSAGE_CORPUS]: new KeywordPostings(), [MEMORY_CORPUS]: new KeywordPostings() };
         for (const corpus of CORPORA) postings[corpus].stats = await storedStats(core, corpus);
-        let after: [string, string] | undefined;
-        for (;;) {
-          const page: TermsRow[] = await (
-            after === undefined ? db.terms.orderBy(':id') : db.terms.where(':id').above(after)
-          )
-            .limit(PAGE)
-            .toArray();
-          if (page.length === 0) break;
-          const lastRow = page[page.length - 1]!;
-          after = [lastRow.c, lastRow.d];
-          for (const row of page) postings[row.c].upsert(readTermsRow(row));
-          if (page.length < PAGE) break;
-        }
+        await upsertEveryTermsRow(db, postings);
         const state = new KeywordState(core, postings, seq, 'rebuild');
         state.#generation = await readGeneration(db);
         return state;
@@ -312,21 +301,7 @@ export class KeywordState {
   /** Writes a snapshot of both corpora's postings and the seq they reflect into `meta`. */
   async snapshot(): Promise<void> {
     // Taken in the chain (a consistent copy), written outside it: searches need not wait for the write.
-    const taken = this.#queue.run(async () => {
-      if (this.seq === this.#lastSnapshotSeq && !this.#snapshotDropped) return undefined;
-      const started = performance.now();
-      const generation = this.#generation;
-      const record: KeywordSnapshotRecord = {
-        seq: this.seq,
-        analyzerId: await analyzerId(this.#core),
-        messages: this.#postings[MESSAGE_CORPUS].snapshot(),
-        memories: this.#postings[MEMORY_CORPUS].snapshot(),
-        at: this.#core.now(),
-      };
-      this.#lastSnapshotSeq = record.seq;
-      this.#snapshotDropped = false;
-      return { record, generation, started };
-    });
+    const taken = this.#queue.run(() => this.#copyForSnapshot());
     const copy = await taken;
     if (copy === undefined) return;
     const { record, generation, started } = copy;
@@ -336,14 +311,7 @@ export class KeywordState {
         // Sealed before the transaction in an encrypted store (WebCrypto, which would end it).
         const prepared = await prepareSnapshot(db, SNAPSHOT_KEY, { ...record });
         await db.transaction('rw', [db.meta, db.changes], async () => {
-          // A deletion committed after the copy was taken dropped the snapshot on purpose
-          // (it holds the deleted text's words): writing this older copy would bring them back.
-          // So would a copy of a generation that is gone (forget, a reset or a replacing import).
-          const later = await db.changes.where(':id').above(record.seq).toArray();
-          if (
-            (generation !== undefined && (await readGeneration(db)) !== generation) ||
-            later.some((c) => c.op === 'delete' && (c.table === 'messages' || c.table === 'memories'))
-          ) {
+          if (await this.#copyOutdated(record, generation)) {
             this.#lastSnapshotSeq = -1;
             return;
           }
@@ -358,6 +326,38 @@ export class KeywordState {
       }
     });
     await write;
+  }
+
+  /** A copy of both corpora's postings for a snapshot (run in the chain), or undefined when the last one is current. */
+  async #copyForSnapshot(): Promise<
+    { record: KeywordSnapshotRecord; generation: number | undefined; started: number } | undefined
+  > {
+    if (this.seq === this.#lastSnapshotSeq && !this.#snapshotDropped) return undefined;
+    const started = performance.now();
+    const generation = this.#generation;
+    const record: KeywordSnapshotRecord = {
+      seq: this.seq,
+      analyzerId: await analyzerId(this.#core),
+      messages: this.#postings[MESSAGE_CORPUS].snapshot(),
+      memories: this.#postings[MEMORY_CORPUS].snapshot(),
+      at: this.#core.now(),
+    };
+    this.#lastSnapshotSeq = record.seq;
+    this.#snapshotDropped = false;
+    return { record, generation, started };
+  }
+
+  /** Whether a copy must not be written (read in the write's transaction): its generation is gone, or a deletion followed it. */
+  async #copyOutdated(record: KeywordSnapshotRecord, generation: number | undefined): Promise<boolean> {
+    const { db } = this.#core;
+    // A deletion committed after the copy was taken dropped the snapshot on purpose
+    // (it holds the deleted text's words): writing this older copy would bring them back.
+    // So would a copy of a generation that is gone (forget, a reset or a replacing import).
+    const later = await db.changes.where(':id').above(record.seq).toArray();
+    return (
+      (generation !== undefined && (await readGeneration(db)) !== generation) ||
+      later.some((c) => c.op === 'delete' && (c.table === 'messages' || c.table === 'memories'))
+    );
   }
 
   /**
@@ -460,6 +460,21 @@ export class KeywordState {
 async function storedStats(core: EngineStore, corpus: Corpus): Promise<CorpusStats> {
   const value = (await core.db.meta.get(statsKey(corpus)))?.value as CorpusStats | undefined;
   return { docs: value?.docs ?? 0, length: value?.length ?? 0 };
+}
+
+/** Upserts every terms row into its corpus's postings, a page at a time (in the caller's read transaction). */
+async function upsertEveryTermsRow(db: EngramDb, postings: Record<Corpus, KeywordPostings>): Promise<void> {
+  let after: [string, string] | undefined;
+  for (;;) {
+    const page: TermsRow[] = await (after === undefined ? db.terms.orderBy(':id') : db.terms.where(':id').above(after))
+      .limit(PAGE)
+      .toArray();
+    if (page.length === 0) break;
+    const lastRow = page[page.length - 1]!;
+    after = [lastRow.c, lastRow.d];
+    for (const row of page) postings[row.c].upsert(readTermsRow(row));
+    if (page.length < PAGE) break;
+  }
 }
 
 /** The analyzer the store's terms rows were made with, or null when none is recorded. */

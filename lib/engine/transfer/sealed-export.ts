@@ -182,14 +182,8 @@ export async function sealExport(
   const prefix = crypto.getRandomValues(new Uint8Array(NONCE_PREFIX_BYTES));
   const iterations = encryption.kdfIterations ?? DEFAULT_KDF_ITERATIONS;
   const keys = await deriveKeys(encryption.passphrase, salt, iterations);
-  const settings = {
-    format: SEALED_EXPORT_FORMAT,
-    version: SEALED_EXPORT_VERSION,
-    kdf: { name: KDF_NAME, iterations, salt: toBase64(salt) },
-    cipher: { name: CIPHER_NAME, chunkBytes, nonce: NONCE_LAYOUT, noncePrefix: toBase64(prefix) },
-  } as const;
-  const check = new Uint8Array(await subtle().sign('HMAC', keys.check, checkedSettings(settings)));
-  const headerLine = new TextEncoder().encode(`${JSON.stringify({ ...settings, check: toBase64(check) })}\n`);
+  const settings = headerSettings(salt, prefix, iterations, chunkBytes);
+  const headerLine = await signedHeaderLine(settings, keys.check);
   const parts: BlobPart[] = [headerLine];
   const count = Math.max(1, Math.ceil(plain.size / chunkBytes));
   for (let i = 0; i < count; i++) {
@@ -205,6 +199,30 @@ export async function sealExport(
     options.onProgress?.({ phase: 'encrypt', done: Math.min((i + 1) * chunkBytes, plain.size), total: plain.size });
   }
   return new Blob(parts, { type: 'application/octet-stream' });
+}
+
+/** The settings a new header line states: format, version, the KDF with its salt, the cipher with its nonce prefix. */
+function headerSettings(
+  salt: Uint8Array,
+  prefix: Uint8Array,
+  iterations: number,
+  chunkBytes: number,
+): Omit<SealedHeader, 'check'> {
+  return {
+    format: SEALED_EXPORT_FORMAT,
+    version: SEALED_EXPORT_VERSION,
+    kdf: { name: KDF_NAME, iterations, salt: toBase64(salt) },
+    cipher: { name: CIPHER_NAME, chunkBytes, nonce: NONCE_LAYOUT, noncePrefix: toBase64(prefix) },
+  } as const;
+}
+
+/** The header line's bytes: `settings` with their key check (an HMAC under `checkKey`), ended by a newline. */
+async function signedHeaderLine(
+  settings: Omit<SealedHeader, 'check'>,
+  checkKey: CryptoKey,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const check = new Uint8Array(await subtle().sign('HMAC', checkKey, checkedSettings(settings)));
+  return new TextEncoder().encode(`${JSON.stringify({ ...settings, check: toBase64(check) })}\n`);
 }
 
 /** The header line of `file` if it begins with a sealed export's, with its length in bytes; else undefined. */
@@ -232,9 +250,13 @@ export async function isEncryptedExport(file: Blob | string): Promise<boolean> {
   }
 }
 
+/** An ImportError naming line 1: the encrypted export's header `detail`. */
+function badHeader(detail: string): ImportError {
+  return new ImportError(1, `the encrypted export's header ${detail}`);
+}
+
 /** The header line checked against this engram's format and limits; an ImportError naming line 1 otherwise. */
 function checkSealedHeader(text: string): SealedHeader {
-  const bad = (detail: string): ImportError => new ImportError(1, `the encrypted export's header ${detail}`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -243,21 +265,33 @@ function checkSealedHeader(text: string): SealedHeader {
   }
   const h = value as Record<string, unknown>;
   const keys = Object.keys(h).sort().join();
-  if (keys !== 'check,cipher,format,kdf,version') throw bad(`has the fields ${keys}, not those engram writes`);
+  if (keys !== 'check,cipher,format,kdf,version') throw badHeader(`has the fields ${keys}, not those engram writes`);
   if (h['version'] !== SEALED_EXPORT_VERSION)
-    throw bad(`has version ${JSON.stringify(h['version'])}; this engram reads version ${SEALED_EXPORT_VERSION}`);
-  const kdf = (h['kdf'] ?? {}) as Record<string, unknown>;
-  if (kdf['name'] !== KDF_NAME) throw bad(`names the key derivation ${JSON.stringify(kdf['name'])}, not ${KDF_NAME}`);
+    throw badHeader(`has version ${JSON.stringify(h['version'])}; this engram reads version ${SEALED_EXPORT_VERSION}`);
+  checkHeaderKdf((h['kdf'] ?? {}) as Record<string, unknown>);
+  checkHeaderCipher((h['cipher'] ?? {}) as Record<string, unknown>);
+  if (typeof h['check'] !== 'string' || fromBase64(h['check'])?.length !== CHECK_BYTES)
+    throw badHeader(`key check is not ${CHECK_BYTES} bytes in base64`);
+  return h as unknown as SealedHeader;
+}
+
+/** Checks the header's KDF: its name, an iteration count within the limits, a salt of the right length. */
+function checkHeaderKdf(kdf: Record<string, unknown>): void {
+  if (kdf['name'] !== KDF_NAME)
+    throw badHeader(`names the key derivation ${JSON.stringify(kdf['name'])}, not ${KDF_NAME}`);
   if (!isKdfIterations(kdf['iterations']))
-    throw bad(
+    throw badHeader(
       `asks for ${JSON.stringify(kdf['iterations'])} KDF iterations; engram derives with ${MIN_KDF_ITERATIONS} to ${MAX_KDF_ITERATIONS}`,
     );
   if (typeof kdf['salt'] !== 'string' || fromBase64(kdf['salt'])?.length !== SALT_BYTES)
-    throw bad(`salt is not ${SALT_BYTES} bytes in base64`);
-  const cipher = (h['cipher'] ?? {}) as Record<string, unknown>;
+    throw badHeader(`salt is not ${SALT_BYTES} bytes in base64`);
+}
+
+/** Checks the header's cipher: its name, the nonce layout, a chunk size within the limits, the nonce prefix. */
+function checkHeaderCipher(cipher: Record<string, unknown>): void {
   if (cipher['name'] !== CIPHER_NAME)
-    throw bad(`names the cipher ${JSON.stringify(cipher['name'])}, not ${CIPHER_NAME}`);
-  if (cipher['nonce'] !== NONCE_LAYOUT) throw bad(`names the nonce layout ${JSON.stringify(cipher['nonce'])}`);
+    throw badHeader(`names the cipher ${JSON.stringify(cipher['name'])}, not ${CIPHER_NAME}`);
+  if (cipher['nonce'] !== NONCE_LAYOUT) throw badHeader(`names the nonce layout ${JSON.stringify(cipher['nonce'])}`);
   const chunkBytes = cipher['chunkBytes'];
   if (
     typeof chunkBytes !== 'number' ||
@@ -265,14 +299,11 @@ function checkSealedHeader(text: string): SealedHeader {
     chunkBytes < MIN_CHUNK_BYTES ||
     chunkBytes > MAX_CHUNK_BYTES
   )
-    throw bad(
+    throw badHeader(
       `asks for chunks of ${JSON.stringify(chunkBytes)} bytes; engram reads ${MIN_CHUNK_BYTES} to ${MAX_CHUNK_BYTES}`,
     );
   if (typeof cipher['noncePrefix'] !== 'string' || fromBase64(cipher['noncePrefix'])?.length !== NONCE_PREFIX_BYTES)
-    throw bad(`nonce prefix is not ${NONCE_PREFIX_BYTES} bytes in base64`);
-  if (typeof h['check'] !== 'string' || fromBase64(h['check'])?.length !== CHECK_BYTES)
-    throw bad(`key check is not ${CHECK_BYTES} bytes in base64`);
-  return h as unknown as SealedHeader;
+    throw badHeader(`nonce prefix is not ${NONCE_PREFIX_BYTES} bytes in base64`);
 }
 
 /**
@@ -286,13 +317,7 @@ export async function openSealedExport(file: Blob, passphrase: string, options: 
   if (line === undefined) throw new ImportError(1, 'is not the header of an encrypted engram export');
   const header = checkSealedHeader(line.text);
   const { chunkBytes } = header.cipher;
-  const keys = await deriveKeys(passphrase, fromBase64(header.kdf.salt)!, header.kdf.iterations);
-  const matches = await subtle().verify('HMAC', keys.check, fromBase64(header.check)!, checkedSettings(header));
-  if (!matches)
-    throw new KeyError(
-      'wrong-key',
-      'the passphrase does not open this encrypted export (or its header was altered); nothing was written',
-    );
+  const keys = await unlockedKeys(header, passphrase);
   const prefix = fromBase64(header.cipher.noncePrefix)!;
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const texts: string[] = [];
@@ -306,20 +331,7 @@ export async function openSealedExport(file: Blob, passphrase: string, options: 
     if (remaining < TAG_BYTES)
       throw new ImportError(2, `the encrypted body ends inside chunk ${index}: the file is truncated`);
     const bytes = await file.slice(at, at + Math.min(remaining, sealed)).arrayBuffer();
-    let plain: ArrayBuffer;
-    try {
-      plain = await subtle().decrypt(
-        { name: 'AES-GCM', iv: nonceOf(prefix, index, final), additionalData: line.bytes },
-        keys.body,
-        bytes,
-      );
-    } catch (e) {
-      throw new ImportError(
-        2,
-        `chunk ${index} of the encrypted body does not authenticate: the file is damaged, truncated, extended or its header comes from another file; nothing was written`,
-        { cause: e },
-      );
-    }
+    const plain = await openChunk({ bytes, index, iv: nonceOf(prefix, index, final) }, keys.body, line.bytes);
     at += bytes.byteLength;
     options.onProgress?.({ phase: 'decrypt', done: at - line.bytes.length, total });
     try {
@@ -328,6 +340,35 @@ export async function openSealedExport(file: Blob, passphrase: string, options: 
       throw new ImportError(2, 'the decrypted export is not UTF-8 text', { cause: e });
     }
     if (final) return texts.join('');
+  }
+}
+
+/** The file's keys derived from `passphrase`, once the header's key check accepts them; a KeyError (`wrong-key`) otherwise. */
+async function unlockedKeys(header: SealedHeader, passphrase: string): Promise<FileKeys> {
+  const keys = await deriveKeys(passphrase, fromBase64(header.kdf.salt)!, header.kdf.iterations);
+  const matches = await subtle().verify('HMAC', keys.check, fromBase64(header.check)!, checkedSettings(header));
+  if (!matches)
+    throw new KeyError(
+      'wrong-key',
+      'the passphrase does not open this encrypted export (or its header was altered); nothing was written',
+    );
+  return keys;
+}
+
+/** One sealed chunk opened under `key` with the header line as additional data; an ImportError naming line 2 if it does not authenticate. */
+async function openChunk(
+  chunk: { bytes: ArrayBuffer; index: number; iv: Uint8Array<ArrayBuffer> },
+  key: CryptoKey,
+  headerLine: Uint8Array<ArrayBuffer>,
+): Promise<ArrayBuffer> {
+  try {
+    return await subtle().decrypt({ name: 'AES-GCM', iv: chunk.iv, additionalData: headerLine }, key, chunk.bytes);
+  } catch (e) {
+    throw new ImportError(
+      2,
+      `chunk ${chunk.index} of the encrypted body does not authenticate: the file is damaged, truncated, extended or its header comes from another file; nothing was written`,
+      { cause: e },
+    );
   }
 }
 
