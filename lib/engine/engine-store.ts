@@ -189,21 +189,11 @@ export class EngineStore {
     // Counted as small until its plan shows it bulk (see onlyBulkWrites).
     const counts = { bulk: false };
     this.#smallWrites++;
-    const counted = async (): Promise<WritePlan<R>> => {
-      const planned = await plan();
-      this.#logged += planned.changes.length;
-      if (!counts.bulk && planned.changes.length >= BULK_WRITE) {
-        counts.bulk = true;
-        this.#smallWrites--;
-        this.#bulkWrites++;
-      }
-      return planned;
-    };
     const run = writeTransaction(
       this.db,
       this.settings.now,
       (text) => this.analyzer.document(text),
-      counted,
+      this.#counted(plan, counts),
       this.#policy,
       (write) => {
         this.#remember(write);
@@ -224,6 +214,20 @@ export class EngineStore {
       if (counts.bulk) this.#bulkWrites--;
       else this.#smallWrites--;
     }
+  }
+
+  /** `plan` that, once it has run, counts its changes toward compaction and moves its write to the bulk count when it is bulk. */
+  #counted<R>(plan: () => Promise<WritePlan<R>>, counts: { bulk: boolean }): () => Promise<WritePlan<R>> {
+    return async () => {
+      const planned = await plan();
+      this.#logged += planned.changes.length;
+      if (!counts.bulk && planned.changes.length >= BULK_WRITE) {
+        counts.bulk = true;
+        this.#smallWrites--;
+        this.#bulkWrites++;
+      }
+      return planned;
+    };
   }
 
   /** Memory `id` as this instance wrote it at log position `seq`, while it is among the last few thousand written; undefined otherwise. */

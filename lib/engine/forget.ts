@@ -62,23 +62,35 @@ export async function forgetScope(
     const records = forgottenRecords(rows);
     const history = await deleteHistory(db, records);
     const { vectors, terms } = await indexedRows(db, rows);
-    await db.meta.bulkDelete(options.metaKeysOf?.(records) ?? []);
-    // With their chunks and position rows.
-    for (const key of SNAPSHOT_KEYS) await deleteSnapshot(db, key);
-    await bumpGeneration(db);
-    const result: ForgetResult = {
-      memories: memories.live,
-      tombstones: memories.tombstones,
-      messages: rows.messages.length,
-      blocks: rows.blocks.length,
-      traces: rows.traces.length,
-      history,
-      vectors,
-      terms,
-    };
+    await dropStoreWide(db, options.metaKeysOf?.(records) ?? []);
+    const result = forgetResult(rows, memories, { history, vectors, terms });
     // The write path removes the rows, vectors and terms and logs each removal; history of the scope is gone already.
     return { changes, result, withoutHistory: true };
   });
+}
+
+/** Deletes the `meta` keys of forgotten records and every cache snapshot, and bumps the generation (in the forget's transaction). */
+async function dropStoreWide(db: EngramDb, metaKeys: string[]): Promise<void> {
+  await db.meta.bulkDelete(metaKeys);
+  // With their chunks and position rows.
+  for (const key of SNAPSHOT_KEYS) await deleteSnapshot(db, key);
+  await bumpGeneration(db);
+}
+
+/** What a forget removed, counted by kind. */
+function forgetResult(
+  rows: ScopeRows,
+  memories: { live: number; tombstones: number },
+  removed: { history: number; vectors: number; terms: number },
+): ForgetResult {
+  return {
+    memories: memories.live,
+    tombstones: memories.tombstones,
+    messages: rows.messages.length,
+    blocks: rows.blocks.length,
+    traces: rows.traces.length,
+    ...removed,
+  };
 }
 
 /** The rows of a scope, by kind. */
@@ -118,14 +130,13 @@ function memoryRemovals(
   for (const before of memories) {
     if (before.deletedAt === undefined) {
       live++;
-      const after: MemoryRow = {
-        ...before,
-        deletedAt: now,
-        updatedAt: Math.max(now, before.updatedAt),
-        version: before.version + 1,
-        origin: deviceId,
-      };
-      changes.push({ table: 'memories', op: 'delete', id: before.id, before, after });
+      changes.push({
+        table: 'memories',
+        op: 'delete',
+        id: before.id,
+        before,
+        after: deletedRow(before, now, deviceId),
+      });
     } else if (tombstoneHoldsText(before)) {
       tombstones++;
       changes.push({
@@ -139,6 +150,17 @@ function memoryRemovals(
     }
   }
   return { changes, live, tombstones };
+}
+
+/** The row of live memory `before` deleted by this device at `now`: marked deleted, its version bumped. */
+function deletedRow(before: MemoryRow, now: number, deviceId: string): MemoryRow {
+  return {
+    ...before,
+    deletedAt: now,
+    updatedAt: Math.max(now, before.updatedAt),
+    version: before.version + 1,
+    origin: deviceId,
+  };
 }
 
 /** Messages, blocks and traces are deleted outright. */

@@ -81,22 +81,23 @@ function guardStoreKind(db: EngramDb, name: string): void {
       // The store as `vip` reads it (through the sealing when there is one): `db` waits for this open.
       const meta = vip.table<MetaRow, string>('meta');
       const header = (await meta.get(AT_REST_KEY))?.value as { storeId?: unknown } | undefined;
-      const { sealing } = db;
-      if (sealing === undefined && header !== undefined)
-        throw new KeyError(
-          'key-needed',
-          `store "${name}" was encrypted by another instance; open it again with its key`,
-        );
-      if (sealing !== undefined && header === undefined)
-        throw new KeyError(
-          'not-encrypted',
-          `store "${name}" was decrypted by another instance; open it again without a key`,
-        );
-      if (sealing !== undefined && header?.storeId !== sealing.storeId)
-        throw new KeyError('wrong-key', `store "${name}" was encrypted again by another instance; open it again`);
+      checkSameKind(name, db.sealing, header);
     },
     true,
   );
+}
+
+/** Throws a KeyError when the key header `header` read at a reopen says the store is no longer of the kind `sealing` opened. */
+function checkSameKind(name: string, sealing: RowSealing | undefined, header: { storeId?: unknown } | undefined): void {
+  if (sealing === undefined && header !== undefined)
+    throw new KeyError('key-needed', `store "${name}" was encrypted by another instance; open it again with its key`);
+  if (sealing !== undefined && header === undefined)
+    throw new KeyError(
+      'not-encrypted',
+      `store "${name}" was decrypted by another instance; open it again without a key`,
+    );
+  if (sealing !== undefined && header?.storeId !== sealing.storeId)
+    throw new KeyError('wrong-key', `store "${name}" was encrypted again by another instance; open it again`);
 }
 
 /**
@@ -135,6 +136,33 @@ async function knownDevice(db: EngramDb, name: string, header: AtRestHeader | un
 }
 
 /**
+ * The writes of an open, in its transaction: the key header of a new encrypted store, an older
+ * header upgraded, the schema version; returns the device id (made when there is none).
+ */
+async function writeOpenRecords(
+  db: EngramDb,
+  name: string,
+  { header, upgrade }: { header: AtRestHeader | undefined; upgrade: HeaderUpgrade | undefined },
+): Promise<string> {
+  const schema = await db.meta.get('schemaVersion');
+  if (header !== undefined) {
+    // Another tab may have made the store since it was probed: never write a second key over its rows.
+    if (schema !== undefined || (await db.meta.get(AT_REST_KEY)) !== undefined)
+      throw new KeyError('wrong-key', `store "${name}" was created meanwhile by another instance; open it again`);
+    await db.meta.put({ key: AT_REST_KEY, value: header });
+  }
+  if (upgrade !== undefined) await upgradeHeader(db, upgrade);
+  const stored = schema?.value;
+  if (typeof stored === 'number' && stored > SCHEMA_VERSION) throw newerSchema(name, stored);
+  if (stored !== SCHEMA_VERSION) await db.meta.put({ key: 'schemaVersion', value: SCHEMA_VERSION });
+  const device = (await db.meta.get('deviceId'))?.value;
+  if (typeof device === 'string') return device;
+  const id = newId();
+  await db.meta.put({ key: 'deviceId', value: id });
+  return id;
+}
+
+/**
  * Opens (or creates) the database `name` and returns it with this device's id;
  * with `encryption`, a store encrypted at rest (made so when it is new).
  */
@@ -150,24 +178,7 @@ export async function openStore(
     await loadFreshness(db);
     const deviceId =
       (upgrade === undefined ? await knownDevice(db, name, header) : undefined) ??
-      (await db.transaction('rw', db.meta, async () => {
-        const schema = await db.meta.get('schemaVersion');
-        if (header !== undefined) {
-          // Another tab may have made the store since it was probed: never write a second key over its rows.
-          if (schema !== undefined || (await db.meta.get(AT_REST_KEY)) !== undefined)
-            throw new KeyError('wrong-key', `store "${name}" was created meanwhile by another instance; open it again`);
-          await db.meta.put({ key: AT_REST_KEY, value: header });
-        }
-        if (upgrade !== undefined) await upgradeHeader(db, upgrade);
-        const stored = schema?.value;
-        if (typeof stored === 'number' && stored > SCHEMA_VERSION) throw newerSchema(name, stored);
-        if (stored !== SCHEMA_VERSION) await db.meta.put({ key: 'schemaVersion', value: SCHEMA_VERSION });
-        const device = (await db.meta.get('deviceId'))?.value;
-        if (typeof device === 'string') return device;
-        const id = newId();
-        await db.meta.put({ key: 'deviceId', value: id });
-        return id;
-      }));
+      (await db.transaction('rw', db.meta, () => writeOpenRecords(db, name, { header, upgrade })));
     return { db, deviceId };
   } catch (e) {
     db.close();
