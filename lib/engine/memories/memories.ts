@@ -138,6 +138,23 @@ async function changedSince(
   // The last change of each memory decides.
   const last = new Map<string, number>();
   for (const c of logged) if (c.table === 'memories') last.set(c.recordId, c.seq!);
+  const { known, read } = ownOrUnread(core, last);
+  if (read.length === 0) return known;
+  const [rows, vectors] = await Promise.all([db.memories.bulkGet(read), db.vectors.bulkGet(read)]);
+  return [
+    ...known,
+    ...rows.flatMap((row, i) => (row === undefined ? [] : [{ row, vector: currentVector(vectors[i], model)?.vector }])),
+  ];
+}
+
+/**
+ * The memories changed (id to the seq of its last change) split into those this instance's own writes
+ * give as they are now (`known`) and those to read from the store (`read`).
+ */
+function ownOrUnread(
+  core: EngineStore,
+  last: ReadonlyMap<string, number>,
+): { known: { row: MemoryRow; vector: Float32Array | undefined }[]; read: string[] } {
   const known: { row: MemoryRow; vector: Float32Array | undefined }[] = [];
   const read: string[] = [];
   for (const [id, at] of last) {
@@ -147,12 +164,7 @@ async function changedSince(
       known.push({ row: own.row, vector: own.vector });
     else read.push(id);
   }
-  if (read.length === 0) return known;
-  const [rows, vectors] = await Promise.all([db.memories.bulkGet(read), db.vectors.bulkGet(read)]);
-  return [
-    ...known,
-    ...rows.flatMap((row, i) => (row === undefined ? [] : [{ row, vector: currentVector(vectors[i], model)?.vector }])),
-  ];
+  return { known, read };
 }
 
 /**
@@ -314,12 +326,7 @@ export async function prepareAdds(
     exactCheck && i.key === undefined ? core.analyzer.comparable(i.text) : undefined,
   );
   const near = exactCheck ? await nearCandidates(core, semantic, statements) : undefined;
-  const inputs: Input[] = memoryInputs.map((input, i) => ({
-    input,
-    statement: statements[i],
-    comparable: dedupe === 'near' ? statements[i] : undefined,
-    candidates: near?.candidates.get(i) ?? [],
-  }));
+  const inputs = checkedInputs(memoryInputs, statements, near, dedupe);
   const embedded = (await embedding).result();
   const plan = async (withoutReads = false): Promise<AddPlan> => {
     const now = core.now();
@@ -335,6 +342,21 @@ export async function prepareAdds(
     return writeNew(core, inputs, found, recent, embedded, now, exactCheck, seen.logAfter);
   };
   return { plan };
+}
+
+/** Each input with its statement key's text, the text 'near' compares, and its candidates from the index. */
+function checkedInputs(
+  memoryInputs: readonly MemoryInput[],
+  statements: readonly (string | undefined)[],
+  near: NearCandidates | undefined,
+  dedupe: DedupeMode,
+): Input[] {
+  return memoryInputs.map((input, i) => ({
+    input,
+    statement: statements[i],
+    comparable: dedupe === 'near' ? statements[i] : undefined,
+    candidates: near?.candidates.get(i) ?? [],
+  }));
 }
 
 /**
@@ -391,8 +413,17 @@ async function findStanding(
 ): Promise<(MemoryRow | undefined)[]> {
   const inStore = (x: Input): boolean =>
     seen.since === undefined || x.input.key !== undefined || near?.complete !== true;
-  const looked = inputs.filter(inStore);
-  const byHash = new Map(
+  const byHash = await duplicatesInStore(core, inputs.filter(inStore), now);
+  return inputs.map((x) => (inStore(x) ? byHash.get(x) : duplicateAmongSeen(x, seen, recent, now)));
+}
+
+/** The exact duplicate in the store of each input of `looked`, looked up by hash. */
+async function duplicatesInStore(
+  core: EngineStore,
+  looked: readonly Input[],
+  now: number,
+): Promise<Map<Input, MemoryRow | undefined>> {
+  return new Map(
     (
       await findDuplicates(
         core,
@@ -401,12 +432,12 @@ async function findStanding(
       )
     ).map((row, j) => [looked[j]!, row] as const),
   );
-  return inputs.map((x) =>
-    inStore(x)
-      ? byHash.get(x)
-      : [...x.candidates.map((id) => seen.rowOf.get(id)), ...recent.map((r) => r.row)].find(
-          (r): r is MemoryRow => r !== undefined && isDuplicate(r, x.input, now),
-        ),
+}
+
+/** The exact duplicate of keyless input `x` among its candidates' rows and the memories logged since. */
+function duplicateAmongSeen(x: Input, seen: Seen, recent: readonly Candidate[], now: number): MemoryRow | undefined {
+  return [...x.candidates.map((id) => seen.rowOf.get(id)), ...recent.map((r) => r.row)].find(
+    (r): r is MemoryRow => r !== undefined && isDuplicate(r, x.input, now),
   );
 }
 
@@ -431,14 +462,7 @@ function writeNew(
   const fresh: Candidate[] = [];
   inputs.forEach(({ input, comparable }, i) => {
     const vector = embedded.vectorOf.get(input.text);
-    const dup =
-      found[i] ??
-      (exactCheck ? fresh.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
-      (comparable !== undefined && vector !== undefined
-        ? [...recent, ...fresh].find(
-            (f) => f.vector !== undefined && mayBeSame(f, input, comparable, now) && sameStatement(f.vector, vector),
-          )?.row
-        : undefined);
+    const dup = found[i] ?? batchDuplicate(input, comparable, vector, { recent, fresh, exactCheck, now });
     if (dup !== undefined) {
       out.push({ item: toItem(dup), added: false });
       return;
@@ -451,6 +475,27 @@ function writeNew(
     out.push({ item: toItem(row), added: true });
   });
   return { changes, out, ...(logAfter === undefined ? {} : { logAfter }) };
+}
+
+/**
+ * An earlier input of the batch (`fresh`) with the same text or key, else (when `comparable` is set) a memory
+ * logged since or an earlier input that says the same; undefined when there is none.
+ */
+function batchDuplicate(
+  input: MemoryInput,
+  comparable: string | undefined,
+  vector: Float32Array | undefined,
+  pool: { recent: readonly Candidate[]; fresh: readonly Candidate[]; exactCheck: boolean; now: number },
+): MemoryRow | undefined {
+  const { recent, fresh, exactCheck, now } = pool;
+  return (
+    (exactCheck ? fresh.find((f) => isDuplicate(f.row, input, now))?.row : undefined) ??
+    (comparable !== undefined && vector !== undefined
+      ? [...recent, ...fresh].find(
+          (f) => f.vector !== undefined && mayBeSame(f, input, comparable, now) && sameStatement(f.vector, vector),
+        )?.row
+      : undefined)
+  );
 }
 
 /** The row of a new memory of `input`. */
@@ -542,6 +587,15 @@ export function updateChange(
   patch: MemoryPatch,
   vector?: { vector: Float32Array; embedderId: string } | null,
 ): RowChange & { table: 'memories' } {
+  const after = patchedRow(core, before, patch);
+  const change: RowChange & { table: 'memories' } = { table: 'memories', op: 'update', id: before.id, before, after };
+  if (vector === null) change.vector = null;
+  else if (vector !== undefined) change.vector = { id: before.id, ...vector };
+  return change;
+}
+
+/** Row `before` with `patch` applied by this device now: its version bumped, its hash recomputed when the text changes. */
+function patchedRow(core: EngineStore, before: MemoryRow, patch: MemoryPatch): MemoryRow {
   const now = core.now();
   const after: MemoryRow = {
     ...before,
@@ -556,10 +610,7 @@ export function updateChange(
   if (patch.metadata !== undefined) after.metadata = patch.metadata;
   if (patch.value !== undefined) after.value = patch.value;
   if (patch.expiresAt !== undefined) after.expiresAt = patch.expiresAt;
-  const change: RowChange & { table: 'memories' } = { table: 'memories', op: 'update', id: before.id, before, after };
-  if (vector === null) change.vector = null;
-  else if (vector !== undefined) change.vector = { id: before.id, ...vector };
-  return change;
+  return after;
 }
 
 /** The change that tombstones a live row (the write path strips its text). */
