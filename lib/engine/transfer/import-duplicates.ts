@@ -28,6 +28,14 @@ interface Known {
   vector: Float32Array | undefined | null;
 }
 
+/** The distinct scopes of the live rows of `incoming`. */
+function liveScopes(incoming: readonly MemoryRow[]): Iterable<Scope> {
+  const scopes = new Map<string, Scope>();
+  for (const row of incoming)
+    if (row.deletedAt === undefined) scopes.set(JSON.stringify(SCOPE_FIELDS.map((k) => row[k] ?? null)), scopeOf(row));
+  return scopes.values();
+}
+
 /** Standing memories of the slots (tier and scope) an import touches, and the ones it adds. */
 export class ImportDuplicates {
   readonly #core: EngineStore;
@@ -41,12 +49,9 @@ export class ImportDuplicates {
   /** Reads the live memories of every slot of `incoming` (call inside the import's transaction). */
   static async load(core: EngineStore, incoming: readonly MemoryRow[]): Promise<ImportDuplicates> {
     const found = new ImportDuplicates(core);
-    const scopes = new Map<string, Scope>();
-    for (const row of incoming)
-      if (row.deletedAt === undefined)
-        scopes.set(JSON.stringify(SCOPE_FIELDS.map((k) => row[k] ?? null)), scopeOf(row));
+    const scopes = liveScopes(incoming);
     const now = core.now();
-    for (const scope of scopes.values()) {
+    for (const scope of scopes) {
       const field = SCOPE_FIELDS.find((k) => scope[k] !== undefined);
       const rows =
         field === undefined
@@ -59,16 +64,7 @@ export class ImportDuplicates {
     }
     // The vectors of standing memories an incoming one could repeat (same comparable text),
     // read in one go: standing() then never waits, which a long import transaction cannot afford.
-    const wanted = new Set(
-      incoming
-        .filter((row) => row.key === undefined)
-        .map((row) => `${slotOf(row)}|c:${core.analyzer.comparable(row.text)}`),
-    );
-    const candidates: Known[] = [];
-    for (const [slotName, slot] of found.#slots) {
-      for (const [name, known] of slot)
-        if (name.startsWith('c:') && wanted.has(`${slotName}|${name}`)) candidates.push(...known);
-    }
+    const candidates = found.#sameComparable(incoming);
     const vectors = await readCurrentVectors(
       core.db,
       candidates.map((k) => k.row.id),
@@ -77,6 +73,21 @@ export class ImportDuplicates {
       known.vector = vectors[i]?.vector;
     });
     return found;
+  }
+
+  /** The standing memories whose comparable text a keyless row of `incoming` shares in its slot. */
+  #sameComparable(incoming: readonly MemoryRow[]): Known[] {
+    const wanted = new Set(
+      incoming
+        .filter((row) => row.key === undefined)
+        .map((row) => `${slotOf(row)}|c:${this.#core.analyzer.comparable(row.text)}`),
+    );
+    const candidates: Known[] = [];
+    for (const [slotName, slot] of this.#slots) {
+      for (const [name, known] of slot)
+        if (name.startsWith('c:') && wanted.has(`${slotName}|${name}`)) candidates.push(...known);
+    }
+    return candidates;
   }
 
   #names(row: MemoryRow): string[] {

@@ -173,13 +173,7 @@ function planMemory(
     return;
   }
   if (after.deletedAt !== undefined) plan.deletedMemories.add(after.id);
-  // A tombstone over a live memory is a deletion: the write path strips the memory's standing history of its text.
-  const op =
-    before === undefined
-      ? 'add'
-      : after.deletedAt !== undefined && before.deletedAt === undefined
-        ? 'delete'
-        : 'update';
+  const op = importOp(before, after);
   if (before !== undefined)
     plan.overwritten.push({ table: 'memories', recordId: after.id, op, before, after, at: plan.at });
   plan.changes.push({
@@ -190,6 +184,16 @@ function planMemory(
     ...(before === undefined ? {} : { before }),
     ...(vector === undefined ? {} : { vector }),
   });
+}
+
+/** What writing imported row `after` over the store's `before` (undefined: not held) is: an add, a deletion or an update. */
+function importOp(before: MemoryRow | undefined, after: MemoryRow): 'add' | 'delete' | 'update' {
+  // A tombstone over a live memory is a deletion: the write path strips the memory's standing history of its text.
+  return before === undefined
+    ? 'add'
+    : after.deletedAt !== undefined && before.deletedAt === undefined
+      ? 'delete'
+      : 'update';
 }
 
 /** A known id stays in its scope: a file may update a memory, never hand it to another user, agent or run. */

@@ -139,6 +139,11 @@ export async function exportStore(core: EngineStore, options: TransferOptions = 
   } catch (e) {
     throw storeError(e, 'export');
   }
+  return exportFile(lines);
+}
+
+/** The export file of the header and record `lines`: each line, then the end line with their count and digest. */
+async function exportFile(lines: readonly string[]): Promise<Blob> {
   const digest = await digestOf(lines);
   const parts = lines.map((l) => `${l}\n`);
   parts.push(`${JSON.stringify({ type: 'end', records: lines.length - 1, digest })}\n`);
@@ -222,7 +227,12 @@ function checkHeader(head: Record<string, unknown>): Header {
       1,
       `schema version ${String(head['schemaVersion'])} is newer than this engram's (${SCHEMA_VERSION})`,
     );
-  const embedder = head['embedder'];
+  checkHeaderEmbedder(head['embedder']);
+  return head as unknown as Header;
+}
+
+/** Checks the header's embedder: null, or `{ id, dimensions }`; throws ImportError naming line 1. */
+function checkHeaderEmbedder(embedder: unknown): void {
   if (
     embedder !== null &&
     (typeof embedder !== 'object' ||
@@ -231,7 +241,6 @@ function checkHeader(head: Record<string, unknown>): Header {
   ) {
     throw new ImportError(1, 'header.embedder must be null or { id, dimensions }');
   }
-  return head as unknown as Header;
 }
 
 /** The identity a row of `kind` must not share with another of the file (a block: agent, label and user). */
@@ -305,6 +314,17 @@ async function fileLines(file: Blob | string): Promise<string[]> {
 /** The keys of the records read so far, by kind: a second record of one key is refused. */
 type SeenKeys = Record<RowKind, Set<string>>;
 
+/** No key seen yet, of any kind. */
+function noKeysSeen(): SeenKeys {
+  return {
+    message: new Set(),
+    memory: new Set(),
+    block: new Set(),
+    trace: new Set(),
+    history: new Set(),
+  };
+}
+
 /**
  * One record line checked: a known type, a row of its kind's shape, within the target store's `limits` (as add()
  * holds them: no imported row is larger than one a caller could add), and not a duplicate of an earlier record.
@@ -324,12 +344,17 @@ function checkedRecord(
   const row = record['row'] as Record<string, unknown>;
   const over = rowLimitProblem(kind, row, limits);
   if (over !== undefined) throw new ImportError(line, `${kind}: ${over}`);
+  noteKey(kind, row, line, seen);
+  return { kind, row };
+}
+
+/** Adds the row's key to those seen; a second record of one key is an ImportError (a history row without seq has none). */
+function noteKey(kind: RowKind, row: Record<string, unknown>, line: number, seen: SeenKeys): void {
   const key = recordKey(kind, row);
   if (kind !== 'history' || row['seq'] !== undefined) {
     if (seen[kind].has(key)) throw new ImportError(line, `duplicate ${kind} ${key}`);
     seen[kind].add(key);
   }
-  return { kind, row };
 }
 
 /**
@@ -360,13 +385,7 @@ export async function parseExport(
   const lines = await fileLines(file);
   const header = checkHeader(jsonLine(lines, 0));
   const parsed: Parsed = { header, messages: [], memories: [], history: [], blocks: [], traces: [] };
-  const seen: SeenKeys = {
-    message: new Set(),
-    memory: new Set(),
-    block: new Set(),
-    trace: new Set(),
-    history: new Set(),
-  };
+  const seen = noKeysSeen();
   let ended = false;
   for (let i = 1; i < lines.length; i++) {
     if (i % PAGE === 0) {
