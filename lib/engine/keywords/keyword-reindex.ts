@@ -12,7 +12,9 @@ import {
   messageTermsFields,
   statsKey,
   termsRowOf,
+  type Corpus,
   type CorpusStats,
+  type MessageTermsFields,
 } from '../../store/keyword-terms.js';
 import type { TermsRow } from '../../store/rows.js';
 import type { EngramDb } from '../../store/schema.js';
@@ -66,20 +68,18 @@ async function rebuildTerms(db: EngramDb, analyzer: Analyzer): Promise<void> {
   };
   const messages = await db.messages.toArray();
   for (const m of messages) {
-    const counts = analyzer.document(m.content);
-    stats[MESSAGE_CORPUS].docs += 1;
-    stats[MESSAGE_CORPUS].length += counts.length;
-    const row = termsRowOf(MESSAGE_CORPUS, m.id, counts, messageTermsFields(m));
+    const row = countedTermsRow(analyzer, MESSAGE_CORPUS, stats[MESSAGE_CORPUS], {
+      id: m.id,
+      text: m.content,
+      fields: messageTermsFields(m),
+    });
     if (row !== undefined) batch.push(row);
     if (batch.length >= BATCH) await flush();
   }
   const memories = await db.memories.toArray();
   for (const m of memories) {
     if (m.deletedAt !== undefined) continue;
-    const counts = analyzer.document(m.text);
-    stats[MEMORY_CORPUS].docs += 1;
-    stats[MEMORY_CORPUS].length += counts.length;
-    const row = termsRowOf(MEMORY_CORPUS, m.id, counts);
+    const row = countedTermsRow(analyzer, MEMORY_CORPUS, stats[MEMORY_CORPUS], { id: m.id, text: m.text });
     if (row !== undefined) batch.push(row);
     if (batch.length >= BATCH) await flush();
   }
@@ -88,4 +88,17 @@ async function rebuildTerms(db: EngramDb, analyzer: Analyzer): Promise<void> {
     { key: statsKey(MESSAGE_CORPUS), value: stats[MESSAGE_CORPUS] },
     { key: statsKey(MEMORY_CORPUS), value: stats[MEMORY_CORPUS] },
   ]);
+}
+
+/** The terms row of one document (undefined when it has no terms), its length counted into its corpus's `stats`. */
+function countedTermsRow(
+  analyzer: Analyzer,
+  corpus: Corpus,
+  stats: CorpusStats,
+  doc: { id: string; text: string; fields?: MessageTermsFields },
+): TermsRow | undefined {
+  const counts = analyzer.document(doc.text);
+  stats.docs += 1;
+  stats.length += counts.length;
+  return termsRowOf(corpus, doc.id, counts, doc.fields);
 }

@@ -25,7 +25,12 @@ import {
   type FusedHit,
   type FusionWeights,
 } from '../../search/fusion.js';
-import { hasEvidence, retrievalProfile, type RetrievalProfile } from '../../search/retrieval-profile.js';
+import {
+  hasEvidence,
+  retrievalProfile,
+  type QueryForm,
+  type RetrievalProfile,
+} from '../../search/retrieval-profile.js';
 import type { LogHead } from '../../store/change-log.js';
 import {
   readMemories,
@@ -164,13 +169,7 @@ async function startSearch(
   const profile = retrievalProfile(embedderId);
   const form = mode === 'vector' ? profile.vectorQuery : profile.hybridQuery;
   // The query is embedded (in the embedder's worker) while the keyword index is made ready.
-  const embedding =
-    mode === 'keyword'
-      ? undefined
-      : semantic
-          .embed([form === 'question' ? query : core.analyzer.queryText(query)], options.signal, 'query')
-          .then((e) => e.vectors[0]!);
-  embedding?.catch(() => undefined); // awaited later; a failure surfaces there
+  const embedding = embedQuery(core, semantic, query, { options, form });
   // Loaded on first use (Engram.open() starts it in the background).
   const keywords = mode === 'vector' ? undefined : await keywordState(core);
   return {
@@ -183,6 +182,23 @@ async function startSearch(
     embedding,
     pool: Math.max(limit * 4, 40),
   };
+}
+
+/** The query's embedding in `form`, started now (undefined in keyword mode); a failure surfaces where it is awaited. */
+function embedQuery(
+  core: EngineStore,
+  semantic: SemanticIndex,
+  query: string,
+  { options, form }: { options: MemorySearchOptions; form: QueryForm },
+): Promise<Float32Array> | undefined {
+  const embedding =
+    options.mode === 'keyword'
+      ? undefined
+      : semantic
+          .embed([form === 'question' ? query : core.analyzer.queryText(query)], options.signal, 'query')
+          .then((e) => e.vectors[0]!);
+  embedding?.catch(() => undefined); // awaited later; a failure surfaces there
+  return embedding;
 }
 
 /**
@@ -321,7 +337,7 @@ function rankKeywords(
  * `limit`-th relevance of the pool's hits is left at the keyword side's.
  */
 async function fuseSides(run: SearchRun, sides: Sides, queryVector: Float32Array | undefined): Promise<FusedHit[]> {
-  const { profile, pool, state } = run;
+  const { profile, state } = run;
   const { vectorRanked, keywordRanked } = sides;
   const weights: FusionWeights = gatedWeights(vectorRanked, {
     vector: profile.vectorWeight,
@@ -329,18 +345,7 @@ async function fuseSides(run: SearchRun, sides: Sides, queryVector: Float32Array
     scale: profile.fusionScale,
     ...(profile.vectorGate === undefined ? {} : { gate: profile.vectorGate }),
   });
-  const { limit } = run.options;
-  const scaling = fusionScaling(vectorRanked, keywordRanked, weights);
-  const pooled = new Set(vectorRanked.map((h) => h.id));
-  const floor = vectorRanked.length >= pool ? vectorRanked[vectorRanked.length - 1]!.score : 1;
-  const keywordOf = new Map(keywordRanked.map((h) => [h.id, h.relevance]));
-  const pooledRelevance = vectorRanked
-    .map((h) => combine(scaling.vector(h.score), scaling.keyword(keywordOf.get(h.id)), weights))
-    .sort((a, b) => b - a);
-  const bar = pooledRelevance.length >= limit ? pooledRelevance[limit - 1]! : -Infinity;
-  const missing = keywordRanked
-    .filter((h) => !pooled.has(h.id) && combine(scaling.vector(floor), scaling.keyword(h.relevance), weights) >= bar)
-    .map((h) => h.id);
+  const missing = keywordContenders(run, sides, weights);
   // From the index's own copies (no store read); only ids it does not hold are read from the store.
   const similarityOf =
     queryVector !== undefined && missing.length > 0
@@ -351,6 +356,27 @@ async function fuseSides(run: SearchRun, sides: Sides, queryVector: Float32Array
     for (const [id, s] of await storedScores(run.core, run.state.embedderId, queryVector, unheld))
       similarityOf.set(id, s);
   return fuse(vectorRanked, keywordRanked, { weights, similarityOf });
+}
+
+/**
+ * The keyword hits outside the vector pool that could still reach the `limit`-th relevance of the pool's
+ * hits, taking for each the pool's lowest similarity (its highest possible).
+ */
+function keywordContenders(run: SearchRun, sides: Sides, weights: FusionWeights): string[] {
+  const { pool } = run;
+  const { limit } = run.options;
+  const { vectorRanked, keywordRanked } = sides;
+  const scaling = fusionScaling(vectorRanked, keywordRanked, weights);
+  const pooled = new Set(vectorRanked.map((h) => h.id));
+  const floor = vectorRanked.length >= pool ? vectorRanked[vectorRanked.length - 1]!.score : 1;
+  const keywordOf = new Map(keywordRanked.map((h) => [h.id, h.relevance]));
+  const pooledRelevance = vectorRanked
+    .map((h) => combine(scaling.vector(h.score), scaling.keyword(keywordOf.get(h.id)), weights))
+    .sort((a, b) => b - a);
+  const bar = pooledRelevance.length >= limit ? pooledRelevance[limit - 1]! : -Infinity;
+  return keywordRanked
+    .filter((h) => !pooled.has(h.id) && combine(scaling.vector(floor), scaling.keyword(h.relevance), weights) >= bar)
+    .map((h) => h.id);
 }
 
 /**
@@ -403,12 +429,17 @@ async function collectResults(
       // Opened here (a store encrypted at rest): only the rows the results reach.
       const row = read.get(hit.id)?.();
       if (row === undefined || !filter.matches(row, now)) continue;
-      const item: ScoredMemory = { row, score: hit.relevance };
-      if (hit.similarity !== undefined) item.similarity = hit.similarity;
-      if (hit.keywordScore !== undefined) item.keywordScore = hit.keywordScore;
-      if (hit.keywordRelevance !== undefined) item.keywordRelevance = hit.keywordRelevance;
-      out.push(item);
+      out.push(scoredMemory(row, hit));
     }
   }
   return out;
+}
+
+/** A result: `row` with the relevance of its fused `hit` and whichever side's scores the hit has. */
+function scoredMemory(row: MemoryRow, hit: FusedHit): ScoredMemory {
+  const item: ScoredMemory = { row, score: hit.relevance };
+  if (hit.similarity !== undefined) item.similarity = hit.similarity;
+  if (hit.keywordScore !== undefined) item.keywordScore = hit.keywordScore;
+  if (hit.keywordRelevance !== undefined) item.keywordRelevance = hit.keywordRelevance;
+  return item;
 }
