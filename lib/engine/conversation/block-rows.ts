@@ -77,17 +77,7 @@ export async function updateBlock(
     const seen = how.shared === undefined ? await getBlock(core, owner, label) : before;
     const { value, limit } = next(seen);
     if (value.length > limit) throw new LimitExceededError(`block "${label}"`, limit, value.length);
-    const after: BlockRow = {
-      agentId: target.agentId,
-      label,
-      value,
-      limit,
-      version: (before?.version ?? 0) + 1,
-      updatedAt: core.now(),
-    };
-    if (target.userId !== undefined) after.userId = target.userId;
-    const shared = how.shared ?? (target.userId === undefined && before?.shared === true);
-    if (shared) after.shared = true;
+    const after = writtenBlock(core, target, label, { value, limit, before, how });
     const id = blockKey(target.agentId, label, target.userId);
     const change: RowChange =
       before === undefined
@@ -95,6 +85,30 @@ export async function updateBlock(
         : { table: 'blocks', op: 'update', id, before, after };
     return { changes: [change], result: after };
   });
+}
+
+/**
+ * The row written for `target`'s block `label`: `value` under `limit`, one version past `before`; shared as
+ * `how` asks, else as the agent's block `before` was.
+ */
+function writtenBlock(
+  core: EngineStore,
+  target: BlockOwner,
+  label: string,
+  { value, limit, before, how }: { value: string; limit: number; before: BlockRow | undefined; how: BlockWrite },
+): BlockRow {
+  const after: BlockRow = {
+    agentId: target.agentId,
+    label,
+    value,
+    limit,
+    version: (before?.version ?? 0) + 1,
+    updatedAt: core.now(),
+  };
+  if (target.userId !== undefined) after.userId = target.userId;
+  const shared = how.shared ?? (target.userId === undefined && before?.shared === true);
+  if (shared) after.shared = true;
+  return after;
 }
 
 /** Replaces every occurrence of `oldText` in a block. */

@@ -118,19 +118,10 @@ async function knownMessages(
   rows: readonly MessageRow[],
   allowDuplicates: boolean,
 ): Promise<KnownMessages> {
-  const { db } = core;
-  const standing = await db.messages.bulkGet(rows.map((r) => r.id));
+  const standing = await core.db.messages.bulkGet(rows.map((r) => r.id));
   // One equality lookup per hash, not anyOf(): an encrypted store blinds the hash index, which answers
   // equality only (anyOf walks the index in key order).
-  const candidates = allowDuplicates
-    ? []
-    : (
-        await Promise.all(
-          [...new Set(rows.map((r) => r.hash))].map((hash) =>
-            db.messages.where('[threadId+hash]').equals([threadId, hash]).toArray(),
-          ),
-        )
-      ).flat();
+  const candidates = allowDuplicates ? [] : await sameHashes(core, threadId, rows);
   const known = new KnownMessages(allowDuplicates);
   for (const row of standing) {
     if (row === undefined) continue;
@@ -142,6 +133,17 @@ async function knownMessages(
     known.add(row);
   });
   return known;
+}
+
+/** The thread's messages of the same hashes as `rows`, read with one equality lookup per hash. */
+async function sameHashes(core: EngineStore, threadId: string, rows: readonly MessageRow[]): Promise<MessageRow[]> {
+  return (
+    await Promise.all(
+      [...new Set(rows.map((r) => r.hash))].map((hash) =>
+        core.db.messages.where('[threadId+hash]').equals([threadId, hash]).toArray(),
+      ),
+    )
+  ).flat();
 }
 
 /** Each row's message in order (the standing one it repeats, or itself), and the rows to write. */
@@ -189,7 +191,14 @@ async function assignPositions(
     rows.forEach((r, i) => (r.position = start + i));
     return;
   }
-  const context = await contextRows(core, threadId);
+  prependPositions(rows, await contextRows(core, threadId), first);
+}
+
+/**
+ * Positions of prepended `rows`: evenly between a leading system message of `context` and the message
+ * after it, else just before `first`, the thread's first message.
+ */
+function prependPositions(rows: MessageRow[], context: readonly MessageRow[], first: MessageRow): void {
   const head = context[0];
   if (head?.role === 'system') {
     const next = context[1]?.position ?? head.position + rows.length + 1;
@@ -253,21 +262,26 @@ export async function replaceThread(core: EngineStore, threadId: string, rows: r
       if (o !== undefined && o.threadId !== threadId)
         throw new ValidationError(`messages[${i}].id`, `${o.id} already belongs to another thread`);
     });
-    const keep = new Set(rows.map((r) => r.id));
-    const changes: RowChange[] = current
-      .filter((r) => !keep.has(r.id))
-      .map((before) => ({ table: 'messages', op: 'delete', id: before.id, before }));
-    const byId = new Map(current.map((r) => [r.id, r]));
-    for (const after of rows) {
-      const before = byId.get(after.id);
-      changes.push(
-        before === undefined
-          ? { table: 'messages', op: 'add', id: after.id, after }
-          : { table: 'messages', op: 'update', id: after.id, before, after },
-      );
-    }
-    return { changes, result: undefined };
+    return { changes: replacingChanges(current, rows), result: undefined };
   });
+}
+
+/** The changes that turn a thread's `current` messages into `rows`: the others deleted, then each row added or updated. */
+function replacingChanges(current: readonly MessageRow[], rows: readonly MessageRow[]): RowChange[] {
+  const keep = new Set(rows.map((r) => r.id));
+  const changes: RowChange[] = current
+    .filter((r) => !keep.has(r.id))
+    .map((before) => ({ table: 'messages', op: 'delete', id: before.id, before }));
+  const byId = new Map(current.map((r) => [r.id, r]));
+  for (const after of rows) {
+    const before = byId.get(after.id);
+    changes.push(
+      before === undefined
+        ? { table: 'messages', op: 'add', id: after.id, after }
+        : { table: 'messages', op: 'update', id: after.id, before, after },
+    );
+  }
+  return changes;
 }
 
 /** Swaps in a new system message: the old leading one leaves the context but stays in the log. */
