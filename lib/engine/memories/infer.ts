@@ -209,15 +209,7 @@ async function planDecisions(
   updateVector: UpdateVector,
 ): Promise<WritePlan<AddResult[]>> {
   const results: AddResult[] = [];
-  // Rows as this transaction leaves them, each read once.
-  const current = new Map<string, MemoryRow | undefined>();
-  const live = async (id: string): Promise<MemoryRow | undefined> => {
-    if (!current.has(id)) {
-      const row = await core.db.memories.get(id);
-      current.set(id, isLive(row, core.now()) ? row : undefined);
-    }
-    return current.get(id);
-  };
+  const current = rowsInWrite(core);
   let nextAdd = 0;
   for (const d of plan.decisions) {
     if (d.event === 'ADD') {
@@ -226,14 +218,34 @@ async function planDecisions(
       continue;
     }
     const target = d.target === undefined ? undefined : plan.existing[d.target];
-    const row = target === undefined ? undefined : await live(target.id);
+    const row = target === undefined ? undefined : await current.live(target.id);
     if (row === undefined) continue; // deleted meanwhile
     const decided = onExisting(core, d, row, updateVector);
     if (decided.change !== undefined) changes.push(decided.change);
-    current.set(row.id, decided.left);
+    current.leave(row.id, decided.left);
     results.push(decided.result);
   }
   return { changes, result: results };
+}
+
+/** Memories as the write's transaction leaves them, each read once: `live` reads one, `leave` records what a decision left. */
+function rowsInWrite(core: EngineStore): {
+  live: (id: string) => Promise<MemoryRow | undefined>;
+  leave: (id: string, row: MemoryRow | undefined) => void;
+} {
+  const current = new Map<string, MemoryRow | undefined>();
+  return {
+    live: async (id) => {
+      if (!current.has(id)) {
+        const row = await core.db.memories.get(id);
+        current.set(id, isLive(row, core.now()) ? row : undefined);
+      }
+      return current.get(id);
+    },
+    leave: (id, row) => {
+      current.set(id, row);
+    },
+  };
 }
 
 /**

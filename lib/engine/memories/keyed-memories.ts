@@ -10,7 +10,15 @@ import { compileFilters } from '../../search/filters.js';
 import type { Scope } from '../../store/scope.js';
 import { newId } from '../../util/id.js';
 import type { EngineStore } from '../engine-store.js';
-import { addMemories, deleteMemories, matchingRows, memoryHash, updateMemory, type MemoryItem } from './memories.js';
+import {
+  addMemories,
+  deleteMemories,
+  matchingRows,
+  memoryHash,
+  updateMemory,
+  type MemoryInput,
+  type MemoryItem,
+} from './memories.js';
 import type { SemanticIndex } from '../vectors/semantic-index.js';
 
 /** The text a key/value memory is searched by. */
@@ -47,18 +55,21 @@ export async function rememberKeyed(
       ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
     });
   }
-  const [added] = await addMemories(core, semantic, [
-    {
-      text,
-      tier: input.tier,
-      scope: input.scope,
-      key: input.key,
-      value: input.value,
-      metadata: input.metadata,
-      ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
-    },
-  ]);
+  const [added] = await addMemories(core, semantic, [keyedInput(input, text)]);
   return added!.item;
+}
+
+/** The memory that stores `input`'s value under its key, as add() takes it. */
+function keyedInput(input: Parameters<typeof rememberKeyed>[2], text: string): MemoryInput {
+  return {
+    text,
+    tier: input.tier,
+    scope: input.scope,
+    key: input.key,
+    value: input.value,
+    metadata: input.metadata,
+    ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
+  };
 }
 
 /** Counts a read: access count and time, without history or change-log noise. */
