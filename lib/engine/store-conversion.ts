@@ -525,14 +525,23 @@ async function openTable(
     after = keys[keys.length - 1];
     // Through the sealing: each seal and version checked; undefined for a row that does not open.
     const plain = (await tx.table(down.schema.name).bulkGet(keys as IndexableType[])) as unknown[];
-    const good = keys.flatMap((k, i) => (plain[i] === undefined ? [] : [{ key: k, row: plain[i] }]));
-    const bad = keys.filter((_, i) => plain[i] === undefined);
+    const { good, bad } = openedOrNot(keys, plain);
     const values = good.map((g) => g.row);
     if (good.length > 0)
       await down.mutate({ type: 'put', trans, values, ...(outbound ? { keys: good.map((g) => g.key) } : {}) });
     if (bad.length > 0) await down.mutate({ type: 'delete', trans, keys: bad });
     step(keys.length);
   }
+}
+
+/** The rows of `keys` that opened (`plain[i]` set), with their keys, and the keys of those that did not. */
+function openedOrNot(
+  keys: readonly unknown[],
+  plain: readonly unknown[],
+): { good: { key: unknown; row: unknown }[]; bad: unknown[] } {
+  const good = keys.flatMap((k, i) => (plain[i] === undefined ? [] : [{ key: k, row: plain[i] }]));
+  const bad = keys.filter((_, i) => plain[i] === undefined);
+  return { good, bad };
 }
 
 /** What a decryption knows before its upgrade: the store's id, its ledger, its snapshots opened. */
@@ -559,6 +568,24 @@ function openRows(name: string, sealing: RowSealing, { storeId, ledger, carried 
 }
 
 /**
+ * Through an open of `name` with `encryption`: the rows' versions as the store records them (its ledger,
+ * checked as an open does), to check each row read, and its snapshots carried to `target`. Rows that do
+ * not open go to `damaged`.
+ */
+function readBeforeDecrypt(
+  name: string,
+  encryption: AtRestEncryption,
+  target: EngramDb,
+  damaged: SealedRowDamage[],
+): Promise<Omit<DecryptionStart, 'storeId'>> {
+  return withStore(openStore(name, encryption), async (db) => {
+    const ledger = db.sealing!.journal.ledger.toRecord();
+    db.sealing!.onDamaged = (row) => damaged.push(row);
+    return { ledger, carried: await carrySnapshots(db, (k, r) => convertedRows(target, k, r)) };
+  });
+}
+
+/**
  * Decrypts the encrypted store `name` (opened with `encryption`: a KeyError `wrong-key` before
  * anything is written when it does not open it) into a plain store. A KeyError `not-encrypted`
  * when it is plain. Rows that do not open are reported in the result and dropped.
@@ -574,12 +601,7 @@ export async function decryptStore(
     throw new KeyError('not-encrypted', `store "${name}" is not encrypted; nothing was written`);
   const damaged: SealedRowDamage[] = [];
   const target = new EngramDb(name);
-  // The rows' versions as the store records them (its ledger, checked as an open does), to check each row read.
-  const { ledger, carried } = await withStore(openStore(name, encryption), async (db) => {
-    const ledger = db.sealing!.journal.ledger.toRecord();
-    db.sealing!.onDamaged = (row) => damaged.push(row);
-    return { ledger, carried: await carrySnapshots(db, (k, r) => convertedRows(target, k, r)) };
-  });
+  const { ledger, carried } = await readBeforeDecrypt(name, encryption, target, damaged);
   const { storeId, dataKey } = await unlockAtRestKey(encryption, header);
   const sealing = await sealingOf(storeId, dataKey);
   sealing.onDamaged = (row) => damaged.push(row);
