@@ -43,13 +43,7 @@ async function storeKeys(
   } catch (e) {
     throw storeError(e, `opening store "${name}"`);
   }
-  if (stored.header !== undefined) {
-    if (encryption === undefined)
-      throw new KeyError('key-needed', `store "${name}" is encrypted: open it with its key or passphrase`);
-    const { storeId, dataKey, upgraded } = await unlockAtRestKey(encryption, stored.header);
-    const sealing = await sealingOf(storeId, dataKey);
-    return upgraded === undefined ? { sealing } : { sealing, upgrade: { from: stored.header, to: upgraded } };
-  }
+  if (stored.header !== undefined) return encryptedStoreKeys(name, encryption, stored.header);
   if (stored.sealed)
     throw new KeyError('unsupported', `store "${name}" holds sealed rows but no key header: it cannot be opened`);
   if (encryption === undefined) return {};
@@ -60,6 +54,19 @@ async function storeKeys(
     );
   const { header, storeId, dataKey } = await createAtRestKey(encryption);
   return { sealing: await sealingOf(storeId, dataKey), header };
+}
+
+/** The keys of the encrypted store `name` opened from its key `header`, and the header's upgrade when it is of an older format. */
+async function encryptedStoreKeys(
+  name: string,
+  encryption: AtRestEncryption | undefined,
+  header: unknown,
+): Promise<{ sealing: RowSealing; upgrade?: HeaderUpgrade }> {
+  if (encryption === undefined)
+    throw new KeyError('key-needed', `store "${name}" is encrypted: open it with its key or passphrase`);
+  const { storeId, dataKey, upgraded } = await unlockAtRestKey(encryption, header);
+  const sealing = await sealingOf(storeId, dataKey);
+  return upgraded === undefined ? { sealing } : { sealing, upgrade: { from: header, to: upgraded } };
 }
 
 /**

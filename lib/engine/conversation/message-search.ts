@@ -2,6 +2,7 @@
  * Search over the whole conversation log (MemGPT recall memory): BM25 over the
  * keyword terms index, and inclusive date ranges over the createdAt index.
  */
+import type { Collection } from 'dexie';
 import { MESSAGE_CORPUS, type MessageTermsFields } from '../../store/keyword-terms.js';
 import type { MessageRow, Role } from '../../store/rows.js';
 import type { EngineStore } from '../engine-store.js';
@@ -64,17 +65,22 @@ export async function searchMessagesByDate(
   start: number,
   count: number,
 ): Promise<MessagePage> {
-  const { db } = core;
   if (to < from) return { rows: [], total: 0 };
-  const base =
-    filter.threadId === undefined
-      ? db.messages.where('createdAt').between(from, to, true, true)
-      : db.messages.where('[threadId+createdAt]').between([filter.threadId, from], [filter.threadId, to], true, true);
-  const needsFilter = filter.agentId !== undefined || filter.userId !== undefined || filter.role !== undefined;
-  const collection = needsFilter ? base.filter(messageFilter(filter)) : base;
+  const collection = createdBetween(core, from, to, filter);
   const [total, rows] = await Promise.all([
     collection.clone().count(),
     collection.clone().offset(start).limit(count).toArray(),
   ]);
   return { rows, total };
+}
+
+/** The messages created in [from, to] that pass `filter`: through the thread's date index when it names one. */
+function createdBetween(core: EngineStore, from: number, to: number, filter: MessageFilter): Collection<MessageRow> {
+  const { db } = core;
+  const base =
+    filter.threadId === undefined
+      ? db.messages.where('createdAt').between(from, to, true, true)
+      : db.messages.where('[threadId+createdAt]').between([filter.threadId, from], [filter.threadId, to], true, true);
+  const needsFilter = filter.agentId !== undefined || filter.userId !== undefined || filter.role !== undefined;
+  return needsFilter ? base.filter(messageFilter(filter)) : base;
 }

@@ -191,18 +191,23 @@ export async function addMemories(
   return core.inOrder(async () => {
     const prepared = await prepareAdds(core, semantic, inputs, signal, dedupe, embedding);
     throwIfAborted(signal);
-    const write = (withoutReads: boolean): Promise<{ item: MemoryItem; added: boolean }[]> =>
-      core.write(async () => {
-        const { changes, out, logAfter } = await prepared.plan(withoutReads);
-        return { changes, result: out, ...(logAfter === undefined ? {} : { logAfter }) };
-      });
-    // Another instance logged after the index's position while the check relied on this instance's memory: check again, reading the log.
-    const result = await write(true).catch((e: unknown) => {
-      if (e instanceof LogMovedError) return write(false);
-      throw e;
-    });
+    const result = await writePrepared(core, prepared);
     afterWrite(semantic);
     return result;
+  });
+}
+
+/** Writes prepared adds, their check taking this instance's own writes first, reading the log if that was not enough. */
+function writePrepared(core: EngineStore, prepared: PreparedAdds): Promise<{ item: MemoryItem; added: boolean }[]> {
+  const write = (withoutReads: boolean): Promise<{ item: MemoryItem; added: boolean }[]> =>
+    core.write(async () => {
+      const { changes, out, logAfter } = await prepared.plan(withoutReads);
+      return { changes, result: out, ...(logAfter === undefined ? {} : { logAfter }) };
+    });
+  // Another instance logged after the index's position while the check relied on this instance's memory: check again, reading the log.
+  return write(true).catch((e: unknown) => {
+    if (e instanceof LogMovedError) return write(false);
+    throw e;
   });
 }
 

@@ -16,7 +16,7 @@ import type { EngineStore } from '../engine-store.js';
 import type { SemanticIndex } from '../vectors/semantic-index.js';
 import type { VectorIndex } from '../../vector/vector-index.js';
 import type { MemoryInput } from './memories.js';
-import { statementKey } from '../vectors/scope-table.js';
+import { statementKey, type ScopeTable } from '../vectors/scope-table.js';
 
 /** How add() recognises a memory it already has. */
 export const DEDUPE_MODES = ['exact', 'near', 'off'] as const;
@@ -103,12 +103,7 @@ export async function nearCandidates(
   const { state } = await semantic.ready();
   // No catch-up either (reads of the store): another tab's writes are in the log after `seq` too.
   if (core.lastOwnSeq - state.seq > MAX_UNAPPLIED) await state.idle();
-  const candidates = new Map<number, readonly string[]>();
-  comparables.forEach((comparable, i) => {
-    if (comparable === undefined) return;
-    const same = state.scopes.withStatement(statementKey(comparable));
-    if (same.size > 0) candidates.set(i, [...same]);
-  });
+  const candidates = statementCandidates(state.scopes, comparables);
   // The index as it is when asked: it may be promoted or reloaded before the transaction.
   return {
     candidates,
@@ -117,6 +112,20 @@ export async function nearCandidates(
     similarities: (vector, ids) => state.index.similarities(vector, ids),
     complete: core.damaged.length === 0,
   };
+}
+
+/** By input index: the standing memories of each keyless input's statement key (inputs with none left out). */
+function statementCandidates(
+  scopes: ScopeTable,
+  comparables: readonly (string | undefined)[],
+): Map<number, readonly string[]> {
+  const candidates = new Map<number, readonly string[]>();
+  comparables.forEach((comparable, i) => {
+    if (comparable === undefined) return;
+    const same = scopes.withStatement(statementKey(comparable));
+    if (same.size > 0) candidates.set(i, [...same]);
+  });
+  return candidates;
 }
 
 /**

@@ -384,7 +384,15 @@ export async function plainExportOf(
   passphrase: string | undefined,
   options: TransferOptions = {},
 ): Promise<Blob | string> {
-  const sealed = await isEncryptedExport(file);
+  checkPassphraseGiven(await isEncryptedExport(file), passphrase);
+  if (passphrase === undefined) return file;
+  if (typeof file === 'string')
+    throw new ImportError(1, 'an encrypted export is binary: pass the file as a Blob or File, not as text');
+  return openSealedExport(file, passphrase, options);
+}
+
+/** Refuses a sealed file without a passphrase (`key-needed`) and a plain one with a passphrase (`not-encrypted`). */
+function checkPassphraseGiven(sealed: boolean, passphrase: string | undefined): void {
   if (sealed && passphrase === undefined)
     throw new KeyError(
       'key-needed',
@@ -395,10 +403,6 @@ export async function plainExportOf(
       'not-encrypted',
       'this export is not encrypted, but options.decrypt gave a passphrase: import it without one (nothing was written)',
     );
-  if (passphrase === undefined) return file;
-  if (typeof file === 'string')
-    throw new ImportError(1, 'an encrypted export is binary: pass the file as a Blob or File, not as text');
-  return openSealedExport(file, passphrase, options);
 }
 
 /** Options of `engram.export()`. */
