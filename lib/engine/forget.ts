@@ -130,37 +130,30 @@ function memoryRemovals(
   for (const before of memories) {
     if (before.deletedAt === undefined) {
       live++;
-      changes.push({
-        table: 'memories',
-        op: 'delete',
-        id: before.id,
-        before,
-        after: deletedRow(before, now, deviceId),
-      });
+      changes.push(deletionOf(before, now, deviceId));
     } else if (tombstoneHoldsText(before)) {
       tombstones++;
-      changes.push({
-        table: 'memories',
-        op: 'update',
-        id: before.id,
-        before,
-        after: textFreeTombstone(before),
-        quiet: true,
-      });
+      changes.push(textRemovalOf(before));
     }
   }
   return { changes, live, tombstones };
 }
 
-/** The row of live memory `before` deleted by this device at `now`: marked deleted, its version bumped. */
-function deletedRow(before: MemoryRow, now: number, deviceId: string): MemoryRow {
-  return {
+/** The deletion of live memory `before` by this device at `now`: marked deleted, its version bumped. */
+function deletionOf(before: MemoryRow, now: number, deviceId: string): RowChange {
+  const after: MemoryRow = {
     ...before,
     deletedAt: now,
     updatedAt: Math.max(now, before.updatedAt),
     version: before.version + 1,
     origin: deviceId,
   };
+  return { table: 'memories', op: 'delete', id: before.id, before, after };
+}
+
+/** The quiet update that makes tombstone `before`, which still holds text, text-free. */
+function textRemovalOf(before: MemoryRow): RowChange {
+  return { table: 'memories', op: 'update', id: before.id, before, after: textFreeTombstone(before), quiet: true };
 }
 
 /** Messages, blocks and traces are deleted outright. */

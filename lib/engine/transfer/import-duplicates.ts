@@ -28,6 +28,14 @@ interface Known {
   vector: Float32Array | undefined | null;
 }
 
+/** The memories sharing the value of `scope`'s first set field (through its index), or every unscoped one for an empty scope. */
+function memoriesUnder(core: EngineStore, scope: Scope): Promise<MemoryRow[]> {
+  const field = SCOPE_FIELDS.find((k) => scope[k] !== undefined);
+  return field === undefined
+    ? core.db.memories.filter((r) => SCOPE_FIELDS.every((k) => r[k] === undefined)).toArray()
+    : core.db.memories.where(field).equals(scope[field]!).toArray();
+}
+
 /** The distinct scopes of the live rows of `incoming`. */
 function liveScopes(incoming: readonly MemoryRow[]): Iterable<Scope> {
   const scopes = new Map<string, Scope>();
@@ -52,11 +60,7 @@ export class ImportDuplicates {
     const scopes = liveScopes(incoming);
     const now = core.now();
     for (const scope of scopes) {
-      const field = SCOPE_FIELDS.find((k) => scope[k] !== undefined);
-      const rows =
-        field === undefined
-          ? await core.db.memories.filter((r) => SCOPE_FIELDS.every((k) => r[k] === undefined)).toArray()
-          : await core.db.memories.where(field).equals(scope[field]!).toArray();
+      const rows = await memoriesUnder(core, scope);
       for (const row of rows) {
         const live = isLive(row, now);
         if (live && SCOPE_FIELDS.every((k) => row[k] === scope[k])) found.#remember(row, null);

@@ -334,12 +334,17 @@ export async function openSealedExport(file: Blob, passphrase: string, options: 
     const plain = await openChunk({ bytes, index, iv: nonceOf(prefix, index, final) }, keys.body, line.bytes);
     at += bytes.byteLength;
     options.onProgress?.({ phase: 'decrypt', done: at - line.bytes.length, total });
-    try {
-      texts.push(decoder.decode(plain, { stream: !final }));
-    } catch (e) {
-      throw new ImportError(2, 'the decrypted export is not UTF-8 text', { cause: e });
-    }
+    texts.push(decodedText(decoder, plain, final));
     if (final) return texts.join('');
+  }
+}
+
+/** The text of one opened chunk, decoded on from the chunks before; an ImportError naming line 2 when it is not UTF-8. */
+function decodedText(decoder: TextDecoder, plain: ArrayBuffer, final: boolean): string {
+  try {
+    return decoder.decode(plain, { stream: !final });
+  } catch (e) {
+    throw new ImportError(2, 'the decrypted export is not UTF-8 text', { cause: e });
   }
 }
 
