@@ -143,30 +143,32 @@ async function knownDevice(db: EngramDb, name: string, header: AtRestHeader | un
 }
 
 /**
- * The writes of an open, in its transaction: the key header of a new encrypted store, an older
+ * The writes of an open, in one transaction: the key header of a new encrypted store, an older
  * header upgraded, the schema version; returns the device id (made when there is none).
  */
-async function writeOpenRecords(
+function writeOpenRecords(
   db: EngramDb,
   name: string,
   { header, upgrade }: { header: AtRestHeader | undefined; upgrade: HeaderUpgrade | undefined },
 ): Promise<string> {
-  const schema = await db.meta.get('schemaVersion');
-  if (header !== undefined) {
-    // Another tab may have made the store since it was probed: never write a second key over its rows.
-    if (schema !== undefined || (await db.meta.get(AT_REST_KEY)) !== undefined)
-      throw new KeyError('wrong-key', `store "${name}" was created meanwhile by another instance; open it again`);
-    await db.meta.put({ key: AT_REST_KEY, value: header });
-  }
-  if (upgrade !== undefined) await upgradeHeader(db, upgrade);
-  const stored = schema?.value;
-  if (typeof stored === 'number' && stored > SCHEMA_VERSION) throw newerSchema(name, stored);
-  if (stored !== SCHEMA_VERSION) await db.meta.put({ key: 'schemaVersion', value: SCHEMA_VERSION });
-  const device = (await db.meta.get('deviceId'))?.value;
-  if (typeof device === 'string') return device;
-  const id = newId();
-  await db.meta.put({ key: 'deviceId', value: id });
-  return id;
+  return db.transaction('rw', db.meta, async () => {
+    const schema = await db.meta.get('schemaVersion');
+    if (header !== undefined) {
+      // Another tab may have made the store since it was probed: never write a second key over its rows.
+      if (schema !== undefined || (await db.meta.get(AT_REST_KEY)) !== undefined)
+        throw new KeyError('wrong-key', `store "${name}" was created meanwhile by another instance; open it again`);
+      await db.meta.put({ key: AT_REST_KEY, value: header });
+    }
+    if (upgrade !== undefined) await upgradeHeader(db, upgrade);
+    const stored = schema?.value;
+    if (typeof stored === 'number' && stored > SCHEMA_VERSION) throw newerSchema(name, stored);
+    if (stored !== SCHEMA_VERSION) await db.meta.put({ key: 'schemaVersion', value: SCHEMA_VERSION });
+    const device = (await db.meta.get('deviceId'))?.value;
+    if (typeof device === 'string') return device;
+    const id = newId();
+    await db.meta.put({ key: 'deviceId', value: id });
+    return id;
+  });
 }
 
 /**
@@ -185,7 +187,7 @@ export async function openStore(
     await loadFreshness(db);
     const deviceId =
       (upgrade === undefined ? await knownDevice(db, name, header) : undefined) ??
-      (await db.transaction('rw', db.meta, () => writeOpenRecords(db, name, { header, upgrade })));
+      (await writeOpenRecords(db, name, { header, upgrade }));
     return { db, deviceId };
   } catch (e) {
     db.close();
