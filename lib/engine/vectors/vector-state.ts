@@ -230,17 +230,23 @@ export class VectorState {
    * it holds (its ids are compared later, see #verifyLater), false when it does not (it is disposed).
    */
   async #checkRestored(bytes: Uint8Array, storedCount: Promise<number>, options: LongWorkOptions): Promise<boolean> {
-    await this.catchUp(options);
-    // Vectors the snapshot kept unmerged (a close without flush()) move into HNSW once writing pauses, as
-    // they would have in the session that wrote them; a catch-up with nothing to replay does not schedule
-    // that, and until then every search scans them (bench/peers engram-resumed: 1000 of them, 0.4-0.7 ms).
-    await this.#queue.run(() => this.#settle());
-    if (agreesInCount(this, await storedCount)) {
-      // The ids themselves are compared once the first searches are answered (see verifySnapshot).
-      this.#verifyLater(bytes);
-      return true;
+    try {
+      await this.catchUp(options);
+      // Vectors the snapshot kept unmerged (a close without flush()) move into HNSW once writing pauses, as
+      // they would have in the session that wrote them; a catch-up with nothing to replay does not schedule
+      // that, and until then every search scans them (bench/peers engram-resumed: 1000 of them, 0.4-0.7 ms).
+      await this.#queue.run(() => this.#settle());
+      if (agreesInCount(this, await storedCount)) {
+        // The ids themselves are compared once the first searches are answered (see verifySnapshot).
+        this.#verifyLater(bytes);
+        return true;
+      }
+      if (await holdsAtOpen(this.#restored(), bytes)) return true;
+    } catch (e) {
+      // Not returned: nobody else would let it go, and its log position would hold the log's compaction back.
+      this.dispose();
+      throw e;
     }
-    if (await holdsAtOpen(this.#restored(), bytes)) return true;
     this.dispose();
     return false;
   }
@@ -265,8 +271,14 @@ export class VectorState {
       total === 0 ? 'empty' : 'rebuild',
       generation,
     );
-    state.#staleEarly.push(...stale);
-    await state.catchUp(options);
+    // Taken whole, not pushed as arguments: a store whose vectors are all of another model holds more than a call takes.
+    state.#staleEarly = stale;
+    try {
+      await state.catchUp(options);
+    } catch (e) {
+      state.dispose(); // not returned (see #checkRestored)
+      throw e;
+    }
     return state;
   }
 

@@ -1,0 +1,71 @@
+// A vector state being made whose catch-up fails is disposed, not left registered with the store:
+// its log position would hold the change log's compaction back for as long as the store stays open.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
+import { VectorState } from '../../lib/engine/vectors/vector-state.js';
+import { Engram, StoreError } from '../../lib/index.js';
+
+const embedder = (): HashEmbedder => new HashEmbedder({ dimensions: 64 });
+const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('VectorState when its catch-up fails', () => {
+  it('open() disposes the state restored from a snapshot whose catch-up throws, then rebuilds and answers', async () => {
+    const name = unique('letgo');
+    const a = await Engram.open({ name, embedder: embedder() });
+    for (let i = 0; i < 12; i++) await a.add(`note number ${i} about the harbour`, { userId: 'u' });
+    await a.close();
+    const failed: VectorState[] = [];
+    // The first catch-up (the restored state's) fails; the rebuild's runs as it is.
+    vi.spyOn(VectorState.prototype, 'catchUp').mockImplementationOnce(function (this: VectorState) {
+      failed.push(this);
+      return Promise.reject(new StoreError('the change log could not be read'));
+    });
+    const dispose = vi.spyOn(VectorState.prototype, 'dispose');
+    const b = await Engram.open({ name, embedder: embedder() });
+    try {
+      const ready = await b.ready();
+      expect(failed).toHaveLength(1);
+      expect(dispose.mock.contexts).toContain(failed[0]);
+      expect(ready.index).toBe('rebuild');
+      expect(ready.size).toBe(12);
+      const { results } = await b.search('note number 7 about the harbour', { userId: 'u', mode: 'vector', limit: 1 });
+      expect(results[0]?.memory).toBe('note number 7 about the harbour');
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('open() disposes the state rebuilt from the store whose catch-up throws, and reports the error', async () => {
+    const name = unique('letgo-rebuild');
+    const a = await Engram.open({ name, embedder: embedder() });
+    await a.add('a single note', { userId: 'u' });
+    await a.close();
+    const failed: VectorState[] = [];
+    vi.spyOn(VectorState.prototype, 'catchUp').mockImplementation(function (this: VectorState) {
+      failed.push(this);
+      return Promise.reject(new StoreError('the change log could not be read'));
+    });
+    const dispose = vi.spyOn(VectorState.prototype, 'dispose');
+    const outcome = await Engram.open({ name, embedder: embedder() }).then(
+      async (b) => {
+        try {
+          await b.ready();
+          return 'ready';
+        } catch (e) {
+          return e;
+        } finally {
+          vi.restoreAllMocks();
+          await b.close();
+        }
+      },
+      (e: unknown) => e,
+    );
+    expect(outcome).toBeInstanceOf(StoreError);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const state of failed) expect(dispose.mock.contexts).toContain(state);
+  });
+});
