@@ -4,6 +4,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { VectorState } from '../../lib/engine/vectors/vector-state.js';
 import { Engram, StoreError } from '../../lib/index.js';
+import { EngramDb } from '../../lib/store/schema.js';
+import { getSnapshot, putSnapshot } from '../../lib/store/snapshot-chunks.js';
+import { ExactIndex } from '../../lib/vector/exact-index.js';
+import { HnswIndex } from '../../lib/vector/hnsw-index.js';
+import type { VectorIndex } from '../../lib/vector/vector-index.js';
 
 const embedder = (): HashEmbedder => new HashEmbedder({ dimensions: 64 });
 const unique = (p: string): string => `${p}-${Math.random().toString(36).slice(2)}`;
@@ -67,5 +72,46 @@ describe('VectorState when its catch-up fails', () => {
     expect(outcome).toBeInstanceOf(StoreError);
     expect(failed.length).toBeGreaterThan(0);
     for (const state of failed) expect(dispose.mock.contexts).toContain(state);
+  });
+
+  it('open() lets the restored index go when the buffer of unmerged vectors of its snapshot does not restore, then rebuilds', async () => {
+    const name = unique('letgo-pending');
+    const a = await Engram.open({ name, embedder: embedder() });
+    for (let i = 0; i < 12; i++) await a.add(`note number ${i} about the harbour`, { userId: 'u' });
+    await a.close();
+    // The record's buffer of unmerged vectors damaged (its index restores, the buffer does not).
+    const db = new EngramDb(name);
+    await db.open();
+    const stored = (await getSnapshot(db, 'indexSnapshot'))!.value as Record<string, unknown> & { bytes: Uint8Array };
+    await putSnapshot(db, 'indexSnapshot', { ...stored, pending: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]) });
+    db.close();
+    const restored: VectorIndex[] = [];
+    const hnswRestore = HnswIndex.restore.bind(HnswIndex);
+    vi.spyOn(HnswIndex, 'restore').mockImplementationOnce(async (...args) => {
+      const index = await hnswRestore(...args);
+      restored.push(index);
+      return index;
+    });
+    const exactRestore = ExactIndex.restore.bind(ExactIndex);
+    vi.spyOn(ExactIndex, 'restore').mockImplementationOnce((...args) => {
+      const index = exactRestore(...args);
+      restored.push(index);
+      return index;
+    });
+    const disposedHnsw = vi.spyOn(HnswIndex.prototype, 'dispose');
+    const disposedExact = vi.spyOn(ExactIndex.prototype, 'dispose');
+    const b = await Engram.open({ name, embedder: embedder() });
+    try {
+      const ready = await b.ready();
+      expect(ready.index).toBe('rebuild');
+      expect(ready.size).toBe(12);
+      // The snapshot's index restored (the first restore), and was let go when its buffer did not.
+      const main = restored[0]!;
+      expect([...disposedHnsw.mock.contexts, ...disposedExact.mock.contexts]).toContain(main);
+      const { results } = await b.search('note number 3 about the harbour', { userId: 'u', mode: 'vector', limit: 1 });
+      expect(results[0]?.memory).toBe('note number 3 about the harbour');
+    } finally {
+      await b.close();
+    }
   });
 });

@@ -14,6 +14,7 @@ import { BufferedIndex } from '../../vector/buffered-index.js';
 import { restoreIndex } from '../../vector/choose-index.js';
 import { ExactIndex } from '../../vector/exact-index.js';
 import { snapshotChecksumHolds } from '../../vector/snapshot-format.js';
+import type { VectorIndex } from '../../vector/vector-index.js';
 import type { EngineStore } from '../engine-store.js';
 import { scopesMatchStore } from './scope-check.js';
 import { ScopeTable, statementOf, type ScopeColumns, type ScopeTuple } from './scope-table.js';
@@ -96,7 +97,14 @@ export async function restoreSnapshot(
   early: ScopeTable | undefined,
 ): Promise<{ index: BufferedIndex; scopes: ScopeTable } | undefined> {
   const main = await restoreIndex(record.bytes, { checksum: false });
-  const pending = record.pending === undefined ? undefined : await restoreIndex(record.pending);
+  // Whatever fails after an index is restored lets its memory go (a large HNSW is most of the module's heap).
+  let pending: VectorIndex | undefined;
+  try {
+    pending = record.pending === undefined ? undefined : await restoreIndex(record.pending);
+  } catch (e) {
+    main.dispose();
+    throw e;
+  }
   if (
     main.dimensions !== dimensions ||
     (pending !== undefined && (!(pending instanceof ExactIndex) || pending.dimensions !== dimensions))
@@ -106,8 +114,13 @@ export async function restoreSnapshot(
     return undefined;
   }
   const index = new BufferedIndex(main, pending);
-  const saved = savedScopes(record, core.analyzer.id, early);
-  return { index, scopes: saved ?? (await scopesFromStore(core)) };
+  try {
+    const saved = savedScopes(record, core.analyzer.id, early);
+    return { index, scopes: saved ?? (await scopesFromStore(core)) };
+  } catch (e) {
+    index.dispose();
+    throw e;
+  }
 }
 
 /**
