@@ -331,6 +331,11 @@ export class VectorState {
    */
   retire(): void {
     this.#retired = true;
+    this.#stopFollowing();
+  }
+
+  /** Cancels the merge and the timers, and leaves the store's log readers and write watchers. */
+  #stopFollowing(): void {
     this.#cancelMerge?.();
     if (this.#snapshotTimer !== undefined) clearTimeout(this.#snapshotTimer);
     if (this.#verifyTimer !== undefined) clearTimeout(this.#verifyTimer);
@@ -758,11 +763,7 @@ export class VectorState {
   /** Frees the index; later catch-ups and snapshots do nothing. */
   dispose(): void {
     this.#disposed = true;
-    this.#cancelMerge?.();
-    if (this.#snapshotTimer !== undefined) clearTimeout(this.#snapshotTimer);
-    if (this.#verifyTimer !== undefined) clearTimeout(this.#verifyTimer);
-    this.#unregister();
-    this.#unwatch();
+    this.#stopFollowing();
     this.index.dispose();
   }
 }
