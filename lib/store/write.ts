@@ -252,14 +252,18 @@ async function statsAfter(db: EngramDb, statDelta: ReadonlyMap<Corpus, CorpusSta
   });
 }
 
-/** The history entry of each change: the row before and after it. */
+/**
+ * The history entry of each change: the row before and after it, but no copy of the row an add
+ * wrote (history-rows.ts `withAddedRows` puts it back on reading): an add's entry would otherwise
+ * repeat the whole row, and on an encrypted store seal it again (bench/at-rest, REPORT.md at-rest).
+ */
 function historyEntries(changes: readonly RowChange[], at: number): HistoryRow[] {
   return changes.map((c) => ({
     table: c.table,
     recordId: c.id,
     op: c.op,
     before: c.before ?? null,
-    after: c.after ?? null,
+    after: c.op === 'add' ? null : (c.after ?? null),
     at,
   }));
 }

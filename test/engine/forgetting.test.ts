@@ -20,7 +20,9 @@ describe('forgetting', () => {
     const id = results[0]!.id;
     await engram.update(id, 'Ana hides her quokka in the zeppelin');
     await engram.update(id, { metadata: { topic: 'mdsecret2' } });
-    await engram.add('Ben keeps a parrot', { userId: 'ben' });
+    // Updated once, so that its history holds its text too (an add's entry keeps no copy of the row).
+    const ben = (await engram.add('Ben keeps a parrot', { userId: 'ben' })).results[0]!.id;
+    await engram.update(ben, { metadata: { pet: 'bird' } });
     await engram.search('quokka zeppelin parrot', { mode: 'hybrid' }); // loads both indexes
     await engram.flush(); // snapshots that knew the text
     const before = await rawStore(engram.name);

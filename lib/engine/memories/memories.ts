@@ -8,6 +8,7 @@ import { type CompiledFilter } from '../../search/filters.js';
 import { SCOPE_FIELDS, type Scope } from '../../store/scope.js';
 import { isLive, type Json, type MemoryRow, type Metadata, type Tier, type VectorRow } from '../../store/rows.js';
 import { currentVector } from '../../store/current-vector.js';
+import { withAddedRows } from '../../store/history-rows.js';
 import { LogMovedError, type RowChange } from '../../store/write.js';
 import { contentHash } from '../../util/hash.js';
 import { newId } from '../../util/id.js';
@@ -686,22 +687,24 @@ export interface MemoryHistoryEntry {
 
 /** A memory's history, oldest first. */
 export async function memoryHistory(core: EngineStore, id: string): Promise<MemoryHistoryEntry[]> {
-  const entries = await core.db.history.where('recordId').equals(id).toArray();
-  return entries
-    .filter((e) => e.table === 'memories')
-    .map((e) => {
-      const before = e.before as MemoryRow | null;
-      const after = e.after as MemoryRow | null;
-      const op = e.op === 'add' ? 'ADD' : e.op === 'update' ? 'UPDATE' : 'DELETE';
-      return {
-        op,
-        previous: before?.text ?? null,
-        memory: op === 'DELETE' ? null : (after?.text ?? null),
-        version: after?.version ?? before?.version ?? 0,
-        at: e.at,
-        metadata: after?.metadata ?? null,
-      };
-    });
+  const { db } = core;
+  const { entries, current } = await db.transaction('r', [db.history, db.memories], async () => ({
+    entries: (await db.history.where('recordId').equals(id).toArray()).filter((e) => e.table === 'memories'),
+    current: await db.memories.get(id),
+  }));
+  return withAddedRows(entries, current).map((e) => {
+    const before = e.before as MemoryRow | null;
+    const after = e.after as MemoryRow | null;
+    const op = e.op === 'add' ? 'ADD' : e.op === 'update' ? 'UPDATE' : 'DELETE';
+    return {
+      op,
+      previous: before?.text ?? null,
+      memory: op === 'DELETE' ? null : (after?.text ?? null),
+      version: after?.version ?? before?.version ?? 0,
+      at: e.at,
+      metadata: after?.metadata ?? null,
+    };
+  });
 }
 
 /** Deletes (tombstones) every memory that matches a filter (the face refuses an empty one). */
