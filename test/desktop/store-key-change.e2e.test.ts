@@ -17,7 +17,14 @@ import { APP_ENTRY } from '../../desktop/main/app-protocol.js';
 import type { DesktopApp } from '../../desktop/main/desktop-app.js';
 import { CHANNELS, type BridgeResult, type HubNewClient } from '../../desktop/preload/bridge-api.js';
 import type { FakeElectron, FakeWindow } from './main/fake-electron.js';
-import { openPage, rawDatabase, screenshot, serveApp, type ServedApp } from '../ui-helpers/app-page.js';
+import {
+  listedMemoryTexts,
+  openPage,
+  rawDatabase,
+  screenshot,
+  serveApp,
+  type ServedApp,
+} from '../ui-helpers/app-page.js';
 import { addPreload, deliverHubCalls, exposeMainProcess, startFakeDesktop } from '../ui-helpers/desktop-main.js';
 
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
@@ -165,8 +172,7 @@ async function addMemory(page: Page, text: string): Promise<void> {
 
 async function memoryTexts(page: Page): Promise<string[]> {
   await page.click('[data-testid="nav-memories"]');
-  await page.waitForSelector('[data-testid="memory-total"]', { timeout: STEP_WAIT });
-  return (await page.locator('[data-testid="memory-list"] .text').allInnerTexts()).sort();
+  return (await listedMemoryTexts(page, STEP_WAIT)).sort();
 }
 
 async function status(page: Page): Promise<void> {

@@ -20,7 +20,14 @@ import { APP_ENTRY } from '../../desktop/main/app-protocol.js';
 import type { DesktopApp } from '../../desktop/main/desktop-app.js';
 import { CHANNELS, type BridgeResult, type HubNewClient } from '../../desktop/preload/bridge-api.js';
 import type { FakeElectron, FakeWindow } from './main/fake-electron.js';
-import { openPage, rawDatabase, screenshot, serveApp, type ServedApp } from '../ui-helpers/app-page.js';
+import {
+  listedMemoryTexts,
+  openPage,
+  rawDatabase,
+  screenshot,
+  serveApp,
+  type ServedApp,
+} from '../ui-helpers/app-page.js';
 import { addPreload, deliverHubCalls, exposeMainProcess, startFakeDesktop } from '../ui-helpers/desktop-main.js';
 
 const SHOTS = resolve(import.meta.dirname, '__screenshots__');
@@ -168,8 +175,7 @@ async function addMemory(page: Page, text: string): Promise<void> {
 }
 
 async function memoryTexts(page: Page): Promise<string[]> {
-  await page.waitForSelector('[data-testid="memory-total"]', { timeout: STEP_WAIT });
-  return page.locator('[data-testid="memory-list"] .text').allInnerTexts();
+  return listedMemoryTexts(page, STEP_WAIT);
 }
 
 async function statusFact(page: Page, fact: string): Promise<string> {

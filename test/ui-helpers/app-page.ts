@@ -317,3 +317,21 @@ export async function rawDatabase(p: Page, name: string): Promise<string> {
     return out.join('\n');
   }, name);
 }
+
+/**
+ * The texts the desktop's memories view lists, once it has loaded them: its total is set after the
+ * store answers and its rows arrive a moment later (the list loads its page on its own), so this
+ * waits until the view shows as many rows as its total says (the tests' stores fit on one screen).
+ */
+export async function listedMemoryTexts(p: Page, timeout: number): Promise<string[]> {
+  await p.waitForFunction(
+    () => {
+      const total = document.querySelector('[data-testid="memory-total"]')?.textContent ?? '';
+      const rows = document.querySelectorAll('[data-testid="memory-list"] .text').length;
+      return /^\d+$/.test(total) && rows === Number(total);
+    },
+    undefined,
+    { timeout },
+  );
+  return p.locator('[data-testid="memory-list"] .text').allInnerTexts();
+}
