@@ -290,30 +290,58 @@ async function applyChanges(
   const rows = new RowBatch();
   for (const change of changes) rows.add(change);
   const logged = changes.filter((c) => !(c.table === 'memories' && c.quiet === true));
-  const stats = await statsAfter(db, statDelta);
-  // Every write of the transaction in flight at once (IndexedDB applies a transaction's
-  // requests in order): one wait instead of one per table (bench/ingest).
-  const [, , seqs, generation, embedderId, bounds] = await Promise.all([
+  // Every request of the transaction in flight at once (IndexedDB applies a transaction's requests
+  // in order): one wait instead of one per table, and what must follow a read or a write (the
+  // statistics, the log's end, the history's bounds) is asked for as soon as that one answers, while
+  // IndexedDB still works through the rest (bench/ingest).
+  const history = withoutHistory ? undefined : db.history.bulkAdd(historyEntries(logged, at));
+  const log = db.changes.bulkAdd(logEntries(logged, at), { allKeys: true });
+  const [, seqs, generation, embedderId, stats] = await Promise.all([
     rows.flush(db),
-    withoutHistory ? undefined : db.history.bulkAdd(historyEntries(logged, at)),
-    db.changes.bulkAdd(logEntries(logged, at), { allKeys: true }),
+    log,
     readGeneration(db),
     readEmbedderId(db),
-    db.meta.get(LOG_FLOOR_KEY),
+    putStats(db, statDelta),
+    putLogEnd(db, log),
+    afterHistory(db, history, logged, withoutHistory ? undefined : historyLimit),
     termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
     termsPuts.length > 0 ? db.terms.bulkPut(termsPuts) : undefined,
-    ...stats.map(([corpus, value]) => db.meta.put({ key: statsKey(corpus), value: { ...value } })),
-  ]);
-  // After the history entries landed: bound each record's history, and strip deleted records' of their text.
-  const deleted = logged.filter((c) => c.op === 'delete');
-  const last = seqs.at(-1);
-  await Promise.all([
-    withoutHistory ? undefined : trimHistory(db, logged, historyLimit),
-    forgetHistoryText(db, deleted),
-    // The log's end, read by key before every search (change-log.ts readLastSeq).
-    last === undefined ? undefined : db.meta.put(logBoundsRow(logBoundsOf(bounds?.value).floor, last)),
   ]);
   return { changes: logged, seqs, generation, embedderId, terms: { puts: termsPuts, deletes: termsDeletes, stats } };
+}
+
+/** Puts each touched corpus's statistics after `statDelta` (read first); returns them. */
+async function putStats(db: EngramDb, statDelta: ReadonlyMap<Corpus, CorpusStats>): Promise<[Corpus, CorpusStats][]> {
+  const stats = await statsAfter(db, statDelta);
+  await Promise.all(stats.map(([corpus, value]) => db.meta.put({ key: statsKey(corpus), value: { ...value } })));
+  return stats;
+}
+
+/** Records the log's end once `log` (this write's entries) landed: read by key before every search (change-log.ts readLastSeq). */
+async function putLogEnd(db: EngramDb, log: Promise<number[]>): Promise<void> {
+  const [seqs, bounds] = await Promise.all([log, db.meta.get(LOG_FLOOR_KEY)]);
+  const last = seqs.at(-1);
+  if (last !== undefined) await db.meta.put(logBoundsRow(logBoundsOf(bounds?.value).floor, last));
+}
+
+/**
+ * Once `history` (this write's entries, if any) landed: bounds each record's history to `limit`
+ * (none: not kept) and strips the history of the records the write deleted of their text.
+ */
+async function afterHistory(
+  db: EngramDb,
+  history: Promise<unknown> | undefined,
+  logged: readonly RowChange[],
+  limit: number | undefined,
+): Promise<void> {
+  await history;
+  await Promise.all([
+    limit === undefined ? undefined : trimHistory(db, logged, limit),
+    forgetHistoryText(
+      db,
+      logged.filter((c) => c.op === 'delete'),
+    ),
+  ]);
 }
 
 /** Keeps the newest `limit` history entries of every record a change touched again. */
@@ -399,20 +427,25 @@ class RowBatch {
     }
   }
 
+  /** Every table's deletes, then its puts, all in flight at once (no two touch one key). */
   async flush(db: EngramDb): Promise<void> {
+    const requests: Promise<unknown>[] = [];
     for (const [table, deletes] of this.#deletes)
-      if (deletes.size > 0) await db.table(table).bulkDelete([...deletes.values()]);
+      if (deletes.size > 0) requests.push(db.table(table).bulkDelete([...deletes.values()]));
     for (const [table, puts] of this.#puts) {
       if (puts.size === 0) continue;
       const entries = [...puts.values()];
       // The blocks table keeps its key outside the row.
-      if (table === BLOCKS_TABLE)
-        await db.blocks.bulkPut(
-          entries.map((e) => e.row as BlockRow),
-          entries.map((e) => e.key as string),
-        );
-      else await db.table(table).bulkPut(entries.map((e) => e.row));
+      requests.push(
+        table === BLOCKS_TABLE
+          ? db.blocks.bulkPut(
+              entries.map((e) => e.row as BlockRow),
+              entries.map((e) => e.key as string),
+            )
+          : db.table(table).bulkPut(entries.map((e) => e.row)),
+      );
     }
+    await Promise.all(requests);
   }
 }
 
