@@ -45,6 +45,9 @@ describe('history rows', () => {
     // A re-add after a deletion: each add takes what came right after it.
     const readded = withAddedRows([entry('add', null, null), entry('delete', v1, null), entry('add', null, null)], v2);
     expect(readded.map((e) => e.after)).toEqual([v1, null, v2]);
+    // Two adds of one record (a merge import brought the other device's): each takes the next row found.
+    const merged = withAddedRows([entry('add', null, null), entry('add', null, null), entry('update', v1, v2)], v2);
+    expect(merged.map((e) => e.after)).toEqual([v1, v1, v2]);
   });
 
   it("add() writes its history entry without the row's text, and history() shows the text all the same", async () => {
