@@ -1,11 +1,11 @@
 /**
  * How a record's history is kept: each entry holds the row before its change and the row after it,
  * except an add's entry, which keeps no copy of the row it added (`after` null; write.ts
- * `historyEntries`). The row an add made is what the record's next entry found (the `before` of the
- * next entry that found a row), or the record as it stands now when nothing came after. Every change a history entry does not log
- * (an access count, a tombstone's text removed) leaves the text, version and metadata as they were,
- * so what a history reads of the added row is the same either way. Entries written before this
- * rule keep their copy, which is read as it is.
+ * `historyEntries`). The row an add made is what the record's next entry found (the `before` of
+ * the next entry that found a row), or the record as it stands now when nothing came after. Every
+ * change a history entry does not log (an access count, a tombstone's text removed) leaves the
+ * text, version and metadata as they were, so what a history reads of the added row is the same
+ * either way. Entries written before this rule keep their copy, which is read as it is.
  */
 import type { HistoryRow } from './rows.js';
 
