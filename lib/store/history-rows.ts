@@ -19,7 +19,7 @@ export function withAddedRows(entries: readonly HistoryRow[], current: unknown):
   return entries.map((entry, i) => {
     if (entry.op !== 'add' || entry.after !== null) return entry;
     // The next entry that found a row (another add, one a merge import brought, found none).
-    const next = entries.slice(i + 1).find((e) => e.before !== null);
+    const next = entries.find((e, j) => j > i && e.before !== null);
     return { ...entry, after: (next === undefined ? current : next.before) ?? null };
   });
 }

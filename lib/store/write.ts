@@ -303,7 +303,7 @@ async function applyChanges(
     readEmbedderId(db),
     putStats(db, statDelta),
     putLogEnd(db, log),
-    afterHistory(db, history, logged, withoutHistory ? undefined : historyLimit),
+    afterHistory(db, history, logged, historyLimit),
     termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
     termsPuts.length > 0 ? db.terms.bulkPut(termsPuts) : undefined,
   ]);
@@ -325,22 +325,20 @@ async function putLogEnd(db: EngramDb, log: Promise<number[]>): Promise<void> {
 }
 
 /**
- * Once `history` (this write's entries, if any) landed: bounds each record's history to `limit`
- * (none: not kept) and strips the history of the records the write deleted of their text.
+ * Once `history` (this write's entries; undefined: the write keeps none) landed: bounds each
+ * record's history to `limit` and strips the history of the records the write deleted of their text.
  */
 async function afterHistory(
   db: EngramDb,
   history: Promise<unknown> | undefined,
   logged: readonly RowChange[],
-  limit: number | undefined,
+  limit: number,
 ): Promise<void> {
   await history;
+  const deleted = logged.filter((c) => c.op === 'delete');
   await Promise.all([
-    limit === undefined ? undefined : trimHistory(db, logged, limit),
-    forgetHistoryText(
-      db,
-      logged.filter((c) => c.op === 'delete'),
-    ),
+    history === undefined ? undefined : trimHistory(db, logged, limit),
+    forgetHistoryText(db, deleted),
   ]);
 }
 

@@ -1,6 +1,6 @@
 // A vector state being made whose catch-up fails is disposed, not left registered with the store:
 // its log position would hold the change log's compaction back for as long as the store stays open.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { HashEmbedder } from '../../lib/embed/hash-embedder.js';
 import { VectorState } from '../../lib/engine/vectors/vector-state.js';
 import { Engram, StoreError } from '../../lib/index.js';
@@ -17,19 +17,27 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/** Makes the first or every VectorState catch-up fail; returns the states it failed and the dispose spy. */
+function failCatchUps(which: 'first' | 'every'): { failed: VectorState[]; dispose: MockInstance } {
+  const failed: VectorState[] = [];
+  const fail = function (this: VectorState): Promise<void> {
+    failed.push(this);
+    return Promise.reject(new StoreError('the change log could not be read'));
+  };
+  const catchUp = vi.spyOn(VectorState.prototype, 'catchUp');
+  if (which === 'first') catchUp.mockImplementationOnce(fail);
+  else catchUp.mockImplementation(fail);
+  return { failed, dispose: vi.spyOn(VectorState.prototype, 'dispose') };
+}
+
 describe('VectorState when its catch-up fails', () => {
   it('open() disposes the state restored from a snapshot whose catch-up throws, then rebuilds and answers', async () => {
     const name = unique('letgo');
     const a = await Engram.open({ name, embedder: embedder() });
     for (let i = 0; i < 12; i++) await a.add(`note number ${i} about the harbour`, { userId: 'u' });
     await a.close();
-    const failed: VectorState[] = [];
     // The first catch-up (the restored state's) fails; the rebuild's runs as it is.
-    vi.spyOn(VectorState.prototype, 'catchUp').mockImplementationOnce(function (this: VectorState) {
-      failed.push(this);
-      return Promise.reject(new StoreError('the change log could not be read'));
-    });
-    const dispose = vi.spyOn(VectorState.prototype, 'dispose');
+    const { failed, dispose } = failCatchUps('first');
     const b = await Engram.open({ name, embedder: embedder() });
     try {
       const ready = await b.ready();
@@ -49,12 +57,7 @@ describe('VectorState when its catch-up fails', () => {
     const a = await Engram.open({ name, embedder: embedder() });
     await a.add('a single note', { userId: 'u' });
     await a.close();
-    const failed: VectorState[] = [];
-    vi.spyOn(VectorState.prototype, 'catchUp').mockImplementation(function (this: VectorState) {
-      failed.push(this);
-      return Promise.reject(new StoreError('the change log could not be read'));
-    });
-    const dispose = vi.spyOn(VectorState.prototype, 'dispose');
+    const { failed, dispose } = failCatchUps('every');
     const outcome = await Engram.open({ name, embedder: embedder() }).then(
       async (b) => {
         try {
