@@ -51,6 +51,8 @@ export interface TxState {
   n: number;
   prevParts: number;
   parts: JournalEntry[][];
+  /** The part still taking entries (its put is made at the end of the current microtask turn), if any. */
+  open?: { part: number; written: Promise<void> } | undefined;
 }
 
 /** What the load found wrong, reported as a damaged `meta` row. */
@@ -177,16 +179,30 @@ export class FreshnessJournal {
   }
 
   /**
-   * Journals `entries` of the write transaction `trans` as its next part and moves the head, in
-   * that transaction; resolves to the part's number (-1 when there was nothing to journal). The
-   * requests are made at once: made right after the rows' own (row-sealing.ts), they land in the
-   * same round trip, and IndexedDB applies them in that order.
+   * Journals `entries` of the write transaction `trans` and moves the head, in that transaction;
+   * resolves to the number of the part that holds them (-1 when there was nothing to journal).
+   * The entries of every write made in one microtask turn (a write's tables, sent at once: write.ts)
+   * go into one part, put once at the end of that turn: a part and the head cost two requests,
+   * so one part per table would cost a batch of adds as much as its rows did (bench/at-rest,
+   * REPORT.md at-rest session 44). The turn ends while the transaction is still active: its rows'
+   * own requests, made before, are still in flight, and IndexedDB applies the part after them.
    */
   record(trans: DBCoreTransaction, tx: TxState, entries: JournalEntry[]): Promise<number> {
     if (entries.length === 0) return Promise.resolve(-1);
+    const open = tx.open;
+    if (open !== undefined) {
+      const into = tx.parts[open.part]!;
+      for (const entry of entries) into.push(entry);
+      return open.written.then(() => open.part);
+    }
     const part = tx.parts.length;
-    tx.parts.push(entries);
-    return this.#putPart(trans, tx, part, true).then(() => part);
+    tx.parts.push([...entries]);
+    const written = Promise.resolve().then(() => {
+      tx.open = undefined;
+      return this.#putPart(trans, tx, part, true);
+    });
+    tx.open = { part, written };
+    return written.then(() => part);
   }
 
   /**

@@ -387,6 +387,35 @@ export function atRestTests(where: string): void {
       await again.close();
     });
 
+    it("one add() journals its rows in one part: each memory's row, vector and terms together", async () => {
+      const name = unique('fresh-parts');
+      const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
+      await e.add('Ana plays the theremin', { userId: 'ana' });
+      const texts = ['Bo keeps a heron', 'Cy rows at dawn', 'Di flies a kite'];
+      const added = await e.add(
+        texts.map((content) => ({ role: 'user' as const, content })),
+        { userId: 'bo', infer: false },
+      );
+      const ids = added.results.map((r) => r.id);
+      // Read while the store is open: its close saves the ledger and drops the journal.
+      const { openStore } = await import('../../lib/engine/open-store.js');
+      const { db } = await openStore(name, PASS);
+      const journal = (await db.meta.where('key').startsWith('fresh/').toArray())
+        .filter((r) => /^fresh\/\d+\/\d+$/.test(r.key))
+        .map((r) => r.value as { n: number; part: number; entries: [string, string, number][] });
+      db.close();
+      await e.close();
+      const named = (table: string, id: string) =>
+        journal.filter((p) => p.entries.some(([t, k]) => t === table && (k === id || k.includes(`"${id}"`))));
+      const rowParts = ids.flatMap((id) => ['memories', 'vectors', 'terms'].map((t) => named(t, id)));
+      for (const found of rowParts) expect(found).toHaveLength(1);
+      expect(new Set(rowParts.flat()).size).toBe(1);
+      // Then one part each for what follows an answer (the statistics, the log's end, the history
+      // entries, whose keys IndexedDB makes), not one for each table of the rows.
+      const { n } = rowParts[0]![0]!;
+      expect(journal.filter((p) => p.n === n).length).toBeLessThanOrEqual(4);
+    });
+
     it('a row whose write failed in a transaction that went on is not journaled: it opens at its earlier version', async () => {
       const name = unique('fresh-failed');
       const e = await Engram.open({ name, embedder: embedder(), encryption: PASS });
