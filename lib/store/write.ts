@@ -23,7 +23,6 @@ import type {
   HistoryRow,
   MemoryRow,
   MessageRow,
-  MetaRow,
   TermsRow,
   TraceRow,
   VectorRow,
@@ -302,7 +301,8 @@ async function applyChanges(
     log,
     readGeneration(db),
     readEmbedderId(db),
-    putCounters(db, statDelta, log),
+    putStats(db, statDelta),
+    putLogEnd(db, log),
     afterHistory(db, history, logged, historyLimit),
     termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
     termsPuts.length > 0 ? db.terms.bulkPut(termsPuts) : undefined,
@@ -310,23 +310,18 @@ async function applyChanges(
   return { changes: logged, seqs, generation, embedderId, terms: { puts: termsPuts, deletes: termsDeletes, stats } };
 }
 
-/**
- * Puts each touched corpus's statistics after `statDelta` (read first) and the log's end once `log`
- * (this write's entries) landed, in one request batch: on an encrypted store, one journal part
- * (freshness-journal.ts). The log's end is read by key before every search (change-log.ts
- * readLastSeq). Returns the statistics.
- */
-async function putCounters(
-  db: EngramDb,
-  statDelta: ReadonlyMap<Corpus, CorpusStats>,
-  log: Promise<number[]>,
-): Promise<[Corpus, CorpusStats][]> {
-  const [stats, seqs, bounds] = await Promise.all([statsAfter(db, statDelta), log, db.meta.get(LOG_FLOOR_KEY)]);
-  const last = seqs.at(-1);
-  const rows = stats.map(([corpus, value]): MetaRow => ({ key: statsKey(corpus), value: { ...value } }));
-  if (last !== undefined) rows.push(logBoundsRow(logBoundsOf(bounds?.value).floor, last));
-  if (rows.length > 0) await db.meta.bulkPut(rows);
+/** Puts each touched corpus's statistics after `statDelta` (read first); returns them. */
+async function putStats(db: EngramDb, statDelta: ReadonlyMap<Corpus, CorpusStats>): Promise<[Corpus, CorpusStats][]> {
+  const stats = await statsAfter(db, statDelta);
+  await Promise.all(stats.map(([corpus, value]) => db.meta.put({ key: statsKey(corpus), value: { ...value } })));
   return stats;
+}
+
+/** Records the log's end once `log` (this write's entries) landed: read by key before every search (change-log.ts readLastSeq). */
+async function putLogEnd(db: EngramDb, log: Promise<number[]>): Promise<void> {
+  const [seqs, bounds] = await Promise.all([log, db.meta.get(LOG_FLOOR_KEY)]);
+  const last = seqs.at(-1);
+  if (last !== undefined) await db.meta.put(logBoundsRow(logBoundsOf(bounds?.value).floor, last));
 }
 
 /**
