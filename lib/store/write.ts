@@ -29,6 +29,7 @@ import type {
 } from './rows.js';
 import { blockKey } from './block-key.js';
 import { TEXT_SNAPSHOT_KEYS, textFreeHistory, textFreeTombstone } from './forgetting.js';
+import { creationEntry } from './history-rows.js';
 import { ALL_TABLES, BLOCKS_TABLE, type EngramDb } from './schema.js';
 import { readGeneration } from './generation.js';
 import { readEmbedderId } from './embedder-record.js';
@@ -252,20 +253,39 @@ async function statsAfter(db: EngramDb, statDelta: ReadonlyMap<Corpus, CorpusSta
   });
 }
 
+/** Whether `change` makes its record (an add with no row before): it writes no history entry (history-rows.ts). */
+function creates(change: RowChange): boolean {
+  return change.op === 'add' && change.before === undefined;
+}
+
 /**
- * The history entry of each change: the row before and after it, but no copy of the row an add
- * wrote (history-rows.ts `withAddedRows` puts it back on reading): an add's entry would otherwise
- * repeat the whole row, and on an encrypted store seal it again (bench/at-rest, REPORT.md at-rest).
+ * The history entries of `changes` (none makes its record): the row before and after each, but no
+ * copy of the row an add wrote (history-rows.ts `withAddedRows` puts it back on reading): an add's
+ * entry would otherwise repeat the whole row, and on an encrypted store seal it again (bench/at-rest,
+ * REPORT.md at-rest). A record with no stored entry (`stored`: each record's stored keys) gets its
+ * add entry first, dated by the row it made.
  */
-function historyEntries(changes: readonly RowChange[], at: number): HistoryRow[] {
-  return changes.map((c) => ({
-    table: c.table,
-    recordId: c.id,
-    op: c.op,
-    before: c.before ?? null,
-    after: c.op === 'add' ? null : (c.after ?? null),
-    at,
-  }));
+function historyEntries(
+  changes: readonly RowChange[],
+  stored: ReadonlyMap<string, unknown[]>,
+  at: number,
+): HistoryRow[] {
+  const out: HistoryRow[] = [];
+  const logged = new Set<string>();
+  for (const c of changes) {
+    if (stored.get(c.id)?.length === 0 && !logged.has(c.id) && c.before !== undefined)
+      out.push(creationEntry(c.table, c.id, c.before));
+    logged.add(c.id);
+    out.push({
+      table: c.table,
+      recordId: c.id,
+      op: c.op,
+      before: c.before ?? null,
+      after: c.op === 'add' ? null : (c.after ?? null),
+      at,
+    });
+  }
+  return out;
 }
 
 /** The change-log entry of each change (its seq given by IndexedDB). */
@@ -294,7 +314,7 @@ async function applyChanges(
   // in order): one wait instead of one per table, and what must follow a read or a write (the
   // statistics, the log's end, the history's bounds) is asked for as soon as that one answers, while
   // IndexedDB still works through the rest (bench/ingest).
-  const history = withoutHistory ? undefined : db.history.bulkAdd(historyEntries(logged, at));
+  const history = withoutHistory ? undefined : logHistory(db, logged, at, historyLimit);
   const log = db.changes.bulkAdd(logEntries(logged, at), { allKeys: true });
   const [, seqs, generation, embedderId, stats] = await Promise.all([
     rows.flush(db),
@@ -303,7 +323,7 @@ async function applyChanges(
     readEmbedderId(db),
     putStats(db, statDelta),
     putLogEnd(db, log),
-    afterHistory(db, history, logged, historyLimit),
+    afterHistory(db, history, logged),
     termsDeletes.length > 0 ? db.terms.bulkDelete(termsDeletes) : undefined,
     termsPuts.length > 0 ? db.terms.bulkPut(termsPuts) : undefined,
   ]);
@@ -325,32 +345,37 @@ async function putLogEnd(db: EngramDb, log: Promise<number[]>): Promise<void> {
 }
 
 /**
- * Once `history` (this write's entries; undefined: the write keeps none) landed: bounds each
- * record's history to `limit` and strips the history of the records the write deleted of their text.
+ * Writes the history entries of `logged` and keeps each record's newest `limit`. A record's creation
+ * writes none (history-rows.ts): the bookkeeping of a batch of adds is its rows alone, one request
+ * a row fewer (bench/ingest, REPORT.md ingest session 44). Every other change reads its record's
+ * stored keys first: a record with none gets its add entry too, and the bound counts both.
  */
-async function afterHistory(
-  db: EngramDb,
-  history: Promise<unknown> | undefined,
-  logged: readonly RowChange[],
-  limit: number,
-): Promise<void> {
-  await history;
-  const deleted = logged.filter((c) => c.op === 'delete');
-  await Promise.all([
-    history === undefined ? undefined : trimHistory(db, logged, limit),
-    forgetHistoryText(db, deleted),
-  ]);
-}
-
-/** Keeps the newest `limit` history entries of every record a change touched again. */
-async function trimHistory(db: EngramDb, changes: readonly RowChange[], limit: number): Promise<void> {
-  // A first 'add' leaves one entry: only records written before can be over the limit.
-  const ids = [...new Set(changes.filter((c) => c.op !== 'add' || c.before !== undefined).map((c) => c.id))];
+async function logHistory(db: EngramDb, logged: readonly RowChange[], at: number, limit: number): Promise<void> {
+  const changes = logged.filter((c) => !creates(c));
+  if (changes.length === 0) return;
+  const ids = [...new Set(changes.map((c) => c.id))];
+  const keys = await Promise.all(ids.map((id) => db.history.where('recordId').equals(id).primaryKeys()));
+  const stored = new Map(ids.map((id, i) => [id, (keys[i] as number[]).sort((a, b) => a - b)]));
+  const entries = historyEntries(changes, stored, at);
+  const added = await db.history.bulkAdd(entries, { allKeys: true });
   await Promise.all(
     ids.map(async (id) => {
-      const keys = await db.history.where('recordId').equals(id).primaryKeys();
-      if (keys.length > limit) await db.history.bulkDelete(keys.sort((a, b) => a - b).slice(0, keys.length - limit));
+      const all = [...stored.get(id)!, ...added.filter((_, i) => entries[i]!.recordId === id)];
+      if (all.length > limit) await db.history.bulkDelete(all.slice(0, all.length - limit));
     }),
+  );
+}
+
+/** Once `history` (this write's entries; undefined: the write keeps none) landed: strips the history of the records the write deleted of their text. */
+async function afterHistory(
+  db: EngramDb,
+  history: Promise<void> | undefined,
+  logged: readonly RowChange[],
+): Promise<void> {
+  await history;
+  await forgetHistoryText(
+    db,
+    logged.filter((c) => c.op === 'delete'),
   );
 }
 

@@ -7,6 +7,7 @@
  */
 import { SyncError } from '../errors.js';
 import { textFreeRow } from '../store/forgetting.js';
+import { creationsOf } from '../store/history-rows.js';
 import { ROW_CHECKS } from '../store/row-checks.js';
 import { rowLimitProblem } from '../store/row-limits.js';
 import type { BlockRow, ChangeRow, HistoryRow, Json, MemoryRow, MessageRow, TableName } from '../store/rows.js';
@@ -342,13 +343,31 @@ export class StoreHost implements SyncHost {
       const plan = emptyPlan(this.#engine.now(), embedder, pushedSeq);
       for (const kind of POINT_KINDS) await this.#applyKind(plan, kind, records);
       // Bookkeeping in the same transaction: the losing versions and the marks of pulled versions.
-      if (plan.losers.length > 0) await this.#db.history.bulkAdd(plan.losers);
+      if (plan.losers.length > 0) await this.#db.history.bulkAdd(await this.#withCreations(plan.losers));
       if (plan.marks.length > 0) await this.#db.meta.bulkPut(plan.marks);
       touched.memories = plan.memoriesTouched;
       return { changes: plan.changes, result: plan.outcome };
     });
     if (touched.memories) await this.#engine.afterWrite();
     return result;
+  }
+
+  /**
+   * `losers` after the add entries of their records that have none stored (created here and never
+   * changed since: history-rows.ts), dated by the row here (each loser's `after`).
+   */
+  async #withCreations(losers: readonly HistoryRow[]): Promise<HistoryRow[]> {
+    const ids = [...new Set(losers.map((h) => h.recordId))];
+    const counts = await Promise.all(ids.map((id) => this.#db.history.where('recordId').equals(id).count()));
+    const stored = new Set(ids.filter((_, i) => counts[i]! > 0));
+    return [
+      ...creationsOf(
+        losers,
+        (id) => stored.has(id),
+        (e) => e.after,
+      ),
+      ...losers,
+    ];
   }
 
   /** Applies the page's records of one kind: their rows and marks read at once, then each decided in order. */

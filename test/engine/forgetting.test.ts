@@ -134,7 +134,9 @@ describe('forgetting', () => {
       vectors: 3,
       terms: 5,
     });
-    expect(removed.history).toBeGreaterThanOrEqual(3 + 2 + 2 + 1 + 1);
+    // The history of Ana's two memories changed after their creation (an add and a change each);
+    // a creation alone writes no entry.
+    expect(removed.history).toBeGreaterThanOrEqual(2 + 2);
     const raw = await rawStore(engram.name);
     for (const word of ['quokka', 'zeppelin', 'gecko', 'armadillo', 'narwhal', 'gondola', 'mdold'])
       expect(tablesHolding(raw, word), word).toEqual([]);

@@ -88,13 +88,22 @@ describe('import() holds a file to the store’s limits', () => {
       ),
     );
     expect((await refusal(longId)).message).toMatch(/memory: userId: must be at most 512 characters/);
-    const bigHistory = await rewrite(file, (lines) =>
-      lines.map((l) =>
-        l.type === 'history'
-          ? { ...l, row: { ...l.row, after: { ...(l.row!['after'] as object), text: 'y'.repeat(2 * 1024 * 1024) } } }
-          : l,
-      ),
-    );
+    // The memory was never changed, so the file holds no history line for it (its add is written at
+    // its first change): the crafted file brings one.
+    const bigHistory = await rewrite(file, (lines) => [
+      ...lines,
+      {
+        type: 'history',
+        row: {
+          table: 'memories',
+          recordId: id,
+          op: 'update',
+          before: null,
+          after: { text: 'y'.repeat(2 * 1024 * 1024) },
+          at: 1,
+        },
+      },
+    ]);
     expect((await refusal(bigHistory)).message).toMatch(/history: after.text: is 2097152 bytes/);
   });
 });

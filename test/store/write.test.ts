@@ -22,23 +22,36 @@ function row(id: string, content: string): MessageRow {
 }
 
 describe('writeTransaction', () => {
-  it('writes the row, a history entry, a change-log entry and its terms together', async () => {
+  it('writes the row, a change-log entry and its terms together; the history entries at the first change', async () => {
+    const added = row('m1', 'blue whale');
     await writeTransaction(
       db,
       () => 5,
       termFrequencies,
       async () => ({
-        changes: [{ table: 'messages', op: 'add', id: 'm1', after: row('m1', 'blue whale') }],
+        changes: [{ table: 'messages', op: 'add', id: 'm1', after: added }],
         result: null,
       }),
     );
     expect(await db.messages.get('m1')).toBeDefined();
-    expect(await db.history.where('recordId').equals('m1').toArray()).toEqual([
-      expect.objectContaining({ table: 'messages', op: 'add', before: null, at: 5 }),
-    ]);
+    // A creation writes no history entry: its add is written with the record's first logged change.
+    expect(await db.history.count()).toBe(0);
     expect(await db.changes.toArray()).toEqual([expect.objectContaining({ seq: 1, recordId: 'm1', op: 'add' })]);
     expect((await db.terms.toArray()).map((t) => t.k)).toEqual([['m:blue', 'm:whale']]);
     expect((await db.meta.get('stats:m'))!.value).toEqual({ docs: 1, length: 2 });
+    await writeTransaction(
+      db,
+      () => 9,
+      termFrequencies,
+      async () => ({
+        changes: [{ table: 'messages', op: 'update', id: 'm1', before: added, after: row('m1', 'grey whale') }],
+        result: null,
+      }),
+    );
+    expect(await db.history.where('recordId').equals('m1').toArray()).toEqual([
+      expect.objectContaining({ table: 'messages', op: 'add', before: null, after: null, at: added.createdAt }),
+      expect.objectContaining({ table: 'messages', op: 'update', before: added, at: 9 }),
+    ]);
   });
 
   it('rolls everything back when the plan throws halfway', async () => {
@@ -66,6 +79,7 @@ describe('writeTransaction', () => {
         termFrequencies,
         async () => ({
           changes: [
+            { table: 'messages', op: 'update', id: 'm1', before: row('m1', 'one'), after: row('m1', 'one more') },
             { table: 'messages', op: 'add', id: 'm2', after: row('m2', 'two') },
             {
               table: 'messages',
@@ -78,8 +92,9 @@ describe('writeTransaction', () => {
         }),
       ),
     ).rejects.toThrow();
-    expect((await db.messages.toArray()).map((m) => m.id)).toEqual(['m1']);
-    expect(await db.history.count()).toBe(1);
+    expect((await db.messages.toArray()).map((m) => [m.id, m.content])).toEqual([['m1', 'one']]);
+    // m1's first change (its add and update entries) went with the rest.
+    expect(await db.history.count()).toBe(0);
     expect(await db.changes.count()).toBe(1);
     expect((await db.meta.get('stats:m'))!.value).toEqual({ docs: 1, length: 1 });
   });

@@ -118,6 +118,9 @@ describe('engram.sync()', () => {
     // b kept its own (winning) edit and recorded a's losing one; a recorded its own before it lost.
     expect((await b.engram.history(id)).map((h) => h.previous)).toContain('meeting at 11');
     expect((await a.engram.history(id)).map((h) => h.memory)).toContain('meeting at 11');
+    // Each history begins with the memory's creation, pulled or made here, written at its first change.
+    for (const device of [a, b])
+      expect((await device.engram.history(id))[0]).toMatchObject({ op: 'ADD', memory: 'meeting at 10' });
   });
 
   it('an edit racing a deletion: the later one wins on both devices', async () => {

@@ -8,7 +8,7 @@ import { type CompiledFilter } from '../../search/filters.js';
 import { SCOPE_FIELDS, type Scope } from '../../store/scope.js';
 import { isLive, type Json, type MemoryRow, type Metadata, type Tier, type VectorRow } from '../../store/rows.js';
 import { currentVector } from '../../store/current-vector.js';
-import { withAddedRows } from '../../store/history-rows.js';
+import { recordHistory } from '../../store/history-rows.js';
 import { LogMovedError, type RowChange } from '../../store/write.js';
 import { contentHash } from '../../util/hash.js';
 import { newId } from '../../util/id.js';
@@ -692,7 +692,7 @@ export async function memoryHistory(core: EngineStore, id: string): Promise<Memo
     entries: (await db.history.where('recordId').equals(id).toArray()).filter((e) => e.table === 'memories'),
     current: await db.memories.get(id),
   }));
-  return withAddedRows(entries, current).map((e) => {
+  return recordHistory('memories', id, entries, current).map((e) => {
     const before = e.before as MemoryRow | null;
     const after = e.after as MemoryRow | null;
     const op = e.op === 'add' ? 'ADD' : e.op === 'update' ? 'UPDATE' : 'DELETE';

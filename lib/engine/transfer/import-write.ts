@@ -10,6 +10,7 @@ import { ImportError, throwIfAborted } from '../../errors.js';
 import type { Table } from 'dexie';
 import type { BlockRow, HistoryRow, MemoryRow } from '../../store/rows.js';
 import { textFreeHistory } from '../../store/forgetting.js';
+import { creationsOf } from '../../store/history-rows.js';
 import { bumpGeneration } from '../../store/generation.js';
 import { SCOPE_FIELDS } from '../../store/scope.js';
 import { deleteSnapshot } from '../../store/snapshot-chunks.js';
@@ -243,8 +244,19 @@ async function writeHistory(
 ): Promise<void> {
   const standing = mode === 'replace' ? [] : await db.history.toArray();
   const forgetText = textFreeUpTo([...history, ...standing], memories.deletedMemories);
-  if (mode === 'replace') await db.history.bulkPut(history.map(forgetText));
-  else await db.history.bulkAdd([...newHistory(history, standing, memories.skipped), ...overwritten].map(forgetText));
+  if (mode === 'replace') {
+    await db.history.bulkPut(history.map(forgetText));
+    return;
+  }
+  const brought = newHistory(history, standing, memories.skipped);
+  // An overwritten record created here and never changed since has no entry yet: its add comes first.
+  const known = new Set([...standing, ...brought].map((h) => h.recordId));
+  const creations = creationsOf(
+    overwritten,
+    (id) => known.has(id),
+    (e) => e.before,
+  );
+  await db.history.bulkAdd([...creations, ...brought, ...overwritten].map(forgetText));
 }
 
 /**
