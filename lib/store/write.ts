@@ -262,20 +262,14 @@ function creates(change: RowChange): boolean {
  * The history entries of `changes` (none makes its record): the row before and after each, but no
  * copy of the row an add wrote (history-rows.ts `withAddedRows` puts it back on reading): an add's
  * entry would otherwise repeat the whole row, and on an encrypted store seal it again (bench/at-rest,
- * REPORT.md at-rest). A record with no stored entry (`stored`: each record's stored keys) gets its
- * add entry first, dated by the row it made.
+ * REPORT.md at-rest). A record of `unrecorded` (none of its entries stored) gets its add entry
+ * before its first, dated by the row that change found.
  */
-function historyEntries(
-  changes: readonly RowChange[],
-  stored: ReadonlyMap<string, unknown[]>,
-  at: number,
-): HistoryRow[] {
+function historyEntries(changes: readonly RowChange[], unrecorded: ReadonlySet<string>, at: number): HistoryRow[] {
+  const owed = new Set(unrecorded);
   const out: HistoryRow[] = [];
-  const logged = new Set<string>();
   for (const c of changes) {
-    if (stored.get(c.id)?.length === 0 && !logged.has(c.id) && c.before !== undefined)
-      out.push(creationEntry(c.table, c.id, c.before));
-    logged.add(c.id);
+    if (owed.delete(c.id) && c.before !== undefined) out.push(creationEntry(c.table, c.id, c.before));
     out.push({
       table: c.table,
       recordId: c.id,
@@ -354,14 +348,15 @@ async function logHistory(db: EngramDb, logged: readonly RowChange[], at: number
   const changes = logged.filter((c) => !creates(c));
   if (changes.length === 0) return;
   const ids = [...new Set(changes.map((c) => c.id))];
-  const keys = await Promise.all(ids.map((id) => db.history.where('recordId').equals(id).primaryKeys()));
-  const stored = new Map(ids.map((id, i) => [id, (keys[i] as number[]).sort((a, b) => a - b)]));
-  const entries = historyEntries(changes, stored, at);
+  const stored = await Promise.all(ids.map((id) => db.history.where('recordId').equals(id).primaryKeys()));
+  const entries = historyEntries(changes, new Set(ids.filter((_, i) => stored[i]!.length === 0)), at);
   const added = await db.history.bulkAdd(entries, { allKeys: true });
+  // Each record's keys, oldest first: its stored ones, then this write's (IndexedDB numbers them in order).
+  const keysOf = new Map(ids.map((id, i) => [id, (stored[i] as number[]).sort((a, b) => a - b)]));
+  entries.forEach((e, i) => keysOf.get(e.recordId)!.push(added[i]!));
   await Promise.all(
-    ids.map(async (id) => {
-      const all = [...stored.get(id)!, ...added.filter((_, i) => entries[i]!.recordId === id)];
-      if (all.length > limit) await db.history.bulkDelete(all.slice(0, all.length - limit));
+    [...keysOf.values()].map(async (keys) => {
+      if (keys.length > limit) await db.history.bulkDelete(keys.slice(0, keys.length - limit));
     }),
   );
 }
