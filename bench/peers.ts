@@ -12,10 +12,13 @@
  * store filled by add() of 100 per call (as an app adds), the same and then 1000
  * more in a second session, one add() of the corpus, and an import: the fill table compares each fill's search after the reopen with the
  * small batches' (a search must not be slower for how its store was filled).
+ * idb-floor, idb-floor-vectors and idb-floor-blocks are no peers but floors: engram's rows for the corpus written
+ * with IndexedDB alone, only IndexedDB's work timed, in its layout and in two it does not have (vectors, or vectors,
+ * terms and change-log entries, one row per transaction): what no engine could go below.
  * The system order rotates between rounds. Nothing may come from the network:
  * every request the browser makes is checked to be the bench's own server.
  * Run: npx tsx bench/peers.ts [--sizes 10000,50000] [--queries 200] [--rounds 2]
- *      [--systems engram,engram-small,engram-resumed,engram-bulk,engram-import,orama,pglite,hnswlib-wasm,entitydb] [--entitydb-queries 20]
+ *      [--systems engram,engram-small,engram-resumed,engram-bulk,engram-import,orama,pglite,hnswlib-wasm,entitydb,idb-floor,idb-floor-vectors,idb-floor-blocks] [--entitydb-queries 20]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +51,9 @@ const SYSTEMS = [
   'pglite',
   'hnswlib-wasm',
   'entitydb',
+  'idb-floor',
+  'idb-floor-vectors',
+  'idb-floor-blocks',
 ] as const;
 const K = 10;
 

@@ -40,6 +40,12 @@ async function load(system: string): Promise<PeerSystem> {
       return (await import('./peers/pglite.js')).pglitePeer();
     case 'hnswlib-wasm':
       return (await import('./peers/hnswlib.js')).hnswlibPeer();
+    case 'idb-floor':
+      return (await import('./peers/idb-floor.js')).idbFloorPeer('rows');
+    case 'idb-floor-vectors':
+      return (await import('./peers/idb-floor.js')).idbFloorPeer('vectors');
+    case 'idb-floor-blocks':
+      return (await import('./peers/idb-floor.js')).idbFloorPeer('blocks');
     case 'entitydb':
       return (await import('./peers/entitydb.js')).entityDbPeer();
     default:

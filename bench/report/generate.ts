@@ -560,7 +560,7 @@ function ingestSection(json: unknown, machineLine: string): Section {
   if (rows === undefined) return { body: [genericTable(resultsOf(json) ?? [])], charts: [] };
   const model = modelLabel(json);
   const body = [
-    `\`add()\` throughput (embedding in the worker with ${model}, duplicate check, one IndexedDB transaction per batch with vectors, history, change log and postings, index update) ` +
+    `\`add()\` throughput (embedding in the worker with ${model}, duplicate check, one IndexedDB transaction per batch with vectors, change log and postings (and history for updates), index update) ` +
       'against each of its stages alone on the same number of texts, in one run in Chromium: the raw embedder, the IndexedDB write of the same rows through the write path, ' +
       'and the vector index insert of the same vectors. Batch 1 uses at most 500 texts. ' +
       "The last two columns: add() with an embedder that answers from vectors computed before the timing, that is add()'s own cost without the model's CPU time. " +

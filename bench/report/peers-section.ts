@@ -28,13 +28,13 @@ const isPeerSize = (v: unknown): v is PeerSize =>
  */
 const WHY: Record<string, string> = {
   'hnswlib-wasm|insert':
-    'the bare index keeps no texts, rows, history, change log or keyword postings and writes one file at the end, while engram commits each batch of 1,000 (rows, vectors, history, change log, keyword terms) in an IndexedDB transaction and snapshots the index at flush()',
+    'the bare index keeps no texts, rows, change log or keyword postings and writes one file at the end, while engram commits each batch of 1,000 (rows, vectors, change log, keyword terms) in an IndexedDB transaction and snapshots the index at flush()',
   'hnswlib-wasm|vector':
     "it is the same HNSW in one WebAssembly call that returns labels; engram's search() also looks the query's vector up through its embedder, checks scope and tombstones, and reads the ten rows from IndexedDB to return their texts and metadata",
   'hnswlib-wasm|new process': 'it reads one index file and has no rows or keyword index to open',
   'hnswlib-wasm|JS heap': 'it holds the graph and vectors only: no keyword index, no row cache',
   'orama|insert':
-    'Orama inserts into in-memory structures and writes one structured-clone snapshot at the end: nothing is durable before that write, and a crash during the insert loses every document, while engram commits each batch of 1,000 with its history, change log and keyword terms',
+    "Orama inserts into in-memory structures and writes one structured-clone snapshot at the end: nothing is durable before that write, and a crash during the insert loses every document, while engram commits each batch of 1,000 as rows (per memory its row, vector, keyword terms and change-log entry). Those rows written with IndexedDB alone, with no engine at all, take longer than Orama's whole insert and save (the idb-floor column): no engine can meet Orama here in this layout. The idb-floor-vectors and idb-floor-blocks columns are the floors of two layouts engram does not have (vectors, or vectors, terms and change-log entries, one row per batch)",
   'orama|first hybrid':
     "Orama's open (counted in its open-to-first-answer row) restores its whole BM25 index from the snapshot before the first query; engram opens without it and loads its keyword postings from IndexedDB at the first keyword or hybrid query",
   'orama|JS heap': 'Orama holds every document and vector as JavaScript objects',

@@ -17,6 +17,12 @@ export const BASELINE = 'engram';
  */
 export const ENGRAM_FILLS = new Set(['engram-small', 'engram-resumed', 'engram-bulk', 'engram-import']);
 
+/**
+ * References, not peers: engram's own rows written with IndexedDB alone (bench/pages/peers/idb-floor.ts), the
+ * least a store of its layout takes to be durable. Shown with a ratio like every system; never a win or a goal.
+ */
+export const REFERENCES = new Set(['idb-floor', 'idb-floor-vectors', 'idb-floor-blocks']);
+
 const msDigits = (v: number): number => (v < 10 ? 2 : v < 100 ? 1 : 0);
 
 /** The fill the others are compared with: add() of small batches, as an app adds (each a small write for the engine). */
@@ -208,13 +214,13 @@ export interface PeerWin {
   factor: number;
 }
 
-/** Every row where a peer's figure is better than engram's (lower time or memory, higher recall); engram's other fills are not peers. */
+/** Every row where a peer's figure is better than engram's (lower time or memory, higher recall); engram's other fills and the references are not peers. */
 export function peerWins(figures: readonly PeerFigures[]): PeerWin[] {
   const engram = figures.find((f) => f.system === BASELINE);
   if (engram === undefined) return [];
   const wins: PeerWin[] = [];
   for (const f of figures) {
-    if (f.system === BASELINE || ENGRAM_FILLS.has(f.system)) continue;
+    if (f.system === BASELINE || ENGRAM_FILLS.has(f.system) || REFERENCES.has(f.system)) continue;
     for (const m of PEER_METRICS) {
       const base = m.read(engram);
       const value = m.read(f);

@@ -189,6 +189,13 @@ describe('peerWins()', () => {
   it('leaves out engram filled another way: it is no peer', () => {
     expect(peerWins([figures('engram', {}), figures('engram-bulk', { vectorP50: 1, ingestSeconds: 5 })])).toEqual([]);
   });
+
+  it("leaves out the floor of engram's layout: a reference, not a peer, however fast", () => {
+    const floor = { vectorP50: 1, ingestSeconds: 1, openMs: 1 };
+    expect(peerWins([figures('engram', {}), figures('idb-floor', floor), figures('idb-floor-blocks', floor)])).toEqual(
+      [],
+    );
+  });
 });
 
 describe('peerCorpus()', () => {
@@ -227,6 +234,11 @@ describe('the peers benchmark in the runner', () => {
 });
 
 describe('peerGoals()', () => {
+  it('sets no goal against a reference', () => {
+    const goals = peerGoals([figures('engram', {}), figures('idb-floor', { ingestSeconds: 1 })], 10_000);
+    expect(goals.map((g) => g.goal)).toEqual(['engram recall@10 at 10k']);
+  });
+
   it('sets recall, a ratio per same-work row, and the bare index goals', () => {
     const goals = peerGoals(
       [
