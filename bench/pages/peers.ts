@@ -118,6 +118,10 @@ async function open(system: PeerSystem, n: number, queries: number): Promise<Pee
     }
     result.hybridMs = hybridMs;
   }
+  const againMs: number[] = [];
+  for (let q = 0; q < queries; q++)
+    againMs.push((await timed(() => system.vector(queryVectors[q]!, queryTexts[q]!, K))).ms);
+  result.vectorAgainMs = againMs;
   const after = await memoryNow();
   const memory: PeerMemory = {
     heapBytes: after.heap - before.heap,

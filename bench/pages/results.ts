@@ -202,6 +202,12 @@ export interface PeerPhaseResult {
   /** Top-10 document indexes per query, best first. */
   vectorHits?: number[][];
   hybridMs?: number[];
+  /**
+   * The vector queries again, after the hybrid ones: IndexedDB answers its first few hundred reads
+   * after a reopen 2-3x slower than later ones, whatever wrote the store (bench/results/REPORT.md,
+   * peers, session 45), so the first pass measures that warm-up as much as the store.
+   */
+  vectorAgainMs?: number[];
   memory?: PeerMemory;
 }
 
