@@ -208,6 +208,8 @@ export interface PeerPhaseResult {
    * peers, session 45), so the first pass measures that warm-up as much as the store.
    */
   vectorAgainMs?: number[];
+  /** The hybrid queries again, after the second vector pass (see vectorAgainMs); absent for a system without hybrid search. */
+  hybridAgainMs?: number[];
   memory?: PeerMemory;
 }
 

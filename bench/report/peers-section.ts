@@ -87,7 +87,7 @@ export function peersSection(json: unknown): string[] {
       'all precomputed, so no embedding is timed; the same Chromium, a fresh browser profile (its own directory) per system and round, the system order rotated between rounds. ' +
       'Insert: every document to a durable state in IndexedDB, as each system persists (configurations below). Then a new browser process on that profile: open from the persisted state to the first vector answer, the first hybrid query, ' +
       `${first.queries} vector and hybrid queries one by one (p50/p95 over every query of every round${entityQueries === undefined ? '' : `; EntityDB answers ${entityQueries}, at seconds each`}), recall@10 against the exact top-10, ` +
-      "then the vector queries once more (the second pass of engram's fill table: IndexedDB's first few hundred reads after a reopen are slower), " +
+      "then the vector and the hybrid queries once more (the second passes of engram's fill table: IndexedDB's first few hundred reads after a reopen are slower), " +
       'and the memory the open system holds over the page before it opened (V8 heap plus ArrayBuffer backing stores, WebAssembly memories among them, after a collection: DevTools Runtime.getHeapUsage). ' +
       `Times of insert and open are medians of ${rounds} round(s). Every request a page makes is checked to go to the bench's own server: every WASM file and extension comes from node_modules, nothing from a CDN. ` +
       "Each cell: the figure, then in brackets its ratio to engram's (above 1x: larger than engram's, i.e. slower or bigger; for recall, better).",

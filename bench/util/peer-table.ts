@@ -56,9 +56,11 @@ export function fillTable(figures: readonly PeerFigures[]): Row[] {
     'hybrid p50 ms': ms(f.hybridP50),
     'hybrid p95 ms': ms(f.hybridP95),
     'vector again p50 ms': ms(f.vectorAgainP50),
+    'hybrid again p50 ms': ms(f.hybridAgainP50),
     'vector p50 / small': ratio(base.vectorP50, f.vectorP50),
     'hybrid p50 / small': ratio(base.hybridP50, f.hybridP50),
     'vector again p50 / small': ratio(base.vectorAgainP50, f.vectorAgainP50),
+    'hybrid again p50 / small': ratio(base.hybridAgainP50, f.hybridAgainP50),
   }));
 }
 
@@ -90,6 +92,8 @@ export interface PeerFigures {
   /** The vector queries' second pass, after the hybrid ones (PeerPhaseResult.vectorAgainMs); absent in older result files. */
   vectorAgainP50?: number;
   vectorAgainP95?: number;
+  /** The hybrid queries' second pass (PeerPhaseResult.hybridAgainMs). */
+  hybridAgainP50?: number;
   openMs: number;
   firstHybridMs?: number;
   /** JS heap + ArrayBuffers + WebAssembly memories the open system holds, MiB. */
@@ -125,6 +129,7 @@ export function peerFigures(
   const vector = all((r) => r.open.vectorMs);
   const hybrid = all((r) => r.open.hybridMs);
   const again = all((r) => r.open.vectorAgainMs);
+  const hybridAgain = all((r) => r.open.hybridAgainMs);
   const firstHybrid = each((r) => r.open.firstHybridMs);
   const heap = median(each((r) => r.open.memory?.heapBytes)) / MiB;
   const buffers = median(each((r) => r.open.memory?.buffersBytes)) / MiB;
@@ -140,6 +145,7 @@ export function peerFigures(
     recall: recallAtK(asIds(expected), asIds(found), k),
     ...(hybrid.length > 0 ? { hybridP50: percentile(hybrid, 50), hybridP95: percentile(hybrid, 95) } : {}),
     ...(again.length > 0 ? { vectorAgainP50: percentile(again, 50), vectorAgainP95: percentile(again, 95) } : {}),
+    ...(hybridAgain.length > 0 ? { hybridAgainP50: percentile(hybridAgain, 50) } : {}),
     openMs: median(each((r) => r.open.openMs)),
     ...(firstHybrid.length > 0 ? { firstHybridMs: median(firstHybrid) } : {}),
     memoryMiB: heap + buffers + wasm,
@@ -263,15 +269,20 @@ function atMost(value: number, limit: number): boolean {
 const NOT_SAME_WORK = new Set(['entitydb|JS heap + ArrayBuffers + WASM held, MiB']);
 
 /**
- * The vector p50s a fill's goal compares: the second pass of the queries where both fills have one. The
- * first pass runs in IndexedDB's warm-up after the reopen (its first few hundred reads 2-3x slower, longer
- * after a fast bulk write, whose compaction the browser's backend finishes then): bench/results/REPORT.md,
- * peers, session 45. The fill table prints both.
+ * The p50s of `mode` a fill's goal compares: the second pass of the queries where both fills have one.
+ * The first passes run in IndexedDB's warm-up after the reopen (its first few hundred reads 2-3x slower,
+ * by how much varies from run to run): bench/results/REPORT.md, peers, session 45. The fill table prints both.
  */
-function fillVectorP50s(small: PeerFigures, f: PeerFigures): readonly [string, number | undefined, number | undefined] {
-  return small.vectorAgainP50 !== undefined && f.vectorAgainP50 !== undefined
-    ? ['vector (second pass)', small.vectorAgainP50, f.vectorAgainP50]
-    : ['vector', small.vectorP50, f.vectorP50];
+function fillP50s(
+  mode: 'vector' | 'hybrid',
+  small: PeerFigures,
+  f: PeerFigures,
+): [string, number | undefined, number | undefined] {
+  const [first, again] =
+    mode === 'vector' ? (['vectorP50', 'vectorAgainP50'] as const) : (['hybridP50', 'hybridAgainP50'] as const);
+  return small[again] !== undefined && f[again] !== undefined
+    ? [`${mode} (second pass)`, small[again], f[again]]
+    : [mode, small[first], f[first]];
 }
 
 /**
@@ -280,8 +291,8 @@ function fillVectorP50s(small: PeerFigures, f: PeerFigures): readonly [string, n
  * at most the peer's (engram / peer <= 1x); ingest at least
  * 0.8x the bare hnswlib-wasm index's throughput; vector p50 within 1 ms of it;
  * after a bulk fill (engram's add() of 1000 per call, engram-bulk, engram-import)
- * or a second session (engram-resumed) and a reopen, vector (its second pass: {@link fillVectorP50s}) and hybrid
- * p50 within {@link FILL_P50_LIMIT} of the app-like fill's (engram-small).
+ * or a second session (engram-resumed) and a reopen, vector and hybrid p50 (their second passes: {@link fillP50s})
+ * within {@link FILL_P50_LIMIT} of the app-like fill's (engram-small).
  */
 export function peerGoals(figures: readonly PeerFigures[], n: number): PeerGoal[] {
   const engram = figures.find((f) => f.system === BASELINE);
@@ -308,7 +319,7 @@ export function peerGoals(figures: readonly PeerFigures[], n: number): PeerGoal[
   const small = figures.find((f) => f.system === FILL_BASELINE);
   for (const f of figures) {
     if (small === undefined || !BULK_FILLS.includes(f.system)) continue;
-    for (const [mode, base, p50] of [fillVectorP50s(small, f), ['hybrid', small.hybridP50, f.hybridP50]] as const) {
+    for (const [mode, base, p50] of [fillP50s('vector', small, f), fillP50s('hybrid', small, f)]) {
       const ratio = ratioTo(base, p50);
       if (ratio === undefined) continue;
       goals.push({
