@@ -1,6 +1,6 @@
 /**
  * Browser side of bench/ingest: add() throughput (embedding in the worker,
- * duplicate checks, one transaction per batch with vectors, history, change log
+ * duplicate checks, one transaction per batch with vectors, change log
  * and keyword terms, index update) against each of its stages measured alone on
  * the same number of texts in the same run: the raw embedder, the IndexedDB
  * write of the same rows through the store's write path, and the vector index
@@ -176,7 +176,7 @@ async function run(count: number, batch: number, model: string): Promise<IngestR
       for (let i = from; i < to; i += batch)
         vectors.push(...(await embedder.embed(rawMarked.slice(i, Math.min(to, i + batch)))));
     });
-    // The IndexedDB write alone: the same rows add() writes (memory, vector, history, change log, terms, statistics), one transaction per batch.
+    // The IndexedDB write alone: the same rows add() writes (memory, vector, change log, terms, statistics; a creation writes no history entry), one transaction per batch.
     const changes = plannedRows(rawTexts.slice(from, to), vectors, embedder.id, deviceId);
     await timed('write', async () => {
       for (let i = 0; i < changes.length; i += batch) {
