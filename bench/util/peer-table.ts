@@ -91,7 +91,6 @@ export interface PeerFigures {
   hybridP95?: number;
   /** The vector queries' second pass, after the hybrid ones (PeerPhaseResult.vectorAgainMs); absent in older result files. */
   vectorAgainP50?: number;
-  vectorAgainP95?: number;
   /** The hybrid queries' second pass (PeerPhaseResult.hybridAgainMs). */
   hybridAgainP50?: number;
   openMs: number;
@@ -144,7 +143,7 @@ export function peerFigures(
     vectorP95: percentile(vector, 95),
     recall: recallAtK(asIds(expected), asIds(found), k),
     ...(hybrid.length > 0 ? { hybridP50: percentile(hybrid, 50), hybridP95: percentile(hybrid, 95) } : {}),
-    ...(again.length > 0 ? { vectorAgainP50: percentile(again, 50), vectorAgainP95: percentile(again, 95) } : {}),
+    ...(again.length > 0 ? { vectorAgainP50: percentile(again, 50) } : {}),
     ...(hybridAgain.length > 0 ? { hybridAgainP50: percentile(hybridAgain, 50) } : {}),
     openMs: median(each((r) => r.open.openMs)),
     ...(firstHybrid.length > 0 ? { firstHybridMs: median(firstHybrid) } : {}),

@@ -19,10 +19,10 @@
  * Open reads every vector row; a vector query is an exact scan (no index).
  * No hybrid search.
  */
+import { memoryHash } from '../../../lib/engine/memories/memories.js';
 import { ENGLISH_ANALYZER } from '../../../lib/search/analyze.js';
 import { MEMORY_CORPUS, statsKey, termsRowOf } from '../../../lib/store/keyword-terms.js';
 import type { ChangeRow, MemoryRow, TermsRow, VectorRow } from '../../../lib/store/rows.js';
-import { contentHash } from '../../../lib/util/hash.js';
 import { ExactIndex } from '../../../lib/vector/exact-index.js';
 import { PEER_DIMS } from '../../util/peer-corpus.js';
 import { BATCH, type PeerSystem } from './system.js';
@@ -101,7 +101,7 @@ function documentOf(id: string): number {
   return Number(id.slice(-12));
 }
 
-/** The rows engram's add() writes for document `n` (lib/store/rows.ts), added into `batch`. */
+/** The rows engram's add() writes for document `n` (lib/store/rows.ts; its hash as add() makes it), added into `batch`. */
 function addRows(batch: Batch, n: number, text: string, vector: Float32Array, at: number): void {
   const id = idOf(n);
   batch.memories.push({
@@ -110,7 +110,7 @@ function addRows(batch: Batch, n: number, text: string, vector: Float32Array, at
     tier: 'long_term',
     userId: 'u',
     metadata: {},
-    hash: contentHash(text),
+    hash: memoryHash('long_term', { userId: 'u' }, text),
     createdAt: at,
     updatedAt: at,
     accessCount: 0,
