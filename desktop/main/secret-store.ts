@@ -13,6 +13,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreError } from '../../lib/errors.js';
+import { SerialQueue } from '../../lib/util/serial-queue.js';
 import type { SecretName } from '../preload/bridge-api.js';
 import type { ElectronSurface } from './electron-surface.js';
 
@@ -47,7 +48,7 @@ export class SecretStore {
   /** Secrets kept for this session only, when the OS keychain cannot protect them. */
   readonly #session = new Map<StoredSecretName, string>();
   /** Serialises writes so two quick sets never lose one another. */
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #writes = new SerialQueue();
 
   /** `platform` is `process.platform`: the keyring check applies on Linux only, where safeStorage has a backend to ask. */
   constructor(safeStorage: ElectronSurface['safeStorage'], userDataDir: string, platform: string) {
@@ -133,7 +134,7 @@ export class SecretStore {
    * given to `writeFile` applies only to a file it creates.
    */
   #update(change: (all: Ciphertexts) => Ciphertexts, options: { onlyIfStored?: StoredSecretName } = {}): Promise<void> {
-    const next = this.#queue.then(async () => {
+    return this.#writes.run(async () => {
       const current = await this.#read();
       if (options.onlyIfStored !== undefined && current[options.onlyIfStored] === undefined) return;
       const all = change(current);
@@ -143,8 +144,6 @@ export class SecretStore {
       await writeFile(temp, JSON.stringify(all), { mode: 0o600, flag: 'wx' });
       await rename(temp, this.#file);
     });
-    this.#queue = next.catch(() => undefined);
-    return next;
   }
 
   async #read(): Promise<Ciphertexts> {

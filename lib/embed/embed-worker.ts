@@ -10,6 +10,7 @@
  */
 
 import { EmbeddingError } from '../errors.js';
+import { SerialQueue } from '../util/serial-queue.js';
 import { loadExtractor } from './transformers-runtime.js';
 import type { LoadedExtractor, RuntimeConfig } from './transformers-runtime.js';
 import { localWasmPaths } from './ort-wasm-paths.js';
@@ -25,7 +26,8 @@ interface WorkerScope {
 
 const scope = self as unknown as WorkerScope;
 let extractor: LoadedExtractor | undefined;
-let queue: Promise<void> = Promise.resolve();
+/** Requests are handled one at a time, in the order they came (handle() never rejects). */
+const requests = new SerialQueue();
 
 async function handle(request: WorkerRequest): Promise<void> {
   const { id } = request;
@@ -65,5 +67,5 @@ async function handle(request: WorkerRequest): Promise<void> {
 
 scope.addEventListener('message', (event) => {
   const request = event.data;
-  queue = queue.then(() => handle(request));
+  void requests.run(() => handle(request));
 });

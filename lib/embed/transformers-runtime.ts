@@ -14,6 +14,7 @@ import type {
   Tensor,
 } from '@huggingface/transformers';
 import { EmbeddingError, ModelLoadError } from '../errors.js';
+import { SerialQueue } from '../util/serial-queue.js';
 
 /**
  * Where the ONNX Runtime Web files come from (browser only): a folder URL, or the factory and binary.
@@ -67,7 +68,7 @@ export interface LoadedExtractor {
  * transformers.js keeps its settings in one global `env`, read while files are
  * fetched; loads are serialised so that each sees its own settings.
  */
-let loadChain: Promise<unknown> = Promise.resolve();
+const loads = new SerialQueue();
 /** transformers.js' own default, before we first touched it. */
 let browserCacheAvailable: boolean | undefined;
 
@@ -84,9 +85,7 @@ export function loadExtractor(
   config: RuntimeConfig,
   onProgress?: (p: ModelLoadProgress) => void,
 ): Promise<LoadedExtractor> {
-  const load = loadChain.then(() => loadNow(config, onProgress));
-  loadChain = load.catch(() => undefined);
-  return load;
+  return loads.run(() => loadNow(config, onProgress));
 }
 
 async function loadNow(config: RuntimeConfig, onProgress?: (p: ModelLoadProgress) => void): Promise<LoadedExtractor> {

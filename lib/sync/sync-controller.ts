@@ -8,6 +8,7 @@
  * client is loaded only when a sync with a URL first runs.
  */
 import { AbortError, SyncError, isEngramError } from '../errors.js';
+import { SerialQueue } from '../util/serial-queue.js';
 import { SYNC_STATE_KEY, StoreHost, type SyncEngineAccess } from './store-host.js';
 import {
   parseAutoSyncOptions,
@@ -89,7 +90,7 @@ export class SyncController {
   readonly #host: SyncHost;
   readonly #engine: SyncEngineAccess;
   /** Syncs of this store run one after the other. */
-  #chain: Promise<unknown> = Promise.resolve();
+  readonly #syncs = new SerialQueue();
   #running = 0;
   #auto: Auto | undefined;
   #failures = 0;
@@ -112,7 +113,7 @@ export class SyncController {
   }
 
   #run(o: ParsedSyncOptions): Promise<SyncResult> {
-    const run = this.#chain.then(async () => {
+    return this.#syncs.run(async () => {
       this.#running += 1;
       let made: { target: SyncTarget; owned: boolean } | undefined;
       try {
@@ -131,8 +132,6 @@ export class SyncController {
         if (made?.owned === true) await made.target.close();
       }
     });
-    this.#chain = run.catch(() => undefined);
-    return run;
   }
 
   /** What one sync run needs: the parsed options with `target`, and this store's key cache and refusal log. */
@@ -225,6 +224,6 @@ export class SyncController {
   /** Stops auto-sync and waits for running syncs (close() calls it). */
   async close(): Promise<void> {
     await this.stopAutoSync();
-    await this.#chain;
+    await this.#syncs.idle();
   }
 }

@@ -3,7 +3,9 @@
  * once every task queued before it has settled. A failed task rejects its own
  * caller's promise only; the queue goes on with the next. The index caches
  * (vector and keyword) run their catch-ups, own writes, merges and snapshots
- * through one each, so none of them sees another half done.
+ * through one each, so none of them sees another half done; syncs of a store, model loads
+ * (transformers.js reads one global `env`), the embedding worker's requests and the desktop
+ * app's secret-file writes run through theirs.
  */
 export class SerialQueue {
   #tail: Promise<unknown> = Promise.resolve();
