@@ -33,6 +33,7 @@ import { MAX_KEY, MIN_KEY, type LoggedWrite } from '../../store/write.js';
 import { storeError } from '../../store/store-error.js';
 import { SerialQueue } from '../../util/serial-queue.js';
 import type { EngineStore } from '../engine-store.js';
+import { SnapshotPacer } from '../snapshot-pacer.js';
 import { ANALYZER_KEY, type AnalyzerRecord } from './keyword-reindex.js';
 
 /** What `meta` keeps of the keyword index. */
@@ -47,10 +48,6 @@ interface KeywordSnapshotRecord {
 
 const SNAPSHOT_KEY = 'keywordSnapshot';
 const PAGE = 5000;
-/** The writer has paused when no write of this instance was applied for this long (as in vector-state.ts). */
-const IDLE_MS = 50;
-/** A snapshot follows the last one after at least this many times the last one's duration. */
-const SNAPSHOT_SPACING = 10;
 const CORPORA: readonly Corpus[] = [MESSAGE_CORPUS, MEMORY_CORPUS];
 
 /** A keyword search's best hits (BM25 score and relevance in [0, 1]), how many matched, the query's bound. */
@@ -93,12 +90,8 @@ export class KeywordState {
   readonly #queue = new SerialQueue();
   /** Snapshot writes, one at a time, outside #queue (searches need not wait for them). */
   readonly #saving = new SerialQueue();
-  /** When (performance.now()) a write of this instance was last applied from what it logged. */
-  #lastOwnApplied = -Infinity;
-  /** How long the last snapshot took and when it ended (performance.now()), and a held-back snapshot's timer. */
-  #snapshotCost = 0;
-  #snapshotEnded = -Infinity;
-  #snapshotTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the next snapshot is written (see maybeSnapshot). */
+  readonly #pacer: SnapshotPacer;
   /** A deletion of this instance dropped the snapshot: one is due once the writer pauses. */
   #snapshotDropped = false;
   #unwatch: (() => void) | undefined;
@@ -110,6 +103,7 @@ export class KeywordState {
     origin: KeywordOrigin,
   ) {
     this.#core = core;
+    this.#pacer = new SnapshotPacer(core);
     this.#postings = postings;
     this.seq = seq;
     this.origin = origin;
@@ -321,8 +315,7 @@ export class KeywordState {
         this.#lastSnapshotSeq = -1;
         throw storeError(e, 'saving the keyword index snapshot');
       } finally {
-        this.#snapshotEnded = performance.now();
-        this.#snapshotCost = this.#snapshotEnded - started;
+        this.#pacer.ended(started);
       }
     });
     await write;
@@ -378,8 +371,7 @@ export class KeywordState {
     return () => {
       this.#unwatch?.();
       this.#unwatch = undefined;
-      if (this.#snapshotTimer !== undefined) clearTimeout(this.#snapshotTimer);
-      this.#snapshotTimer = undefined;
+      this.#pacer.stop();
     };
   }
 
@@ -394,38 +386,23 @@ export class KeywordState {
       // The store dropped the snapshot in the same transaction (it held the deleted text's words).
       if (write.changes.some((c) => c.op === 'delete' && (c.table === 'messages' || c.table === 'memories')))
         this.#snapshotDropped = true;
-      this.#lastOwnApplied = performance.now();
+      this.#pacer.ownApplied();
     });
     void run.then(() => this.maybeSnapshot()).catch(() => undefined);
   }
 
   /**
-   * Snapshots when max(1000, 10%) changes are not in the last snapshot (or it
-   * was dropped by a deletion), spaced so that snapshots take at most about a
-   * tenth of the time. While this instance writes (a write under way or
-   * applied within IDLE_MS), a snapshot of fewer changes than
-   * EngineStore.busySnapshotMin waits for the pause. The log stays the source of truth: a crash in between
-   * only means a longer replay on the next open.
+   * Snapshots when one is due (SnapshotPacer: enough changes not in the last
+   * snapshot, or it was dropped by a deletion), now or once the pacer's wait is over.
    */
   async maybeSnapshot(): Promise<void> {
     if (this.#core.closed) return;
     const size = this.#postings[MESSAGE_CORPUS].size + this.#postings[MEMORY_CORPUS].size;
-    const unsnapshotted = this.unsnapshotted;
-    if (unsnapshotted < Math.max(1000, size / 10) && !this.#snapshotDropped) return;
-    const spacing = this.#snapshotEnded + SNAPSHOT_SPACING * this.#snapshotCost - performance.now();
-    const writing = this.#core.writing || performance.now() - this.#lastOwnApplied < IDLE_MS;
-    const wait =
-      writing && (this.#snapshotDropped || unsnapshotted < this.#core.busySnapshotMin(size))
-        ? Math.max(IDLE_MS, spacing)
-        : spacing;
-    if (wait <= 0) {
-      await this.snapshot();
-      return;
-    }
-    this.#snapshotTimer ??= setTimeout(() => {
-      this.#snapshotTimer = undefined;
-      this.maybeSnapshot().catch(() => undefined);
-    }, wait);
+    await this.#pacer.pace(
+      { size, unsnapshotted: this.unsnapshotted, dropped: this.#snapshotDropped },
+      () => this.snapshot(),
+      () => this.maybeSnapshot(),
+    );
   }
 
   /**

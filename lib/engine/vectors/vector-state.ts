@@ -23,6 +23,7 @@ import type { EngramDb } from '../../store/schema.js';
 import { vectorDefect } from '../../vector/vector-checks.js';
 import { SerialQueue } from '../../util/serial-queue.js';
 import type { DamagedRow, EngineStore } from '../engine-store.js';
+import { IDLE_MS, SnapshotPacer } from '../snapshot-pacer.js';
 import { ScopeTable, statementOf } from './scope-table.js';
 import { snapshotChecksumHolds } from '../../vector/snapshot-format.js';
 import {
@@ -63,12 +64,8 @@ const PAGE = 2000;
  * (a writer faster than the merges), the excess at once.
  */
 const BUFFER_LIMIT = 4096;
-/** The writer has paused when no catch-up came for this long. */
-const IDLE_MS = 50;
 /** A merge task gives the thread back after this long. */
 const MERGE_SLICE_MS = 12;
-/** A snapshot follows the last one after at least this many times the last one's duration (see maybeSnapshot). */
-const SNAPSHOT_SPACING = 10;
 /** A restored index's ids are compared with the store's this long after the open, once searching pauses (see #verifyLater). */
 const VERIFY_DELAY_MS = 250;
 /**
@@ -123,12 +120,8 @@ export class VectorState {
   readonly #queue = new SerialQueue();
   /** Cancels the merge's next slice (a timer, or a task posted by inNextTask). */
   #cancelMerge: (() => void) | undefined;
-  /** How long the last snapshot took and when it ended (performance.now()), and a held-back snapshot's timer. */
-  #snapshotCost = 0;
-  #snapshotEnded = -Infinity;
-  #snapshotTimer: ReturnType<typeof setTimeout> | undefined;
-  /** When (performance.now()) this index last applied a write of this instance. */
-  #lastOwnApplied = -Infinity;
+  /** When the next snapshot is written (see maybeSnapshot). */
+  readonly #pacer: SnapshotPacer;
   #verifyTimer: ReturnType<typeof setTimeout> | undefined;
   /** Searches of this index under way, and when (performance.now()) the last one ended (see beginSearch). */
   #searches = 0;
@@ -147,6 +140,7 @@ export class VectorState {
     generation: number,
   ) {
     this.#core = core;
+    this.#pacer = new SnapshotPacer(core);
     this.#embedderId = embedderId;
     this.index = index;
     this.scopes = scopes;
@@ -337,7 +331,7 @@ export class VectorState {
   /** Cancels the merge and the timers, and leaves the store's log readers and write watchers. */
   #stopFollowing(): void {
     this.#cancelMerge?.();
-    if (this.#snapshotTimer !== undefined) clearTimeout(this.#snapshotTimer);
+    this.#pacer.stop();
     if (this.#verifyTimer !== undefined) clearTimeout(this.#verifyTimer);
     this.#unregister();
     this.#unwatch();
@@ -542,7 +536,7 @@ export class VectorState {
         }
       }
       this.seq = write.seqs[write.seqs.length - 1]!;
-      this.#lastOwnApplied = performance.now();
+      this.#pacer.ownApplied();
       await this.#settle();
     });
   }
@@ -649,33 +643,18 @@ export class VectorState {
   }
 
   /**
-   * Snapshots when max(1000, 10%) memory changes are not in the last snapshot,
-   * spaced so that snapshots take at most about a tenth of the time while
-   * writing goes on (a large store's snapshot costs seconds). While this instance
-   * writes (a write under way or applied within IDLE_MS), a snapshot of fewer
-   * changes than EngineStore.busySnapshotMin waits for the pause (5000 beside
-   * small writes, whose replay on the next open is quick; beside bulk writes the
-   * store's size, so a fill's snapshots double; the costs: bench/results/REPORT.md, "Measurements cited by the code").
-   * A snapshot held back runs once the spacing has passed (and the pause come).
-   * The log stays the source of truth: a crash in between only means a longer
-   * replay on the next open.
+   * Snapshots when one is due (SnapshotPacer: max(1000, 10%) memory changes not
+   * in the last snapshot), now or once the pacer's wait is over. Beside bulk
+   * writes the wait lets a fill's snapshots double in size (EngineStore.busySnapshotMin;
+   * the costs: bench/results/REPORT.md, "Measurements cited by the code").
    */
   async maybeSnapshot(): Promise<void> {
-    const due = Math.max(1000, this.index.size / 10);
-    const unsnapshotted = this.unsnapshotted;
-    if (this.#disposed || this.#retired || this.#superseded !== undefined || unsnapshotted < due) return;
-    const spacing = this.#snapshotEnded + SNAPSHOT_SPACING * this.#snapshotCost - performance.now();
-    const writing = this.#core.writing || performance.now() - this.#lastOwnApplied < IDLE_MS;
-    const wait =
-      writing && unsnapshotted < this.#core.busySnapshotMin(this.index.size) ? Math.max(IDLE_MS, spacing) : spacing;
-    if (wait <= 0) {
-      await this.snapshot();
-      return;
-    }
-    this.#snapshotTimer ??= setTimeout(() => {
-      this.#snapshotTimer = undefined;
-      this.maybeSnapshot().catch(() => undefined);
-    }, wait);
+    if (this.#disposed || this.#retired || this.#superseded !== undefined) return;
+    await this.#pacer.pace(
+      { size: this.index.size, unsnapshotted: this.unsnapshotted },
+      () => this.snapshot(),
+      () => this.maybeSnapshot(),
+    );
   }
 
   /** Writes a snapshot of the index and the seq it reflects into `meta`. */
@@ -714,8 +693,7 @@ export class VectorState {
     this.#lastSnapshotSeq = seq;
     this.#changed = 0;
     this.#mergedSinceSnapshot = false;
-    this.#snapshotEnded = performance.now();
-    this.#snapshotCost = this.#snapshotEnded - started;
+    this.#pacer.ended(started);
   }
 
   /** Memory changes applied since the last snapshot; Infinity when there is none yet. */
