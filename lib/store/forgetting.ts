@@ -6,6 +6,7 @@
  * key, value and the text's hash are gone from every table.
  */
 import type { HistoryRow, MemoryRow, TableName } from './rows.js';
+import { SCOPE_FIELDS } from './scope.js';
 
 /**
  * `meta` keys of snapshots that hold words of the texts (the keyword postings,
@@ -19,11 +20,7 @@ export const TEXT_SNAPSHOT_KEYS: readonly string[] = ['keywordSnapshot'];
 const MEMORY_KEEPS = [
   'id',
   'tier',
-  'userId',
-  'agentId',
-  'runId',
-  'projectId',
-  'sessionId',
+  ...SCOPE_FIELDS,
   'createdAt',
   'updatedAt',
   'deletedAt',

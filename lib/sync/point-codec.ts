@@ -54,28 +54,10 @@ export type DecodedPoint =
   | { refused: RefusalReason; detail: string; kind?: PointKind; position?: PushPosition };
 
 const SEALED = 'sealed';
-const PLAIN_KEYS = new Set<string>([
-  FIELD.kind,
-  FIELD.stamp,
-  FIELD.origin,
-  FIELD.pushSeq,
-  'updatedAt',
-  'version',
-  'deleted',
-  'rid',
-  'body',
-  'vector',
-]);
-const SEALED_KEYS = new Set<string>([
-  FIELD.kind,
-  FIELD.stamp,
-  FIELD.origin,
-  FIELD.pushSeq,
-  'updatedAt',
-  'version',
-  'deleted',
-  SEALED,
-]);
+/** The payload keys of every point, plain or sealed. */
+const ENVELOPE_KEYS = [FIELD.kind, FIELD.stamp, FIELD.origin, FIELD.pushSeq, 'updatedAt', 'version', 'deleted'];
+const PLAIN_KEYS = new Set<string>([...ENVELOPE_KEYS, 'rid', 'body', 'vector']);
+const SEALED_KEYS = new Set<string>([...ENVELOPE_KEYS, SEALED]);
 
 /** Longest origin (device id) accepted, as for any id given to `add()`. */
 const MAX_ORIGIN_CHARS = 512;

@@ -16,6 +16,7 @@ import { readLastSeq } from '../store/change-log.js';
 import type { EngramDb } from '../store/schema.js';
 import { type RowChange, type WritePlan } from '../store/write.js';
 import { blockKey } from '../store/block-key.js';
+import { SCOPE_FIELDS } from '../store/scope.js';
 import { vectorDefect } from '../vector/vector-checks.js';
 import type { SyncRecord } from './point-codec.js';
 import { remoteWins, sameVersion, type VersionStamp } from './stamp.js';
@@ -86,21 +87,7 @@ export function syncMetaKeysOf(table: TableName, rid: string): string[] {
 
 /** Row fields that travel in a point's body; the rest is the point's own (id, version) or stays on the device. */
 const BODY_FIELDS: Record<PointKind, readonly string[]> = {
-  memory: [
-    'text',
-    'tier',
-    'userId',
-    'agentId',
-    'runId',
-    'projectId',
-    'sessionId',
-    'key',
-    'value',
-    'metadata',
-    'hash',
-    'createdAt',
-    'expiresAt',
-  ],
+  memory: ['text', 'tier', ...SCOPE_FIELDS, 'key', 'value', 'metadata', 'hash', 'createdAt', 'expiresAt'],
   block: ['agentId', 'userId', 'shared', 'label', 'value', 'limit'],
   message: [
     'threadId',
