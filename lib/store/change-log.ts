@@ -160,6 +160,38 @@ export interface Compaction {
 }
 
 /**
+ * Lowers `bound` (the highest entry a compaction may delete) to the position of each index
+ * snapshot that lags the log's end `last` by at most `lagLimit`, so it stays replayable; a
+ * snapshot that lags further (below `bound`), or whose position cannot be read, is deleted:
+ * its index is rebuilt from the store on its next load. `positions`: the snapshots' position
+ * rows, in SOFT_KEYS order (run in compactChangeLog's transaction).
+ */
+async function keepSnapshots(
+  db: EngramDb,
+  positions: readonly (MetaRow | undefined)[],
+  bound: number,
+  log: { last: number; lagLimit: number },
+): Promise<{ bound: number; droppedSnapshots: string[] }> {
+  const droppedSnapshots: string[] = [];
+  // A snapshot written before position rows existed: its record says where it stands.
+  const unplaced = SOFT_KEYS.filter((_, i) => positions[i] === undefined);
+  const records = new Map(
+    unplaced.length === 0 ? [] : (await db.meta.bulkGet(unplaced)).map((row, i) => [unplaced[i]!, row] as const),
+  );
+  for (const [i, key] of SOFT_KEYS.entries()) {
+    const row = positions[i] ?? records.get(key);
+    if (row === undefined) continue;
+    const seq = logPositionOf(row.value);
+    if (seq !== undefined && log.last - seq <= log.lagLimit) bound = Math.min(bound, seq);
+    else if (seq === undefined || seq < bound) {
+      await deleteSnapshot(db, key);
+      droppedSnapshots.push(key);
+    }
+  }
+  return { bound, droppedSnapshots };
+}
+
+/**
  * Deletes the change-log entries every consumer has passed, in one transaction
  * over `changes` and `meta`. `lagLimit`: how far a snapshot may lag behind the
  * log's end and still be kept replayable; `keepAfter`: the lowest position of
@@ -182,25 +214,10 @@ export async function compactChangeLog(
     const hard = [...hardRows.filter((r) => r !== undefined), ...registered]
       // A registered consumer whose position cannot be read keeps everything.
       .map((r) => logPositionOf(r.value) ?? 0);
-    // The last entry always stays: the log's end is the position every snapshot is checked against.
-    let bound = Math.min(last - 1, keepAfter, ...hard);
-    const droppedSnapshots: string[] = [];
-    // A snapshot written before position rows existed: its record says where it stands.
-    const unplaced = SOFT_KEYS.filter((_, i) => positions[i] === undefined);
-    const records = new Map(
-      unplaced.length === 0 ? [] : (await db.meta.bulkGet(unplaced)).map((row, i) => [unplaced[i]!, row] as const),
-    );
-    for (const [i, key] of SOFT_KEYS.entries()) {
-      const row = positions[i] ?? records.get(key);
-      if (row === undefined) continue;
-      const seq = logPositionOf(row.value);
-      if (seq !== undefined && last - seq <= lagLimit) bound = Math.min(bound, seq);
-      else if (seq === undefined || seq < bound) {
-        // Unusable or too far behind: the index is rebuilt from the store on its next load.
-        await deleteSnapshot(db, key);
-        droppedSnapshots.push(key);
-      }
-    }
+    // What every consumer has passed. The last entry always stays: the log's end is the position
+    // every snapshot is checked against.
+    const passed = Math.min(last - 1, keepAfter, ...hard);
+    const { bound, droppedSnapshots } = await keepSnapshots(db, positions, passed, { last, lagLimit });
     if (bound <= floor) return { removed: 0, floor, droppedSnapshots };
     const removed = await db.changes.where(':id').belowOrEqual(bound).delete();
     await db.meta.put(logBoundsRow(bound, last));
