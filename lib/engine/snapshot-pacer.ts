@@ -11,6 +11,14 @@ export const IDLE_MS = 50;
 /** A snapshot follows the last one after at least this many times the last one's duration. */
 const SNAPSHOT_SPACING = 10;
 
+/** What the pacer calls on its cache. */
+export interface PacedCache {
+  /** Writes the snapshot. */
+  snapshot(): Promise<void>;
+  /** Checks again whether one is due (the cache's own maybeSnapshot): called when a held-back one's wait is over. */
+  maybeSnapshot(): Promise<void>;
+}
+
 /** Where a cache stands against its last snapshot. */
 export interface SnapshotDebt {
   /** Entries in the cache (the index's vectors, or both corpora's documents). */
@@ -33,6 +41,7 @@ export interface SnapshotDebt {
  */
 export class SnapshotPacer {
   readonly #core: Pick<EngineStore, 'writing' | 'busySnapshotMin'>;
+  readonly #cache: PacedCache;
   /** How long the last snapshot took and when it ended (performance.now()). */
   #cost = 0;
   #ended = -Infinity;
@@ -40,8 +49,9 @@ export class SnapshotPacer {
   #ownApplied = -Infinity;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(core: Pick<EngineStore, 'writing' | 'busySnapshotMin'>) {
+  constructor(core: Pick<EngineStore, 'writing' | 'busySnapshotMin'>, cache: PacedCache) {
     this.#core = core;
+    this.#cache = cache;
   }
 
   /** A write of this instance was applied to the cache now. */
@@ -56,20 +66,20 @@ export class SnapshotPacer {
   }
 
   /**
-   * Runs `snapshot` now when one is due and may run; when it is due and must wait, runs
-   * `recheck` (the cache's own check, which asks again) once the wait is over.
+   * Writes the cache's snapshot now when one is due and may run; when it is due and must wait,
+   * asks the cache again (its maybeSnapshot) once the wait is over.
    */
-  async pace(debt: SnapshotDebt, snapshot: () => Promise<void>, recheck: () => Promise<void>): Promise<void> {
+  async pace(debt: SnapshotDebt): Promise<void> {
     const dropped = debt.dropped === true;
     if (!dropped && debt.unsnapshotted < Math.max(1000, debt.size / 10)) return;
     const wait = this.#wait(dropped || debt.unsnapshotted < this.#core.busySnapshotMin(debt.size));
     if (wait <= 0) {
-      await snapshot();
+      await this.#cache.snapshot();
       return;
     }
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
-      recheck().catch(() => undefined);
+      this.#cache.maybeSnapshot().catch(() => undefined);
     }, wait);
   }
 

@@ -103,7 +103,7 @@ export class KeywordState {
     origin: KeywordOrigin,
   ) {
     this.#core = core;
-    this.#pacer = new SnapshotPacer(core);
+    this.#pacer = new SnapshotPacer(core, this);
     this.#postings = postings;
     this.seq = seq;
     this.origin = origin;
@@ -398,11 +398,7 @@ export class KeywordState {
   async maybeSnapshot(): Promise<void> {
     if (this.#core.closed) return;
     const size = this.#postings[MESSAGE_CORPUS].size + this.#postings[MEMORY_CORPUS].size;
-    await this.#pacer.pace(
-      { size, unsnapshotted: this.unsnapshotted, dropped: this.#snapshotDropped },
-      () => this.snapshot(),
-      () => this.maybeSnapshot(),
-    );
+    await this.#pacer.pace({ size, unsnapshotted: this.unsnapshotted, dropped: this.#snapshotDropped });
   }
 
   /**

@@ -140,7 +140,7 @@ export class VectorState {
     generation: number,
   ) {
     this.#core = core;
-    this.#pacer = new SnapshotPacer(core);
+    this.#pacer = new SnapshotPacer(core, this);
     this.#embedderId = embedderId;
     this.index = index;
     this.scopes = scopes;
@@ -650,11 +650,7 @@ export class VectorState {
    */
   async maybeSnapshot(): Promise<void> {
     if (this.#disposed || this.#retired || this.#superseded !== undefined) return;
-    await this.#pacer.pace(
-      { size: this.index.size, unsnapshotted: this.unsnapshotted },
-      () => this.snapshot(),
-      () => this.maybeSnapshot(),
-    );
+    await this.#pacer.pace({ size: this.index.size, unsnapshotted: this.unsnapshotted });
   }
 
   /** Writes a snapshot of the index and the seq it reflects into `meta`. */
