@@ -76,11 +76,16 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
   return { value, ms: performance.now() - t0 };
 }
 
-/** The time of each of `count` queries asked one after the other. */
-async function timesOf(count: number, ask: (q: number) => Promise<unknown>): Promise<number[]> {
+/** Each of `count` queries asked one after the other: its time and its answer. */
+async function pass<T>(count: number, ask: (q: number) => Promise<T>): Promise<{ ms: number[]; answers: T[] }> {
   const ms: number[] = [];
-  for (let q = 0; q < count; q++) ms.push((await timed(() => ask(q))).ms);
-  return ms;
+  const answers: T[] = [];
+  for (let q = 0; q < count; q++) {
+    const { value, ms: took } = await timed(() => ask(q));
+    ms.push(took);
+    answers.push(value);
+  }
+  return { ms, answers };
 }
 
 async function ingest(system: PeerSystem, n: number, queries: number): Promise<PeerPhaseResult> {
@@ -107,28 +112,20 @@ async function open(system: PeerSystem, n: number, queries: number): Promise<Pee
     result.firstHybridMs = (await timed(() => hybrid(queryVectors[1]!, queryTexts[1]!, K))).ms;
     log(`first hybrid query ${result.firstHybridMs.toFixed(0)} ms`);
   }
-  const vectorMs: number[] = [];
-  const hits: number[][] = [];
-  for (let q = 0; q < queries; q++) {
-    const { value, ms } = await timed(() => system.vector(queryVectors[q]!, queryTexts[q]!, K));
-    vectorMs.push(ms);
-    hits.push(value);
-  }
-  result.vectorMs = vectorMs;
-  result.vectorHits = hits;
-  if (hybrid !== undefined) {
-    const hybridMs: number[] = [];
-    for (let q = 0; q < queries; q++) {
-      const { value, ms } = await timed(() => hybrid(queryVectors[q]!, queryTexts[q]!, K));
-      if (value.length === 0) throw new RangeError(`hybrid query ${q} found nothing`);
-      hybridMs.push(ms);
-    }
-    result.hybridMs = hybridMs;
+  const vector = (q: number) => system.vector(queryVectors[q]!, queryTexts[q]!, K);
+  const vectors = await pass(queries, vector);
+  result.vectorMs = vectors.ms;
+  result.vectorHits = vectors.answers;
+  const hybridOf = hybrid === undefined ? undefined : (q: number) => hybrid(queryVectors[q]!, queryTexts[q]!, K);
+  if (hybridOf !== undefined) {
+    const hybrids = await pass(queries, hybridOf);
+    const empty = hybrids.answers.findIndex((hits) => hits.length === 0);
+    if (empty >= 0) throw new RangeError(`hybrid query ${empty} found nothing`);
+    result.hybridMs = hybrids.ms;
   }
   // Both again: the first passes run in IndexedDB's warm-up after the reopen (results.ts, vectorAgainMs).
-  result.vectorAgainMs = await timesOf(queries, (q) => system.vector(queryVectors[q]!, queryTexts[q]!, K));
-  if (hybrid !== undefined)
-    result.hybridAgainMs = await timesOf(queries, (q) => hybrid(queryVectors[q]!, queryTexts[q]!, K));
+  result.vectorAgainMs = (await pass(queries, vector)).ms;
+  if (hybridOf !== undefined) result.hybridAgainMs = (await pass(queries, hybridOf)).ms;
   const after = await memoryNow();
   const memory: PeerMemory = {
     heapBytes: after.heap - before.heap,
