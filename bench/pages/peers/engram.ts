@@ -21,6 +21,7 @@
 import { Engram, type Embedder } from '../../../lib/index.js';
 import { documentOfText, PEER_DIMS, type PeerCorpus } from '../../util/peer-corpus.js';
 import { BATCH, HNSW, type PeerSystem } from './system.js';
+import { requested } from './idb-value.js';
 
 const NAME = 'bench-peers-engram';
 /** The store an import's export is taken from (deleted before the import). */
@@ -64,15 +65,7 @@ async function addAll(e: Engram, texts: readonly string[], batch: number, log: (
 
 /** Deletes an IndexedDB database (the import's source store) and waits for it. */
 async function deleteDatabase(name: string): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const request = indexedDB.deleteDatabase(name);
-    request.onsuccess = () => {
-      resolve();
-    };
-    request.onerror = () => {
-      reject(request.error ?? new Error(`deleting ${name} failed`));
-    };
-  });
+  await requested(indexedDB.deleteDatabase(name));
 }
 
 const CONFIGS: Record<EngramFill, string> = {

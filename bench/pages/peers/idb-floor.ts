@@ -25,6 +25,7 @@ import { MEMORY_CORPUS, statsKey, termsRowOf } from '../../../lib/store/keyword-
 import type { ChangeRow, MemoryRow, TermsRow, VectorRow } from '../../../lib/store/rows.js';
 import { ExactIndex } from '../../../lib/vector/exact-index.js';
 import { PEER_DIMS } from '../../util/peer-corpus.js';
+import { committed, requested } from './idb-value.js';
 import { BATCH, type PeerSystem } from './system.js';
 
 const NAME = 'bench-peers-idb-floor';
@@ -50,31 +51,6 @@ interface PackedVectors {
   embedderId: string;
 }
 
-function request<T>(req: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    req.onsuccess = () => {
-      resolve(req.result);
-    };
-    req.onerror = () => {
-      reject(req.error ?? new DOMException('request failed'));
-    };
-  });
-}
-
-function committed(tx: IDBTransaction): Promise<void> {
-  return new Promise((resolve, reject) => {
-    tx.oncomplete = () => {
-      resolve();
-    };
-    tx.onerror = () => {
-      reject(tx.error ?? new DOMException('transaction failed'));
-    };
-    tx.onabort = () => {
-      reject(tx.error ?? new DOMException('transaction aborted'));
-    };
-  });
-}
-
 /** engram's tables as its schema (lib/store/schema.ts, v5) declares those this layout writes, with the same indexes. */
 function openDb(): Promise<IDBDatabase> {
   const req = indexedDB.open(NAME, 1);
@@ -89,7 +65,7 @@ function openDb(): Promise<IDBDatabase> {
     db.createObjectStore('changes', { keyPath: 'seq', autoIncrement: true }).createIndex('recordId', 'recordId');
     db.createObjectStore('meta', { keyPath: 'key' });
   };
-  return request(req);
+  return requested(req);
 }
 
 /** Document `n`'s record id, shaped as engram's (a UUID's 36 characters); {@link documentOf} reads `n` back. */
@@ -209,7 +185,7 @@ export function idbFloorPeer(packing: Packing): PeerSystem {
     ingestMs: () => writeMs,
     async open(n) {
       const db = await openDb();
-      const rows = await request(db.transaction('vectors', 'readonly').objectStore('vectors').getAll());
+      const rows = await requested(db.transaction('vectors', 'readonly').objectStore('vectors').getAll());
       db.close();
       index = ExactIndex.create({ dimensions: PEER_DIMS, capacity: n });
       const items =
