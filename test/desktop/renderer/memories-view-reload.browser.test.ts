@@ -1,6 +1,6 @@
 // The desktop's memories view in Chromium: the list follows the last filters set, even when the read
 // for the filters before them answers last.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HashEmbedder } from '../../../lib/embed/hash-embedder.js';
 import { Engram, type GetAllOptions } from '../../../lib/index.js';
 import { MemoriesView } from '../../../desktop/renderer/memories-view.js';
@@ -22,14 +22,13 @@ describe('MemoriesView reload', () => {
     await engram.add('I am allergic to peanuts', { userId: 'ana' });
     await engram.add('I live in Oslo', { userId: 'ana' });
     await engram.add('I play the cello', { userId: 'ben' });
+    const errors: unknown[] = [];
     const view = new MemoriesView(
       testAppContext({
         engram,
         bridge: createWebBridge(),
         dbName: 'memories-view-reload',
-        showError: (e) => {
-          throw e;
-        },
+        showError: (e) => errors.push(e),
       }),
     );
     document.body.append(view.root);
@@ -57,5 +56,12 @@ describe('MemoriesView reload', () => {
     expect(view.root.querySelector('[data-testid="list-heading"]')!.textContent).toBe(
       '1 of 3 match the filters · newest first',
     );
+    // The list reads its rows after the reload returns: they are Ben's, and the engram closes only
+    // after that read (closing under it fails the read, as it would in the app).
+    await vi.waitFor(() => {
+      const rows = [...view.root.querySelectorAll('[data-testid="memory-list"] .vlist-row:not(.loading)')];
+      expect(rows.map((row) => row.textContent)).toEqual([expect.stringContaining('I play the cello')]);
+    });
+    expect(errors).toEqual([]);
   });
 });
